@@ -1,0 +1,20 @@
+use thiserror::Error;
+
+/// Why a value cannot become (part of) a key, or a string is not a key of the expected shape.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum KeyError {
+    #[error("{what} must not be empty")]
+    Empty { what: &'static str },
+    #[error("{what} is longer than {max} characters")]
+    TooLong { what: &'static str, max: usize },
+    #[error("{what} may only contain letters, digits, '-', '_' and '.'; found {found:?}")]
+    InvalidCharacter { what: &'static str, found: char },
+    #[error("{value} does not fit in {width} digits")]
+    Overflow { value: u64, width: usize },
+    #[error("{0:?} is not a valid calendar date (expected YYYY-MM-DD)")]
+    InvalidDate(String),
+    #[error("{0:?} is not a valid sortable id (a 26-character ULID)")]
+    InvalidSortableId(String),
+    #[error("{0:?} is not a key of the expected shape")]
+    Malformed(String),
+}
