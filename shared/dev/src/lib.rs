@@ -1,0 +1,173 @@
+//! Development-only helpers shared by the local stack, the tests and the maintenance commands.
+//! Nothing here is deployed: in AWS, CloudFormation creates the table from `template.yaml`.
+
+use std::time::Duration;
+
+use aws_sdk_dynamodb::{
+    Client,
+    config::{Credentials, Region},
+    types::{
+        AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType,
+        Projection, ProjectionType, ScalarAttributeType, StreamSpecification, StreamViewType,
+        TimeToLiveSpecification,
+    },
+};
+
+/// Where DynamoDB Local listens unless `AWS_ENDPOINT_URL_DYNAMODB` says otherwise.
+pub const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:8000";
+
+pub fn endpoint() -> String {
+    std::env::var("AWS_ENDPOINT_URL_DYNAMODB").unwrap_or_else(|_| DEFAULT_ENDPOINT.to_owned())
+}
+
+/// A client for DynamoDB Local. It accepts any credentials; fixed ones keep a developer's real
+/// AWS profile out of the way, and the same region everywhere keeps one database file.
+pub fn client() -> Client {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("local", "local", None, None, "dev"))
+        .endpoint_url(endpoint())
+        .build();
+    Client::from_conf(config)
+}
+
+/// The environment a process needs to reach DynamoDB Local through the SDK's standard settings.
+pub fn local_aws_env() -> Vec<(&'static str, String)> {
+    vec![
+        ("AWS_ENDPOINT_URL_DYNAMODB", endpoint()),
+        ("AWS_REGION", "us-east-1".into()),
+        ("AWS_ACCESS_KEY_ID", "local".into()),
+        ("AWS_SECRET_ACCESS_KEY", "local".into()),
+    ]
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DevError {
+    #[error(transparent)]
+    Template(#[from] template::TemplateError),
+    #[error("DynamoDB: {0}")]
+    Dynamo(String),
+}
+
+fn dynamo(e: impl std::fmt::Display) -> DevError {
+    DevError::Dynamo(e.to_string())
+}
+
+fn key_schema(k: &template::KeySchema) -> Vec<KeySchemaElement> {
+    let mut out = vec![
+        KeySchemaElement::builder()
+            .attribute_name(&k.hash)
+            .key_type(KeyType::Hash)
+            .build()
+            .expect("complete"),
+    ];
+    if let Some(range) = &k.range {
+        out.push(
+            KeySchemaElement::builder()
+                .attribute_name(range)
+                .key_type(KeyType::Range)
+                .build()
+                .expect("complete"),
+        );
+    }
+    out
+}
+
+/// Creates `name` exactly as the template's table resource declares it (keys, indexes, stream,
+/// TTL), and waits until it is active. Returns `false` if it already existed.
+pub async fn create_table(
+    client: &Client,
+    name: &str,
+    table: &template::Table,
+) -> Result<bool, DevError> {
+    let mut req = client
+        .create_table()
+        .table_name(name)
+        .billing_mode(BillingMode::PayPerRequest)
+        .set_key_schema(Some(key_schema(&table.key)));
+    for (attr, ty) in &table.attributes {
+        req = req.attribute_definitions(
+            AttributeDefinition::builder()
+                .attribute_name(attr)
+                .attribute_type(ScalarAttributeType::from(ty.as_str()))
+                .build()
+                .map_err(dynamo)?,
+        );
+    }
+    for index in &table.global_indexes {
+        req = req.global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name(&index.name)
+                .set_key_schema(Some(key_schema(&index.key)))
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::from(index.projection.as_str()))
+                        .build(),
+                )
+                .build()
+                .map_err(dynamo)?,
+        );
+    }
+    if let Some(view) = &table.stream_view_type {
+        req = req.stream_specification(
+            StreamSpecification::builder()
+                .stream_enabled(true)
+                .stream_view_type(StreamViewType::from(view.as_str()))
+                .build()
+                .map_err(dynamo)?,
+        );
+    }
+    match req.send().await {
+        Ok(_) => {}
+        Err(e)
+            if e.as_service_error()
+                .is_some_and(|s| s.is_resource_in_use_exception()) =>
+        {
+            return Ok(false);
+        }
+        Err(e) => return Err(dynamo(aws_sdk_dynamodb::error::DisplayErrorContext(e))),
+    }
+    wait_active(client, name).await?;
+    if let Some(attr) = &table.ttl_attribute {
+        client
+            .update_time_to_live()
+            .table_name(name)
+            .time_to_live_specification(
+                TimeToLiveSpecification::builder()
+                    .attribute_name(attr)
+                    .enabled(true)
+                    .build()
+                    .map_err(dynamo)?,
+            )
+            .send()
+            .await
+            .map_err(|e| dynamo(aws_sdk_dynamodb::error::DisplayErrorContext(e)))?;
+    }
+    Ok(true)
+}
+
+async fn wait_active(client: &Client, name: &str) -> Result<(), DevError> {
+    for _ in 0..100 {
+        let d = client
+            .describe_table()
+            .table_name(name)
+            .send()
+            .await
+            .map_err(|e| dynamo(aws_sdk_dynamodb::error::DisplayErrorContext(e)))?;
+        let status = d.table().and_then(|t| t.table_status()).cloned();
+        if status == Some(aws_sdk_dynamodb::types::TableStatus::Active) {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Err(DevError::Dynamo(format!(
+        "table {name} did not become active"
+    )))
+}
+
+/// Creates the table of this repository's `template.yaml` under `name`.
+pub async fn create_workspace_table(client: &Client, name: &str) -> Result<bool, DevError> {
+    let template = template::Template::workspace()?;
+    create_table(client, name, &template.table).await
+}

@@ -1,0 +1,452 @@
+//! `template.yaml` is the single source of truth for the table, the functions, their HTTP routes
+//! and their stream mappings. The local stack, the tests and the table-creation code all read it
+//! through this crate, so none of them repeats what the template says.
+
+use std::{collections::BTreeMap, path::Path};
+
+use serde_yaml::Value;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum TemplateError {
+    #[error("cannot read the template: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("template is not valid YAML: {0}")]
+    Yaml(#[from] serde_yaml::Error),
+    #[error("template: {0}")]
+    Shape(String),
+}
+
+fn shape(msg: impl Into<String>) -> TemplateError {
+    TemplateError::Shape(msg.into())
+}
+
+/// A key attribute of the table or of an index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeySchema {
+    pub hash: String,
+    pub range: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Index {
+    pub name: String,
+    pub key: KeySchema,
+    pub projection: String,
+}
+
+/// The `AWS::DynamoDB::Table` resource.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    pub logical_id: String,
+    /// Attribute name to type (`S`, `N`, `B`).
+    pub attributes: BTreeMap<String, String>,
+    pub key: KeySchema,
+    pub global_indexes: Vec<Index>,
+    pub stream_view_type: Option<String>,
+    pub ttl_attribute: Option<String>,
+}
+
+/// An HTTP API route of a function (an `HttpApi` event).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    pub method: String,
+    /// With `{name}` placeholders, as API Gateway writes it.
+    pub path: String,
+}
+
+impl Route {
+    /// API Gateway's `routeKey`: `GET /customers/{customerId}`.
+    pub fn route_key(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+}
+
+/// A DynamoDB stream event source mapping of a function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamMapping {
+    pub event_name: String,
+    pub batch_size: u32,
+    pub maximum_batching_window_seconds: u32,
+    pub starting_position: String,
+    pub maximum_retry_attempts: Option<i64>,
+    pub maximum_record_age_seconds: Option<i64>,
+    pub bisect_batch_on_function_error: bool,
+    pub report_batch_item_failures: bool,
+    /// The `Pattern` strings of `FilterCriteria.Filters`, as JSON text.
+    pub filter_patterns: Vec<String>,
+    /// The logical id of the on-failure destination, when it is a `!GetAtt X.Arn`.
+    pub on_failure_destination: Option<String>,
+}
+
+/// An intrinsic value the template uses in a function's environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvValue {
+    Literal(String),
+    /// `!Ref X`: a parameter or a resource.
+    Ref(String),
+    /// Anything else (`!Sub`, `!GetAtt`...), kept as YAML text.
+    Other(String),
+}
+
+/// An `AWS::Serverless::Function` resource.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Function {
+    pub logical_id: String,
+    /// `functions/<name>`.
+    pub code_uri: String,
+    pub environment: BTreeMap<String, EnvValue>,
+    pub routes: Vec<Route>,
+    pub streams: Vec<StreamMapping>,
+    pub timeout_seconds: u64,
+    /// `Action`s of the function's inline policy statements (least privilege, checked by tests).
+    pub policy_actions: Vec<String>,
+}
+
+impl Function {
+    /// The crate, binary and directory name: the last part of `CodeUri`.
+    pub fn name(&self) -> &str {
+        self.code_uri.rsplit('/').next().unwrap_or(&self.code_uri)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parameter {
+    pub name: String,
+    pub default: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Template {
+    pub parameters: Vec<Parameter>,
+    pub table: Table,
+    pub functions: Vec<Function>,
+    /// Logical ids of every resource, with their type.
+    pub resources: BTreeMap<String, String>,
+}
+
+impl Template {
+    pub fn load(path: impl AsRef<Path>) -> Result<Template, TemplateError> {
+        Template::parse(&std::fs::read_to_string(path)?)
+    }
+
+    /// The template of this repository (`template.yaml` at the workspace root).
+    pub fn workspace() -> Result<Template, TemplateError> {
+        Template::load(workspace_root().join("template.yaml"))
+    }
+
+    pub fn parse(text: &str) -> Result<Template, TemplateError> {
+        let doc: Value = serde_yaml::from_str(text)?;
+        let resources = doc
+            .get("Resources")
+            .and_then(Value::as_mapping)
+            .ok_or_else(|| shape("no Resources"))?;
+        let globals = doc
+            .get("Globals")
+            .and_then(|g| g.get("Function"))
+            .cloned()
+            .unwrap_or(Value::Null);
+
+        let mut table = None;
+        let mut functions = Vec::new();
+        let mut types = BTreeMap::new();
+        for (id, resource) in resources {
+            let id = id.as_str().ok_or_else(|| shape("resource id"))?.to_owned();
+            let kind = str_at(resource, &["Type"]).unwrap_or_default();
+            types.insert(id.clone(), kind.clone());
+            let props = resource.get("Properties").cloned().unwrap_or(Value::Null);
+            match kind.as_str() {
+                "AWS::DynamoDB::Table" => {
+                    if table.is_some() {
+                        return Err(shape("more than one table"));
+                    }
+                    table = Some(parse_table(&id, &props)?);
+                }
+                "AWS::Serverless::Function" => {
+                    functions.push(parse_function(&id, &props, &globals)?)
+                }
+                _ => {}
+            }
+        }
+        let parameters = doc
+            .get("Parameters")
+            .and_then(Value::as_mapping)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| Parameter {
+                        name: k.as_str().unwrap_or_default().to_owned(),
+                        default: v.get("Default").and_then(scalar),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(Template {
+            parameters,
+            table: table.ok_or_else(|| shape("no AWS::DynamoDB::Table"))?,
+            functions,
+            resources: types,
+        })
+    }
+
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.name() == name)
+    }
+}
+
+/// The workspace root: the nearest ancestor of this crate holding `template.yaml`.
+pub fn workspace_root() -> std::path::PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors()
+        .find(|p| p.join("template.yaml").is_file())
+        .unwrap_or(here)
+        .to_path_buf()
+}
+
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, k| v.get(*k))
+}
+
+fn str_at(v: &Value, path: &[&str]) -> Option<String> {
+    at(v, path).and_then(scalar)
+}
+
+fn key_schema(v: Option<&Value>) -> Result<KeySchema, TemplateError> {
+    let list = v
+        .and_then(Value::as_sequence)
+        .ok_or_else(|| shape("KeySchema"))?;
+    let find = |kind: &str| {
+        list.iter()
+            .find(|k| str_at(k, &["KeyType"]).as_deref() == Some(kind))
+            .and_then(|k| str_at(k, &["AttributeName"]))
+    };
+    Ok(KeySchema {
+        hash: find("HASH").ok_or_else(|| shape("KeySchema without HASH"))?,
+        range: find("RANGE"),
+    })
+}
+
+fn parse_table(id: &str, props: &Value) -> Result<Table, TemplateError> {
+    let attributes = props
+        .get("AttributeDefinitions")
+        .and_then(Value::as_sequence)
+        .ok_or_else(|| shape("AttributeDefinitions"))?
+        .iter()
+        .map(|a| {
+            Ok((
+                str_at(a, &["AttributeName"]).ok_or_else(|| shape("AttributeName"))?,
+                str_at(a, &["AttributeType"]).ok_or_else(|| shape("AttributeType"))?,
+            ))
+        })
+        .collect::<Result<_, TemplateError>>()?;
+    let global_indexes = props
+        .get("GlobalSecondaryIndexes")
+        .and_then(Value::as_sequence)
+        .map(|l| {
+            l.iter()
+                .map(|i| {
+                    Ok(Index {
+                        name: str_at(i, &["IndexName"]).ok_or_else(|| shape("IndexName"))?,
+                        key: key_schema(i.get("KeySchema"))?,
+                        projection: str_at(i, &["Projection", "ProjectionType"])
+                            .unwrap_or_else(|| "KEYS_ONLY".into()),
+                    })
+                })
+                .collect::<Result<Vec<_>, TemplateError>>()
+        })
+        .transpose()?
+        .unwrap_or_default();
+    let ttl_enabled = at(props, &["TimeToLiveSpecification", "Enabled"])
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    Ok(Table {
+        logical_id: id.to_owned(),
+        attributes,
+        key: key_schema(props.get("KeySchema"))?,
+        global_indexes,
+        stream_view_type: str_at(props, &["StreamSpecification", "StreamViewType"]),
+        ttl_attribute: ttl_enabled
+            .then(|| str_at(props, &["TimeToLiveSpecification", "AttributeName"]))
+            .flatten(),
+    })
+}
+
+fn env_value(v: &Value) -> EnvValue {
+    match v {
+        Value::Tagged(t) if t.tag == "!Ref" => EnvValue::Ref(scalar(&t.value).unwrap_or_default()),
+        Value::Mapping(m) if m.len() == 1 && m.contains_key("Ref") => {
+            EnvValue::Ref(m.get("Ref").and_then(scalar).unwrap_or_default())
+        }
+        other => match scalar(other) {
+            Some(s) => EnvValue::Literal(s),
+            None => EnvValue::Other(serde_yaml::to_string(other).unwrap_or_default()),
+        },
+    }
+}
+
+fn environment(v: &Value) -> BTreeMap<String, EnvValue> {
+    at(v, &["Environment", "Variables"])
+        .and_then(Value::as_mapping)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| Some((k.as_str()?.to_owned(), env_value(v))))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The logical id behind `!GetAtt X.Arn` (or `Fn::GetAtt: [X, Arn]`).
+fn get_att_target(v: &Value) -> Option<String> {
+    match v {
+        Value::Tagged(t) if t.tag == "!GetAtt" => match &t.value {
+            Value::String(s) => s.split('.').next().map(str::to_owned),
+            Value::Sequence(s) => s.first().and_then(scalar),
+            _ => None,
+        },
+        Value::Mapping(m) => m
+            .get("Fn::GetAtt")
+            .and_then(Value::as_sequence)
+            .and_then(|s| s.first())
+            .and_then(scalar),
+        _ => None,
+    }
+}
+
+fn parse_stream(props: &Value) -> Result<StreamMapping, TemplateError> {
+    let filter_patterns = at(props, &["FilterCriteria", "Filters"])
+        .and_then(Value::as_sequence)
+        .map(|l| l.iter().filter_map(|f| str_at(f, &["Pattern"])).collect())
+        .unwrap_or_default();
+    let report = props
+        .get("FunctionResponseTypes")
+        .and_then(Value::as_sequence)
+        .is_some_and(|l| {
+            l.iter()
+                .any(|t| t.as_str() == Some("ReportBatchItemFailures"))
+        });
+    let int = |k: &str| at(props, &[k]).and_then(Value::as_i64);
+    Ok(StreamMapping {
+        event_name: String::new(),
+        batch_size: int("BatchSize").unwrap_or(100) as u32,
+        maximum_batching_window_seconds: int("MaximumBatchingWindowInSeconds").unwrap_or(0) as u32,
+        starting_position: str_at(props, &["StartingPosition"])
+            .ok_or_else(|| shape("stream event without StartingPosition"))?,
+        maximum_retry_attempts: int("MaximumRetryAttempts"),
+        maximum_record_age_seconds: int("MaximumRecordAgeInSeconds"),
+        bisect_batch_on_function_error: at(props, &["BisectBatchOnFunctionError"])
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        report_batch_item_failures: report,
+        filter_patterns,
+        on_failure_destination: at(props, &["DestinationConfig", "OnFailure", "Destination"])
+            .and_then(get_att_target),
+    })
+}
+
+fn parse_function(id: &str, props: &Value, globals: &Value) -> Result<Function, TemplateError> {
+    let code_uri = str_at(props, &["CodeUri"])
+        .ok_or_else(|| shape(format!("{id} has no CodeUri")))?
+        .trim_end_matches('/')
+        .to_owned();
+    let mut env = environment(globals);
+    env.extend(environment(props));
+    let mut routes = Vec::new();
+    let mut streams = Vec::new();
+    if let Some(events) = props.get("Events").and_then(Value::as_mapping) {
+        for (name, event) in events {
+            let ep = event.get("Properties").cloned().unwrap_or(Value::Null);
+            match str_at(event, &["Type"]).as_deref() {
+                Some("HttpApi") => routes.push(Route {
+                    method: str_at(&ep, &["Method"])
+                        .ok_or_else(|| shape(format!("{id}: HttpApi without Method")))?
+                        .to_uppercase(),
+                    path: str_at(&ep, &["Path"])
+                        .ok_or_else(|| shape(format!("{id}: HttpApi without Path")))?,
+                }),
+                Some("DynamoDB") => {
+                    let mut s = parse_stream(&ep)?;
+                    s.event_name = name.as_str().unwrap_or_default().to_owned();
+                    streams.push(s)
+                }
+                _ => {}
+            }
+        }
+    }
+    let timeout_seconds = props
+        .get("Timeout")
+        .or_else(|| globals.get("Timeout"))
+        .and_then(Value::as_u64)
+        .unwrap_or(3);
+    Ok(Function {
+        logical_id: id.to_owned(),
+        code_uri,
+        environment: env,
+        routes,
+        streams,
+        timeout_seconds,
+        policy_actions: policy_actions(props),
+    })
+}
+
+fn policy_actions(props: &Value) -> Vec<String> {
+    let mut actions = Vec::new();
+    for policy in props
+        .get("Policies")
+        .and_then(Value::as_sequence)
+        .into_iter()
+        .flatten()
+    {
+        for statement in policy
+            .get("Statement")
+            .and_then(Value::as_sequence)
+            .into_iter()
+            .flatten()
+        {
+            match statement.get("Action") {
+                Some(Value::Sequence(l)) => actions.extend(l.iter().filter_map(scalar)),
+                Some(v) => actions.extend(scalar(v)),
+                None => {}
+            }
+        }
+    }
+    actions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_this_repositorys_template() {
+        let t = Template::workspace().unwrap();
+        assert_eq!(t.table.key.hash, "PK");
+        assert_eq!(t.table.key.range.as_deref(), Some("SK"));
+        let names: Vec<_> = t
+            .table
+            .global_indexes
+            .iter()
+            .map(|i| i.name.as_str())
+            .collect();
+        assert_eq!(names, ["GSI1", "GSI2"]);
+        assert_eq!(
+            t.table.stream_view_type.as_deref(),
+            Some("NEW_AND_OLD_IMAGES")
+        );
+        assert_eq!(t.table.ttl_attribute.as_deref(), Some("ExpiresAt"));
+        let get = t.function("get-customer").unwrap();
+        assert_eq!(get.routes[0].route_key(), "GET /customers/{customerId}");
+        assert_eq!(
+            get.environment.get("TABLE_NAME"),
+            Some(&EnvValue::Ref("Table".into()))
+        );
+        assert_eq!(get.policy_actions, ["dynamodb:Query"]);
+    }
+}
