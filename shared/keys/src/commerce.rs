@@ -11,11 +11,22 @@
 //! | cart line       | `CART#<cartId>`             | `PRODUCT#<productId>` |
 //! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `A`           |
 //!
+//! Index keys written now so the cross-customer patterns need no backfill:
+//!
+//! | item         | index | partition key              | sort key                    | pattern |
+//! |--------------|-------|----------------------------|-----------------------------|---------|
+//! | order header | GSI2  | `ORDERS#<shard:2>`         | `<STATUS>#<orderId>`        | O5: orders by status and date, all customers, 15 shards read in parallel |
+//! | order line   | GSI1  | `PRODUCT#<sku:12>`         | `ORDERITEM#<orderId>`       | O8: order items of a product |
+//!
 //! Order summaries sort before the customer's `A` record because `#` < `A`: reading the
 //! collection backwards yields the customer first, then its newest orders (seed 000). Order ids
 //! are ULIDs, so their string order is creation order and a date range is a key range.
 
-use crate::{Date, Id, Key, KeyError, SortableId, value::pad, value::unpad};
+use std::{fmt, str::FromStr};
+
+use crate::{
+    Date, Id, Key, KeyError, Shard, SortableId, code_point_shard, value::pad, value::unpad,
+};
 
 pub const CUSTOMER_PREFIX: &str = "CUSTOMER#";
 pub const ORDER_PREFIX: &str = "ORDER#";
@@ -47,6 +58,61 @@ pub mod types {
     pub const TRACKING_EVENT: &str = "TrackingEvent";
     pub const CART_LINE: &str = "CartLine";
     pub const IDEMPOTENCY: &str = "Idempotency";
+}
+
+/// The life of an order. `OPEN` when placed; the others arrive as tracking events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OrderStatus {
+    Open,
+    Processing,
+    Shipped,
+    InTransit,
+    OutForDelivery,
+    Delivered,
+    Cancelled,
+    Returned,
+}
+
+impl OrderStatus {
+    pub const ALL: [OrderStatus; 8] = [
+        OrderStatus::Open,
+        OrderStatus::Processing,
+        OrderStatus::Shipped,
+        OrderStatus::InTransit,
+        OrderStatus::OutForDelivery,
+        OrderStatus::Delivered,
+        OrderStatus::Cancelled,
+        OrderStatus::Returned,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderStatus::Open => "OPEN",
+            OrderStatus::Processing => "PROCESSING",
+            OrderStatus::Shipped => "SHIPPED",
+            OrderStatus::InTransit => "IN_TRANSIT",
+            OrderStatus::OutForDelivery => "OUT_FOR_DELIVERY",
+            OrderStatus::Delivered => "DELIVERED",
+            OrderStatus::Cancelled => "CANCELLED",
+            OrderStatus::Returned => "RETURNED",
+        }
+    }
+}
+
+impl FromStr for OrderStatus {
+    type Err = KeyError;
+    fn from_str(s: &str) -> Result<Self, KeyError> {
+        OrderStatus::ALL
+            .into_iter()
+            .find(|st| st.as_str() == s)
+            .ok_or_else(|| KeyError::Malformed(s.to_owned()))
+    }
+}
+
+impl fmt::Display for OrderStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 pub type OrderId = SortableId;
@@ -105,6 +171,46 @@ pub fn order_line(order: OrderId, sku: u64) -> Result<Key, KeyError> {
 /// A tracking event: `ORDER#<orderId>`, `EVENT#<eventId>`.
 pub fn tracking_event(order: OrderId, event: EventId) -> Key {
     Key::new(order_pk(order), format!("{EVENT_PREFIX}{event}"))
+}
+
+/// Shards of the GSI2 order-status partition. Seed 003's formula gives 13 for its example
+/// (3M orders, 20% OPEN, 250-byte order entities: see [`crate::shard_count`]); padded to 15 as
+/// the seed advises.
+pub const ORDER_STATUS_SHARDS: u32 = 15;
+
+/// GSI2 key of an order header: `ORDERS#<shard>`, `<STATUS>#<orderId>`. The shard is a hash of
+/// the order id, so the same order always lands on the same shard.
+pub fn order_status_index(order: OrderId, status: OrderStatus) -> Key {
+    let shard = code_point_shard(&order.to_string(), ORDER_STATUS_SHARDS);
+    Key::new(
+        format!("ORDERS#{}", shard.key()),
+        format!("{status}#{order}"),
+    )
+}
+
+/// GSI2 partition key of one shard, and sort-key bounds of the orders in `status` placed on the
+/// dates `from..=to`.
+pub fn order_status_range(
+    shard: Shard,
+    status: OrderStatus,
+    from: Date,
+    to: Date,
+) -> Result<(String, String, String), KeyError> {
+    let ms = |v: i128| u64::try_from(v).map_err(|_| KeyError::InvalidDate(format!("{v}")));
+    Ok((
+        format!("ORDERS#{}", shard.key()),
+        format!("{status}#{}", SortableId::floor(ms(from.start_ms())?)),
+        format!("{status}#{}", SortableId::ceiling(ms(to.end_ms())?)),
+    ))
+}
+
+/// GSI1 key of an order line: `PRODUCT#<sku>`, `ORDERITEM#<orderId>`: a product's partition in
+/// GSI1 gathers its order lines (and, later, its warehouse inventories).
+pub fn order_line_product_index(order: OrderId, sku: u64) -> Result<Key, KeyError> {
+    Ok(Key::new(
+        format!("PRODUCT#{}", pad(sku, SKU_WIDTH)?),
+        format!("ORDERITEM#{order}"),
+    ))
 }
 
 pub fn cart_pk(cart: &Id) -> String {
@@ -206,6 +312,35 @@ mod tests {
             tracking_event(order, event).sk,
             "EVENT#01ERKJ2D00ZQJ0TJ3A5ABH9Q1F"
         );
+    }
+
+    #[test]
+    fn index_keys() {
+        let order = SortableId::parse("01ERKJ2D00ZQJ0TJ3A5ABH9Q1E").unwrap();
+        let k = order_status_index(order, OrderStatus::Open);
+        assert!(k.pk.starts_with("ORDERS#") && k.pk.len() == "ORDERS#00".len());
+        assert_eq!(k.sk, "OPEN#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E");
+        let shard = code_point_shard(&order.to_string(), ORDER_STATUS_SHARDS);
+        let d = Date::new(
+            time::OffsetDateTime::from_unix_timestamp((order.timestamp_ms() / 1000) as i64)
+                .unwrap()
+                .date(),
+        )
+        .unwrap();
+        let (pk, lo, hi) = order_status_range(shard, OrderStatus::Open, d, d).unwrap();
+        assert_eq!(pk, k.pk);
+        assert!(lo.as_str() <= k.sk.as_str() && k.sk.as_str() <= hi.as_str());
+        assert_eq!(
+            order_line_product_index(order, 7).unwrap(),
+            Key::new(
+                "PRODUCT#000000000007",
+                "ORDERITEM#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E"
+            )
+        );
+        for st in OrderStatus::ALL {
+            assert_eq!(st.as_str().parse::<OrderStatus>().unwrap(), st);
+        }
+        assert!("open".parse::<OrderStatus>().is_err());
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub use error::KeyError;
 pub use segment::{Id, Text, escape, normalize, unescape};
 pub use shard::{Shard, code_point_shard, shard_count};
 pub use sortable::SortableId;
-pub use value::{Date, pad};
+pub use value::{Date, iso_timestamp, now_ms, pad};
 
 /// The delimiter between the attributes of a composite key.
 pub const DELIMITER: char = '#';

@@ -156,3 +156,52 @@ mod tests {
         }
     }
 }
+
+/// ISO-8601 UTC with milliseconds, fixed width (`2002-08-05T02:46:00.000Z`), so timestamps sort
+/// as strings. `None` past year 9999.
+pub fn iso_timestamp(ms: u64) -> Option<String> {
+    let t = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000).ok()?;
+    if t.year() > 9999 {
+        return None;
+    }
+    Some(format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.millisecond()
+    ))
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod timestamp_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn fixed_width_utc() {
+        assert_eq!(iso_timestamp(0).unwrap(), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            iso_timestamp(997_066_560_000).unwrap(),
+            "2001-08-06T02:56:00.000Z"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn timestamps_sort_as_instants(a in 0u64..253_402_300_799_999, b in 0u64..253_402_300_799_999) {
+            prop_assert_eq!(iso_timestamp(a).unwrap().cmp(&iso_timestamp(b).unwrap()), a.cmp(&b));
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! C7: `DELETE /carts/{cartId}/items/{productId}`: removes one line of a cart. Idempotent: removing
+//! a line that is not there is also a 204.
+
+use api::ApiError;
+use lambda_http::{Body, Request, Response};
+use store::{Table, commerce};
+
+pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+    let cart = api::path_id(&req, "cartId")?;
+    let product = api::path_id(&req, "productId")?;
+    commerce::delete_cart_line(table, &cart, &product).await?;
+    api::no_content()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::Id;
+    use serde_json::json;
+    use store::commerce::{CartLine, put_cart_line};
+    use testkit::{all_items, event, request, response_json};
+
+    const ROUTE: &str = "DELETE /carts/{cartId}/items/{productId}";
+
+    async fn delete(table: &Table, cart: &str, product: &str) -> (u16, serde_json::Value) {
+        let mut ev = event(ROUTE, "/carts/x/items/y", &[], None);
+        ev["pathParameters"] = json!({ "cartId": cart, "productId": product });
+        response_json(&api::respond(handle(table, request(&ev)).await))
+    }
+
+    #[tokio::test]
+    async fn removes_only_that_line_and_is_idempotent() {
+        let table = testkit::table().await;
+        let cart = Id::parse("c", "cart-1").unwrap();
+        for p in ["coffee", "veggies"] {
+            let line = CartLine {
+                cart_id: "cart-1".into(),
+                product_id: p.into(),
+                quantity: 1,
+                updated_at: "2020-01-01T00:00:00.000Z".into(),
+            };
+            put_cart_line(&table, &cart, &Id::parse("p", p).unwrap(), &line)
+                .await
+                .unwrap();
+        }
+        assert_eq!(delete(&table, "cart-1", "coffee").await.0, 204);
+        assert_eq!(delete(&table, "cart-1", "coffee").await.0, 204);
+        let items = all_items(&table).await;
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0]["SK"].as_s().unwrap(), "PRODUCT#veggies");
+    }
+
+    #[tokio::test]
+    async fn bad_ids_are_400() {
+        let table = testkit::table().await;
+        for (cart, product) in [("a#b", "p"), ("c", "%"), ("", "p"), (&*"x".repeat(65), "p")] {
+            let (s, b) = delete(&table, cart, product).await;
+            assert_eq!((s, b["code"].as_str().unwrap()), (400, "invalid_parameter"));
+        }
+        assert!(table.meter().requests().is_empty());
+    }
+}

@@ -1,0 +1,9 @@
+//! C1: GET /customers/{customerId}: a customer and their newest N orders, in one query.
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    api::init_tracing();
+    let table = store::Table::from_env().await?;
+    api::run(|req| get_customer::handle(&table, req)).await
+}

@@ -1,0 +1,9 @@
+//! C5: GET /orders/{orderId}: an order's tracking page (header, line items, tracking events) in one query.
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    api::init_tracing();
+    let table = store::Table::from_env().await?;
+    api::run(|req| get_order::handle(&table, req)).await
+}

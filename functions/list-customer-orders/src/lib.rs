@@ -1,0 +1,248 @@
+//! C4: `GET /customers/{customerId}/orders?from=YYYY-MM-DD&to=YYYY-MM-DD&limit=&cursor=`: the
+//! customer's orders placed in the date range (UTC, both ends included), newest first, a page at
+//! a time. One query per page: order ids are ULIDs, so a date range is a sort-key range of the
+//! customer's collection.
+//!
+//! An unknown customer is a 404. Telling it apart from a customer without orders in the range
+//! costs a second request (a GetItem of the key only), made only when a first page is empty.
+
+use api::{ApiError, views::commerce as view};
+use keys::{Date, Id};
+use lambda_http::{Body, Request, Response};
+use serde_json::json;
+use store::{Table, commerce, cursor::CursorCodec};
+
+pub const DEFAULT_LIMIT: u32 = 20;
+pub const MAX_LIMIT: u32 = 100;
+
+pub struct Deps {
+    pub table: Table,
+    pub cursors: CursorCodec,
+}
+
+/// What a cursor is bound to: this pattern, this customer, this range.
+fn binding(customer: &Id, from: Date, to: Date) -> String {
+    format!("C4|{customer}|{from}|{to}")
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let customer = api::path_id(&req, "customerId")?;
+    // Order ids count milliseconds from 1970: earlier dates hold no orders.
+    let earliest = Date::from_ymd(1970, 1, 1).expect("valid");
+    let from = api::query_date(&req, "from")?.unwrap_or(earliest);
+    let to = api::query_date(&req, "to")?.unwrap_or(Date::from_ymd(9999, 12, 31).expect("valid"));
+    if from < earliest {
+        return Err(ApiError::invalid_parameter(
+            "from",
+            "give a date from 1970-01-01",
+        ));
+    }
+    if from > to {
+        return Err(ApiError::bad_request(
+            "invalid_range",
+            format!("from ({from}) is after to ({to})"),
+        ));
+    }
+    let limit = api::query_u32(&req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
+    let bound = binding(&customer, from, to);
+    let start = api::query(&req, "cursor")
+        .map(|c| deps.cursors.decode(&bound, &c))
+        .transpose()?;
+    let first_page = start.is_none();
+
+    let page = commerce::orders_in_range(&deps.table, &customer, from, to, limit, start).await?;
+    if first_page
+        && page.items.is_empty()
+        && !commerce::customer_exists(&deps.table, &customer).await?
+    {
+        return Err(ApiError::not_found(
+            "customer_not_found",
+            format!("There is no customer {customer}."),
+        ));
+    }
+    let next = page
+        .last_key
+        .map(|k| deps.cursors.encode(&bound, &k))
+        .transpose()?;
+    api::json(
+        200,
+        &json!({
+            "customerId": customer.as_str(),
+            "orders": page.items.iter().map(view::order_summary).collect::<Vec<_>>(),
+            "nextCursor": next,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::SortableId;
+    use serde_json::Value;
+    use store::commerce::{NewOrder, place_order, put_customer};
+    use testkit::{all_items, event, query_read_units, request, response_json};
+
+    const ROUTE: &str = "GET /customers/{customerId}/orders";
+
+    fn deps(table: Table) -> Deps {
+        Deps {
+            table,
+            cursors: CursorCodec::new("test-signing-key-test-signing-key").unwrap(),
+        }
+    }
+
+    fn day_ms(iso: &str, plus_ms: i128) -> u64 {
+        (Date::parse_iso(iso).unwrap().start_ms() + plus_ms) as u64
+    }
+
+    /// Customer 123 with one order per day from 2020-11-25 to 2020-12-06 (12 orders).
+    async fn seeded() -> (Deps, Vec<String>) {
+        let table = testkit::table().await;
+        let id = Id::parse("c", "123").unwrap();
+        put_customer(
+            &table,
+            &id,
+            "Ann",
+            "ann@example.com",
+            "2020-11-01T00:00:00.000Z",
+        )
+        .await
+        .unwrap();
+        let mut ids = Vec::new();
+        for day in 0..12 {
+            let ms = day_ms("2020-11-25", day * 86_400_000 + 3_600_000);
+            let order = NewOrder {
+                customer: id.clone(),
+                order_id: SortableId::at_ms(ms),
+                created_at: keys::iso_timestamp(ms).unwrap(),
+                lines: vec![(1, 1, 100)],
+            };
+            place_order(&table, &order, None).await.unwrap();
+            ids.push(order.order_id.to_string());
+        }
+        table.meter().reset();
+        (deps(table), ids)
+    }
+
+    async fn get(d: &Deps, customer: &str, query: &[(&str, &str)]) -> (u16, Value) {
+        let mut ev = event(ROUTE, &format!("/customers/{customer}/orders"), query, None);
+        ev["pathParameters"]["customerId"] = json!(customer);
+        response_json(&api::respond(handle(d, request(&ev)).await))
+    }
+
+    fn ids_of(body: &Value) -> Vec<String> {
+        body["orders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["orderId"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_range_newest_first_in_one_minimal_query() {
+        let (d, ids) = seeded().await;
+        let (s, body) = get(&d, "123", &[("from", "2020-12-01"), ("to", "2020-12-03")]).await;
+        assert_eq!(s, 200);
+        // Dec 1..=3 are days 6, 7, 8.
+        assert_eq!(
+            ids_of(&body),
+            [ids[8].clone(), ids[7].clone(), ids[6].clone()]
+        );
+        assert_eq!(body["nextCursor"], Value::Null);
+        let requests = d.table.meter().requests();
+        assert_eq!(requests.len(), 1);
+        let read: Vec<_> = all_items(&d.table)
+            .await
+            .into_iter()
+            .filter(|i| {
+                ids[6..=8]
+                    .iter()
+                    .any(|id| i["SK"].as_s().unwrap() == &format!("#ORDER#{id}"))
+            })
+            .collect();
+        assert_eq!(requests[0].read_units, query_read_units(&read, false));
+    }
+
+    #[tokio::test]
+    async fn walking_the_pages_returns_every_order_once() {
+        let (d, ids) = seeded().await;
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut pages = 0;
+        loop {
+            let mut q = vec![("limit", "5")];
+            if let Some(c) = &cursor {
+                q.push(("cursor", c.as_str()));
+            }
+            let (s, body) = get(&d, "123", &q).await;
+            assert_eq!(s, 200);
+            seen.extend(ids_of(&body));
+            pages += 1;
+            match body["nextCursor"].as_str() {
+                Some(c) => cursor = Some(c.to_owned()),
+                None => break,
+            }
+        }
+        let mut expected = ids.clone();
+        expected.reverse();
+        assert_eq!(seen, expected);
+        assert!(pages >= 3);
+    }
+
+    #[tokio::test]
+    async fn bad_input_and_foreign_cursors_are_400() {
+        let (d, _) = seeded().await;
+        let (_, page) = get(&d, "123", &[("limit", "2")]).await;
+        let cursor = page["nextCursor"].as_str().unwrap().to_owned();
+        let mut tampered = cursor.clone();
+        tampered.replace_range(3..4, if &cursor[3..4] == "A" { "B" } else { "A" });
+        let cases: Vec<(&str, Vec<(&str, &str)>, u16, &str)> = vec![
+            (
+                "123",
+                vec![("from", "2020-02-30")],
+                400,
+                "invalid_parameter",
+            ),
+            ("123", vec![("to", "2020-13-01")], 400, "invalid_parameter"),
+            ("123", vec![("from", "yesterday")], 400, "invalid_parameter"),
+            (
+                "123",
+                vec![("from", "1969-12-31")],
+                400,
+                "invalid_parameter",
+            ),
+            (
+                "123",
+                vec![("from", "2020-12-02"), ("to", "2020-12-01")],
+                400,
+                "invalid_range",
+            ),
+            ("123", vec![("limit", "0")], 400, "invalid_parameter"),
+            ("123", vec![("limit", "1000")], 400, "invalid_parameter"),
+            ("123", vec![("cursor", "garbage")], 400, "invalid_cursor"),
+            ("123", vec![("cursor", &tampered)], 400, "invalid_cursor"),
+            // The cursor of another range, or of another customer.
+            (
+                "123",
+                vec![("cursor", &cursor), ("from", "2020-12-01")],
+                400,
+                "invalid_cursor",
+            ),
+            ("456", vec![("cursor", &cursor)], 400, "invalid_cursor"),
+            ("nobody", vec![], 404, "customer_not_found"),
+            ("1#2", vec![], 400, "invalid_parameter"),
+        ];
+        for (customer, q, status, code) in cases {
+            let (s, b) = get(&d, customer, &q).await;
+            assert_eq!(
+                (s, b["code"].as_str().unwrap_or("")),
+                (status, code),
+                "{customer} {q:?}"
+            );
+        }
+        // A known customer with nothing in the range is an empty page, not a 404.
+        let (s, b) = get(&d, "123", &[("from", "2021-01-01")]).await;
+        assert_eq!((s, b["orders"].clone()), (200, json!([])));
+    }
+}

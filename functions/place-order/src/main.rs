@@ -1,0 +1,9 @@
+//! C3: POST /customers/{customerId}/orders: place an order in one transaction, idempotent under retries.
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    api::init_tracing();
+    let table = store::Table::from_env().await?;
+    api::run(|req| place_order::handle(&table, req)).await
+}

@@ -1,0 +1,9 @@
+//! C7: PUT /carts/{cartId}/items/{productId}: set (or with quantity 0 remove) a cart line.
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    api::init_tracing();
+    let table = store::Table::from_env().await?;
+    api::run(|req| put_cart_line::handle(&table, req)).await
+}

@@ -1,0 +1,174 @@
+//! C2: `PUT /customers/{customerId}` with `{"name", "email"}`: creates the customer (201) or
+//! updates its name and email (200), keeping what the stream pipeline derives (order count,
+//! lifetime value). One UpdateItem.
+
+use api::{ApiError, views::commerce as view};
+use lambda_http::{Body, Request, Response};
+use serde::Deserialize;
+use store::{Table, commerce};
+
+pub const MAX_NAME_CHARS: usize = 200;
+pub const MAX_EMAIL_CHARS: usize = 254;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PutCustomer {
+    name: String,
+    email: String,
+}
+
+fn validate(body: &PutCustomer) -> Result<(), ApiError> {
+    let name = body.name.trim();
+    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            format!("name: give 1 to {MAX_NAME_CHARS} characters"),
+        ));
+    }
+    let email = body.email.trim();
+    let plausible = email.chars().count() <= MAX_EMAIL_CHARS
+        && !email.chars().any(char::is_whitespace)
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+        });
+    if !plausible {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            "email: give an address like name@example.com",
+        ));
+    }
+    Ok(())
+}
+
+pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+    let customer = api::path_id(&req, "customerId")?;
+    let body: PutCustomer = api::json_body(&req)?;
+    validate(&body)?;
+    let now = keys::iso_timestamp(keys::now_ms()).unwrap_or_default();
+    let (c, created) =
+        commerce::put_customer(table, &customer, body.name.trim(), body.email.trim(), &now).await?;
+    api::json(if created { 201 } else { 200 }, &view::customer(&c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use testkit::{all_items, event, request, response_json};
+
+    const ROUTE: &str = "PUT /customers/{customerId}";
+
+    async fn put(table: &Table, id: &str, body: &str) -> (u16, serde_json::Value) {
+        response_json(&api::respond(
+            handle(
+                table,
+                request(&event(ROUTE, &format!("/customers/{id}"), &[], Some(body))),
+            )
+            .await,
+        ))
+    }
+
+    #[tokio::test]
+    async fn creates_then_updates_in_one_write_each() {
+        let table = testkit::table().await;
+        let (s, c) = put(&table, "123", r#"{"name":"Ann","email":"ann@example.com"}"#).await;
+        assert_eq!(s, 201);
+        assert_eq!(
+            (c["customerId"].as_str(), c["name"].as_str()),
+            (Some("123"), Some("Ann"))
+        );
+        assert_eq!(c["orderCount"], 0);
+        let (s, c2) = put(
+            &table,
+            "123",
+            r#"{"name":"Ann B","email":"annb@example.com"}"#,
+        )
+        .await;
+        assert_eq!(s, 200);
+        assert_eq!(c2["name"], "Ann B");
+        assert_eq!(c2["createdAt"], c["createdAt"], "creation time is kept");
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 2);
+        assert!(
+            requests
+                .iter()
+                .all(|r| r.operation == "UpdateItem" && r.write_units == 1.0)
+        );
+        let items = all_items(&table).await;
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0]["PK"].as_s().unwrap(), "CUSTOMER#123");
+        assert_eq!(items[0]["SK"].as_s().unwrap(), "A");
+        assert_eq!(items[0]["Type"].as_s().unwrap(), "Customer");
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_4xx_and_writes_nothing() {
+        let table = testkit::table().await;
+        let long_id = "x".repeat(65);
+        let long_name = format!(r#"{{"name":"{}","email":"a@b.co"}}"#, "n".repeat(201));
+        let huge = format!(r#"{{"name":"{}","email":"a@b.co"}}"#, "n".repeat(20_000));
+        let cases: Vec<(&str, &str, u16, &str)> = vec![
+            ("123", "", 400, "missing_body"),
+            ("123", "{", 400, "invalid_json"),
+            ("123", "[]", 400, "invalid_body"),
+            ("123", r#"{"name":"Ann"}"#, 400, "invalid_body"),
+            ("123", r#"{"name":1,"email":"a@b.co"}"#, 400, "invalid_body"),
+            (
+                "123",
+                r#"{"name":"Ann","email":"a@b.co","admin":true}"#,
+                400,
+                "invalid_body",
+            ),
+            (
+                "123",
+                r#"{"name":"  ","email":"a@b.co"}"#,
+                400,
+                "invalid_body",
+            ),
+            (
+                "123",
+                r#"{"name":"Ann","email":"nope"}"#,
+                400,
+                "invalid_body",
+            ),
+            ("123", &long_name, 400, "invalid_body"),
+            ("123", &huge, 413, "body_too_large"),
+            (
+                &long_id,
+                r#"{"name":"Ann","email":"a@b.co"}"#,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                "a b",
+                r#"{"name":"Ann","email":"a@b.co"}"#,
+                400,
+                "invalid_parameter",
+            ),
+        ];
+        for (id, body, status, code) in cases {
+            let mut ev = event(ROUTE, &format!("/customers/{id}"), &[], Some(body));
+            ev["pathParameters"]["customerId"] = json!(id);
+            let (s, b) = response_json(&api::respond(handle(&table, request(&ev)).await));
+            assert_eq!(
+                (s, b["code"].as_str().unwrap()),
+                (status, code),
+                "{id} {body:.60}"
+            );
+        }
+        let mut ev = event(
+            ROUTE,
+            "/customers/x",
+            &[],
+            Some(r#"{"name":"Ann","email":"a@b.co"}"#),
+        );
+        ev["pathParameters"]["customerId"] = json!("a#b");
+        let (s, _) = response_json(&api::respond(handle(&table, request(&ev)).await));
+        assert_eq!(s, 400);
+        assert!(all_items(&table).await.is_empty(), "nothing written");
+        assert!(table.meter().requests().is_empty(), "nothing even sent");
+    }
+}

@@ -1,0 +1,9 @@
+//! C2: PUT /customers/{customerId}: create or update a customer.
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    api::init_tracing();
+    let table = store::Table::from_env().await?;
+    api::run(|req| put_customer::handle(&table, req)).await
+}

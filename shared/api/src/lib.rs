@@ -1,0 +1,268 @@
+//! HTTP plumbing shared by the API functions.
+//!
+//! A handler is `async fn(&Deps, Request) -> Result<Response<Body>, ApiError>`: it parses with the
+//! helpers here, calls the store, and returns a typed error that [`run`] turns into a JSON body
+//! `{"code", "message"}` with the right status. Bad input is always a 4xx, never a 5xx, and is
+//! rejected before anything is written.
+
+use std::future::Future;
+
+use keys::{Date, Id, KeyError};
+use lambda_http::{
+    Body, Request, RequestExt, Response,
+    http::{StatusCode, header::CONTENT_TYPE},
+    service_fn,
+};
+use serde::{Serialize, de::DeserializeOwned};
+use store::{StoreError, cursor::CursorError};
+
+/// Largest request body accepted. Every body of this API is a few hundred bytes; bounding it
+/// bounds the work bad input can cause.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+
+/// An error answer: HTTP status, a stable machine-readable code, a message a person can act on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{status} {code}: {message}")]
+pub struct ApiError {
+    pub status: u16,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(400, code, message)
+    }
+
+    pub fn not_found(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(404, code, message)
+    }
+
+    /// A request parameter (path or query) that is not acceptable.
+    pub fn invalid_parameter(name: &str, why: impl std::fmt::Display) -> ApiError {
+        ApiError::bad_request("invalid_parameter", format!("{name}: {why}"))
+    }
+
+    fn internal() -> ApiError {
+        ApiError::new(
+            500,
+            "internal_error",
+            "Something went wrong on our side; try again later.",
+        )
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::Throttled(detail) => {
+                tracing::warn!(%detail, "throttled");
+                ApiError::new(
+                    503,
+                    "throttled",
+                    "The service is busy; retry after a short pause.",
+                )
+            }
+            other => {
+                tracing::error!(error = %other, "store error");
+                ApiError::internal()
+            }
+        }
+    }
+}
+
+impl From<CursorError> for ApiError {
+    fn from(e: CursorError) -> ApiError {
+        ApiError::bad_request(
+            "invalid_cursor",
+            format!(
+                "{e}: pass back the nextCursor of the previous page unchanged, with the same parameters"
+            ),
+        )
+    }
+}
+
+/// A JSON response.
+pub fn json<T: Serialize>(status: u16, body: &T) -> Result<Response<Body>, ApiError> {
+    let text = serde_json::to_string(body).map_err(|e| {
+        tracing::error!(error = %e, "cannot serialise a response");
+        ApiError::internal()
+    })?;
+    Response::builder()
+        .status(status)
+        .header(CONTENT_TYPE, "application/json")
+        .body(Body::Text(text))
+        .map_err(|_| ApiError::internal())
+}
+
+/// 204 No Content.
+pub fn no_content() -> Result<Response<Body>, ApiError> {
+    Response::builder()
+        .status(StatusCode::NO_CONTENT)
+        .body(Body::Empty)
+        .map_err(|_| ApiError::internal())
+}
+
+/// The JSON response of an error.
+pub fn error_response(e: &ApiError) -> Response<Body> {
+    let body = serde_json::json!({ "code": e.code, "message": e.message }).to_string();
+    let mut response = Response::new(Body::Text(body));
+    *response.status_mut() =
+        StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        "application/json".parse().expect("static header"),
+    );
+    response
+}
+
+/// A path parameter as an identifier.
+pub fn path_id(req: &Request, name: &'static str) -> Result<Id, ApiError> {
+    let params = req.path_parameters();
+    let value = params
+        .first(name)
+        .ok_or_else(|| ApiError::invalid_parameter(name, "missing"))?;
+    Id::parse(name, value).map_err(|e| ApiError::invalid_parameter(name, e))
+}
+
+/// A raw path parameter, for ids with a shape of their own (order ids).
+pub fn path_param(req: &Request, name: &'static str) -> Result<String, ApiError> {
+    req.path_parameters()
+        .first(name)
+        .map(str::to_owned)
+        .ok_or_else(|| ApiError::invalid_parameter(name, "missing"))
+}
+
+/// A query parameter; `None` when absent. Present but empty counts as absent.
+pub fn query(req: &Request, name: &str) -> Option<String> {
+    req.query_string_parameters_ref()
+        .and_then(|q| q.first(name))
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned)
+}
+
+/// An integer query parameter within `min..=max`, or `default` when absent.
+pub fn query_u32(
+    req: &Request,
+    name: &str,
+    default: u32,
+    min: u32,
+    max: u32,
+) -> Result<u32, ApiError> {
+    match query(req, name) {
+        None => Ok(default),
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (min..=max).contains(n))
+            .ok_or_else(|| {
+                ApiError::invalid_parameter(
+                    name,
+                    format!("{v:?} is not an integer from {min} to {max}"),
+                )
+            }),
+    }
+}
+
+/// A `YYYY-MM-DD` query parameter.
+pub fn query_date(req: &Request, name: &str) -> Result<Option<Date>, ApiError> {
+    query(req, name)
+        .map(|v| Date::parse_iso(&v).map_err(|e| ApiError::invalid_parameter(name, e)))
+        .transpose()
+}
+
+/// A header's value, if present and text.
+pub fn header(req: &Request, name: &str) -> Option<String> {
+    req.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// The JSON body as `T`. Unknown fields, wrong types and missing fields are refused by `T`'s
+/// serde rules (`deny_unknown_fields`); the message names the field.
+pub fn json_body<T: DeserializeOwned>(req: &Request) -> Result<T, ApiError> {
+    let bytes: &[u8] = match req.body() {
+        Body::Empty => &[],
+        Body::Text(t) => t.as_bytes(),
+        Body::Binary(b) => b,
+        _ => &[],
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::bad_request(
+            "missing_body",
+            "A JSON body is required.",
+        ));
+    }
+    if bytes.len() > MAX_BODY_BYTES {
+        return Err(ApiError::new(
+            413,
+            "body_too_large",
+            format!("The body is larger than {MAX_BODY_BYTES} bytes."),
+        ));
+    }
+    serde_json::from_slice(bytes).map_err(|e| match e.classify() {
+        serde_json::error::Category::Data => ApiError::bad_request(
+            "invalid_body",
+            format!("The body does not fit this request: {e}"),
+        ),
+        _ => ApiError::bad_request("invalid_json", format!("The body is not valid JSON: {e}")),
+    })
+}
+
+/// A key error on a body field.
+pub fn invalid_field(name: &str, e: KeyError) -> ApiError {
+    ApiError::bad_request("invalid_body", format!("{name}: {e}"))
+}
+
+/// Logs as Lambda expects (plain lines to stdout, no colours, CloudWatch adds the time); level
+/// from `RUST_LOG`.
+pub fn init_tracing() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_ansi(false)
+        .without_time()
+        .with_target(false)
+        .try_init();
+}
+
+/// Answers API Gateway requests with `handler` until the runtime stops: typed errors become
+/// JSON error responses; a 5xx is logged.
+pub async fn run<F, Fut>(handler: F) -> Result<(), lambda_http::Error>
+where
+    F: Fn(Request) -> Fut,
+    Fut: Future<Output = Result<Response<Body>, ApiError>> + Send,
+{
+    let handler = &handler;
+    lambda_http::run(service_fn(move |req: Request| {
+        let fut = handler(req);
+        async move { Ok::<_, lambda_http::Error>(respond(fut.await)) }
+    }))
+    .await
+}
+
+/// The response of a handler's result.
+pub fn respond(result: Result<Response<Body>, ApiError>) -> Response<Body> {
+    match result {
+        Ok(r) => r,
+        Err(e) => {
+            if e.status >= 500 {
+                tracing::error!(code = e.code, "answered {}", e.status);
+            }
+            error_response(&e)
+        }
+    }
+}
+
+pub mod views;

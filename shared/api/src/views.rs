@@ -1,0 +1,42 @@
+//! Wire formats: how records read from the table are shown to clients (camelCase JSON). Items
+//! keep the seeds' PascalCase attribute names; the API speaks camelCase.
+
+pub mod commerce {
+    use serde_json::{Value, json};
+    use store::commerce::{CartLine, Customer, OrderLine, OrderSummary, TrackingEvent};
+
+    pub fn customer(c: &Customer) -> Value {
+        json!({
+            "customerId": c.customer_id,
+            "name": c.name,
+            "email": c.email,
+            "createdAt": c.created_at,
+            "updatedAt": c.updated_at,
+            "orderCount": c.order_count,
+            "lifetimeValue": c.lifetime_value,
+        })
+    }
+
+    pub fn order_summary(o: &OrderSummary) -> Value {
+        json!({
+            "orderId": o.order_id,
+            "customerId": o.customer_id,
+            "status": o.status,
+            "createdAt": o.created_at,
+            "total": o.total,
+            "itemCount": o.item_count,
+        })
+    }
+
+    pub fn order_line(l: &OrderLine) -> Value {
+        json!({ "sku": l.sku, "quantity": l.quantity, "unitPrice": l.unit_price })
+    }
+
+    pub fn tracking_event(e: &TrackingEvent) -> Value {
+        json!({ "eventId": e.event_id, "status": e.status, "note": e.note, "at": e.at })
+    }
+
+    pub fn cart_line(l: &CartLine) -> Value {
+        json!({ "productId": l.product_id, "quantity": l.quantity, "updatedAt": l.updated_at })
+    }
+}

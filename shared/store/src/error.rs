@@ -1,0 +1,88 @@
+use aws_sdk_dynamodb::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use thiserror::Error;
+
+/// What can go wrong talking to the table, in the terms a handler maps to an HTTP status.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// A conditional write found the item in a state it did not expect.
+    #[error("condition failed")]
+    ConditionFailed,
+    /// A transaction was cancelled; one reason code per action, in order ("None" where that action
+    /// was fine), as DynamoDB reports them.
+    #[error("transaction cancelled: {0:?}")]
+    TransactionCanceled(Vec<String>),
+    /// DynamoDB asked us to slow down and the SDK's retries did not get through.
+    #[error("throttled: {0}")]
+    Throttled(String),
+    /// An item read back is not what this code writes (a bug or a hand-edited item).
+    #[error("corrupt item: {0}")]
+    Corrupt(String),
+    #[error("configuration: {0}")]
+    Config(String),
+    #[error("dynamodb: {0}")]
+    Dynamo(String),
+}
+
+impl StoreError {
+    /// True when every cancellation reason is a conflict with another transaction or a throttle:
+    /// trying again is the right answer.
+    pub fn is_retryable_cancellation(&self) -> bool {
+        match self {
+            StoreError::TransactionCanceled(reasons) => {
+                reasons.iter().any(|r| r != "None")
+                    && reasons.iter().all(|r| {
+                        matches!(
+                            r.as_str(),
+                            "None"
+                                | "TransactionConflict"
+                                | "ThrottlingError"
+                                | "ProvisionedThroughputExceeded"
+                        )
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    /// The cancellation reason of the action at `index`, if this is a cancelled transaction.
+    pub fn cancellation_reason(&self, index: usize) -> Option<&str> {
+        match self {
+            StoreError::TransactionCanceled(reasons) => reasons.get(index).map(String::as_str),
+            _ => None,
+        }
+    }
+}
+
+const THROTTLES: &[&str] = &[
+    "ProvisionedThroughputExceededException",
+    "RequestLimitExceeded",
+    "ThrottlingException",
+];
+
+/// Maps any SDK error to a [`StoreError`], keeping the detail for the logs.
+pub(crate) fn from_sdk<E, R>(err: SdkError<E, R>) -> StoreError
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug,
+{
+    let code = err.code().map(str::to_owned);
+    match code.as_deref() {
+        Some("ConditionalCheckFailedException") => StoreError::ConditionFailed,
+        Some(c) if THROTTLES.contains(&c) => {
+            StoreError::Throttled(DisplayErrorContext(&err).to_string())
+        }
+        _ => StoreError::Dynamo(DisplayErrorContext(&err).to_string()),
+    }
+}
+
+impl From<serde_dynamo::Error> for StoreError {
+    fn from(e: serde_dynamo::Error) -> Self {
+        StoreError::Corrupt(e.to_string())
+    }
+}
+
+impl From<keys::KeyError> for StoreError {
+    fn from(e: keys::KeyError) -> Self {
+        StoreError::Corrupt(e.to_string())
+    }
+}

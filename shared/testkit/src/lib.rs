@@ -1,0 +1,196 @@
+//! Test support shared by every crate's tests.
+//!
+//! - [`table`]: a fresh table in DynamoDB Local, created as `template.yaml` declares it, so tests
+//!   run in parallel without seeing each other's items;
+//! - [`event`] / [`request`]: real API Gateway HTTP API (payload v2) events, the samples of
+//!   `events/` or built like them, turned into `lambda_http` requests the way the runtime does;
+//! - [`item_size`] / [`query_read_units`]: DynamoDB's own size and capacity arithmetic, so a test
+//!   can state the minimum a read should cost and compare it with what DynamoDB reports.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use lambda_http::{Body, Request, Response};
+use serde_json::{Value, json};
+use store::{Table, item::Item};
+
+/// A new, empty table in DynamoDB Local (at `AWS_ENDPOINT_URL_DYNAMODB`).
+pub async fn table() -> Table {
+    let client = dev::client();
+    let name = format!("test-{}", ulid::Ulid::new().to_string().to_lowercase());
+    dev::create_workspace_table(&client, &name)
+        .await
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot create a table in DynamoDB Local at {} ({e}); start it with `make dynamodb-test`",
+                dev::endpoint()
+            )
+        });
+    Table::new(client, name)
+}
+
+/// Every item of a table (tests only: the functions never scan).
+pub async fn all_items(table: &Table) -> Vec<Item> {
+    let mut items = Vec::new();
+    let mut start = None;
+    loop {
+        let out = table
+            .client()
+            .scan()
+            .table_name(table.name())
+            .consistent_read(true)
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .expect("scan");
+        items.extend(out.items.unwrap_or_default());
+        start = out.last_evaluated_key;
+        if start.is_none() {
+            break;
+        }
+    }
+    items.sort_by(|a, b| key_of(a).cmp(&key_of(b)));
+    items
+}
+
+fn key_of(item: &Item) -> (String, String) {
+    let get = |k: &str| {
+        item.get(k)
+            .and_then(|v| v.as_s().ok())
+            .cloned()
+            .unwrap_or_default()
+    };
+    (get("PK"), get("SK"))
+}
+
+/// The size DynamoDB bills for an item: the UTF-8 length of each attribute name plus its value's
+/// size (strings: UTF-8 length; numbers: about 1 byte per 2 significant digits + 1; booleans and
+/// nulls: 1; lists and maps: 3 + their elements, names included for maps, 1 byte per element).
+pub fn item_size(item: &Item) -> usize {
+    item.iter().map(|(k, v)| k.len() + value_size(v)).sum()
+}
+
+fn value_size(v: &AttributeValue) -> usize {
+    match v {
+        AttributeValue::S(s) => s.len(),
+        AttributeValue::N(n) => number_size(n),
+        AttributeValue::B(b) => b.as_ref().len(),
+        AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
+        AttributeValue::Ss(l) => l.iter().map(String::len).sum(),
+        AttributeValue::Ns(l) => l.iter().map(|n| number_size(n)).sum(),
+        AttributeValue::Bs(l) => l.iter().map(|b| b.as_ref().len()).sum(),
+        AttributeValue::L(l) => 3 + l.iter().map(|v| value_size(v) + 1).sum::<usize>(),
+        AttributeValue::M(m) => {
+            3 + m
+                .iter()
+                .map(|(k, v)| k.len() + value_size(v) + 1)
+                .sum::<usize>()
+        }
+        _ => 0,
+    }
+}
+
+fn number_size(n: &str) -> usize {
+    let digits: String = n
+        .trim_start_matches('-')
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect();
+    let significant = digits.trim_start_matches('0').trim_end_matches('0');
+    let negative = usize::from(n.starts_with('-'));
+    significant.len().div_ceil(2) + 1 + negative
+}
+
+/// Read units a Query (or Scan) costs for the items it reads: their sizes summed, then rounded up
+/// to the next 4 KB, half a unit per 4 KB when eventually consistent (seed 004). Reading nothing
+/// still costs the minimum.
+pub fn query_read_units(items: &[Item], consistent: bool) -> f64 {
+    let bytes: usize = items.iter().map(item_size).sum();
+    let blocks = bytes.div_ceil(4096).max(1) as f64;
+    if consistent { blocks } else { blocks / 2.0 }
+}
+
+/// A sample event of `events/` (by file name), as JSON.
+pub fn sample_event(file: &str) -> Value {
+    let path = template::workspace_root().join("events").join(file);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// An API Gateway HTTP API (payload v2) event for a route of the template: `route` is the
+/// route key (`GET /customers/{customerId}`), `path` the concrete path.
+pub fn event(route: &str, path: &str, query: &[(&str, &str)], body: Option<&str>) -> Value {
+    let (method, template_path) = route.split_once(' ').expect("route key");
+    let params: HashMap<String, String> = template_path
+        .split('/')
+        .zip(path.split('/'))
+        .filter_map(|(t, v)| {
+            t.strip_prefix('{')
+                .and_then(|t| t.strip_suffix('}'))
+                .map(|name| (name.to_owned(), v.to_owned()))
+        })
+        .collect();
+    let raw_query = query
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("&");
+    let qs: HashMap<&str, &str> = query.iter().copied().collect();
+    json!({
+        "version": "2.0",
+        "routeKey": route,
+        "rawPath": path,
+        "rawQueryString": raw_query,
+        "headers": { "content-type": "application/json", "host": "api.example.com" },
+        "queryStringParameters": if qs.is_empty() { Value::Null } else { json!(qs) },
+        "pathParameters": params,
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "api",
+            "domainName": "api.example.com",
+            "domainPrefix": "api",
+            "http": {
+                "method": method,
+                "path": path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "127.0.0.1",
+                "userAgent": "testkit"
+            },
+            "requestId": ulid::Ulid::new().to_string(),
+            "routeKey": route,
+            "stage": "$default",
+            "time": "22/Nov/2026:10:00:00 +0000",
+            "timeEpoch": 1795860000000u64
+        },
+        "body": body,
+        "isBase64Encoded": false
+    })
+}
+
+/// Sets a header on an event.
+pub fn with_header(mut event: Value, name: &str, value: &str) -> Value {
+    event["headers"][name.to_ascii_lowercase()] = json!(value);
+    event
+}
+
+/// Turns an event into the request a handler receives, as the Lambda runtime does.
+pub fn request(event: &Value) -> Request {
+    lambda_http::request::from_str(&event.to_string())
+        .unwrap_or_else(|e| panic!("not an API Gateway event: {e}"))
+}
+
+/// A response's status and JSON body (`Null` when empty).
+pub fn response_json(response: &Response<Body>) -> (u16, Value) {
+    let body = match response.body() {
+        Body::Text(t) => t.as_bytes().to_vec(),
+        Body::Binary(b) => b.clone(),
+        _ => Vec::new(),
+    };
+    let json = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&body).unwrap_or_else(|e| panic!("body is not JSON: {e}"))
+    };
+    (response.status().as_u16(), json)
+}
