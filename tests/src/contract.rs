@@ -1,0 +1,92 @@
+use std::collections::BTreeSet;
+
+use template::{Template, workspace_root};
+
+fn dirs(under: &str) -> BTreeSet<String> {
+    std::fs::read_dir(workspace_root().join(under))
+        .expect("readable")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn every_template_function_has_its_crate_and_every_crate_its_template_entry() {
+    let t = Template::workspace().unwrap();
+    let in_template: BTreeSet<String> = t.functions.iter().map(|f| f.name().to_owned()).collect();
+    assert_eq!(
+        in_template,
+        dirs("functions"),
+        "template functions vs functions/*"
+    );
+    for f in &t.functions {
+        assert_eq!(
+            f.code_uri,
+            format!("functions/{}", f.name()),
+            "{}: CodeUri",
+            f.logical_id
+        );
+        let manifest =
+            std::fs::read_to_string(workspace_root().join(&f.code_uri).join("Cargo.toml")).unwrap();
+        assert!(
+            manifest.contains(&format!("name = \"{}\"", f.name())),
+            "{}: package name",
+            f.name()
+        );
+        assert!(
+            !f.routes.is_empty() || !f.streams.is_empty(),
+            "{} is invoked by nothing",
+            f.name()
+        );
+        assert!(!f.policy_actions.is_empty(), "{} has no policy", f.name());
+        assert!(
+            f.policy_actions
+                .iter()
+                .all(|a| a.starts_with("dynamodb:") && !a.contains('*')),
+            "{}: least privilege means named actions only: {:?}",
+            f.name(),
+            f.policy_actions
+        );
+    }
+}
+
+#[test]
+fn every_function_has_a_sample_event_for_its_route() {
+    let t = Template::workspace().unwrap();
+    for f in t.functions.iter().filter(|f| !f.routes.is_empty()) {
+        let sample = testkit::sample_event(&format!("{}.json", f.name()));
+        let route_key = sample["routeKey"].as_str().unwrap_or_default();
+        assert!(
+            f.routes.iter().any(|r| r.route_key() == route_key),
+            "events/{}.json is for {route_key:?}, not a route of {}",
+            f.name(),
+            f.name()
+        );
+    }
+}
+
+#[test]
+fn routes_are_unique() {
+    let t = Template::workspace().unwrap();
+    let mut seen = BTreeSet::new();
+    for r in t.functions.iter().flat_map(|f| &f.routes) {
+        assert!(
+            seen.insert(r.route_key()),
+            "{} is declared twice",
+            r.route_key()
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_route_has_a_handler() {
+    let t = Template::workspace().unwrap();
+    let table = store::Table::new(dev::client(), "never-used");
+    for f in &t.functions {
+        // A request with no path parameters: a handler answers 400 without touching the table.
+        let ev = testkit::event(&f.routes[0].route_key(), "/", &[], None);
+        let answer = crate::dispatch::handle(f.name(), &table, testkit::request(&ev)).await;
+        assert!(answer.is_some(), "no handler for {}", f.name());
+    }
+}

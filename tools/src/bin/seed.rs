@@ -1,0 +1,24 @@
+//! `make seed`: loads the seeds' example rows into the local table.
+//! Usage: seed [--table NAME]   (DynamoDB Local at AWS_ENDPOINT_URL_DYNAMODB, default :8000)
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let name = args
+        .iter()
+        .position(|a| a == "--table")
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| "local-table".into());
+    let table = store::Table::new(dev::client(), name);
+    let written = tools::seed::load(&table).await?;
+    println!(
+        "seeded table {} at {}: customer {} with {} orders, cart {} ({written} new items)",
+        table.name(),
+        dev::endpoint(),
+        tools::seed::CUSTOMER,
+        tools::seed::ORDER_DATES.len(),
+        tools::seed::CART
+    );
+    Ok(())
+}

@@ -1,0 +1,3 @@
+//! Maintenance commands of the Makefile, and the seeds' example data they load.
+
+pub mod seed;
