@@ -432,8 +432,15 @@ async fn transact(
             Err(e) => cancellation(e),
         };
         table.meter().record("TransactWriteItems", &[], 0);
-        if attempt >= TRANSACTION_ATTEMPTS || !err.is_retryable_cancellation() {
+        if !err.is_retryable_cancellation() {
             return Err(err);
+        }
+        if attempt >= TRANSACTION_ATTEMPTS {
+            // Still contended after every retry: the client should come back later (503), and
+            // nothing was written.
+            return Err(StoreError::Throttled(format!(
+                "transaction still contended after {attempt} attempts: {err}"
+            )));
         }
         tokio::time::sleep(backoff(attempt)).await;
     }
@@ -681,4 +688,84 @@ pub async fn cart_lines(table: &Table, cart: &Id) -> Result<Vec<CartLine>, Store
         .meter()
         .record("Query", out.consumed_capacity.as_slice(), items.len());
     items.into_iter().map(record_of).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    //! DynamoDB Local never raises TransactionConflict, so the retry path is tested with the SDK's
+    //! own mocking (aws-smithy-mocks): the client below answers from rules, not from a database.
+    use super::*;
+    use aws_sdk_dynamodb::{
+        Client,
+        operation::transact_write_items::{TransactWriteItemsError, TransactWriteItemsOutput},
+        types::{CancellationReason, error::TransactionCanceledException},
+    };
+    use aws_smithy_mocks::{mock, mock_client};
+
+    fn cancelled(codes: &[&str]) -> TransactWriteItemsError {
+        TransactWriteItemsError::TransactionCanceledException(
+            TransactionCanceledException::builder()
+                .set_cancellation_reasons(Some(
+                    codes
+                        .iter()
+                        .map(|c| CancellationReason::builder().code(*c).build())
+                        .collect(),
+                ))
+                .build(),
+        )
+    }
+
+    fn order() -> NewOrder {
+        NewOrder {
+            customer: Id::parse("c", "1").unwrap(),
+            order_id: keys::SortableId::new(),
+            created_at: "2020-01-01T00:00:00.000Z".into(),
+            lines: vec![(1, 1, 1)],
+        }
+    }
+
+    #[tokio::test]
+    async fn a_transaction_cancelled_by_conflicts_is_retried_until_it_goes_through() {
+        let conflict = ["None", "None", "TransactionConflict", "None"];
+        let rule = mock!(Client::transact_write_items)
+            .sequence()
+            .error(move || cancelled(&conflict))
+            .times(2)
+            .output(|| TransactWriteItemsOutput::builder().build())
+            .build();
+        let table = Table::new(mock_client!(aws_sdk_dynamodb, [&rule]), "t");
+        assert_eq!(
+            place_order(&table, &order(), None).await.unwrap(),
+            PlaceOutcome::Placed
+        );
+        assert_eq!(rule.num_calls(), 3);
+    }
+
+    #[tokio::test]
+    async fn persistent_conflict_is_a_busy_answer_and_a_failed_condition_is_not_retried() {
+        let rule = mock!(Client::transact_write_items)
+            .then_error(|| cancelled(&["None", "TransactionConflict", "None", "None"]));
+        let table = Table::new(
+            mock_client!(
+                aws_sdk_dynamodb,
+                aws_smithy_mocks::RuleMode::MatchAny,
+                [&rule]
+            ),
+            "t",
+        );
+        assert!(matches!(
+            place_order(&table, &order(), None).await,
+            Err(StoreError::Throttled(_))
+        ));
+        assert_eq!(rule.num_calls(), TRANSACTION_ATTEMPTS as usize);
+
+        let rule = mock!(Client::transact_write_items)
+            .then_error(|| cancelled(&["ConditionalCheckFailed", "None", "None", "None"]));
+        let table = Table::new(mock_client!(aws_sdk_dynamodb, [&rule]), "t");
+        assert_eq!(
+            place_order(&table, &order(), None).await.unwrap(),
+            PlaceOutcome::CustomerNotFound
+        );
+        assert_eq!(rule.num_calls(), 1);
+    }
 }
