@@ -15,6 +15,9 @@ TABLE ?= local-table
 # Signs pagination cursors locally. In AWS it is the stack parameter CursorSigningKey.
 LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
 
+# Every crate under functions/ is a Lambda.
+FUNCTIONS := $(notdir $(wildcard functions/*))
+
 VENV := .venv
 PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0
 export SAM_CLI_TELEMETRY := 0
@@ -58,7 +61,8 @@ lint: $(VENV)/.installed ## Validate the SAM template (sam validate --lint, cfn-
 	cargo fmt --all -- --check
 
 build: $(VENV)/.installed ## Release binaries for Lambda (arm64), as SAM's rust-cargolambda builds them
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cargo lambda build --release --arm64
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cargo lambda build --release --arm64 $(addprefix -p ,$(FUNCTIONS))
+	@ls -l target/lambda/*/bootstrap | awk '{printf "%8d  %s\n", $$5, $$9}'
 
 sam-build: $(VENV)/.installed ## sam build (uses cargo-lambda through SAM's rust-cargolambda build method)
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/sam build --beta-features

@@ -112,6 +112,52 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn reading_a_few_of_many_orders_pays_for_the_few() {
+        // 60 orders are about 10 KB: reading them all would cost 1.5 read units, the customer and
+        // 2 orders cost 0.5. DynamoDB's bill shows whether Limit bounded the read.
+        let table = testkit::table().await;
+        let id = Id::parse("customerId", "many").unwrap();
+        put_customer(
+            &table,
+            &id,
+            "Many",
+            "many@example.com",
+            "2020-11-01T00:00:00.000Z",
+        )
+        .await
+        .unwrap();
+        for i in 0..60u64 {
+            let order = NewOrder {
+                customer: id.clone(),
+                order_id: SortableId::at_ms(1_600_000_000_000 + i * 60_000),
+                created_at: keys::iso_timestamp(1_600_000_000_000 + i * 60_000).unwrap(),
+                lines: vec![(i + 1, 1, 100)],
+            };
+            place_order(&table, &order, None).await.unwrap();
+        }
+        let all: Vec<_> = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| i["PK"].as_s().unwrap() == "CUSTOMER#many")
+            .collect();
+        assert!(
+            query_read_units(&all, false) >= 1.5,
+            "the collection is big enough to tell"
+        );
+        table.meter().reset();
+        let res = handle(
+            &table,
+            request(&event(ROUTE, "/customers/many", &[("orders", "2")], None)),
+        )
+        .await
+        .unwrap();
+        assert_eq!(response_json(&res).1["orders"].as_array().unwrap().len(), 2);
+        let requests = table.meter().requests();
+        assert_eq!((requests.len(), requests[0].items), (1, 3));
+        assert_eq!(requests[0].read_units, 0.5);
+    }
+
+    #[tokio::test]
     async fn default_is_ten_orders_and_a_customer_without_orders_has_none() {
         let table = testkit::table().await;
         let ids = customer_with_three_orders(&table).await;
