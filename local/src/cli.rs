@@ -1,0 +1,240 @@
+//! The `local-stack` command: arguments, start-up, and shutdown on Ctrl-C / SIGTERM.
+
+use std::{collections::BTreeMap, net::SocketAddr, path::PathBuf, sync::Arc};
+
+use template::Template;
+use tokio::net::TcpListener;
+
+use crate::{
+    gateway::Gateway,
+    routes::Router,
+    stack::{Stack, StackConfig},
+};
+
+pub const USAGE: &str = "\
+usage: local-stack [--template template.yaml] [--port 3000] [--table NAME] [--bin-dir target/debug]
+                   [--param Name=Value ...] [--max-instances 8]
+
+Runs template.yaml's functions locally behind an API Gateway HTTP API emulation, against
+DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start it with
+`scripts/dynamodb-local.sh start 8000`). Build the functions first: `cargo build --bins`.
+
+  --template PATH       the SAM template (default template.yaml)
+  --port PORT           the HTTP port on 127.0.0.1 (default 3000)
+  --table NAME          the table `!Ref Table` resolves to; created if absent (default local-table)
+  --bin-dir DIR         where the function binaries are (default target/debug)
+  --param NAME=VALUE    a template parameter's value (repeatable); else its Default
+  --max-instances N     most concurrent processes per function (default 8)
+";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Args {
+    pub template: PathBuf,
+    pub port: u16,
+    pub table: String,
+    pub bin_dir: PathBuf,
+    pub params: BTreeMap<String, String>,
+    pub max_instances: usize,
+}
+
+impl Default for Args {
+    fn default() -> Args {
+        Args {
+            template: "template.yaml".into(),
+            port: 3000,
+            table: "local-table".into(),
+            bin_dir: "target/debug".into(),
+            params: BTreeMap::new(),
+            max_instances: 8,
+        }
+    }
+}
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq)]
+pub enum Command {
+    Run(Args),
+    Help,
+}
+
+/// Parses the arguments (without the program name). Accepts `--flag value` and `--flag=value`.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut out = Args::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg == "-h" || arg == "--help" {
+            return Ok(Command::Help);
+        }
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        match flag.as_str() {
+            "--template" => out.template = value()?.into(),
+            "--port" => out.port = number(&flag, &value()?)?,
+            "--table" => out.table = value()?,
+            "--bin-dir" => out.bin_dir = value()?.into(),
+            "--max-instances" => {
+                out.max_instances = number(&flag, &value()?)?;
+                if out.max_instances == 0 {
+                    return Err("--max-instances must be at least 1".into());
+                }
+            }
+            "--param" => {
+                let v = value()?;
+                let (name, param) = v
+                    .split_once('=')
+                    .filter(|(n, _)| !n.is_empty())
+                    .ok_or_else(|| format!("--param {v}: expected Name=Value"))?;
+                out.params.insert(name.to_owned(), param.to_owned());
+            }
+            _ => return Err(format!("unknown argument {arg}")),
+        }
+    }
+    Ok(Command::Run(out))
+}
+
+fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
+    v.parse()
+        .map_err(|_| format!("{flag} {v}: not a valid number"))
+}
+
+/// Starts everything, serves until Ctrl-C or SIGTERM, then stops every function process.
+pub async fn run(args: Args) -> Result<(), String> {
+    let template =
+        Template::load(&args.template).map_err(|e| format!("{}: {e}", args.template.display()))?;
+    let config = StackConfig {
+        bin_dir: args.bin_dir.clone(),
+        table_name: args.table.clone(),
+        params: args.params.clone(),
+        max_instances: args.max_instances,
+    };
+    // Everything that can be wrong in the arguments fails here, before anything starts.
+    let specs = Stack::function_specs(&template, &config).map_err(|e| e.to_string())?;
+    let address = SocketAddr::from(([127, 0, 0, 1], args.port));
+    let listener = TcpListener::bind(address)
+        .await
+        .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+
+    let endpoint = dev::endpoint();
+    let created = dev::create_table(&dev::client(), &args.table, &template.table)
+        .await
+        .map_err(|e| {
+            format!(
+                "cannot create table {} in DynamoDB Local at {endpoint}: {e}\n\
+                 Is it running? scripts/dynamodb-local.sh start 8000",
+                args.table
+            )
+        })?;
+
+    let stack = Arc::new(Stack::start(specs, args.max_instances));
+    let gateway = Gateway::new(Router::from_template(&template), stack.clone());
+
+    print_banner(&gateway, &args, &endpoint, created);
+    tokio::select! {
+        _ = gateway.serve(listener) => {}
+        _ = shutdown_signal() => {}
+    }
+    eprintln!("local-stack: stopping");
+    stack.shutdown().await;
+    Ok(())
+}
+
+fn print_banner(gateway: &Gateway, args: &Args, endpoint: &str, created: bool) {
+    let base = format!("http://127.0.0.1:{}", args.port);
+    let routes = gateway.router().routes();
+    let width = routes
+        .iter()
+        .map(|r| base.len() + r.path.len())
+        .max()
+        .unwrap_or(0);
+    println!("Routes:");
+    for r in routes {
+        let url = format!("{base}{}", r.path);
+        println!("  {:<6} {url:<width$}  -> {}", r.method, r.function);
+    }
+    println!(
+        "DynamoDB Local: {endpoint}, table {} ({})",
+        args.table,
+        if created { "created" } else { "already there" }
+    );
+    println!("Stop with Ctrl-C");
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Result<Command, String> {
+        parse(list.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn defaults() {
+        assert_eq!(args(&[]), Ok(Command::Run(Args::default())));
+    }
+
+    #[test]
+    fn every_flag_in_both_forms() {
+        let Ok(Command::Run(a)) = args(&[
+            "--template",
+            "t.yaml",
+            "--port=4000",
+            "--table",
+            "T",
+            "--bin-dir=target/release",
+            "--param",
+            "Key=a=b",
+            "--param=Other=",
+            "--max-instances",
+            "2",
+        ]) else {
+            panic!()
+        };
+        assert_eq!(a.template, PathBuf::from("t.yaml"));
+        assert_eq!(a.port, 4000);
+        assert_eq!(a.table, "T");
+        assert_eq!(a.bin_dir, PathBuf::from("target/release"));
+        assert_eq!(a.params["Key"], "a=b");
+        assert_eq!(a.params["Other"], "");
+        assert_eq!(a.max_instances, 2);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(args(&["--port"]).is_err());
+        assert!(args(&["--port", "x"]).is_err());
+        assert!(args(&["--param", "novalue"]).is_err());
+        assert!(args(&["--max-instances", "0"]).is_err());
+        assert!(args(&["--what"]).is_err());
+        assert_eq!(args(&["--port", "1", "-h"]), Ok(Command::Help));
+    }
+}

@@ -1,0 +1,148 @@
+//! A function's environment as CloudFormation would resolve the template's values.
+
+use std::collections::BTreeMap;
+
+use template::{EnvValue, Function, Template};
+
+/// The value of every template parameter: `--param` first, then the parameter's `Default`.
+/// Fails on a `--param` the template does not declare (most likely a typo).
+pub fn parameter_values(
+    template: &Template,
+    given: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, Option<String>>, String> {
+    if let Some(unknown) = given
+        .keys()
+        .find(|k| !template.parameters.iter().any(|p| &p.name == *k))
+    {
+        let known: Vec<_> = template
+            .parameters
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        return Err(format!(
+            "--param {unknown}: the template has no such parameter (it has: {})",
+            known.join(", ")
+        ));
+    }
+    Ok(template
+        .parameters
+        .iter()
+        .map(|p| {
+            let value = given.get(&p.name).cloned().or_else(|| p.default.clone());
+            (p.name.clone(), value)
+        })
+        .collect())
+}
+
+/// The function's template environment with `!Ref`s resolved: the table to `table_name`, a
+/// parameter to its value (an error if it has none), pseudo parameters to local values. Other
+/// resources and other intrinsics cannot be resolved locally: they are left out with a warning.
+pub fn resolve(
+    function: &Function,
+    template: &Template,
+    table_name: &str,
+    parameters: &BTreeMap<String, Option<String>>,
+) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for (name, value) in &function.environment {
+        let resolved = match value {
+            EnvValue::Literal(s) => s.clone(),
+            EnvValue::Ref(target) if *target == template.table.logical_id => table_name.to_owned(),
+            EnvValue::Ref(target) if parameters.contains_key(target) => match &parameters[target] {
+                Some(v) => v.clone(),
+                None => {
+                    return Err(format!(
+                        "{}: {name} needs parameter {target}, which has no value and no Default: \
+                         pass --param {target}=VALUE",
+                        function.name()
+                    ));
+                }
+            },
+            EnvValue::Ref(target) => match target.as_str() {
+                "AWS::Region" => "us-east-1".to_owned(),
+                "AWS::AccountId" => crate::apigw::ACCOUNT_ID.to_owned(),
+                "AWS::StackName" => "local".to_owned(),
+                _ => {
+                    eprintln!(
+                        "warning: {}: {name} is !Ref {target}, which the local stack cannot \
+                         resolve; it is not set",
+                        function.name()
+                    );
+                    continue;
+                }
+            },
+            EnvValue::Other(yaml) => {
+                eprintln!(
+                    "warning: {}: {name} is {}, which the local stack cannot resolve; it is not set",
+                    function.name(),
+                    yaml.trim()
+                );
+                continue;
+            }
+        };
+        out.push((name.clone(), resolved));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEMPLATE: &str = r#"
+Parameters:
+  Key: { Type: String }
+  WithDefault: { Type: String, Default: "d" }
+Globals:
+  Function:
+    Timeout: 5
+    Environment:
+      Variables:
+        TABLE_NAME: !Ref Table
+        RUST_LOG: info
+Resources:
+  Table:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      AttributeDefinitions: [{ AttributeName: PK, AttributeType: S }]
+      KeySchema: [{ AttributeName: PK, KeyType: HASH }]
+  F:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: functions/f
+      Environment:
+        Variables:
+          KEY: !Ref Key
+          OTHER: !Ref WithDefault
+          REGION: !Ref AWS::Region
+"#;
+
+    #[test]
+    fn resolves_table_parameters_and_literals() {
+        let t = Template::parse(TEMPLATE).unwrap();
+        let given = BTreeMap::from([("Key".to_owned(), "secret".to_owned())]);
+        let params = parameter_values(&t, &given).unwrap();
+        let env = resolve(&t.functions[0], &t, "local-table", &params).unwrap();
+        let env: BTreeMap<_, _> = env.into_iter().collect();
+        assert_eq!(env["TABLE_NAME"], "local-table");
+        assert_eq!(env["RUST_LOG"], "info");
+        assert_eq!(env["KEY"], "secret");
+        assert_eq!(env["OTHER"], "d");
+        assert_eq!(env["REGION"], "us-east-1");
+    }
+
+    #[test]
+    fn a_parameter_without_value_is_an_error() {
+        let t = Template::parse(TEMPLATE).unwrap();
+        let params = parameter_values(&t, &BTreeMap::new()).unwrap();
+        let err = resolve(&t.functions[0], &t, "x", &params).unwrap_err();
+        assert!(err.contains("--param Key=VALUE"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_parameter_is_an_error() {
+        let t = Template::parse(TEMPLATE).unwrap();
+        let given = BTreeMap::from([("Kye".to_owned(), "x".to_owned())]);
+        assert!(parameter_values(&t, &given).unwrap_err().contains("Kye"));
+    }
+}

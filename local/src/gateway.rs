@@ -1,0 +1,167 @@
+//! The HTTP side: an API Gateway HTTP API in front of the stack's functions.
+
+use std::{
+    convert::Infallible,
+    net::SocketAddr,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use http::{HeaderValue, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::{body::Incoming, server::conn::http1, service::service_fn};
+use hyper_util::rt::TokioIo;
+use serde_json::json;
+use time::OffsetDateTime;
+use tokio::net::TcpListener;
+
+use crate::{
+    apigw::{self, RequestInfo},
+    ids,
+    instances::InvokeError,
+    routes::Router,
+    stack::Stack,
+};
+
+/// API Gateway's limit on a request body.
+pub const MAX_BODY_BYTES: u64 = 10 * 1024 * 1024;
+
+pub struct Gateway {
+    router: Router,
+    stack: Arc<Stack>,
+}
+
+impl Gateway {
+    pub fn new(router: Router, stack: Arc<Stack>) -> Arc<Gateway> {
+        Arc::new(Gateway { router, stack })
+    }
+
+    pub fn router(&self) -> &Router {
+        &self.router
+    }
+
+    /// Serves HTTP/1.1 on `listener` until the future is dropped.
+    pub async fn serve(self: Arc<Self>, listener: TcpListener) {
+        loop {
+            let (stream, peer) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    eprintln!("gateway: accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let local = stream.local_addr().unwrap_or(peer);
+            let gateway = self.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |req| {
+                    let gateway = gateway.clone();
+                    async move { Ok::<_, Infallible>(gateway.handle(req, peer, local).await) }
+                });
+                // Errors here are clients hanging up mid-request: nothing to report.
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    }
+
+    async fn handle(
+        &self,
+        req: Request<Incoming>,
+        peer: SocketAddr,
+        local: SocketAddr,
+    ) -> Response<Full<Bytes>> {
+        let started = Instant::now();
+        let now = OffsetDateTime::now_utc();
+        let info = RequestInfo {
+            source_ip: peer.ip(),
+            port: local.port(),
+            request_id: ids::apigw_request_id(),
+            trace_id: ids::trace_id(now.unix_timestamp() as u64),
+            time: now,
+        };
+        let line = format!("{} {}", req.method(), req.uri());
+        let (response, function) = self.respond(req, &info).await;
+        eprintln!(
+            "{line} -> {} {} ({} ms)",
+            function.unwrap_or("(no route)"),
+            response.status().as_u16(),
+            started.elapsed().as_millis()
+        );
+        let (mut parts, body) = response.into_parts();
+        if let Ok(id) = HeaderValue::from_str(&info.request_id) {
+            parts.headers.insert("apigw-requestid", id);
+        }
+        Response::from_parts(parts, Full::new(body))
+    }
+
+    /// The response, and the function that made it (if the request got that far).
+    async fn respond(
+        &self,
+        req: Request<Incoming>,
+        info: &RequestInfo,
+    ) -> (Response<Bytes>, Option<&str>) {
+        let (parts, body) = req.into_parts();
+        let Some(route) = self.router.find(parts.method.as_str(), parts.uri.path()) else {
+            let message = format!("No route for {} {}", parts.method, parts.uri.path());
+            let body = json!({ "code": "route_not_found", "message": message });
+            return (apigw::json_response(StatusCode::NOT_FOUND, &body), None);
+        };
+        let function = Some(route.route.function.as_str());
+
+        let declared = parts
+            .headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+            return (too_large(), function);
+        }
+        let body = match Limited::new(body, MAX_BODY_BYTES as usize).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(e) if e.is::<LengthLimitError>() => return (too_large(), function),
+            Err(_) => {
+                let response = apigw::error_response(StatusCode::BAD_REQUEST, "Bad Request");
+                return (response, function);
+            }
+        };
+
+        let event = apigw::build_event(&parts, &body, &route, info);
+        let response = match self.stack.invoke(&route.route.function, &event).await {
+            Ok(value) => apigw::http_response(value).unwrap_or_else(|e| {
+                eprintln!("[{}] malformed response: {e}", route.route.function);
+                internal_error()
+            }),
+            Err(e) => {
+                eprintln!("[{}] invocation failed: {e}", route.route.function);
+                error_response(&e)
+            }
+        };
+        (response, function)
+    }
+}
+
+/// What API Gateway answers when the integration fails.
+fn error_response(e: &InvokeError) -> Response<Bytes> {
+    match e {
+        InvokeError::Timeout(_) => {
+            apigw::error_response(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable")
+        }
+        // Lambda refuses the invocation; API Gateway passes that on as 413.
+        InvokeError::EventTooLarge(_) => too_large(),
+        InvokeError::Died(_) => {
+            apigw::error_response(StatusCode::BAD_GATEWAY, "Internal Server Error")
+        }
+        _ => internal_error(),
+    }
+}
+
+fn internal_error() -> Response<Bytes> {
+    apigw::error_response(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
+}
+
+fn too_large() -> Response<Bytes> {
+    apigw::error_response(StatusCode::PAYLOAD_TOO_LARGE, "Request Entity Too Large")
+}
