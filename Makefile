@@ -52,6 +52,7 @@ stop: ## Stop the DynamoDB Local of `make run`
 test: dynamodb-install $(VENV)/.installed ## Everything: unit, property, DynamoDB Local, end-to-end tests, template lint
 	$(MAKE) --no-print-directory lint
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
+	cargo build --bins
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo test --workspace --no-fail-fast
 

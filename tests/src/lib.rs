@@ -10,4 +10,6 @@ mod contract;
 #[cfg(test)]
 mod dispatch;
 #[cfg(test)]
+mod e2e;
+#[cfg(test)]
 mod samples;
