@@ -130,7 +130,8 @@ pub fn path_id(req: &Request, name: &'static str) -> Result<Id, ApiError> {
     let value = params
         .first(name)
         .ok_or_else(|| ApiError::invalid_parameter(name, "missing"))?;
-    Id::parse(name, value).map_err(|e| ApiError::invalid_parameter(name, e))
+    // The key error names the parameter already.
+    Id::parse(name, value).map_err(|e| ApiError::bad_request("invalid_parameter", e.to_string()))
 }
 
 /// A raw path parameter, for ids with a shape of their own (order ids).
