@@ -58,6 +58,7 @@ pub mod types {
     pub const TRACKING_EVENT: &str = "TrackingEvent";
     pub const CART_LINE: &str = "CartLine";
     pub const IDEMPOTENCY: &str = "Idempotency";
+    pub const PRODUCT_SALES: &str = "ProductSales";
 }
 
 /// The life of an order. `OPEN` when placed; the others arrive as tracking events.
@@ -213,6 +214,15 @@ pub fn order_line_product_index(order: OrderId, sku: u64) -> Result<Key, KeyErro
     ))
 }
 
+/// One write shard of a product's units sold: `SALES#<sku>#<shard>`, `A`. Shards are separate
+/// partition keys, so a hot product's writes spread over partitions; a read sums them all.
+pub fn product_sales(sku: u64, shard: Shard) -> Result<Key, KeyError> {
+    Ok(Key::new(
+        format!("SALES#{}#{}", pad(sku, SKU_WIDTH)?, shard.key()),
+        A_RECORD,
+    ))
+}
+
 pub fn cart_pk(cart: &Id) -> String {
     format!("{CART_PREFIX}{cart}")
 }
@@ -341,6 +351,14 @@ mod tests {
             assert_eq!(st.as_str().parse::<OrderStatus>().unwrap(), st);
         }
         assert!("open".parse::<OrderStatus>().is_err());
+    }
+
+    #[test]
+    fn sales_shards_are_separate_partitions() {
+        let a = product_sales(42, Shard::new(0, 10).unwrap()).unwrap();
+        let b = product_sales(42, Shard::new(9, 10).unwrap()).unwrap();
+        assert_eq!(a, Key::new("SALES#000000000042#00", "A"));
+        assert_eq!(b.pk, "SALES#000000000042#09");
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod sortable;
 mod value;
 
 pub mod commerce;
+pub mod derived;
 
 pub use composite::Composite;
 pub use error::KeyError;

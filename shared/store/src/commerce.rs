@@ -3,10 +3,8 @@
 //! Record types hold the non-key attributes of an item (PascalCase, like the seeds' items); keys
 //! and `Type` come from the `keys` crate when an item is written and are ignored when it is read.
 
-use std::time::Duration;
-
 use aws_sdk_dynamodb::types::{
-    ConditionCheck, Put, ReturnConsumedCapacity, ReturnValue, TransactWriteItem,
+    ConditionCheck, ReturnConsumedCapacity, ReturnValue, TransactWriteItem,
 };
 use keys::{
     Id, attr,
@@ -18,6 +16,7 @@ use crate::{
     StoreError, Table,
     error::from_sdk,
     item::{Item, item_of, key_map, n, record_of, s, type_of, with_index},
+    txn,
 };
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -276,22 +275,6 @@ pub enum PlaceOutcome {
     },
 }
 
-/// How many times a transaction cancelled only by conflicts is tried in all.
-const TRANSACTION_ATTEMPTS: u32 = 6;
-
-fn put(table: &Table, item: Item, condition: &str) -> Result<TransactWriteItem, StoreError> {
-    Ok(TransactWriteItem::builder()
-        .put(
-            Put::builder()
-                .table_name(table.name())
-                .set_item(Some(item))
-                .condition_expression(condition)
-                .build()
-                .map_err(query_error)?,
-        )
-        .build())
-}
-
 /// Places an order in one transaction:
 /// 1. the customer must exist (ConditionCheck on its A record);
 /// 2. the idempotency record, if a key was given, must not exist yet;
@@ -325,7 +308,7 @@ pub async fn place_order(
             response: idem.response.clone(),
             expires_at: idem.expires_at,
         };
-        actions.push(put(
+        actions.push(txn::put(
             table,
             item_of(
                 &k::idempotency(&order.customer, &idem.key),
@@ -335,7 +318,7 @@ pub async fn place_order(
             "attribute_not_exists(PK)",
         )?);
     }
-    actions.push(put(
+    actions.push(txn::put(
         table,
         item_of(
             &k::order_summary(&order.customer, order.order_id),
@@ -344,7 +327,7 @@ pub async fn place_order(
         )?,
         "attribute_not_exists(PK)",
     )?);
-    actions.push(put(
+    actions.push(txn::put(
         table,
         with_index(
             item_of(
@@ -365,7 +348,7 @@ pub async fn place_order(
             quantity: *quantity,
             unit_price: *unit_price,
         };
-        actions.push(put(
+        actions.push(txn::put(
             table,
             with_index(
                 item_of(
@@ -382,7 +365,7 @@ pub async fn place_order(
     }
     let written = actions.len();
 
-    match transact(table, actions, written).await {
+    match txn::transact(table, actions, written).await {
         Ok(()) => Ok(PlaceOutcome::Placed),
         Err(e) if e.cancellation_reason(0) == Some("ConditionalCheckFailed") => {
             Ok(PlaceOutcome::CustomerNotFound)
@@ -401,79 +384,6 @@ pub async fn place_order(
             })
         }
         Err(e) => Err(e),
-    }
-}
-
-/// Sends a transaction, retrying it while it is cancelled only by conflicts or throttles.
-async fn transact(
-    table: &Table,
-    actions: Vec<TransactWriteItem>,
-    written: usize,
-) -> Result<(), StoreError> {
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let result = table
-            .client()
-            .transact_write_items()
-            .set_transact_items(Some(actions.clone()))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
-        let err = match result {
-            Ok(out) => {
-                table.meter().record(
-                    "TransactWriteItems",
-                    out.consumed_capacity.as_deref().unwrap_or_default(),
-                    written,
-                );
-                return Ok(());
-            }
-            Err(e) => cancellation(e),
-        };
-        table.meter().record("TransactWriteItems", &[], 0);
-        if !err.is_retryable_cancellation() {
-            return Err(err);
-        }
-        if attempt >= TRANSACTION_ATTEMPTS {
-            // Still contended after every retry: the client should come back later (503), and
-            // nothing was written.
-            return Err(StoreError::Throttled(format!(
-                "transaction still contended after {attempt} attempts: {err}"
-            )));
-        }
-        tokio::time::sleep(backoff(attempt)).await;
-    }
-}
-
-/// Exponential backoff with full jitter: up to 10ms, 20ms, 40ms, ...
-fn backoff(attempt: u32) -> Duration {
-    let cap = 10u64 << attempt.min(6);
-    let jitter = u64::from(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0),
-    ) % cap.max(1);
-    Duration::from_millis(jitter + 1)
-}
-
-fn cancellation(
-    e: aws_sdk_dynamodb::error::SdkError<
-        aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError,
-        aws_sdk_dynamodb::config::http::HttpResponse,
-    >,
-) -> StoreError {
-    match e.as_service_error() {
-        Some(
-            aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c),
-        ) => StoreError::TransactionCanceled(
-            c.cancellation_reasons()
-                .iter()
-                .map(|r| r.code().unwrap_or("None").to_owned())
-                .collect(),
-        ),
-        _ => from_sdk(e),
     }
 }
 
@@ -606,7 +516,7 @@ pub async fn add_tracking_event(
                     .map_err(query_error)?,
             )
             .build(),
-        put(
+        txn::put(
             table,
             item_of(
                 &k::tracking_event(order, event),
@@ -616,7 +526,7 @@ pub async fn add_tracking_event(
             "attribute_not_exists(PK)",
         )?,
     ];
-    match transact(table, actions, 1).await {
+    match txn::transact(table, actions, 1).await {
         Ok(()) => Ok(true),
         Err(e) if e.cancellation_reason(0) == Some("ConditionalCheckFailed") => Ok(false),
         Err(e) => Err(e),
@@ -757,7 +667,7 @@ mod tests {
             place_order(&table, &order(), None).await,
             Err(StoreError::Throttled(_))
         ));
-        assert_eq!(rule.num_calls(), TRANSACTION_ATTEMPTS as usize);
+        assert_eq!(rule.num_calls(), txn::TRANSACTION_ATTEMPTS as usize);
 
         let rule = mock!(Client::transact_write_items)
             .then_error(|| cancelled(&["ConditionalCheckFailed", "None", "None", "None"]));

@@ -7,7 +7,9 @@
 
 mod error;
 mod meter;
+mod txn;
 
+pub mod aggregate;
 pub mod commerce;
 pub mod cursor;
 pub mod item;
