@@ -9,11 +9,12 @@ use crate::{
     gateway::Gateway,
     routes::Router,
     stack::{Stack, StackConfig},
+    streams::{self, StreamsConfig, StreamsHandle},
 };
 
 pub const USAGE: &str = "\
 usage: local-stack [--template template.yaml] [--port 3000] [--table NAME] [--bin-dir target/debug]
-                   [--param Name=Value ...] [--max-instances 8]
+                   [--param Name=Value ...] [--max-instances 8] [--no-streams]
 
 Runs template.yaml's functions locally behind an API Gateway HTTP API emulation, against
 DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start it with
@@ -25,6 +26,9 @@ DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start 
   --bin-dir DIR         where the function binaries are (default target/debug)
   --param NAME=VALUE    a template parameter's value (repeatable); else its Default
   --max-instances N     most concurrent processes per function (default 8)
+  --no-streams          do not feed the table's stream to the functions with stream events
+                        (by default each gets an event source mapping; the status is at
+                        GET /_local/streams, discarded records in .local/failures/)
 ";
 
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +39,8 @@ pub struct Args {
     pub bin_dir: PathBuf,
     pub params: BTreeMap<String, String>,
     pub max_instances: usize,
+    /// Run the DynamoDB stream event source mappings.
+    pub streams: bool,
 }
 
 impl Default for Args {
@@ -46,6 +52,7 @@ impl Default for Args {
             bin_dir: "target/debug".into(),
             params: BTreeMap::new(),
             max_instances: 8,
+            streams: true,
         }
     }
 }
@@ -64,6 +71,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
     while let Some(arg) = args.next() {
         if arg == "-h" || arg == "--help" {
             return Ok(Command::Help);
+        }
+        if arg == "--no-streams" {
+            out.streams = false;
+            continue;
         }
         let (flag, inline) = match arg.split_once('=') {
             Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
@@ -134,19 +145,71 @@ pub async fn run(args: Args) -> Result<(), String> {
         })?;
 
     let stack = Arc::new(Stack::start(specs, args.max_instances));
-    let gateway = Gateway::new(Router::from_template(&template), stack.clone());
+    let streams = if args.streams {
+        let config = StreamsConfig::new(&args.table);
+        match streams::start(&template, stack.clone(), config).await {
+            Ok(streams) => Some(streams),
+            Err(e) => {
+                stack.shutdown().await;
+                return Err(format!("cannot start the stream mappings: {e}"));
+            }
+        }
+    } else {
+        None
+    };
+    let gateway = Gateway::with_streams(
+        Router::from_template(&template),
+        stack.clone(),
+        streams.clone(),
+    );
 
-    print_banner(&gateway, &args, &endpoint, created);
+    print_banner(&gateway, &args, &endpoint, created, streams.as_ref());
     tokio::select! {
         _ = gateway.serve(listener) => {}
         _ = shutdown_signal() => {}
     }
     eprintln!("local-stack: stopping");
+    if let Some(streams) = &streams {
+        streams.stop();
+    }
     stack.shutdown().await;
     Ok(())
 }
 
-fn print_banner(gateway: &Gateway, args: &Args, endpoint: &str, created: bool) {
+fn print_streams(streams: Option<&StreamsHandle>, table: &str) {
+    let Some(streams) = streams else {
+        println!("Streams: off (--no-streams)");
+        return;
+    };
+    let mappings = streams.mappings();
+    if mappings.is_empty() {
+        return;
+    }
+    println!("Streams (table {table}; status: GET /_local/streams):");
+    for m in mappings {
+        let filters = match m.filters {
+            0 => String::new(),
+            1 => ", 1 filter".to_owned(),
+            n => format!(", {n} filters"),
+        };
+        let destination = m
+            .destination
+            .map(|d| format!(", failures to {}/{d}.jsonl", streams::FAILURES_DIR))
+            .unwrap_or_default();
+        println!(
+            "  {} <- {}, batches of {}{filters}{destination}",
+            m.name, m.starting_position, m.batch_size
+        );
+    }
+}
+
+fn print_banner(
+    gateway: &Gateway,
+    args: &Args,
+    endpoint: &str,
+    created: bool,
+    streams: Option<&StreamsHandle>,
+) {
     let base = format!("http://127.0.0.1:{}", args.port);
     let routes = gateway.router().routes();
     let width = routes
@@ -164,6 +227,7 @@ fn print_banner(gateway: &Gateway, args: &Args, endpoint: &str, created: bool) {
         args.table,
         if created { "created" } else { "already there" }
     );
+    print_streams(streams, &args.table);
     println!("Stop with Ctrl-C");
 }
 
@@ -216,6 +280,7 @@ mod tests {
             "--param=Other=",
             "--max-instances",
             "2",
+            "--no-streams",
         ]) else {
             panic!()
         };
@@ -226,6 +291,11 @@ mod tests {
         assert_eq!(a.params["Key"], "a=b");
         assert_eq!(a.params["Other"], "");
         assert_eq!(a.max_instances, 2);
+        assert!(!a.streams);
+        assert!(matches!(
+            args(&[]),
+            Ok(Command::Run(Args { streams: true, .. }))
+        ));
     }
 
     #[test]

@@ -22,19 +22,38 @@ use crate::{
     instances::InvokeError,
     routes::Router,
     stack::Stack,
+    streams::StreamsHandle,
 };
 
 /// API Gateway's limit on a request body.
 pub const MAX_BODY_BYTES: u64 = 10 * 1024 * 1024;
+/// The stream mappings' status (see [`StreamsHandle::status`]): a local-only path, answered
+/// before routing, that none of the template's routes uses.
+pub const STREAMS_STATUS_PATH: &str = "/_local/streams";
 
 pub struct Gateway {
     router: Router,
     stack: Arc<Stack>,
+    streams: Option<StreamsHandle>,
 }
 
 impl Gateway {
     pub fn new(router: Router, stack: Arc<Stack>) -> Arc<Gateway> {
-        Arc::new(Gateway { router, stack })
+        Gateway::with_streams(router, stack, None)
+    }
+
+    /// A gateway that also answers `GET /_local/streams` with `streams`' status (or, without
+    /// streams, `{"drained": true}`).
+    pub fn with_streams(
+        router: Router,
+        stack: Arc<Stack>,
+        streams: Option<StreamsHandle>,
+    ) -> Arc<Gateway> {
+        Arc::new(Gateway {
+            router,
+            stack,
+            streams,
+        })
     }
 
     pub fn router(&self) -> &Router {
@@ -73,6 +92,14 @@ impl Gateway {
         peer: SocketAddr,
         local: SocketAddr,
     ) -> Response<Full<Bytes>> {
+        // Not logged: tests poll it.
+        if req.method() == http::Method::GET && req.uri().path() == STREAMS_STATUS_PATH {
+            let status = match &self.streams {
+                Some(streams) => streams.status().await,
+                None => json!({ "drained": true }),
+            };
+            return apigw::json_response(StatusCode::OK, &status).map(Full::new);
+        }
         let started = Instant::now();
         let now = OffsetDateTime::now_utc();
         let info = RequestInfo {

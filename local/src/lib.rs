@@ -7,16 +7,20 @@
 //! - [`stack`]: every function's pool of processes ([`instances`]), each process talking to its
 //!   own Lambda Runtime API emulator ([`runtime_api`]). [`Stack::invoke`] is the way in for any
 //!   event source.
+//! - [`streams`]: the table's DynamoDB stream feeding the functions with stream events, as
+//!   Lambda's event source mappings do (event filtering in [`filter`]).
 
 pub mod apigw;
 pub mod cli;
 pub mod environment;
+pub mod filter;
 pub mod gateway;
 pub mod ids;
 pub mod instances;
 pub mod routes;
 mod runtime_api;
 pub mod stack;
+pub mod streams;
 
 pub use instances::{FunctionSpec, InvokeError};
 pub use stack::{Stack, StackConfig, StackError};
