@@ -1,20 +1,48 @@
 //! The seeds' own example rows, so the local stack answers at once:
 //! - seed 000: customer 123 and its orders of 2020-11-25, 2020-12-01 and 2020-12-06 (order ids are
 //!   the first ULIDs of those dates, so they are the same on every machine), plus a tracking event;
-//! - seed 004: Pete's cart (coffee, veggies and chocolates).
+//! - seed 004: Pete's cart (coffee, veggies and chocolates);
+//! - seed 002: two books, two users and three reviews, on seed 002's review dates (a user reviews a
+//!   book once, so three reviews need two books).
 //!
 //! Loading twice changes nothing: every write is an upsert or refuses to overwrite.
 
-use keys::{Date, Id, SortableId, commerce::EventId, iso_timestamp};
+use keys::{Date, Id, SortableId, commerce::EventId, iso_timestamp, reviews::Isbn};
 use store::{
     StoreError, Table,
     commerce::{self, CartLine, NewOrder, PlaceOutcome, TrackingEvent},
+    reviews::{self, NewReview, PutReviewOutcome},
 };
 
 pub const CUSTOMER: &str = "123";
 pub const ORDER_DATES: [&str; 3] = ["2020-11-25", "2020-12-01", "2020-12-06"];
 pub const CART: &str = "petes-cart";
 pub const CART_LINES: [(&str, u32); 3] = [("coffee", 2), ("veggies", 1), ("chocolates", 5)];
+/// Seed 002's books: ISBN, title, author, publication year.
+pub const BOOKS: [(&str, &str, &str, i32); 2] = [
+    (
+        "9780261102354",
+        "The Fellowship of the Ring",
+        "J.R.R. Tolkien",
+        1954,
+    ),
+    ("9780261102361", "The Two Towers", "J.R.R. Tolkien", 1954),
+];
+/// Seed 002's users and their membership dates.
+pub const USERS: [(&str, &str); 2] = [("frodo", "2000-09-29"), ("sam", "2001-01-15")];
+/// Seed 002's reviews: ISBN, username, grade, text, date (ms; 2001-08-05T02:46:00Z and
+/// 2002-08-05T02:46:00Z are the seed's own).
+pub const REVIEWS: [(&str, &str, u8, &str, u64); 3] = [
+    ("9780261102354", "frodo", 10, "Must read.", 996_979_560_000),
+    ("9780261102361", "frodo", 5, "Fantastic", 1_028_515_560_000),
+    (
+        "9780261102354",
+        "sam",
+        8,
+        "A long walk, well told.",
+        1_047_666_600_000,
+    ),
+];
 
 fn id(s: &str) -> Id {
     Id::parse("seed id", s).expect("seed ids are valid")
@@ -91,5 +119,98 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
         };
         commerce::put_cart_line(table, &cart, &id(product), &line).await?;
     }
+
+    written += load_reviews(table).await?;
     Ok(written)
+}
+
+/// Seed 002's books, users and reviews. Books and users are upserts; a review is written only if
+/// its user has none of its book yet (an existing one is left as it is, not re-dated).
+async fn load_reviews(table: &Table) -> Result<usize, StoreError> {
+    let mut written = 0;
+    for (isbn, title, author, year) in BOOKS {
+        let isbn = Isbn::parse(isbn).expect("seed ISBNs are valid");
+        let (_, created) = reviews::put_book(table, &isbn, title, author, year).await?;
+        written += usize::from(created);
+    }
+    for (user, since) in USERS {
+        let since = Date::parse_iso(since).expect("seed dates are valid");
+        let (_, created) = reviews::put_user(table, &id(user), Some(since), since).await?;
+        written += usize::from(created);
+    }
+    for (isbn, user, grade, text, at_ms) in REVIEWS {
+        let isbn = Isbn::parse(isbn).expect("seed ISBNs are valid");
+        if reviews::review_marker(table, &id(user), &isbn)
+            .await?
+            .is_some()
+        {
+            continue;
+        }
+        let review = NewReview {
+            isbn,
+            user: id(user),
+            grade,
+            text: text.into(),
+            at_ms,
+        };
+        match reviews::put_review(table, &review).await? {
+            PutReviewOutcome::Created(_) => written += 2,
+            PutReviewOutcome::Updated(_) => {}
+            other => {
+                return Err(StoreError::Corrupt(format!(
+                    "seeding the review of {} by {user}: {other:?}",
+                    review.isbn
+                )));
+            }
+        }
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Items by key, without `Version` (an upsert counts its writes).
+    fn without_versions(mut items: Vec<store::item::Item>) -> Vec<store::item::Item> {
+        for i in &mut items {
+            i.remove("Version");
+        }
+        items
+    }
+
+    #[tokio::test]
+    async fn loading_twice_changes_nothing_and_seed_002_is_there() {
+        let table = testkit::table().await;
+        load(&table).await.unwrap();
+        let first = testkit::all_items(&table).await;
+        assert_eq!(
+            load(&table).await.unwrap(),
+            0,
+            "nothing new the second time"
+        );
+        assert_eq!(
+            without_versions(testkit::all_items(&table).await),
+            without_versions(first.clone())
+        );
+        let count = |ty: &str| {
+            first
+                .iter()
+                .filter(|i| i["Type"].as_s().unwrap() == ty)
+                .count()
+        };
+        assert_eq!(
+            (
+                count("Book"),
+                count("User"),
+                count("Review"),
+                count("ReviewMarker")
+            ),
+            (BOOKS.len(), USERS.len(), REVIEWS.len(), REVIEWS.len())
+        );
+        assert!(first.iter().any(|i| {
+            i["PK"].as_s().unwrap() == "BOOK#9780261102354"
+                && i["SK"].as_s().unwrap() == "2001-08-05T02:46:00.000Z#USER#frodo"
+        }));
+    }
 }

@@ -142,6 +142,12 @@ pub fn path_param(req: &Request, name: &'static str) -> Result<String, ApiError>
         .ok_or_else(|| ApiError::invalid_parameter(name, "missing"))
 }
 
+/// The `{isbn}` path parameter: an ISBN-10 or ISBN-13 (hyphens allowed), normalised to 13 digits.
+pub fn path_isbn(req: &Request) -> Result<keys::reviews::Isbn, ApiError> {
+    let value = path_param(req, "isbn")?;
+    keys::reviews::Isbn::parse(&value).map_err(|e| ApiError::invalid_parameter("isbn", e))
+}
+
 /// A query parameter; `None` when absent. Present but empty counts as absent.
 pub fn query(req: &Request, name: &str) -> Option<String> {
     req.query_string_parameters_ref()
@@ -219,23 +225,33 @@ pub fn json_body<T: DeserializeOwned>(req: &Request) -> Result<T, ApiError> {
     })
 }
 
+/// The JSON body as `T`, which must be a JSON object: serde would also fill a struct from an
+/// array of its fields in order (`[]` for a struct whose fields are all optional).
+pub fn json_object_body<T: DeserializeOwned>(req: &Request) -> Result<T, ApiError> {
+    let value: serde_json::Value = json_body(req)?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            "The body must be a JSON object.",
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| {
+        ApiError::bad_request(
+            "invalid_body",
+            format!("The body does not fit this request: {e}"),
+        )
+    })
+}
+
 /// A key error on a body field.
 pub fn invalid_field(name: &str, e: KeyError) -> ApiError {
     ApiError::bad_request("invalid_body", format!("{name}: {e}"))
 }
 
-/// Logs as Lambda expects (plain lines to stdout, no colours, CloudWatch adds the time); level
-/// from `RUST_LOG`.
+/// Logs as Lambda expects: level from `AWS_LAMBDA_LOG_LEVEL` or `RUST_LOG`, JSON lines when the
+/// function's log format is JSON (the runtime's own default subscriber).
 pub fn init_tracing() {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_ansi(false)
-        .without_time()
-        .with_target(false)
-        .try_init();
+    lambda_http::tracing::init_default_subscriber();
 }
 
 /// Answers API Gateway requests with `handler` until the runtime stops: typed errors become

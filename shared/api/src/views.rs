@@ -40,3 +40,36 @@ pub mod commerce {
         json!({ "productId": l.product_id, "quantity": l.quantity, "updatedAt": l.updated_at })
     }
 }
+
+pub mod reviews {
+    use serde_json::{Value, json};
+    use store::reviews::{Book, Review, User};
+
+    pub fn book(b: &Book) -> Value {
+        json!({
+            "isbn": b.isbn,
+            "title": b.title,
+            "author": b.author,
+            "publicationYear": b.publication_year,
+            "rating": { "count": b.rating_count, "average": b.average_rating() },
+        })
+    }
+
+    pub fn user(u: &User) -> Value {
+        json!({
+            "username": u.username,
+            "membershipDate": u.membership_date,
+            "reviewCount": u.review_count,
+        })
+    }
+
+    pub fn review(r: &Review) -> Value {
+        json!({
+            "isbn": r.isbn,
+            "username": r.username,
+            "grade": r.grade,
+            "text": r.review_text,
+            "reviewDate": r.review_date,
+        })
+    }
+}

@@ -17,4 +17,8 @@ pub enum KeyError {
     InvalidSortableId(String),
     #[error("{0:?} is not a key of the expected shape")]
     Malformed(String),
+    #[error("{0:?} is not a valid ISBN (ISBN-10 or ISBN-13 with a correct check digit)")]
+    InvalidIsbn(String),
+    #[error("{0} ms is not an instant from 1970 to 9999")]
+    TimestampOutOfRange(u64),
 }

@@ -22,6 +22,7 @@ mod value;
 
 pub mod commerce;
 pub mod derived;
+pub mod reviews;
 
 pub use composite::Composite;
 pub use error::KeyError;

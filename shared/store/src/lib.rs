@@ -13,6 +13,7 @@ pub mod aggregate;
 pub mod commerce;
 pub mod cursor;
 pub mod item;
+pub mod reviews;
 
 use aws_sdk_dynamodb::Client;
 

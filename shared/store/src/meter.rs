@@ -15,6 +15,10 @@ pub struct Request {
     pub index_read_units: f64,
     /// Items returned (reads) or written (writes).
     pub items: usize,
+    /// For a transaction, the IAM action each kind of its parts needs (`dynamodb:PutItem`,
+    /// `dynamodb:DeleteItem`, `dynamodb:UpdateItem`, `dynamodb:ConditionCheckItem`); empty for
+    /// other requests, whose action is `dynamodb:<operation>`.
+    pub actions: Vec<&'static str>,
 }
 
 impl Request {
@@ -35,12 +39,23 @@ impl Meter {
         consumed: &[ConsumedCapacity],
         items: usize,
     ) {
+        self.record_with_actions(operation, consumed, items, Vec::new());
+    }
+
+    pub(crate) fn record_with_actions(
+        &self,
+        operation: &'static str,
+        consumed: &[ConsumedCapacity],
+        items: usize,
+        actions: Vec<&'static str>,
+    ) {
         let mut request = Request {
             operation,
             read_units: 0.0,
             write_units: 0.0,
             index_read_units: 0.0,
             items,
+            actions,
         };
         let is_write = matches!(
             operation,

@@ -35,6 +35,7 @@ pub(crate) async fn transact(
     actions: Vec<TransactWriteItem>,
     written: usize,
 ) -> Result<(), StoreError> {
+    let parts = iam_actions(&actions);
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -47,16 +48,19 @@ pub(crate) async fn transact(
             .await;
         let err = match result {
             Ok(out) => {
-                table.meter().record(
+                table.meter().record_with_actions(
                     "TransactWriteItems",
                     out.consumed_capacity.as_deref().unwrap_or_default(),
                     written,
+                    parts,
                 );
                 return Ok(());
             }
             Err(e) => cancellation(e),
         };
-        table.meter().record("TransactWriteItems", &[], 0);
+        table
+            .meter()
+            .record_with_actions("TransactWriteItems", &[], 0, parts.clone());
         if !err.is_retryable_cancellation() {
             return Err(err);
         }
@@ -69,6 +73,27 @@ pub(crate) async fn transact(
         }
         tokio::time::sleep(backoff(attempt)).await;
     }
+}
+
+/// The IAM action each kind of part of a transaction needs, once each, in a stable order.
+fn iam_actions(actions: &[TransactWriteItem]) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = actions
+        .iter()
+        .map(|a| {
+            if a.put().is_some() {
+                "dynamodb:PutItem"
+            } else if a.delete().is_some() {
+                "dynamodb:DeleteItem"
+            } else if a.update().is_some() {
+                "dynamodb:UpdateItem"
+            } else {
+                "dynamodb:ConditionCheckItem"
+            }
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Exponential backoff with full jitter: up to 10ms, 20ms, 40ms, ...

@@ -13,12 +13,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let table = store::Table::new(dev::client(), name);
     let written = tools::seed::load(&table).await?;
     println!(
-        "seeded table {} at {}: customer {} with {} orders, cart {} ({written} new items)",
+        "seeded table {} at {}: customer {} with {} orders, cart {}, {} books, {} users and {} reviews ({written} new items)",
         table.name(),
         dev::endpoint(),
         tools::seed::CUSTOMER,
         tools::seed::ORDER_DATES.len(),
-        tools::seed::CART
+        tools::seed::CART,
+        tools::seed::BOOKS.len(),
+        tools::seed::USERS.len(),
+        tools::seed::REVIEWS.len(),
     );
     Ok(())
 }

@@ -1,0 +1,9 @@
+//! R3: PUT /books/{isbn}/reviews/{username}: write a user's one review of a book, in one transaction.
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    api::init_tracing();
+    let table = store::Table::from_env().await?;
+    api::run(|req| put_review::handle(&table, req)).await
+}

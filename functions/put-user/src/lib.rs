@@ -1,0 +1,210 @@
+//! R4: `PUT /users/{username}` with `{"membershipDate"?}` (`YYYY-MM-DD`): creates the user (201)
+//! or updates it (200), keeping what the stream handlers derive (review count). One UpdateItem.
+//!
+//! Without a `membershipDate` (an empty body counts as `{}`), a new user's is today (UTC) and an
+//! existing user's is kept. A date after today is refused. The user's record also carries its
+//! GSI1 keys (`USER#<username>` twice): R2 reads it from GSI1 together with the user's reviews.
+
+use api::{ApiError, views::reviews as view};
+use keys::Date;
+use lambda_http::{Body, Request, Response};
+use serde::Deserialize;
+use store::{Table, reviews};
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct PutUser {
+    #[serde(default)]
+    membership_date: Option<String>,
+}
+
+fn has_body(req: &Request) -> bool {
+    let bytes: &[u8] = match req.body() {
+        Body::Text(t) => t.as_bytes(),
+        Body::Binary(b) => b,
+        _ => &[],
+    };
+    !bytes.iter().all(u8::is_ascii_whitespace)
+}
+
+/// Today (UTC).
+fn today() -> Date {
+    keys::iso_timestamp(keys::now_ms())
+        .and_then(|t| Date::parse_iso(&t[..10]).ok())
+        .unwrap_or_else(|| Date::from_ymd(1970, 1, 1).expect("valid"))
+}
+
+pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+    let user = api::path_id(&req, "username")?;
+    let body: PutUser = if has_body(&req) {
+        api::json_object_body(&req)?
+    } else {
+        PutUser::default()
+    };
+    let today = today();
+    let membership = body
+        .membership_date
+        .as_deref()
+        .map(|d| Date::parse_iso(d).map_err(|e| api::invalid_field("membershipDate", e)))
+        .transpose()?;
+    if let Some(d) = membership.filter(|d| *d > today) {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            format!("membershipDate: {d} is after today ({today})"),
+        ));
+    }
+    let (u, created) = reviews::put_user(table, &user, membership, today).await?;
+    api::json(if created { 201 } else { 200 }, &view::user(&u))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+    use testkit::{all_items, event, request, response_json};
+
+    const ROUTE: &str = "PUT /users/{username}";
+
+    async fn put(table: &Table, user: &str, body: Option<&str>) -> (u16, Value) {
+        let mut ev = event(ROUTE, "/users/x", &[], body);
+        ev["pathParameters"]["username"] = json!(user);
+        response_json(&api::respond(handle(table, request(&ev)).await))
+    }
+
+    #[tokio::test]
+    async fn creates_then_updates_in_one_write_each() {
+        let table = testkit::table().await;
+        let (s, u) = put(&table, "frodo", Some(r#"{"membershipDate":"2000-09-29"}"#)).await;
+        assert_eq!(s, 201);
+        assert_eq!(
+            u,
+            json!({ "username": "frodo", "membershipDate": "2000-09-29", "reviewCount": 0 })
+        );
+        // No date: an existing user's is kept.
+        let (s, u) = put(&table, "frodo", Some("{}")).await;
+        assert_eq!((s, u["membershipDate"].as_str()), (200, Some("2000-09-29")));
+        let (s, u) = put(&table, "frodo", None).await;
+        assert_eq!((s, u["membershipDate"].as_str()), (200, Some("2000-09-29")));
+        // A date: set.
+        let (s, u) = put(&table, "frodo", Some(r#"{"membershipDate":"2001-01-15"}"#)).await;
+        assert_eq!((s, u["membershipDate"].as_str()), (200, Some("2001-01-15")));
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 4);
+        // One unit for the item, one for its GSI1 entry.
+        assert!(
+            requests
+                .iter()
+                .all(|r| r.operation == "UpdateItem" && r.write_units == 2.0),
+            "{requests:?}"
+        );
+        let items = all_items(&table).await;
+        assert_eq!(items.len(), 1);
+        let item = &items[0];
+        for key in ["PK", "SK", "GSI1PK", "GSI1SK"] {
+            assert_eq!(item[key].as_s().unwrap(), "USER#frodo", "{key}");
+        }
+        assert_eq!(item["Type"].as_s().unwrap(), "User");
+        assert_eq!(item["Username"].as_s().unwrap(), "frodo");
+    }
+
+    #[tokio::test]
+    async fn a_new_user_without_a_date_joined_today_and_the_review_count_is_kept() {
+        let table = testkit::table().await;
+        let (s, u) = put(&table, "sam", None).await;
+        assert_eq!(
+            (s, u["membershipDate"].as_str()),
+            (201, Some(&*today().iso()))
+        );
+        // What a stream handler would add.
+        table
+            .client()
+            .update_item()
+            .table_name(table.name())
+            .set_key(Some(store::item::key_map(&keys::reviews::user(
+                &keys::Id::parse("u", "sam").unwrap(),
+            ))))
+            .update_expression("SET ReviewCount = :c")
+            .expression_attribute_values(":c", store::item::n(4))
+            .send()
+            .await
+            .unwrap();
+        let (s, u) = put(&table, "sam", Some(r#"{"membershipDate":null}"#)).await;
+        assert_eq!((s, u["reviewCount"].as_u64()), (200, Some(4)));
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_4xx_and_writes_nothing() {
+        let table = testkit::table().await;
+        let long = "u".repeat(65);
+        let cases: Vec<(&str, &str, u16, &str)> = vec![
+            ("frodo", "{", 400, "invalid_json"),
+            ("frodo", "not json", 400, "invalid_json"),
+            ("frodo", "[]", 400, "invalid_body"),
+            ("frodo", r#"["2000-09-29"]"#, 400, "invalid_body"),
+            ("frodo", "null", 400, "invalid_body"),
+            ("frodo", "\"2000-09-29\"", 400, "invalid_body"),
+            (
+                "frodo",
+                r#"{"membershipDate":20000929}"#,
+                400,
+                "invalid_body",
+            ),
+            (
+                "frodo",
+                r#"{"membershipDate":"2000-09-29","admin":true}"#,
+                400,
+                "invalid_body",
+            ),
+            ("frodo", r#"{"username":"sam"}"#, 400, "invalid_body"),
+            // Impossible dates, other shapes, the future.
+            (
+                "frodo",
+                r#"{"membershipDate":"2023-02-29"}"#,
+                400,
+                "invalid_body",
+            ),
+            (
+                "frodo",
+                r#"{"membershipDate":"2023-13-01"}"#,
+                400,
+                "invalid_body",
+            ),
+            (
+                "frodo",
+                r#"{"membershipDate":"2000/09/29"}"#,
+                400,
+                "invalid_body",
+            ),
+            (
+                "frodo",
+                r#"{"membershipDate":"2000-09-29T04:31:00"}"#,
+                400,
+                "invalid_body",
+            ),
+            ("frodo", r#"{"membershipDate":""}"#, 400, "invalid_body"),
+            (
+                "frodo",
+                r#"{"membershipDate":"9999-12-31"}"#,
+                400,
+                "invalid_body",
+            ),
+            // Usernames: the delimiter, other characters, too long, empty.
+            ("a#b", "{}", 400, "invalid_parameter"),
+            ("USER#frodo", "{}", 400, "invalid_parameter"),
+            ("a b", "{}", 400, "invalid_parameter"),
+            (&long, "{}", 400, "invalid_parameter"),
+            ("", "{}", 400, "invalid_parameter"),
+        ];
+        for (user, body, status, code) in cases {
+            let (s, b) = put(&table, user, Some(body)).await;
+            assert_eq!(
+                (s, b["code"].as_str().unwrap_or_default()),
+                (status, code),
+                "{user} {body}: {b}"
+            );
+            assert!(!b["message"].as_str().unwrap().is_empty());
+        }
+        assert!(all_items(&table).await.is_empty(), "nothing written");
+        assert!(table.meter().requests().is_empty(), "nothing even sent");
+    }
+}

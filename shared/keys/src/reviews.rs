@@ -1,0 +1,562 @@
+//! Review keys: books, users and their reviews, newest first (seed 002, Alexandre Pernin's final,
+//! timestamped design).
+//!
+//! | item           | PK                   | SK                               | GSI1PK            | GSI1SK                          |
+//! |----------------|----------------------|----------------------------------|-------------------|---------------------------------|
+//! | book           | `BOOK#<isbn>`        | `BOOK#<isbn>`                    |                   |                                 |
+//! | user           | `USER#<username>`    | `USER#<username>`                | `USER#<username>` | `USER#<username>`               |
+//! | review         | `BOOK#<isbn>`        | `<ISO-8601>#USER#<username>`     | `USER#<username>` | `<ISO-8601>#BOOK#<isbn>`        |
+//! | review marker  | `USER#<username>`    | `REVIEWOF#<isbn>`                |                   |                                 |
+//!
+//! The timestamp is [`crate::iso_timestamp`]'s fixed-width UTC form (`2002-08-05T02:46:00.000Z`).
+//! Its first character is a digit, and digits sort before `B` and `U`: reading a book's collection
+//! (or a user's GSI1 partition) backwards meets the book (the user) first, then its reviews newest
+//! first, so R1 and R2 are one query each with `Limit = N + 1` (seed 002).
+//!
+//! The marker makes "one review per user per book" hold although a review's sort key carries a
+//! time: it names the current review's sort key, and every write of a review goes through it in
+//! one transaction. It lives in the user's base-table partition, which no read pattern queries
+//! (R2 reads GSI1, and markers carry no GSI1 attributes), so markers never cost a read.
+//!
+//! ISBNs are normalised to their 13-digit form ([`Isbn`]): an ISBN-10 and its ISBN-13 are one
+//! book, one key.
+
+use std::fmt;
+
+use time::{PrimitiveDateTime, format_description::BorrowedFormatItem, macros::format_description};
+
+use crate::{Id, Key, KeyError, iso_timestamp};
+
+pub const BOOK_PREFIX: &str = "BOOK#";
+pub const USER_PREFIX: &str = "USER#";
+/// The review marker's sort key prefix, in the user's partition.
+pub const REVIEW_MARKER_PREFIX: &str = "REVIEWOF#";
+
+/// `Type` attribute values.
+pub mod types {
+    pub const BOOK: &str = "Book";
+    pub const USER: &str = "User";
+    pub const REVIEW: &str = "Review";
+    pub const REVIEW_MARKER: &str = "ReviewMarker";
+}
+
+/// Longest ISBN input looked at (digits, hyphens and spaces): a 13-digit ISBN with four hyphens
+/// is 17 characters; anything much longer is not an ISBN.
+const MAX_ISBN_INPUT: usize = 32;
+
+/// An ISBN, normalised to its 13 digits.
+///
+/// Accepts ISBN-10 (9 digits and a mod-11 check digit, `X` for 10) and ISBN-13 (`978` or `979`,
+/// then 9 digits and a mod-10 check digit), with single hyphens or spaces between characters. An
+/// ISBN-10 becomes the `978` ISBN-13 of the same book, with its check digit recomputed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Isbn(String);
+
+impl Isbn {
+    pub fn parse(value: &str) -> Result<Isbn, KeyError> {
+        let invalid = || KeyError::InvalidIsbn(value.chars().take(MAX_ISBN_INPUT).collect());
+        if value.len() > MAX_ISBN_INPUT {
+            return Err(invalid());
+        }
+        // Separators only between two characters, one at a time.
+        let bytes = value.as_bytes();
+        let mut chars = Vec::with_capacity(13);
+        for (i, &b) in bytes.iter().enumerate() {
+            match b {
+                b'-' | b' ' => {
+                    let inner = i > 0 && i + 1 < bytes.len();
+                    if !inner || matches!(bytes[i - 1], b'-' | b' ') {
+                        return Err(invalid());
+                    }
+                }
+                b'0'..=b'9' | b'X' | b'x' => chars.push(b.to_ascii_uppercase()),
+                _ => return Err(invalid()),
+            }
+        }
+        let digit = |b: u8| u32::from(b - b'0');
+        match chars.len() {
+            10 => {
+                let (body, check) = chars.split_at(9);
+                if !body.iter().all(u8::is_ascii_digit) {
+                    return Err(invalid());
+                }
+                let expected = isbn10_check(body.iter().map(|&b| digit(b)));
+                let given = match check[0] {
+                    b'X' => 10,
+                    b => digit(b),
+                };
+                if given != expected {
+                    return Err(invalid());
+                }
+                let mut thirteen: Vec<u32> = vec![9, 7, 8];
+                thirteen.extend(body.iter().map(|&b| digit(b)));
+                thirteen.push(isbn13_check(&thirteen));
+                Ok(Isbn(thirteen.iter().map(|d| d.to_string()).collect()))
+            }
+            13 => {
+                if !chars.iter().all(u8::is_ascii_digit) {
+                    return Err(invalid());
+                }
+                if !(chars.starts_with(b"978") || chars.starts_with(b"979")) {
+                    return Err(invalid());
+                }
+                let digits: Vec<u32> = chars.iter().map(|&b| digit(b)).collect();
+                if isbn13_check(&digits[..12]) != digits[12] {
+                    return Err(invalid());
+                }
+                Ok(Isbn(String::from_utf8(chars).expect("ASCII digits")))
+            }
+            _ => Err(invalid()),
+        }
+    }
+
+    /// The 13 digits.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The ISBN-10 of a `978` ISBN; `None` for `979` ones, which have none.
+    pub fn isbn10(&self) -> Option<String> {
+        let body = self.0.strip_prefix("978")?.get(..9)?;
+        let check = isbn10_check(body.bytes().map(|b| u32::from(b - b'0')));
+        Some(format!(
+            "{body}{}",
+            if check == 10 {
+                "X".to_owned()
+            } else {
+                check.to_string()
+            }
+        ))
+    }
+}
+
+impl fmt::Display for Isbn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The ISBN-10 check digit (10 stands for `X`) of 9 digits: weights 10 down to 2, mod 11.
+fn isbn10_check(body: impl Iterator<Item = u32>) -> u32 {
+    let sum: u32 = body.zip((2..=10).rev()).map(|(d, w)| d * w).sum();
+    (11 - sum % 11) % 11
+}
+
+/// The ISBN-13 check digit of 12 digits: weights 1, 3, 1, 3, ..., mod 10.
+fn isbn13_check(body: &[u32]) -> u32 {
+    let sum: u32 = body
+        .iter()
+        .enumerate()
+        .map(|(i, d)| if i % 2 == 0 { *d } else { d * 3 })
+        .sum();
+    (10 - sum % 10) % 10
+}
+
+/// The timestamp of a review key, or an error past year 9999.
+fn timestamp(ms: u64) -> Result<String, KeyError> {
+    iso_timestamp(ms).ok_or(KeyError::TimestampOutOfRange(ms))
+}
+
+const TIMESTAMP: &[BorrowedFormatItem<'static>] =
+    format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+
+/// The milliseconds of a fixed-width timestamp [`crate::iso_timestamp`] wrote; `None` for any
+/// other string (another width, another zone, an impossible date).
+pub fn parse_timestamp(s: &str) -> Option<u64> {
+    let t = PrimitiveDateTime::parse(s, TIMESTAMP).ok()?.assume_utc();
+    let ms = u64::try_from(t.unix_timestamp_nanos() / 1_000_000).ok()?;
+    (iso_timestamp(ms).as_deref() == Some(s)).then_some(ms)
+}
+
+pub fn book_pk(isbn: &Isbn) -> String {
+    format!("{BOOK_PREFIX}{isbn}")
+}
+
+pub fn user_pk(user: &Id) -> String {
+    format!("{USER_PREFIX}{user}")
+}
+
+/// The book's own record: `BOOK#<isbn>`, `BOOK#<isbn>`. Every review of the book sorts before it.
+pub fn book(isbn: &Isbn) -> Key {
+    Key::new(book_pk(isbn), book_pk(isbn))
+}
+
+/// The user's own record: `USER#<username>`, `USER#<username>`.
+pub fn user(user: &Id) -> Key {
+    Key::new(user_pk(user), user_pk(user))
+}
+
+/// GSI1 key of the user's record: `USER#<username>`, `USER#<username>`. Every review of the user
+/// sorts before it in GSI1.
+pub fn user_index(user: &Id) -> Key {
+    Key::new(user_pk(user), user_pk(user))
+}
+
+/// A review's sort key in its book's collection: `<ISO-8601>#USER#<username>`.
+pub fn review_sk(user: &Id, at_ms: u64) -> Result<String, KeyError> {
+    Ok(format!("{}#{USER_PREFIX}{user}", timestamp(at_ms)?))
+}
+
+/// A review: `BOOK#<isbn>`, `<ISO-8601>#USER#<username>`.
+pub fn review(isbn: &Isbn, user: &Id, at_ms: u64) -> Result<Key, KeyError> {
+    Ok(Key::new(book_pk(isbn), review_sk(user, at_ms)?))
+}
+
+/// GSI1 key of a review: `USER#<username>`, `<ISO-8601>#BOOK#<isbn>`.
+pub fn review_index(isbn: &Isbn, user: &Id, at_ms: u64) -> Result<Key, KeyError> {
+    Ok(Key::new(
+        user_pk(user),
+        format!("{}#{BOOK_PREFIX}{isbn}", timestamp(at_ms)?),
+    ))
+}
+
+/// The marker of the user's one review of a book: `USER#<username>`, `REVIEWOF#<isbn>`.
+pub fn review_marker(user: &Id, isbn: &Isbn) -> Key {
+    Key::new(user_pk(user), format!("{REVIEW_MARKER_PREFIX}{isbn}"))
+}
+
+/// The ISBN of a book partition key (canonical 13-digit form only).
+pub fn parse_book_pk(pk: &str) -> Result<Isbn, KeyError> {
+    pk.strip_prefix(BOOK_PREFIX)
+        .and_then(canonical_isbn)
+        .ok_or_else(|| KeyError::Malformed(pk.to_owned()))
+}
+
+/// The username of a user partition key.
+pub fn parse_user_pk(pk: &str) -> Result<Id, KeyError> {
+    pk.strip_prefix(USER_PREFIX)
+        .and_then(|u| Id::parse("username", u).ok())
+        .ok_or_else(|| KeyError::Malformed(pk.to_owned()))
+}
+
+/// The time (ms) and the username of a review sort key.
+pub fn parse_review_sk(sk: &str) -> Result<(u64, Id), KeyError> {
+    let malformed = || KeyError::Malformed(sk.to_owned());
+    let (ts, rest) = sk.split_once('#').ok_or_else(malformed)?;
+    let ms = parse_timestamp(ts).ok_or_else(malformed)?;
+    let user = rest
+        .strip_prefix(USER_PREFIX)
+        .and_then(|u| Id::parse("username", u).ok())
+        .ok_or_else(malformed)?;
+    Ok((ms, user))
+}
+
+/// The time (ms) and the ISBN of a review's GSI1 sort key.
+pub fn parse_review_index_sk(sk: &str) -> Result<(u64, Isbn), KeyError> {
+    let malformed = || KeyError::Malformed(sk.to_owned());
+    let (ts, rest) = sk.split_once('#').ok_or_else(malformed)?;
+    let ms = parse_timestamp(ts).ok_or_else(malformed)?;
+    let isbn = rest
+        .strip_prefix(BOOK_PREFIX)
+        .and_then(canonical_isbn)
+        .ok_or_else(malformed)?;
+    Ok((ms, isbn))
+}
+
+/// The ISBN of a review marker sort key.
+pub fn parse_review_marker_sk(sk: &str) -> Result<Isbn, KeyError> {
+    sk.strip_prefix(REVIEW_MARKER_PREFIX)
+        .and_then(canonical_isbn)
+        .ok_or_else(|| KeyError::Malformed(sk.to_owned()))
+}
+
+fn canonical_isbn(s: &str) -> Option<Isbn> {
+    Isbn::parse(s).ok().filter(|i| i.as_str() == s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commerce;
+    use proptest::prelude::*;
+
+    fn id(s: &str) -> Id {
+        Id::parse("username", s).unwrap()
+    }
+
+    fn isbn(s: &str) -> Isbn {
+        Isbn::parse(s).unwrap()
+    }
+
+    /// The Fellowship of the Ring (1954), HarperCollins: ISBN-10 0-261-10235-4.
+    const FELLOWSHIP: &str = "9780261102354";
+    /// Seed 002's review dates: 2001-08-05T02:46:00 and 2002-08-05T02:46:00 (UTC).
+    const MS_2001: u64 = 996_979_560_000;
+    const MS_2002: u64 = 1_028_515_560_000;
+
+    #[test]
+    fn seed_002_rows_hold_with_fixed_width_timestamps() {
+        let book_isbn = isbn(FELLOWSHIP);
+        let u = id("frodo");
+        // Book: PK = SK = BOOK#<ISBN>.
+        assert_eq!(
+            book(&book_isbn),
+            Key::new("BOOK#9780261102354", "BOOK#9780261102354")
+        );
+        // User: PK = SK = GSI1PK = GSI1SK = USER#<Username>.
+        assert_eq!(user(&u), Key::new("USER#frodo", "USER#frodo"));
+        assert_eq!(user_index(&u), Key::new("USER#frodo", "USER#frodo"));
+        // Review: SK 2002-08-05T02:46:00#USER#<Username>, GSI1SK 2002-08-05T02:46:00#BOOK#<ISBN>
+        // (seed 002), with milliseconds and the zone so that every timestamp has one width.
+        let newer = review(&book_isbn, &u, MS_2002).unwrap();
+        assert_eq!(
+            newer,
+            Key::new("BOOK#9780261102354", "2002-08-05T02:46:00.000Z#USER#frodo")
+        );
+        assert_eq!(
+            review_index(&book_isbn, &u, MS_2002).unwrap(),
+            Key::new("USER#frodo", "2002-08-05T02:46:00.000Z#BOOK#9780261102354")
+        );
+        let older = review(&book_isbn, &id("sam"), MS_2001).unwrap();
+        assert_eq!(older.sk, "2001-08-05T02:46:00.000Z#USER#sam");
+        // Read backwards, the collection is: the book, then the 2002 review, then the 2001 one.
+        let mut collection = vec![older.sk.clone(), book(&book_isbn).sk, newer.sk.clone()];
+        collection.sort();
+        collection.reverse();
+        assert_eq!(
+            collection,
+            [book(&book_isbn).sk, newer.sk.clone(), older.sk.clone()]
+        );
+        // The same in the user's GSI1 partition.
+        let idx_new = review_index(&book_isbn, &u, MS_2002).unwrap();
+        let idx_old = review_index(&isbn("0261102362"), &u, MS_2001).unwrap();
+        assert!(idx_old.sk < idx_new.sk && idx_new.sk < user_index(&u).sk);
+        // The marker.
+        assert_eq!(
+            review_marker(&u, &book_isbn),
+            Key::new("USER#frodo", "REVIEWOF#9780261102354")
+        );
+    }
+
+    #[test]
+    fn isbn_forms_normalise_to_thirteen_digits() {
+        for same in [
+            "9780261102354",
+            "978-0-261-10235-4",
+            "978 0 261 10235 4",
+            "0261102354",
+            "0-261-10235-4",
+        ] {
+            assert_eq!(Isbn::parse(same).unwrap().as_str(), FELLOWSHIP, "{same}");
+        }
+        // An X check digit (ISBN-10 0-8044-2957-X), in either case.
+        assert_eq!(isbn("080442957X").as_str(), "9780804429573");
+        assert_eq!(isbn("080442957x"), isbn("080442957X"));
+        assert_eq!(
+            isbn("9780804429573").isbn10().as_deref(),
+            Some("080442957X")
+        );
+        // 979 ISBNs are accepted and have no ISBN-10.
+        assert_eq!(isbn("979-10-90636-07-1").as_str(), "9791090636071");
+        assert_eq!(isbn("9791090636071").isbn10(), None);
+        for bad in [
+            "",
+            "9780261102355",   // wrong ISBN-13 check digit
+            "0261102355",      // wrong ISBN-10 check digit
+            "9770261102354",   // neither 978 nor 979
+            "97802611023",     // too short
+            "97802611023544",  // too long
+            "026110235X",      // X where 4 belongs
+            "X261102354",      // X before the end
+            "978026110235X",   // X in an ISBN-13
+            "-9780261102354",  // leading separator
+            "9780261102354-",  // trailing separator
+            "978--0261102354", // doubled separator
+            "978_0261102354",
+            "978#0261102354",
+            "९७८0261102354", // non-ASCII digits
+        ] {
+            assert!(
+                matches!(Isbn::parse(bad), Err(KeyError::InvalidIsbn(_))),
+                "{bad:?}"
+            );
+        }
+        assert!(Isbn::parse(&"9".repeat(1000)).is_err());
+    }
+
+    #[test]
+    fn parse_functions_accept_only_canonical_keys() {
+        assert_eq!(
+            parse_book_pk("BOOK#9780261102354").unwrap(),
+            isbn(FELLOWSHIP)
+        );
+        for bad in ["BOOK#0261102354", "BOOK#978-0261102354", "USER#x", "BOOK#"] {
+            assert!(parse_book_pk(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_review_sk("2002-08-05T02:46:00.000Z#USER#frodo").unwrap(),
+            (MS_2002, id("frodo"))
+        );
+        for bad in [
+            "2002-08-05T02:46:00#USER#frodo",
+            "2002-08-05T02:46:00.000+00:00#USER#frodo",
+            "2002-02-30T02:46:00.000Z#USER#frodo",
+            "2002-08-05T02:46:00.000Z#BOOK#frodo",
+            "2002-08-05T02:46:00.000Z#USER#a#b",
+            "BOOK#9780261102354",
+        ] {
+            assert!(parse_review_sk(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_review_index_sk("2001-08-05T02:46:00.000Z#BOOK#9780261102354").unwrap(),
+            (MS_2001, isbn(FELLOWSHIP))
+        );
+        assert_eq!(
+            parse_review_marker_sk("REVIEWOF#9780261102354").unwrap(),
+            isbn(FELLOWSHIP)
+        );
+        assert!(review(&isbn(FELLOWSHIP), &id("a"), 253_402_300_800_000).is_err());
+    }
+
+    fn arb_id() -> impl Strategy<Value = Id> {
+        "[A-Za-z0-9._-]{1,64}".prop_map(|s| Id::parse("username", &s).unwrap())
+    }
+
+    /// Nine digits and their ISBN-10 check character.
+    fn isbn10_of(body: &[u32; 9]) -> String {
+        let check = isbn10_check(body.iter().copied());
+        let mut s: String = body.iter().map(|d| d.to_string()).collect();
+        s.push_str(&if check == 10 {
+            "X".to_owned()
+        } else {
+            check.to_string()
+        });
+        s
+    }
+
+    fn arb_isbn() -> impl Strategy<Value = Isbn> {
+        (prop::array::uniform9(0u32..10), any::<bool>()).prop_map(|(body, nine79)| {
+            let mut digits: Vec<u32> = if nine79 { vec![9, 7, 9] } else { vec![9, 7, 8] };
+            digits.extend(body);
+            digits.push(isbn13_check(&digits));
+            isbn(&digits.iter().map(|d| d.to_string()).collect::<String>())
+        })
+    }
+
+    const MAX_MS: u64 = 253_402_300_799_999;
+
+    proptest! {
+        #[test]
+        fn isbn10_to_13_to_keys_round_trips(body in prop::array::uniform9(0u32..10), u in arb_id(), ms in 0..=MAX_MS) {
+            let ten = isbn10_of(&body);
+            let from_ten = Isbn::parse(&ten).unwrap();
+            // The 13-digit form is itself an ISBN, of the same book, and converts back.
+            prop_assert_eq!(from_ten.as_str().len(), 13);
+            prop_assert!(from_ten.as_str().starts_with("978"));
+            let from_thirteen = Isbn::parse(from_ten.as_str()).unwrap();
+            prop_assert_eq!(&from_thirteen, &from_ten);
+            prop_assert_eq!(from_ten.isbn10(), Some(ten.clone()));
+            // Hyphenated forms are the same book.
+            let hyphenated = format!("{}-{}-{}", &ten[..1], &ten[1..5], &ten[5..]);
+            prop_assert_eq!(Isbn::parse(&hyphenated).unwrap(), from_ten.clone());
+            // And every key round trips.
+            prop_assert_eq!(parse_book_pk(&book(&from_ten).pk).unwrap(), from_ten.clone());
+            prop_assert_eq!(parse_review_sk(&review(&from_ten, &u, ms).unwrap().sk).unwrap(), (ms, u.clone()));
+            prop_assert_eq!(parse_review_index_sk(&review_index(&from_ten, &u, ms).unwrap().sk).unwrap(), (ms, from_ten.clone()));
+            prop_assert_eq!(parse_review_marker_sk(&review_marker(&u, &from_ten).sk).unwrap(), from_ten.clone());
+            prop_assert_eq!(parse_user_pk(&user(&u).pk).unwrap(), u);
+        }
+
+        #[test]
+        fn a_wrong_check_digit_is_rejected(body in prop::array::uniform9(0u32..10), wrong in 0u32..11, i in arb_isbn(), wrong13 in 0u32..10) {
+            let ten = isbn10_of(&body);
+            let right = isbn10_check(body.iter().copied());
+            prop_assume!(wrong != right);
+            let mut bad: String = ten[..9].to_owned();
+            bad.push_str(&if wrong == 10 { "X".to_owned() } else { wrong.to_string() });
+            prop_assert!(matches!(Isbn::parse(&bad), Err(KeyError::InvalidIsbn(_))));
+
+            let s = i.as_str();
+            let right13 = u32::from(s.as_bytes()[12] - b'0');
+            prop_assume!(wrong13 != right13);
+            let bad13 = format!("{}{wrong13}", &s[..12]);
+            prop_assert!(matches!(Isbn::parse(&bad13), Err(KeyError::InvalidIsbn(_))));
+        }
+
+        #[test]
+        fn the_parent_sorts_after_every_review_and_reviews_sort_by_time(
+            b in arb_isbn(), u1 in arb_id(), u2 in arb_id(), t1 in 0..=MAX_MS, t2 in 0..=MAX_MS,
+        ) {
+            let (r1, r2) = (review(&b, &u1, t1).unwrap(), review(&b, &u2, t2).unwrap());
+            prop_assert!(r1.sk < book(&b).sk && r2.sk < book(&b).sk);
+            if t1 != t2 {
+                prop_assert_eq!(r1.sk.cmp(&r2.sk), t1.cmp(&t2));
+            }
+            // In the user's GSI1 partition, for one user and two books.
+            let (i1, i2) = (review_index(&b, &u1, t1).unwrap(), review_index(&b, &u1, t2).unwrap());
+            prop_assert!(i1.sk < user_index(&u1).sk && i2.sk < user_index(&u1).sk);
+            prop_assert_eq!(&i1.pk, &user_index(&u1).pk);
+            if t1 != t2 {
+                prop_assert_eq!(i1.sk.cmp(&i2.sk), t1.cmp(&t2));
+            }
+        }
+
+        #[test]
+        fn different_values_never_make_the_same_key(a in arb_isbn(), b in arb_isbn(), u in arb_id(), v in arb_id(), t1 in 0..=MAX_MS, t2 in 0..=MAX_MS) {
+            prop_assert_eq!(book(&a) == book(&b), a == b);
+            prop_assert_eq!(user(&u) == user(&v), u == v);
+            prop_assert_eq!(review_marker(&u, &a) == review_marker(&v, &b), u == v && a == b);
+            prop_assert_eq!(
+                review(&a, &u, t1).unwrap() == review(&b, &v, t2).unwrap(),
+                a == b && u == v && t1 == t2
+            );
+            prop_assert_eq!(
+                review_index(&a, &u, t1).unwrap() == review_index(&b, &v, t2).unwrap(),
+                a == b && u == v && t1 == t2
+            );
+        }
+
+        #[test]
+        fn no_review_book_user_or_marker_key_falls_under_another_prefix(
+            b in arb_isbn(), u in arb_id(), t in 0..=MAX_MS,
+        ) {
+            // Base table: which (PK, SK) shapes meet in one partition, and whether a sort key of
+            // one kind could fall under another kind's prefix.
+            let bk = book(&b);
+            let us = user(&u);
+            let rv = review(&b, &u, t).unwrap();
+            let mk = review_marker(&u, &b);
+            // Partitions: books and reviews share BOOK#, users and markers share USER#.
+            prop_assert!(bk.pk.starts_with(BOOK_PREFIX) && rv.pk.starts_with(BOOK_PREFIX));
+            prop_assert!(us.pk.starts_with(USER_PREFIX) && mk.pk.starts_with(USER_PREFIX));
+            // Sort keys: each kind's own prefix, and nobody else's.
+            let sks = [
+                (&bk.sk, BOOK_PREFIX),
+                (&us.sk, USER_PREFIX),
+                (&mk.sk, REVIEW_MARKER_PREFIX),
+            ];
+            for (i, (sk, _)) in sks.iter().enumerate() {
+                for (j, (_, prefix)) in sks.iter().enumerate() {
+                    prop_assert_eq!(sk.starts_with(prefix), i == j, "{} vs {}", sk, prefix);
+                }
+                prop_assert!(!rv.sk.starts_with(sks[i].1), "{}", rv.sk);
+            }
+            // A review's sort key starts with a digit: never any entity's prefix.
+            prop_assert!(rv.sk.as_bytes()[0].is_ascii_digit());
+            // No reviews key falls under a commerce partition prefix, nor the reverse.
+            let commerce_prefixes = [
+                commerce::CUSTOMER_PREFIX,
+                commerce::ORDER_PREFIX,
+                commerce::CART_PREFIX,
+                commerce::IDEMPOTENCY_PREFIX,
+            ];
+            for pk in [&bk.pk, &us.pk, &rv.pk, &mk.pk] {
+                for prefix in commerce_prefixes {
+                    prop_assert!(!pk.starts_with(prefix), "{} vs {}", pk, prefix);
+                }
+            }
+            for prefix in commerce_prefixes {
+                prop_assert!(!prefix.starts_with(BOOK_PREFIX) && !prefix.starts_with(USER_PREFIX));
+            }
+            // GSI1: the user's record and its reviews share USER#<username>; markers are not in
+            // GSI1 at all (they have no GSI1 attributes), and the order lines' PRODUCT# partitions
+            // are elsewhere.
+            let ui = user_index(&u);
+            let ri = review_index(&b, &u, t).unwrap();
+            prop_assert_eq!(&ui.pk, &ri.pk);
+            prop_assert!(ui.sk.starts_with(USER_PREFIX));
+            prop_assert!(!ri.sk.starts_with(USER_PREFIX) && !ri.sk.starts_with(BOOK_PREFIX));
+            prop_assert!(!ui.pk.starts_with("PRODUCT#"));
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! End to end, the reviews context (R1–R4): the local stack's real binaries over HTTP, with the
+//! environment the template gives them (the cursor signing key of get-book and get-user).
+
+use crate::stack::{http, start_stack};
+
+#[tokio::test]
+async fn the_review_patterns_over_http_through_the_real_binaries() {
+    let stack = start_stack().await;
+    let p = stack.port;
+
+    let book = r#"{"title":"The Fellowship of the Ring","author":"J.R.R. Tolkien","publicationYear":1954}"#;
+    let (s, _, b) = http(p, "PUT", "/books/0-261-10235-4", Some(book), &[]).await;
+    assert_eq!((s, b["isbn"].as_str()), (201, Some("9780261102354")), "{b}");
+    for user in ["frodo", "sam", "pippin"] {
+        let (s, _, u) = http(
+            p,
+            "PUT",
+            &format!("/users/{user}"),
+            Some(r#"{"membershipDate":"2000-09-29"}"#),
+            &[],
+        )
+        .await;
+        assert_eq!(s, 201, "{u}");
+    }
+    for (user, grade) in [("frodo", 10), ("sam", 8), ("pippin", 6)] {
+        let body = format!(r#"{{"grade":{grade},"text":"Read it."}}"#);
+        let (s, _, r) = http(
+            p,
+            "PUT",
+            &format!("/books/9780261102354/reviews/{user}"),
+            Some(&body),
+            &[],
+        )
+        .await;
+        assert_eq!(s, 201, "{r}");
+    }
+    // frodo changes his mind: an update, re-dated to the top.
+    let (s, _, r) = http(
+        p,
+        "PUT",
+        "/books/978-0-261-10235-4/reviews/frodo",
+        Some(r#"{"grade":9,"text":"Even better."}"#),
+        &[],
+    )
+    .await;
+    assert_eq!(s, 200, "{r}");
+
+    // R1, a page at a time: the cursor is signed with the template's CursorSigningKey.
+    let (s, _, page) = http(p, "GET", "/books/9780261102354?limit=2", None, &[]).await;
+    assert_eq!(s, 200, "{page}");
+    assert_eq!(page["book"]["title"], "The Fellowship of the Ring");
+    let users: Vec<_> = page["reviews"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["username"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(users, ["frodo", "pippin"]);
+    let cursor = page["nextCursor"].as_str().unwrap();
+    let (s, _, next) = http(
+        p,
+        "GET",
+        &format!("/books/9780261102354?limit=2&cursor={cursor}"),
+        None,
+        &[],
+    )
+    .await;
+    assert_eq!(s, 200, "{next}");
+    assert!(next["book"].is_null());
+    assert_eq!(next["reviews"][0]["username"], "sam");
+
+    // R2 through GSI1 (eventually consistent in AWS; DynamoDB Local is immediate).
+    let (s, _, u) = http(p, "GET", "/users/frodo", None, &[]).await;
+    assert_eq!(s, 200, "{u}");
+    assert_eq!(u["user"]["username"], "frodo");
+    assert_eq!(u["reviews"].as_array().unwrap().len(), 1);
+    assert_eq!(u["reviews"][0]["text"], "Even better.");
+
+    let (s, _, _) = http(p, "DELETE", "/books/9780261102354/reviews/sam", None, &[]).await;
+    assert_eq!(s, 204);
+    let (s, _, _) = http(p, "DELETE", "/books/9780261102354/reviews/sam", None, &[]).await;
+    assert_eq!(s, 204);
+
+    for (method, path, body, status, code) in [
+        (
+            "GET",
+            "/books/9780261102355",
+            None,
+            400,
+            "invalid_parameter",
+        ),
+        ("GET", "/books/9780306406157", None, 404, "book_not_found"),
+        ("GET", "/users/ghost", None, 404, "user_not_found"),
+        ("GET", "/users/a%23b", None, 400, "invalid_parameter"),
+        (
+            "GET",
+            "/books/9780261102354?cursor=forged",
+            None,
+            400,
+            "invalid_cursor",
+        ),
+        (
+            "PUT",
+            "/books/9780261102354/reviews/frodo",
+            Some(r#"{"grade":11,"text":"x"}"#),
+            400,
+            "invalid_body",
+        ),
+        (
+            "PUT",
+            "/books/9780306406157/reviews/frodo",
+            Some(r#"{"grade":5,"text":"x"}"#),
+            404,
+            "book_not_found",
+        ),
+        (
+            "PUT",
+            "/books/9780261102354/reviews/ghost",
+            Some(r#"{"grade":5,"text":"x"}"#),
+            404,
+            "user_not_found",
+        ),
+    ] {
+        let (s, _, b) = http(p, method, path, body, &[]).await;
+        assert_eq!(
+            (s, b["code"].as_str().unwrap_or_default()),
+            (status, code),
+            "{method} {path}: {b}"
+        );
+    }
+}
