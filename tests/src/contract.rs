@@ -67,6 +67,51 @@ fn every_function_has_a_sample_event_for_its_route() {
 }
 
 #[test]
+fn every_stream_handler_has_a_sample_batch_and_honest_settings() {
+    let t = Template::workspace().unwrap();
+    for f in t.functions.iter().filter(|f| !f.streams.is_empty()) {
+        let sample = testkit::sample_event(&format!("{}.json", f.name()));
+        assert!(
+            sample["Records"].as_array().is_some_and(|r| !r.is_empty()),
+            "events/{}.json has no Records",
+            f.name()
+        );
+        for s in &f.streams {
+            assert!(
+                s.report_batch_item_failures,
+                "{}: ReportBatchItemFailures",
+                f.name()
+            );
+            assert!(
+                s.bisect_batch_on_function_error,
+                "{}: BisectBatchOnFunctionError",
+                f.name()
+            );
+            assert!(
+                s.maximum_retry_attempts.is_some_and(|n| n >= 0),
+                "{}: bounded retries",
+                f.name()
+            );
+            assert!(
+                s.maximum_record_age_seconds.is_some_and(|n| n > 0),
+                "{}: bounded record age",
+                f.name()
+            );
+            assert!(
+                s.on_failure_destination.is_some(),
+                "{}: an on-failure destination",
+                f.name()
+            );
+            assert!(
+                !s.filter_patterns.is_empty(),
+                "{}: FilterCriteria",
+                f.name()
+            );
+        }
+    }
+}
+
+#[test]
 fn routes_are_unique() {
     let t = Template::workspace().unwrap();
     let mut seen = BTreeSet::new();
@@ -84,9 +129,16 @@ async fn every_route_has_a_handler() {
     let t = Template::workspace().unwrap();
     let table = store::Table::new(dev::client(), "never-used");
     for f in &t.functions {
-        // A request with no path parameters: a handler answers 400 without touching the table.
-        let ev = testkit::event(&f.routes[0].route_key(), "/", &[], None);
-        let answer = crate::dispatch::handle(f.name(), &table, testkit::request(&ev)).await;
-        assert!(answer.is_some(), "no handler for {}", f.name());
+        for route in &f.routes {
+            // A request with no path parameters: a handler answers 400 without touching the table.
+            let ev = testkit::event(&route.route_key(), "/", &[], None);
+            let answer = crate::dispatch::handle(f.name(), &table, testkit::request(&ev)).await;
+            assert!(answer.is_some(), "no handler for {}", f.name());
+        }
+        if !f.streams.is_empty() {
+            let empty = testkit::stream_event(Vec::new());
+            let answer = crate::dispatch::handle_stream(f.name(), &table, &empty).await;
+            assert!(answer.is_some(), "no stream handler for {}", f.name());
+        }
     }
 }

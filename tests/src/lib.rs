@@ -12,4 +12,10 @@ mod dispatch;
 #[cfg(test)]
 mod e2e;
 #[cfg(test)]
+mod e2e_reviews;
+#[cfg(test)]
+mod load;
+#[cfg(test)]
 mod samples;
+#[cfg(test)]
+mod stack;

@@ -37,11 +37,17 @@ mod tests {
     #[test]
     fn formats() {
         let d = Date::parse_iso("2026-11-22").unwrap();
-        assert_eq!(daily_stats(d, Shard::new(3, 10).unwrap()), Key::new("STATS#2026-11-22#03", "A"));
+        assert_eq!(
+            daily_stats(d, Shard::new(3, 10).unwrap()),
+            Key::new("STATS#2026-11-22#03", "A")
+        );
         let id = Id::parse("eventID", "c81e728d9d4c2f636f067f89cc14862c").unwrap();
         assert_eq!(
             ledger(&id, &Key::new("BOOK#9780261102354", "BOOK#9780261102354")),
-            Key::new("LEDGER#c81e728d9d4c2f636f067f89cc14862c", "BOOK%239780261102354#BOOK%239780261102354")
+            Key::new(
+                "LEDGER#c81e728d9d4c2f636f067f89cc14862c",
+                "BOOK%239780261102354#BOOK%239780261102354"
+            )
         );
     }
 

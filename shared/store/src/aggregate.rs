@@ -30,7 +30,9 @@ pub const MAX_RECORDS_PER_WRITE: usize = 99;
 /// can happen finds it.
 pub const LEDGER_TTL_SECONDS: i64 = 48 * 3600;
 
-/// "Add these amounts to that item", from one stream record.
+/// "Add these amounts to that item", from one stream record. A record makes at most one
+/// contribution per target (sum the amounts first): a second one with the same `event_id` and
+/// target is taken for a duplicate delivery and dropped.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contribution {
     /// The record's position in its batch: failures are reported by position.
@@ -68,14 +70,21 @@ pub struct Applied {
 /// Applies contributions, coalesced per target. Never fails as a whole: what could not be written
 /// is in [`Applied::failed`].
 pub async fn apply(table: &Table, contributions: Vec<Contribution>, now_epoch: i64) -> Applied {
+    let mut applied = Applied::default();
     let mut groups: BTreeMap<Key, Vec<Contribution>> = BTreeMap::new();
     for c in contributions {
         if c.adds.values().all(|v| *v == 0) {
             continue;
         }
-        groups.entry(c.target.clone()).or_default().push(c);
+        let group = groups.entry(c.target.clone()).or_default();
+        // The same record twice in one batch (a duplicate delivery) counts once: one transaction
+        // cannot touch one ledger item twice anyway.
+        if group.iter().any(|g| g.event_id == c.event_id) {
+            applied.already_applied += 1;
+            continue;
+        }
+        group.push(c);
     }
-    let mut applied = Applied::default();
     for (_, group) in groups {
         for chunk in group.chunks(MAX_RECORDS_PER_WRITE) {
             apply_chunk(table, chunk.to_vec(), now_epoch, &mut applied).await;

@@ -534,6 +534,85 @@ pub async fn add_tracking_event(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Derived: an order's current status, from its newest tracking event
+
+/// Sets the order's status on its header (and GSI2 key) and on its summary in the customer's
+/// collection, unless a newer event was applied already: each write is conditioned on
+/// `LastEventId <= event`, so events applied out of order, twice, or after a crash between the two
+/// writes all end with the newest event's status. Returns false when a newer event (or no order)
+/// was found.
+pub async fn apply_order_status(
+    table: &Table,
+    order: OrderId,
+    event: EventId,
+    status: OrderStatus,
+) -> Result<bool, StoreError> {
+    let condition =
+        "attribute_exists(PK) AND (attribute_not_exists(LastEventId) OR LastEventId <= :event)";
+    let header = table
+        .client()
+        .update_item()
+        .table_name(table.name())
+        .set_key(Some(key_map(&k::order_header(order))))
+        .update_expression("SET #status = :status, LastEventId = :event, GSI2SK = :gsi2sk")
+        .condition_expression(condition)
+        .expression_attribute_names("#status", "Status")
+        .expression_attribute_values(":status", s(status.as_str()))
+        .expression_attribute_values(":event", s(event.to_string()))
+        .expression_attribute_values(":gsi2sk", s(k::order_status_index(order, status).sk))
+        .return_values(ReturnValue::AllNew)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await;
+    let header = match header {
+        Ok(out) => {
+            table
+                .meter()
+                .record("UpdateItem", out.consumed_capacity.as_slice(), 1);
+            out.attributes.unwrap_or_default()
+        }
+        Err(e) => {
+            table.meter().record("UpdateItem", &[], 0);
+            return match from_sdk(e) {
+                StoreError::ConditionFailed => Ok(false),
+                other => Err(other),
+            };
+        }
+    };
+    let customer = crate::item::get_s(&header, "CustomerId")
+        .ok_or_else(|| StoreError::Corrupt(format!("order header {order} has no CustomerId")))
+        .and_then(|c| Ok(Id::parse("customerId", c)?))?;
+    let summary = table
+        .client()
+        .update_item()
+        .table_name(table.name())
+        .set_key(Some(key_map(&k::order_summary(&customer, order))))
+        .update_expression("SET #status = :status, LastEventId = :event")
+        .condition_expression(condition)
+        .expression_attribute_names("#status", "Status")
+        .expression_attribute_values(":status", s(status.as_str()))
+        .expression_attribute_values(":event", s(event.to_string()))
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await;
+    match summary {
+        Ok(out) => {
+            table
+                .meter()
+                .record("UpdateItem", out.consumed_capacity.as_slice(), 1);
+            Ok(true)
+        }
+        Err(e) => {
+            table.meter().record("UpdateItem", &[], 0);
+            match from_sdk(e) {
+                StoreError::ConditionFailed => Ok(false),
+                other => Err(other),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // C7: shopping cart
 
 /// Sets one line of a cart: one small item per product, so changing a line costs one small write

@@ -194,3 +194,89 @@ pub fn response_json(response: &Response<Body>) -> (u16, Value) {
     };
     (response.status().as_u16(), json)
 }
+
+/// An item in DynamoDB JSON (`{"S": ".."}`, `{"N": ".."}`, ...), as stream records carry it.
+pub fn dynamodb_json(item: &Item) -> Value {
+    Value::Object(
+        item.iter()
+            .map(|(k, v)| (k.clone(), attribute_json(v)))
+            .collect(),
+    )
+}
+
+fn attribute_json(v: &AttributeValue) -> Value {
+    use base64::Engine;
+    let b64 = |b: &aws_sdk_dynamodb::primitives::Blob| {
+        base64::engine::general_purpose::STANDARD.encode(b.as_ref())
+    };
+    match v {
+        AttributeValue::S(s) => json!({ "S": s }),
+        AttributeValue::N(n) => json!({ "N": n }),
+        AttributeValue::B(b) => json!({ "B": b64(b) }),
+        AttributeValue::Bool(b) => json!({ "BOOL": b }),
+        AttributeValue::Null(_) => json!({ "NULL": true }),
+        AttributeValue::Ss(l) => json!({ "SS": l }),
+        AttributeValue::Ns(l) => json!({ "NS": l }),
+        AttributeValue::Bs(l) => json!({ "BS": l.iter().map(b64).collect::<Vec<_>>() }),
+        AttributeValue::L(l) => json!({ "L": l.iter().map(attribute_json).collect::<Vec<_>>() }),
+        AttributeValue::M(m) => json!({ "M": dynamodb_json(m) }),
+        _ => Value::Null,
+    }
+}
+
+/// What happened to an item, for [`stream_record`].
+pub enum Change<'a> {
+    Insert(&'a Item),
+    Modify(&'a Item, &'a Item),
+    Remove(&'a Item),
+    /// A removal by DynamoDB's TTL.
+    TtlRemove(&'a Item),
+}
+
+/// One DynamoDB Streams record as Lambda delivers it (`NEW_AND_OLD_IMAGES`), with sequence
+/// number `seq` (written zero padded, as DynamoDB's are: they compare as numbers).
+pub fn stream_record(event_id: &str, seq: u64, change: Change<'_>) -> Value {
+    let (name, old, new) = match change {
+        Change::Insert(n) => ("INSERT", None, Some(n)),
+        Change::Modify(o, n) => ("MODIFY", Some(o), Some(n)),
+        Change::Remove(o) | Change::TtlRemove(o) => ("REMOVE", Some(o), None),
+    };
+    let any = new.or(old).expect("an image");
+    let keys: Item = any
+        .iter()
+        .filter(|(k, _)| *k == "PK" || *k == "SK")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let mut dynamodb = json!({
+        "ApproximateCreationDateTime": 1_795_860_000,
+        "Keys": dynamodb_json(&keys),
+        "SequenceNumber": format!("{seq:021}"),
+        "SizeBytes": item_size(any),
+        "StreamViewType": "NEW_AND_OLD_IMAGES",
+    });
+    if let Some(o) = old {
+        dynamodb["OldImage"] = dynamodb_json(o);
+    }
+    if let Some(n) = new {
+        dynamodb["NewImage"] = dynamodb_json(n);
+    }
+    let mut record = json!({
+        "eventID": event_id,
+        "eventName": name,
+        "eventVersion": "1.1",
+        "eventSource": "aws:dynamodb",
+        "awsRegion": "us-east-1",
+        "dynamodb": dynamodb,
+        "eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/test/stream/2026-11-22T00:00:00.000",
+    });
+    if matches!(change, Change::TtlRemove(_)) {
+        record["userIdentity"] =
+            json!({ "type": "Service", "principalId": "dynamodb.amazonaws.com" });
+    }
+    record
+}
+
+/// A DynamoDB Streams event of these records, as the handler receives it.
+pub fn stream_event(records: Vec<Value>) -> streams::Event {
+    serde_json::from_value(json!({ "Records": records })).expect("a DynamoDB Streams event")
+}

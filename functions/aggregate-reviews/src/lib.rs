@@ -1,0 +1,309 @@
+//! Stream handler (reviews → counters). From reviews (`Type = Review`), inserted, modified or
+//! removed (TTL removals included):
+//! - the book's `RatingCount` and `RatingSum` (the average is computed on read);
+//! - the user's `ReviewCount`;
+//! - site-wide reviews per day (of the review date, UTC), on `AGGREGATE_SHARDS` write shards.
+//!
+//! An updated review is re-dated (a removal of the old item and an insert of the new one), so the
+//! deltas follow without special cases. `store::aggregate::apply` coalesces them into one write
+//! per touched target and makes each record count exactly once.
+
+use std::collections::BTreeMap;
+
+use keys::{
+    Date, Id, code_point_shard, derived,
+    reviews::{self as k, Isbn, types},
+};
+use store::{
+    Table,
+    aggregate::{self, Applied, Contribution},
+    aws_sdk_dynamodb::types::AttributeValue,
+    reviews::Review,
+};
+use streams::{BatchResponse, Change, Event};
+
+pub struct Deps {
+    pub table: Table,
+    /// Write shards per sharded counter (`AGGREGATE_SHARDS`).
+    pub shards: u32,
+}
+
+pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
+    let (response, applied) = handle_counted(deps, event).await;
+    tracing::info!(
+        records = event.records.len(),
+        target_writes = applied.target_writes,
+        ledger_writes = applied.ledger_writes,
+        already_applied = applied.already_applied,
+        failed = applied.failed.len(),
+        "batch applied"
+    );
+    response
+}
+
+/// The handler, also returning what it wrote (for tests and the benchmark).
+pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
+    let mut contributions = Vec::new();
+    let mut unreadable = Vec::new();
+    for change in streams::changes(event) {
+        let change = match change {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::error!(error = %e, "unreadable record");
+                unreadable.push(e.index());
+                continue;
+            }
+        };
+        match contributions_of(&change, deps.shards) {
+            Ok(cs) => contributions.extend(cs),
+            Err(e) => {
+                tracing::error!(error = %e, index = change.index, "record cannot be aggregated");
+                unreadable.push(change.index);
+            }
+        }
+    }
+    let mut applied = aggregate::apply(&deps.table, contributions, streams::now_epoch()).await;
+    applied.failed.extend(unreadable.iter().copied());
+    (BatchResponse::failures(event, &applied.failed), applied)
+}
+
+fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution>, String> {
+    if change.type_name() != Some(types::REVIEW) {
+        // Other types are filtered out before they reach this function (FilterCriteria).
+        return Ok(Vec::new());
+    }
+    let old: Option<Review> = change.old().map_err(|e| e.to_string())?;
+    let new: Option<Review> = change.new().map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let contribution = |target, target_type, must_exist, adds, labels| Contribution {
+        record: change.index,
+        event_id: change.event_id.clone(),
+        target,
+        target_type,
+        must_exist,
+        adds,
+        labels,
+    };
+    // Book and user: new minus old (a modify may change the grade).
+    let Some(any) = new.as_ref().or(old.as_ref()) else {
+        return Ok(out);
+    };
+    let isbn = Isbn::parse(&any.isbn).map_err(|e| e.to_string())?;
+    let user = Id::parse("username", &any.username).map_err(|e| e.to_string())?;
+    let present = |r: &Option<Review>| i64::from(r.is_some());
+    let grade = |r: &Option<Review>| r.as_ref().map_or(0, |r| i64::from(r.grade));
+    out.push(contribution(
+        k::book(&isbn),
+        types::BOOK,
+        true,
+        BTreeMap::from([
+            ("RatingCount", present(&new) - present(&old)),
+            ("RatingSum", grade(&new) - grade(&old)),
+        ]),
+        BTreeMap::new(),
+    ));
+    out.push(contribution(
+        k::user(&user),
+        types::USER,
+        true,
+        BTreeMap::from([("ReviewCount", present(&new) - present(&old))]),
+        BTreeMap::new(),
+    ));
+    // The day: each image counts on its own review date (one contribution per day touched, as a
+    // modify that keeps the date nets to nothing).
+    let mut days: BTreeMap<(Date, keys::Shard), i64> = BTreeMap::new();
+    for (image, sign) in [(&old, -1), (&new, 1)] {
+        let Some(r) = image else { continue };
+        let date = r
+            .review_date
+            .get(..10)
+            .and_then(|d| Date::parse_iso(d).ok())
+            .ok_or_else(|| format!("ReviewDate {:?} has no date", r.review_date))?;
+        let shard = code_point_shard(&format!("{}{}", r.isbn, r.username), shards);
+        *days.entry((date, shard)).or_default() += sign;
+    }
+    for ((date, shard), delta) in days {
+        out.push(contribution(
+            derived::daily_stats(date, shard),
+            derived::types::DAILY_STATS,
+            false,
+            BTreeMap::from([("Reviews", delta)]),
+            BTreeMap::from([
+                ("Date", AttributeValue::S(date.iso())),
+                ("Shard", AttributeValue::N(shard.number().to_string())),
+            ]),
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+    use store::{
+        item::Item,
+        reviews::{NewReview, put_book, put_review, put_user},
+    };
+    use testkit::{Change as C, all_items, stream_event, stream_record};
+
+    const SHARDS: u32 = 4;
+    const ISBN: &str = "9780261102354";
+    const DAY_MS: u64 = 1_790_000_000_000; // 2026-09-21
+
+    fn num(item: &Item, attr: &str) -> i64 {
+        item.get(attr)
+            .and_then(|v| v.as_n().ok())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    }
+
+    async fn library() -> Deps {
+        let table = testkit::table().await;
+        let today = Date::parse_iso("2026-01-01").unwrap();
+        put_book(
+            &table,
+            &Isbn::parse(ISBN).unwrap(),
+            "The Fellowship of the Ring",
+            "J.R.R. Tolkien",
+            1954,
+        )
+        .await
+        .unwrap();
+        for u in ["ann", "bob"] {
+            put_user(&table, &Id::parse("u", u).unwrap(), None, today)
+                .await
+                .unwrap();
+        }
+        Deps {
+            table,
+            shards: SHARDS,
+        }
+    }
+
+    async fn review(deps: &Deps, user: &str, grade: u8, at_ms: u64) {
+        let r = NewReview {
+            isbn: Isbn::parse(ISBN).unwrap(),
+            user: Id::parse("u", user).unwrap(),
+            grade,
+            text: "Must read.".into(),
+            at_ms,
+        };
+        put_review(&deps.table, &r).await.unwrap();
+    }
+
+    async fn reviews(deps: &Deps) -> Vec<Item> {
+        all_items(&deps.table)
+            .await
+            .into_iter()
+            .filter(|i| i["Type"].as_s().unwrap() == "Review")
+            .collect()
+    }
+
+    /// (book count, book sum, ann's count, bob's count, reviews per day).
+    async fn derived(deps: &Deps) -> (i64, i64, i64, i64, BTreeMap<String, i64>) {
+        let items = all_items(&deps.table).await;
+        let of = |ty: &str, key: &str, attr: &str| {
+            items
+                .iter()
+                .find(|i| i["Type"].as_s().unwrap() == ty && i["PK"].as_s().unwrap().ends_with(key))
+                .map_or(0, |i| num(i, attr))
+        };
+        let mut days = BTreeMap::new();
+        for i in items
+            .iter()
+            .filter(|i| i["Type"].as_s().unwrap() == "DailyStats")
+        {
+            *days.entry(i["Date"].as_s().unwrap().clone()).or_default() += num(i, "Reviews");
+        }
+        days.retain(|_, v| *v != 0);
+        (
+            of("Book", ISBN, "RatingCount"),
+            of("Book", ISBN, "RatingSum"),
+            of("User", "ann", "ReviewCount"),
+            of("User", "bob", "ReviewCount"),
+            days,
+        )
+    }
+
+    fn records<'a>(
+        items: &'a [Item],
+        first_seq: u64,
+        kind: impl Fn(&'a Item) -> C<'a>,
+    ) -> Vec<Value> {
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, it)| {
+                stream_record(
+                    &format!("ev{}", first_seq + i as u64),
+                    first_seq + i as u64,
+                    kind(it),
+                )
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn ratings_and_counts_are_exact_under_replays_and_updates() {
+        let deps = library().await;
+        review(&deps, "ann", 8, DAY_MS).await;
+        review(&deps, "bob", 5, DAY_MS + 60_000).await;
+        let first = reviews(&deps).await;
+        let batch = stream_event(records(&first, 1, C::Insert));
+        let (r, _) = handle_counted(&deps, &batch).await;
+        assert!(r.batch_item_failures.is_empty());
+        let day = "2026-09-21".to_owned();
+        assert_eq!(
+            derived(&deps).await,
+            (2, 13, 1, 1, BTreeMap::from([(day.clone(), 2)]))
+        );
+        handle_counted(&deps, &batch).await;
+        assert_eq!(derived(&deps).await.0, 2, "a replay counts nothing");
+
+        // Ann updates her review a day later: the old item is removed, a re-dated one inserted.
+        review(&deps, "ann", 10, DAY_MS + 86_400_000).await;
+        let ann_new: Vec<_> = reviews(&deps)
+            .await
+            .into_iter()
+            .filter(|i| i["Username"].as_s().unwrap() == "ann")
+            .collect();
+        let ann_old: Vec<_> = first
+            .iter()
+            .filter(|i| i["Username"].as_s().unwrap() == "ann")
+            .cloned()
+            .collect();
+        let mut update = records(&ann_old, 10, C::Remove);
+        update.extend(records(&ann_new, 11, C::Insert));
+        handle_counted(&deps, &stream_event(update)).await;
+        assert_eq!(
+            derived(&deps).await,
+            (
+                2,
+                15,
+                1,
+                1,
+                BTreeMap::from([(day, 1), ("2026-09-22".to_owned(), 1)])
+            )
+        );
+
+        // A grade changed in place (MODIFY), then Bob's review expires by TTL.
+        let bob = reviews(&deps)
+            .await
+            .into_iter()
+            .find(|i| i["Username"].as_s().unwrap() == "bob")
+            .unwrap();
+        let mut regraded = bob.clone();
+        regraded.insert("Grade".into(), AttributeValue::N("7".into()));
+        let batch = stream_event(vec![
+            stream_record("m1", 20, C::Modify(&bob, &regraded)),
+            stream_record("t1", 21, C::TtlRemove(&regraded)),
+        ]);
+        let (r, _) = handle_counted(&deps, &batch).await;
+        assert!(r.batch_item_failures.is_empty());
+        assert_eq!(
+            derived(&deps).await,
+            (1, 10, 1, 0, BTreeMap::from([("2026-09-22".to_owned(), 1)]))
+        );
+    }
+}

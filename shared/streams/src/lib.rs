@@ -1,0 +1,204 @@
+//! DynamoDB Streams plumbing shared by the stream handlers.
+//!
+//! A handler receives Lambda's DynamoDB Streams event, turns each record into a [`Change`] (old
+//! and new image decoded into the record types of `store`), writes what it derives, and answers
+//! with a partial batch response: the sequence numbers of the records whose writes failed
+//! ([`BatchResponse`]). Lambda then retries from the first failed record; everything before it
+//! is done. A record is never reported done if its write failed.
+
+use keys::Id;
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
+pub use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Insert,
+    Modify,
+    Remove,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChangeError {
+    #[error("record {0}: unknown eventName {1:?}")]
+    EventName(usize, String),
+    #[error("record {0}: eventID {1:?} is not usable as a key")]
+    EventId(usize, String),
+    #[error("record {0}: image does not decode: {1}")]
+    Image(usize, String),
+}
+
+impl ChangeError {
+    /// Position in the batch of the record that could not be read.
+    pub fn index(&self) -> usize {
+        match self {
+            ChangeError::EventName(i, _)
+            | ChangeError::EventId(i, _)
+            | ChangeError::Image(i, _) => *i,
+        }
+    }
+}
+
+/// One record of a batch, decoded on demand.
+#[derive(Debug)]
+pub struct Change<'a> {
+    /// Position in the batch.
+    pub index: usize,
+    pub kind: Kind,
+    pub event_id: Id,
+    pub record: &'a EventRecord,
+}
+
+impl Change<'_> {
+    /// The `Type` of the item (from the new image, or the old one for a removal).
+    pub fn type_name(&self) -> Option<&str> {
+        fn type_of(image: &serde_dynamo::Item) -> Option<&str> {
+            match image.get("Type") {
+                Some(serde_dynamo::AttributeValue::S(s)) => Some(s.as_str()),
+                _ => None,
+            }
+        }
+        type_of(&self.record.change.new_image).or_else(|| type_of(&self.record.change.old_image))
+    }
+
+    /// The image before the change, as `T`; `None` for an insert.
+    pub fn old<T: DeserializeOwned>(&self) -> Result<Option<T>, ChangeError> {
+        self.image(&self.record.change.old_image)
+    }
+
+    /// The image after the change, as `T`; `None` for a removal.
+    pub fn new<T: DeserializeOwned>(&self) -> Result<Option<T>, ChangeError> {
+        self.image(&self.record.change.new_image)
+    }
+
+    fn image<T: DeserializeOwned>(
+        &self,
+        image: &serde_dynamo::Item,
+    ) -> Result<Option<T>, ChangeError> {
+        if image.is_empty() {
+            return Ok(None);
+        }
+        serde_dynamo::from_item(image.clone())
+            .map(Some)
+            .map_err(|e| ChangeError::Image(self.index, e.to_string()))
+    }
+
+    /// A removal by DynamoDB's TTL rather than by a client (handled like any removal).
+    pub fn is_ttl_delete(&self) -> bool {
+        self.record
+            .user_identity
+            .as_ref()
+            .is_some_and(|u| u.type_ == "Service" && u.principal_id == "dynamodb.amazonaws.com")
+    }
+
+    pub fn sequence_number(&self) -> Option<&str> {
+        self.record.change.sequence_number.as_deref()
+    }
+}
+
+/// The records of a batch as changes; a record that cannot be read is an error in its place, so
+/// the handler can report it (and only it) as failed.
+pub fn changes(event: &Event) -> Vec<Result<Change<'_>, ChangeError>> {
+    event
+        .records
+        .iter()
+        .enumerate()
+        .map(|(index, record)| {
+            let kind = match record.event_name.as_str() {
+                "INSERT" => Kind::Insert,
+                "MODIFY" => Kind::Modify,
+                "REMOVE" => Kind::Remove,
+                other => return Err(ChangeError::EventName(index, other.to_owned())),
+            };
+            let event_id = Id::parse("eventID", &record.event_id)
+                .map_err(|_| ChangeError::EventId(index, record.event_id.clone()))?;
+            Ok(Change {
+                index,
+                kind,
+                event_id,
+                record,
+            })
+        })
+        .collect()
+}
+
+/// Lambda's partial batch response for stream sources.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchResponse {
+    #[serde(rename = "batchItemFailures")]
+    pub batch_item_failures: Vec<ItemFailure>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemFailure {
+    #[serde(rename = "itemIdentifier")]
+    pub item_identifier: String,
+}
+
+impl BatchResponse {
+    /// Reports the records at `failed` positions by sequence number, in batch order. A failed
+    /// record without a sequence number cannot be reported alone, so the whole batch is retried
+    /// from its first record.
+    pub fn failures(event: &Event, failed: &[usize]) -> BatchResponse {
+        let mut failed = failed.to_vec();
+        failed.sort_unstable();
+        failed.dedup();
+        let mut out = BatchResponse::default();
+        for i in failed {
+            match event
+                .records
+                .get(i)
+                .and_then(|r| r.change.sequence_number.clone())
+            {
+                Some(seq) => out.batch_item_failures.push(ItemFailure {
+                    item_identifier: seq,
+                }),
+                None => {
+                    let first = event
+                        .records
+                        .first()
+                        .and_then(|r| r.change.sequence_number.clone())
+                        .unwrap_or_default();
+                    return BatchResponse {
+                        batch_item_failures: vec![ItemFailure {
+                            item_identifier: first,
+                        }],
+                    };
+                }
+            }
+        }
+        out
+    }
+
+    pub fn failed_sequence_numbers(&self) -> Vec<&str> {
+        self.batch_item_failures
+            .iter()
+            .map(|f| f.item_identifier.as_str())
+            .collect()
+    }
+}
+
+/// `AGGREGATE_SHARDS`, read once at start-up: how many write shards each sharded counter has.
+pub fn shards_from_env() -> Result<u32, String> {
+    let raw =
+        std::env::var("AGGREGATE_SHARDS").map_err(|_| "AGGREGATE_SHARDS is not set".to_owned())?;
+    raw.parse::<u32>()
+        .ok()
+        .filter(|n| (1..=keys::Shard::MAX_COUNT).contains(n))
+        .ok_or_else(|| {
+            format!(
+                "AGGREGATE_SHARDS must be 1..={}, not {raw:?}",
+                keys::Shard::MAX_COUNT
+            )
+        })
+}
+
+/// Logs as Lambda expects (the runtime's own default subscriber, as the API functions use).
+pub fn init_tracing() {
+    lambda_runtime::tracing::init_default_subscriber();
+}
+
+/// Seconds since the Unix epoch, now.
+pub fn now_epoch() -> i64 {
+    (keys::now_ms() / 1000) as i64
+}

@@ -1,0 +1,137 @@
+//! The local stack (`target/debug/local-stack`) as a child process, and a minimal HTTP client for
+//! driving it. `make test` builds the binaries first (`cargo build --bins`).
+
+use std::{path::PathBuf, process::Stdio, time::Duration};
+
+use serde_json::Value;
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpStream,
+    process::{Child, Command},
+};
+
+pub struct Stack {
+    child: Child,
+    pub port: u16,
+    /// The stack's table in DynamoDB Local.
+    pub table: String,
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        // SIGTERM lets the stack stop its function processes; kill_on_drop is the backstop.
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .arg(pid.to_string())
+                .status();
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+pub async fn start_stack() -> Stack {
+    let root = template::workspace_root();
+    let bin_dir: PathBuf = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+        .join("debug");
+    let binary = bin_dir.join("local-stack");
+    assert!(
+        binary.is_file(),
+        "{} is missing: build the binaries first (cargo build --bins, as make test does)",
+        binary.display()
+    );
+    let port = free_port();
+    let table = format!("e2e-{}", ulid::Ulid::new().to_string().to_lowercase());
+    let child = Command::new(&binary)
+        .current_dir(&root)
+        .args(["--port", &port.to_string(), "--table", &table])
+        .args(["--bin-dir", &bin_dir.to_string_lossy()])
+        .args([
+            "--param",
+            "CursorSigningKey=e2e-cursor-signing-key-0123456789abcdef",
+        ])
+        .env("AWS_ENDPOINT_URL_DYNAMODB", dev::endpoint())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("local-stack starts");
+    let stack = Stack { child, port, table };
+    for _ in 0..300 {
+        if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return stack;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the local stack did not listen on port {port}");
+}
+
+/// One HTTP/1.1 exchange (Connection: close), enough for a test client.
+pub async fn http(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> (u16, String, Value) {
+    let mut s = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let body = body.unwrap_or("");
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    if !body.is_empty() {
+        req.push_str("content-type: application/json\r\n");
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).await.expect("write");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.expect("read");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, rest) = text.split_once("\r\n\r\n").expect("an HTTP answer");
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    let json = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&body).unwrap_or(Value::String(body))
+    };
+    (status, head.to_owned(), json)
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+    out
+}

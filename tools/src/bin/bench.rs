@@ -1,0 +1,148 @@
+//! `make bench`: what coalescing saves the stream pipeline. One batch of 100 DynamoDB Streams
+//! records (25 orders: a summary and 3 lines each, over 10 customers and 10 products) goes through
+//! the `aggregate-orders` handler twice, each time on a fresh table in DynamoDB Local:
+//! - as one batch (the handler as deployed: one write per touched target, plus the ledger);
+//! - record by record (the baseline: what a handler without coalescing writes).
+//!
+//! Reported: writes to aggregate targets against the number of distinct targets touched, and the
+//! write units DynamoDB reports. DynamoDB Local's accounting of transactions is known to differ
+//! from DynamoDB's, so the units are indicative; the write counts are exact.
+
+use std::collections::BTreeSet;
+
+use keys::{Id, SortableId};
+use serde_json::Value;
+use store::{
+    Table,
+    commerce::{NewOrder, place_order, put_customer},
+    item::Item,
+};
+use testkit::{Change, stream_event, stream_record};
+
+const SHARDS: u32 = 10;
+
+async fn source_items() -> Result<(Table, Vec<Item>), Box<dyn std::error::Error>> {
+    let table = testkit::table().await;
+    for c in 0..10 {
+        put_customer(
+            &table,
+            &Id::parse("c", &format!("c{c}"))?,
+            "Bench",
+            "b@example.com",
+            "2026-01-01T00:00:00.000Z",
+        )
+        .await?;
+    }
+    for o in 0..25u64 {
+        let ms = 1_790_000_000_000 + o * 3_600_000;
+        let order = NewOrder {
+            customer: Id::parse("c", &format!("c{}", o % 10))?,
+            order_id: SortableId::at_ms(ms),
+            created_at: keys::iso_timestamp(ms).unwrap_or_default(),
+            lines: (0..3)
+                .map(|l| (1 + (o + l) % 10, 1 + l as u32, 500))
+                .collect(),
+        };
+        place_order(&table, &order, None).await?;
+    }
+    let items = testkit::all_items(&table)
+        .await
+        .into_iter()
+        .filter(|i| {
+            i.get("Type")
+                .and_then(|t| t.as_s().ok())
+                .is_some_and(|t| t == "Order" || t == "OrderItem")
+        })
+        .collect();
+    Ok((table, items))
+}
+
+fn records(items: &[Item]) -> Vec<Value> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| stream_record(&format!("bench{i}"), i as u64 + 1, Change::Insert(item)))
+        .collect()
+}
+
+fn write_units(table: &Table) -> f64 {
+    table.meter().requests().iter().map(|r| r.write_units).sum()
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Coalesced: the whole batch at once.
+    let (table, items) = source_items().await?;
+    let batch = records(&items);
+    table.meter().reset();
+    let deps = aggregate_orders::Deps {
+        table,
+        shards: SHARDS,
+    };
+    let (response, coalesced) =
+        aggregate_orders::handle_counted(&deps, &stream_event(batch.clone())).await;
+    assert!(
+        response.batch_item_failures.is_empty(),
+        "the batch failed: {response:?}"
+    );
+    let coalesced_units = write_units(&deps.table);
+    let targets: BTreeSet<(String, String)> = testkit::all_items(&deps.table)
+        .await
+        .iter()
+        .filter(|i| {
+            i.get("Type")
+                .and_then(|t| t.as_s().ok())
+                .is_some_and(|t| matches!(t.as_str(), "ProductSales" | "DailyStats" | "Customer"))
+        })
+        .map(|i| {
+            (
+                i["PK"].as_s().cloned().unwrap_or_default(),
+                i["SK"].as_s().cloned().unwrap_or_default(),
+            )
+        })
+        .collect();
+
+    // Baseline: the same records, one invocation each.
+    let (table, items) = source_items().await?;
+    table.meter().reset();
+    let deps = aggregate_orders::Deps {
+        table,
+        shards: SHARDS,
+    };
+    let (mut base_targets, mut base_ledger) = (0, 0);
+    for record in records(&items) {
+        let (r, applied) =
+            aggregate_orders::handle_counted(&deps, &stream_event(vec![record])).await;
+        assert!(r.batch_item_failures.is_empty());
+        base_targets += applied.target_writes;
+        base_ledger += applied.ledger_writes;
+    }
+    let base_units = write_units(&deps.table);
+
+    let t = targets.len() as f64;
+    println!(
+        "stream batch: {} records (25 order summaries, 75 order lines), {SHARDS} shards per counter",
+        batch.len()
+    );
+    println!("distinct aggregate targets touched: {}", targets.len());
+    println!(
+        "coalesced (as deployed): {:>4} target writes = {:.2} per target, {:>4} ledger writes, {:>6.1} write units",
+        coalesced.target_writes,
+        coalesced.target_writes as f64 / t,
+        coalesced.ledger_writes,
+        coalesced_units
+    );
+    println!(
+        "per record (baseline):   {:>4} target writes = {:.2} per target, {:>4} ledger writes, {:>6.1} write units",
+        base_targets,
+        base_targets as f64 / t,
+        base_ledger,
+        base_units
+    );
+    println!(
+        "ratio coalesced / baseline: target writes {:.3}, write units {:.3}",
+        coalesced.target_writes as f64 / base_targets as f64,
+        coalesced_units / base_units
+    );
+    Ok(())
+}
