@@ -139,7 +139,7 @@ async fn concurrent_load_then_zero_drift() {
     );
     let sent_in = started.elapsed();
 
-    let streams = drained(&stack, Duration::from_secs(180)).await;
+    let streams = drained(&stack, Duration::from_secs(300)).await;
     let drained_in = started.elapsed();
     let table = store::Table::new(dev::client(), stack.table.clone());
     let report = tools::reconcile::run(&table).await.expect("reconcile");
