@@ -16,7 +16,7 @@ use keys::{
 };
 use store::{
     Table,
-    aggregate::{self, Applied, Contribution},
+    aggregate::{Applied, Contribution},
     aws_sdk_dynamodb::types::AttributeValue,
     reviews::Review,
 };
@@ -29,42 +29,15 @@ pub struct Deps {
 }
 
 pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
-    let (response, applied) = handle_counted(deps, event).await;
-    tracing::info!(
-        records = event.records.len(),
-        target_writes = applied.target_writes,
-        ledger_writes = applied.ledger_writes,
-        already_applied = applied.already_applied,
-        failed = applied.failed.len(),
-        "batch applied"
-    );
-    response
+    handle_counted(deps, event).await.0
 }
 
 /// The handler, also returning what it wrote (for tests and the benchmark).
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
-    let mut contributions = Vec::new();
-    let mut unreadable = Vec::new();
-    for change in streams::changes(event) {
-        let change = match change {
-            Ok(c) => c,
-            Err(e) => {
-                tracing::error!(error = %e, "unreadable record");
-                unreadable.push(e.index());
-                continue;
-            }
-        };
-        match contributions_of(&change, deps.shards) {
-            Ok(cs) => contributions.extend(cs),
-            Err(e) => {
-                tracing::error!(error = %e, index = change.index, "record cannot be aggregated");
-                unreadable.push(change.index);
-            }
-        }
-    }
-    let mut applied = aggregate::apply(&deps.table, contributions, streams::now_epoch()).await;
-    applied.failed.extend(unreadable.iter().copied());
-    (BatchResponse::failures(event, &applied.failed), applied)
+    streams::aggregate_batch(&deps.table, event, |change| {
+        contributions_of(change, deps.shards)
+    })
+    .await
 }
 
 fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution>, String> {

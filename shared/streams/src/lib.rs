@@ -8,6 +8,10 @@
 
 use keys::Id;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use store::{
+    Table,
+    aggregate::{self, Applied, Contribution},
+};
 
 pub use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 
@@ -176,6 +180,51 @@ impl BatchResponse {
             .map(|f| f.item_identifier.as_str())
             .collect()
     }
+}
+
+/// The whole of a counter handler but its mapping: every readable record becomes contributions
+/// through `contributions_of`, which are applied coalesced and exactly once; records that cannot
+/// be read or mapped, and those whose writes failed, are reported. Also returns what was written
+/// (for logs, tests and the benchmark).
+pub async fn aggregate_batch<F>(
+    table: &Table,
+    event: &Event,
+    contributions_of: F,
+) -> (BatchResponse, Applied)
+where
+    F: Fn(&Change<'_>) -> Result<Vec<Contribution>, String>,
+{
+    let mut contributions = Vec::new();
+    let mut unreadable = Vec::new();
+    for change in changes(event) {
+        let change = match change {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::error!(error = %e, "unreadable record");
+                unreadable.push(e.index());
+                continue;
+            }
+        };
+        match contributions_of(&change) {
+            Ok(cs) => contributions.extend(cs),
+            Err(e) => {
+                tracing::error!(error = %e, index = change.index, "record cannot be aggregated");
+                unreadable.push(change.index);
+            }
+        }
+    }
+    // Boxed: the writes' futures nest deep enough to strain the compiler's layout limits.
+    let mut applied = Box::pin(aggregate::apply(table, contributions, now_epoch())).await;
+    applied.failed.extend(unreadable);
+    tracing::info!(
+        records = event.records.len(),
+        target_writes = applied.target_writes,
+        ledger_writes = applied.ledger_writes,
+        already_applied = applied.already_applied,
+        failed = applied.failed.len(),
+        "batch applied"
+    );
+    (BatchResponse::failures(event, &applied.failed), applied)
 }
 
 /// `AGGREGATE_SHARDS`, read once at start-up: how many write shards each sharded counter has.
