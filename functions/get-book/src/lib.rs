@@ -33,19 +33,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let isbn = api::path_isbn(&req)?;
     let limit = api::query_u32(&req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
     let bound = binding(&isbn, limit);
-    let start = api::query(&req, "cursor")
-        .map(|c| deps.cursors.decode(&bound, &c))
-        .transpose()?;
+    let start = api::page_start(&req, &deps.cursors, &bound)?;
     let Some(page) = reviews::book_page(&deps.table, &isbn, limit, start).await? else {
         return Err(ApiError::not_found(
             "book_not_found",
             format!("There is no book {isbn}; create it with PUT /books/{isbn}."),
         ));
     };
-    let next = page
-        .last_key
-        .map(|k| deps.cursors.encode(&bound, &k))
-        .transpose()?;
+    let next = api::next_cursor(&deps.cursors, &bound, page.last_key)?;
     api::json(
         200,
         &json!({

@@ -34,19 +34,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let user = api::path_id(&req, "username")?;
     let limit = api::query_u32(&req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
     let bound = binding(&user, limit);
-    let start = api::query(&req, "cursor")
-        .map(|c| deps.cursors.decode(&bound, &c))
-        .transpose()?;
+    let start = api::page_start(&req, &deps.cursors, &bound)?;
     let Some(page) = reviews::user_page(&deps.table, &user, limit, start).await? else {
         return Err(ApiError::not_found(
             "user_not_found",
             format!("There is no user {user}; create it with PUT /users/{user}."),
         ));
     };
-    let next = page
-        .last_key
-        .map(|k| deps.cursors.encode(&bound, &k))
-        .transpose()?;
+    let next = api::next_cursor(&deps.cursors, &bound, page.last_key)?;
     api::json(
         200,
         &json!({

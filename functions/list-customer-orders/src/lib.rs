@@ -45,9 +45,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     }
     let limit = api::query_u32(&req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
     let bound = binding(&customer, from, to);
-    let start = api::query(&req, "cursor")
-        .map(|c| deps.cursors.decode(&bound, &c))
-        .transpose()?;
+    let start = api::page_start(&req, &deps.cursors, &bound)?;
     let first_page = start.is_none();
 
     let page = commerce::orders_in_range(&deps.table, &customer, from, to, limit, start).await?;
@@ -60,10 +58,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             format!("There is no customer {customer}."),
         ));
     }
-    let next = page
-        .last_key
-        .map(|k| deps.cursors.encode(&bound, &k))
-        .transpose()?;
+    let next = api::next_cursor(&deps.cursors, &bound, page.last_key)?;
     api::json(
         200,
         &json!({

@@ -186,6 +186,27 @@ pub fn query_date(req: &Request, name: &str) -> Result<Option<Date>, ApiError> {
         .transpose()
 }
 
+/// Where a page starts: the `cursor` query parameter, checked against `binding` (the pattern and
+/// its parameters); `None` for a first page.
+pub fn page_start(
+    req: &Request,
+    cursors: &store::cursor::CursorCodec,
+    binding: &str,
+) -> Result<Option<store::item::Item>, ApiError> {
+    Ok(query(req, "cursor")
+        .map(|c| cursors.decode(binding, &c))
+        .transpose()?)
+}
+
+/// The `nextCursor` of a page: DynamoDB's `LastEvaluatedKey`, signed and bound to `binding`.
+pub fn next_cursor(
+    cursors: &store::cursor::CursorCodec,
+    binding: &str,
+    last_key: Option<store::item::Item>,
+) -> Result<Option<String>, ApiError> {
+    Ok(last_key.map(|k| cursors.encode(binding, &k)).transpose()?)
+}
+
 /// A header's value, if present and text.
 pub fn header(req: &Request, name: &str) -> Option<String> {
     req.headers()

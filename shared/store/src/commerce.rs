@@ -684,25 +684,10 @@ mod tests {
     //! DynamoDB Local never raises TransactionConflict, so the retry path is tested with the SDK's
     //! own mocking (aws-smithy-mocks): the client below answers from rules, not from a database.
     use super::*;
-    use aws_sdk_dynamodb::{
-        Client,
-        operation::transact_write_items::{TransactWriteItemsError, TransactWriteItemsOutput},
-        types::{CancellationReason, error::TransactionCanceledException},
-    };
+    use aws_sdk_dynamodb::{Client, operation::transact_write_items::TransactWriteItemsOutput};
     use aws_smithy_mocks::{mock, mock_client};
 
-    fn cancelled(codes: &[&str]) -> TransactWriteItemsError {
-        TransactWriteItemsError::TransactionCanceledException(
-            TransactionCanceledException::builder()
-                .set_cancellation_reasons(Some(
-                    codes
-                        .iter()
-                        .map(|c| CancellationReason::builder().code(*c).build())
-                        .collect(),
-                ))
-                .build(),
-        )
-    }
+    use crate::txn::cancelled;
 
     fn order() -> NewOrder {
         NewOrder {

@@ -558,26 +558,11 @@ mod tests {
     use super::*;
     use aws_sdk_dynamodb::{
         Client,
-        operation::{
-            get_item::GetItemOutput,
-            transact_write_items::{TransactWriteItemsError, TransactWriteItemsOutput},
-        },
-        types::{CancellationReason, error::TransactionCanceledException},
+        operation::{get_item::GetItemOutput, transact_write_items::TransactWriteItemsOutput},
     };
     use aws_smithy_mocks::{RuleMode, mock, mock_client};
 
-    fn cancelled(codes: &[&str]) -> TransactWriteItemsError {
-        TransactWriteItemsError::TransactionCanceledException(
-            TransactionCanceledException::builder()
-                .set_cancellation_reasons(Some(
-                    codes
-                        .iter()
-                        .map(|c| CancellationReason::builder().code(*c).build())
-                        .collect(),
-                ))
-                .build(),
-        )
-    }
+    use crate::txn::cancelled;
 
     fn new_review() -> NewReview {
         NewReview {

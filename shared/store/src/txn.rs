@@ -126,3 +126,18 @@ fn cancellation(
         _ => from_sdk(e),
     }
 }
+
+/// Test support: a TransactionCanceledException with these reason codes, for aws-smithy-mocks.
+#[cfg(test)]
+pub(crate) fn cancelled(
+    codes: &[&str],
+) -> aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError {
+    use aws_sdk_dynamodb::types::{CancellationReason, error::TransactionCanceledException};
+    aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(
+        TransactionCanceledException::builder()
+            .set_cancellation_reasons(Some(
+                codes.iter().map(|c| CancellationReason::builder().code(*c).build()).collect(),
+            ))
+            .build(),
+    )
+}
