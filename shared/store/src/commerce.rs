@@ -201,25 +201,12 @@ pub async fn customer_with_orders(
     Ok(Some((customer, orders)))
 }
 
-/// Whether the customer exists: one strongly consistent GetItem of its key only.
+/// Whether the customer exists: one (eventually consistent) GetItem of its key only.
 pub async fn customer_exists(table: &Table, customer: &Id) -> Result<bool, StoreError> {
-    let out = table
-        .client()
-        .get_item()
-        .table_name(table.name())
-        .set_key(Some(key_map(&k::customer(customer))))
-        .projection_expression("PK")
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .send()
-        .await
-        .map_err(from_sdk)?;
-    let found = out.item.is_some();
-    table.meter().record(
-        "GetItem",
-        out.consumed_capacity.as_slice(),
-        usize::from(found),
-    );
-    Ok(found)
+    let item = table
+        .get_item(&k::customer(customer), false, Some("PK"))
+        .await?;
+    Ok(item.is_some())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -392,22 +379,11 @@ async fn read_idempotency(
     customer: &Id,
     key: &Id,
 ) -> Result<Option<IdempotencyRecord>, StoreError> {
-    let out = table
-        .client()
-        .get_item()
-        .table_name(table.name())
-        .set_key(Some(key_map(&k::idempotency(customer, key))))
-        .consistent_read(true)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .send()
-        .await
-        .map_err(from_sdk)?;
-    table.meter().record(
-        "GetItem",
-        out.consumed_capacity.as_slice(),
-        usize::from(out.item.is_some()),
-    );
-    out.item.map(record_of).transpose()
+    table
+        .get_item(&k::idempotency(customer, key), true, None)
+        .await?
+        .map(record_of)
+        .transpose()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -57,4 +57,31 @@ impl Table {
     pub fn meter(&self) -> &Meter {
         &self.meter
     }
+
+    /// One GetItem, metered. `consistent` asks for a strongly consistent read (twice the cost);
+    /// `projection` limits the attributes returned (not the cost, which is the item's size).
+    pub async fn get_item(
+        &self,
+        key: &keys::Key,
+        consistent: bool,
+        projection: Option<&str>,
+    ) -> Result<Option<item::Item>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.name)
+            .set_key(Some(item::key_map(key)))
+            .consistent_read(consistent)
+            .set_projection_expression(projection.map(str::to_owned))
+            .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total)
+            .send()
+            .await
+            .map_err(error::from_sdk)?;
+        self.meter.record(
+            "GetItem",
+            out.consumed_capacity.as_slice(),
+            usize::from(out.item.is_some()),
+        );
+        Ok(out.item)
+    }
 }

@@ -237,29 +237,15 @@ pub async fn review_marker(
     user: &Id,
     isbn: &Isbn,
 ) -> Result<Option<String>, StoreError> {
-    let out = table
-        .client()
-        .get_item()
-        .table_name(table.name())
-        .set_key(Some(key_map(&k::review_marker(user, isbn))))
-        .consistent_read(true)
-        .projection_expression(REVIEW_SK)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .send()
-        .await
-        .map_err(from_sdk)?;
-    table.meter().record(
-        "GetItem",
-        out.consumed_capacity.as_slice(),
-        usize::from(out.item.is_some()),
-    );
-    out.item
-        .map(|item| {
-            get_s(&item, REVIEW_SK).map(str::to_owned).ok_or_else(|| {
-                corrupt(format!("review marker of {user} on {isbn} has no ReviewSk"))
-            })
-        })
-        .transpose()
+    let item = table
+        .get_item(&k::review_marker(user, isbn), true, Some(REVIEW_SK))
+        .await?;
+    item.map(|item| {
+        get_s(&item, REVIEW_SK)
+            .map(str::to_owned)
+            .ok_or_else(|| corrupt(format!("review marker of {user} on {isbn} has no ReviewSk")))
+    })
+    .transpose()
 }
 
 fn condition_exists(table: &Table, key: &keys::Key) -> Result<TransactWriteItem, StoreError> {
