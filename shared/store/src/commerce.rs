@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     StoreError, Table,
     error::from_sdk,
-    item::{Item, item_of, key_map, n, record_of, s, type_of, with_index},
+    item::{Item, created_by_this_call, item_of, key_map, n, record_of, s, type_of, with_index},
     txn,
 };
 
@@ -140,12 +140,7 @@ pub async fn put_customer(
     let item = out
         .attributes
         .ok_or_else(|| StoreError::Corrupt("UpdateItem returned no attributes".into()))?;
-    // `Version` counts writes: 1 means this call created the item.
-    let created = item
-        .get("Version")
-        .and_then(|v| v.as_n().ok())
-        .map(String::as_str)
-        == Some("1");
+    let created = created_by_this_call(&item);
     Ok((record_of(item)?, created))
 }
 

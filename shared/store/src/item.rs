@@ -64,3 +64,12 @@ pub fn string_map(item: &Item) -> Option<std::collections::BTreeMap<String, Stri
         .map(|(k, v)| v.as_s().ok().map(|s| (k.clone(), s.clone())))
         .collect()
 }
+
+/// Upserts `ADD Version 1`: a returned `Version` of 1 means this call created the item (201, not
+/// 200).
+pub fn created_by_this_call(item: &Item) -> bool {
+    item.get("Version")
+        .and_then(|v| v.as_n().ok())
+        .map(String::as_str)
+        == Some("1")
+}

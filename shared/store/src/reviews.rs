@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 use crate::{
     StoreError, Table,
     error::from_sdk,
-    item::{Item, get_s, item_of, key_map, n, record_of, s, type_of, with_index},
+    item::{
+        Item, created_by_this_call, get_s, item_of, key_map, n, record_of, s, type_of, with_index,
+    },
     txn,
 };
 
@@ -93,14 +95,6 @@ const REVIEW_SK: &str = "ReviewSk";
 
 fn corrupt(e: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(e.to_string())
-}
-
-/// `Version` counts an entity's writes through R4: 1 means this call created it.
-fn created_by_this_call(item: &Item) -> bool {
-    item.get("Version")
-        .and_then(|v| v.as_n().ok())
-        .map(String::as_str)
-        == Some("1")
 }
 
 // ---------------------------------------------------------------------------------------------
