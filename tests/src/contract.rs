@@ -124,6 +124,34 @@ fn routes_are_unique() {
     }
 }
 
+#[test]
+fn every_function_gets_exactly_the_environment_it_declares() {
+    // A function declares what it reads beyond the table (`NEEDS`); the template must give it
+    // that (or it would not start) and no secret it does not need.
+    let t = Template::workspace().unwrap();
+    let optional = ["CURSOR_SIGNING_KEY", "AGGREGATE_SHARDS"];
+    for f in &t.functions {
+        let needs = crate::dispatch::needs(f.name())
+            .unwrap_or_else(|| panic!("{} is not in the dispatch table", f.name()));
+        let wanted = needs.variables();
+        for var in wanted.iter() {
+            assert!(
+                f.environment.contains_key(*var),
+                "{}: {var} is missing",
+                f.name()
+            );
+        }
+        for var in optional {
+            assert_eq!(
+                f.environment.contains_key(var),
+                wanted.contains(&var),
+                "{}: {var}",
+                f.name()
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn every_route_has_a_handler() {
     let t = Template::workspace().unwrap();

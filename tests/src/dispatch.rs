@@ -1,93 +1,71 @@
-//! Every function's handler by name: the "every route has a handler" half of the contract. A
-//! function of the template missing here fails the tests.
+//! Every function's handler and needs by name: the "every route has a handler" half of the
+//! contract. A function of the template missing here fails the tests. Every function has the same
+//! shape (`NEEDS`, `handle(&Deps, ..)`), so each is one line.
 
 use api::ApiError;
 use lambda_http::{Body, Request, Response};
-use store::{Table, cursor::CursorCodec};
+use store::{Needs, Table};
 
-pub const TEST_CURSOR_KEY: &str = "tests-cursor-signing-key-0123456789";
-/// Write shards of the sharded counters in these tests (the template's default).
-pub const TEST_SHARDS: u32 = 10;
+macro_rules! functions {
+    (api: { $($name:literal => $krate:ident,)* } streams: { $($stream:literal => $skrate:ident,)* }) => {
+        /// An API function's answer to `req`, with exactly the dependencies it declares.
+        pub async fn handle(
+            function: &str,
+            table: &Table,
+            req: Request,
+        ) -> Option<Result<Response<Body>, ApiError>> {
+            match function {
+                $($name => Some($krate::handle(&testkit::deps(table.clone(), $krate::NEEDS), req).await),)*
+                _ => None,
+            }
+        }
 
-pub async fn handle(
-    function: &str,
-    table: &Table,
-    req: Request,
-) -> Option<Result<Response<Body>, ApiError>> {
-    Some(match function {
-        "put-customer" => put_customer::handle(table, req).await,
-        "get-customer" => get_customer::handle(table, req).await,
-        "place-order" => place_order::handle(table, req).await,
-        "list-customer-orders" => {
-            let deps = list_customer_orders::Deps {
-                table: table.clone(),
-                cursors: CursorCodec::new(TEST_CURSOR_KEY).expect("long enough"),
-            };
-            list_customer_orders::handle(&deps, req).await
+        /// A stream handler's answer to `event`, with exactly the dependencies it declares.
+        pub async fn handle_stream(
+            function: &str,
+            table: &Table,
+            event: &streams::Event,
+        ) -> Option<streams::BatchResponse> {
+            match function {
+                $($stream => Some($skrate::handle(&testkit::deps(table.clone(), $skrate::NEEDS), event.clone()).await),)*
+                _ => None,
+            }
         }
-        "get-order" => get_order::handle(table, req).await,
-        "add-order-event" => add_order_event::handle(table, req).await,
-        "put-cart-line" => put_cart_line::handle(table, req).await,
-        "delete-cart-line" => delete_cart_line::handle(table, req).await,
-        "get-cart" => get_cart::handle(table, req).await,
-        "put-book" => put_book::handle(table, req).await,
-        "put-user" => put_user::handle(table, req).await,
-        "put-review" => put_review::handle(table, req).await,
-        "delete-review" => delete_review::handle(table, req).await,
-        "get-book" => {
-            let deps = get_book::Deps {
-                table: table.clone(),
-                cursors: CursorCodec::new(TEST_CURSOR_KEY).expect("long enough"),
-            };
-            get_book::handle(&deps, req).await
+
+        /// What a function declares it needs from its environment.
+        pub fn needs(function: &str) -> Option<Needs> {
+            match function {
+                $($name => Some($krate::NEEDS),)*
+                $($stream => Some($skrate::NEEDS),)*
+                _ => None,
+            }
         }
-        "get-user" => {
-            let deps = get_user::Deps {
-                table: table.clone(),
-                cursors: CursorCodec::new(TEST_CURSOR_KEY).expect("long enough"),
-            };
-            get_user::handle(&deps, req).await
-        }
-        "get-product-sales" => {
-            let deps = get_product_sales::Deps {
-                table: table.clone(),
-                shards: TEST_SHARDS,
-            };
-            get_product_sales::handle(&deps, req).await
-        }
-        "get-daily-stats" => {
-            let deps = get_daily_stats::Deps {
-                table: table.clone(),
-                shards: TEST_SHARDS,
-            };
-            get_daily_stats::handle(&deps, req).await
-        }
-        _ => return None,
-    })
+    };
 }
 
-/// Every stream handler by name.
-pub async fn handle_stream(
-    function: &str,
-    table: &Table,
-    event: &streams::Event,
-) -> Option<streams::BatchResponse> {
-    Some(match function {
-        "project-order-status" => project_order_status::handle(table, event).await,
-        "aggregate-orders" => {
-            let deps = aggregate_orders::Deps {
-                table: table.clone(),
-                shards: TEST_SHARDS,
-            };
-            aggregate_orders::handle(&deps, event).await
-        }
-        "aggregate-reviews" => {
-            let deps = aggregate_reviews::Deps {
-                table: table.clone(),
-                shards: TEST_SHARDS,
-            };
-            aggregate_reviews::handle(&deps, event).await
-        }
-        _ => return None,
-    })
+functions! {
+    api: {
+        "put-customer" => put_customer,
+        "get-customer" => get_customer,
+        "place-order" => place_order,
+        "list-customer-orders" => list_customer_orders,
+        "get-order" => get_order,
+        "add-order-event" => add_order_event,
+        "put-cart-line" => put_cart_line,
+        "delete-cart-line" => delete_cart_line,
+        "get-cart" => get_cart,
+        "put-book" => put_book,
+        "put-user" => put_user,
+        "put-review" => put_review,
+        "delete-review" => delete_review,
+        "get-book" => get_book,
+        "get-user" => get_user,
+        "get-product-sales" => get_product_sales,
+        "get-daily-stats" => get_daily_stats,
+    }
+    streams: {
+        "project-order-status" => project_order_status,
+        "aggregate-orders" => aggregate_orders,
+        "aggregate-reviews" => aggregate_reviews,
+    }
 }

@@ -1,17 +1,21 @@
-use template::Template;
+use template::{Function, Template};
 
-/// The IAM action a metered operation needs.
-fn needs(operation: &str) -> &'static [&'static str] {
-    match operation {
-        "Query" => &["dynamodb:Query"],
-        "GetItem" => &["dynamodb:GetItem"],
-        "PutItem" => &["dynamodb:PutItem"],
-        "UpdateItem" => &["dynamodb:UpdateItem"],
-        "DeleteItem" => &["dynamodb:DeleteItem"],
-        "BatchGetItem" => &["dynamodb:BatchGetItem"],
-        // A transaction needs the actions of its parts: the meter records them.
-        "TransactWriteItems" => &[],
-        other => panic!("unknown operation {other}"),
+/// Every request a function sent is allowed by its policy: each IAM action it needed (a
+/// transaction's are its parts'), on the resource it touched (the table, or the index a Query
+/// read: a policy on the table does not cover its indexes, nor one index another).
+fn assert_within_policy(f: &Function, requests: &[store::Request]) {
+    assert!(!requests.is_empty(), "{} sent nothing", f.name());
+    for r in requests {
+        for action in r.iam_actions() {
+            assert!(
+                f.allows(&action, r.index),
+                "{} performs {} on {} but its policy does not allow {action} there",
+                f.name(),
+                r.operation,
+                r.index
+                    .map_or("the table".to_owned(), |i| format!("index {i}")),
+            );
+        }
     }
 }
 
@@ -33,18 +37,7 @@ async fn every_sample_event_goes_through_its_handler_within_its_policy() {
             "{}: {status} {body}",
             f.name()
         );
-        let requests = table.meter().requests();
-        assert!(!requests.is_empty(), "{} sent nothing", f.name());
-        for r in requests {
-            for action in needs(r.operation).iter().chain(&r.actions) {
-                assert!(
-                    f.policy_actions.iter().any(|a| a == action),
-                    "{} performs {} but its policy lacks {action}",
-                    f.name(),
-                    r.operation
-                );
-            }
-        }
+        assert_within_policy(f, &table.meter().requests());
     }
 }
 
@@ -71,17 +64,46 @@ async fn every_sample_stream_batch_goes_through_its_handler_within_its_policy() 
             "{}: {response:?}",
             f.name()
         );
-        let requests = table.meter().requests();
-        assert!(!requests.is_empty(), "{} wrote nothing", f.name());
-        for r in requests {
-            for action in needs(r.operation) {
-                assert!(
-                    f.policy_actions.iter().any(|a| a == action),
-                    "{} performs {} but its policy lacks {action}",
-                    f.name(),
-                    r.operation
-                );
-            }
-        }
+        assert_within_policy(f, &table.meter().requests());
     }
+}
+
+#[test]
+fn the_policy_check_sees_resources_and_transaction_parts() {
+    // The check itself: a GSI2 query under a policy scoped to GSI1 fails, and so does a
+    // transaction whose part the policy lacks.
+    let t = Template::workspace().unwrap();
+    let get_user = t.function("get-user").unwrap();
+    let query = |index| store::Request {
+        operation: "Query",
+        index,
+        read_units: 0.5,
+        write_units: 0.0,
+        index_read_units: 0.0,
+        items: 1,
+        parts: Vec::new(),
+    };
+    assert_within_policy(get_user, &[query(Some("GSI1"))]);
+    for wrong in [query(Some("GSI2")), query(None)] {
+        let caught = std::panic::catch_unwind(|| assert_within_policy(get_user, &[wrong]));
+        assert!(caught.is_err());
+    }
+    let put_review = t.function("put-review").unwrap();
+    let tx = |parts| store::Request {
+        operation: "TransactWriteItems",
+        index: None,
+        read_units: 0.0,
+        write_units: 2.0,
+        index_read_units: 0.0,
+        items: 2,
+        parts,
+    };
+    assert_within_policy(
+        put_review,
+        &[tx(vec!["dynamodb:PutItem", "dynamodb:ConditionCheckItem"])],
+    );
+    let caught = std::panic::catch_unwind(|| {
+        assert_within_policy(put_review, &[tx(vec!["dynamodb:UpdateItem"])])
+    });
+    assert!(caught.is_err());
 }

@@ -6,7 +6,15 @@
 use std::collections::BTreeMap;
 
 use keys::commerce::OrderStatus;
-use store::{StoreError, Table, item::Item};
+use model::{
+    Entity, Item,
+    commerce::{
+        Customer, Order, OrderHeader, OrderLine, OrderSummary, ProductSales, TrackingEvent,
+    },
+    derived::DailyStats,
+    reviews::{Book, Review, User},
+};
+use store::{StoreError, Table};
 
 /// Every derived value, by a readable name (`customer 123 OrderCount`), as text.
 pub type Values = BTreeMap<String, String>;
@@ -47,6 +55,11 @@ fn n(item: &Item, attr: &str) -> i64 {
         .unwrap_or(0)
 }
 
+/// The `YYYY-MM-DD` of a timestamp attribute.
+fn day(item: &Item, attr: &str) -> String {
+    s(item, attr).get(..10).unwrap_or("").to_owned()
+}
+
 fn add(map: &mut BTreeMap<String, i64>, name: String, v: i64) {
     *map.entry(name).or_default() += v;
 }
@@ -59,118 +72,143 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
     let mut stored_status: Values = BTreeMap::new();
     // order id -> (newest event id, its status)
     let mut newest: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let open = OrderStatus::Open.to_string();
 
     for item in items {
-        match s(item, "Type") {
-            "Customer" => {
-                let id = s(item, "CustomerId");
-                add(&mut expected, format!("customer {id} OrderCount"), 0);
-                add(&mut expected, format!("customer {id} LifetimeValue"), 0);
-                add(
-                    &mut stored,
-                    format!("customer {id} OrderCount"),
-                    n(item, "OrderCount"),
-                );
-                add(
-                    &mut stored,
-                    format!("customer {id} LifetimeValue"),
-                    n(item, "LifetimeValue"),
-                );
-            }
-            "Order" => {
-                let (id, total) = (s(item, "CustomerId"), n(item, "Total"));
-                add(&mut expected, format!("customer {id} OrderCount"), 1);
-                add(&mut expected, format!("customer {id} LifetimeValue"), total);
-                let day = s(item, "CreatedAt").get(..10).unwrap_or("").to_owned();
-                add(&mut expected, format!("day {day} Orders"), 1);
-                add(&mut expected, format!("day {day} Revenue"), total);
-                expected_status
-                    .entry(format!("order {} summary Status", s(item, "OrderId")))
-                    .or_insert_with(|| OrderStatus::Open.to_string());
-                stored_status.insert(
-                    format!("order {} summary Status", s(item, "OrderId")),
-                    s(item, "Status").to_owned(),
-                );
-            }
-            "OrderHeader" => {
-                let order = s(item, "OrderId");
-                expected_status
-                    .entry(format!("order {order} header Status"))
-                    .or_insert_with(|| OrderStatus::Open.to_string());
-                stored_status.insert(
-                    format!("order {order} header Status"),
-                    s(item, "Status").to_owned(),
-                );
-            }
-            "OrderItem" => {
-                let sku = n(item, "Sku");
-                let quantity = n(item, "Quantity");
-                add(&mut expected, format!("product {sku} UnitsSold"), quantity);
-                add(
-                    &mut expected,
-                    format!("product {sku} Revenue"),
-                    quantity * n(item, "UnitPrice"),
-                );
-            }
-            "TrackingEvent" => {
-                let entry = newest.entry(s(item, "OrderId").to_owned()).or_default();
-                if s(item, "EventId") > entry.0.as_str() {
-                    *entry = (s(item, "EventId").to_owned(), s(item, "Status").to_owned());
+        match model::type_of(item) {
+            Some(Customer::TYPE) => {
+                let id = s(item, Customer::CUSTOMER_ID);
+                for attr in [Customer::ORDER_COUNT, Customer::LIFETIME_VALUE] {
+                    add(&mut expected, format!("customer {id} {attr}"), 0);
+                    add(&mut stored, format!("customer {id} {attr}"), n(item, attr));
                 }
             }
-            "ProductSales" => {
-                let sku = n(item, "Sku");
+            Some(OrderSummary::TYPE) => {
+                let (id, total) = (s(item, Order::CUSTOMER_ID), n(item, Order::TOTAL));
                 add(
-                    &mut stored,
-                    format!("product {sku} UnitsSold"),
-                    n(item, "UnitsSold"),
+                    &mut expected,
+                    format!("customer {id} {}", Customer::ORDER_COUNT),
+                    1,
                 );
                 add(
-                    &mut stored,
-                    format!("product {sku} Revenue"),
-                    n(item, "Revenue"),
+                    &mut expected,
+                    format!("customer {id} {}", Customer::LIFETIME_VALUE),
+                    total,
+                );
+                let day = day(item, Order::CREATED_AT);
+                add(
+                    &mut expected,
+                    format!("day {day} {}", DailyStats::ORDERS),
+                    1,
+                );
+                add(
+                    &mut expected,
+                    format!("day {day} {}", DailyStats::REVENUE),
+                    total,
+                );
+                let name = format!(
+                    "order {} summary {}",
+                    s(item, Order::ORDER_ID),
+                    Order::STATUS
+                );
+                expected_status
+                    .entry(name.clone())
+                    .or_insert_with(|| open.clone());
+                stored_status.insert(name, s(item, Order::STATUS).to_owned());
+            }
+            Some(OrderHeader::TYPE) => {
+                let name = format!(
+                    "order {} header {}",
+                    s(item, Order::ORDER_ID),
+                    Order::STATUS
+                );
+                expected_status
+                    .entry(name.clone())
+                    .or_insert_with(|| open.clone());
+                stored_status.insert(name, s(item, Order::STATUS).to_owned());
+            }
+            Some(OrderLine::TYPE) => {
+                let sku = n(item, OrderLine::SKU);
+                let quantity = n(item, OrderLine::QUANTITY);
+                let revenue = quantity * n(item, OrderLine::UNIT_PRICE);
+                add(
+                    &mut expected,
+                    format!("product {sku} {}", ProductSales::UNITS_SOLD),
+                    quantity,
+                );
+                add(
+                    &mut expected,
+                    format!("product {sku} {}", ProductSales::REVENUE),
+                    revenue,
                 );
             }
-            "DailyStats" => {
-                let day = s(item, "Date");
-                for attr in ["Orders", "Revenue", "Reviews"] {
+            Some(TrackingEvent::TYPE) => {
+                let entry = newest
+                    .entry(s(item, TrackingEvent::ORDER_ID).to_owned())
+                    .or_default();
+                let event = s(item, TrackingEvent::EVENT_ID);
+                if event > entry.0.as_str() {
+                    *entry = (event.to_owned(), s(item, TrackingEvent::STATUS).to_owned());
+                }
+            }
+            Some(ProductSales::TYPE) => {
+                let sku = n(item, ProductSales::SKU);
+                for attr in [ProductSales::UNITS_SOLD, ProductSales::REVENUE] {
+                    add(&mut stored, format!("product {sku} {attr}"), n(item, attr));
+                }
+            }
+            Some(DailyStats::TYPE) => {
+                let day = s(item, DailyStats::DATE);
+                for attr in [DailyStats::ORDERS, DailyStats::REVENUE, DailyStats::REVIEWS] {
                     add(&mut stored, format!("day {day} {attr}"), n(item, attr));
                 }
             }
-            "Book" => {
-                let isbn = s(item, "Isbn");
-                for attr in ["RatingCount", "RatingSum"] {
+            Some(Book::TYPE) => {
+                let isbn = s(item, Book::ISBN);
+                for attr in [Book::RATING_COUNT, Book::RATING_SUM] {
                     add(&mut expected, format!("book {isbn} {attr}"), 0);
                     add(&mut stored, format!("book {isbn} {attr}"), n(item, attr));
                 }
             }
-            "User" => {
-                let user = s(item, "Username");
-                add(&mut expected, format!("user {user} ReviewCount"), 0);
-                add(
-                    &mut stored,
-                    format!("user {user} ReviewCount"),
-                    n(item, "ReviewCount"),
-                );
+            Some(User::TYPE) => {
+                let user = s(item, User::USERNAME);
+                let name = format!("user {user} {}", User::REVIEW_COUNT);
+                add(&mut expected, name.clone(), 0);
+                add(&mut stored, name, n(item, User::REVIEW_COUNT));
             }
-            "Review" => {
-                let (isbn, user) = (s(item, "Isbn"), s(item, "Username"));
-                add(&mut expected, format!("book {isbn} RatingCount"), 1);
+            Some(Review::TYPE) => {
+                let (isbn, user) = (s(item, Review::ISBN), s(item, Review::USERNAME));
                 add(
                     &mut expected,
-                    format!("book {isbn} RatingSum"),
-                    n(item, "Grade"),
+                    format!("book {isbn} {}", Book::RATING_COUNT),
+                    1,
                 );
-                add(&mut expected, format!("user {user} ReviewCount"), 1);
-                let day = s(item, "ReviewDate").get(..10).unwrap_or("").to_owned();
-                add(&mut expected, format!("day {day} Reviews"), 1);
+                add(
+                    &mut expected,
+                    format!("book {isbn} {}", Book::RATING_SUM),
+                    n(item, Review::GRADE),
+                );
+                add(
+                    &mut expected,
+                    format!("user {user} {}", User::REVIEW_COUNT),
+                    1,
+                );
+                let day = day(item, Review::REVIEW_DATE);
+                add(
+                    &mut expected,
+                    format!("day {day} {}", DailyStats::REVIEWS),
+                    1,
+                );
             }
             _ => {}
         }
     }
     for (order, (_, status)) in newest {
         for part in ["header", "summary"] {
-            expected_status.insert(format!("order {order} {part} Status"), status.clone());
+            expected_status.insert(
+                format!("order {order} {part} {}", Order::STATUS),
+                status.clone(),
+            );
         }
     }
     let text = |m: BTreeMap<String, i64>| {
@@ -240,7 +278,7 @@ async fn scan(table: &Table) -> Result<Vec<Item>, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::item::{n as num, s as text};
+    use model::{n as num, s as text};
 
     fn item(pairs: &[(&str, store::aws_sdk_dynamodb::types::AttributeValue)]) -> Item {
         pairs

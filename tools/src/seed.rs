@@ -7,10 +7,15 @@
 //!
 //! Loading twice changes nothing: every write is an upsert or refuses to overwrite.
 
-use keys::{Date, Id, SortableId, commerce::EventId, iso_timestamp, reviews::Isbn};
+use keys::{
+    Date, Id, SortableId, Timestamp,
+    commerce::{EventId, OrderStatus, Sku},
+    reviews::Isbn,
+};
+use model::commerce::{CartLine, TrackingEvent};
 use store::{
     StoreError, Table,
-    commerce::{self, CartLine, NewOrder, PlaceOutcome, TrackingEvent},
+    commerce::{self, NewOrder, PlaceOutcome},
     reviews::{self, NewReview, PutReviewOutcome},
 };
 
@@ -48,6 +53,14 @@ fn id(s: &str) -> Id {
     Id::parse("seed id", s).expect("seed ids are valid")
 }
 
+fn at(ms: u64) -> Timestamp {
+    Timestamp::from_ms(ms).expect("seed instants are before 9999")
+}
+
+fn sku(n: u64) -> Sku {
+    Sku::new(n).expect("seed SKUs are valid")
+}
+
 /// The order id of a seed order date.
 pub fn order_id(date: &str) -> SortableId {
     let ms = Date::parse_iso(date)
@@ -69,7 +82,7 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
         &customer,
         "Customer 123",
         "customer123@example.com",
-        "2020-11-01T00:00:00.000Z",
+        Timestamp::parse("2020-11-01T00:00:00.000Z").expect("valid"),
     )
     .await?;
     written += usize::from(created);
@@ -79,8 +92,11 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
         let order = NewOrder {
             customer: customer.clone(),
             order_id,
-            created_at: iso_timestamp(order_id.timestamp_ms()).unwrap_or_default(),
-            lines: vec![(1001 + i as u64, 1 + i as u32, 1250), (42, 1, 499)],
+            created_at: at(order_id.timestamp_ms()),
+            lines: vec![
+                (sku(1001 + i as u64), 1 + i as u32, 1250),
+                (sku(42), 1, 499),
+            ],
         };
         match commerce::place_order(table, &order, None).await {
             Ok(PlaceOutcome::Placed) => written += 4,
@@ -97,27 +113,26 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
     let last = order_id(ORDER_DATES[2]);
     let event: EventId = SortableId::floor(last.timestamp_ms() + 3_600_000);
     let record = TrackingEvent {
-        order_id: last.to_string(),
-        event_id: event.to_string(),
-        status: "PROCESSING".into(),
+        order_id: last,
+        event_id: event,
+        status: OrderStatus::Processing,
         note: Some("Payment received".into()),
-        at: iso_timestamp(event.timestamp_ms()).unwrap_or_default(),
+        at: at(event.timestamp_ms()),
     };
-    match commerce::add_tracking_event(table, last, event, &record).await {
+    match commerce::add_tracking_event(table, &record).await {
         Ok(_) => written += 1,
         Err(e) if already_there(&e) => {}
         Err(e) => return Err(e),
     }
 
-    let cart = id(CART);
     for (product, quantity) in CART_LINES {
         let line = CartLine {
-            cart_id: CART.into(),
-            product_id: product.into(),
+            cart_id: id(CART),
+            product_id: id(product),
             quantity,
-            updated_at: "2022-12-15T00:00:00.000Z".into(),
+            updated_at: Timestamp::parse("2022-12-15T00:00:00.000Z").expect("valid"),
         };
-        commerce::put_cart_line(table, &cart, &id(product), &line).await?;
+        commerce::put_cart_line(table, &line).await?;
     }
 
     written += load_reviews(table).await?;
@@ -140,7 +155,7 @@ async fn load_reviews(table: &Table) -> Result<usize, StoreError> {
     }
     for (isbn, user, grade, text, at_ms) in REVIEWS {
         let isbn = Isbn::parse(isbn).expect("seed ISBNs are valid");
-        if reviews::review_marker(table, &id(user), &isbn)
+        if reviews::current_review(table, &id(user), &isbn)
             .await?
             .is_some()
         {
@@ -151,7 +166,7 @@ async fn load_reviews(table: &Table) -> Result<usize, StoreError> {
             user: id(user),
             grade,
             text: text.into(),
-            at_ms,
+            at: at(at_ms),
         };
         match reviews::put_review(table, &review).await? {
             PutReviewOutcome::Created(_) => written += 2,
@@ -171,10 +186,10 @@ async fn load_reviews(table: &Table) -> Result<usize, StoreError> {
 mod tests {
     use super::*;
 
-    /// Items by key, without `Version` (an upsert counts its writes).
-    fn without_versions(mut items: Vec<store::item::Item>) -> Vec<store::item::Item> {
+    /// Items by key, without their revision (an upsert counts its writes).
+    fn without_versions(mut items: Vec<model::Item>) -> Vec<model::Item> {
         for i in &mut items {
-            i.remove("Version");
+            i.remove(model::attr::REVISION);
         }
         items
     }

@@ -4,15 +4,15 @@
 
 use api::ApiError;
 use keys::{
-    SortableId,
+    SortableId, Timestamp,
     commerce::{EventId, OrderStatus},
 };
 use lambda_http::{Body, Request, Response};
+use model::commerce::TrackingEvent;
 use serde::Deserialize;
-use store::{
-    Table,
-    commerce::{self, TrackingEvent},
-};
+use store::{Deps, Needs, commerce};
+
+pub const NEEDS: Needs = Needs::TABLE;
 
 pub const MAX_NOTE_CHARS: usize = 500;
 
@@ -41,9 +41,8 @@ fn parse_status(s: &str) -> Result<OrderStatus, ApiError> {
         })
 }
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
-    let raw = api::path_param(&req, "orderId")?;
-    let order = SortableId::parse(&raw).map_err(|e| ApiError::invalid_parameter("orderId", e))?;
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let order = api::path(&req, "orderId", SortableId::parse)?;
     let body: AddEvent = api::json_body(&req)?;
     let status = parse_status(&body.status)?;
     let note = body
@@ -61,13 +60,14 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
     }
     let event: EventId = SortableId::new();
     let record = TrackingEvent {
-        order_id: order.to_string(),
-        event_id: event.to_string(),
-        status: status.to_string(),
+        order_id: order,
+        event_id: event,
+        status,
         note,
-        at: keys::iso_timestamp(event.timestamp_ms()).unwrap_or_default(),
+        at: Timestamp::from_ms(event.timestamp_ms())
+            .map_err(|e| ApiError::from(store::StoreError::from(e)))?,
     };
-    if !commerce::add_tracking_event(table, order, event, &record).await? {
+    if !commerce::add_tracking_event(&deps.table, &record).await? {
         return Err(ApiError::not_found(
             "order_not_found",
             format!("There is no order {order}."),
@@ -81,39 +81,28 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::Id;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
     use serde_json::json;
-    use store::commerce::{NewOrder, place_order, put_customer};
+    use testkit::fixtures;
     use testkit::{all_items, event, request, response_json};
 
     const ROUTE: &str = "POST /orders/{orderId}/events";
 
     async fn with_order() -> (Table, String) {
         let table = testkit::table().await;
-        let c = Id::parse("c", "1").unwrap();
-        put_customer(
-            &table,
-            &c,
-            "Ann",
-            "ann@example.com",
-            "2020-01-01T00:00:00.000Z",
-        )
-        .await
-        .unwrap();
-        let order = NewOrder {
-            customer: c,
-            order_id: SortableId::new(),
-            created_at: "2020-01-01T00:00:00.000Z".into(),
-            lines: vec![(1, 1, 1)],
-        };
-        place_order(&table, &order, None).await.unwrap();
+        fixtures::customer(&table, "1").await;
+        let order = fixtures::order(&table, "1", keys::now_ms(), &[(1, 1, 1)]).await;
         (table, order.order_id.to_string())
     }
 
     async fn post(table: &Table, order: &str, body: &str) -> (u16, serde_json::Value) {
         let mut ev = event(ROUTE, "/orders/x/events", &[], Some(body));
         ev["pathParameters"]["orderId"] = json!(order);
-        response_json(&api::respond(handle(table, request(&ev)).await))
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
     }
 
     #[tokio::test]

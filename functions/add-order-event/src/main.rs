@@ -3,7 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::init_tracing();
-    let table = store::Table::from_env().await?;
-    api::run(|req| add_order_event::handle(&table, req)).await
+    api::serve(add_order_event::NEEDS, add_order_event::handle).await
 }

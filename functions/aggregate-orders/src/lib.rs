@@ -9,48 +9,41 @@
 
 use std::collections::BTreeMap;
 
-use keys::{
-    Date, Id, code_point_shard,
-    commerce::{self as k, types},
-    derived,
+use keys::{commerce as k, derived};
+use model::{
+    Entity,
+    commerce::{Customer, OrderLine, OrderSummary, ProductSales},
+    derived::DailyStats,
+    n, s,
 };
 use store::{
-    Table,
+    Deps, Needs,
     aggregate::{Applied, Contribution},
-    aws_sdk_dynamodb::types::AttributeValue,
-    commerce::{OrderLine, OrderSummary},
 };
 use streams::{BatchResponse, Change, Event};
 
-pub struct Deps {
-    pub table: Table,
-    /// Write shards per sharded counter (`AGGREGATE_SHARDS`).
-    pub shards: u32,
-}
+pub const NEEDS: Needs = Needs::SHARDS;
 
-pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
-    handle_counted(deps, event).await.0
+pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
+    handle_counted(deps, &event).await.0
 }
 
 /// The handler, also returning what it wrote (for tests and the benchmark).
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
-    streams::aggregate_batch(&deps.table, event, |change| {
-        contributions_of(change, deps.shards)
-    })
-    .await
+    streams::aggregate_batch(deps, event, contributions_of).await
 }
 
 fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution>, String> {
     match change.type_name() {
-        Some(types::ORDER_SUMMARY) => {
-            let old: Option<OrderSummary> = change.old().map_err(|e| e.to_string())?;
-            let new: Option<OrderSummary> = change.new().map_err(|e| e.to_string())?;
-            order_contributions(change, old, new, shards)
+        Some(OrderSummary::TYPE) => {
+            let old = change.old::<OrderSummary>().map_err(|e| e.to_string())?;
+            let new = change.new::<OrderSummary>().map_err(|e| e.to_string())?;
+            Ok(order_contributions(change, old, new, shards))
         }
-        Some(types::ORDER_LINE) => {
-            let old: Option<OrderLine> = change.old().map_err(|e| e.to_string())?;
-            let new: Option<OrderLine> = change.new().map_err(|e| e.to_string())?;
-            line_contributions(change, old, new, shards)
+        Some(OrderLine::TYPE) => {
+            let old = change.old::<OrderLine>().map_err(|e| e.to_string())?;
+            let new = change.new::<OrderLine>().map_err(|e| e.to_string())?;
+            Ok(line_contributions(change, old, new, shards))
         }
         // Other types are filtered out before they reach this function (FilterCriteria).
         _ => Ok(Vec::new()),
@@ -66,42 +59,40 @@ fn order_contributions(
     old: Option<OrderSummary>,
     new: Option<OrderSummary>,
     shards: u32,
-) -> Result<Vec<Contribution>, String> {
-    let Some(any) = new.as_ref().or(old.as_ref()) else {
-        return Ok(Vec::new());
+) -> Vec<Contribution> {
+    let Some(OrderSummary(any)) = new.as_ref().or(old.as_ref()) else {
+        return Vec::new();
     };
     let count = presence(&new) - presence(&old);
-    let value = new.as_ref().map_or(0, |o| o.total) - old.as_ref().map_or(0, |o| o.total);
-    let customer = Id::parse("customerId", &any.customer_id).map_err(|e| e.to_string())?;
-    let date = any
-        .created_at
-        .get(..10)
-        .and_then(|d| Date::parse_iso(d).ok())
-        .ok_or_else(|| format!("CreatedAt {:?} has no date", any.created_at))?;
-    let shard = code_point_shard(&any.order_id, shards);
-    Ok(vec![
+    let value = new.as_ref().map_or(0, |o| o.0.total) - old.as_ref().map_or(0, |o| o.0.total);
+    let date = any.created_at.date();
+    let shard = derived::daily_stats_shard(&any.order_id.to_string(), shards);
+    vec![
         Contribution {
             record: change.index,
             event_id: change.event_id.clone(),
-            target: k::customer(&customer),
-            target_type: types::CUSTOMER,
+            target: k::customer(&any.customer_id),
+            target_type: Customer::TYPE,
             must_exist: true,
-            adds: BTreeMap::from([("OrderCount", count), ("LifetimeValue", value)]),
+            adds: BTreeMap::from([
+                (Customer::ORDER_COUNT, count),
+                (Customer::LIFETIME_VALUE, value),
+            ]),
             labels: BTreeMap::new(),
         },
         Contribution {
             record: change.index,
             event_id: change.event_id.clone(),
             target: derived::daily_stats(date, shard),
-            target_type: derived::types::DAILY_STATS,
+            target_type: DailyStats::TYPE,
             must_exist: false,
-            adds: BTreeMap::from([("Orders", count), ("Revenue", value)]),
+            adds: BTreeMap::from([(DailyStats::ORDERS, count), (DailyStats::REVENUE, value)]),
             labels: BTreeMap::from([
-                ("Date", AttributeValue::S(date.iso())),
-                ("Shard", AttributeValue::N(shard.number().to_string())),
+                (DailyStats::DATE, s(date.iso())),
+                (DailyStats::SHARD, n(shard.number())),
             ]),
         },
-    ])
+    ]
 }
 
 fn line_contributions(
@@ -109,44 +100,40 @@ fn line_contributions(
     old: Option<OrderLine>,
     new: Option<OrderLine>,
     shards: u32,
-) -> Result<Vec<Contribution>, String> {
+) -> Vec<Contribution> {
     let Some(any) = new.as_ref().or(old.as_ref()) else {
-        return Ok(Vec::new());
+        return Vec::new();
     };
     let units = new.as_ref().map_or(0, |l| i64::from(l.quantity))
         - old.as_ref().map_or(0, |l| i64::from(l.quantity));
-    let revenue = new
-        .as_ref()
-        .map_or(0, |l| i64::from(l.quantity) * l.unit_price)
-        - old
-            .as_ref()
-            .map_or(0, |l| i64::from(l.quantity) * l.unit_price);
+    let revenue =
+        new.as_ref().map_or(0, OrderLine::amount) - old.as_ref().map_or(0, OrderLine::amount);
     // The shard comes from the source record, so a retry lands on the same shard.
-    let shard = code_point_shard(&any.order_id, shards);
-    Ok(vec![Contribution {
+    let shard = k::product_sales_shard(any.order_id, shards);
+    vec![Contribution {
         record: change.index,
         event_id: change.event_id.clone(),
-        target: k::product_sales(any.sku, shard).map_err(|e| e.to_string())?,
-        target_type: types::PRODUCT_SALES,
+        target: k::product_sales(any.sku, shard),
+        target_type: ProductSales::TYPE,
         must_exist: false,
-        adds: BTreeMap::from([("UnitsSold", units), ("Revenue", revenue)]),
-        labels: BTreeMap::from([
-            ("Sku", AttributeValue::N(any.sku.to_string())),
-            ("Shard", AttributeValue::N(shard.number().to_string())),
+        adds: BTreeMap::from([
+            (ProductSales::UNITS_SOLD, units),
+            (ProductSales::REVENUE, revenue),
         ]),
-    }])
+        labels: BTreeMap::from([
+            (ProductSales::SKU, n(any.sku.get())),
+            (ProductSales::SHARD, n(shard.number())),
+        ]),
+    }]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::SortableId;
+    use model::Item;
     use serde_json::Value;
-    use store::{
-        commerce::{NewOrder, place_order, put_customer},
-        item::Item,
-    };
-    use testkit::{Change as C, all_items, stream_event, stream_record};
+    use store::{Table, aws_sdk_dynamodb::types::AttributeValue};
+    use testkit::{Change as C, all_items, fixtures, stream_event, stream_record};
 
     const SHARDS: u32 = 4;
 
@@ -161,15 +148,7 @@ mod tests {
     async fn with_orders() -> (Deps, Vec<Item>) {
         let table = testkit::table().await;
         for c in ["ann", "bob"] {
-            put_customer(
-                &table,
-                &Id::parse("c", c).unwrap(),
-                c,
-                "x@example.com",
-                "2026-01-01T00:00:00.000Z",
-            )
-            .await
-            .unwrap();
+            fixtures::customer(&table, c).await;
         }
         let orders = [
             (
@@ -181,26 +160,15 @@ mod tests {
             ("bob", 1_790_000_500_000, vec![(2, 4, 250), (3, 1, 999)]),
         ];
         for (c, ms, lines) in orders {
-            let o = NewOrder {
-                customer: Id::parse("c", c).unwrap(),
-                order_id: SortableId::at_ms(ms),
-                created_at: keys::iso_timestamp(ms).unwrap(),
-                lines,
-            };
-            place_order(&table, &o, None).await.unwrap();
+            fixtures::order(&table, c, ms, &lines).await;
         }
         let sources = all_items(&table)
             .await
             .into_iter()
             .filter(|i| matches!(i["Type"].as_s().unwrap().as_str(), "Order" | "OrderItem"))
             .collect();
-        (
-            Deps {
-                table,
-                shards: SHARDS,
-            },
-            sources,
-        )
+        let deps = Deps::new(table, NEEDS, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
+        (deps, sources)
     }
 
     fn inserts(sources: &[Item]) -> Vec<Value> {
@@ -342,8 +310,8 @@ mod tests {
         let records = inserts(&sources);
         // Break every shard of SKU 2: its counter holds a string, so ADD fails there only.
         for shard in keys::Shard::all(SHARDS) {
-            let key = k::product_sales(2, shard).unwrap();
-            let mut item = store::item::key_map(&key);
+            let key = k::product_sales(fixtures::sku(2), shard);
+            let mut item = model::key_item(&key);
             item.insert("UnitsSold".into(), AttributeValue::S("broken".into()));
             deps.table
                 .client()
@@ -372,15 +340,8 @@ mod tests {
 
         // Repair, then Lambda retries from the first failure (here: the whole batch again).
         for shard in keys::Shard::all(SHARDS) {
-            let key = k::product_sales(2, shard).unwrap();
-            deps.table
-                .client()
-                .delete_item()
-                .table_name(deps.table.name())
-                .set_key(Some(store::item::key_map(&key)))
-                .send()
-                .await
-                .unwrap();
+            let key = k::product_sales(fixtures::sku(2), shard);
+            deps.table.delete(&key, None).await.unwrap();
         }
         let (r, _) = handle_counted(&deps, &event).await;
         assert!(r.batch_item_failures.is_empty());

@@ -10,43 +10,38 @@
 
 use std::collections::BTreeMap;
 
-use keys::{
-    Date, Id, code_point_shard, derived,
-    reviews::{self as k, Isbn, types},
+use keys::{Date, Shard, derived, reviews as k};
+use model::{
+    Entity,
+    derived::DailyStats,
+    n,
+    reviews::{Book, Review, User},
+    s,
 };
 use store::{
-    Table,
+    Deps, Needs,
     aggregate::{Applied, Contribution},
-    aws_sdk_dynamodb::types::AttributeValue,
-    reviews::Review,
 };
 use streams::{BatchResponse, Change, Event};
 
-pub struct Deps {
-    pub table: Table,
-    /// Write shards per sharded counter (`AGGREGATE_SHARDS`).
-    pub shards: u32,
-}
+pub const NEEDS: Needs = Needs::SHARDS;
 
-pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
-    handle_counted(deps, event).await.0
+pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
+    handle_counted(deps, &event).await.0
 }
 
 /// The handler, also returning what it wrote (for tests and the benchmark).
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
-    streams::aggregate_batch(&deps.table, event, |change| {
-        contributions_of(change, deps.shards)
-    })
-    .await
+    streams::aggregate_batch(deps, event, contributions_of).await
 }
 
 fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution>, String> {
-    if change.type_name() != Some(types::REVIEW) {
+    if change.type_name() != Some(Review::TYPE) {
         // Other types are filtered out before they reach this function (FilterCriteria).
         return Ok(Vec::new());
     }
-    let old: Option<Review> = change.old().map_err(|e| e.to_string())?;
-    let new: Option<Review> = change.new().map_err(|e| e.to_string())?;
+    let old = change.old::<Review>().map_err(|e| e.to_string())?;
+    let new = change.new::<Review>().map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let contribution = |target, target_type, must_exist, adds, labels| Contribution {
         record: change.index,
@@ -61,49 +56,43 @@ fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution
     let Some(any) = new.as_ref().or(old.as_ref()) else {
         return Ok(out);
     };
-    let isbn = Isbn::parse(&any.isbn).map_err(|e| e.to_string())?;
-    let user = Id::parse("username", &any.username).map_err(|e| e.to_string())?;
     let present = |r: &Option<Review>| i64::from(r.is_some());
     let grade = |r: &Option<Review>| r.as_ref().map_or(0, |r| i64::from(r.grade));
     out.push(contribution(
-        k::book(&isbn),
-        types::BOOK,
+        k::book(&any.isbn),
+        Book::TYPE,
         true,
         BTreeMap::from([
-            ("RatingCount", present(&new) - present(&old)),
-            ("RatingSum", grade(&new) - grade(&old)),
+            (Book::RATING_COUNT, present(&new) - present(&old)),
+            (Book::RATING_SUM, grade(&new) - grade(&old)),
         ]),
         BTreeMap::new(),
     ));
     out.push(contribution(
-        k::user(&user),
-        types::USER,
+        k::user(&any.username),
+        User::TYPE,
         true,
-        BTreeMap::from([("ReviewCount", present(&new) - present(&old))]),
+        BTreeMap::from([(User::REVIEW_COUNT, present(&new) - present(&old))]),
         BTreeMap::new(),
     ));
     // The day: each image counts on its own review date (one contribution per day touched, as a
     // modify that keeps the date nets to nothing).
-    let mut days: BTreeMap<(Date, keys::Shard), i64> = BTreeMap::new();
+    let mut days: BTreeMap<(Date, Shard), i64> = BTreeMap::new();
     for (image, sign) in [(&old, -1), (&new, 1)] {
         let Some(r) = image else { continue };
-        let date = r
-            .review_date
-            .get(..10)
-            .and_then(|d| Date::parse_iso(d).ok())
-            .ok_or_else(|| format!("ReviewDate {:?} has no date", r.review_date))?;
-        let shard = code_point_shard(&format!("{}{}", r.isbn, r.username), shards);
-        *days.entry((date, shard)).or_default() += sign;
+        let source = format!("{}{}", r.isbn, r.username);
+        let shard = derived::daily_stats_shard(&source, shards);
+        *days.entry((r.review_date.date(), shard)).or_default() += sign;
     }
     for ((date, shard), delta) in days {
         out.push(contribution(
             derived::daily_stats(date, shard),
-            derived::types::DAILY_STATS,
+            DailyStats::TYPE,
             false,
-            BTreeMap::from([("Reviews", delta)]),
+            BTreeMap::from([(DailyStats::REVIEWS, delta)]),
             BTreeMap::from([
-                ("Date", AttributeValue::S(date.iso())),
-                ("Shard", AttributeValue::N(shard.number().to_string())),
+                (DailyStats::DATE, s(date.iso())),
+                (DailyStats::SHARD, n(shard.number())),
             ]),
         ));
     }
@@ -113,11 +102,10 @@ fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution
 #[cfg(test)]
 mod tests {
     use super::*;
+    use keys::{Id, reviews::Isbn};
+    use model::Item;
     use serde_json::Value;
-    use store::{
-        item::Item,
-        reviews::{NewReview, put_book, put_review, put_user},
-    };
+    use store::reviews::{NewReview, put_book, put_review, put_user};
     use testkit::{Change as C, all_items, stream_event, stream_record};
 
     const SHARDS: u32 = 4;
@@ -148,10 +136,7 @@ mod tests {
                 .await
                 .unwrap();
         }
-        Deps {
-            table,
-            shards: SHARDS,
-        }
+        Deps::new(table, NEEDS, testkit::TEST_CURSOR_KEY, SHARDS).unwrap()
     }
 
     async fn review(deps: &Deps, user: &str, grade: u8, at_ms: u64) {
@@ -160,7 +145,7 @@ mod tests {
             user: Id::parse("u", user).unwrap(),
             grade,
             text: "Must read.".into(),
-            at_ms,
+            at: testkit::fixtures::at(at_ms),
         };
         put_review(&deps.table, &r).await.unwrap();
     }
@@ -267,7 +252,7 @@ mod tests {
             .find(|i| i["Username"].as_s().unwrap() == "bob")
             .unwrap();
         let mut regraded = bob.clone();
-        regraded.insert("Grade".into(), AttributeValue::N("7".into()));
+        regraded.insert("Grade".into(), n(7));
         let batch = stream_event(vec![
             stream_record("m1", 20, C::Modify(&bob, &regraded)),
             stream_record("t1", 21, C::TtlRemove(&regraded)),

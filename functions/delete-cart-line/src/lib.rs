@@ -3,21 +3,29 @@
 
 use api::ApiError;
 use lambda_http::{Body, Request, Response};
-use store::{Table, commerce};
+use store::{Deps, Needs, commerce};
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+pub const NEEDS: Needs = Needs::TABLE;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cart = api::path_id(&req, "cartId")?;
     let product = api::path_id(&req, "productId")?;
-    commerce::delete_cart_line(table, &cart, &product).await?;
+    commerce::delete_cart_line(&deps.table, &cart, &product).await?;
     api::no_content()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::Id;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
+    use model::commerce::CartLine;
     use serde_json::json;
-    use store::commerce::{CartLine, put_cart_line};
+    use store::commerce::put_cart_line;
+    use testkit::fixtures::{at, id};
     use testkit::{all_items, event, request, response_json};
 
     const ROUTE: &str = "DELETE /carts/{cartId}/items/{productId}";
@@ -25,23 +33,20 @@ mod tests {
     async fn delete(table: &Table, cart: &str, product: &str) -> (u16, serde_json::Value) {
         let mut ev = event(ROUTE, "/carts/x/items/y", &[], None);
         ev["pathParameters"] = json!({ "cartId": cart, "productId": product });
-        response_json(&api::respond(handle(table, request(&ev)).await))
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
     }
 
     #[tokio::test]
     async fn removes_only_that_line_and_is_idempotent() {
         let table = testkit::table().await;
-        let cart = Id::parse("c", "cart-1").unwrap();
         for p in ["coffee", "veggies"] {
             let line = CartLine {
-                cart_id: "cart-1".into(),
-                product_id: p.into(),
+                cart_id: id("cart-1"),
+                product_id: id(p),
                 quantity: 1,
-                updated_at: "2020-01-01T00:00:00.000Z".into(),
+                updated_at: at(1_577_836_800_000),
             };
-            put_cart_line(&table, &cart, &Id::parse("p", p).unwrap(), &line)
-                .await
-                .unwrap();
+            put_cart_line(&table, &line).await.unwrap();
         }
         assert_eq!(delete(&table, "cart-1", "coffee").await.0, 204);
         assert_eq!(delete(&table, "cart-1", "coffee").await.0, 204);

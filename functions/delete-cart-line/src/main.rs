@@ -3,7 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::init_tracing();
-    let table = store::Table::from_env().await?;
-    api::run(|req| delete_cart_line::handle(&table, req)).await
+    api::serve(delete_cart_line::NEEDS, delete_cart_line::handle).await
 }

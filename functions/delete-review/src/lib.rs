@@ -8,24 +8,30 @@
 
 use api::ApiError;
 use lambda_http::{Body, Request, Response};
-use store::{Table, reviews};
+use store::{Deps, Needs, reviews};
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+pub const NEEDS: Needs = Needs::TABLE;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;
     let user = api::path_id(&req, "username")?;
-    reviews::delete_review(table, &user, &isbn).await?;
+    reviews::delete_review(&deps.table, &user, &isbn).await?;
     api::no_content()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{Date, Id, reviews::Isbn};
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
+    use keys::{Id, reviews::Isbn};
+    use model::Item;
     use serde_json::{Value, json};
-    use store::{
-        item::Item,
-        reviews::{NewReview, put_review},
-    };
+    use store::reviews::{NewReview, put_review};
+    use testkit::fixtures;
     use testkit::{all_items, event, request, response_json};
 
     const ROUTE: &str = "DELETE /books/{isbn}/reviews/{username}";
@@ -34,7 +40,7 @@ mod tests {
     async fn delete(table: &Table, isbn: &str, user: &str) -> (u16, Value) {
         let mut ev = event(ROUTE, "/books/x/reviews/y", &[], None);
         ev["pathParameters"] = json!({ "isbn": isbn, "username": user });
-        response_json(&api::respond(handle(table, request(&ev)).await))
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
     }
 
     fn id(s: &str) -> Id {
@@ -44,25 +50,10 @@ mod tests {
     /// The Fellowship, frodo and sam, a review by each.
     async fn seeded() -> Table {
         let table = testkit::table().await;
-        let isbn = Isbn::parse(ISBN).unwrap();
-        reviews::put_book(&table, &isbn, "T", "A", 1954)
-            .await
-            .unwrap();
+        fixtures::book(&table, ISBN).await;
         for (i, u) in ["frodo", "sam"].into_iter().enumerate() {
-            let d = Date::parse_iso("2000-09-29").unwrap();
-            reviews::put_user(&table, &id(u), Some(d), d).await.unwrap();
-            put_review(
-                &table,
-                &NewReview {
-                    isbn: isbn.clone(),
-                    user: id(u),
-                    grade: 8,
-                    text: "Good.".into(),
-                    at_ms: 1_000_000_000_000 + i as u64,
-                },
-            )
-            .await
-            .unwrap();
+            fixtures::user(&table, u).await;
+            fixtures::review(&table, ISBN, u, 1_000_000_000_000 + i as u64, 8, "Good.").await;
         }
         table.meter().reset();
         table
@@ -94,7 +85,7 @@ mod tests {
         let requests = table.meter().requests();
         let ops: Vec<_> = requests.iter().map(|r| r.operation).collect();
         assert_eq!(ops, ["GetItem", "TransactWriteItems"]);
-        assert_eq!(requests[1].actions, ["dynamodb:DeleteItem"]);
+        assert_eq!(requests[1].iam_actions(), ["dynamodb:DeleteItem"]);
         eprintln!("R3 delete: {requests:?}");
         let items = all_items(&table).await;
         assert_eq!(
@@ -148,7 +139,7 @@ mod tests {
                         user: id("frodo"),
                         grade: 5,
                         text: format!("again {i}"),
-                        at_ms: keys::now_ms(),
+                        at: keys::Timestamp::now(),
                     },
                 )
                 .await

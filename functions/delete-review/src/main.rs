@@ -3,7 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::init_tracing();
-    let table = store::Table::from_env().await?;
-    api::run(|req| delete_review::handle(&table, req)).await
+    api::serve(delete_review::NEEDS, delete_review::handle).await
 }

@@ -11,18 +11,16 @@
 //! and the average grade to 2 decimals (`null` without reviews).
 
 use api::{ApiError, views::reviews as view};
+use keys::reviews as k;
 use keys::reviews::Isbn;
 use lambda_http::{Body, Request, Response};
+use model::reviews::{Book, Review};
 use serde_json::{Value, json};
-use store::{Table, cursor::CursorCodec, reviews};
+use store::{Deps, Needs, ParentPage};
 
+pub const NEEDS: Needs = Needs::CURSORS;
 pub const DEFAULT_LIMIT: u32 = 15;
 pub const MAX_LIMIT: u32 = 100;
-
-pub struct Deps {
-    pub table: Table,
-    pub cursors: CursorCodec,
-}
 
 /// What a cursor is bound to: this pattern, this book, this page size.
 fn binding(isbn: &Isbn, limit: u32) -> String {
@@ -33,19 +31,29 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let isbn = api::path_isbn(&req)?;
     let limit = api::query_u32(&req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
     let bound = binding(&isbn, limit);
-    let start = api::page_start(&req, &deps.cursors, &bound)?;
-    let Some(page) = reviews::book_page(&deps.table, &isbn, limit, start).await? else {
+    let start = api::page_start(&req, deps.cursors()?, &bound)?;
+    let page = deps
+        .table
+        .query(k::book_and_reviews(&isbn))
+        .parent_page::<Book, Review>(limit, start)
+        .await?;
+    let Some(ParentPage {
+        parent,
+        children: reviews,
+        last_key,
+    }) = page
+    else {
         return Err(ApiError::not_found(
             "book_not_found",
             format!("There is no book {isbn}; create it with PUT /books/{isbn}."),
         ));
     };
-    let next = api::next_cursor(&deps.cursors, &bound, page.last_key)?;
+    let next = api::next_cursor(deps.cursors()?, &bound, last_key)?;
     api::json(
         200,
         &json!({
-            "book": page.book.as_ref().map(view::book).unwrap_or(Value::Null),
-            "reviews": page.reviews.iter().map(view::review).collect::<Vec<_>>(),
+            "book": parent.as_ref().map(view::book).unwrap_or(Value::Null),
+            "reviews": reviews.iter().map(view::review).collect::<Vec<_>>(),
             "nextCursor": next,
         }),
     )
@@ -55,9 +63,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::{Date, Id};
+    use model::Item;
     use store::{
-        item::{Item, key_map, n},
-        reviews::{NewReview, put_review},
+        Table, Update,
+        reviews::{self, NewReview, put_review},
     };
     use testkit::{all_items, event, query_read_units, request, response_json};
 
@@ -68,10 +77,7 @@ mod tests {
     const T0: u64 = 996_979_560_000;
 
     fn deps(table: Table) -> Deps {
-        Deps {
-            table,
-            cursors: CursorCodec::new("test-signing-key-test-signing-key").unwrap(),
-        }
+        testkit::deps(table, NEEDS)
     }
 
     fn id(s: &str) -> Id {
@@ -90,7 +96,7 @@ mod tests {
                 user: id(user),
                 grade: (at_ms % 10) as u8 + 1,
                 text: text.into(),
-                at_ms,
+                at: testkit::fixtures::at(at_ms),
             },
         )
         .await
@@ -321,19 +327,11 @@ mod tests {
     async fn the_rating_is_the_derived_count_and_average() {
         let d = seeded(1).await;
         // What the stream handlers maintain.
-        d.table
-            .client()
-            .update_item()
-            .table_name(d.table.name())
-            .set_key(Some(key_map(&keys::reviews::book(
-                &Isbn::parse(ISBN).unwrap(),
-            ))))
-            .update_expression("SET RatingCount = :c, RatingSum = :s")
-            .expression_attribute_values(":c", n(3))
-            .expression_attribute_values(":s", n(25))
-            .send()
-            .await
-            .unwrap();
+        let derived = Update::new()
+            .add(Book::RATING_COUNT, 3)
+            .add(Book::RATING_SUM, 25);
+        let book = k::book(&Isbn::parse(ISBN).unwrap());
+        d.table.update(&book, &derived, None).await.unwrap();
         let (_, body) = get(&d, "0-261-10235-4", &[]).await;
         assert_eq!(
             body["book"]["rating"],

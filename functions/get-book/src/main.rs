@@ -3,10 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::init_tracing();
-    let deps = get_book::Deps {
-        table: store::Table::from_env().await?,
-        cursors: store::cursor::CursorCodec::from_env()?,
-    };
-    api::run(|req| get_book::handle(&deps, req)).await
+    api::serve(get_book::NEEDS, get_book::handle).await
 }

@@ -2,18 +2,27 @@
 //! collection. A cart nobody has filled yet is an empty cart.
 
 use api::ApiError;
+use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
+use model::commerce::CartLine;
 use serde_json::json;
-use store::{Table, commerce};
+use store::{Deps, Needs};
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+pub const NEEDS: Needs = Needs::TABLE;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cart = api::path_id(&req, "cartId")?;
-    let lines = commerce::cart_lines(table, &cart).await?;
+    let lines = deps
+        .table
+        .query(k::cart_lines(&cart))
+        .send()
+        .await?
+        .decode::<CartLine>()?;
     api::json(
         200,
         &json!({
             "cartId": cart.as_str(),
-            "items": lines.iter().map(api::views::commerce::cart_line).collect::<Vec<_>>(),
+            "items": lines.items.iter().map(api::views::commerce::cart_line).collect::<Vec<_>>(),
         }),
     )
 }
@@ -21,8 +30,13 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::Id;
-    use store::commerce::{CartLine, put_cart_line};
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
+    use store::commerce::put_cart_line;
+    use testkit::fixtures::{at, id};
     use testkit::{all_items, event, query_read_units, request, response_json};
 
     const ROUTE: &str = "GET /carts/{cartId}";
@@ -38,24 +52,17 @@ mod tests {
             ("other", "tea", 1),
         ] {
             let line = CartLine {
-                cart_id: cart.into(),
-                product_id: product.into(),
+                cart_id: id(cart),
+                product_id: id(product),
                 quantity: qty,
-                updated_at: "2022-12-15T00:00:00.000Z".into(),
+                updated_at: at(1_671_062_400_000),
             };
-            put_cart_line(
-                &table,
-                &Id::parse("c", cart).unwrap(),
-                &Id::parse("p", product).unwrap(),
-                &line,
-            )
-            .await
-            .unwrap();
+            put_cart_line(&table, &line).await.unwrap();
         }
         table.meter().reset();
         let (s, body) = response_json(
             &handle(
-                &table,
+                &deps(&table),
                 request(&event(ROUTE, "/carts/petes-cart", &[], None)),
             )
             .await
@@ -85,9 +92,12 @@ mod tests {
         assert_eq!(requests[0].read_units, query_read_units(&read, false));
 
         let (s, body) = response_json(
-            &handle(&table, request(&event(ROUTE, "/carts/empty", &[], None)))
-                .await
-                .unwrap(),
+            &handle(
+                &deps(&table),
+                request(&event(ROUTE, "/carts/empty", &[], None)),
+            )
+            .await
+            .unwrap(),
         );
         assert_eq!((s, body["items"].clone()), (200, json!([])));
     }
@@ -97,7 +107,7 @@ mod tests {
         let table = testkit::table().await;
         let mut ev = event(ROUTE, "/carts/x", &[], None);
         ev["pathParameters"]["cartId"] = json!("a#b");
-        let (s, b) = response_json(&api::respond(handle(&table, request(&ev)).await));
+        let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
         assert_eq!((s, b["code"].as_str().unwrap()), (400, "invalid_parameter"));
     }
 }

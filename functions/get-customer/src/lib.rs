@@ -3,17 +3,30 @@
 //! `A` record with `Limit = N + 1` (seed 000).
 
 use api::{ApiError, views::commerce as view};
+use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
+use model::commerce::{Customer, OrderSummary};
 use serde_json::json;
-use store::{Table, commerce};
+use store::{Deps, Needs, ParentPage};
 
+pub const NEEDS: Needs = Needs::TABLE;
 pub const DEFAULT_ORDERS: u32 = 10;
 pub const MAX_ORDERS: u32 = 100;
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
     let newest = api::query_u32(&req, "orders", DEFAULT_ORDERS, 1, MAX_ORDERS)?;
-    let Some((c, orders)) = commerce::customer_with_orders(table, &customer, newest).await? else {
+    let page = deps
+        .table
+        .query(k::customer_and_orders(&customer))
+        .parent_page::<Customer, OrderSummary>(newest, None)
+        .await?;
+    let Some(ParentPage {
+        parent: Some(c),
+        children: orders,
+        ..
+    }) = page
+    else {
         return Err(ApiError::not_found(
             "customer_not_found",
             format!("There is no customer {customer}; create it with PUT /customers/{customer}."),
@@ -23,7 +36,7 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
         200,
         &json!({
             "customer": view::customer(&c),
-            "orders": orders.iter().map(view::order_summary).collect::<Vec<_>>(),
+            "orders": orders.iter().map(|o| view::order_summary(&o.0)).collect::<Vec<_>>(),
         }),
     )
 }
@@ -31,57 +44,30 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{Id, SortableId};
-    use store::commerce::{NewOrder, place_order, put_customer};
-    use testkit::{all_items, event, query_read_units, request, response_json};
+    use serde_json::Value;
+    use testkit::{all_items, event, fixtures, query_read_units, request, response_json};
 
     const ROUTE: &str = "GET /customers/{customerId}";
 
-    async fn customer_with_three_orders(table: &Table) -> Vec<String> {
-        let id = Id::parse("customerId", "123").unwrap();
-        put_customer(
-            table,
-            &id,
-            "Ann",
-            "ann@example.com",
-            "2020-11-01T00:00:00.000Z",
-        )
-        .await
-        .unwrap();
-        let mut ids = Vec::new();
-        // Seed 000's three orders, on their dates.
-        for (i, ms) in [1_606_262_400_000u64, 1_606_780_800_000, 1_607_212_800_000]
-            .into_iter()
-            .enumerate()
-        {
-            let order = NewOrder {
-                customer: id.clone(),
-                order_id: SortableId::at_ms(ms),
-                created_at: keys::iso_timestamp(ms).unwrap(),
-                lines: vec![(i as u64 + 1, 1, 100)],
-            };
-            place_order(table, &order, None).await.unwrap();
-            ids.push(order.order_id.to_string());
-        }
-        ids
+    async fn deps() -> Deps {
+        testkit::deps(testkit::table().await, NEEDS)
+    }
+
+    async fn get(deps: &Deps, path: &str, query: &[(&str, &str)]) -> (u16, Value) {
+        let res = api::respond(handle(deps, request(&event(ROUTE, path, query, None))).await);
+        response_json(&res)
     }
 
     #[tokio::test]
     async fn customer_and_newest_orders_in_one_minimal_query() {
-        let table = testkit::table().await;
-        let ids = customer_with_three_orders(&table).await;
-        table.meter().reset();
+        let d = deps().await;
+        let orders = fixtures::customer_with_seed_orders(&d.table, "123").await;
+        d.table.meter().reset();
 
-        let res = handle(
-            &table,
-            request(&event(ROUTE, "/customers/123", &[("orders", "2")], None)),
-        )
-        .await
-        .unwrap();
-        let (status, body) = response_json(&res);
+        let (status, body) = get(&d, "/customers/123", &[("orders", "2")]).await;
         assert_eq!(status, 200);
         assert_eq!(body["customer"]["customerId"], "123");
-        assert_eq!(body["customer"]["name"], "Ann");
+        assert_eq!(body["customer"]["name"], "Customer 123");
         let got: Vec<_> = body["orders"]
             .as_array()
             .unwrap()
@@ -90,21 +76,24 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            [ids[2].clone(), ids[1].clone()],
+            [
+                orders[2].order_id.to_string(),
+                orders[1].order_id.to_string()
+            ],
             "newest first, N of them"
         );
 
         // One request, costing exactly what the three items it read cost.
-        let requests = table.meter().requests();
+        let requests = d.table.meter().requests();
         assert_eq!(requests.len(), 1);
         assert_eq!(requests[0].operation, "Query");
-        let read: Vec<_> = all_items(&table)
+        let read: Vec<_> = all_items(&d.table)
             .await
             .into_iter()
             .filter(|i| i["PK"].as_s().unwrap() == "CUSTOMER#123")
             .filter(|i| {
                 let sk = i["SK"].as_s().unwrap();
-                sk == "A" || sk.ends_with(&ids[2]) || sk.ends_with(&ids[1])
+                sk == "A" || got.iter().any(|id| sk.ends_with(id.as_str()))
             })
             .collect();
         assert_eq!(read.len(), 3);
@@ -115,27 +104,18 @@ mod tests {
     async fn reading_a_few_of_many_orders_pays_for_the_few() {
         // 60 orders are about 10 KB: reading them all would cost 1.5 read units, the customer and
         // 2 orders cost 0.5. DynamoDB's bill shows whether Limit bounded the read.
-        let table = testkit::table().await;
-        let id = Id::parse("customerId", "many").unwrap();
-        put_customer(
-            &table,
-            &id,
-            "Many",
-            "many@example.com",
-            "2020-11-01T00:00:00.000Z",
-        )
-        .await
-        .unwrap();
+        let d = deps().await;
+        fixtures::customer(&d.table, "many").await;
         for i in 0..60u64 {
-            let order = NewOrder {
-                customer: id.clone(),
-                order_id: SortableId::at_ms(1_600_000_000_000 + i * 60_000),
-                created_at: keys::iso_timestamp(1_600_000_000_000 + i * 60_000).unwrap(),
-                lines: vec![(i + 1, 1, 100)],
-            };
-            place_order(&table, &order, None).await.unwrap();
+            fixtures::order(
+                &d.table,
+                "many",
+                1_600_000_000_000 + i * 60_000,
+                &[(i + 1, 1, 100)],
+            )
+            .await;
         }
-        let all: Vec<_> = all_items(&table)
+        let all: Vec<_> = all_items(&d.table)
             .await
             .into_iter()
             .filter(|i| i["PK"].as_s().unwrap() == "CUSTOMER#many")
@@ -144,50 +124,30 @@ mod tests {
             query_read_units(&all, false) >= 1.5,
             "the collection is big enough to tell"
         );
-        table.meter().reset();
-        let res = handle(
-            &table,
-            request(&event(ROUTE, "/customers/many", &[("orders", "2")], None)),
-        )
-        .await
-        .unwrap();
-        assert_eq!(response_json(&res).1["orders"].as_array().unwrap().len(), 2);
-        let requests = table.meter().requests();
+        d.table.meter().reset();
+        let (_, body) = get(&d, "/customers/many", &[("orders", "2")]).await;
+        assert_eq!(body["orders"].as_array().unwrap().len(), 2);
+        let requests = d.table.meter().requests();
         assert_eq!((requests.len(), requests[0].items), (1, 3));
         assert_eq!(requests[0].read_units, 0.5);
     }
 
     #[tokio::test]
     async fn default_is_ten_orders_and_a_customer_without_orders_has_none() {
-        let table = testkit::table().await;
-        let ids = customer_with_three_orders(&table).await;
-        let res = handle(&table, request(&event(ROUTE, "/customers/123", &[], None)))
-            .await
-            .unwrap();
-        assert_eq!(
-            response_json(&res).1["orders"].as_array().unwrap().len(),
-            ids.len()
-        );
+        let d = deps().await;
+        let orders = fixtures::customer_with_seed_orders(&d.table, "123").await;
+        let (_, body) = get(&d, "/customers/123", &[]).await;
+        assert_eq!(body["orders"].as_array().unwrap().len(), orders.len());
 
-        put_customer(
-            &table,
-            &Id::parse("c", "9").unwrap(),
-            "B",
-            "b@example.com",
-            "2020-11-01T00:00:00.000Z",
-        )
-        .await
-        .unwrap();
-        let res = handle(&table, request(&event(ROUTE, "/customers/9", &[], None)))
-            .await
-            .unwrap();
-        assert_eq!(response_json(&res).1["orders"], json!([]));
+        fixtures::customer(&d.table, "9").await;
+        let (_, body) = get(&d, "/customers/9", &[]).await;
+        assert_eq!(body["orders"], json!([]));
     }
 
     #[tokio::test]
     async fn unknown_customer_and_bad_parameters_are_4xx_with_a_code() {
-        let table = testkit::table().await;
-        customer_with_three_orders(&table).await;
+        let d = deps().await;
+        fixtures::customer_with_seed_orders(&d.table, "123").await;
         let cases: &[(&str, &[(&str, &str)], u16, &str)] = &[
             ("/customers/404", &[], 404, "customer_not_found"),
             ("/customers/1%232", &[], 400, "invalid_parameter"),
@@ -221,7 +181,7 @@ mod tests {
             if path.contains("%23") {
                 ev["pathParameters"]["customerId"] = json!("1#2");
             }
-            let res = api::respond(handle(&table, request(&ev)).await);
+            let res = api::respond(handle(&d, request(&ev)).await);
             let (s, body) = response_json(&res);
             assert_eq!(
                 (s, body["code"].as_str().unwrap()),

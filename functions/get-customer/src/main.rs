@@ -3,7 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::init_tracing();
-    let table = store::Table::from_env().await?;
-    api::run(|req| get_customer::handle(&table, req)).await
+    api::serve(get_customer::NEEDS, get_customer::handle).await
 }

@@ -3,59 +3,60 @@
 //! BatchGetItem of every shard.
 
 use api::ApiError;
-use keys::{Date, Shard, derived};
+use keys::{Date, derived};
 use lambda_http::{Body, Request, Response};
+use model::derived::DailyStats;
 use serde_json::json;
-use store::{Table, aggregate};
+use store::{Deps, Needs, aggregate};
 
-pub struct Deps {
-    pub table: Table,
-    pub shards: u32,
-}
+pub const NEEDS: Needs = Needs::SHARDS;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let raw = api::path_param(&req, "date")?;
-    let date = Date::parse_iso(&raw).map_err(|e| ApiError::invalid_parameter("date", e))?;
-    let keys: Vec<_> = Shard::all(deps.shards)
-        .map(|s| derived::daily_stats(date, s))
-        .collect();
-    let sums = aggregate::sum_shards(&deps.table, &keys, &["Orders", "Revenue", "Reviews"]).await?;
-    let get = |k: &str| sums.get(k).copied().unwrap_or(0);
+    let date = api::path(&req, "date", Date::parse_iso)?;
+    let shards = derived::daily_stats_shards(date, deps.shards()?);
+    let sums = aggregate::sum_shards(
+        &deps.table,
+        &shards,
+        &[DailyStats::ORDERS, DailyStats::REVENUE, DailyStats::REVIEWS],
+    )
+    .await?;
     api::json(
         200,
-        &json!({ "date": date.iso(), "orders": get("Orders"), "revenue": get("Revenue"), "reviews": get("Reviews") }),
+        &json!({
+            "date": date,
+            "orders": sums[DailyStats::ORDERS],
+            "revenue": sums[DailyStats::REVENUE],
+            "reviews": sums[DailyStats::REVIEWS],
+        }),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::item::{key_map, n, s};
+    use keys::Shard;
+    use store::Table;
     use testkit::{event, request, response_json};
+
+    fn deps(table: Table) -> Deps {
+        Deps::new(table, NEEDS, testkit::TEST_CURSOR_KEY, 3).unwrap()
+    }
 
     const ROUTE: &str = "GET /stats/daily/{date}";
 
     #[tokio::test]
     async fn sums_every_shard_in_one_request() {
-        let deps = Deps {
-            table: testkit::table().await,
-            shards: 3,
-        };
+        let deps = deps(testkit::table().await);
         let day = Date::parse_iso("2026-11-22").unwrap();
         for (shard, orders, reviews) in [(0, 2, 1), (1, 5, 0), (2, 1, 7)] {
-            let mut item = key_map(&derived::daily_stats(day, Shard::new(shard, 3).unwrap()));
-            item.insert("Type".into(), s("DailyStats"));
-            item.insert("Orders".into(), n(orders));
-            item.insert("Revenue".into(), n(orders * 1000));
-            item.insert("Reviews".into(), n(reviews));
-            deps.table
-                .client()
-                .put_item()
-                .table_name(deps.table.name())
-                .set_item(Some(item))
-                .send()
-                .await
-                .unwrap();
+            let stats = DailyStats {
+                date: day,
+                shard: Shard::new(shard, 3).unwrap(),
+                orders,
+                revenue: orders * 1000,
+                reviews,
+            };
+            deps.table.put(&stats, None).await.unwrap();
         }
         let (status, body) = response_json(
             &handle(
@@ -70,15 +71,14 @@ mod tests {
             body,
             json!({ "date": "2026-11-22", "orders": 8, "revenue": 8000, "reviews": 8 })
         );
-        assert_eq!(deps.table.meter().requests().len(), 1);
+        let requests = deps.table.meter().requests();
+        assert_eq!(requests.len(), 4, "3 puts, then one read");
+        assert_eq!(requests[3].operation, "BatchGetItem");
     }
 
     #[tokio::test]
     async fn impossible_dates_are_400() {
-        let deps = Deps {
-            table: testkit::table().await,
-            shards: 3,
-        };
+        let deps = deps(testkit::table().await);
         for bad in ["2026-02-30", "2026-13-01", "today", "2026-1-1", ""] {
             let mut ev = event(ROUTE, "/stats/daily/x", &[], None);
             ev["pathParameters"]["date"] = json!(bad);

@@ -2,15 +2,33 @@
 //! tracking events, read together in ONE query of the order's item collection (seed 004).
 
 use api::{ApiError, views::commerce as view};
-use keys::SortableId;
+use keys::{SortableId, commerce as k};
 use lambda_http::{Body, Request, Response};
+use model::{
+    Entity,
+    commerce::{OrderHeader, OrderLine, TrackingEvent},
+};
 use serde_json::json;
-use store::{Table, commerce};
+use store::{Deps, Needs, StoreError};
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
-    let raw = api::path_param(&req, "orderId")?;
-    let order = SortableId::parse(&raw).map_err(|e| ApiError::invalid_parameter("orderId", e))?;
-    let Some(page) = commerce::order_page(table, order).await? else {
+pub const NEEDS: Needs = Needs::TABLE;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let order = api::path(&req, "orderId", SortableId::parse)?;
+    let page = deps.table.query(k::order_collection(order)).send().await?;
+    let (mut header, mut lines, mut events) = (None, Vec::new(), Vec::new());
+    for item in page.items {
+        match model::type_of(&item) {
+            Some(OrderHeader::TYPE) => header = Some(model::from_item::<OrderHeader>(item)?),
+            Some(OrderLine::TYPE) => lines.push(model::from_item::<OrderLine>(item)?),
+            Some(TrackingEvent::TYPE) => events.push(model::from_item::<TrackingEvent>(item)?),
+            other => {
+                let e = StoreError::Corrupt(format!("unexpected {other:?} in an order collection"));
+                return Err(e.into());
+            }
+        }
+    }
+    let Some(OrderHeader(order)) = header else {
         return Err(ApiError::not_found(
             "order_not_found",
             format!("There is no order {order}."),
@@ -19,9 +37,9 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
     api::json(
         200,
         &json!({
-            "order": view::order_summary(&page.order),
-            "items": page.lines.iter().map(view::order_line).collect::<Vec<_>>(),
-            "events": page.events.iter().map(view::tracking_event).collect::<Vec<_>>(),
+            "order": view::order_summary(&order),
+            "items": lines.iter().map(view::order_line).collect::<Vec<_>>(),
+            "events": events.iter().map(view::tracking_event).collect::<Vec<_>>(),
         }),
     )
 }
@@ -29,8 +47,14 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{Id, commerce::EventId};
-    use store::commerce::{NewOrder, TrackingEvent, add_tracking_event, place_order, put_customer};
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
+    use keys::commerce::{EventId, OrderStatus};
+    use store::commerce::add_tracking_event;
+    use testkit::fixtures;
     use testkit::{all_items, event, query_read_units, request, response_json};
 
     const ROUTE: &str = "GET /orders/{orderId}";
@@ -38,44 +62,34 @@ mod tests {
     #[tokio::test]
     async fn header_items_and_events_in_one_minimal_query() {
         let table = testkit::table().await;
-        let c = Id::parse("c", "123").unwrap();
-        put_customer(
+        fixtures::customer(&table, "123").await;
+        let order = fixtures::order(
             &table,
-            &c,
-            "Ann",
-            "ann@example.com",
-            "2020-01-01T00:00:00.000Z",
+            "123",
+            keys::now_ms(),
+            &[(42, 2, 500), (7, 1, 100), (100000, 3, 1)],
         )
-        .await
-        .unwrap();
-        let order = NewOrder {
-            customer: c,
-            order_id: SortableId::new(),
-            created_at: "2020-01-01T00:00:00.000Z".into(),
-            lines: vec![(42, 2, 500), (7, 1, 100), (100000, 3, 1)],
-        };
-        place_order(&table, &order, None).await.unwrap();
+        .await;
         let base = order.order_id.timestamp_ms();
-        for (i, status) in ["PROCESSING", "SHIPPED"].iter().enumerate() {
+        for (i, status) in [OrderStatus::Processing, OrderStatus::Shipped]
+            .into_iter()
+            .enumerate()
+        {
             let ev: EventId = SortableId::at_ms(base + 1000 * (i as u64 + 1));
             let rec = TrackingEvent {
-                order_id: order.order_id.to_string(),
-                event_id: ev.to_string(),
-                status: status.to_string(),
+                order_id: order.order_id,
+                event_id: ev,
+                status,
                 note: None,
-                at: keys::iso_timestamp(ev.timestamp_ms()).unwrap(),
+                at: fixtures::at(ev.timestamp_ms()),
             };
-            assert!(
-                add_tracking_event(&table, order.order_id, ev, &rec)
-                    .await
-                    .unwrap()
-            );
+            assert!(add_tracking_event(&table, &rec).await.unwrap());
         }
         table.meter().reset();
 
         let path = format!("/orders/{}", order.order_id);
         let (s, body) = response_json(
-            &handle(&table, request(&event(ROUTE, &path, &[], None)))
+            &handle(&deps(&table), request(&event(ROUTE, &path, &[], None)))
                 .await
                 .unwrap(),
         );
@@ -130,7 +144,7 @@ mod tests {
         ] {
             let mut ev = event(ROUTE, "/orders/x", &[], None);
             ev["pathParameters"]["orderId"] = json!(id);
-            let (s, b) = response_json(&api::respond(handle(&table, request(&ev)).await));
+            let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
             assert_eq!((s, b["code"].as_str().unwrap()), (status, code), "{id}");
         }
     }

@@ -3,41 +3,29 @@
 //! summed here from ONE BatchGetItem of every shard.
 
 use api::ApiError;
-use keys::{Shard, commerce};
+use keys::commerce::{self as k, Sku};
 use lambda_http::{Body, Request, Response};
+use model::commerce::ProductSales;
 use serde_json::json;
-use store::{Table, aggregate};
+use store::{Deps, Needs, aggregate};
 
-pub struct Deps {
-    pub table: Table,
-    pub shards: u32,
-}
+pub const NEEDS: Needs = Needs::SHARDS;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let raw = api::path_param(&req, "productId")?;
-    let sku = raw
-        .parse::<u64>()
-        .ok()
-        .filter(|s| {
-            (1..=commerce::MAX_SKU).contains(s) && !raw.starts_with('0') && !raw.starts_with('+')
-        })
-        .ok_or_else(|| {
-            ApiError::invalid_parameter(
-                "productId",
-                format!("give the SKU, an integer from 1 to {}", commerce::MAX_SKU),
-            )
-        })?;
-    let keys = Shard::all(deps.shards)
-        .map(|s| commerce::product_sales(sku, s))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| ApiError::invalid_parameter("productId", e))?;
-    let sums = aggregate::sum_shards(&deps.table, &keys, &["UnitsSold", "Revenue"]).await?;
+    let sku = api::path(&req, "productId", Sku::parse)?;
+    let shards = k::product_sales_shards(sku, deps.shards()?);
+    let sums = aggregate::sum_shards(
+        &deps.table,
+        &shards,
+        &[ProductSales::UNITS_SOLD, ProductSales::REVENUE],
+    )
+    .await?;
     api::json(
         200,
         &json!({
             "productId": sku,
-            "unitsSold": sums.get("UnitsSold").copied().unwrap_or(0),
-            "revenue": sums.get("Revenue").copied().unwrap_or(0),
+            "unitsSold": sums[ProductSales::UNITS_SOLD],
+            "revenue": sums[ProductSales::REVENUE],
         }),
     )
 }
@@ -45,31 +33,32 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::item::{key_map, n, s};
-    use testkit::{event, request, response_json};
+    use keys::Shard;
+    use model::Entity;
+    use store::Table;
+    use testkit::{event, fixtures::sku, request, response_json};
+
+    fn deps(table: Table) -> Deps {
+        Deps::new(table, NEEDS, testkit::TEST_CURSOR_KEY, 5).unwrap()
+    }
 
     const ROUTE: &str = "GET /products/{productId}/sales";
 
     #[tokio::test]
     async fn sums_every_shard_in_one_request() {
-        let deps = Deps {
-            table: testkit::table().await,
-            shards: 5,
-        };
+        let deps = deps(testkit::table().await);
         for (shard, units) in [(0, 3), (2, 4), (4, 10)] {
-            let mut item =
-                key_map(&commerce::product_sales(42, Shard::new(shard, 5).unwrap()).unwrap());
-            item.insert("Type".into(), s("ProductSales"));
-            item.insert("UnitsSold".into(), n(units));
-            item.insert("Revenue".into(), n(units * 100));
-            deps.table
-                .client()
-                .put_item()
-                .table_name(deps.table.name())
-                .set_item(Some(item))
-                .send()
-                .await
-                .unwrap();
+            let shard = ProductSales {
+                sku: sku(42),
+                shard: Shard::new(shard, 5).unwrap(),
+                units_sold: units,
+                revenue: units * 100,
+            };
+            assert_eq!(
+                shard.key().pk(),
+                format!("SALES#000000000042#0{}", shard.shard.number())
+            );
+            deps.table.put(&shard, None).await.unwrap();
         }
         let (status, body) = response_json(
             &handle(
@@ -85,6 +74,7 @@ mod tests {
             json!({ "productId": 42, "unitsSold": 17, "revenue": 1700 })
         );
         let requests = deps.table.meter().requests();
+        let requests = &requests[3..];
         assert_eq!((requests.len(), requests[0].operation), (1, "BatchGetItem"));
         // BatchGetItem bills each item found like a GetItem: half a unit per 4 KB, eventually
         // consistent (DynamoDB Local bills the 3 shards found; DynamoDB may also bill the
@@ -109,10 +99,7 @@ mod tests {
 
     #[tokio::test]
     async fn bad_product_ids_are_400() {
-        let deps = Deps {
-            table: testkit::table().await,
-            shards: 5,
-        };
+        let deps = deps(testkit::table().await);
         for bad in ["0", "-1", "abc", "1.5", "1000000000000", "007", "4#2"] {
             let mut ev = event(ROUTE, "/products/x/sales", &[], None);
             ev["pathParameters"]["productId"] = json!(bad);

@@ -13,17 +13,15 @@
 
 use api::{ApiError, views::reviews as view};
 use keys::Id;
+use keys::reviews as k;
 use lambda_http::{Body, Request, Response};
+use model::reviews::{Review, User};
 use serde_json::{Value, json};
-use store::{Table, cursor::CursorCodec, reviews};
+use store::{Deps, Needs, ParentPage};
 
+pub const NEEDS: Needs = Needs::CURSORS;
 pub const DEFAULT_LIMIT: u32 = 15;
 pub const MAX_LIMIT: u32 = 100;
-
-pub struct Deps {
-    pub table: Table,
-    pub cursors: CursorCodec,
-}
 
 /// What a cursor is bound to: this pattern, this user, this page size.
 fn binding(user: &Id, limit: u32) -> String {
@@ -34,19 +32,29 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let user = api::path_id(&req, "username")?;
     let limit = api::query_u32(&req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
     let bound = binding(&user, limit);
-    let start = api::page_start(&req, &deps.cursors, &bound)?;
-    let Some(page) = reviews::user_page(&deps.table, &user, limit, start).await? else {
+    let start = api::page_start(&req, deps.cursors()?, &bound)?;
+    let page = deps
+        .table
+        .query(k::user_and_reviews(&user))
+        .parent_page::<User, Review>(limit, start)
+        .await?;
+    let Some(ParentPage {
+        parent,
+        children: reviews,
+        last_key,
+    }) = page
+    else {
         return Err(ApiError::not_found(
             "user_not_found",
             format!("There is no user {user}; create it with PUT /users/{user}."),
         ));
     };
-    let next = api::next_cursor(&deps.cursors, &bound, page.last_key)?;
+    let next = api::next_cursor(deps.cursors()?, &bound, last_key)?;
     api::json(
         200,
         &json!({
-            "user": page.user.as_ref().map(view::user).unwrap_or(Value::Null),
-            "reviews": page.reviews.iter().map(view::review).collect::<Vec<_>>(),
+            "user": parent.as_ref().map(view::user).unwrap_or(Value::Null),
+            "reviews": reviews.iter().map(view::review).collect::<Vec<_>>(),
             "nextCursor": next,
         }),
     )
@@ -56,9 +64,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::{Date, reviews::Isbn};
+    use model::Item;
     use store::{
-        item::{Item, key_map, n},
-        reviews::{NewReview, put_review},
+        Table, Update,
+        cursor::CursorCodec,
+        reviews::{self, NewReview, put_review},
     };
     use testkit::{all_items, event, query_read_units, request, response_json};
 
@@ -67,10 +77,7 @@ mod tests {
     const T0: u64 = 996_979_560_000;
 
     fn deps(table: Table) -> Deps {
-        Deps {
-            table,
-            cursors: CursorCodec::new("test-signing-key-test-signing-key").unwrap(),
-        }
+        testkit::deps(table, NEEDS)
     }
 
     fn id(s: &str) -> Id {
@@ -103,7 +110,7 @@ mod tests {
                 user: id(user),
                 grade: (book % 10) as u8 + 1,
                 text: text.into(),
-                at_ms,
+                at: testkit::fixtures::at(at_ms),
             },
         )
         .await
@@ -307,16 +314,10 @@ mod tests {
             .filter(|i| i["Type"].as_s().unwrap() == "ReviewMarker")
             .count();
         assert_eq!(markers, 3);
-        d.table
-            .client()
-            .update_item()
-            .table_name(d.table.name())
-            .set_key(Some(key_map(&keys::reviews::user(&id("frodo")))))
-            .update_expression("SET ReviewCount = :c")
-            .expression_attribute_values(":c", n(2))
-            .send()
-            .await
-            .unwrap();
+        let derived = Update::new().add(User::REVIEW_COUNT, 2);
+        let frodo = k::user(&id("frodo"));
+        d.table.update(&frodo, &derived, None).await.unwrap();
+        d.table.meter().reset();
         let (s, body) = get(&d, "frodo", &[]).await;
         assert_eq!(s, 200);
         assert_eq!(body["user"]["reviewCount"], 2);
@@ -345,15 +346,15 @@ mod tests {
         let mut tampered = cursor.clone();
         tampered.replace_range(3..4, if &cursor[3..4] == "A" { "B" } else { "A" });
         // Someone else's book cursor (R1), for the same page size.
-        let r1 = CursorCodec::new("test-signing-key-test-signing-key")
+        let r1 = CursorCodec::new(testkit::TEST_CURSOR_KEY)
             .unwrap()
             .encode(
                 "R1|9780261102354|2",
                 &Item::from([
-                    ("PK".to_owned(), store::item::s("BOOK#9780261102354")),
+                    ("PK".to_owned(), model::s("BOOK#9780261102354")),
                     (
                         "SK".to_owned(),
-                        store::item::s("2001-08-05T02:46:00.000Z#USER#frodo"),
+                        model::s("2001-08-05T02:46:00.000Z#USER#frodo"),
                     ),
                 ]),
             )

@@ -3,10 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::init_tracing();
-    let deps = get_user::Deps {
-        table: store::Table::from_env().await?,
-        cursors: store::cursor::CursorCodec::from_env()?,
-    };
-    api::run(|req| get_user::handle(&deps, req)).await
+    api::serve(get_user::NEEDS, get_user::handle).await
 }

@@ -7,18 +7,16 @@
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
 use api::{ApiError, views::commerce as view};
-use keys::{Date, Id};
+use keys::{Date, Id, commerce as k};
 use lambda_http::{Body, Request, Response};
+use model::commerce::OrderSummary;
 use serde_json::json;
-use store::{Table, commerce, cursor::CursorCodec};
+use store::{Deps, Needs, commerce};
+
+pub const NEEDS: Needs = Needs::CURSORS;
 
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;
-
-pub struct Deps {
-    pub table: Table,
-    pub cursors: CursorCodec,
-}
 
 /// What a cursor is bound to: this pattern, this customer, this range.
 fn binding(customer: &Id, from: Date, to: Date) -> String {
@@ -45,10 +43,20 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     }
     let limit = api::query_u32(&req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
     let bound = binding(&customer, from, to);
-    let start = api::page_start(&req, &deps.cursors, &bound)?;
+    let start = api::page_start(&req, deps.cursors()?, &bound)?;
     let first_page = start.is_none();
 
-    let page = commerce::orders_in_range(&deps.table, &customer, from, to, limit, start).await?;
+    let range = k::orders_in_range(&customer, from, to)
+        .map_err(|e| ApiError::invalid_parameter("from", e))?;
+    let page = deps
+        .table
+        .query(range)
+        .backwards()
+        .limit(limit)
+        .start(start)
+        .send()
+        .await?
+        .decode::<OrderSummary>()?;
     if first_page
         && page.items.is_empty()
         && !commerce::customer_exists(&deps.table, &customer).await?
@@ -58,12 +66,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             format!("There is no customer {customer}."),
         ));
     }
-    let next = api::next_cursor(&deps.cursors, &bound, page.last_key)?;
+    let next = api::next_cursor(deps.cursors()?, &bound, page.last_key)?;
     api::json(
         200,
         &json!({
             "customerId": customer.as_str(),
-            "orders": page.items.iter().map(view::order_summary).collect::<Vec<_>>(),
+            "orders": page.items.iter().map(|o| view::order_summary(&o.0)).collect::<Vec<_>>(),
             "nextCursor": next,
         }),
     )
@@ -72,18 +80,15 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::SortableId;
     use serde_json::Value;
-    use store::commerce::{NewOrder, place_order, put_customer};
+    use store::Table;
+    use testkit::fixtures;
     use testkit::{all_items, event, query_read_units, request, response_json};
 
     const ROUTE: &str = "GET /customers/{customerId}/orders";
 
     fn deps(table: Table) -> Deps {
-        Deps {
-            table,
-            cursors: CursorCodec::new("test-signing-key-test-signing-key").unwrap(),
-        }
+        testkit::deps(table, NEEDS)
     }
 
     fn day_ms(iso: &str, plus_ms: i128) -> u64 {
@@ -93,26 +98,11 @@ mod tests {
     /// Customer 123 with one order per day from 2020-11-25 to 2020-12-06 (12 orders).
     async fn seeded() -> (Deps, Vec<String>) {
         let table = testkit::table().await;
-        let id = Id::parse("c", "123").unwrap();
-        put_customer(
-            &table,
-            &id,
-            "Ann",
-            "ann@example.com",
-            "2020-11-01T00:00:00.000Z",
-        )
-        .await
-        .unwrap();
+        fixtures::customer(&table, "123").await;
         let mut ids = Vec::new();
         for day in 0..12 {
             let ms = day_ms("2020-11-25", day * 86_400_000 + 3_600_000);
-            let order = NewOrder {
-                customer: id.clone(),
-                order_id: SortableId::at_ms(ms),
-                created_at: keys::iso_timestamp(ms).unwrap(),
-                lines: vec![(1, 1, 100)],
-            };
-            place_order(&table, &order, None).await.unwrap();
+            let order = fixtures::order(&table, "123", ms, &[(1, 1, 100)]).await;
             ids.push(order.order_id.to_string());
         }
         table.meter().reset();

@@ -3,10 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::init_tracing();
-    let deps = list_customer_orders::Deps {
-        table: store::Table::from_env().await?,
-        cursors: store::cursor::CursorCodec::from_env()?,
-    };
-    api::run(|req| list_customer_orders::handle(&deps, req)).await
+    api::serve(list_customer_orders::NEEDS, list_customer_orders::handle).await
 }

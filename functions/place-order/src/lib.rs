@@ -9,15 +9,20 @@
 use std::collections::HashSet;
 
 use api::ApiError;
-use keys::{Id, SortableId, commerce::MAX_SKU};
+use keys::{
+    Id, SortableId, Timestamp,
+    commerce::{OrderStatus, Sku},
+};
 use lambda_http::{Body, Request, Response, http::header::LOCATION};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use store::{
-    Table,
-    commerce::{self, Idempotency, NewOrder, PlaceOutcome},
+    Deps, Needs,
+    commerce::{self, IdempotencyKey, NewOrder, PlaceOutcome},
 };
+
+pub const NEEDS: Needs = Needs::TABLE;
 
 /// At most this many lines: the transaction holds 3 + lines actions, within DynamoDB's 100.
 pub const MAX_LINES: usize = 50;
@@ -51,9 +56,10 @@ fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
     }
     let mut seen = HashSet::new();
     for (i, l) in body.items.iter().enumerate() {
-        if l.sku == 0 || l.sku > MAX_SKU {
+        if Sku::new(l.sku).is_err() {
             return Err(invalid(format!(
-                "items[{i}].sku: give an integer from 1 to {MAX_SKU}"
+                "items[{i}].sku: give an integer from 1 to {}",
+                Sku::MAX
             )));
         }
         if l.quantity == 0 || l.quantity > MAX_QUANTITY {
@@ -79,7 +85,7 @@ fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
     Ok(())
 }
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
     let key = api::header(&req, "idempotency-key")
         .map(|k| {
@@ -93,17 +99,22 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
 
     let order_id = SortableId::new();
     let created_ms = order_id.timestamp_ms();
+    let created_at =
+        Timestamp::from_ms(created_ms).map_err(|e| ApiError::from(store::StoreError::from(e)))?;
+    let lines = body
+        .items
+        .iter()
+        .map(|l| Ok((Sku::new(l.sku)?, l.quantity, l.unit_price)))
+        .collect::<Result<_, keys::KeyError>>()
+        .map_err(|e| invalid(e.to_string()))?;
     let order = NewOrder {
         customer: customer.clone(),
         order_id,
-        created_at: keys::iso_timestamp(created_ms).unwrap_or_default(),
-        lines: body
-            .items
-            .iter()
-            .map(|l| (l.sku, l.quantity, l.unit_price))
-            .collect(),
+        created_at,
+        lines,
     };
-    let summary = order.summary();
+    let summary = order.order();
+    debug_assert_eq!(summary.status, OrderStatus::Open);
     let response = json!({
         "orderId": summary.order_id,
         "customerId": summary.customer_id,
@@ -113,14 +124,14 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
         "items": body.items,
     })
     .to_string();
-    let idempotency = key.map(|key| Idempotency {
+    let idempotency = key.map(|key| IdempotencyKey {
         key,
         request_hash: request_hash(&body.items),
         response: response.clone(),
         expires_at: (created_ms / 1000) as i64 + IDEMPOTENCY_TTL_SECONDS,
     });
 
-    match commerce::place_order(table, &order, idempotency.as_ref()).await? {
+    match commerce::place_order(&deps.table, &order, idempotency.as_ref()).await? {
         PlaceOutcome::Placed => created(&response, &order_id.to_string(), false),
         PlaceOutcome::CustomerNotFound => Err(ApiError::not_found(
             "customer_not_found",
@@ -175,7 +186,11 @@ fn request_hash(lines: &[Line]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::Id;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
     use serde_json::Value;
     use testkit::{all_items, event, request, response_json, with_header};
 
@@ -184,15 +199,7 @@ mod tests {
 
     async fn table_with_customer() -> Table {
         let table = testkit::table().await;
-        commerce::put_customer(
-            &table,
-            &Id::parse("c", "123").unwrap(),
-            "Ann",
-            "ann@example.com",
-            "2020-01-01T00:00:00.000Z",
-        )
-        .await
-        .unwrap();
+        testkit::fixtures::customer(&table, "123").await;
         table.meter().reset();
         table
     }
@@ -207,10 +214,10 @@ mod tests {
         if let Some(k) = key {
             ev = with_header(ev, "Idempotency-Key", k);
         }
-        response_json(&api::respond(handle(table, request(&ev)).await))
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
     }
 
-    fn count(items: &[store::item::Item], ty: &str) -> usize {
+    fn count(items: &[model::Item], ty: &str) -> usize {
         items
             .iter()
             .filter(|i| i["Type"].as_s().unwrap() == ty)
@@ -283,15 +290,7 @@ mod tests {
         );
         assert_eq!(all_items(&table).await, before);
         // The same key for another customer is another key.
-        commerce::put_customer(
-            &table,
-            &Id::parse("c", "456").unwrap(),
-            "Bo",
-            "bo@example.com",
-            "2020-01-01T00:00:00.000Z",
-        )
-        .await
-        .unwrap();
+        testkit::fixtures::customer(&table, "456").await;
         let (s4, third) = post(&table, "456", BODY, Some("retry-1")).await;
         assert_eq!(s4, 201);
         assert_ne!(third["orderId"], first["orderId"]);
@@ -423,7 +422,7 @@ mod tests {
             if let Some(k) = key {
                 ev = with_header(ev, "Idempotency-Key", k);
             }
-            let (s, b) = response_json(&api::respond(handle(&table, request(&ev)).await));
+            let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
             assert_eq!(
                 (s, b["code"].as_str().unwrap()),
                 (status, code),

@@ -3,7 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::init_tracing();
-    let table = store::Table::from_env().await?;
-    api::run(|req| place_order::handle(&table, req)).await
+    api::serve(place_order::NEEDS, place_order::handle).await
 }

@@ -5,19 +5,18 @@
 //! replays, duplicates and out-of-order delivery. Removed events change nothing: events are
 //! append-only, and a status never rolls back.
 
-use std::{collections::BTreeMap, str::FromStr};
+use std::collections::BTreeMap;
 
-use keys::{
-    SortableId,
-    commerce::{EventId, OrderId, OrderStatus, types},
-};
-use store::{
-    Table,
-    commerce::{TrackingEvent, apply_order_status},
-};
+use keys::commerce::{EventId, OrderId, OrderStatus};
+use model::{Entity, commerce::TrackingEvent};
+use store::{Deps, Needs, commerce::apply_order_status};
 use streams::{BatchResponse, Event, Kind};
 
-pub async fn handle(table: &Table, event: &Event) -> BatchResponse {
+pub const NEEDS: Needs = Needs::TABLE;
+
+pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
+    let table = &deps.table;
+    let event = &event;
     let mut failed = Vec::new();
     // Order → (newest event, its status, the records it stands for).
     let mut newest: BTreeMap<OrderId, (EventId, OrderStatus, Vec<usize>)> = BTreeMap::new();
@@ -30,7 +29,7 @@ pub async fn handle(table: &Table, event: &Event) -> BatchResponse {
                 continue;
             }
         };
-        if change.kind == Kind::Remove || change.type_name() != Some(types::TRACKING_EVENT) {
+        if change.kind == Kind::Remove || change.type_name() != Some(TrackingEvent::TYPE) {
             continue;
         }
         let parsed = change
@@ -38,11 +37,7 @@ pub async fn handle(table: &Table, event: &Event) -> BatchResponse {
             .map_err(|e| e.to_string())
             .and_then(|e| {
                 let e = e.ok_or("no new image")?;
-                Ok((
-                    SortableId::parse(&e.order_id).map_err(|e| e.to_string())?,
-                    SortableId::parse(&e.event_id).map_err(|e| e.to_string())?,
-                    OrderStatus::from_str(&e.status).map_err(|e| e.to_string())?,
-                ))
+                Ok::<_, String>((e.order_id, e.event_id, e.status))
             });
         let (order, event_id, status) = match parsed {
             Ok(p) => p,
@@ -72,45 +67,33 @@ pub async fn handle(table: &Table, event: &Event) -> BatchResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::Id;
-    use store::{
-        commerce::{NewOrder, add_tracking_event, place_order, put_customer},
-        item::Item,
-    };
-    use testkit::{Change as C, all_items, stream_event, stream_record};
+    use keys::SortableId;
+    use model::Item;
+    use store::{Table, commerce::add_tracking_event};
+    use testkit::{Change as C, all_items, fixtures, stream_event, stream_record};
+
+    async fn handle(table: &Table, event: &Event) -> BatchResponse {
+        super::handle(&testkit::deps(table.clone(), NEEDS), event.clone()).await
+    }
 
     async fn order_with_events() -> (Table, OrderId, Vec<Item>) {
         let table = testkit::table().await;
-        let c = Id::parse("c", "ann").unwrap();
-        put_customer(
-            &table,
-            &c,
-            "Ann",
-            "a@example.com",
-            "2026-01-01T00:00:00.000Z",
-        )
-        .await
-        .unwrap();
-        let order = NewOrder {
-            customer: c,
-            order_id: SortableId::new(),
-            created_at: "2026-01-01T00:00:00.000Z".into(),
-            lines: vec![(1, 1, 1)],
-        };
-        place_order(&table, &order, None).await.unwrap();
+        fixtures::customer(&table, "ann").await;
+        let order = fixtures::order(&table, "ann", keys::now_ms(), &[(1, 1, 1)]).await;
         let base = order.order_id.timestamp_ms();
-        for (i, status) in ["PROCESSING", "SHIPPED"].into_iter().enumerate() {
+        for (i, status) in [OrderStatus::Processing, OrderStatus::Shipped]
+            .into_iter()
+            .enumerate()
+        {
             let ev = SortableId::at_ms(base + 1000 * (i as u64 + 1));
             let rec = TrackingEvent {
-                order_id: order.order_id.to_string(),
-                event_id: ev.to_string(),
-                status: status.into(),
+                order_id: order.order_id,
+                event_id: ev,
+                status,
                 note: None,
-                at: "2026-01-01T00:00:01.000Z".into(),
+                at: fixtures::at(ev.timestamp_ms()),
             };
-            add_tracking_event(&table, order.order_id, ev, &rec)
-                .await
-                .unwrap();
+            add_tracking_event(&table, &rec).await.unwrap();
         }
         let events = all_items(&table)
             .await
@@ -151,7 +134,7 @@ mod tests {
         )
         .await;
         let mut noted = events[0].clone();
-        noted.insert("Note".into(), store::item::s("late edit"));
+        noted.insert("Note".into(), model::s("late edit"));
         handle(
             &table,
             &stream_event(vec![stream_record("e3", 3, C::Modify(&events[0], &noted))]),
@@ -200,7 +183,7 @@ mod tests {
     async fn an_unreadable_event_is_reported() {
         let (table, _, events) = order_with_events().await;
         let mut bad = events[1].clone();
-        bad.insert("Status".into(), store::item::s("TELEPORTED"));
+        bad.insert("Status".into(), model::s("TELEPORTED"));
         let r = handle(
             &table,
             &stream_event(vec![

@@ -1,19 +1,7 @@
 //! Stream handler: an order's current status on its header and summary, from its newest tracking
-//! event. Wiring only; the handler is in lib.rs.
-
-use lambda_runtime::{LambdaEvent, service_fn};
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
-    streams::init_tracing();
-    let table = store::Table::from_env().await?;
-    lambda_runtime::run(service_fn(|event: LambdaEvent<streams::Event>| {
-        let table = &table;
-        async move {
-            Ok::<_, lambda_runtime::Error>(
-                project_order_status::handle(table, &event.payload).await,
-            )
-        }
-    }))
-    .await
+    streams::serve(project_order_status::NEEDS, project_order_status::handle).await
 }

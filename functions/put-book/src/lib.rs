@@ -9,7 +9,9 @@
 use api::{ApiError, views::reviews as view};
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
-use store::{Table, reviews};
+use store::{Deps, Needs, reviews};
+
+pub const NEEDS: Needs = Needs::TABLE;
 
 pub const MAX_TITLE_CHARS: usize = 500;
 pub const MAX_AUTHOR_CHARS: usize = 200;
@@ -49,12 +51,12 @@ fn validate(body: &PutBook) -> Result<(), ApiError> {
     Ok(())
 }
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;
     let body: PutBook = api::json_object_body(&req)?;
     validate(&body)?;
     let (book, created) = reviews::put_book(
-        table,
+        &deps.table,
         &isbn,
         body.title.trim(),
         body.author.trim(),
@@ -67,8 +69,14 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
+    use model::reviews::Book;
     use serde_json::{Value, json};
-    use store::item::{Item, n};
+    use store::Update;
     use testkit::{all_items, event, request, response_json};
 
     const ROUTE: &str = "PUT /books/{isbn}";
@@ -77,7 +85,7 @@ mod tests {
     async fn put(table: &Table, isbn: &str, body: &str) -> (u16, Value) {
         let mut ev = event(ROUTE, "/books/x", &[], Some(body));
         ev["pathParameters"]["isbn"] = json!(isbn);
-        response_json(&api::respond(handle(table, request(&ev)).await))
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
     }
 
     #[tokio::test]
@@ -96,20 +104,11 @@ mod tests {
             })
         );
         // What a stream handler would add.
-        table
-            .client()
-            .update_item()
-            .table_name(table.name())
-            .set_key(Some(Item::from([
-                ("PK".to_owned(), store::item::s("BOOK#9780261102354")),
-                ("SK".to_owned(), store::item::s("BOOK#9780261102354")),
-            ])))
-            .update_expression("SET RatingCount = :c, RatingSum = :s")
-            .expression_attribute_values(":c", n(3))
-            .expression_attribute_values(":s", n(26))
-            .send()
-            .await
-            .unwrap();
+        let derived = Update::new()
+            .add(Book::RATING_COUNT, 3)
+            .add(Book::RATING_SUM, 26);
+        let book = keys::reviews::book(&testkit::fixtures::isbn("9780261102354"));
+        table.update(&book, &derived, None).await.unwrap();
         table.meter().reset();
         let (s, b) = put(
             &table,

@@ -3,13 +3,14 @@
 //! (seed 004), so changing a line is one small write however full the cart.
 
 use api::ApiError;
+use keys::Timestamp;
 use lambda_http::{Body, Request, Response};
+use model::commerce::CartLine;
 use serde::Deserialize;
 use serde_json::json;
-use store::{
-    Table,
-    commerce::{self, CartLine},
-};
+use store::{Deps, Needs, commerce};
+
+pub const NEEDS: Needs = Needs::TABLE;
 
 pub const MAX_QUANTITY: u32 = 1000;
 
@@ -19,7 +20,7 @@ struct PutLine {
     quantity: u32,
 }
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cart = api::path_id(&req, "cartId")?;
     let product = api::path_id(&req, "productId")?;
     let body: PutLine = api::json_body(&req)?;
@@ -30,19 +31,19 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
         ));
     }
     if body.quantity == 0 {
-        commerce::delete_cart_line(table, &cart, &product).await?;
+        commerce::delete_cart_line(&deps.table, &cart, &product).await?;
         return api::json(
             200,
             &json!({ "cartId": cart.as_str(), "productId": product.as_str(), "quantity": 0 }),
         );
     }
     let line = CartLine {
-        cart_id: cart.to_string(),
-        product_id: product.to_string(),
+        cart_id: cart.clone(),
+        product_id: product,
         quantity: body.quantity,
-        updated_at: keys::iso_timestamp(keys::now_ms()).unwrap_or_default(),
+        updated_at: Timestamp::now(),
     };
-    commerce::put_cart_line(table, &cart, &product, &line).await?;
+    commerce::put_cart_line(&deps.table, &line).await?;
     let mut view = api::views::commerce::cart_line(&line);
     view["cartId"] = cart.as_str().into();
     api::json(200, &view)
@@ -51,6 +52,11 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
     use testkit::{all_items, event, request, response_json};
 
     const ROUTE: &str = "PUT /carts/{cartId}/items/{productId}";
@@ -58,7 +64,7 @@ mod tests {
     async fn put(table: &Table, cart: &str, product: &str, body: &str) -> (u16, serde_json::Value) {
         let mut ev = event(ROUTE, "/carts/x/items/y", &[], Some(body));
         ev["pathParameters"] = json!({ "cartId": cart, "productId": product });
-        response_json(&api::respond(handle(table, request(&ev)).await))
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
     }
 
     #[tokio::test]

@@ -3,9 +3,12 @@
 //! lifetime value). One UpdateItem.
 
 use api::{ApiError, views::commerce as view};
+use keys::Timestamp;
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
-use store::{Table, commerce};
+use store::{Deps, Needs, commerce};
+
+pub const NEEDS: Needs = Needs::TABLE;
 
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_EMAIL_CHARS: usize = 254;
@@ -43,19 +46,29 @@ fn validate(body: &PutCustomer) -> Result<(), ApiError> {
     Ok(())
 }
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
     let body: PutCustomer = api::json_body(&req)?;
     validate(&body)?;
-    let now = keys::iso_timestamp(keys::now_ms()).unwrap_or_default();
-    let (c, created) =
-        commerce::put_customer(table, &customer, body.name.trim(), body.email.trim(), &now).await?;
+    let (c, created) = commerce::put_customer(
+        &deps.table,
+        &customer,
+        body.name.trim(),
+        body.email.trim(),
+        Timestamp::now(),
+    )
+    .await?;
     api::json(if created { 201 } else { 200 }, &view::customer(&c))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
     use serde_json::json;
     use testkit::{all_items, event, request, response_json};
 
@@ -64,7 +77,7 @@ mod tests {
     async fn put(table: &Table, id: &str, body: &str) -> (u16, serde_json::Value) {
         response_json(&api::respond(
             handle(
-                table,
+                &deps(table),
                 request(&event(ROUTE, &format!("/customers/{id}"), &[], Some(body))),
             )
             .await,
@@ -152,7 +165,7 @@ mod tests {
         for (id, body, status, code) in cases {
             let mut ev = event(ROUTE, &format!("/customers/{id}"), &[], Some(body));
             ev["pathParameters"]["customerId"] = json!(id);
-            let (s, b) = response_json(&api::respond(handle(&table, request(&ev)).await));
+            let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
             assert_eq!(
                 (s, b["code"].as_str().unwrap()),
                 (status, code),
@@ -166,7 +179,7 @@ mod tests {
             Some(r#"{"name":"Ann","email":"a@b.co"}"#),
         );
         ev["pathParameters"]["customerId"] = json!("a#b");
-        let (s, _) = response_json(&api::respond(handle(&table, request(&ev)).await));
+        let (s, _) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
         assert_eq!(s, 400);
         assert!(all_items(&table).await.is_empty(), "nothing written");
         assert!(table.meter().requests().is_empty(), "nothing even sent");

@@ -9,12 +9,15 @@
 //! An update re-dates the review: it moves to the top of the book's and the user's lists.
 
 use api::{ApiError, views::reviews as view};
+use keys::Timestamp;
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
 use store::{
-    Table,
+    Deps, Needs,
     reviews::{self, NewReview, PutReviewOutcome},
 };
+
+pub const NEEDS: Needs = Needs::TABLE;
 
 pub const MIN_GRADE: u8 = 1;
 pub const MAX_GRADE: u8 = 10;
@@ -46,7 +49,7 @@ fn validate(body: &PutReview) -> Result<(), ApiError> {
     Ok(())
 }
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;
     let user = api::path_id(&req, "username")?;
     let body: PutReview = api::json_object_body(&req)?;
@@ -56,9 +59,9 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
         user: user.clone(),
         grade: body.grade,
         text: body.text.trim().to_owned(),
-        at_ms: keys::now_ms(),
+        at: Timestamp::now(),
     };
-    match reviews::put_review(table, &review).await? {
+    match reviews::put_review(&deps.table, &review).await? {
         PutReviewOutcome::Created(r) => api::json(201, &view::review(&r)),
         PutReviewOutcome::Updated(r) => api::json(200, &view::review(&r)),
         PutReviewOutcome::BookNotFound => Err(ApiError::not_found(
@@ -75,9 +78,17 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
     use keys::{Date, Id, reviews::Isbn};
+    use model::{
+        Item,
+        reviews::{Book, Review, User},
+    };
     use serde_json::{Value, json};
-    use store::item::Item;
     use testkit::{all_items, event, request, response_json};
 
     const ROUTE: &str = "PUT /books/{isbn}/reviews/{username}";
@@ -103,7 +114,7 @@ mod tests {
     async fn put(table: &Table, isbn: &str, user: &str, body: &str) -> (u16, Value) {
         let mut ev = event(ROUTE, "/books/x/reviews/y", &[], Some(body));
         ev["pathParameters"] = json!({ "isbn": isbn, "username": user });
-        response_json(&api::respond(handle(table, request(&ev)).await))
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
     }
 
     fn of_type<'a>(items: &'a [Item], ty: &str) -> Vec<&'a Item> {
@@ -224,7 +235,7 @@ mod tests {
                     user: user.clone(),
                     grade: 7,
                     text: "x".into(),
-                    at_ms: ms,
+                    at: testkit::fixtures::at(ms),
                 },
             )
             .await
@@ -232,19 +243,23 @@ mod tests {
         }
         let (s, _) = put(&table, ISBN, "frodo", r#"{"grade":9,"text":"Better."}"#).await;
         assert_eq!(s, 200);
-        let page = reviews::book_page(&table, &isbn, 10, None)
+        let page = table
+            .query(keys::reviews::book_and_reviews(&isbn))
+            .parent_page::<Book, Review>(10, None)
             .await
             .unwrap()
             .unwrap();
-        let order: Vec<_> = page.reviews.iter().map(|r| r.username.as_str()).collect();
+        let order: Vec<_> = page.children.iter().map(|r| r.username.as_str()).collect();
         assert_eq!(order, ["frodo", "sam"]);
-        let page = reviews::user_page(&table, &frodo, 10, None)
+        let page = table
+            .query(keys::reviews::user_and_reviews(&frodo))
+            .parent_page::<User, Review>(10, None)
             .await
             .unwrap()
             .unwrap();
-        let order: Vec<_> = page.reviews.iter().map(|r| r.isbn.as_str()).collect();
+        let order: Vec<_> = page.children.iter().map(|r| r.isbn.as_str()).collect();
         assert_eq!(order, [ISBN, "9780261102361"]);
-        assert_eq!(page.reviews[0].review_text, "Better.");
+        assert_eq!(page.children[0].review_text, "Better.");
     }
 
     #[tokio::test]

@@ -3,7 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::init_tracing();
-    let table = store::Table::from_env().await?;
-    api::run(|req| put_review::handle(&table, req)).await
+    api::serve(put_review::NEEDS, put_review::handle).await
 }

@@ -9,7 +9,9 @@ use api::{ApiError, views::reviews as view};
 use keys::Date;
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
-use store::{Table, reviews};
+use store::{Deps, Needs, reviews};
+
+pub const NEEDS: Needs = Needs::TABLE;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -34,7 +36,7 @@ fn today() -> Date {
         .unwrap_or_else(|| Date::from_ymd(1970, 1, 1).expect("valid"))
 }
 
-pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiError> {
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let user = api::path_id(&req, "username")?;
     let body: PutUser = if has_body(&req) {
         api::json_object_body(&req)?
@@ -53,13 +55,18 @@ pub async fn handle(table: &Table, req: Request) -> Result<Response<Body>, ApiEr
             format!("membershipDate: {d} is after today ({today})"),
         ));
     }
-    let (u, created) = reviews::put_user(table, &user, membership, today).await?;
+    let (u, created) = reviews::put_user(&deps.table, &user, membership, today).await?;
     api::json(if created { 201 } else { 200 }, &view::user(&u))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), NEEDS)
+    }
     use serde_json::{Value, json};
     use testkit::{all_items, event, request, response_json};
 
@@ -68,7 +75,7 @@ mod tests {
     async fn put(table: &Table, user: &str, body: Option<&str>) -> (u16, Value) {
         let mut ev = event(ROUTE, "/users/x", &[], body);
         ev["pathParameters"]["username"] = json!(user);
-        response_json(&api::respond(handle(table, request(&ev)).await))
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
     }
 
     #[tokio::test]
@@ -116,18 +123,9 @@ mod tests {
             (201, Some(&*today().iso()))
         );
         // What a stream handler would add.
-        table
-            .client()
-            .update_item()
-            .table_name(table.name())
-            .set_key(Some(store::item::key_map(&keys::reviews::user(
-                &keys::Id::parse("u", "sam").unwrap(),
-            ))))
-            .update_expression("SET ReviewCount = :c")
-            .expression_attribute_values(":c", store::item::n(4))
-            .send()
-            .await
-            .unwrap();
+        let sam = keys::reviews::user(&testkit::fixtures::id("sam"));
+        let derived = store::Update::new().add(model::reviews::User::REVIEW_COUNT, 4);
+        table.update(&sam, &derived, None).await.unwrap();
         let (s, u) = put(&table, "sam", Some(r#"{"membershipDate":null}"#)).await;
         assert_eq!((s, u["reviewCount"].as_u64()), (200, Some(4)));
     }

@@ -3,7 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::init_tracing();
-    let table = store::Table::from_env().await?;
-    api::run(|req| put_user::handle(&table, req)).await
+    api::serve(put_user::NEEDS, put_user::handle).await
 }

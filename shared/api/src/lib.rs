@@ -1,9 +1,11 @@
 //! HTTP plumbing shared by the API functions.
 //!
-//! A handler is `async fn(&Deps, Request) -> Result<Response<Body>, ApiError>`: it parses with the
-//! helpers here, calls the store, and returns a typed error that [`run`] turns into a JSON body
-//! `{"code", "message"}` with the right status. Bad input is always a 4xx, never a 5xx, and is
-//! rejected before anything is written.
+//! Every API function has one shape: `pub const NEEDS: Needs` (what it reads from its environment
+//! beyond the table) and `pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>,
+//! ApiError>`, which parses with the helpers here, calls the store, and returns a typed error
+//! that [`serve`] turns into a JSON body `{"code", "message"}` with the right status. Bad input is
+//! always a 4xx, never a 5xx, and is rejected before anything is written. Its `main` is one line:
+//! `api::serve(NEEDS, handle)`.
 
 use std::future::Future;
 
@@ -14,7 +16,7 @@ use lambda_http::{
     service_fn,
 };
 use serde::{Serialize, de::DeserializeOwned};
-use store::{StoreError, cursor::CursorError};
+use store::{Deps, Needs, StoreError, cursor::CursorError};
 
 /// Largest request body accepted. Every body of this API is a few hundred bytes; bounding it
 /// bounds the work bad input can cause.
@@ -79,6 +81,13 @@ impl From<StoreError> for ApiError {
     }
 }
 
+/// An item read back that does not fit its entity: a corrupt item, a 500.
+impl From<model::ModelError> for ApiError {
+    fn from(e: model::ModelError) -> ApiError {
+        ApiError::from(StoreError::from(e))
+    }
+}
+
 impl From<CursorError> for ApiError {
     fn from(e: CursorError) -> ApiError {
         ApiError::bad_request(
@@ -134,7 +143,7 @@ pub fn path_id(req: &Request, name: &'static str) -> Result<Id, ApiError> {
     Id::parse(name, value).map_err(|e| ApiError::bad_request("invalid_parameter", e.to_string()))
 }
 
-/// A raw path parameter, for ids with a shape of their own (order ids).
+/// A raw path parameter.
 pub fn path_param(req: &Request, name: &'static str) -> Result<String, ApiError> {
     req.path_parameters()
         .first(name)
@@ -142,10 +151,20 @@ pub fn path_param(req: &Request, name: &'static str) -> Result<String, ApiError>
         .ok_or_else(|| ApiError::invalid_parameter(name, "missing"))
 }
 
+/// A path parameter parsed by a key type's own parser (`SortableId::parse`, `Sku::parse`,
+/// `Date::parse_iso`, `Isbn::parse`...): a value it refuses is a 400 naming the parameter.
+pub fn path<T>(
+    req: &Request,
+    name: &'static str,
+    parse: impl FnOnce(&str) -> Result<T, KeyError>,
+) -> Result<T, ApiError> {
+    let value = path_param(req, name)?;
+    parse(&value).map_err(|e| ApiError::invalid_parameter(name, e))
+}
+
 /// The `{isbn}` path parameter: an ISBN-10 or ISBN-13 (hyphens allowed), normalised to 13 digits.
 pub fn path_isbn(req: &Request) -> Result<keys::reviews::Isbn, ApiError> {
-    let value = path_param(req, "isbn")?;
-    keys::reviews::Isbn::parse(&value).map_err(|e| ApiError::invalid_parameter("isbn", e))
+    path(req, "isbn", keys::reviews::Isbn::parse)
 }
 
 /// A query parameter; `None` when absent. Present but empty counts as absent.
@@ -192,7 +211,7 @@ pub fn page_start(
     req: &Request,
     cursors: &store::cursor::CursorCodec,
     binding: &str,
-) -> Result<Option<store::item::Item>, ApiError> {
+) -> Result<Option<model::Item>, ApiError> {
     Ok(query(req, "cursor")
         .map(|c| cursors.decode(binding, &c))
         .transpose()?)
@@ -202,7 +221,7 @@ pub fn page_start(
 pub fn next_cursor(
     cursors: &store::cursor::CursorCodec,
     binding: &str,
-    last_key: Option<store::item::Item>,
+    last_key: Option<model::Item>,
 ) -> Result<Option<String>, ApiError> {
     Ok(last_key.map(|k| cursors.encode(binding, &k)).transpose()?)
 }
@@ -275,17 +294,22 @@ pub fn init_tracing() {
     lambda_http::tracing::init_default_subscriber();
 }
 
-/// Answers API Gateway requests with `handler` until the runtime stops: typed errors become
-/// JSON error responses; a 5xx is logged.
-pub async fn run<F, Fut>(handler: F) -> Result<(), lambda_http::Error>
+/// A function's whole `main`: logging, its dependencies read once from the environment (a
+/// missing setting stops it here, not at its first request), then API Gateway requests answered
+/// by `handler` until the runtime stops. Typed errors become JSON error responses; a 5xx is
+/// logged.
+pub async fn serve<F, Fut>(needs: Needs, handler: F) -> Result<(), lambda_http::Error>
 where
-    F: Fn(Request) -> Fut,
+    F: Fn(&'static Deps, Request) -> Fut,
     Fut: Future<Output = Result<Response<Body>, ApiError>> + Send,
 {
+    init_tracing();
+    // Made once and kept for the life of the process, as Lambda keeps a warm instance.
+    let deps: &'static Deps = Box::leak(Box::new(Deps::from_env(needs).await?));
     let handler = &handler;
     lambda_http::run(service_fn(move |req: Request| {
-        let fut = handler(req);
-        async move { Ok::<_, lambda_http::Error>(respond(fut.await)) }
+        let answer = handler(deps, req);
+        async move { Ok::<_, lambda_http::Error>(respond(answer.await)) }
     }))
     .await
 }

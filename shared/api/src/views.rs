@@ -1,9 +1,10 @@
 //! Wire formats: how records read from the table are shown to clients (camelCase JSON). Items
-//! keep the seeds' PascalCase attribute names; the API speaks camelCase.
+//! keep the seeds' PascalCase attribute names (declared in `model`); the API speaks camelCase,
+//! and this is its contract, kept apart from how items are stored.
 
 pub mod commerce {
+    use model::commerce::{CartLine, Customer, Order, OrderLine, TrackingEvent};
     use serde_json::{Value, json};
-    use store::commerce::{CartLine, Customer, OrderLine, OrderSummary, TrackingEvent};
 
     pub fn customer(c: &Customer) -> Value {
         json!({
@@ -17,7 +18,7 @@ pub mod commerce {
         })
     }
 
-    pub fn order_summary(o: &OrderSummary) -> Value {
+    pub fn order_summary(o: &Order) -> Value {
         json!({
             "orderId": o.order_id,
             "customerId": o.customer_id,
@@ -42,8 +43,8 @@ pub mod commerce {
 }
 
 pub mod reviews {
+    use model::reviews::{Book, Review, User};
     use serde_json::{Value, json};
-    use store::reviews::{Book, Review, User};
 
     pub fn book(b: &Book) -> Value {
         json!({

@@ -1,53 +1,52 @@
 //! Commerce keys: customers and their orders (seed 000), orders with line items and tracking
-//! events (seed 004), shopping carts (seed 004), and order idempotency.
+//! events (seed 004), shopping carts (seed 004), order idempotency, and units sold per product.
 //!
-//! | item            | PK                          | SK                 |
-//! |-----------------|-----------------------------|--------------------|
-//! | customer        | `CUSTOMER#<customerId>`     | `A`                |
-//! | order summary   | `CUSTOMER#<customerId>`     | `#ORDER#<orderId>` |
-//! | order header    | `ORDER#<orderId>`           | `A`                |
-//! | order line      | `ORDER#<orderId>`           | `ITEM#<sku:12>`    |
-//! | tracking event  | `ORDER#<orderId>`           | `EVENT#<eventId>`  |
-//! | cart line       | `CART#<cartId>`             | `PRODUCT#<productId>` |
-//! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `A`           |
+//! | item            | PK                               | SK                    |
+//! |-----------------|----------------------------------|-----------------------|
+//! | customer        | `CUSTOMER#<customerId>`          | `A`                   |
+//! | order summary   | `CUSTOMER#<customerId>`          | `#ORDER#<orderId>`    |
+//! | order header    | `ORDER#<orderId>`                | `A`                   |
+//! | order line      | `ORDER#<orderId>`                | `ITEM#<sku:12>`       |
+//! | tracking event  | `ORDER#<orderId>`                | `EVENT#<eventId>`     |
+//! | cart line       | `CART#<cartId>`                  | `PRODUCT#<productId>` |
+//! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `A`                   |
+//! | product sales   | `SALES#<sku:12>#<shard>`         | `A`                   |
 //!
 //! Index keys written now so the cross-customer patterns need no backfill:
 //!
-//! | item         | index | partition key              | sort key                    | pattern |
-//! |--------------|-------|----------------------------|-----------------------------|---------|
-//! | order header | GSI2  | `ORDERS#<shard:2>`         | `<STATUS>#<orderId>`        | O5: orders by status and date, all customers, 15 shards read in parallel |
-//! | order line   | GSI1  | `PRODUCT#<sku:12>`         | `ORDERITEM#<orderId>`       | O8: order items of a product |
+//! | item         | index | partition key       | sort key              | pattern |
+//! |--------------|-------|---------------------|-----------------------|---------|
+//! | order header | GSI2  | `ORDERS#<shard:2>`  | `<STATUS>#<orderId>`  | O5: orders by status and date, all customers, 15 shards read in parallel |
+//! | order line   | GSI1  | `PRODUCT#<sku:12>`  | `ORDERITEM#<orderId>` | O8: order items of a product |
 //!
 //! Order summaries sort before the customer's `A` record because `#` < `A`: reading the
 //! collection backwards yields the customer first, then its newest orders (seed 000). Order ids
 //! are ULIDs, so their string order is creation order and a date range is a key range.
 
-use std::{fmt, str::FromStr};
+use std::{borrow::Cow, fmt, str::FromStr};
 
 use crate::{
-    Date, Id, Key, KeyError, Shard, SortableId, code_point_shard, value::pad, value::unpad,
+    Base, Composite, Date, Gsi1Key, Gsi2, Gsi2Key, Id, Key, KeyCondition, KeyError, PrimaryKey,
+    Segment, Shard, SortCondition, SortableId, code_point_shard,
 };
 
-pub const CUSTOMER_PREFIX: &str = "CUSTOMER#";
-pub const ORDER_PREFIX: &str = "ORDER#";
-pub const CART_PREFIX: &str = "CART#";
-pub const IDEMPOTENCY_PREFIX: &str = "IDEMPOTENCY#";
-
-/// The sort key of an entity's own record in its collection (seed 000's "A record").
-pub const A_RECORD: &str = "A";
-/// Order summaries in a customer's collection: a `begins_with` prefix.
-pub const ORDER_SUMMARY_PREFIX: &str = "#ORDER#";
-/// Line items in an order's collection.
-pub const LINE_PREFIX: &str = "ITEM#";
-/// Tracking events in an order's collection.
-pub const EVENT_PREFIX: &str = "EVENT#";
-/// Lines in a cart's collection.
-pub const CART_LINE_PREFIX: &str = "PRODUCT#";
-
-/// Width of a numeric SKU in a sort key: 12 digits.
-pub const SKU_WIDTH: usize = 12;
-/// The largest SKU that fits.
-pub const MAX_SKU: u64 = 999_999_999_999;
+/// Static tags of commerce keys (the registry declares where each one stands).
+pub mod tag {
+    pub const CUSTOMER: &str = "CUSTOMER";
+    pub const ORDER: &str = "ORDER";
+    pub const ITEM: &str = "ITEM";
+    pub const EVENT: &str = "EVENT";
+    pub const CART: &str = "CART";
+    pub const PRODUCT: &str = "PRODUCT";
+    pub const IDEMPOTENCY: &str = "IDEMPOTENCY";
+    pub const SALES: &str = "SALES";
+    pub const ORDERS: &str = "ORDERS";
+    pub const ORDER_ITEM: &str = "ORDERITEM";
+    /// The sort key of an entity's own record in its collection (seed 000's "A record").
+    pub const A_RECORD: &str = "A";
+    /// Seed 000's order summaries start with the delimiter (`#ORDER#`), so they sort before `A`.
+    pub const LEADING: &str = "";
+}
 
 /// `Type` attribute values (seed 000: every item has one).
 pub mod types {
@@ -61,8 +60,65 @@ pub mod types {
     pub const PRODUCT_SALES: &str = "ProductSales";
 }
 
+/// A numeric SKU, 1 to [`Sku::MAX`]: 12 digits in a key (seed 004: a numeric SKU stored as a
+/// string sort key, so lines share the order's collection with its tracking events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sku(u64);
+
+impl Sku {
+    pub const WIDTH: usize = 12;
+    pub const MAX: u64 = 999_999_999_999;
+
+    pub fn new(value: u64) -> Result<Sku, KeyError> {
+        if value == 0 || value > Sku::MAX {
+            return Err(KeyError::InvalidSku(value.to_string()));
+        }
+        Ok(Sku(value))
+    }
+
+    /// The decimal form a client writes: no sign, no leading zeros.
+    pub fn parse(s: &str) -> Result<Sku, KeyError> {
+        let invalid = || KeyError::InvalidSku(s.chars().take(20).collect());
+        if s.starts_with('0') || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(invalid());
+        }
+        s.parse::<u64>()
+            .ok()
+            .and_then(|v| Sku::new(v).ok())
+            .ok_or_else(invalid)
+    }
+
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for Sku {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl Segment for Sku {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Owned(crate::pad(self.0, Sku::WIDTH).expect("at most 12 digits"))
+    }
+}
+
+impl serde::Serialize for Sku {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Sku {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Sku::new(u64::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
 /// The life of an order. `OPEN` when placed; the others arrive as tracking events.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OrderStatus {
     Open,
     Processing,
@@ -116,62 +172,100 @@ impl fmt::Display for OrderStatus {
     }
 }
 
+impl Segment for OrderStatus {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.as_str())
+    }
+}
+
+crate::serde_as_string!(OrderStatus, OrderStatus::from_str);
+
 pub type OrderId = SortableId;
 pub type EventId = SortableId;
 
-pub fn customer_pk(customer: &Id) -> String {
-    format!("{CUSTOMER_PREFIX}{customer}")
+fn customer_pk(customer: &Id) -> String {
+    Composite::new().lit(tag::CUSTOMER).seg(customer).build()
+}
+
+fn order_pk(order: OrderId) -> String {
+    Composite::new().lit(tag::ORDER).seg(&order).build()
+}
+
+/// `#ORDER#`: the start of every order summary's sort key.
+fn order_summary_prefix() -> Composite {
+    Composite::new().lit(tag::LEADING).lit(tag::ORDER)
 }
 
 /// The customer's own record: `CUSTOMER#<id>`, `A`.
-pub fn customer(customer: &Id) -> Key {
-    Key::new(customer_pk(customer), A_RECORD)
+pub fn customer(customer: &Id) -> PrimaryKey {
+    Key::new(customer_pk(customer), tag::A_RECORD)
 }
 
 /// An order's summary in its customer's collection: `CUSTOMER#<id>`, `#ORDER#<orderId>`.
-pub fn order_summary(customer: &Id, order: OrderId) -> Key {
+pub fn order_summary(customer: &Id, order: OrderId) -> PrimaryKey {
     Key::new(
         customer_pk(customer),
-        format!("{ORDER_SUMMARY_PREFIX}{order}"),
+        order_summary_prefix().seg(&order).build(),
     )
 }
 
-/// Sort-key bounds (inclusive) of the order summaries created on the dates `from..=to` (UTC).
-pub fn order_summary_range(from: Date, to: Date) -> Result<(String, String), KeyError> {
-    let ms = |v: i128| u64::try_from(v).map_err(|_| KeyError::InvalidDate(format!("{v}")));
-    Ok((
-        format!(
-            "{ORDER_SUMMARY_PREFIX}{}",
-            SortableId::floor(ms(from.start_ms())?)
+/// C1: the customer's record and its order summaries, nothing else: `SK BETWEEN #ORDER# AND A`,
+/// read backwards from the `A` record (seed 000).
+pub fn customer_and_orders(customer: &Id) -> KeyCondition<Base> {
+    KeyCondition::new(
+        customer_pk(customer),
+        SortCondition::Between(
+            order_summary_prefix().build_delimited(),
+            tag::A_RECORD.to_owned(),
         ),
-        format!(
-            "{ORDER_SUMMARY_PREFIX}{}",
-            SortableId::ceiling(ms(to.end_ms())?)
-        ),
-    ))
+    )
 }
 
-pub fn order_pk(order: OrderId) -> String {
-    format!("{ORDER_PREFIX}{order}")
+fn date_ms(d: i128) -> Result<u64, KeyError> {
+    u64::try_from(d).map_err(|_| KeyError::InvalidDate(format!("{d} ms")))
+}
+
+/// C4: the customer's order summaries created on the dates `from..=to` (UTC).
+pub fn orders_in_range(
+    customer: &Id,
+    from: Date,
+    to: Date,
+) -> Result<KeyCondition<Base>, KeyError> {
+    let lo = SortableId::floor(date_ms(from.start_ms())?);
+    let hi = SortableId::ceiling(date_ms(to.end_ms())?);
+    Ok(KeyCondition::new(
+        customer_pk(customer),
+        SortCondition::Between(
+            order_summary_prefix().seg(&lo).build(),
+            order_summary_prefix().seg(&hi).build(),
+        ),
+    ))
 }
 
 /// The order's own record: `ORDER#<orderId>`, `A`.
-pub fn order_header(order: OrderId) -> Key {
-    Key::new(order_pk(order), A_RECORD)
+pub fn order_header(order: OrderId) -> PrimaryKey {
+    Key::new(order_pk(order), tag::A_RECORD)
 }
 
-/// A purchased item: `ORDER#<orderId>`, `ITEM#<sku, 12 digits>` (seed 004: a numeric SKU stored
-/// as a string sort key so lines share the order's collection with its tracking events).
-pub fn order_line(order: OrderId, sku: u64) -> Result<Key, KeyError> {
-    Ok(Key::new(
+/// A purchased item: `ORDER#<orderId>`, `ITEM#<sku, 12 digits>`.
+pub fn order_line(order: OrderId, sku: Sku) -> PrimaryKey {
+    Key::new(
         order_pk(order),
-        format!("{LINE_PREFIX}{}", pad(sku, SKU_WIDTH)?),
-    ))
+        Composite::new().lit(tag::ITEM).seg(&sku).build(),
+    )
 }
 
 /// A tracking event: `ORDER#<orderId>`, `EVENT#<eventId>`.
-pub fn tracking_event(order: OrderId, event: EventId) -> Key {
-    Key::new(order_pk(order), format!("{EVENT_PREFIX}{event}"))
+pub fn tracking_event(order: OrderId, event: EventId) -> PrimaryKey {
+    Key::new(
+        order_pk(order),
+        Composite::new().lit(tag::EVENT).seg(&event).build(),
+    )
+}
+
+/// C5: the whole order collection: header, lines and tracking events (seed 004).
+pub fn order_collection(order: OrderId) -> KeyCondition<Base> {
+    KeyCondition::new(order_pk(order), SortCondition::All)
 }
 
 /// Shards of the GSI2 order-status partition. Seed 003's formula gives 13 for its example
@@ -179,105 +273,105 @@ pub fn tracking_event(order: OrderId, event: EventId) -> Key {
 /// the seed advises.
 pub const ORDER_STATUS_SHARDS: u32 = 15;
 
-/// GSI2 key of an order header: `ORDERS#<shard>`, `<STATUS>#<orderId>`. The shard is a hash of
-/// the order id, so the same order always lands on the same shard.
-pub fn order_status_index(order: OrderId, status: OrderStatus) -> Key {
-    let shard = code_point_shard(&order.to_string(), ORDER_STATUS_SHARDS);
+/// The GSI2 shard of an order: a hash of its id, so the same order always lands on the same shard.
+pub fn order_status_shard(order: OrderId) -> Shard {
+    code_point_shard(&order.to_string(), ORDER_STATUS_SHARDS)
+}
+
+fn order_status_pk(shard: Shard) -> String {
+    Composite::new().lit(tag::ORDERS).seg(&shard).build()
+}
+
+/// GSI2 key of an order header: `ORDERS#<shard>`, `<STATUS>#<orderId>`.
+pub fn order_status_index(order: OrderId, status: OrderStatus) -> Gsi2Key {
     Key::new(
-        format!("ORDERS#{}", shard.key()),
-        format!("{status}#{order}"),
+        order_status_pk(order_status_shard(order)),
+        Composite::new().seg(&status).seg(&order).build(),
     )
 }
 
-/// GSI2 partition key of one shard, and sort-key bounds of the orders in `status` placed on the
-/// dates `from..=to`.
+/// O5, one shard: the orders in `status` placed on the dates `from..=to`.
 pub fn order_status_range(
     shard: Shard,
     status: OrderStatus,
     from: Date,
     to: Date,
-) -> Result<(String, String, String), KeyError> {
-    let ms = |v: i128| u64::try_from(v).map_err(|_| KeyError::InvalidDate(format!("{v}")));
-    Ok((
-        format!("ORDERS#{}", shard.key()),
-        format!("{status}#{}", SortableId::floor(ms(from.start_ms())?)),
-        format!("{status}#{}", SortableId::ceiling(ms(to.end_ms())?)),
+) -> Result<KeyCondition<Gsi2>, KeyError> {
+    let lo = SortableId::floor(date_ms(from.start_ms())?);
+    let hi = SortableId::ceiling(date_ms(to.end_ms())?);
+    Ok(KeyCondition::new(
+        order_status_pk(shard),
+        SortCondition::Between(
+            Composite::new().seg(&status).seg(&lo).build(),
+            Composite::new().seg(&status).seg(&hi).build(),
+        ),
     ))
 }
 
 /// GSI1 key of an order line: `PRODUCT#<sku>`, `ORDERITEM#<orderId>`: a product's partition in
 /// GSI1 gathers its order lines (and, later, its warehouse inventories).
-pub fn order_line_product_index(order: OrderId, sku: u64) -> Result<Key, KeyError> {
-    Ok(Key::new(
-        format!("PRODUCT#{}", pad(sku, SKU_WIDTH)?),
-        format!("ORDERITEM#{order}"),
-    ))
+pub fn order_line_product_index(order: OrderId, sku: Sku) -> Gsi1Key {
+    Key::new(
+        Composite::new().lit(tag::PRODUCT).seg(&sku).build(),
+        Composite::new().lit(tag::ORDER_ITEM).seg(&order).build(),
+    )
 }
 
 /// One write shard of a product's units sold: `SALES#<sku>#<shard>`, `A`. Shards are separate
 /// partition keys, so a hot product's writes spread over partitions; a read sums them all.
-pub fn product_sales(sku: u64, shard: Shard) -> Result<Key, KeyError> {
-    Ok(Key::new(
-        format!("SALES#{}#{}", pad(sku, SKU_WIDTH)?, shard.key()),
-        A_RECORD,
-    ))
+pub fn product_sales(sku: Sku, shard: Shard) -> PrimaryKey {
+    Key::new(
+        Composite::new()
+            .lit(tag::SALES)
+            .seg(&sku)
+            .seg(&shard)
+            .build(),
+        tag::A_RECORD,
+    )
 }
 
-pub fn cart_pk(cart: &Id) -> String {
-    format!("{CART_PREFIX}{cart}")
+/// The sales shard an order's lines count on, of `count`: a hash of the order id, so a
+/// replayed or retried stream record lands on the same shard.
+pub fn product_sales_shard(order: OrderId, count: u32) -> Shard {
+    code_point_shard(&order.to_string(), count)
+}
+
+/// Every sales shard of a product, to be read together and summed.
+pub fn product_sales_shards(sku: Sku, count: u32) -> Vec<PrimaryKey> {
+    Shard::all(count).map(|s| product_sales(sku, s)).collect()
+}
+
+fn cart_pk(cart: &Id) -> String {
+    Composite::new().lit(tag::CART).seg(cart).build()
 }
 
 /// One product's line in a cart: `CART#<cartId>`, `PRODUCT#<productId>` (seed 004).
-pub fn cart_line(cart: &Id, product: &Id) -> Key {
-    Key::new(cart_pk(cart), format!("{CART_LINE_PREFIX}{product}"))
+pub fn cart_line(cart: &Id, product: &Id) -> PrimaryKey {
+    Key::new(
+        cart_pk(cart),
+        Composite::new().lit(tag::PRODUCT).seg(product).build(),
+    )
+}
+
+/// C7: every line of a cart.
+pub fn cart_lines(cart: &Id) -> KeyCondition<Base> {
+    KeyCondition::new(
+        cart_pk(cart),
+        SortCondition::BeginsWith(Composite::new().lit(tag::PRODUCT).build_delimited()),
+    )
 }
 
 /// The record of an order placed under an `Idempotency-Key`: its own partition, so it never
 /// shows up in the customer's collection, and expiring by TTL.
-pub fn idempotency(customer: &Id, key: &Id) -> Key {
-    Key::new(format!("{IDEMPOTENCY_PREFIX}{customer}#{key}"), A_RECORD)
-}
-
-/// The order id of an order summary sort key.
-pub fn parse_order_summary_sk(sk: &str) -> Result<OrderId, KeyError> {
-    sk.strip_prefix(ORDER_SUMMARY_PREFIX)
-        .and_then(|id| SortableId::parse(id).ok())
-        .ok_or_else(|| KeyError::Malformed(sk.to_owned()))
-}
-
-/// The customer id of a customer partition key.
-pub fn parse_customer_pk(pk: &str) -> Result<Id, KeyError> {
-    pk.strip_prefix(CUSTOMER_PREFIX)
-        .and_then(|id| Id::parse("customerId", id).ok())
-        .ok_or_else(|| KeyError::Malformed(pk.to_owned()))
-}
-
-/// The order id of an order partition key.
-pub fn parse_order_pk(pk: &str) -> Result<OrderId, KeyError> {
-    pk.strip_prefix(ORDER_PREFIX)
-        .and_then(|id| SortableId::parse(id).ok())
-        .ok_or_else(|| KeyError::Malformed(pk.to_owned()))
-}
-
-/// The SKU of an order line sort key.
-pub fn parse_order_line_sk(sk: &str) -> Result<u64, KeyError> {
-    sk.strip_prefix(LINE_PREFIX)
-        .and_then(|n| unpad(n, SKU_WIDTH))
-        .ok_or_else(|| KeyError::Malformed(sk.to_owned()))
-}
-
-/// The event id of a tracking event sort key.
-pub fn parse_tracking_event_sk(sk: &str) -> Result<EventId, KeyError> {
-    sk.strip_prefix(EVENT_PREFIX)
-        .and_then(|id| SortableId::parse(id).ok())
-        .ok_or_else(|| KeyError::Malformed(sk.to_owned()))
-}
-
-/// The product id of a cart line sort key.
-pub fn parse_cart_line_sk(sk: &str) -> Result<Id, KeyError> {
-    sk.strip_prefix(CART_LINE_PREFIX)
-        .and_then(|id| Id::parse("productId", id).ok())
-        .ok_or_else(|| KeyError::Malformed(sk.to_owned()))
+pub fn idempotency(customer: &Id, key: &Id) -> PrimaryKey {
+    Key::new(
+        Composite::new()
+            .lit(tag::IDEMPOTENCY)
+            .seg(customer)
+            .seg(key)
+            .build(),
+        tag::A_RECORD,
+    )
 }
 
 #[cfg(test)]
@@ -289,60 +383,72 @@ mod tests {
         Id::parse("id", s).unwrap()
     }
 
+    fn sku(n: u64) -> Sku {
+        Sku::new(n).unwrap()
+    }
+
+    const ORDER: &str = "01ERKJ2D00ZQJ0TJ3A5ABH9Q1E";
+
     #[test]
     fn seed_000_formats_hold_verbatim() {
         // PK SK Type CustomerId OrderId
         // CUSTOMER#123 A Customer 123
         let c = customer(&id("123"));
-        assert_eq!((c.pk.as_str(), c.sk.as_str()), ("CUSTOMER#123", "A"));
-        let order = SortableId::parse("01ERKJ2D00ZQJ0TJ3A5ABH9Q1E").unwrap();
+        assert_eq!((c.pk(), c.sk()), ("CUSTOMER#123", "A"));
+        let order = SortableId::parse(ORDER).unwrap();
         let s = order_summary(&id("123"), order);
-        assert_eq!(s.pk, "CUSTOMER#123");
-        assert_eq!(s.sk, "#ORDER#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E");
+        assert_eq!(s.pk(), "CUSTOMER#123");
+        assert_eq!(s.sk(), "#ORDER#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E");
         // The A record sorts after every order: reading backwards meets the customer first.
-        assert!(s.sk.as_str() < c.sk.as_str());
-        assert!(ORDER_SUMMARY_PREFIX < A_RECORD);
+        assert!(s.sk() < c.sk());
+        let c1 = customer_and_orders(&id("123"));
+        assert_eq!(
+            c1.sort(),
+            &SortCondition::Between("#ORDER#".into(), "A".into())
+        );
+        assert!(c1.matches(&c) && c1.matches(&s));
     }
 
     #[test]
     fn order_collection_keys() {
-        let order = SortableId::parse("01ERKJ2D00ZQJ0TJ3A5ABH9Q1E").unwrap();
-        assert_eq!(
-            order_header(order),
-            Key::new("ORDER#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E", "A")
-        );
-        assert_eq!(order_line(order, 42).unwrap().sk, "ITEM#000000000042");
-        assert!(order_line(order, MAX_SKU).is_ok());
-        assert!(matches!(
-            order_line(order, MAX_SKU + 1),
-            Err(KeyError::Overflow { .. })
-        ));
+        let order = SortableId::parse(ORDER).unwrap();
+        let h = order_header(order);
+        assert_eq!((h.pk(), h.sk()), ("ORDER#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E", "A"));
+        assert_eq!(order_line(order, sku(42)).sk(), "ITEM#000000000042");
+        assert_eq!(order_line(order, sku(Sku::MAX)).sk(), "ITEM#999999999999");
         let event = SortableId::parse("01ERKJ2D00ZQJ0TJ3A5ABH9Q1F").unwrap();
         assert_eq!(
-            tracking_event(order, event).sk,
+            tracking_event(order, event).sk(),
             "EVENT#01ERKJ2D00ZQJ0TJ3A5ABH9Q1F"
         );
+        let all = order_collection(order);
+        assert!(all.matches(&h) && all.matches(&tracking_event(order, event)));
+    }
+
+    #[test]
+    fn skus_are_bounded_and_written_one_way() {
+        assert!(Sku::new(0).is_err());
+        assert!(Sku::new(Sku::MAX + 1).is_err());
+        assert_eq!(Sku::parse("42").unwrap(), sku(42));
+        for bad in ["042", "+42", "-1", "", "0", "4 2", "1000000000000", "x"] {
+            assert!(Sku::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
     fn index_keys() {
-        let order = SortableId::parse("01ERKJ2D00ZQJ0TJ3A5ABH9Q1E").unwrap();
+        let order = SortableId::parse(ORDER).unwrap();
         let k = order_status_index(order, OrderStatus::Open);
-        assert!(k.pk.starts_with("ORDERS#") && k.pk.len() == "ORDERS#00".len());
-        assert_eq!(k.sk, "OPEN#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E");
-        let shard = code_point_shard(&order.to_string(), ORDER_STATUS_SHARDS);
-        let d = Date::new(
-            time::OffsetDateTime::from_unix_timestamp((order.timestamp_ms() / 1000) as i64)
-                .unwrap()
-                .date(),
-        )
-        .unwrap();
-        let (pk, lo, hi) = order_status_range(shard, OrderStatus::Open, d, d).unwrap();
-        assert_eq!(pk, k.pk);
-        assert!(lo.as_str() <= k.sk.as_str() && k.sk.as_str() <= hi.as_str());
+        assert!(k.pk().starts_with("ORDERS#") && k.pk().len() == "ORDERS#00".len());
+        assert_eq!(k.sk(), "OPEN#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E");
+        let d = SortableId::parse(ORDER).unwrap().timestamp_ms();
+        let d = crate::Timestamp::from_ms(d).unwrap().date();
+        let range = order_status_range(order_status_shard(order), OrderStatus::Open, d, d).unwrap();
+        assert!(range.matches(&k));
+        let l = order_line_product_index(order, sku(7));
         assert_eq!(
-            order_line_product_index(order, 7).unwrap(),
-            Key::new(
+            (l.pk(), l.sk()),
+            (
                 "PRODUCT#000000000007",
                 "ORDERITEM#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E"
             )
@@ -355,47 +461,48 @@ mod tests {
 
     #[test]
     fn sales_shards_are_separate_partitions() {
-        let a = product_sales(42, Shard::new(0, 10).unwrap()).unwrap();
-        let b = product_sales(42, Shard::new(9, 10).unwrap()).unwrap();
-        assert_eq!(a, Key::new("SALES#000000000042#00", "A"));
-        assert_eq!(b.pk, "SALES#000000000042#09");
+        let a = product_sales(sku(42), Shard::new(0, 10).unwrap());
+        let b = product_sales(sku(42), Shard::new(9, 10).unwrap());
+        assert_eq!((a.pk(), a.sk()), ("SALES#000000000042#00", "A"));
+        assert_eq!(b.pk(), "SALES#000000000042#09");
+        let all = product_sales_shards(sku(42), 10);
+        assert_eq!(all.len(), 10);
+        let order = SortableId::parse(ORDER).unwrap();
+        assert!(all.contains(&product_sales(sku(42), product_sales_shard(order, 10))));
     }
 
     #[test]
     fn cart_and_idempotency_keys() {
-        assert_eq!(
-            cart_line(&id("petes-cart"), &id("coffee")),
-            Key::new("CART#petes-cart", "PRODUCT#coffee")
-        );
-        assert_eq!(
-            idempotency(&id("123"), &id("retry-1")),
-            Key::new("IDEMPOTENCY#123#retry-1", "A")
-        );
+        let l = cart_line(&id("petes-cart"), &id("coffee"));
+        assert_eq!((l.pk(), l.sk()), ("CART#petes-cart", "PRODUCT#coffee"));
+        assert!(cart_lines(&id("petes-cart")).matches(&l));
+        let i = idempotency(&id("123"), &id("retry-1"));
+        assert_eq!((i.pk(), i.sk()), ("IDEMPOTENCY#123#retry-1", "A"));
     }
 
     #[test]
     fn a_date_range_is_a_key_range_of_order_ids() {
         let from = Date::parse_iso("2020-11-25").unwrap();
         let to = Date::parse_iso("2020-12-01").unwrap();
-        let (lo, hi) = order_summary_range(from, to).unwrap();
+        let range = orders_in_range(&id("1"), from, to).unwrap();
         let at = |iso: &str, ms_into_day: i128| {
             let d = Date::parse_iso(iso).unwrap();
             order_summary(
                 &id("1"),
                 SortableId::at_ms((d.start_ms() + ms_into_day) as u64),
             )
-            .sk
         };
         for inside in [
             at("2020-11-25", 0),
             at("2020-12-01", 86_399_999),
             at("2020-11-28", 5),
         ] {
-            assert!(lo <= inside && inside <= hi, "{inside}");
+            assert!(range.matches(&inside), "{inside}");
         }
         for outside in [at("2020-11-24", 86_399_999), at("2020-12-02", 0)] {
-            assert!(!(lo <= outside && outside <= hi), "{outside}");
+            assert!(!range.matches(&outside), "{outside}");
         }
+        assert!(!range.matches(&customer(&id("1"))));
     }
 
     fn arb_id() -> impl Strategy<Value = Id> {
@@ -404,17 +511,6 @@ mod tests {
 
     proptest! {
         #[test]
-        fn keys_round_trip(c in arb_id(), p in arb_id(), ms in 0u64..(1 << 47), sku in 0..=MAX_SKU) {
-            let order = SortableId::at_ms(ms);
-            prop_assert_eq!(parse_customer_pk(&customer(&c).pk).unwrap(), c.clone());
-            prop_assert_eq!(parse_order_summary_sk(&order_summary(&c, order).sk).unwrap(), order);
-            prop_assert_eq!(parse_order_pk(&order_header(order).pk).unwrap(), order);
-            prop_assert_eq!(parse_order_line_sk(&order_line(order, sku).unwrap().sk).unwrap(), sku);
-            prop_assert_eq!(parse_tracking_event_sk(&tracking_event(order, order).sk).unwrap(), order);
-            prop_assert_eq!(parse_cart_line_sk(&cart_line(&c, &p).sk).unwrap(), p);
-        }
-
-        #[test]
         fn different_values_never_make_the_same_key(a in arb_id(), b in arb_id(), k1 in arb_id(), k2 in arb_id()) {
             prop_assert_eq!(customer(&a) == customer(&b), a == b);
             prop_assert_eq!(cart_line(&a, &k1) == cart_line(&b, &k2), a == b && k1 == k2);
@@ -422,21 +518,9 @@ mod tests {
         }
 
         #[test]
-        fn line_keys_sort_as_skus(a in 0..=MAX_SKU, b in 0..=MAX_SKU) {
+        fn line_keys_sort_as_skus(a in 1..=Sku::MAX, b in 1..=Sku::MAX) {
             let o = SortableId::at_ms(0);
-            prop_assert_eq!(order_line(o, a).unwrap().sk.cmp(&order_line(o, b).unwrap().sk), a.cmp(&b));
-        }
-
-        #[test]
-        fn no_customer_key_falls_under_another_entity_prefix(c in arb_id(), k in arb_id(), ms in 0u64..(1 << 47)) {
-            let o = SortableId::at_ms(ms);
-            let pks = [customer(&c).pk, order_header(o).pk, cart_line(&c, &k).pk, idempotency(&c, &k).pk];
-            let prefixes = [CUSTOMER_PREFIX, ORDER_PREFIX, CART_PREFIX, IDEMPOTENCY_PREFIX];
-            for (i, pk) in pks.iter().enumerate() {
-                for (j, prefix) in prefixes.iter().enumerate() {
-                    prop_assert_eq!(pk.starts_with(prefix), i == j, "{} vs {}", pk, prefix);
-                }
-            }
+            prop_assert_eq!(order_line(o, sku(a)).sk().cmp(order_line(o, sku(b)).sk()), a.cmp(&b));
         }
     }
 }

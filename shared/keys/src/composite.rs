@@ -1,35 +1,61 @@
-//! Composite keys in seed 001's style: attributes in hierarchy order, a delimiter after each one,
-//! so a partial key (the leading attributes) is a `begins_with` prefix that ends on a delimiter.
+//! Composite keys: segments joined by the delimiter, every key of the project built here.
+//!
+//! A segment is a static tag (a compile-time string without the delimiter) or a typed value whose
+//! key form never contains the delimiter ([`Segment`]): identifiers reject it, free text escapes
+//! it, numbers and dates are digits. So splitting a key at its delimiters gives back exactly its
+//! segments, which is what the registry's isolation proof relies on.
+//!
+//! Seed 001 puts a delimiter after each attribute, so that a partial key (the leading attributes)
+//! is a `begins_with` prefix that ends on a delimiter:
 //!
 //! ```
 //! use keys::{Composite, Date, Text};
 //! let key = Composite::new()
-//!     .date(Date::parse_iso("2022-03-15").unwrap())
+//!     .seg(&Date::parse_iso("2022-03-15").unwrap())
 //!     .lit("cert")
 //!     .num(1, 2).unwrap()
-//!     .text(&Text::parse("student", "David Spurdy").unwrap())
-//!     .build();
+//!     .seg(&Text::parse("student", "David Spurdy").unwrap())
+//!     .build_delimited();
 //! assert_eq!(key, "2022/03/15#cert#01#davidspurdy#");
 //! ```
+//!
+//! Seeds 000 and 002 write their keys without the trailing delimiter (`CUSTOMER#123`,
+//! `#ORDER#<id>`): [`Composite::build`].
 
-use crate::{DELIMITER, Date, Id, KeyError, Shard, Text, value::pad};
+use std::borrow::Cow;
+
+use crate::{DELIMITER, KeyError, value::pad};
+
+/// A typed value that can be one segment of a key: its key form never contains the delimiter.
+pub trait Segment {
+    fn segment(&self) -> Cow<'_, str>;
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Composite(String);
+pub struct Composite {
+    key: String,
+    segments: usize,
+}
 
 impl Composite {
     pub fn new() -> Composite {
-        Composite(String::new())
+        Composite::default()
     }
 
     fn push(mut self, segment: &str) -> Composite {
-        self.0.push_str(segment);
-        self.0.push(DELIMITER);
+        debug_assert!(
+            !segment.contains(DELIMITER),
+            "a segment carries no delimiter"
+        );
+        if self.segments > 0 {
+            self.key.push(DELIMITER);
+        }
+        self.key.push_str(segment);
+        self.segments += 1;
         self
     }
 
-    /// A static prefix or tag (`cert`, `course`, `CUSTOMER`): a compile-time string that must not
-    /// contain the delimiter.
+    /// A static tag (`CUSTOMER`, `cert`; `""` for seed 000's leading delimiter in `#ORDER#`).
     pub fn lit(self, tag: &'static str) -> Composite {
         assert!(
             !tag.contains(DELIMITER),
@@ -38,37 +64,36 @@ impl Composite {
         self.push(tag)
     }
 
-    pub fn text(self, text: &Text) -> Composite {
-        self.push(text.as_key())
+    /// A typed value.
+    pub fn seg(self, value: &impl Segment) -> Composite {
+        let s = value.segment();
+        self.push(&s)
     }
 
-    pub fn id(self, id: &Id) -> Composite {
-        self.push(id.as_str())
-    }
-
+    /// A number, zero padded to `width` digits (a wider number is an error).
     pub fn num(self, value: u64, width: usize) -> Result<Composite, KeyError> {
         Ok(self.push(&pad(value, width)?))
     }
 
-    pub fn date(self, date: Date) -> Composite {
-        self.push(&date.hierarchical())
-    }
-
-    pub fn shard(self, shard: Shard) -> Composite {
-        self.push(&shard.key())
-    }
-
-    /// The key so far; every attribute ends on a delimiter.
+    /// The segments joined: `CUSTOMER#123`.
     pub fn build(self) -> String {
-        self.0
+        self.key
     }
 
-    /// The key so far plus the beginning of one more attribute, for "partial" matches within an
-    /// attribute (seed 001: occurrences by name, date and *partial* location). The only key form
-    /// that does not end on a delimiter, and only ever used with `begins_with`.
-    pub fn build_with_partial(self, partial: &Text) -> String {
-        let mut s = self.0;
-        s.push_str(partial.as_key());
+    /// The segments with a delimiter after each one (seed 001): `2022/03/15#cert#01#davidspurdy#`.
+    /// Also the form of every `begins_with` prefix: it ends on a delimiter, so `jackson` never
+    /// reaches `jacksonville`.
+    pub fn build_delimited(mut self) -> String {
+        self.key.push(DELIMITER);
+        self.key
+    }
+
+    /// The delimited key so far plus the beginning of one more attribute, for "partial" matches
+    /// within an attribute (seed 001: occurrences by name, date and *partial* location). The only
+    /// key form that does not end on a delimiter, and only ever used with `begins_with`.
+    pub fn build_with_partial(self, partial: &impl Segment) -> String {
+        let mut s = self.build_delimited();
+        s.push_str(&partial.segment());
         s
     }
 }
@@ -76,15 +101,16 @@ impl Composite {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Text;
     use proptest::prelude::*;
 
     fn key_of(values: &[String]) -> String {
         values
             .iter()
             .fold(Composite::new(), |k, v| {
-                k.text(&Text::parse("v", v).unwrap())
+                k.seg(&Text::parse("v", v).unwrap())
             })
-            .build()
+            .build_delimited()
     }
 
     #[test]
@@ -99,6 +125,19 @@ mod tests {
         assert_eq!(partial, "wyoming#jackson#");
         assert!(jackson.starts_with(&partial));
         assert!(!jacksonville.starts_with(&partial));
+    }
+
+    #[test]
+    fn seed_000_forms() {
+        assert_eq!(
+            Composite::new().lit("CUSTOMER").lit("A").build(),
+            "CUSTOMER#A"
+        );
+        assert_eq!(
+            Composite::new().lit("").lit("ORDER").build_delimited(),
+            "#ORDER#"
+        );
+        assert_eq!(Composite::new().lit("A").build(), "A");
     }
 
     // Values drawn from a small alphabet holding the delimiter, the escape character and a

@@ -6,45 +6,95 @@
 //! | daily stats shard | `STATS#<yyyy-mm-dd>#<shard>`    | `A` |
 //! | ledger entry      | `LEDGER#<eventID>`              | `<target PK>#<target SK>` (escaped) |
 
-use crate::{Date, Id, Key, Shard, escape};
+use std::borrow::Cow;
+
+use crate::{
+    Composite, Date, Id, Key, PrimaryKey, Segment, Shard, code_point_shard, commerce, escape,
+};
+
+/// Static tags of derived keys (the registry declares where each one stands).
+pub mod tag {
+    pub const STATS: &str = "STATS";
+    pub const LEDGER: &str = "LEDGER";
+}
 
 pub mod types {
     pub const DAILY_STATS: &str = "DailyStats";
     pub const LEDGER: &str = "StreamLedger";
 }
 
+/// A date written `YYYY-MM-DD` in a key (daily counters are read by that form).
+struct IsoDate(Date);
+
+impl Segment for IsoDate {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Owned(self.0.iso())
+    }
+}
+
+/// A key string written as one segment, escaped (the ledger names its target's key).
+struct Escaped<'a>(&'a str);
+
+impl Segment for Escaped<'_> {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Owned(escape(self.0))
+    }
+}
+
 /// One write shard of a day's site-wide counters.
-pub fn daily_stats(date: Date, shard: Shard) -> Key {
-    Key::new(format!("STATS#{}#{}", date.iso(), shard.key()), "A")
+pub fn daily_stats(date: Date, shard: Shard) -> PrimaryKey {
+    Key::new(
+        Composite::new()
+            .lit(tag::STATS)
+            .seg(&IsoDate(date))
+            .seg(&shard)
+            .build(),
+        commerce::tag::A_RECORD,
+    )
+}
+
+/// The daily-stats shard a source item counts on, of `count`: a hash of the source's own id
+/// (an order id; a review's ISBN and username), so a replayed record lands on the same shard.
+pub fn daily_stats_shard(source_id: &str, count: u32) -> Shard {
+    code_point_shard(source_id, count)
+}
+
+/// Every shard of a day's counters, to be read together and summed.
+pub fn daily_stats_shards(date: Date, count: u32) -> Vec<PrimaryKey> {
+    Shard::all(count).map(|s| daily_stats(date, s)).collect()
 }
 
 /// The record that stream record `event_id` was applied to `target`. Written in the same
 /// transaction as the target's update, on condition that it does not exist yet: a replayed or
 /// duplicated record finds it and changes nothing. Its own partition, so it never shows up in a
 /// read pattern; it expires by TTL once the stream can no longer replay the record.
-pub fn ledger(event_id: &Id, target: &Key) -> Key {
+pub fn ledger(event_id: &Id, target: &PrimaryKey) -> PrimaryKey {
     Key::new(
-        format!("LEDGER#{event_id}"),
-        format!("{}#{}", escape(&target.pk), escape(&target.sk)),
+        Composite::new().lit(tag::LEDGER).seg(event_id).build(),
+        Composite::new()
+            .seg(&Escaped(target.pk()))
+            .seg(&Escaped(target.sk()))
+            .build(),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reviews::{Isbn, book};
     use proptest::prelude::*;
 
     #[test]
     fn formats() {
         let d = Date::parse_iso("2026-11-22").unwrap();
-        assert_eq!(
-            daily_stats(d, Shard::new(3, 10).unwrap()),
-            Key::new("STATS#2026-11-22#03", "A")
-        );
+        let k = daily_stats(d, Shard::new(3, 10).unwrap());
+        assert_eq!((k.pk(), k.sk()), ("STATS#2026-11-22#03", "A"));
+        assert_eq!(daily_stats_shards(d, 10).len(), 10);
         let id = Id::parse("eventID", "c81e728d9d4c2f636f067f89cc14862c").unwrap();
+        let l = ledger(&id, &book(&Isbn::parse("9780261102354").unwrap()));
         assert_eq!(
-            ledger(&id, &Key::new("BOOK#9780261102354", "BOOK#9780261102354")),
-            Key::new(
+            (l.pk(), l.sk()),
+            (
                 "LEDGER#c81e728d9d4c2f636f067f89cc14862c",
                 "BOOK%239780261102354#BOOK%239780261102354"
             )
@@ -55,7 +105,7 @@ mod tests {
         #[test]
         fn ledger_keys_of_different_targets_differ(a in "[A#%]{0,4}", b in "[A#%]{0,4}", c in "[A#%]{0,4}", d in "[A#%]{0,4}") {
             let id = Id::parse("eventID", "e1").unwrap();
-            let (x, y) = (Key::new(a.clone(), b.clone()), Key::new(c.clone(), d.clone()));
+            let (x, y): (PrimaryKey, PrimaryKey) = (Key::new(a.clone(), b.clone()), Key::new(c.clone(), d.clone()));
             prop_assert_eq!(ledger(&id, &x) == ledger(&id, &y), x == y);
         }
     }

@@ -17,8 +17,12 @@ pub enum KeyError {
     InvalidSortableId(String),
     #[error("{0:?} is not a key of the expected shape")]
     Malformed(String),
+    #[error("{0:?} is not a SKU (an integer from 1 to 999999999999, no leading zeros)")]
+    InvalidSku(String),
     #[error("{0:?} is not a valid ISBN (ISBN-10 or ISBN-13 with a correct check digit)")]
     InvalidIsbn(String),
+    #[error("{0:?} is not a timestamp of the form 2002-08-05T02:46:00.000Z")]
+    InvalidTimestamp(String),
     #[error("{0} ms is not an instant from 1970 to 9999")]
     TimestampOutOfRange(u64),
 }

@@ -1,9 +1,9 @@
 //! The two kinds of values a key is made of: identifiers, which are validated and used as they
 //! are, and free text, which is normalised and escaped.
 
-use std::fmt;
+use std::{borrow::Cow, fmt};
 
-use crate::KeyError;
+use crate::{KeyError, Segment};
 
 /// Longest identifier accepted. DynamoDB allows 2048 bytes for a partition key and 1024 for a sort
 /// key; composite keys hold several identifiers plus prefixes, so 64 leaves ample room.
@@ -52,6 +52,14 @@ impl fmt::Display for Id {
     }
 }
 
+impl Segment for Id {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.0)
+    }
+}
+
+crate::serde_as_string!(Id, |s: &str| Id::parse("id", s));
+
 /// Free text that takes part in a key (a course name, a location, a person's name).
 ///
 /// Normalised as seed 001 asks (lower case, no whitespace) so that "Intro to DynamoDB" and
@@ -77,6 +85,18 @@ impl Text {
     /// The key form: normalised and escaped.
     pub fn as_key(&self) -> &str {
         &self.0
+    }
+
+    /// Whether `s` is a key form [`Text::parse`] makes: non-empty, normalised (no whitespace, no
+    /// upper case) and escaped.
+    pub fn is_key_form(s: &str) -> bool {
+        !s.is_empty() && unescape(s).is_some_and(|raw| escape(&normalize(&raw)) == s)
+    }
+}
+
+impl Segment for Text {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.0)
     }
 }
 

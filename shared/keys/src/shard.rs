@@ -1,6 +1,8 @@
 //! Write sharding: how many shards a key needs, and which shard an item goes to.
 
-use crate::{KeyError, value::pad};
+use std::borrow::Cow;
+
+use crate::{KeyError, Segment, value::pad};
 
 /// A shard number in `[0, count)`, written with two digits so shard keys sort numerically.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -31,6 +33,12 @@ impl Shard {
 
     pub fn key(self) -> String {
         pad(self.0.into(), Self::WIDTH).expect("shards are below 100")
+    }
+}
+
+impl Segment for Shard {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Owned(self.key())
     }
 }
 
@@ -99,5 +107,18 @@ mod tests {
         assert!(Shard::new(15, 15).is_err());
         assert_eq!(Shard::all(15).count(), 15);
         assert_eq!(Shard::new(3, 15).unwrap().key(), "03");
+    }
+}
+
+/// Stored as its number (a label on a shard item).
+impl serde::Serialize for Shard {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Shard {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Shard::new(u32::deserialize(d)?, Shard::MAX_COUNT).map_err(serde::de::Error::custom)
     }
 }

@@ -1,11 +1,11 @@
 //! Time-sortable unique ids (ULIDs): 48 bits of milliseconds then 80 random bits, written as 26
 //! Crockford base-32 characters whose string order is creation order (seed 000's advice).
 
-use std::fmt;
+use std::{borrow::Cow, fmt};
 
 use ulid::Ulid;
 
-use crate::KeyError;
+use crate::{KeyError, Segment};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SortableId(Ulid);
@@ -57,6 +57,14 @@ impl fmt::Display for SortableId {
         write!(f, "{}", self.0)
     }
 }
+
+impl Segment for SortableId {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Owned(self.to_string())
+    }
+}
+
+crate::serde_as_string!(SortableId, SortableId::parse);
 
 fn rand_bits() -> u128 {
     // The random part of a fresh ULID, reused so this crate needs no RNG of its own.

@@ -1,10 +1,12 @@
 //! Numbers and dates written so that string order is value order.
 
-use std::fmt;
+use std::{borrow::Cow, fmt};
 
-use time::{Month, format_description::BorrowedFormatItem, macros::format_description};
+use time::{
+    Month, PrimitiveDateTime, format_description::BorrowedFormatItem, macros::format_description,
+};
 
-use crate::KeyError;
+use crate::{KeyError, Segment};
 
 /// Zero pads `value` to exactly `width` digits. A value that needs more digits is an error, never
 /// a silently wider string (which would sort wrongly: "100" < "99").
@@ -17,7 +19,8 @@ pub fn pad(value: u64, width: usize) -> Result<String, KeyError> {
 }
 
 /// Parses exactly `width` ASCII digits back to a number.
-pub(crate) fn unpad(s: &str, width: usize) -> Option<u64> {
+#[cfg(test)]
+fn unpad(s: &str, width: usize) -> Option<u64> {
     (s.len() == width && s.bytes().all(|b| b.is_ascii_digit()))
         .then(|| s.parse().ok())
         .flatten()
@@ -94,6 +97,86 @@ impl fmt::Display for Date {
         f.write_str(&self.iso())
     }
 }
+
+/// In a key, a date is written broad to narrow (seed 001): `2022/03/15`.
+impl Segment for Date {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Owned(self.hierarchical())
+    }
+}
+
+// In an item or a JSON body, a date is `YYYY-MM-DD`.
+crate::serde_as_string!(Date, Date::parse_iso);
+
+/// An instant, to the millisecond, from 1970 to the end of 9999: written ISO-8601 UTC with a
+/// fixed width (`2002-08-05T02:46:00.000Z`), so timestamps sort as strings and every written form
+/// parses back to the same instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Timestamp(u64);
+
+/// 9999-12-31T23:59:59.999Z.
+const MAX_MS: u64 = 253_402_300_799_999;
+
+const TIMESTAMP: &[BorrowedFormatItem<'static>] =
+    format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+
+impl Timestamp {
+    pub fn from_ms(ms: u64) -> Result<Timestamp, KeyError> {
+        if ms > MAX_MS {
+            return Err(KeyError::TimestampOutOfRange(ms));
+        }
+        Ok(Timestamp(ms))
+    }
+
+    pub fn now() -> Timestamp {
+        Timestamp(now_ms().min(MAX_MS))
+    }
+
+    /// Parses the fixed-width form only (another width, another zone or an impossible date is
+    /// refused), so one instant has one key.
+    pub fn parse(s: &str) -> Result<Timestamp, KeyError> {
+        let invalid = || KeyError::InvalidTimestamp(s.chars().take(40).collect());
+        let t = PrimitiveDateTime::parse(s, TIMESTAMP)
+            .map_err(|_| invalid())?
+            .assume_utc();
+        let ms = u64::try_from(t.unix_timestamp_nanos() / 1_000_000).map_err(|_| invalid())?;
+        let ts = Timestamp::from_ms(ms).map_err(|_| invalid())?;
+        if ts.to_string() != s {
+            return Err(invalid());
+        }
+        Ok(ts)
+    }
+
+    pub fn ms(self) -> u64 {
+        self.0
+    }
+
+    /// The calendar date (UTC).
+    pub fn date(self) -> Date {
+        let t = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(self.0) * 1_000_000)
+            .expect("in range by construction");
+        Date(t.date())
+    }
+
+    /// One millisecond later (saturating at the end of 9999).
+    pub fn next(self) -> Timestamp {
+        Timestamp((self.0 + 1).min(MAX_MS))
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&iso_timestamp(self.0).expect("in range by construction"))
+    }
+}
+
+impl Segment for Timestamp {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Owned(self.to_string())
+    }
+}
+
+crate::serde_as_string!(Timestamp, Timestamp::parse);
 
 #[cfg(test)]
 mod tests {
@@ -198,10 +281,56 @@ mod timestamp_tests {
         );
     }
 
+    #[test]
+    fn timestamps_parse_only_their_own_form() {
+        let t = Timestamp::parse("2002-08-05T02:46:00.000Z").unwrap();
+        assert_eq!(t.ms(), 1_028_515_560_000);
+        assert_eq!(t.date().iso(), "2002-08-05");
+        for bad in [
+            "2002-08-05T02:46:00Z",
+            "2002-08-05T02:46:00.000+00:00",
+            "2002-02-30T02:46:00.000Z",
+            "2002-08-05 02:46:00.000Z",
+            "",
+        ] {
+            assert!(Timestamp::parse(bad).is_err(), "{bad}");
+        }
+        assert!(Timestamp::from_ms(MAX_MS).is_ok());
+        assert!(Timestamp::from_ms(MAX_MS + 1).is_err());
+    }
+
     proptest! {
         #[test]
-        fn timestamps_sort_as_instants(a in 0u64..253_402_300_799_999, b in 0u64..253_402_300_799_999) {
+        fn timestamps_sort_as_instants(a in 0u64..=MAX_MS, b in 0u64..=MAX_MS) {
             prop_assert_eq!(iso_timestamp(a).unwrap().cmp(&iso_timestamp(b).unwrap()), a.cmp(&b));
+            let ta = Timestamp::from_ms(a).unwrap();
+            prop_assert_eq!(Timestamp::parse(&ta.to_string()).unwrap(), ta);
         }
+    }
+}
+
+/// An entity's version, written into its keys after the entity's static tag (seed 001:
+/// `cert#01#`), so two versions of one entity live side by side during a migration and a query
+/// for one never reads the other. Two digits, 1 to 99.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Version(u8);
+
+impl Version {
+    pub const WIDTH: usize = 2;
+
+    /// A version known at compile time (an entity declaration's).
+    pub const fn new(v: u8) -> Version {
+        assert!(v >= 1 && v <= 99, "entity versions are 1..=99");
+        Version(v)
+    }
+
+    pub fn number(self) -> u8 {
+        self.0
+    }
+}
+
+impl Segment for Version {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Owned(pad(self.0.into(), Self::WIDTH).expect("two digits"))
     }
 }

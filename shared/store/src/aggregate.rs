@@ -8,19 +8,13 @@
 //! applied are dropped from the group, and the rest is applied. The ledger is what exactness
 //! costs: one small write per record and target, expiring by TTL after the stream's retention.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use aws_sdk_dynamodb::types::{
-    AttributeValue, KeysAndAttributes, Put, ReturnConsumedCapacity, TransactWriteItem, Update,
-};
-use keys::{Id, Key, attr, derived};
+use aws_sdk_dynamodb::types::AttributeValue;
+use keys::{Id, PrimaryKey};
+use model::{attr, derived::Ledger, s};
 
-use crate::{
-    StoreError, Table,
-    error::from_sdk,
-    item::{Item, key_map, n, s},
-    txn,
-};
+use crate::{Condition, StoreError, Table, Update};
 
 /// Records per transaction: one target update plus at most 99 ledger entries (DynamoDB allows
 /// 100 actions).
@@ -39,7 +33,7 @@ pub struct Contribution {
     pub record: usize,
     /// The record's `eventID`: the ledger key.
     pub event_id: Id,
-    pub target: Key,
+    pub target: PrimaryKey,
     /// `Type` of the target, set when the update creates it.
     pub target_type: &'static str,
     /// True when the target must already exist (a customer's A record, a book): the update is
@@ -71,7 +65,7 @@ pub struct Applied {
 /// is in [`Applied::failed`].
 pub async fn apply(table: &Table, contributions: Vec<Contribution>, now_epoch: i64) -> Applied {
     let mut applied = Applied::default();
-    let mut groups: BTreeMap<Key, Vec<Contribution>> = BTreeMap::new();
+    let mut groups: BTreeMap<PrimaryKey, Vec<Contribution>> = BTreeMap::new();
     for c in contributions {
         if c.adds.values().all(|v| *v == 0) {
             continue;
@@ -98,33 +92,30 @@ pub async fn apply(table: &Table, contributions: Vec<Contribution>, now_epoch: i
 async fn apply_chunk(table: &Table, mut chunk: Vec<Contribution>, now: i64, applied: &mut Applied) {
     // Each pass either writes, or learns which records were applied before and drops them.
     while !chunk.is_empty() {
-        let actions = match actions(table, &chunk, now) {
-            Ok(a) => a,
+        let (tx, target, ledgers) = match transaction(table, &chunk, now) {
+            Ok(t) => t,
             Err(e) => {
                 tracing::error!(error = %e, "cannot build an aggregate update");
                 applied.failed.extend(chunk.iter().map(|c| c.record));
                 return;
             }
         };
-        match txn::transact(table, actions, chunk.len() + 1).await {
+        match tx.send().await {
             Ok(()) => {
                 applied.target_writes += 1;
                 applied.ledger_writes += chunk.len();
                 return;
             }
-            Err(e) if e.cancellation_reason(0) == Some("ConditionalCheckFailed") => {
+            Err(e) if target.failed(&e) => {
                 // The target must exist and does not: nothing to derive onto.
-                tracing::warn!(target = ?chunk[0].target, "derived target missing; records acknowledged");
+                tracing::warn!(target = %chunk[0].target, "derived target missing; records acknowledged");
                 applied.missing_targets += chunk.len();
                 return;
             }
             Err(e @ StoreError::TransactionCanceled(_)) => {
                 let before = chunk.len();
-                let mut position = 0;
-                chunk.retain(|_| {
-                    position += 1;
-                    e.cancellation_reason(position) != Some("ConditionalCheckFailed")
-                });
+                let mut ledger = ledgers.iter();
+                chunk.retain(|_| !ledger.next().is_some_and(|part| part.failed(&e)));
                 if chunk.len() == before {
                     tracing::error!(error = %e, "aggregate update cancelled");
                     applied.failed.extend(chunk.iter().map(|c| c.record));
@@ -141,11 +132,13 @@ async fn apply_chunk(table: &Table, mut chunk: Vec<Contribution>, now: i64, appl
     }
 }
 
-fn actions(
-    table: &Table,
+/// One transaction: the target's update (the chunk's amounts summed), then one ledger entry per
+/// record, each on condition that it is new.
+fn transaction<'t>(
+    table: &'t Table,
     chunk: &[Contribution],
     now: i64,
-) -> Result<Vec<TransactWriteItem>, StoreError> {
+) -> Result<(crate::Transaction<'t>, crate::Part, Vec<crate::Part>), StoreError> {
     let first = &chunk[0];
     let mut totals: BTreeMap<&'static str, i64> = BTreeMap::new();
     for c in chunk {
@@ -153,126 +146,47 @@ fn actions(
             *totals.entry(attr).or_default() += v;
         }
     }
-    let mut names = HashMap::from([("#type".to_owned(), attr::TYPE.to_owned())]);
-    let mut values = HashMap::from([(":type".to_owned(), s(first.target_type))]);
-    let mut sets = vec!["#type = if_not_exists(#type, :type)".to_owned()];
-    for (i, (label, value)) in first.labels.iter().enumerate() {
-        names.insert(format!("#l{i}"), (*label).to_owned());
-        values.insert(format!(":l{i}"), value.clone());
-        sets.push(format!("#l{i} = if_not_exists(#l{i}, :l{i})"));
+    let mut update = Update::new().set_if_absent(attr::TYPE, s(first.target_type));
+    for (label, value) in &first.labels {
+        update = update.set_if_absent(label, value.clone());
     }
-    let mut adds = Vec::new();
-    for (i, (attr, total)) in totals.iter().enumerate() {
-        names.insert(format!("#a{i}"), (*attr).to_owned());
-        values.insert(format!(":a{i}"), n(total));
-        adds.push(format!("#a{i} :a{i}"));
+    for (attr, total) in totals {
+        update = update.add(attr, total);
     }
-    let mut update = Update::builder()
-        .table_name(table.name())
-        .set_key(Some(key_map(&first.target)))
-        .update_expression(format!("SET {} ADD {}", sets.join(", "), adds.join(", ")))
-        .set_expression_attribute_names(Some(names))
-        .set_expression_attribute_values(Some(values));
-    if first.must_exist {
-        update = update.condition_expression("attribute_exists(PK)");
-    }
-    let mut actions = vec![
-        TransactWriteItem::builder()
-            .update(
-                update
-                    .build()
-                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-            )
-            .build(),
-    ];
+    let mut tx = table.transaction();
+    let target = tx.update(
+        &first.target,
+        &update,
+        first.must_exist.then_some(Condition::Exists),
+    )?;
+    let mut ledgers = Vec::with_capacity(chunk.len());
     for c in chunk {
-        let mut ledger: Item = key_map(&derived::ledger(&c.event_id, &c.target));
-        ledger.insert(attr::TYPE.into(), s(derived::types::LEDGER));
-        ledger.insert(attr::EXPIRES_AT.into(), n(now + LEDGER_TTL_SECONDS));
-        actions.push(
-            TransactWriteItem::builder()
-                .put(
-                    Put::builder()
-                        .table_name(table.name())
-                        .set_item(Some(ledger))
-                        .condition_expression("attribute_not_exists(PK)")
-                        .build()
-                        .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                )
-                .build(),
-        );
+        let entry = Ledger {
+            event_id: c.event_id.clone(),
+            expires_at: now + LEDGER_TTL_SECONDS,
+        };
+        let item = model::derived::ledger_item(&entry, &c.target)?;
+        ledgers.push(tx.put_item(item, Some(Condition::Absent))?);
     }
-    Ok(actions)
+    Ok((tx, target, ledgers))
 }
 
-/// Sums numeric attributes over shard items, read in ONE BatchGetItem (unprocessed keys, which
-/// DynamoDB may return under load, are asked again). Missing shards count as zero.
+/// Sums numeric attributes over shard items, read in ONE BatchGetItem. Missing shards count as
+/// zero.
 pub async fn sum_shards(
     table: &Table,
-    shards: &[Key],
-    attributes: &[&str],
-) -> Result<BTreeMap<String, i64>, StoreError> {
-    let mut sums: BTreeMap<String, i64> = attributes.iter().map(|a| ((*a).to_owned(), 0)).collect();
-    let mut pending: Vec<Item> = shards.iter().map(key_map).collect();
-    let projection = attributes
-        .iter()
-        .enumerate()
-        .map(|(i, _)| format!("#p{i}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let names: HashMap<String, String> = attributes
-        .iter()
-        .enumerate()
-        .map(|(i, a)| (format!("#p{i}"), (*a).to_owned()))
-        .collect();
-    let mut attempt = 0u32;
-    while !pending.is_empty() {
-        attempt += 1;
-        let keys_and_attributes = KeysAndAttributes::builder()
-            .set_keys(Some(std::mem::take(&mut pending)))
-            .projection_expression(&projection)
-            .set_expression_attribute_names(Some(names.clone()))
-            .build()
-            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let out = table
-            .client()
-            .batch_get_item()
-            .request_items(table.name(), keys_and_attributes)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await
-            .map_err(from_sdk)?;
-        let items = out
-            .responses
-            .and_then(|mut r| r.remove(table.name()))
-            .unwrap_or_default();
-        table.meter().record(
-            "BatchGetItem",
-            out.consumed_capacity.as_deref().unwrap_or_default(),
-            items.len(),
-        );
-        for item in &items {
-            for a in attributes {
-                if let Some(v) = item.get(*a).and_then(|v| v.as_n().ok()) {
-                    let v: i64 = v
-                        .parse()
-                        .map_err(|_| StoreError::Corrupt(format!("{a} is not an integer: {v}")))?;
-                    *sums.entry((*a).to_owned()).or_default() += v;
-                }
+    shards: &[PrimaryKey],
+    attributes: &[&'static str],
+) -> Result<BTreeMap<&'static str, i64>, StoreError> {
+    let mut sums: BTreeMap<&'static str, i64> = attributes.iter().map(|a| (*a, 0)).collect();
+    for item in table.batch_get(shards, attributes).await? {
+        for a in attributes {
+            if let Some(v) = item.get(*a).and_then(|v| v.as_n().ok()) {
+                let v: i64 = v
+                    .parse()
+                    .map_err(|_| StoreError::Corrupt(format!("{a} is not an integer: {v}")))?;
+                *sums.entry(a).or_default() += v;
             }
-        }
-        pending = out
-            .unprocessed_keys
-            .and_then(|mut u| u.remove(table.name()))
-            .map(|k| k.keys)
-            .unwrap_or_default();
-        if !pending.is_empty() {
-            if attempt >= 8 {
-                return Err(StoreError::Throttled(
-                    "unprocessed keys after 8 attempts".into(),
-                ));
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10 << attempt)).await;
         }
     }
     Ok(sums)

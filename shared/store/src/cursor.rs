@@ -12,10 +12,16 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-use crate::{
-    StoreError,
-    item::{Item, s, string_map},
-};
+use model::{Item, s};
+
+use crate::StoreError;
+
+/// The string-only key attributes of a `LastEvaluatedKey`.
+fn string_map(item: &Item) -> Option<BTreeMap<String, String>> {
+    item.iter()
+        .map(|(k, v)| v.as_s().ok().map(|s| (k.clone(), s.clone())))
+        .collect()
+}
 
 /// Longest cursor accepted: far above any real one, small enough to bound the work on bad input.
 pub const MAX_CURSOR_LEN: usize = 2048;

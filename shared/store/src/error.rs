@@ -75,10 +75,15 @@ where
     }
 }
 
-impl From<serde_dynamo::Error> for StoreError {
-    fn from(e: serde_dynamo::Error) -> Self {
+impl From<model::ModelError> for StoreError {
+    fn from(e: model::ModelError) -> Self {
         StoreError::Corrupt(e.to_string())
     }
+}
+
+/// An SDK builder refused a request we built (a missing required field: a bug here).
+pub(crate) fn build_error(e: aws_sdk_dynamodb::error::BuildError) -> StoreError {
+    StoreError::Corrupt(format!("request not built: {e}"))
 }
 
 impl From<keys::KeyError> for StoreError {

@@ -1,25 +1,47 @@
-//! Table access shared by the functions.
+//! Table access shared by the functions: a small generic store over the model.
 //!
 //! A [`Table`] is made once at start-up from the environment (`TABLE_NAME`, and the SDK's own
-//! settings: `AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB Local). Every request it sends asks
-//! for `ReturnConsumedCapacity=TOTAL` and records the answer in the table's [`Meter`], which logs
-//! it and lets tests check that an access pattern made one request at the minimum cost.
+//! settings: `AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB Local). It sends the few kinds of
+//! request an access pattern is made of, typed by the model: a metered [`Table::get`], a
+//! [`Table::query`] over a typed key condition (the index comes from the key's type), a put,
+//! update or delete with a [`Condition`], a [`Transaction`] that knows each part's IAM action, a
+//! batch get that asks again for unprocessed keys. Every request asks for
+//! `ReturnConsumedCapacity` and is recorded by the table's [`Meter`]; errors map to one
+//! [`StoreError`]; retries share one backoff policy.
 
+mod deps;
 mod error;
+mod expr;
 mod meter;
+mod query;
+mod retry;
 mod txn;
 
 pub mod aggregate;
 pub mod commerce;
 pub mod cursor;
-pub mod item;
 pub mod reviews;
 
-use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::{
+    Client,
+    types::{ConsumedCapacity, KeysAndAttributes, ReturnConsumedCapacity, ReturnValue},
+};
+use keys::PrimaryKey;
+use model::{Entity, Item, attr, key_item};
 
 pub use aws_sdk_dynamodb;
+pub use deps::{Deps, Needs};
 pub use error::StoreError;
+pub use expr::{Condition, Update};
 pub use meter::{Meter, Request};
+pub use query::{Page, ParentPage, Query};
+pub use txn::{Part, Transaction};
+
+use error::{build_error, from_sdk};
+use expr::Placeholders;
+
+/// How many times a batch read asks again for keys DynamoDB left unprocessed.
+const BATCH_ATTEMPTS: u32 = 8;
 
 /// The single table, and the client that reaches it.
 #[derive(Clone, Debug)]
@@ -29,13 +51,29 @@ pub struct Table {
     meter: Meter,
 }
 
+/// How fresh a point read must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    /// Eventually consistent: half the cost.
+    Eventual,
+    /// Strongly consistent: sees every write acknowledged before it.
+    Strong,
+}
+
 impl Table {
+    /// A table handle whose meter keeps nothing (what a Lambda uses).
     pub fn new(client: Client, name: impl Into<String>) -> Table {
         Table {
             client,
             name: name.into(),
             meter: Meter::default(),
         }
+    }
+
+    /// The same handle, keeping every request it sends (tests and tools).
+    pub fn recording(mut self) -> Table {
+        self.meter = Meter::recording();
+        self
     }
 
     /// Reads `TABLE_NAME` and the SDK's standard configuration once, at start-up.
@@ -58,30 +96,290 @@ impl Table {
         &self.meter
     }
 
-    /// One GetItem, metered. `consistent` asks for a strongly consistent read (twice the cost);
-    /// `projection` limits the attributes returned (not the cost, which is the item's size).
+    /// One GetItem of an entity; `None` when there is no such item.
+    pub async fn get<E: Entity>(
+        &self,
+        key: &PrimaryKey,
+        read: Read,
+    ) -> Result<Option<E>, StoreError> {
+        self.get_item(key, read, None)
+            .await?
+            .map(|item| Ok(model::from_item(item)?))
+            .transpose()
+    }
+
+    /// Whether an item exists: one GetItem of its key only (eventually consistent).
+    pub async fn exists(&self, key: &PrimaryKey) -> Result<bool, StoreError> {
+        Ok(self
+            .get_item(key, Read::Eventual, Some(&[keys::attr::PK]))
+            .await?
+            .is_some())
+    }
+
+    /// One GetItem, metered; `projection` limits the attributes returned (not the cost, which is
+    /// the item's size).
     pub async fn get_item(
         &self,
-        key: &keys::Key,
-        consistent: bool,
-        projection: Option<&str>,
-    ) -> Result<Option<item::Item>, StoreError> {
+        key: &PrimaryKey,
+        read: Read,
+        projection: Option<&[&str]>,
+    ) -> Result<Option<Item>, StoreError> {
+        let mut p = Placeholders::default();
+        let projection = projection.map(|attrs| {
+            attrs
+                .iter()
+                .map(|a| p.name(a))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
         let out = self
             .client
             .get_item()
             .table_name(&self.name)
-            .set_key(Some(item::key_map(key)))
-            .consistent_read(consistent)
-            .set_projection_expression(projection.map(str::to_owned))
-            .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total)
+            .set_key(Some(key_item(key)))
+            .consistent_read(read == Read::Strong)
+            .set_projection_expression(projection)
+            .set_expression_attribute_names(p.names())
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
             .send()
             .await
-            .map_err(error::from_sdk)?;
+            .map_err(from_sdk)?;
         self.meter.record(
             "GetItem",
+            None,
             out.consumed_capacity.as_slice(),
             usize::from(out.item.is_some()),
+            Vec::new(),
         );
         Ok(out.item)
+    }
+
+    /// Puts an entity's item, on `condition` (a failed one is [`StoreError::ConditionFailed`]).
+    pub async fn put<E: Entity>(
+        &self,
+        entity: &E,
+        condition: Option<Condition>,
+    ) -> Result<(), StoreError> {
+        let mut p = Placeholders::default();
+        let condition = condition.map(|c| c.render(&mut p));
+        let result = self
+            .client
+            .put_item()
+            .table_name(&self.name)
+            .set_item(Some(model::to_item(entity)?))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(p.names())
+            .set_expression_attribute_values(p.values())
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        self.record_write(
+            "PutItem",
+            result.is_ok(),
+            result
+                .as_ref()
+                .ok()
+                .and_then(|o| o.consumed_capacity.as_ref()),
+        );
+        result.map(|_| ()).map_err(from_sdk)
+    }
+
+    /// Updates an item, on `condition`; returns the item as it is after the update.
+    pub async fn update(
+        &self,
+        key: &PrimaryKey,
+        update: &Update,
+        condition: Option<Condition>,
+    ) -> Result<Item, StoreError> {
+        let mut p = Placeholders::default();
+        let expression = update.render(&mut p);
+        let condition = condition.map(|c| c.render(&mut p));
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.name)
+            .set_key(Some(key_item(key)))
+            .update_expression(expression)
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(p.names())
+            .set_expression_attribute_values(p.values())
+            .return_values(ReturnValue::AllNew)
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        self.record_write(
+            "UpdateItem",
+            result.is_ok(),
+            result
+                .as_ref()
+                .ok()
+                .and_then(|o| o.consumed_capacity.as_ref()),
+        );
+        let out = result.map_err(from_sdk)?;
+        out.attributes
+            .ok_or_else(|| StoreError::Corrupt("UpdateItem returned no attributes".into()))
+    }
+
+    /// Creates or updates an entity's item with `update` (which must set every attribute its
+    /// record requires, and may keep derived ones), and its `Type`. Returns the entity as stored
+    /// and whether this call created it (its revision is 1).
+    pub async fn upsert<E: Entity>(
+        &self,
+        key: &PrimaryKey,
+        update: Update,
+    ) -> Result<(E, bool), StoreError> {
+        let update = update
+            .set(attr::TYPE, model::s(E::TYPE))
+            .add(attr::REVISION, 1);
+        let item = self.update(key, &update, None).await?;
+        let created = item
+            .get(attr::REVISION)
+            .and_then(|v| v.as_n().ok())
+            .map(String::as_str)
+            == Some("1");
+        Ok((model::from_item(item)?, created))
+    }
+
+    /// Deletes an item, on `condition` (deleting nothing is not an error).
+    pub async fn delete(
+        &self,
+        key: &PrimaryKey,
+        condition: Option<Condition>,
+    ) -> Result<(), StoreError> {
+        let mut p = Placeholders::default();
+        let condition = condition.map(|c| c.render(&mut p));
+        let result = self
+            .client
+            .delete_item()
+            .table_name(&self.name)
+            .set_key(Some(key_item(key)))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(p.names())
+            .set_expression_attribute_values(p.values())
+            .return_consumed_capacity(ReturnConsumedCapacity::Total)
+            .send()
+            .await;
+        self.record_write(
+            "DeleteItem",
+            result.is_ok(),
+            result
+                .as_ref()
+                .ok()
+                .and_then(|o| o.consumed_capacity.as_ref()),
+        );
+        result.map(|_| ()).map_err(from_sdk)
+    }
+
+    /// Records a single-item write: its capacity if it was written, nothing if it was refused.
+    fn record_write(
+        &self,
+        operation: &'static str,
+        written: bool,
+        consumed: Option<&ConsumedCapacity>,
+    ) {
+        let written = usize::from(written);
+        let consumed: Vec<ConsumedCapacity> = consumed.cloned().into_iter().collect();
+        self.meter
+            .record(operation, None, &consumed, written, Vec::new());
+    }
+
+    /// A Query over a typed key condition; the index is the key space's.
+    pub fn query<S: keys::KeySpace>(&self, condition: keys::KeyCondition<S>) -> Query<'_, S> {
+        Query::new(self, condition)
+    }
+
+    /// A transaction, built part by part and sent at once.
+    pub fn transaction(&self) -> Transaction<'_> {
+        Transaction::new(self)
+    }
+
+    /// Reads up to 100 items in ONE BatchGetItem (asking again for the keys DynamoDB leaves
+    /// unprocessed under load, with backoff), projecting `attributes`. Missing items are absent
+    /// from the answer; the order is DynamoDB's.
+    pub async fn batch_get(
+        &self,
+        keys: &[PrimaryKey],
+        attributes: &[&str],
+    ) -> Result<Vec<Item>, StoreError> {
+        let mut p = Placeholders::default();
+        let projection = attributes
+            .iter()
+            .map(|a| p.name(a))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut pending: Vec<Item> = keys.iter().map(key_item).collect();
+        let mut found = Vec::with_capacity(keys.len());
+        for attempt in 1..=BATCH_ATTEMPTS {
+            let request = KeysAndAttributes::builder()
+                .set_keys(Some(std::mem::take(&mut pending)))
+                .projection_expression(&projection)
+                .set_expression_attribute_names(p.names())
+                .build()
+                .map_err(build_error)?;
+            let out = self
+                .client
+                .batch_get_item()
+                .request_items(&self.name, request)
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(from_sdk)?;
+            let items = out
+                .responses
+                .and_then(|mut r| r.remove(&self.name))
+                .unwrap_or_default();
+            self.meter.record(
+                "BatchGetItem",
+                None,
+                out.consumed_capacity.as_deref().unwrap_or_default(),
+                items.len(),
+                Vec::new(),
+            );
+            found.extend(items);
+            pending = out
+                .unprocessed_keys
+                .and_then(|mut u| u.remove(&self.name))
+                .map(|k| k.keys)
+                .unwrap_or_default();
+            if pending.is_empty() {
+                return Ok(found);
+            }
+            retry::sleep(attempt).await;
+        }
+        Err(StoreError::Throttled(format!(
+            "unprocessed keys after {BATCH_ATTEMPTS} attempts"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! A warm Lambda serves requests for hours: its table handle must not keep what it sent.
+    use super::*;
+    use aws_sdk_dynamodb::operation::get_item::GetItemOutput;
+    use aws_smithy_mocks::{RuleMode, mock, mock_client};
+
+    #[tokio::test]
+    async fn a_production_table_retains_nothing_however_many_requests_it_sends() {
+        let rule = mock!(Client::get_item).then_output(|| GetItemOutput::builder().build());
+        let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
+        let table = Table::new(client.clone(), "t");
+        let key = keys::commerce::customer(&keys::Id::parse("c", "1").unwrap());
+        for _ in 0..5_000 {
+            table.exists(&key).await.unwrap();
+        }
+        assert_eq!(rule.num_calls(), 5_000);
+        assert_eq!(table.meter().retained(), 0);
+
+        // A recording table (tests) keeps each one, with its cost.
+        let recording = Table::new(client, "t").recording();
+        for _ in 0..3 {
+            recording.exists(&key).await.unwrap();
+        }
+        assert_eq!(recording.meter().retained(), 3);
+        assert_eq!(
+            recording.meter().requests()[0].iam_actions(),
+            ["dynamodb:GetItem"]
+        );
     }
 }

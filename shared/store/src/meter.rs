@@ -1,4 +1,9 @@
 //! Consumed capacity, as DynamoDB reports it, for every request a [`crate::Table`] sends.
+//!
+//! Every request is logged (operation, units, items). A production table keeps nothing: a warm
+//! Lambda serves millions of requests and its memory must not grow with them. A *recording*
+//! meter (tests, tools) also keeps each request, so a test can check that an access pattern made
+//! one request at the minimum cost, and which IAM actions on which resources it needed.
 
 use std::sync::{Arc, Mutex};
 
@@ -8,6 +13,8 @@ use aws_sdk_dynamodb::types::ConsumedCapacity;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     pub operation: &'static str,
+    /// The index a Query read; `None` for the table.
+    pub index: Option<&'static str>,
     /// Read units charged on the table (an index's units are in `index_read_units`).
     pub read_units: f64,
     pub write_units: f64,
@@ -16,9 +23,8 @@ pub struct Request {
     /// Items returned (reads) or written (writes).
     pub items: usize,
     /// For a transaction, the IAM action each kind of its parts needs (`dynamodb:PutItem`,
-    /// `dynamodb:DeleteItem`, `dynamodb:UpdateItem`, `dynamodb:ConditionCheckItem`); empty for
-    /// other requests, whose action is `dynamodb:<operation>`.
-    pub actions: Vec<&'static str>,
+    /// `dynamodb:DeleteItem`, `dynamodb:UpdateItem`, `dynamodb:ConditionCheckItem`).
+    pub parts: Vec<&'static str>,
 }
 
 impl Request {
@@ -26,36 +32,44 @@ impl Request {
     pub fn capacity_units(&self) -> f64 {
         self.read_units + self.write_units + self.index_read_units
     }
+
+    /// The IAM actions this request needed: its own, or its parts' for a transaction (whose
+    /// permission is the parts', on the table).
+    pub fn iam_actions(&self) -> Vec<String> {
+        if self.operation == "TransactWriteItems" {
+            self.parts.iter().map(|a| (*a).to_owned()).collect()
+        } else {
+            vec![format!("dynamodb:{}", self.operation)]
+        }
+    }
 }
 
-/// Records every request of a table handle. Clones share the record.
+/// Records the requests of a table handle. Clones share the record.
 #[derive(Debug, Clone, Default)]
-pub struct Meter(Arc<Mutex<Vec<Request>>>);
+pub struct Meter(Option<Arc<Mutex<Vec<Request>>>>);
 
 impl Meter {
+    /// A meter that keeps every request (tests and tools; never a Lambda).
+    pub fn recording() -> Meter {
+        Meter(Some(Arc::default()))
+    }
+
     pub(crate) fn record(
         &self,
         operation: &'static str,
+        index: Option<&'static str>,
         consumed: &[ConsumedCapacity],
         items: usize,
-    ) {
-        self.record_with_actions(operation, consumed, items, Vec::new());
-    }
-
-    pub(crate) fn record_with_actions(
-        &self,
-        operation: &'static str,
-        consumed: &[ConsumedCapacity],
-        items: usize,
-        actions: Vec<&'static str>,
+        parts: Vec<&'static str>,
     ) {
         let mut request = Request {
             operation,
+            index,
             read_units: 0.0,
             write_units: 0.0,
             index_read_units: 0.0,
             items,
-            actions,
+            parts,
         };
         let is_write = matches!(
             operation,
@@ -80,25 +94,37 @@ impl Meter {
         }
         tracing::info!(
             operation,
+            index,
             read_units = request.read_units,
             write_units = request.write_units,
             index_read_units = request.index_read_units,
             items,
             "dynamodb request"
         );
-        if let Ok(mut log) = self.0.lock() {
+        if let Some(mut log) = self.0.as_ref().and_then(|l| l.lock().ok()) {
             log.push(request);
         }
     }
 
-    /// The requests recorded so far.
+    /// The requests recorded so far (none unless the meter is recording).
     pub fn requests(&self) -> Vec<Request> {
-        self.0.lock().map(|l| l.clone()).unwrap_or_default()
+        self.0
+            .as_ref()
+            .and_then(|l| l.lock().ok().map(|l| l.clone()))
+            .unwrap_or_default()
+    }
+
+    /// How many requests the meter holds: always 0 for a production table.
+    pub fn retained(&self) -> usize {
+        self.0
+            .as_ref()
+            .and_then(|l| l.lock().ok().map(|l| l.len()))
+            .unwrap_or(0)
     }
 
     /// Forgets what was recorded (between steps of a test).
     pub fn reset(&self) {
-        if let Ok(mut log) = self.0.lock() {
+        if let Some(mut log) = self.0.as_ref().and_then(|l| l.lock().ok()) {
             log.clear();
         }
     }

@@ -1,111 +1,212 @@
-//! Transactions: sent with consumed capacity recorded, and retried while they are cancelled only
-//! by conflicts with other transactions (real DynamoDB raises TransactionConflict under
-//! contention; DynamoDB Local never does, so the tests use aws-smithy-mocks).
+//! Transactions, built part by part: each part knows the IAM action it needs (the meter records
+//! them, the IAM test checks them against the template) and its position, so a cancellation
+//! reason is read by name, not by a hand-counted index. Sent with consumed capacity recorded, and
+//! retried while cancelled only by conflicts with other transactions (real DynamoDB raises
+//! TransactionConflict under contention; DynamoDB Local never does, so tests use
+//! aws-smithy-mocks).
 
-use std::time::Duration;
+use aws_sdk_dynamodb::types::{
+    ConditionCheck, Delete, Put, ReturnConsumedCapacity, TransactWriteItem, Update as SdkUpdate,
+};
+use keys::PrimaryKey;
+use model::{Entity, Item, key_item};
 
-use aws_sdk_dynamodb::types::{Put, ReturnConsumedCapacity, TransactWriteItem};
-
-use crate::{StoreError, Table, error::from_sdk, item::Item};
+use crate::{
+    Condition, StoreError, Table, Update,
+    error::{build_error, from_sdk},
+    expr::Placeholders,
+    retry,
+};
 
 /// How many times a transaction cancelled only by conflicts is tried in all.
 pub(crate) const TRANSACTION_ATTEMPTS: u32 = 6;
 
-/// A conditional Put in a transaction.
-pub(crate) fn put(
-    table: &Table,
-    item: Item,
-    condition: &str,
-) -> Result<TransactWriteItem, StoreError> {
-    Ok(TransactWriteItem::builder()
-        .put(
-            Put::builder()
-                .table_name(table.name())
-                .set_item(Some(item))
-                .condition_expression(condition)
-                .build()
-                .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-        )
-        .build())
-}
+/// A part of a transaction: its position, to read its cancellation reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part(usize);
 
-/// Sends a transaction, retrying it while it is cancelled only by conflicts or throttles.
-pub(crate) async fn transact(
-    table: &Table,
-    actions: Vec<TransactWriteItem>,
-    written: usize,
-) -> Result<(), StoreError> {
-    let parts = iam_actions(&actions);
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        let result = table
-            .client()
-            .transact_write_items()
-            .set_transact_items(Some(actions.clone()))
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
-        let err = match result {
-            Ok(out) => {
-                table.meter().record_with_actions(
-                    "TransactWriteItems",
-                    out.consumed_capacity.as_deref().unwrap_or_default(),
-                    written,
-                    parts,
-                );
-                return Ok(());
-            }
-            Err(e) => cancellation(e),
-        };
-        table
-            .meter()
-            .record_with_actions("TransactWriteItems", &[], 0, parts.clone());
-        if !err.is_retryable_cancellation() {
-            return Err(err);
-        }
-        if attempt >= TRANSACTION_ATTEMPTS {
-            // Still contended after every retry: the client should come back later (503), and
-            // nothing was written.
-            return Err(StoreError::Throttled(format!(
-                "transaction still contended after {attempt} attempts: {err}"
-            )));
-        }
-        tokio::time::sleep(backoff(attempt)).await;
+impl Part {
+    /// Whether this part's condition is what cancelled the transaction.
+    pub fn failed(self, e: &StoreError) -> bool {
+        e.cancellation_reason(self.0) == Some("ConditionalCheckFailed")
     }
 }
 
-/// The IAM action each kind of part of a transaction needs, once each, in a stable order.
-fn iam_actions(actions: &[TransactWriteItem]) -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = actions
-        .iter()
-        .map(|a| {
-            if a.put().is_some() {
-                "dynamodb:PutItem"
-            } else if a.delete().is_some() {
-                "dynamodb:DeleteItem"
-            } else if a.update().is_some() {
-                "dynamodb:UpdateItem"
-            } else {
-                "dynamodb:ConditionCheckItem"
-            }
-        })
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+#[must_use]
+pub struct Transaction<'t> {
+    table: &'t Table,
+    items: Vec<TransactWriteItem>,
+    actions: Vec<&'static str>,
+    writes: usize,
 }
 
-/// Exponential backoff with full jitter: up to 10ms, 20ms, 40ms, ...
-fn backoff(attempt: u32) -> Duration {
-    let cap = 10u64 << attempt.min(6);
-    let jitter = u64::from(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0),
-    ) % cap.max(1);
-    Duration::from_millis(jitter + 1)
+impl<'t> Transaction<'t> {
+    pub(crate) fn new(table: &'t Table) -> Self {
+        Transaction {
+            table,
+            items: Vec::new(),
+            actions: Vec::new(),
+            writes: 0,
+        }
+    }
+
+    fn push(&mut self, item: TransactWriteItem, action: &'static str, writes: bool) -> Part {
+        self.items.push(item);
+        self.actions.push(action);
+        self.writes += usize::from(writes);
+        Part(self.items.len() - 1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// A ConditionCheck on an item the transaction does not write.
+    pub fn check(&mut self, key: &PrimaryKey, condition: Condition) -> Result<Part, StoreError> {
+        let mut p = Placeholders::default();
+        let expression = condition.render(&mut p);
+        let check = ConditionCheck::builder()
+            .table_name(self.table.name())
+            .set_key(Some(key_item(key)))
+            .condition_expression(expression)
+            .set_expression_attribute_names(p.names())
+            .set_expression_attribute_values(p.values())
+            .build()
+            .map_err(build_error)?;
+        Ok(self.push(
+            TransactWriteItem::builder().condition_check(check).build(),
+            "dynamodb:ConditionCheckItem",
+            false,
+        ))
+    }
+
+    /// Puts an entity's item.
+    pub fn put<E: Entity>(
+        &mut self,
+        entity: &E,
+        condition: Option<Condition>,
+    ) -> Result<Part, StoreError> {
+        self.put_item(model::to_item(entity)?, condition)
+    }
+
+    /// Puts an item made elsewhere in the model (the stream ledger's).
+    pub fn put_item(
+        &mut self,
+        item: Item,
+        condition: Option<Condition>,
+    ) -> Result<Part, StoreError> {
+        let mut p = Placeholders::default();
+        let condition = condition.map(|c| c.render(&mut p));
+        let put = Put::builder()
+            .table_name(self.table.name())
+            .set_item(Some(item))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(p.names())
+            .set_expression_attribute_values(p.values())
+            .build()
+            .map_err(build_error)?;
+        Ok(self.push(
+            TransactWriteItem::builder().put(put).build(),
+            "dynamodb:PutItem",
+            true,
+        ))
+    }
+
+    pub fn delete(
+        &mut self,
+        key: &PrimaryKey,
+        condition: Option<Condition>,
+    ) -> Result<Part, StoreError> {
+        let mut p = Placeholders::default();
+        let condition = condition.map(|c| c.render(&mut p));
+        let delete = Delete::builder()
+            .table_name(self.table.name())
+            .set_key(Some(key_item(key)))
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(p.names())
+            .set_expression_attribute_values(p.values())
+            .build()
+            .map_err(build_error)?;
+        Ok(self.push(
+            TransactWriteItem::builder().delete(delete).build(),
+            "dynamodb:DeleteItem",
+            true,
+        ))
+    }
+
+    pub fn update(
+        &mut self,
+        key: &PrimaryKey,
+        update: &Update,
+        condition: Option<Condition>,
+    ) -> Result<Part, StoreError> {
+        let mut p = Placeholders::default();
+        let expression = update.render(&mut p);
+        let condition = condition.map(|c| c.render(&mut p));
+        let update = SdkUpdate::builder()
+            .table_name(self.table.name())
+            .set_key(Some(key_item(key)))
+            .update_expression(expression)
+            .set_condition_expression(condition)
+            .set_expression_attribute_names(p.names())
+            .set_expression_attribute_values(p.values())
+            .build()
+            .map_err(build_error)?;
+        Ok(self.push(
+            TransactWriteItem::builder().update(update).build(),
+            "dynamodb:UpdateItem",
+            true,
+        ))
+    }
+
+    /// Sends the transaction, retrying it while it is cancelled only by conflicts or throttles;
+    /// still contended after every attempt, it is [`StoreError::Throttled`] (nothing written).
+    pub async fn send(self) -> Result<(), StoreError> {
+        let mut parts = self.actions.clone();
+        parts.sort_unstable();
+        parts.dedup();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let result = self
+                .table
+                .client()
+                .transact_write_items()
+                .set_transact_items(Some(self.items.clone()))
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await;
+            let err = match result {
+                Ok(out) => {
+                    self.table.meter().record(
+                        "TransactWriteItems",
+                        None,
+                        out.consumed_capacity.as_deref().unwrap_or_default(),
+                        self.writes,
+                        parts,
+                    );
+                    return Ok(());
+                }
+                Err(e) => cancellation(e),
+            };
+            self.table
+                .meter()
+                .record("TransactWriteItems", None, &[], 0, parts.clone());
+            if !err.is_retryable_cancellation() {
+                return Err(err);
+            }
+            if attempt >= TRANSACTION_ATTEMPTS {
+                return Err(StoreError::Throttled(format!(
+                    "transaction still contended after {attempt} attempts: {err}"
+                )));
+            }
+            retry::sleep(attempt).await;
+        }
+    }
 }
 
 fn cancellation(

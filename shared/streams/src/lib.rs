@@ -7,9 +7,10 @@
 //! is done. A record is never reported done if its write failed.
 
 use keys::Id;
-use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use model::Entity;
+use serde::{Deserialize, Serialize};
 use store::{
-    Table,
+    Deps, Needs,
     aggregate::{self, Applied, Contribution},
 };
 
@@ -57,7 +58,7 @@ impl Change<'_> {
     /// The `Type` of the item (from the new image, or the old one for a removal).
     pub fn type_name(&self) -> Option<&str> {
         fn type_of(image: &serde_dynamo::Item) -> Option<&str> {
-            match image.get("Type") {
+            match image.get(model::attr::TYPE) {
                 Some(serde_dynamo::AttributeValue::S(s)) => Some(s.as_str()),
                 _ => None,
             }
@@ -65,24 +66,21 @@ impl Change<'_> {
         type_of(&self.record.change.new_image).or_else(|| type_of(&self.record.change.old_image))
     }
 
-    /// The image before the change, as `T`; `None` for an insert.
-    pub fn old<T: DeserializeOwned>(&self) -> Result<Option<T>, ChangeError> {
+    /// The image before the change, as entity `E`; `None` for an insert.
+    pub fn old<E: Entity>(&self) -> Result<Option<E>, ChangeError> {
         self.image(&self.record.change.old_image)
     }
 
-    /// The image after the change, as `T`; `None` for a removal.
-    pub fn new<T: DeserializeOwned>(&self) -> Result<Option<T>, ChangeError> {
+    /// The image after the change, as entity `E`; `None` for a removal.
+    pub fn new<E: Entity>(&self) -> Result<Option<E>, ChangeError> {
         self.image(&self.record.change.new_image)
     }
 
-    fn image<T: DeserializeOwned>(
-        &self,
-        image: &serde_dynamo::Item,
-    ) -> Result<Option<T>, ChangeError> {
+    fn image<E: Entity>(&self, image: &serde_dynamo::Item) -> Result<Option<E>, ChangeError> {
         if image.is_empty() {
             return Ok(None);
         }
-        serde_dynamo::from_item(image.clone())
+        model::from_image(image)
             .map(Some)
             .map_err(|e| ChangeError::Image(self.index, e.to_string()))
     }
@@ -183,17 +181,25 @@ impl BatchResponse {
 }
 
 /// The whole of a counter handler but its mapping: every readable record becomes contributions
-/// through `contributions_of`, which are applied coalesced and exactly once; records that cannot
-/// be read or mapped, and those whose writes failed, are reported. Also returns what was written
-/// (for logs, tests and the benchmark).
+/// through `contributions_of` (given the record and the shard count of sharded counters), which
+/// are applied coalesced and exactly once; records that cannot be read or mapped, and those whose
+/// writes failed, are reported. Also returns what was written (for logs, tests and the benchmark).
 pub async fn aggregate_batch<F>(
-    table: &Table,
+    deps: &Deps,
     event: &Event,
     contributions_of: F,
 ) -> (BatchResponse, Applied)
 where
-    F: Fn(&Change<'_>) -> Result<Vec<Contribution>, String>,
+    F: Fn(&Change<'_>, u32) -> Result<Vec<Contribution>, String>,
 {
+    let shards = match deps.shards() {
+        Ok(n) => n,
+        Err(e) => {
+            tracing::error!(error = %e, "no shard count: the whole batch is retried");
+            let all: Vec<usize> = (0..event.records.len()).collect();
+            return (BatchResponse::failures(event, &all), Applied::default());
+        }
+    };
     let mut contributions = Vec::new();
     let mut unreadable = Vec::new();
     for change in changes(event) {
@@ -205,7 +211,7 @@ where
                 continue;
             }
         };
-        match contributions_of(&change) {
+        match contributions_of(&change, shards) {
             Ok(cs) => contributions.extend(cs),
             Err(e) => {
                 tracing::error!(error = %e, index = change.index, "record cannot be aggregated");
@@ -214,7 +220,7 @@ where
         }
     }
     // Boxed: the writes' futures nest deep enough to strain the compiler's layout limits.
-    let mut applied = Box::pin(aggregate::apply(table, contributions, now_epoch())).await;
+    let mut applied = Box::pin(aggregate::apply(&deps.table, contributions, now_epoch())).await;
     applied.failed.extend(unreadable);
     tracing::info!(
         records = event.records.len(),
@@ -227,24 +233,24 @@ where
     (BatchResponse::failures(event, &applied.failed), applied)
 }
 
-/// `AGGREGATE_SHARDS`, read once at start-up: how many write shards each sharded counter has.
-pub fn shards_from_env() -> Result<u32, String> {
-    let raw =
-        std::env::var("AGGREGATE_SHARDS").map_err(|_| "AGGREGATE_SHARDS is not set".to_owned())?;
-    raw.parse::<u32>()
-        .ok()
-        .filter(|n| (1..=keys::Shard::MAX_COUNT).contains(n))
-        .ok_or_else(|| {
-            format!(
-                "AGGREGATE_SHARDS must be 1..={}, not {raw:?}",
-                keys::Shard::MAX_COUNT
-            )
-        })
-}
-
-/// Logs as Lambda expects (the runtime's own default subscriber, as the API functions use).
-pub fn init_tracing() {
+/// A stream handler's whole `main`: logging, its dependencies read once from the environment,
+/// then batches answered by `handler` with a partial batch response until the runtime stops.
+pub async fn serve<F, Fut>(needs: Needs, handler: F) -> Result<(), lambda_runtime::Error>
+where
+    F: Fn(&'static Deps, Event) -> Fut,
+    Fut: std::future::Future<Output = BatchResponse> + Send,
+{
     lambda_runtime::tracing::init_default_subscriber();
+    // Made once and kept for the life of the process, as Lambda keeps a warm instance.
+    let deps: &'static Deps = Box::leak(Box::new(Deps::from_env(needs).await?));
+    let handler = &handler;
+    lambda_runtime::run(lambda_runtime::service_fn(
+        move |event: lambda_runtime::LambdaEvent<Event>| {
+            let answer = handler(deps, event.payload);
+            async move { Ok::<_, lambda_runtime::Error>(answer.await) }
+        },
+    ))
+    .await
 }
 
 /// Seconds since the Unix epoch, now.

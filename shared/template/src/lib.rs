@@ -101,6 +101,39 @@ pub struct Function {
     pub timeout_seconds: u64,
     /// `Action`s of the function's inline policy statements (least privilege, checked by tests).
     pub policy_actions: Vec<String>,
+    /// The inline policy's statements, with their resources.
+    pub policy: Vec<Statement>,
+}
+
+/// An `Allow` statement of a function's inline policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statement {
+    pub actions: Vec<String>,
+    pub resources: Vec<Resource>,
+}
+
+/// What a statement's `Resource` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resource {
+    /// `!GetAtt Table.Arn`: the table itself.
+    Table,
+    /// `!Sub "${Table.Arn}/index/<name>"`: one index of the table.
+    Index(String),
+    /// Anything else, as YAML text.
+    Other(String),
+}
+
+impl Function {
+    /// Whether the policy allows `action` on the table (`index: None`) or on one index.
+    pub fn allows(&self, action: &str, index: Option<&str>) -> bool {
+        let wanted = match index {
+            None => Resource::Table,
+            Some(i) => Resource::Index(i.to_owned()),
+        };
+        self.policy
+            .iter()
+            .any(|s| s.actions.iter().any(|a| a == action) && s.resources.contains(&wanted))
+    }
 }
 
 impl Function {
@@ -393,7 +426,67 @@ fn parse_function(id: &str, props: &Value, globals: &Value) -> Result<Function, 
         streams,
         timeout_seconds,
         policy_actions: policy_actions(props),
+        policy: policy(props),
     })
+}
+
+fn resource(v: &Value) -> Resource {
+    match v {
+        Value::Tagged(t)
+            if t.tag == "!GetAtt" && scalar(&t.value).as_deref() == Some("Table.Arn") =>
+        {
+            Resource::Table
+        }
+        Value::Tagged(t) if t.tag == "!Sub" => {
+            let text = scalar(&t.value).unwrap_or_default();
+            match text.strip_prefix("${Table.Arn}/index/") {
+                Some(index) if !index.is_empty() && !index.contains(['*', '/', '$']) => {
+                    Resource::Index(index.to_owned())
+                }
+                _ => Resource::Other(text),
+            }
+        }
+        other => Resource::Other(serde_yaml::to_string(other).unwrap_or_default()),
+    }
+}
+
+fn policy(props: &Value) -> Vec<Statement> {
+    let list = |v: Option<&Value>| -> Vec<Value> {
+        match v {
+            Some(Value::Sequence(l)) => l.clone(),
+            Some(v) => vec![v.clone()],
+            None => Vec::new(),
+        }
+    };
+    let mut out = Vec::new();
+    for policy in props
+        .get("Policies")
+        .and_then(Value::as_sequence)
+        .into_iter()
+        .flatten()
+    {
+        for statement in policy
+            .get("Statement")
+            .and_then(Value::as_sequence)
+            .into_iter()
+            .flatten()
+        {
+            if statement.get("Effect").and_then(scalar).as_deref() != Some("Allow") {
+                continue;
+            }
+            out.push(Statement {
+                actions: list(statement.get("Action"))
+                    .iter()
+                    .filter_map(scalar)
+                    .collect(),
+                resources: list(statement.get("Resource"))
+                    .iter()
+                    .map(resource)
+                    .collect(),
+            });
+        }
+    }
+    out
 }
 
 fn policy_actions(props: &Value) -> Vec<String> {
@@ -448,5 +541,11 @@ mod tests {
             Some(&EnvValue::Ref("Table".into()))
         );
         assert_eq!(get.policy_actions, ["dynamodb:Query"]);
+        assert!(get.allows("dynamodb:Query", None));
+        assert!(!get.allows("dynamodb:Query", Some("GSI1")));
+        let user = t.function("get-user").unwrap();
+        assert!(user.allows("dynamodb:Query", Some("GSI1")));
+        assert!(!user.allows("dynamodb:Query", None), "only the index");
+        assert!(!user.allows("dynamodb:Query", Some("GSI2")));
     }
 }

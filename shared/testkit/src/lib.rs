@@ -1,7 +1,10 @@
 //! Test support shared by every crate's tests.
 //!
 //! - [`table`]: a fresh table in DynamoDB Local, created as `template.yaml` declares it, so tests
-//!   run in parallel without seeing each other's items;
+//!   run in parallel without seeing each other's items; its meter records every request;
+//! - [`deps`]: a function's dependencies on that table, exactly as it declares them;
+//! - [`fixtures`]: the seeds' entities written through the store, as every function's tests
+//!   need them;
 //! - [`event`] / [`request`]: real API Gateway HTTP API (payload v2) events, the samples of
 //!   `events/` or built like them, turned into `lambda_http` requests the way the runtime does;
 //! - [`item_size`] / [`query_read_units`]: DynamoDB's own size and capacity arithmetic, so a test
@@ -11,10 +14,32 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use lambda_http::{Body, Request, Response};
+use model::Item;
 use serde_json::{Value, json};
-use store::{Table, item::Item};
+use store::{Deps, Needs, Table};
 
-/// A new, empty table in DynamoDB Local (at `AWS_ENDPOINT_URL_DYNAMODB`).
+pub mod fixtures;
+
+/// Signs pagination cursors in tests.
+pub const TEST_CURSOR_KEY: &str = "tests-cursor-signing-key-0123456789";
+/// Write shards of the sharded counters in tests (the template's default).
+pub const TEST_SHARDS: u32 = 10;
+
+/// A function's dependencies on `table`: only what `needs` declares is set, as in AWS.
+pub fn deps(table: Table, needs: Needs) -> Deps {
+    Deps::new(table, needs, TEST_CURSOR_KEY, TEST_SHARDS).expect("valid test settings")
+}
+
+/// An API handler's answer to `event`, as status and JSON body (errors rendered as API Gateway
+/// would return them).
+pub async fn call<Fut>(handler: impl FnOnce(Request) -> Fut, event: &Value) -> (u16, Value)
+where
+    Fut: std::future::Future<Output = Result<Response<Body>, api::ApiError>>,
+{
+    response_json(&api::respond(handler(request(event)).await))
+}
+
+/// A new, empty table in DynamoDB Local (at `AWS_ENDPOINT_URL_DYNAMODB`), recording every request.
 pub async fn table() -> Table {
     let client = dev::client();
     let name = format!("test-{}", ulid::Ulid::new().to_string().to_lowercase());
@@ -26,7 +51,7 @@ pub async fn table() -> Table {
                 dev::endpoint()
             )
         });
-    Table::new(client, name)
+    Table::new(client, name).recording()
 }
 
 /// Every item of a table (tests only: the functions never scan).

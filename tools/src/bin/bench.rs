@@ -10,48 +10,37 @@
 
 use std::collections::BTreeSet;
 
-use keys::{Id, SortableId};
-use serde_json::Value;
-use store::{
-    Table,
-    commerce::{NewOrder, place_order, put_customer},
-    item::Item,
+use model::{
+    Entity, Item,
+    commerce::{Customer, OrderLine, OrderSummary, ProductSales},
+    derived::DailyStats,
 };
-use testkit::{Change, stream_event, stream_record};
+use serde_json::Value;
+use store::{Deps, Table};
+use testkit::{Change, fixtures, stream_event, stream_record};
 
 const SHARDS: u32 = 10;
 
 async fn source_items() -> Result<(Table, Vec<Item>), Box<dyn std::error::Error>> {
     let table = testkit::table().await;
     for c in 0..10 {
-        put_customer(
-            &table,
-            &Id::parse("c", &format!("c{c}"))?,
-            "Bench",
-            "b@example.com",
-            "2026-01-01T00:00:00.000Z",
-        )
-        .await?;
+        fixtures::customer(&table, &format!("c{c}")).await;
     }
     for o in 0..25u64 {
         let ms = 1_790_000_000_000 + o * 3_600_000;
-        let order = NewOrder {
-            customer: Id::parse("c", &format!("c{}", o % 10))?,
-            order_id: SortableId::at_ms(ms),
-            created_at: keys::iso_timestamp(ms).unwrap_or_default(),
-            lines: (0..3)
-                .map(|l| (1 + (o + l) % 10, 1 + l as u32, 500))
-                .collect(),
-        };
-        place_order(&table, &order, None).await?;
+        let lines: Vec<_> = (0..3)
+            .map(|l| (1 + (o + l) % 10, 1 + l as u32, 500))
+            .collect();
+        fixtures::order(&table, &format!("c{}", o % 10), ms, &lines).await;
     }
     let items = testkit::all_items(&table)
         .await
         .into_iter()
         .filter(|i| {
-            i.get("Type")
-                .and_then(|t| t.as_s().ok())
-                .is_some_and(|t| t == "Order" || t == "OrderItem")
+            matches!(
+                model::type_of(i),
+                Some(OrderSummary::TYPE | OrderLine::TYPE)
+            )
         })
         .collect();
     Ok((table, items))
@@ -75,10 +64,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (table, items) = source_items().await?;
     let batch = records(&items);
     table.meter().reset();
-    let deps = aggregate_orders::Deps {
+    let deps = Deps::new(
         table,
-        shards: SHARDS,
-    };
+        aggregate_orders::NEEDS,
+        testkit::TEST_CURSOR_KEY,
+        SHARDS,
+    )?;
     let (response, coalesced) =
         aggregate_orders::handle_counted(&deps, &stream_event(batch.clone())).await;
     assert!(
@@ -86,29 +77,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "the batch failed: {response:?}"
     );
     let coalesced_units = write_units(&deps.table);
-    let targets: BTreeSet<(String, String)> = testkit::all_items(&deps.table)
+    let targets: BTreeSet<(Option<String>, Option<String>)> = testkit::all_items(&deps.table)
         .await
         .iter()
         .filter(|i| {
-            i.get("Type")
-                .and_then(|t| t.as_s().ok())
-                .is_some_and(|t| matches!(t.as_str(), "ProductSales" | "DailyStats" | "Customer"))
+            matches!(
+                model::type_of(i),
+                Some(ProductSales::TYPE | DailyStats::TYPE | Customer::TYPE)
+            )
         })
         .map(|i| {
-            (
-                i["PK"].as_s().cloned().unwrap_or_default(),
-                i["SK"].as_s().cloned().unwrap_or_default(),
-            )
+            let key = |a: &str| i.get(a).and_then(|v| v.as_s().ok()).cloned();
+            (key(keys::attr::PK), key(keys::attr::SK))
         })
         .collect();
 
     // Baseline: the same records, one invocation each.
     let (table, items) = source_items().await?;
     table.meter().reset();
-    let deps = aggregate_orders::Deps {
+    let deps = Deps::new(
         table,
-        shards: SHARDS,
-    };
+        aggregate_orders::NEEDS,
+        testkit::TEST_CURSOR_KEY,
+        SHARDS,
+    )?;
     let (mut base_targets, mut base_ledger) = (0, 0);
     for record in records(&items) {
         let (r, applied) =

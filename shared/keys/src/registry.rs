@@ -1,0 +1,592 @@
+//! The registry of every key shape of the table, across contexts and indexes.
+//!
+//! A key is a sequence of segments joined by the delimiter, and no segment value can contain the
+//! delimiter (identifiers reject it, text escapes it, numbers and dates are digits). So a key
+//! splits back into exactly its segments, and a *shape* (one [`Seg`] per segment) describes every
+//! key an entity can have. Two entities' keys can only meet if their shapes have the same number
+//! of segments and every position could hold the same string; [`overlap`] decides that, and the
+//! tests prove it false for every pair of entities in the same space: no key of one entity can
+//! equal another's, whatever the inputs. The builders are tied to their declared shapes by a
+//! property test (every key they make is [`classify`]d as theirs and nothing else's), and every
+//! read pattern's key condition is shown to select only the entities it decodes.
+
+use std::str::FromStr;
+
+use crate::{
+    Date, Id, SortableId, Space, Text, Timestamp, commerce, derived, learning, reviews, unescape,
+};
+
+/// What one segment of a key may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seg {
+    /// A static tag, exactly (`""` is seed 000's leading delimiter, or a trailing one).
+    Lit(&'static str),
+    /// An identifier ([`Id`]).
+    Id,
+    /// Normalised, escaped free text ([`Text`]).
+    Text,
+    /// A ULID ([`SortableId`]).
+    Ulid,
+    /// `YYYY/MM/DD`.
+    Date,
+    /// `YYYY-MM-DD`.
+    IsoDate,
+    /// A fixed-width ISO-8601 timestamp ([`Timestamp`]).
+    Timestamp,
+    /// A 13-digit ISBN.
+    Isbn,
+    /// A 12-digit SKU.
+    Sku,
+    /// A two-digit shard number.
+    Shard,
+    /// A two-digit entity version.
+    Version,
+    /// An order status.
+    Status,
+    /// A certificate type's key tag.
+    CertType,
+    /// An escaped key string (the ledger's target).
+    Escaped,
+}
+
+fn digits(s: &str, width: usize) -> bool {
+    s.len() == width && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+impl Seg {
+    /// Whether this segment may be `s`.
+    pub fn accepts(self, s: &str) -> bool {
+        match self {
+            Seg::Lit(l) => s == l,
+            Seg::Id => Id::parse("id", s).is_ok(),
+            Seg::Text => Text::is_key_form(s),
+            Seg::Ulid => SortableId::parse(s).is_ok(),
+            Seg::Date => Date::parse_hierarchical(s).is_ok(),
+            Seg::IsoDate => Date::parse_iso(s).is_ok(),
+            Seg::Timestamp => Timestamp::parse(s).is_ok(),
+            Seg::Isbn => reviews::is_canonical_isbn(s),
+            Seg::Sku => digits(s, commerce::Sku::WIDTH) && s != "000000000000",
+            Seg::Shard => digits(s, crate::Shard::WIDTH),
+            Seg::Version => digits(s, crate::Version::WIDTH) && s != "00",
+            Seg::Status => commerce::OrderStatus::from_str(s).is_ok(),
+            Seg::CertType => learning::CertType::ALL.iter().any(|t| t.tag() == s),
+            Seg::Escaped => unescape(s).is_some(),
+        }
+    }
+}
+
+/// One entity's keys in one space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kind {
+    /// The entity's `Type`.
+    pub entity: &'static str,
+    pub context: &'static str,
+    pub space: Space,
+    pub pk: &'static [Seg],
+    pub sk: &'static [Seg],
+}
+
+impl Kind {
+    pub fn matches(&self, space: Space, pk: &str, sk: &str) -> bool {
+        self.space == space && shape_matches(self.pk, pk) && shape_matches(self.sk, sk)
+    }
+}
+
+fn shape_matches(shape: &[Seg], key: &str) -> bool {
+    let parts: Vec<&str> = key.split(crate::DELIMITER).collect();
+    parts.len() == shape.len() && shape.iter().zip(parts).all(|(seg, p)| seg.accepts(p))
+}
+
+use Seg::*;
+use commerce::{tag as c, types as ct};
+use derived::{tag as d, types as dt};
+use learning::{tag as l, types as lt};
+use reviews::{tag as r, types as rt};
+
+const COMMERCE: &str = "commerce";
+const REVIEWS: &str = "reviews";
+const LEARNING: &str = "learning";
+const DERIVED: &str = "derived";
+
+/// Every key of the table and its indexes, by entity and space.
+pub const KINDS: &[Kind] = &[
+    // Commerce, base table.
+    Kind {
+        entity: ct::CUSTOMER,
+        context: COMMERCE,
+        space: Space::Base,
+        pk: &[Lit(c::CUSTOMER), Id],
+        sk: &[Lit(c::A_RECORD)],
+    },
+    Kind {
+        entity: ct::ORDER_SUMMARY,
+        context: COMMERCE,
+        space: Space::Base,
+        pk: &[Lit(c::CUSTOMER), Id],
+        sk: &[Lit(c::LEADING), Lit(c::ORDER), Ulid],
+    },
+    Kind {
+        entity: ct::ORDER_HEADER,
+        context: COMMERCE,
+        space: Space::Base,
+        pk: &[Lit(c::ORDER), Ulid],
+        sk: &[Lit(c::A_RECORD)],
+    },
+    Kind {
+        entity: ct::ORDER_LINE,
+        context: COMMERCE,
+        space: Space::Base,
+        pk: &[Lit(c::ORDER), Ulid],
+        sk: &[Lit(c::ITEM), Sku],
+    },
+    Kind {
+        entity: ct::TRACKING_EVENT,
+        context: COMMERCE,
+        space: Space::Base,
+        pk: &[Lit(c::ORDER), Ulid],
+        sk: &[Lit(c::EVENT), Ulid],
+    },
+    Kind {
+        entity: ct::CART_LINE,
+        context: COMMERCE,
+        space: Space::Base,
+        pk: &[Lit(c::CART), Id],
+        sk: &[Lit(c::PRODUCT), Id],
+    },
+    Kind {
+        entity: ct::IDEMPOTENCY,
+        context: COMMERCE,
+        space: Space::Base,
+        pk: &[Lit(c::IDEMPOTENCY), Id, Id],
+        sk: &[Lit(c::A_RECORD)],
+    },
+    Kind {
+        entity: ct::PRODUCT_SALES,
+        context: COMMERCE,
+        space: Space::Base,
+        pk: &[Lit(c::SALES), Sku, Shard],
+        sk: &[Lit(c::A_RECORD)],
+    },
+    // Commerce, indexes.
+    Kind {
+        entity: ct::ORDER_LINE,
+        context: COMMERCE,
+        space: Space::Gsi1,
+        pk: &[Lit(c::PRODUCT), Sku],
+        sk: &[Lit(c::ORDER_ITEM), Ulid],
+    },
+    Kind {
+        entity: ct::ORDER_HEADER,
+        context: COMMERCE,
+        space: Space::Gsi2,
+        pk: &[Lit(c::ORDERS), Shard],
+        sk: &[Status, Ulid],
+    },
+    // Reviews.
+    Kind {
+        entity: rt::BOOK,
+        context: REVIEWS,
+        space: Space::Base,
+        pk: &[Lit(r::BOOK), Isbn],
+        sk: &[Lit(r::BOOK), Isbn],
+    },
+    Kind {
+        entity: rt::REVIEW,
+        context: REVIEWS,
+        space: Space::Base,
+        pk: &[Lit(r::BOOK), Isbn],
+        sk: &[Timestamp, Lit(r::USER), Id],
+    },
+    Kind {
+        entity: rt::USER,
+        context: REVIEWS,
+        space: Space::Base,
+        pk: &[Lit(r::USER), Id],
+        sk: &[Lit(r::USER), Id],
+    },
+    Kind {
+        entity: rt::REVIEW_MARKER,
+        context: REVIEWS,
+        space: Space::Base,
+        pk: &[Lit(r::USER), Id],
+        sk: &[Lit(r::REVIEW_OF), Isbn],
+    },
+    Kind {
+        entity: rt::USER,
+        context: REVIEWS,
+        space: Space::Gsi1,
+        pk: &[Lit(r::USER), Id],
+        sk: &[Lit(r::USER), Id],
+    },
+    Kind {
+        entity: rt::REVIEW,
+        context: REVIEWS,
+        space: Space::Gsi1,
+        pk: &[Lit(r::USER), Id],
+        sk: &[Timestamp, Lit(r::BOOK), Isbn],
+    },
+    // Learning (seed 001): unprefixed, lower-case course partitions.
+    Kind {
+        entity: lt::COURSE_OCCURRENCE,
+        context: LEARNING,
+        space: Space::Base,
+        pk: &[Text],
+        sk: &[Date, Lit(l::COURSE), Version, Text, Lit("")],
+    },
+    Kind {
+        entity: lt::CERTIFICATE,
+        context: LEARNING,
+        space: Space::Base,
+        pk: &[Text],
+        sk: &[Date, Lit(l::CERT), Version, Text, Lit("")],
+    },
+    Kind {
+        entity: lt::CERTIFICATE,
+        context: LEARNING,
+        space: Space::Gsi1,
+        pk: &[CertType, Shard, Lit("")],
+        sk: &[Lit(l::CERT), Version, Text, Lit("")],
+    },
+    // Derived by the stream pipeline.
+    Kind {
+        entity: dt::DAILY_STATS,
+        context: DERIVED,
+        space: Space::Base,
+        pk: &[Lit(d::STATS), IsoDate, Shard],
+        sk: &[Lit(c::A_RECORD)],
+    },
+    Kind {
+        entity: dt::LEDGER,
+        context: DERIVED,
+        space: Space::Base,
+        pk: &[Lit(d::LEDGER), Id],
+        sk: &[Escaped, Escaped],
+    },
+];
+
+/// Every registered kind a key could belong to (exactly one, for every key the builders make).
+pub fn classify(space: Space, pk: &str, sk: &str) -> Vec<&'static Kind> {
+    KINDS.iter().filter(|k| k.matches(space, pk, sk)).collect()
+}
+
+/// A string some segment kind may hold, used to decide whether a literal can meet a value.
+fn could_meet(a: Seg, b: Seg) -> bool {
+    match (a, b) {
+        (Lit(x), Lit(y)) => x == y,
+        (Lit(x), other) | (other, Lit(x)) => other.accepts(x),
+        // Two value kinds: assume they can (the proof then needs a literal elsewhere).
+        _ => true,
+    }
+}
+
+fn shapes_overlap(a: &[Seg], b: &[Seg]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| could_meet(*x, *y))
+}
+
+/// Whether two kinds could ever produce the same key: same space, and both shapes overlap.
+pub fn overlap(a: &Kind, b: &Kind) -> bool {
+    a.space == b.space && shapes_overlap(a.pk, b.pk) && shapes_overlap(a.sk, b.sk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        Key, KeyCondition, KeySpace, Shard, Version,
+        commerce::{OrderStatus, Sku},
+        learning::{CertType, Location},
+        reviews::Isbn,
+    };
+    use proptest::prelude::*;
+
+    #[test]
+    fn no_two_entities_can_share_a_key_whatever_the_inputs() {
+        for (i, a) in KINDS.iter().enumerate() {
+            for b in &KINDS[i + 1..] {
+                assert!(
+                    !overlap(a, b),
+                    "{} and {} in {:?} could make the same key",
+                    a.entity,
+                    b.entity,
+                    a.space
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_entity_has_one_shape_per_space() {
+        for (i, a) in KINDS.iter().enumerate() {
+            for b in &KINDS[i + 1..] {
+                assert!(
+                    !(a.entity == b.entity && a.space == b.space),
+                    "{} twice in {:?}",
+                    a.entity,
+                    a.space
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn tagged_partitions_and_course_partitions_never_meet() {
+        // Every partition key but a course's starts with a static tag and holds a delimiter; a
+        // course's is one text segment, which never does. Upper-case tags can't be text either.
+        for k in KINDS {
+            if k.context == LEARNING && k.space == Space::Base {
+                assert_eq!(k.pk, &[Text]);
+            } else {
+                assert!(
+                    k.pk.len() >= 2,
+                    "{}: a delimiter in every tagged key",
+                    k.entity
+                );
+            }
+        }
+        for tag in [c::CUSTOMER, c::ORDER, c::CART, r::BOOK, r::USER, d::STATS] {
+            assert!(!Text.accepts(tag), "{tag}");
+        }
+    }
+
+    #[test]
+    fn learning_seed_rows_classify_as_their_entities() {
+        let one = |space, pk, sk| {
+            let kinds = classify(space, pk, sk);
+            assert_eq!(kinds.len(), 1, "{pk} / {sk}: {kinds:?}");
+            kinds[0].entity
+        };
+        assert_eq!(
+            one(
+                Space::Base,
+                "introtodynamodb",
+                "2022/03/15#course#01#building01#"
+            ),
+            lt::COURSE_OCCURRENCE
+        );
+        assert_eq!(
+            one(
+                Space::Base,
+                "introtodynamodb",
+                "2022/03/15#cert#01#davidspurdy#"
+            ),
+            lt::CERTIFICATE
+        );
+        assert_eq!(
+            one(Space::Gsi1, "completion#19#", "cert#01#tylerwalch#"),
+            lt::CERTIFICATE
+        );
+        // A "course" named like a tagged key is still text (escaped, lower case): never a customer.
+        let t = crate::Text::parse("course", "CUSTOMER#123").unwrap();
+        assert_eq!(t.as_key(), "customer%23123");
+        assert!(classify(Space::Base, t.as_key(), "A").is_empty());
+    }
+
+    // One small pool of values for every builder, so that keys of different entities share
+    // their inputs and any collision that existed would be tried.
+    fn arb_id() -> impl Strategy<Value = Id> {
+        prop_oneof![
+            Just("A"),
+            Just("a"),
+            Just("ORDER"),
+            Just("USER"),
+            Just("1"),
+            Just("x.y"),
+            Just("PRODUCT")
+        ]
+        .prop_map(|s| Id::parse("id", s).unwrap())
+    }
+
+    fn arb_text() -> impl Strategy<Value = crate::Text> {
+        "[aA#% 1]{1,6}[a1#]".prop_map(|s| crate::Text::parse("t", &s).unwrap())
+    }
+
+    #[derive(Debug, Clone)]
+    struct Inputs {
+        a: Id,
+        b: Id,
+        ms: u64,
+        sku: Sku,
+        isbn: Isbn,
+        shard: Shard,
+        status: OrderStatus,
+        course: crate::Text,
+        person: crate::Text,
+        location: Location,
+        cert_type: CertType,
+        version: Version,
+    }
+
+    fn arb_inputs() -> impl Strategy<Value = Inputs> {
+        (
+            (
+                arb_id(),
+                arb_id(),
+                0u64..(1 << 47),
+                1..=Sku::MAX,
+                crate::reviews::tests::arb_isbn(),
+            ),
+            (
+                0u32..20,
+                0usize..8,
+                arb_text(),
+                arb_text(),
+                "[a-c ]{0,2}[1-9]{0,2}[a-c ]{0,2}[a-c]",
+            ),
+            (0usize..2, 1u8..=99),
+        )
+            .prop_map(
+                |((a, b, ms, sku, isbn), (shard, status, course, person, loc), (ct, v))| Inputs {
+                    a,
+                    b,
+                    ms,
+                    sku: Sku::new(sku).unwrap(),
+                    isbn,
+                    shard: Shard::new(shard, 20).unwrap(),
+                    status: OrderStatus::ALL[status],
+                    course,
+                    person,
+                    location: Location::parse(&loc).unwrap(),
+                    cert_type: CertType::ALL[ct],
+                    version: Version::new(v),
+                },
+            )
+    }
+
+    /// Every key every builder makes from `i`, with the entity it is for.
+    fn every_key(i: &Inputs) -> Vec<(&'static str, Space, String, String)> {
+        fn k<S: KeySpace>(
+            entity: &'static str,
+            key: Key<S>,
+        ) -> (&'static str, Space, String, String) {
+            let (pk, sk) = key.into_parts();
+            (entity, S::SPACE, pk, sk)
+        }
+        let id = SortableId::at_ms(i.ms);
+        let at = crate::Timestamp::from_ms(i.ms).unwrap();
+        let date = at.date();
+        let cert = crate::learning::certificate(&i.course, date, i.version, &i.person);
+        vec![
+            k(ct::CUSTOMER, commerce::customer(&i.a)),
+            k(ct::ORDER_SUMMARY, commerce::order_summary(&i.a, id)),
+            k(ct::ORDER_HEADER, commerce::order_header(id)),
+            k(ct::ORDER_LINE, commerce::order_line(id, i.sku)),
+            k(ct::TRACKING_EVENT, commerce::tracking_event(id, id)),
+            k(ct::CART_LINE, commerce::cart_line(&i.a, &i.b)),
+            k(ct::IDEMPOTENCY, commerce::idempotency(&i.a, &i.b)),
+            k(ct::PRODUCT_SALES, commerce::product_sales(i.sku, i.shard)),
+            k(
+                ct::ORDER_LINE,
+                commerce::order_line_product_index(id, i.sku),
+            ),
+            k(ct::ORDER_HEADER, commerce::order_status_index(id, i.status)),
+            k(rt::BOOK, reviews::book(&i.isbn)),
+            k(rt::REVIEW, reviews::review(&i.isbn, &i.a, at)),
+            k(rt::USER, reviews::user(&i.a)),
+            k(rt::REVIEW_MARKER, reviews::review_marker(&i.a, &i.isbn)),
+            k(rt::USER, reviews::user_index(&i.a)),
+            k(rt::REVIEW, reviews::review_index(&i.isbn, &i.a, at)),
+            k(
+                lt::COURSE_OCCURRENCE,
+                crate::learning::course_occurrence(&i.course, date, i.version, &i.location),
+            ),
+            k(
+                lt::CERTIFICATE,
+                crate::learning::certificate_type_index(&cert, i.cert_type, i.version, &i.person),
+            ),
+            k(lt::CERTIFICATE, cert.clone()),
+            k(dt::DAILY_STATS, derived::daily_stats(date, i.shard)),
+            k(dt::LEDGER, derived::ledger(&i.b, &commerce::customer(&i.a))),
+            k(dt::LEDGER, derived::ledger(&i.b, &cert)),
+        ]
+    }
+
+    /// Every read pattern's key condition, with the entities its decoder expects.
+    fn every_read(
+        i: &Inputs,
+    ) -> Vec<(
+        &'static str,
+        Space,
+        String,
+        crate::SortCondition,
+        &'static [&'static str],
+    )> {
+        fn q<S: KeySpace>(
+            pattern: &'static str,
+            c: KeyCondition<S>,
+            members: &'static [&'static str],
+        ) -> (
+            &'static str,
+            Space,
+            String,
+            crate::SortCondition,
+            &'static [&'static str],
+        ) {
+            (
+                pattern,
+                S::SPACE,
+                c.pk().to_owned(),
+                c.sort().clone(),
+                members,
+            )
+        }
+        let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
+        vec![
+            q(
+                "C1",
+                commerce::customer_and_orders(&i.a),
+                &[ct::CUSTOMER, ct::ORDER_SUMMARY],
+            ),
+            q(
+                "C4",
+                commerce::orders_in_range(&i.a, date, date).unwrap(),
+                &[ct::ORDER_SUMMARY],
+            ),
+            q(
+                "C5",
+                commerce::order_collection(SortableId::at_ms(i.ms)),
+                &[ct::ORDER_HEADER, ct::ORDER_LINE, ct::TRACKING_EVENT],
+            ),
+            q("C7", commerce::cart_lines(&i.a), &[ct::CART_LINE]),
+            q(
+                "O5",
+                commerce::order_status_range(i.shard, i.status, date, date).unwrap(),
+                &[ct::ORDER_HEADER],
+            ),
+            q(
+                "R1",
+                reviews::book_and_reviews(&i.isbn),
+                &[rt::BOOK, rt::REVIEW],
+            ),
+            q(
+                "R2",
+                reviews::user_and_reviews(&i.a),
+                &[rt::USER, rt::REVIEW],
+            ),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn every_key_a_builder_makes_is_its_own_entitys_and_no_one_elses(i in arb_inputs()) {
+            for (entity, space, pk, sk) in every_key(&i) {
+                let kinds: Vec<_> = classify(space, &pk, &sk).iter().map(|k| k.entity).collect();
+                prop_assert_eq!(kinds, vec![entity], "{:?} {} / {}", space, pk, sk);
+            }
+        }
+
+        #[test]
+        fn every_read_selects_only_the_entities_it_decodes(i in arb_inputs(), j in arb_inputs()) {
+            // Keys from two input sets: one shared with the read's own inputs, one not.
+            let keys: Vec<_> = every_key(&i).into_iter().chain(every_key(&j)).collect();
+            for (pattern, space, pk, sort, members) in every_read(&i) {
+                for (entity, key_space, kpk, ksk) in &keys {
+                    if *key_space == space && *kpk == pk && sort.matches(ksk) {
+                        prop_assert!(members.contains(entity), "{} reads a {} ({} / {})", pattern, entity, kpk, ksk);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Commerce entities: customers and their orders (seed 000), orders with line items and tracking
+//! events (seed 004), shopping carts (seed 004), order idempotency, and units sold per product.
+//! Their keys are in `keys::commerce`.
+
+use keys::{
+    Gsi1Key, Gsi2Key, Id, PrimaryKey, Shard, Timestamp,
+    commerce::{self as k, EventId, OrderId, OrderStatus, Sku, types},
+};
+
+use crate::{Entity, record};
+
+record! {
+    /// A customer's own record (seed 000's `A` record).
+    pub struct Customer {
+        customer_id: Id => CUSTOMER_ID = "CustomerId",
+        name: String => NAME = "Name",
+        email: String => EMAIL = "Email",
+        created_at: Timestamp => CREATED_AT = "CreatedAt",
+        updated_at: Timestamp => UPDATED_AT = "UpdatedAt",
+        /// Derived by the stream pipeline from the customer's orders.
+        #[serde(default)]
+        order_count: u64 => ORDER_COUNT = "OrderCount",
+        /// Derived: sum of order totals, in cents.
+        #[serde(default)]
+        lifetime_value: i64 => LIFETIME_VALUE = "LifetimeValue",
+    }
+}
+
+impl Entity for Customer {
+    const TYPE: &'static str = types::CUSTOMER;
+    fn key(&self) -> PrimaryKey {
+        k::customer(&self.customer_id)
+    }
+}
+
+record! {
+    /// An order, as its customer's collection ([`OrderSummary`]) and its own collection
+    /// ([`OrderHeader`]) both hold it.
+    pub struct Order {
+        order_id: OrderId => ORDER_ID = "OrderId",
+        customer_id: Id => CUSTOMER_ID = "CustomerId",
+        status: OrderStatus => STATUS = "Status",
+        created_at: Timestamp => CREATED_AT = "CreatedAt",
+        /// Sum of quantity × unit price, in cents.
+        total: i64 => TOTAL = "Total",
+        item_count: u64 => ITEM_COUNT = "ItemCount",
+        /// The tracking event whose status `status` is (set by the stream pipeline).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_event_id: Option<EventId> => LAST_EVENT_ID = "LastEventId",
+    }
+}
+
+/// An order's summary in its customer's collection (seed 000: `#ORDER#<id>` under the customer).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct OrderSummary(pub Order);
+
+impl Entity for OrderSummary {
+    const TYPE: &'static str = types::ORDER_SUMMARY;
+    fn key(&self) -> PrimaryKey {
+        k::order_summary(&self.0.customer_id, self.0.order_id)
+    }
+}
+
+/// An order's own record, at the head of its collection (lines, tracking events), and in the
+/// GSI2 status index (O5).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct OrderHeader(pub Order);
+
+impl Entity for OrderHeader {
+    const TYPE: &'static str = types::ORDER_HEADER;
+    fn key(&self) -> PrimaryKey {
+        k::order_header(self.0.order_id)
+    }
+    fn gsi2(&self) -> Option<Gsi2Key> {
+        Some(k::order_status_index(self.0.order_id, self.0.status))
+    }
+}
+
+record! {
+    /// A purchased item (seed 004), in its order's collection and its product's GSI1 partition.
+    pub struct OrderLine {
+        order_id: OrderId => ORDER_ID = "OrderId",
+        sku: Sku => SKU = "Sku",
+        quantity: u32 => QUANTITY = "Quantity",
+        /// In cents.
+        unit_price: i64 => UNIT_PRICE = "UnitPrice",
+    }
+}
+
+impl OrderLine {
+    /// Quantity × unit price, in cents.
+    pub fn amount(&self) -> i64 {
+        i64::from(self.quantity) * self.unit_price
+    }
+}
+
+impl Entity for OrderLine {
+    const TYPE: &'static str = types::ORDER_LINE;
+    fn key(&self) -> PrimaryKey {
+        k::order_line(self.order_id, self.sku)
+    }
+    fn gsi1(&self) -> Option<Gsi1Key> {
+        Some(k::order_line_product_index(self.order_id, self.sku))
+    }
+}
+
+record! {
+    /// A tracking event (seed 004), in its order's collection, oldest first.
+    pub struct TrackingEvent {
+        order_id: OrderId => ORDER_ID = "OrderId",
+        event_id: EventId => EVENT_ID = "EventId",
+        status: OrderStatus => STATUS = "Status",
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String> => NOTE = "Note",
+        at: Timestamp => AT = "At",
+    }
+}
+
+impl Entity for TrackingEvent {
+    const TYPE: &'static str = types::TRACKING_EVENT;
+    fn key(&self) -> PrimaryKey {
+        k::tracking_event(self.order_id, self.event_id)
+    }
+}
+
+record! {
+    /// One product's line in a cart (seed 004: one small item per product).
+    pub struct CartLine {
+        cart_id: Id => CART_ID = "CartId",
+        product_id: Id => PRODUCT_ID = "ProductId",
+        quantity: u32 => QUANTITY = "Quantity",
+        updated_at: Timestamp => UPDATED_AT = "UpdatedAt",
+    }
+}
+
+impl Entity for CartLine {
+    const TYPE: &'static str = types::CART_LINE;
+    fn key(&self) -> PrimaryKey {
+        k::cart_line(&self.cart_id, &self.product_id)
+    }
+}
+
+record! {
+    /// What the first attempt of an order placed under an `Idempotency-Key` answered.
+    pub struct Idempotency {
+        customer_id: Id => CUSTOMER_ID = "CustomerId",
+        idempotency_key: Id => IDEMPOTENCY_KEY = "IdempotencyKey",
+        order_id: OrderId => ORDER_ID = "OrderId",
+        /// A digest of the request body: the same key with another body is refused.
+        request_hash: String => REQUEST_HASH = "RequestHash",
+        /// The response body to replay on a retry.
+        response: String => RESPONSE = "Response",
+        /// Epoch seconds: DynamoDB's TTL deletes the record after that.
+        expires_at: i64 => EXPIRES_AT = "ExpiresAt",
+    }
+}
+
+impl Entity for Idempotency {
+    const TYPE: &'static str = types::IDEMPOTENCY;
+    fn key(&self) -> PrimaryKey {
+        k::idempotency(&self.customer_id, &self.idempotency_key)
+    }
+}
+
+record! {
+    /// One write shard of a product's units sold and revenue (derived by the stream pipeline).
+    pub struct ProductSales {
+        sku: Sku => SKU = "Sku",
+        shard: Shard => SHARD = "Shard",
+        #[serde(default)]
+        units_sold: i64 => UNITS_SOLD = "UnitsSold",
+        /// In cents.
+        #[serde(default)]
+        revenue: i64 => REVENUE = "Revenue",
+    }
+}
+
+impl Entity for ProductSales {
+    const TYPE: &'static str = types::PRODUCT_SALES;
+    fn key(&self) -> PrimaryKey {
+        k::product_sales(self.sku, self.shard)
+    }
+}

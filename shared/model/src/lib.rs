@@ -1,0 +1,234 @@
+//! The data model, declared once.
+//!
+//! One [`Entity`] per item type, per context: its `Type` value, a record with typed fields (the
+//! `keys` newtypes, not strings), its attribute names as constants (the [`record!`] macro makes
+//! the struct, its serde names and the constants from one list), its primary key and its typed
+//! index keys. Items and records convert in one place ([`to_item`], [`from_item`]); the seeds'
+//! PascalCase attribute names and the `Type` attribute stay as they were.
+//!
+//! Functions, stream handlers, tools and tests name attributes through these constants
+//! (`Customer::ORDER_COUNT`), so renaming an attribute is one edit that the compiler follows.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use keys::{Gsi1Key, Gsi2Key, Key, KeySpace, PrimaryKey, Version};
+use serde::{Serialize, de::DeserializeOwned};
+
+pub mod commerce;
+pub mod derived;
+pub mod reviews;
+
+pub use keys;
+
+/// An item as the SDK sends and receives it.
+pub type Item = HashMap<String, AttributeValue>;
+
+/// Attributes every context shares.
+pub mod attr {
+    /// Entity type, on every item (seed 000).
+    pub const TYPE: &str = "Type";
+    /// Epoch seconds after which DynamoDB's TTL may delete the item (`template.yaml`'s
+    /// `TimeToLiveSpecification`).
+    pub const EXPIRES_AT: &str = "ExpiresAt";
+    /// How many times an upserted item was written: 1 means this write created it (201, not 200).
+    pub const REVISION: &str = "Revision";
+}
+
+/// One item type of the table.
+pub trait Entity: Serialize + DeserializeOwned {
+    /// The `Type` attribute of its items.
+    const TYPE: &'static str;
+    /// Its version. Written into the keys of entities whose design versions them (seed 001's
+    /// `cert#01#`), so a later version can coexist with this one during a migration.
+    const VERSION: Version = Version::new(1);
+
+    fn key(&self) -> PrimaryKey;
+
+    /// Its GSI1 key, if it is in GSI1.
+    fn gsi1(&self) -> Option<Gsi1Key> {
+        None
+    }
+
+    /// Its GSI2 key, if it is in GSI2.
+    fn gsi2(&self) -> Option<Gsi2Key> {
+        None
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("item does not fit its record: {0}")]
+    Serde(String),
+    #[error("expected an item of type {expected}, found {found:?}")]
+    WrongType {
+        expected: &'static str,
+        found: Option<String>,
+    },
+}
+
+impl From<serde_dynamo::Error> for ModelError {
+    fn from(e: serde_dynamo::Error) -> Self {
+        ModelError::Serde(e.to_string())
+    }
+}
+
+pub fn s(value: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(value.into())
+}
+
+pub fn n(value: impl ToString) -> AttributeValue {
+    AttributeValue::N(value.to_string())
+}
+
+/// A key's two attributes, named for its space (`PK`/`SK`, `GSI1PK`/`GSI1SK`, ...).
+pub fn key_item<S: KeySpace>(key: &Key<S>) -> Item {
+    HashMap::from([
+        (S::PK.to_owned(), s(key.pk())),
+        (S::SK.to_owned(), s(key.sk())),
+    ])
+}
+
+/// A record's attributes plus its primary key and `Type`.
+pub fn item_of<T: Serialize>(
+    type_name: &str,
+    key: &PrimaryKey,
+    record: &T,
+) -> Result<Item, ModelError> {
+    let mut item: Item = serde_dynamo::to_item(record)?;
+    item.extend(key_item(key));
+    item.insert(attr::TYPE.to_owned(), s(type_name));
+    Ok(item)
+}
+
+/// The full item of an entity: its record's attributes, its keys, its `Type`.
+pub fn to_item<E: Entity>(entity: &E) -> Result<Item, ModelError> {
+    let mut item = item_of(E::TYPE, &entity.key(), entity)?;
+    if let Some(k) = entity.gsi1() {
+        item.extend(key_item(&k));
+    }
+    if let Some(k) = entity.gsi2() {
+        item.extend(key_item(&k));
+    }
+    Ok(item)
+}
+
+/// The `Type` of an item: how a heterogeneous collection is decoded (seed 000).
+pub fn type_of(item: &Item) -> Option<&str> {
+    item.get(attr::TYPE)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
+}
+
+/// An entity read back: the item must be of its `Type`; keys are ignored.
+pub fn from_item<E: Entity>(item: Item) -> Result<E, ModelError> {
+    match type_of(&item) {
+        Some(t) if t == E::TYPE => Ok(serde_dynamo::from_item(item)?),
+        other => Err(ModelError::WrongType {
+            expected: E::TYPE,
+            found: other.map(str::to_owned),
+        }),
+    }
+}
+
+/// An entity from a stream record's image (DynamoDB JSON, as Lambda delivers it).
+pub fn from_image<E: Entity>(image: &serde_dynamo::Item) -> Result<E, ModelError> {
+    let found = match image.get(attr::TYPE) {
+        Some(serde_dynamo::AttributeValue::S(t)) => Some(t.as_str()),
+        _ => None,
+    };
+    if found != Some(E::TYPE) {
+        return Err(ModelError::WrongType {
+            expected: E::TYPE,
+            found: found.map(str::to_owned),
+        });
+    }
+    Ok(serde_dynamo::from_item(image.clone())?)
+}
+
+/// Declares a record: the struct, each field's stored attribute name (serde) and a constant of
+/// that name, from one list, so the name is written once.
+///
+/// ```
+/// model::record! {
+///     /// A thing.
+///     pub struct Thing {
+///         thing_id: String => THING_ID = "ThingId",
+///     }
+/// }
+/// assert_eq!(Thing::THING_ID, "ThingId");
+/// assert_eq!(Thing::ATTRIBUTES, ["ThingId"]);
+/// ```
+#[macro_export]
+macro_rules! record {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $(
+                $(#[$field_meta:meta])*
+                $field:ident: $ty:ty => $constant:ident = $attribute:literal,
+            )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+        pub struct $name {
+            $(
+                $(#[$field_meta])*
+                #[serde(rename = $attribute)]
+                pub $field: $ty,
+            )*
+        }
+
+        impl $name {
+            $(
+                #[doc = concat!("The `", $attribute, "` attribute.")]
+                pub const $constant: &'static str = $attribute;
+            )*
+            /// Every attribute of the record, as stored.
+            pub const ATTRIBUTES: &'static [&'static str] = &[$($attribute),*];
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every record's attribute names: unique, never a key attribute or `Type`.
+    #[test]
+    fn record_attributes_never_shadow_keys_or_type() {
+        use keys::attr as k;
+        let reserved = [
+            k::PK,
+            k::SK,
+            k::GSI1PK,
+            k::GSI1SK,
+            k::GSI2PK,
+            k::GSI2SK,
+            attr::TYPE,
+        ];
+        for attrs in [
+            commerce::Customer::ATTRIBUTES,
+            commerce::Order::ATTRIBUTES,
+            commerce::OrderLine::ATTRIBUTES,
+            commerce::TrackingEvent::ATTRIBUTES,
+            commerce::CartLine::ATTRIBUTES,
+            commerce::Idempotency::ATTRIBUTES,
+            commerce::ProductSales::ATTRIBUTES,
+            reviews::Book::ATTRIBUTES,
+            reviews::User::ATTRIBUTES,
+            reviews::Review::ATTRIBUTES,
+            reviews::ReviewMarker::ATTRIBUTES,
+            derived::DailyStats::ATTRIBUTES,
+            derived::Ledger::ATTRIBUTES,
+        ] {
+            for (i, a) in attrs.iter().enumerate() {
+                assert!(!reserved.contains(a), "{a}");
+                assert!(!attrs[i + 1..].contains(a), "{a} twice");
+            }
+        }
+        assert_eq!(commerce::Idempotency::EXPIRES_AT, attr::EXPIRES_AT);
+        assert_eq!(derived::Ledger::EXPIRES_AT, attr::EXPIRES_AT);
+    }
+}

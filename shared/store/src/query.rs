@@ -1,0 +1,180 @@
+//! Queries over a typed key condition, and their pages.
+
+use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
+use keys::{KeyCondition, KeySpace, SortCondition};
+use model::{Entity, Item};
+
+use crate::{StoreError, Table, error::from_sdk, expr::Placeholders};
+
+/// A page of a query: its items and DynamoDB's `LastEvaluatedKey` (more may follow).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub last_key: Option<Item>,
+}
+
+impl Page<Item> {
+    /// Every item as entity `E` (each must be of its `Type`).
+    pub fn decode<E: Entity>(self) -> Result<Page<E>, StoreError> {
+        Ok(Page {
+            items: self
+                .items
+                .into_iter()
+                .map(model::from_item)
+                .collect::<Result<_, _>>()?,
+            last_key: self.last_key,
+        })
+    }
+}
+
+/// One Query, built from a key condition in space `S` (the table or an index: the index name
+/// and key attribute names come from `S`, never from the caller).
+#[must_use]
+pub struct Query<'t, S> {
+    table: &'t Table,
+    condition: KeyCondition<S>,
+    backwards: bool,
+    limit: Option<u32>,
+    start: Option<Item>,
+}
+
+impl<'t, S: KeySpace> Query<'t, S> {
+    pub(crate) fn new(table: &'t Table, condition: KeyCondition<S>) -> Self {
+        Query {
+            table,
+            condition,
+            backwards: false,
+            limit: None,
+            start: None,
+        }
+    }
+
+    /// Newest (largest sort key) first.
+    pub fn backwards(mut self) -> Self {
+        self.backwards = true;
+        self
+    }
+
+    /// At most `n` items read (and paid for).
+    pub fn limit(mut self, n: u32) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
+    /// Continue after a previous page's `last_key`.
+    pub fn start(mut self, after: Option<Item>) -> Self {
+        self.start = after;
+        self
+    }
+
+    /// Sends the Query: one request, one page.
+    pub async fn send(self) -> Result<Page<Item>, StoreError> {
+        let mut p = Placeholders::default();
+        let pk = format!(
+            "{} = {}",
+            p.name(S::PK),
+            p.value(model::s(self.condition.pk()))
+        );
+        // Only a condition on the sort key names it: DynamoDB refuses unused placeholders.
+        let sort = match self.condition.sort() {
+            SortCondition::All => None,
+            SortCondition::Eq(v) => {
+                let sk = p.name(S::SK);
+                Some(format!("{sk} = {}", p.value(model::s(v))))
+            }
+            SortCondition::BeginsWith(v) => {
+                let sk = p.name(S::SK);
+                Some(format!("begins_with({sk}, {})", p.value(model::s(v))))
+            }
+            SortCondition::Between(lo, hi) => {
+                let sk = p.name(S::SK);
+                let (lo, hi) = (p.value(model::s(lo)), p.value(model::s(hi)));
+                Some(format!("{sk} BETWEEN {lo} AND {hi}"))
+            }
+            SortCondition::AtMost(v) => {
+                let sk = p.name(S::SK);
+                Some(format!("{sk} <= {}", p.value(model::s(v))))
+            }
+        };
+        let expression = match sort {
+            Some(sort) => format!("{pk} AND {sort}"),
+            None => pk,
+        };
+        // An index query reports the index's units apart from the table's.
+        let capacity = match S::INDEX {
+            Some(_) => ReturnConsumedCapacity::Indexes,
+            None => ReturnConsumedCapacity::Total,
+        };
+        let out = self
+            .table
+            .client()
+            .query()
+            .table_name(self.table.name())
+            .set_index_name(S::INDEX.map(str::to_owned))
+            .key_condition_expression(expression)
+            .set_expression_attribute_names(p.names())
+            .set_expression_attribute_values(p.values())
+            .scan_index_forward(!self.backwards)
+            .set_limit(self.limit.map(|n| i32::try_from(n).unwrap_or(i32::MAX)))
+            .set_exclusive_start_key(self.start)
+            .return_consumed_capacity(capacity)
+            .send()
+            .await
+            .map_err(from_sdk)?;
+        let items = out.items.unwrap_or_default();
+        self.table.meter().record(
+            "Query",
+            S::INDEX,
+            out.consumed_capacity.as_slice(),
+            items.len(),
+            Vec::new(),
+        );
+        Ok(Page {
+            items,
+            last_key: out.last_evaluated_key,
+        })
+    }
+}
+
+/// A page of a collection read backwards from its parent's own record (seeds 000 and 002: the
+/// parent sorts after its children): the parent on the first page only, then its children,
+/// newest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParentPage<P, C> {
+    pub parent: Option<P>,
+    pub children: Vec<C>,
+    pub last_key: Option<Item>,
+}
+
+impl<S: KeySpace> Query<'_, S> {
+    /// ONE query: the first page (`start` is `None`) reads `children + 1` items, the parent and
+    /// its newest children; later pages read `children` items after `start`. `None` when a first
+    /// page has no parent (children exist only with their parent: every writer checks it in the
+    /// same transaction). Any other type in the range is a corrupt item, not silently skipped.
+    pub async fn parent_page<P: Entity, C: Entity>(
+        self,
+        children: u32,
+        start: Option<Item>,
+    ) -> Result<Option<ParentPage<P, C>>, StoreError> {
+        let first_page = start.is_none();
+        let page = self
+            .backwards()
+            .limit(children + u32::from(first_page))
+            .start(start)
+            .send()
+            .await?;
+        let mut items = page.items.into_iter().peekable();
+        let parent = match items.peek().map(model::type_of) {
+            Some(Some(t)) if first_page && t == P::TYPE => {
+                Some(model::from_item::<P>(items.next().expect("peeked"))?)
+            }
+            _ if first_page => return Ok(None),
+            _ => None,
+        };
+        Ok(Some(ParentPage {
+            parent,
+            children: items.map(model::from_item).collect::<Result<_, _>>()?,
+            last_key: page.last_key,
+        }))
+    }
+}

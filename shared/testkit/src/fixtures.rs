@@ -1,0 +1,121 @@
+//! The entities every function's tests start from, written through the store as the functions
+//! write them (so a fixture can never hold an item the code would not).
+
+use keys::{Date, Id, SortableId, Timestamp, commerce::Sku, reviews::Isbn};
+use model::{commerce::Order, reviews::Review};
+use store::{
+    Table,
+    commerce::{self, NewOrder, PlaceOutcome},
+    reviews::{self, NewReview, PutReviewOutcome},
+};
+
+/// Seed 002's review dates: 2001-08-05T02:46:00Z and 2002-08-05T02:46:00Z.
+pub const REVIEW_2001_MS: u64 = 996_979_560_000;
+pub const REVIEW_2002_MS: u64 = 1_028_515_560_000;
+/// Seed 000's three order dates: 2020-11-25, 2020-12-01, 2020-12-06 (midnight UTC).
+pub const ORDER_DATES_MS: [u64; 3] = [1_606_262_400_000, 1_606_780_800_000, 1_607_212_800_000];
+/// The Fellowship of the Ring and The Two Towers (HarperCollins, 1954).
+pub const FELLOWSHIP: &str = "9780261102354";
+pub const TWO_TOWERS: &str = "9780261102361";
+
+pub fn id(s: &str) -> Id {
+    Id::parse("id", s).expect("a valid test id")
+}
+
+pub fn isbn(s: &str) -> Isbn {
+    Isbn::parse(s).expect("a valid test ISBN")
+}
+
+pub fn sku(n: u64) -> Sku {
+    Sku::new(n).expect("a valid test SKU")
+}
+
+pub fn at(ms: u64) -> Timestamp {
+    Timestamp::from_ms(ms).expect("a test instant before 9999")
+}
+
+/// A customer named after its id (`<id>@example.com`).
+pub async fn customer(table: &Table, customer: &str) -> Id {
+    let c = id(customer);
+    commerce::put_customer(
+        table,
+        &c,
+        &format!("Customer {customer}"),
+        &format!("{customer}@example.com"),
+        at(1_604_188_800_000),
+    )
+    .await
+    .expect("put customer");
+    c
+}
+
+/// An order of `customer` placed at `ms`, with (sku, quantity, unit price) lines.
+pub async fn order(table: &Table, customer: &str, ms: u64, lines: &[(u64, u32, i64)]) -> Order {
+    let new = NewOrder {
+        customer: id(customer),
+        order_id: SortableId::at_ms(ms),
+        created_at: at(ms),
+        lines: lines.iter().map(|(s, q, p)| (sku(*s), *q, *p)).collect(),
+    };
+    let outcome = commerce::place_order(table, &new, None)
+        .await
+        .expect("place order");
+    assert_eq!(outcome, PlaceOutcome::Placed, "the customer exists");
+    new.order()
+}
+
+/// Seed 000: customer `customer` and an order on each of the seed's three dates (one line each).
+pub async fn customer_with_seed_orders(table: &Table, customer: &str) -> Vec<Order> {
+    self::customer(table, customer).await;
+    let mut orders = Vec::new();
+    for (i, ms) in ORDER_DATES_MS.into_iter().enumerate() {
+        orders.push(order(table, customer, ms, &[(i as u64 + 1, 1, 100)]).await);
+    }
+    orders
+}
+
+/// A book (title "T", author "A", 1954).
+pub async fn book(table: &Table, book: &str) -> Isbn {
+    let b = isbn(book);
+    reviews::put_book(table, &b, "T", "A", 1954)
+        .await
+        .expect("put book");
+    b
+}
+
+/// A user, member since 2000-09-29.
+pub async fn user(table: &Table, user: &str) -> Id {
+    let u = id(user);
+    let since = Date::parse_iso("2000-09-29").expect("valid");
+    reviews::put_user(table, &u, Some(since), since)
+        .await
+        .expect("put user");
+    u
+}
+
+/// `user`'s review of `book` (both must exist), written at `ms`.
+pub async fn review(
+    table: &Table,
+    book: &str,
+    user: &str,
+    ms: u64,
+    grade: u8,
+    text: &str,
+) -> Review {
+    let outcome = reviews::put_review(
+        table,
+        &NewReview {
+            isbn: isbn(book),
+            user: id(user),
+            grade,
+            text: text.into(),
+            at: at(ms),
+        },
+    )
+    .await
+    .expect("put review");
+    match outcome {
+        PutReviewOutcome::Created(r) | PutReviewOutcome::Updated(r) => r,
+        other => panic!("the book and the user must exist: {other:?}"),
+    }
+}
