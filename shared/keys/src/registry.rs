@@ -108,160 +108,35 @@ const REVIEWS: &str = "reviews";
 const LEARNING: &str = "learning";
 const DERIVED: &str = "derived";
 
-/// Every key of the table and its indexes, by entity and space.
+/// Every key of the table and its indexes, by entity and space: one line each, a table to read.
+#[rustfmt::skip]
 pub const KINDS: &[Kind] = &[
     // Commerce, base table.
-    Kind {
-        entity: ct::CUSTOMER,
-        context: COMMERCE,
-        space: Space::Base,
-        pk: &[Lit(c::CUSTOMER), Id],
-        sk: &[Lit(c::A_RECORD)],
-    },
-    Kind {
-        entity: ct::ORDER_SUMMARY,
-        context: COMMERCE,
-        space: Space::Base,
-        pk: &[Lit(c::CUSTOMER), Id],
-        sk: &[Lit(c::LEADING), Lit(c::ORDER), Ulid],
-    },
-    Kind {
-        entity: ct::ORDER_HEADER,
-        context: COMMERCE,
-        space: Space::Base,
-        pk: &[Lit(c::ORDER), Ulid],
-        sk: &[Lit(c::A_RECORD)],
-    },
-    Kind {
-        entity: ct::ORDER_LINE,
-        context: COMMERCE,
-        space: Space::Base,
-        pk: &[Lit(c::ORDER), Ulid],
-        sk: &[Lit(c::ITEM), Sku],
-    },
-    Kind {
-        entity: ct::TRACKING_EVENT,
-        context: COMMERCE,
-        space: Space::Base,
-        pk: &[Lit(c::ORDER), Ulid],
-        sk: &[Lit(c::EVENT), Ulid],
-    },
-    Kind {
-        entity: ct::CART_LINE,
-        context: COMMERCE,
-        space: Space::Base,
-        pk: &[Lit(c::CART), Id],
-        sk: &[Lit(c::PRODUCT), Id],
-    },
-    Kind {
-        entity: ct::IDEMPOTENCY,
-        context: COMMERCE,
-        space: Space::Base,
-        pk: &[Lit(c::IDEMPOTENCY), Id, Id],
-        sk: &[Lit(c::A_RECORD)],
-    },
-    Kind {
-        entity: ct::PRODUCT_SALES,
-        context: COMMERCE,
-        space: Space::Base,
-        pk: &[Lit(c::SALES), Sku, Shard],
-        sk: &[Lit(c::A_RECORD)],
-    },
+    Kind { entity: ct::CUSTOMER, context: COMMERCE, space: Space::Base, pk: &[Lit(c::CUSTOMER), Id], sk: &[Lit(c::A_RECORD)] },
+    Kind { entity: ct::ORDER_SUMMARY, context: COMMERCE, space: Space::Base, pk: &[Lit(c::CUSTOMER), Id], sk: &[Lit(c::LEADING), Lit(c::ORDER), Ulid] },
+    Kind { entity: ct::ORDER_HEADER, context: COMMERCE, space: Space::Base, pk: &[Lit(c::ORDER), Ulid], sk: &[Lit(c::A_RECORD)] },
+    Kind { entity: ct::ORDER_LINE, context: COMMERCE, space: Space::Base, pk: &[Lit(c::ORDER), Ulid], sk: &[Lit(c::ITEM), Sku] },
+    Kind { entity: ct::TRACKING_EVENT, context: COMMERCE, space: Space::Base, pk: &[Lit(c::ORDER), Ulid], sk: &[Lit(c::EVENT), Ulid] },
+    Kind { entity: ct::CART_LINE, context: COMMERCE, space: Space::Base, pk: &[Lit(c::CART), Id], sk: &[Lit(c::PRODUCT), Id] },
+    Kind { entity: ct::IDEMPOTENCY, context: COMMERCE, space: Space::Base, pk: &[Lit(c::IDEMPOTENCY), Id, Id], sk: &[Lit(c::A_RECORD)] },
+    Kind { entity: ct::PRODUCT_SALES, context: COMMERCE, space: Space::Base, pk: &[Lit(c::SALES), Sku, Shard], sk: &[Lit(c::A_RECORD)] },
     // Commerce, indexes.
-    Kind {
-        entity: ct::ORDER_LINE,
-        context: COMMERCE,
-        space: Space::Gsi1,
-        pk: &[Lit(c::PRODUCT), Sku],
-        sk: &[Lit(c::ORDER_ITEM), Ulid],
-    },
-    Kind {
-        entity: ct::ORDER_HEADER,
-        context: COMMERCE,
-        space: Space::Gsi2,
-        pk: &[Lit(c::ORDERS), Shard],
-        sk: &[Status, Ulid],
-    },
+    Kind { entity: ct::ORDER_LINE, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::ORDER_ITEM), Ulid] },
+    Kind { entity: ct::ORDER_HEADER, context: COMMERCE, space: Space::Gsi2, pk: &[Lit(c::ORDERS), Shard], sk: &[Status, Ulid] },
     // Reviews.
-    Kind {
-        entity: rt::BOOK,
-        context: REVIEWS,
-        space: Space::Base,
-        pk: &[Lit(r::BOOK), Isbn],
-        sk: &[Lit(r::BOOK), Isbn],
-    },
-    Kind {
-        entity: rt::REVIEW,
-        context: REVIEWS,
-        space: Space::Base,
-        pk: &[Lit(r::BOOK), Isbn],
-        sk: &[Timestamp, Lit(r::USER), Id],
-    },
-    Kind {
-        entity: rt::USER,
-        context: REVIEWS,
-        space: Space::Base,
-        pk: &[Lit(r::USER), Id],
-        sk: &[Lit(r::USER), Id],
-    },
-    Kind {
-        entity: rt::REVIEW_MARKER,
-        context: REVIEWS,
-        space: Space::Base,
-        pk: &[Lit(r::USER), Id],
-        sk: &[Lit(r::REVIEW_OF), Isbn],
-    },
-    Kind {
-        entity: rt::USER,
-        context: REVIEWS,
-        space: Space::Gsi1,
-        pk: &[Lit(r::USER), Id],
-        sk: &[Lit(r::USER), Id],
-    },
-    Kind {
-        entity: rt::REVIEW,
-        context: REVIEWS,
-        space: Space::Gsi1,
-        pk: &[Lit(r::USER), Id],
-        sk: &[Timestamp, Lit(r::BOOK), Isbn],
-    },
+    Kind { entity: rt::BOOK, context: REVIEWS, space: Space::Base, pk: &[Lit(r::BOOK), Isbn], sk: &[Lit(r::BOOK), Isbn] },
+    Kind { entity: rt::REVIEW, context: REVIEWS, space: Space::Base, pk: &[Lit(r::BOOK), Isbn], sk: &[Timestamp, Lit(r::USER), Id] },
+    Kind { entity: rt::USER, context: REVIEWS, space: Space::Base, pk: &[Lit(r::USER), Id], sk: &[Lit(r::USER), Id] },
+    Kind { entity: rt::REVIEW_MARKER, context: REVIEWS, space: Space::Base, pk: &[Lit(r::USER), Id], sk: &[Lit(r::REVIEW_OF), Isbn] },
+    Kind { entity: rt::USER, context: REVIEWS, space: Space::Gsi1, pk: &[Lit(r::USER), Id], sk: &[Lit(r::USER), Id] },
+    Kind { entity: rt::REVIEW, context: REVIEWS, space: Space::Gsi1, pk: &[Lit(r::USER), Id], sk: &[Timestamp, Lit(r::BOOK), Isbn] },
     // Learning (seed 001): unprefixed, lower-case course partitions.
-    Kind {
-        entity: lt::COURSE_OCCURRENCE,
-        context: LEARNING,
-        space: Space::Base,
-        pk: &[Text],
-        sk: &[Date, Lit(l::COURSE), Version, Text, Lit("")],
-    },
-    Kind {
-        entity: lt::CERTIFICATE,
-        context: LEARNING,
-        space: Space::Base,
-        pk: &[Text],
-        sk: &[Date, Lit(l::CERT), Version, Text, Lit("")],
-    },
-    Kind {
-        entity: lt::CERTIFICATE,
-        context: LEARNING,
-        space: Space::Gsi1,
-        pk: &[CertType, Shard, Lit("")],
-        sk: &[Lit(l::CERT), Version, Text, Lit("")],
-    },
+    Kind { entity: lt::COURSE_OCCURRENCE, context: LEARNING, space: Space::Base, pk: &[Text], sk: &[Date, Lit(l::COURSE), Version, Text, Lit("")] },
+    Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Base, pk: &[Text], sk: &[Date, Lit(l::CERT), Version, Text, Lit("")] },
+    Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Gsi1, pk: &[CertType, Shard, Lit("")], sk: &[Lit(l::CERT), Version, Text, Lit("")] },
     // Derived by the stream pipeline.
-    Kind {
-        entity: dt::DAILY_STATS,
-        context: DERIVED,
-        space: Space::Base,
-        pk: &[Lit(d::STATS), IsoDate, Shard],
-        sk: &[Lit(c::A_RECORD)],
-    },
-    Kind {
-        entity: dt::LEDGER,
-        context: DERIVED,
-        space: Space::Base,
-        pk: &[Lit(d::LEDGER), Id],
-        sk: &[Escaped, Escaped],
-    },
+    Kind { entity: dt::DAILY_STATS, context: DERIVED, space: Space::Base, pk: &[Lit(d::STATS), IsoDate, Shard], sk: &[Lit(c::A_RECORD)] },
+    Kind { entity: dt::LEDGER, context: DERIVED, space: Space::Base, pk: &[Lit(d::LEDGER), Id], sk: &[Escaped, Escaped] },
 ];
 
 /// Every registered kind a key could belong to (exactly one, for every key the builders make).
