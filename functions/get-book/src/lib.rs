@@ -12,47 +12,34 @@
 
 use api::{ApiError, views::reviews as view};
 use keys::reviews as k;
-use keys::reviews::Isbn;
 use lambda_http::{Body, Request, Response};
 use model::reviews::{Book, Review};
-use serde_json::{Value, json};
-use store::{Deps, Needs, ParentPage};
+use serde_json::json;
+use store::{Deps, Needs};
 
 pub const NEEDS: Needs = Needs::CURSORS;
 pub const DEFAULT_LIMIT: u32 = 15;
 pub const MAX_LIMIT: u32 = 100;
 
-/// What a cursor is bound to: this pattern, this book, this page size.
-fn binding(isbn: &Isbn, limit: u32) -> String {
-    format!("R1|{isbn}|{limit}")
-}
-
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;
-    let limit = api::query_u32(&req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
-    let bound = binding(&isbn, limit);
-    let start = api::page_start(&req, deps.cursors()?, &bound)?;
-    let page = deps
-        .table
-        .query(k::book_and_reviews(&isbn))
-        .parent_page::<Book, Review>(limit, start)
-        .await?;
-    let Some(ParentPage {
-        parent,
-        children: reviews,
-        last_key,
-    }) = page
+    // A cursor is bound to this pattern, this book and this page size.
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("R1|{isbn}|{limit}")
+    })?;
+    let Some((book, reviews, next)) = paging
+        .parent_page::<Book, Review, _>(&deps.table, k::book_and_reviews(&isbn))
+        .await?
     else {
         return Err(ApiError::not_found(
             "book_not_found",
             format!("There is no book {isbn}; create it with PUT /books/{isbn}."),
         ));
     };
-    let next = api::next_cursor(deps.cursors()?, &bound, last_key)?;
     api::json(
         200,
         &json!({
-            "book": parent.as_ref().map(view::book).unwrap_or(Value::Null),
+            "book": book.as_ref().map(view::book),
             "reviews": reviews.iter().map(view::review).collect::<Vec<_>>(),
             "nextCursor": next,
         }),
@@ -62,8 +49,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{Date, Id};
+    use keys::{Date, Id, reviews::Isbn};
     use model::Item;
+    use serde_json::Value;
     use store::{
         Table, Update,
         reviews::{self, NewReview, put_review},
@@ -244,69 +232,41 @@ mod tests {
     #[tokio::test]
     async fn walking_the_pages_returns_every_review_once_one_query_per_page() {
         let d = seeded(12).await;
-        let mut seen = Vec::new();
-        let mut cursor: Option<String> = None;
-        let mut pages = 0;
-        loop {
-            let mut q = vec![("limit", "5")];
-            if let Some(c) = &cursor {
-                q.push(("cursor", c.as_str()));
-            }
+        let pages = testkit::walk_pages("5", async |q| {
             d.table.meter().reset();
-            let (s, body) = get(&d, ISBN, &q).await;
+            let (s, body) = get(&d, ISBN, q).await;
             assert_eq!(s, 200, "{body}");
-            assert_eq!(
-                body["book"].is_null(),
-                pages > 0,
-                "the book on the first page only"
-            );
             let requests = d.table.meter().requests();
             assert_eq!(requests.len(), 1, "one query per page");
             let read = items_of(&d, &body).await;
             assert_eq!(requests[0].items, read.len());
             assert_eq!(requests[0].read_units, query_read_units(&read, false));
-            seen.extend(users_of(&body));
-            pages += 1;
-            match body["nextCursor"].as_str() {
-                Some(c) => cursor = Some(c.to_owned()),
-                None => break,
-            }
-        }
+            body
+        })
+        .await;
+        let books: Vec<_> = pages.iter().map(|p| !p["book"].is_null()).collect();
+        assert_eq!(books, [true, false, false], "5 + 5 + 2, the book first");
+        let seen: Vec<_> = pages.iter().flat_map(users_of).collect();
         assert_eq!(seen, expected_users(0..12));
-        assert_eq!(pages, 3, "5 + 5 + 2");
     }
 
     #[tokio::test]
     async fn reviews_written_during_a_walk_are_neither_skipped_nor_repeated() {
         let d = seeded(12).await;
-        let mut seen = Vec::new();
-        let mut cursor: Option<String> = None;
         let mut newcomers = 0;
-        loop {
-            let mut q = vec![("limit", "4")];
-            if let Some(c) = &cursor {
-                q.push(("cursor", c.as_str()));
-            }
-            let (s, body) = get(&d, ISBN, &q).await;
+        let pages = testkit::walk_pages("4", async |q| {
+            let (s, body) = get(&d, ISBN, q).await;
             assert_eq!(s, 200);
-            seen.extend(users_of(&body));
             // Two new reviews between every two pages, written now: newer than all of them.
             for _ in 0..2 {
-                add_review(
-                    &d.table,
-                    ISBN,
-                    &format!("new-{newcomers}"),
-                    keys::now_ms(),
-                    "New.",
-                )
-                .await;
+                let user = format!("new-{newcomers}");
+                add_review(&d.table, ISBN, &user, keys::now_ms(), "New.").await;
                 newcomers += 1;
             }
-            match body["nextCursor"].as_str() {
-                Some(c) => cursor = Some(c.to_owned()),
-                None => break,
-            }
-        }
+            body
+        })
+        .await;
+        let seen: Vec<_> = pages.iter().flat_map(users_of).collect();
         assert_eq!(
             seen,
             expected_users(0..12),

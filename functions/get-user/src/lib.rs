@@ -12,48 +12,35 @@
 //! `reviewCount` is derived by the stream handlers (`ReviewCount` on the user).
 
 use api::{ApiError, views::reviews as view};
-use keys::Id;
 use keys::reviews as k;
 use lambda_http::{Body, Request, Response};
 use model::reviews::{Review, User};
-use serde_json::{Value, json};
-use store::{Deps, Needs, ParentPage};
+use serde_json::json;
+use store::{Deps, Needs};
 
 pub const NEEDS: Needs = Needs::CURSORS;
 pub const DEFAULT_LIMIT: u32 = 15;
 pub const MAX_LIMIT: u32 = 100;
 
-/// What a cursor is bound to: this pattern, this user, this page size.
-fn binding(user: &Id, limit: u32) -> String {
-    format!("R2|{user}|{limit}")
-}
-
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let user = api::path_id(&req, "username")?;
-    let limit = api::query_u32(&req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
-    let bound = binding(&user, limit);
-    let start = api::page_start(&req, deps.cursors()?, &bound)?;
-    let page = deps
-        .table
-        .query(k::user_and_reviews(&user))
-        .parent_page::<User, Review>(limit, start)
-        .await?;
-    let Some(ParentPage {
-        parent,
-        children: reviews,
-        last_key,
-    }) = page
+    // A cursor is bound to this pattern, this user and this page size.
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("R2|{user}|{limit}")
+    })?;
+    let Some((user, reviews, next)) = paging
+        .parent_page::<User, Review, _>(&deps.table, k::user_and_reviews(&user))
+        .await?
     else {
         return Err(ApiError::not_found(
             "user_not_found",
             format!("There is no user {user}; create it with PUT /users/{user}."),
         ));
     };
-    let next = api::next_cursor(deps.cursors()?, &bound, last_key)?;
     api::json(
         200,
         &json!({
-            "user": parent.as_ref().map(view::user).unwrap_or(Value::Null),
+            "user": user.as_ref().map(view::user),
             "reviews": reviews.iter().map(view::review).collect::<Vec<_>>(),
             "nextCursor": next,
         }),
@@ -63,8 +50,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{Date, reviews::Isbn};
+    use keys::{Date, Id, reviews::Isbn};
     use model::Item;
+    use serde_json::Value;
     use store::{
         Table, Update,
         cursor::CursorCodec,
@@ -240,61 +228,39 @@ mod tests {
     #[tokio::test]
     async fn walking_the_pages_returns_every_review_once_one_query_per_page() {
         let d = seeded(12).await;
-        let mut seen = Vec::new();
-        let mut cursor: Option<String> = None;
-        let mut pages = 0;
-        loop {
-            let mut q = vec![("limit", "5")];
-            if let Some(c) = &cursor {
-                q.push(("cursor", c.as_str()));
-            }
+        let pages = testkit::walk_pages("5", async |q| {
             d.table.meter().reset();
-            let (s, body) = get(&d, "frodo", &q).await;
+            let (s, body) = get(&d, "frodo", q).await;
             assert_eq!(s, 200, "{body}");
-            assert_eq!(
-                body["user"].is_null(),
-                pages > 0,
-                "the user on the first page only"
-            );
             let requests = d.table.meter().requests();
             assert_eq!(requests.len(), 1, "one query per page");
             let read = items_of(&d, "frodo", &body).await;
             assert_eq!(requests[0].items, read.len());
             assert_eq!(requests[0].index_read_units, query_read_units(&read, false));
-            seen.extend(books_of(&body));
-            pages += 1;
-            match body["nextCursor"].as_str() {
-                Some(c) => cursor = Some(c.to_owned()),
-                None => break,
-            }
-        }
+            body
+        })
+        .await;
+        let users: Vec<_> = pages.iter().map(|p| !p["user"].is_null()).collect();
+        assert_eq!(users, [true, false, false], "5 + 5 + 2, the user first");
+        let seen: Vec<_> = pages.iter().flat_map(books_of).collect();
         assert_eq!(seen, expected_books(0..12));
-        assert_eq!(pages, 3, "5 + 5 + 2");
     }
 
     #[tokio::test]
     async fn reviews_written_during_a_walk_are_neither_skipped_nor_repeated() {
         let d = seeded(12).await;
-        let mut seen = Vec::new();
-        let mut cursor: Option<String> = None;
         let mut newcomers = 100;
-        loop {
-            let mut q = vec![("limit", "4")];
-            if let Some(c) = &cursor {
-                q.push(("cursor", c.as_str()));
-            }
-            let (s, body) = get(&d, "frodo", &q).await;
+        let pages = testkit::walk_pages("4", async |q| {
+            let (s, body) = get(&d, "frodo", q).await;
             assert_eq!(s, 200);
-            seen.extend(books_of(&body));
             for _ in 0..2 {
                 add_review(&d.table, newcomers, "frodo", keys::now_ms(), "New.").await;
                 newcomers += 1;
             }
-            match body["nextCursor"].as_str() {
-                Some(c) => cursor = Some(c.to_owned()),
-                None => break,
-            }
-        }
+            body
+        })
+        .await;
+        let seen: Vec<_> = pages.iter().flat_map(books_of).collect();
         assert_eq!(
             seen,
             expected_books(0..12),

@@ -7,7 +7,7 @@
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
 use api::{ApiError, views::commerce as view};
-use keys::{Date, Id, commerce as k};
+use keys::{Date, commerce as k};
 use lambda_http::{Body, Request, Response};
 use model::commerce::OrderSummary;
 use serde_json::json;
@@ -17,11 +17,6 @@ pub const NEEDS: Needs = Needs::CURSORS;
 
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;
-
-/// What a cursor is bound to: this pattern, this customer, this range.
-fn binding(customer: &Id, from: Date, to: Date) -> String {
-    format!("C4|{customer}|{from}|{to}")
-}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
@@ -41,10 +36,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             format!("from ({from}) is after to ({to})"),
         ));
     }
-    let limit = api::query_u32(&req, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
-    let bound = binding(&customer, from, to);
-    let start = api::page_start(&req, deps.cursors()?, &bound)?;
-    let first_page = start.is_none();
+    // A cursor is bound to this pattern, this customer and this range.
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |_| {
+        format!("C4|{customer}|{from}|{to}")
+    })?;
 
     let range = k::orders_in_range(&customer, from, to)
         .map_err(|e| ApiError::invalid_parameter("from", e))?;
@@ -52,12 +47,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .table
         .query(range)
         .backwards()
-        .limit(limit)
-        .start(start)
+        .limit(paging.limit)
+        .start(paging.start.clone())
         .send()
         .await?
         .decode::<OrderSummary>()?;
-    if first_page
+    if paging.is_first()
         && page.items.is_empty()
         && !commerce::customer_exists(&deps.table, &customer).await?
     {
@@ -66,7 +61,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             format!("There is no customer {customer}."),
         ));
     }
-    let next = api::next_cursor(deps.cursors()?, &bound, page.last_key)?;
+    let next = paging.next_cursor(page.last_key)?;
     api::json(
         200,
         &json!({
@@ -152,27 +147,17 @@ mod tests {
     #[tokio::test]
     async fn walking_the_pages_returns_every_order_once() {
         let (d, ids) = seeded().await;
-        let mut seen = Vec::new();
-        let mut cursor: Option<String> = None;
-        let mut pages = 0;
-        loop {
-            let mut q = vec![("limit", "5")];
-            if let Some(c) = &cursor {
-                q.push(("cursor", c.as_str()));
-            }
-            let (s, body) = get(&d, "123", &q).await;
+        let pages = testkit::walk_pages("5", async |q| {
+            let (s, body) = get(&d, "123", q).await;
             assert_eq!(s, 200);
-            seen.extend(ids_of(&body));
-            pages += 1;
-            match body["nextCursor"].as_str() {
-                Some(c) => cursor = Some(c.to_owned()),
-                None => break,
-            }
-        }
+            body
+        })
+        .await;
+        let seen: Vec<_> = pages.iter().flat_map(ids_of).collect();
         let mut expected = ids.clone();
         expected.reverse();
         assert_eq!(seen, expected);
-        assert!(pages >= 3);
+        assert!(pages.len() >= 3);
     }
 
     #[tokio::test]

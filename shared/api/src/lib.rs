@@ -10,13 +10,15 @@
 use std::future::Future;
 
 use keys::{Date, Id, KeyError};
+use keys::{KeyCondition, KeySpace};
 use lambda_http::{
     Body, Request, RequestExt, Response,
     http::{StatusCode, header::CONTENT_TYPE},
     service_fn,
 };
+use model::Entity;
 use serde::{Serialize, de::DeserializeOwned};
-use store::{Deps, Needs, StoreError, cursor::CursorError};
+use store::{Deps, Needs, StoreError, Table, cursor::CursorError};
 
 /// Largest request body accepted. Every body of this API is a few hundred bytes; bounding it
 /// bounds the work bad input can cause.
@@ -205,25 +207,72 @@ pub fn query_date(req: &Request, name: &str) -> Result<Option<Date>, ApiError> {
         .transpose()
 }
 
-/// Where a page starts: the `cursor` query parameter, checked against `binding` (the pattern and
-/// its parameters); `None` for a first page.
-pub fn page_start(
-    req: &Request,
-    cursors: &store::cursor::CursorCodec,
-    binding: &str,
-) -> Result<Option<model::Item>, ApiError> {
-    Ok(query(req, "cursor")
-        .map(|c| cursors.decode(binding, &c))
-        .transpose()?)
+/// A page request of a paginated pattern: its size, where it starts (the `cursor` query
+/// parameter) and what its cursors are bound to (the pattern and every parameter that selects its
+/// items), so a cursor cannot be replayed against another pattern, item or range.
+#[derive(Debug)]
+pub struct Paging<'d> {
+    /// Items per page: the `limit` query parameter, or the pattern's default.
+    pub limit: u32,
+    /// DynamoDB's `ExclusiveStartKey`; `None` for a first page.
+    pub start: Option<model::Item>,
+    binding: String,
+    cursors: &'d store::cursor::CursorCodec,
 }
 
-/// The `nextCursor` of a page: DynamoDB's `LastEvaluatedKey`, signed and bound to `binding`.
-pub fn next_cursor(
-    cursors: &store::cursor::CursorCodec,
-    binding: &str,
-    last_key: Option<model::Item>,
-) -> Result<Option<String>, ApiError> {
-    Ok(last_key.map(|k| cursors.encode(binding, &k)).transpose()?)
+impl<'d> Paging<'d> {
+    /// Reads `limit` (`default`, within `1..=max`) and `cursor`; `bind` makes the binding from the
+    /// limit (include it when a page's shape depends on it).
+    pub fn from_request(
+        req: &Request,
+        deps: &'d Deps,
+        default: u32,
+        max: u32,
+        bind: impl FnOnce(u32) -> String,
+    ) -> Result<Paging<'d>, ApiError> {
+        let limit = query_u32(req, "limit", default, 1, max)?;
+        let binding = bind(limit);
+        let cursors = deps.cursors()?;
+        let start = query(req, "cursor")
+            .map(|c| cursors.decode(&binding, &c))
+            .transpose()?;
+        Ok(Paging {
+            limit,
+            start,
+            binding,
+            cursors,
+        })
+    }
+
+    pub fn is_first(&self) -> bool {
+        self.start.is_none()
+    }
+
+    /// One page of a collection read backwards from its parent's own record
+    /// ([`store::Query::parent_page`]): the parent (first page only), its children newest first,
+    /// and the next page's cursor. `None` when the parent does not exist.
+    pub async fn parent_page<P: Entity, C: Entity, S: KeySpace>(
+        &self,
+        table: &Table,
+        condition: KeyCondition<S>,
+    ) -> Result<Option<(Option<P>, Vec<C>, Option<String>)>, ApiError> {
+        let Some(page) = table
+            .query(condition)
+            .parent_page::<P, C>(self.limit, self.start.clone())
+            .await?
+        else {
+            return Ok(None);
+        };
+        let next = self.next_cursor(page.last_key)?;
+        Ok(Some((page.parent, page.children, next)))
+    }
+
+    /// The `nextCursor` after a page: DynamoDB's `LastEvaluatedKey`, signed and bound.
+    pub fn next_cursor(&self, last_key: Option<model::Item>) -> Result<Option<String>, ApiError> {
+        Ok(last_key
+            .map(|k| self.cursors.encode(&self.binding, &k))
+            .transpose()?)
+    }
 }
 
 /// A header's value, if present and text.

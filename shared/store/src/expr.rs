@@ -6,6 +6,19 @@ use std::collections::HashMap;
 use aws_sdk_dynamodb::types::AttributeValue;
 use keys::attr;
 
+/// Sets a condition expression and every placeholder of the request on an SDK builder. The
+/// single-item requests and the parts of a transaction each have their own builder type with
+/// the same three setters: this is the one place they are called.
+macro_rules! with_expressions {
+    ($builder:expr, $condition:expr, $placeholders:expr) => {
+        $builder
+            .set_condition_expression($condition)
+            .set_expression_attribute_names($placeholders.names())
+            .set_expression_attribute_values($placeholders.values())
+    };
+}
+pub(crate) use with_expressions;
+
 /// The placeholders of one request's expressions.
 #[derive(Debug, Default)]
 pub(crate) struct Placeholders {

@@ -38,7 +38,7 @@ pub use query::{Page, ParentPage, Query};
 pub use txn::{Part, Transaction};
 
 use error::{build_error, from_sdk};
-use expr::Placeholders;
+use expr::{Placeholders, with_expressions};
 
 /// How many times a batch read asks again for keys DynamoDB left unprocessed.
 const BATCH_ATTEMPTS: u32 = 8;
@@ -162,25 +162,19 @@ impl Table {
     ) -> Result<(), StoreError> {
         let mut p = Placeholders::default();
         let condition = condition.map(|c| c.render(&mut p));
-        let result = self
-            .client
-            .put_item()
-            .table_name(&self.name)
-            .set_item(Some(model::to_item(entity)?))
-            .set_condition_expression(condition)
-            .set_expression_attribute_names(p.names())
-            .set_expression_attribute_values(p.values())
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
-        self.record_write(
-            "PutItem",
-            result.is_ok(),
-            result
-                .as_ref()
-                .ok()
-                .and_then(|o| o.consumed_capacity.as_ref()),
-        );
+        let result = with_expressions!(
+            self.client
+                .put_item()
+                .table_name(&self.name)
+                .set_item(Some(model::to_item(entity)?)),
+            condition,
+            p
+        )
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await;
+        let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
+        self.record_write("PutItem", written);
         result.map(|_| ()).map_err(from_sdk)
     }
 
@@ -194,27 +188,21 @@ impl Table {
         let mut p = Placeholders::default();
         let expression = update.render(&mut p);
         let condition = condition.map(|c| c.render(&mut p));
-        let result = self
-            .client
-            .update_item()
-            .table_name(&self.name)
-            .set_key(Some(key_item(key)))
-            .update_expression(expression)
-            .set_condition_expression(condition)
-            .set_expression_attribute_names(p.names())
-            .set_expression_attribute_values(p.values())
-            .return_values(ReturnValue::AllNew)
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
-        self.record_write(
-            "UpdateItem",
-            result.is_ok(),
-            result
-                .as_ref()
-                .ok()
-                .and_then(|o| o.consumed_capacity.as_ref()),
-        );
+        let result = with_expressions!(
+            self.client
+                .update_item()
+                .table_name(&self.name)
+                .set_key(Some(key_item(key)))
+                .update_expression(expression),
+            condition,
+            p
+        )
+        .return_values(ReturnValue::AllNew)
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await;
+        let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
+        self.record_write("UpdateItem", written);
         let out = result.map_err(from_sdk)?;
         out.attributes
             .ok_or_else(|| StoreError::Corrupt("UpdateItem returned no attributes".into()))
@@ -248,39 +236,29 @@ impl Table {
     ) -> Result<(), StoreError> {
         let mut p = Placeholders::default();
         let condition = condition.map(|c| c.render(&mut p));
-        let result = self
-            .client
-            .delete_item()
-            .table_name(&self.name)
-            .set_key(Some(key_item(key)))
-            .set_condition_expression(condition)
-            .set_expression_attribute_names(p.names())
-            .set_expression_attribute_values(p.values())
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await;
-        self.record_write(
-            "DeleteItem",
-            result.is_ok(),
-            result
-                .as_ref()
-                .ok()
-                .and_then(|o| o.consumed_capacity.as_ref()),
-        );
+        let result = with_expressions!(
+            self.client
+                .delete_item()
+                .table_name(&self.name)
+                .set_key(Some(key_item(key))),
+            condition,
+            p
+        )
+        .return_consumed_capacity(ReturnConsumedCapacity::Total)
+        .send()
+        .await;
+        let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
+        self.record_write("DeleteItem", written);
         result.map(|_| ()).map_err(from_sdk)
     }
 
-    /// Records a single-item write: its capacity if it was written, nothing if it was refused.
-    fn record_write(
-        &self,
-        operation: &'static str,
-        written: bool,
-        consumed: Option<&ConsumedCapacity>,
-    ) {
-        let written = usize::from(written);
-        let consumed: Vec<ConsumedCapacity> = consumed.cloned().into_iter().collect();
+    /// Records a single-item write: `None` if it was refused (nothing written, nothing charged),
+    /// else the capacity DynamoDB reported for it.
+    fn record_write(&self, operation: &'static str, written: Option<Option<&ConsumedCapacity>>) {
+        let consumed: Vec<ConsumedCapacity> = written.flatten().cloned().into_iter().collect();
+        let items = usize::from(written.is_some());
         self.meter
-            .record(operation, None, &consumed, written, Vec::new());
+            .record(operation, None, &consumed, items, Vec::new());
     }
 
     /// A Query over a typed key condition; the index is the key space's.

@@ -14,7 +14,7 @@ use model::{Entity, Item, key_item};
 use crate::{
     Condition, StoreError, Table, Update,
     error::{build_error, from_sdk},
-    expr::Placeholders,
+    expr::{Placeholders, with_expressions},
     retry,
 };
 
@@ -69,14 +69,15 @@ impl<'t> Transaction<'t> {
     pub fn check(&mut self, key: &PrimaryKey, condition: Condition) -> Result<Part, StoreError> {
         let mut p = Placeholders::default();
         let expression = condition.render(&mut p);
-        let check = ConditionCheck::builder()
-            .table_name(self.table.name())
-            .set_key(Some(key_item(key)))
-            .condition_expression(expression)
-            .set_expression_attribute_names(p.names())
-            .set_expression_attribute_values(p.values())
-            .build()
-            .map_err(build_error)?;
+        let check = with_expressions!(
+            ConditionCheck::builder()
+                .table_name(self.table.name())
+                .set_key(Some(key_item(key))),
+            Some(expression),
+            p
+        )
+        .build()
+        .map_err(build_error)?;
         Ok(self.push(
             TransactWriteItem::builder().condition_check(check).build(),
             "dynamodb:ConditionCheckItem",
@@ -101,14 +102,15 @@ impl<'t> Transaction<'t> {
     ) -> Result<Part, StoreError> {
         let mut p = Placeholders::default();
         let condition = condition.map(|c| c.render(&mut p));
-        let put = Put::builder()
-            .table_name(self.table.name())
-            .set_item(Some(item))
-            .set_condition_expression(condition)
-            .set_expression_attribute_names(p.names())
-            .set_expression_attribute_values(p.values())
-            .build()
-            .map_err(build_error)?;
+        let put = with_expressions!(
+            Put::builder()
+                .table_name(self.table.name())
+                .set_item(Some(item)),
+            condition,
+            p
+        )
+        .build()
+        .map_err(build_error)?;
         Ok(self.push(
             TransactWriteItem::builder().put(put).build(),
             "dynamodb:PutItem",
@@ -123,14 +125,15 @@ impl<'t> Transaction<'t> {
     ) -> Result<Part, StoreError> {
         let mut p = Placeholders::default();
         let condition = condition.map(|c| c.render(&mut p));
-        let delete = Delete::builder()
-            .table_name(self.table.name())
-            .set_key(Some(key_item(key)))
-            .set_condition_expression(condition)
-            .set_expression_attribute_names(p.names())
-            .set_expression_attribute_values(p.values())
-            .build()
-            .map_err(build_error)?;
+        let delete = with_expressions!(
+            Delete::builder()
+                .table_name(self.table.name())
+                .set_key(Some(key_item(key))),
+            condition,
+            p
+        )
+        .build()
+        .map_err(build_error)?;
         Ok(self.push(
             TransactWriteItem::builder().delete(delete).build(),
             "dynamodb:DeleteItem",
@@ -147,15 +150,16 @@ impl<'t> Transaction<'t> {
         let mut p = Placeholders::default();
         let expression = update.render(&mut p);
         let condition = condition.map(|c| c.render(&mut p));
-        let update = SdkUpdate::builder()
-            .table_name(self.table.name())
-            .set_key(Some(key_item(key)))
-            .update_expression(expression)
-            .set_condition_expression(condition)
-            .set_expression_attribute_names(p.names())
-            .set_expression_attribute_values(p.values())
-            .build()
-            .map_err(build_error)?;
+        let update = with_expressions!(
+            SdkUpdate::builder()
+                .table_name(self.table.name())
+                .set_key(Some(key_item(key)))
+                .update_expression(expression),
+            condition,
+            p
+        )
+        .build()
+        .map_err(build_error)?;
         Ok(self.push(
             TransactWriteItem::builder().update(update).build(),
             "dynamodb:UpdateItem",

@@ -39,6 +39,30 @@ where
     response_json(&api::respond(handler(request(event)).await))
 }
 
+/// Walks a paginated route from its first page to its last: `page` fetches one page with the
+/// query parameters it is given (`limit`, and from the second page on the previous page's
+/// `cursor`) and returns its body; the walk follows `nextCursor` until it is null. Every body, in
+/// order.
+pub async fn walk_pages(
+    limit: &str,
+    mut page: impl AsyncFnMut(&[(&str, &str)]) -> Value,
+) -> Vec<Value> {
+    let mut pages: Vec<Value> = Vec::new();
+    loop {
+        let cursor = pages
+            .last()
+            .map(|p| p["nextCursor"].as_str().map(str::to_owned));
+        let mut query = vec![("limit", limit)];
+        match &cursor {
+            None => {}
+            Some(Some(c)) => query.push(("cursor", c.as_str())),
+            Some(None) => return pages,
+        }
+        assert!(pages.len() < 1000, "a walk that does not end");
+        pages.push(page(&query).await);
+    }
+}
+
 /// A new, empty table in DynamoDB Local (at `AWS_ENDPOINT_URL_DYNAMODB`), recording every request.
 pub async fn table() -> Table {
     let client = dev::client();
