@@ -6,7 +6,8 @@ use template::Template;
 use tokio::net::TcpListener;
 
 use crate::{
-    gateway::Gateway,
+    gateway::{Gateway, RouteAuth},
+    jwt::{self, Authorizer, Issuer},
     routes::Router,
     stack::{Stack, StackConfig},
     streams::{self, StreamsConfig, StreamsHandle},
@@ -15,6 +16,7 @@ use crate::{
 pub const USAGE: &str = "\
 usage: local-stack [--template template.yaml] [--port 3000] [--table NAME] [--bin-dir target/debug]
                    [--param Name=Value ...] [--max-instances 8] [--no-streams]
+                   [--issuer-dir .local/issuer]
 
 Runs template.yaml's functions locally behind an API Gateway HTTP API emulation, against
 DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start it with
@@ -26,6 +28,8 @@ DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start 
   --bin-dir DIR         where the function binaries are (default target/debug)
   --param NAME=VALUE    a template parameter's value (repeatable); else its Default
   --max-instances N     most concurrent processes per function (default 8)
+  --issuer-dir DIR      the local token issuer's key (made on first use; default .local/issuer):
+                        the API's JWT authorizer accepts its tokens (`make token SUB=<id>`)
   --no-streams          do not feed the table's stream to the functions with stream events
                         (by default each gets an event source mapping; the status is at
                         GET /_local/streams, discarded records in .local/failures/)
@@ -41,6 +45,8 @@ pub struct Args {
     pub max_instances: usize,
     /// Run the DynamoDB stream event source mappings.
     pub streams: bool,
+    /// Where the local issuer keeps its signing key.
+    pub issuer_dir: PathBuf,
 }
 
 impl Default for Args {
@@ -53,6 +59,7 @@ impl Default for Args {
             params: BTreeMap::new(),
             max_instances: 8,
             streams: true,
+            issuer_dir: ".local/issuer".into(),
         }
     }
 }
@@ -91,6 +98,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             "--port" => out.port = number(&flag, &value()?)?,
             "--table" => out.table = value()?,
             "--bin-dir" => out.bin_dir = value()?.into(),
+            "--issuer-dir" => out.issuer_dir = value()?.into(),
             "--max-instances" => {
                 out.max_instances = number(&flag, &value()?)?;
                 if out.max_instances == 0 {
@@ -128,6 +136,18 @@ pub async fn run(args: Args) -> Result<(), String> {
     };
     // Everything that can be wrong in the arguments fails here, before anything starts.
     let specs = Stack::function_specs(&template, &config).map_err(|e| e.to_string())?;
+    // The API's JWT authorizer, trusting the local issuer (whose key exists before we listen).
+    let auth = match &template.api_auth {
+        Some(api) => {
+            let issuer = Issuer::open(&args.issuer_dir)
+                .map_err(|e| format!("{}: {e}", args.issuer_dir.display()))?;
+            Some(RouteAuth {
+                authorizer: Authorizer::new(&issuer.jwks(), jwt::ISSUER, &[jwt::AUDIENCE]),
+                scopes: api.scopes.clone(),
+            })
+        }
+        None => None,
+    };
     let address = SocketAddr::from(([127, 0, 0, 1], args.port));
     let listener = TcpListener::bind(address)
         .await
@@ -157,10 +177,11 @@ pub async fn run(args: Args) -> Result<(), String> {
     } else {
         None
     };
-    let gateway = Gateway::with_streams(
+    let gateway = Gateway::with_auth(
         Router::from_template(&template),
         stack.clone(),
         streams.clone(),
+        auth,
     );
 
     print_banner(&gateway, &args, &endpoint, created, streams.as_ref());
@@ -220,7 +241,14 @@ fn print_banner(
     println!("Routes:");
     for r in routes {
         let url = format!("{base}{}", r.path);
-        println!("  {:<6} {url:<width$}  -> {}", r.method, r.function);
+        let public = if r.public { "  (public)" } else { "" };
+        println!("  {:<6} {url:<width$}  -> {}{public}", r.method, r.function);
+    }
+    if gateway.signs_in() {
+        println!(
+            "Sign-in: JWT, local issuer (key in {}); a token: make token SUB=<id> [GROUPS=staff]",
+            args.issuer_dir.display()
+        );
     }
     println!(
         "DynamoDB Local: {endpoint}, table {} ({})",

@@ -20,6 +20,7 @@ use crate::{
     apigw::{self, RequestInfo},
     ids,
     instances::InvokeError,
+    jwt::{Authorizer, Refused},
     routes::Router,
     stack::Stack,
     streams::StreamsHandle,
@@ -35,6 +36,13 @@ pub struct Gateway {
     router: Router,
     stack: Arc<Stack>,
     streams: Option<StreamsHandle>,
+    auth: Option<RouteAuth>,
+}
+
+/// The API's JWT authorizer and the scopes its routes require (template: `Auth` of the HttpApi).
+pub struct RouteAuth {
+    pub authorizer: Authorizer,
+    pub scopes: Vec<String>,
 }
 
 impl Gateway {
@@ -53,7 +61,28 @@ impl Gateway {
             router,
             stack,
             streams,
+            auth: None,
         })
+    }
+
+    /// A gateway whose routes, except the public ones, need a token `auth` accepts.
+    pub fn with_auth(
+        router: Router,
+        stack: Arc<Stack>,
+        streams: Option<StreamsHandle>,
+        auth: Option<RouteAuth>,
+    ) -> Arc<Gateway> {
+        Arc::new(Gateway {
+            router,
+            stack,
+            streams,
+            auth,
+        })
+    }
+
+    /// Whether routes need a token.
+    pub fn signs_in(&self) -> bool {
+        self.auth.is_some()
     }
 
     pub fn router(&self) -> &Router {
@@ -132,11 +161,29 @@ impl Gateway {
     ) -> (Response<Bytes>, Option<&str>) {
         let (parts, body) = req.into_parts();
         let Some(route) = self.router.find(parts.method.as_str(), parts.uri.path()) else {
-            let message = format!("No route for {} {}", parts.method, parts.uri.path());
-            let body = json!({ "code": "route_not_found", "message": message });
-            return (apigw::json_response(StatusCode::NOT_FOUND, &body), None);
+            // What API Gateway answers for a path and method no route matches.
+            return (
+                apigw::error_response(StatusCode::NOT_FOUND, "Not Found"),
+                None,
+            );
         };
         let function = Some(route.route.function.as_str());
+
+        // The authorizer runs before the body is read and the function is invoked.
+        let authorizer = match (&self.auth, route.route.public) {
+            (Some(auth), false) => {
+                let token = parts
+                    .headers
+                    .get(header::AUTHORIZATION)
+                    .and_then(|v| v.to_str().ok());
+                let now = info.time.unix_timestamp();
+                match auth.authorizer.check(token, &auth.scopes, now) {
+                    Ok(accepted) => Some(accepted),
+                    Err(refused) => return (unauthorized(&refused, &auth.scopes), function),
+                }
+            }
+            _ => None,
+        };
 
         let declared = parts
             .headers
@@ -155,7 +202,12 @@ impl Gateway {
             }
         };
 
-        let event = apigw::build_event(&parts, &body, &route, info);
+        let mut event = apigw::build_event(&parts, &body, &route, info);
+        if let Some(accepted) = authorizer {
+            event["requestContext"]["authorizer"] = json!({
+                "jwt": { "claims": accepted.claims, "scopes": accepted.scopes }
+            });
+        }
         let response = match self.stack.invoke(&route.route.function, &event).await {
             Ok(value) => apigw::http_response(value).unwrap_or_else(|e| {
                 eprintln!("[{}] malformed response: {e}", route.route.function);
@@ -183,6 +235,22 @@ fn error_response(e: &InvokeError) -> Response<Bytes> {
         }
         _ => internal_error(),
     }
+}
+
+/// API Gateway's answer to a refused token: 401, `{"message":"Unauthorized"}`, and the reason in
+/// `www-authenticate`.
+fn unauthorized(refused: &Refused, scopes: &[String]) -> Response<Bytes> {
+    let mut response = apigw::error_response(StatusCode::UNAUTHORIZED, "Unauthorized");
+    let challenge = format!(
+        "Bearer scope=\"{}\" error=\"invalid_token\" error_description=\"{refused}\"",
+        scopes.join(" ")
+    );
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
 }
 
 fn internal_error() -> Response<Bytes> {

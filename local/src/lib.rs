@@ -17,6 +17,7 @@ pub mod filter;
 pub mod gateway;
 pub mod ids;
 pub mod instances;
+pub mod jwt;
 pub mod routes;
 mod runtime_api;
 pub mod stack;

@@ -21,6 +21,8 @@ pub struct RouteEntry {
     pub path: String,
     /// The function's name (its crate and binary).
     pub function: String,
+    /// No authorizer (`Auth: { Authorizer: NONE }`): anyone may call it.
+    pub public: bool,
     segments: Vec<Segment>,
 }
 
@@ -40,6 +42,7 @@ impl RouteEntry {
             method: method.to_uppercase(),
             path: path.to_owned(),
             function: function.to_owned(),
+            public: false,
             segments,
         }
     }
@@ -71,6 +74,12 @@ impl RouteEntry {
             }
         }
         Some(params)
+    }
+
+    /// The same route, public (no authorizer) or not.
+    pub fn public(mut self, public: bool) -> RouteEntry {
+        self.public = public;
+        self
     }
 
     /// Lower is more specific: compared segment by segment from the left, a literal beats a
@@ -112,7 +121,7 @@ impl Router {
                 .flat_map(|f| {
                     f.routes
                         .iter()
-                        .map(|r| RouteEntry::new(&r.method, &r.path, f.name()))
+                        .map(|r| RouteEntry::new(&r.method, &r.path, f.name()).public(r.public))
                 })
                 .collect(),
         )

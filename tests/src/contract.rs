@@ -170,3 +170,26 @@ async fn every_route_has_a_handler() {
         }
     }
 }
+
+#[test]
+fn a_route_is_public_in_the_template_exactly_when_its_function_says_so() {
+    let t = Template::workspace().unwrap();
+    let auth = t
+        .api_auth
+        .as_ref()
+        .expect("the HTTP API has a default JWT authorizer");
+    assert_eq!(auth.identity_source, "$request.header.Authorization");
+    assert!(!auth.scopes.is_empty(), "signed-in routes require a scope");
+    for f in &t.functions {
+        for route in &f.routes {
+            let access = crate::dispatch::access(f.name()).unwrap();
+            assert_eq!(
+                route.public,
+                !access.signed_in(),
+                "{}: the template says public = {}, the function declares {access:?}",
+                route.route_key(),
+                route.public
+            );
+        }
+    }
+}

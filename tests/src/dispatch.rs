@@ -1,21 +1,29 @@
 //! Every function's handler and needs by name: the "every route has a handler" half of the
 //! contract. A function of the template missing here fails the tests. Every function has the same
-//! shape (`NEEDS`, `handle(&Deps, ..)`), so each is one line.
+//! shape (`NEEDS`, `ACCESS` for the API ones, `handle(&Deps, ..)`), so each is one line.
 
-use api::ApiError;
+use api::Access;
 use lambda_http::{Body, Request, Response};
 use store::{Needs, Table};
 
 macro_rules! functions {
     (api: { $($name:literal => $krate:ident,)* } streams: { $($stream:literal => $skrate:ident,)* }) => {
-        /// An API function's answer to `req`, with exactly the dependencies it declares.
-        pub async fn handle(
-            function: &str,
-            table: &Table,
-            req: Request,
-        ) -> Option<Result<Response<Body>, ApiError>> {
+        /// An API function's answer to `req` as its `main` gives it: authorized as it declares,
+        /// with exactly the dependencies it declares.
+        pub async fn handle(function: &str, table: &Table, req: Request) -> Option<Response<Body>> {
             match function {
-                $($name => Some($krate::handle(&testkit::deps(table.clone(), $krate::NEEDS), req).await),)*
+                $($name => {
+                    let deps = testkit::deps(table.clone(), $krate::NEEDS);
+                    Some(api::dispatch(&deps, $krate::ACCESS, $krate::handle, req).await)
+                })*
+                _ => None,
+            }
+        }
+
+        /// Who may call an API function.
+        pub fn access(function: &str) -> Option<Access> {
+            match function {
+                $($name => Some($krate::ACCESS),)*
                 _ => None,
             }
         }

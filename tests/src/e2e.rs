@@ -8,13 +8,18 @@ use crate::stack::{http, start_stack};
 async fn the_commerce_patterns_over_http_through_the_real_binaries() {
     let stack = start_stack().await;
     let p = stack.port;
+    // Customer e2e-1, whose cart is /carts/e2e-1, and a member of staff.
+    let ann = stack.bearer("e2e-1", &[]);
+    let ann = [("authorization", ann.as_str())];
+    let staff = stack.bearer("staff-1", &["staff"]);
+    let staff = [("authorization", staff.as_str())];
 
     let (s, _, c) = http(
         p,
         "PUT",
         "/customers/e2e-1",
         Some(r#"{"name":"Ann","email":"ann@example.com"}"#),
-        &[],
+        &ann,
     )
     .await;
     assert_eq!((s, c["customerId"].as_str()), (201, Some("e2e-1")), "{c}");
@@ -25,7 +30,7 @@ async fn the_commerce_patterns_over_http_through_the_real_binaries() {
         "POST",
         "/customers/e2e-1/orders",
         Some(order),
-        &[("Idempotency-Key", "e2e-key")],
+        &[("Idempotency-Key", "e2e-key"), ann[0]],
     )
     .await;
     assert_eq!(s, 201, "{placed}");
@@ -39,7 +44,7 @@ async fn the_commerce_patterns_over_http_through_the_real_binaries() {
         "POST",
         "/customers/e2e-1/orders",
         Some(order),
-        &[("Idempotency-Key", "e2e-key")],
+        &[("Idempotency-Key", "e2e-key"), ann[0]],
     )
     .await;
     assert_eq!(
@@ -53,17 +58,17 @@ async fn the_commerce_patterns_over_http_through_the_real_binaries() {
         "POST",
         &format!("/orders/{id}/events"),
         Some(r#"{"status":"SHIPPED"}"#),
-        &[],
+        &staff,
     )
     .await;
     assert_eq!(s, 201, "{ev}");
 
-    let (s, _, page) = http(p, "GET", &format!("/orders/{id}"), None, &[]).await;
+    let (s, _, page) = http(p, "GET", &format!("/orders/{id}"), None, &ann).await;
     assert_eq!(s, 200);
     assert_eq!(page["items"].as_array().unwrap().len(), 2);
     assert_eq!(page["events"][0]["status"], "SHIPPED");
 
-    let (s, _, got) = http(p, "GET", "/customers/e2e-1?orders=5", None, &[]).await;
+    let (s, _, got) = http(p, "GET", "/customers/e2e-1?orders=5", None, &ann).await;
     assert_eq!((s, got["orders"].as_array().unwrap().len()), (200, 1));
     assert_eq!(got["orders"][0]["orderId"], json!(id));
 
@@ -72,7 +77,7 @@ async fn the_commerce_patterns_over_http_through_the_real_binaries() {
         "GET",
         "/customers/e2e-1/orders?from=2020-01-01&limit=10",
         None,
-        &[],
+        &ann,
     )
     .await;
     assert_eq!(
@@ -84,9 +89,9 @@ async fn the_commerce_patterns_over_http_through_the_real_binaries() {
         http(
             p,
             "PUT",
-            "/carts/e2e-cart/items/coffee",
+            "/carts/e2e-1/items/coffee",
             Some(r#"{"quantity":2}"#),
-            &[]
+            &ann
         )
         .await
         .0,
@@ -96,51 +101,86 @@ async fn the_commerce_patterns_over_http_through_the_real_binaries() {
         http(
             p,
             "PUT",
-            "/carts/e2e-cart/items/tea",
+            "/carts/e2e-1/items/tea",
             Some(r#"{"quantity":1}"#),
-            &[]
+            &ann
         )
         .await
         .0,
         200
     );
     assert_eq!(
-        http(p, "DELETE", "/carts/e2e-cart/items/tea", None, &[])
+        http(p, "DELETE", "/carts/e2e-1/items/tea", None, &ann)
             .await
             .0,
         204
     );
-    let (s, _, cart) = http(p, "GET", "/carts/e2e-cart", None, &[]).await;
+    let (s, _, cart) = http(p, "GET", "/carts/e2e-1", None, &ann).await;
     assert_eq!((s, cart["items"].as_array().unwrap().len()), (200, 1));
 
-    // Errors: 4xx with a code, never a 5xx.
-    for (method, path, body, status, code) in [
-        ("GET", "/nowhere", None, 404, "route_not_found"),
-        ("PATCH", "/customers/e2e-1", None, 404, "route_not_found"),
-        ("GET", "/customers/ghost", None, 404, "customer_not_found"),
-        ("GET", "/customers/a%23b", None, 400, "invalid_parameter"),
-        ("PUT", "/customers/e2e-2", Some("{"), 400, "invalid_json"),
+    // Errors: 4xx with a code (API Gateway's own answers carry only a message), never a 5xx.
+    let e2e2 = stack.bearer("e2e-2", &[]);
+    for (method, path, body, caller, status, code) in [
+        ("GET", "/nowhere", None, &ann[0].1, 404, None),
+        ("PATCH", "/customers/e2e-1", None, &ann[0].1, 404, None),
+        ("GET", "/customers/e2e-1", None, &"Bearer forged", 401, None),
+        (
+            "GET",
+            "/customers/ghost",
+            None,
+            &ann[0].1,
+            404,
+            Some("customer_not_found"),
+        ),
+        (
+            "GET",
+            "/customers/a%23b",
+            None,
+            &ann[0].1,
+            400,
+            Some("invalid_parameter"),
+        ),
+        (
+            "PUT",
+            "/customers/e2e-2",
+            Some("{"),
+            &e2e2.as_str(),
+            400,
+            Some("invalid_json"),
+        ),
         (
             "POST",
             "/customers/ghost/orders",
             Some(order),
+            &ann[0].1,
             404,
-            "customer_not_found",
+            Some("customer_not_found"),
         ),
-        ("GET", "/orders/not-an-id", None, 400, "invalid_parameter"),
+        (
+            "GET",
+            "/orders/not-an-id",
+            None,
+            &ann[0].1,
+            400,
+            Some("invalid_parameter"),
+        ),
         (
             "GET",
             "/customers/e2e-1/orders?cursor=forged",
             None,
+            &ann[0].1,
             400,
-            "invalid_cursor",
+            Some("invalid_cursor"),
         ),
     ] {
-        let (s, _, b) = http(p, method, path, body, &[]).await;
+        let (s, _, b) = http(p, method, path, body, &[("authorization", caller)]).await;
         assert_eq!(
-            (s, b["code"].as_str().unwrap_or_default()),
+            (s, b["code"].as_str()),
             (status, code),
             "{method} {path}: {b}"
         );
+        if code.is_none() {
+            assert!(b["message"].is_string(), "{b}");
+        }
     }
 }

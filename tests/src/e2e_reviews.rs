@@ -9,7 +9,14 @@ async fn the_review_patterns_over_http_through_the_real_binaries() {
     let p = stack.port;
 
     let book = r#"{"title":"The Fellowship of the Ring","author":"J.R.R. Tolkien","publicationYear":1954}"#;
-    let (s, _, b) = http(p, "PUT", "/books/0-261-10235-4", Some(book), &[]).await;
+    let (s, _, b) = http(
+        p,
+        "PUT",
+        "/books/0-261-10235-4",
+        Some(book),
+        &[("authorization", &stack.bearer_for("/books/0-261-10235-4"))],
+    )
+    .await;
     assert_eq!((s, b["isbn"].as_str()), (201, Some("9780261102354")), "{b}");
     for user in ["frodo", "sam", "pippin"] {
         let (s, _, u) = http(
@@ -17,7 +24,10 @@ async fn the_review_patterns_over_http_through_the_real_binaries() {
             "PUT",
             &format!("/users/{user}"),
             Some(r#"{"membershipDate":"2000-09-29"}"#),
-            &[],
+            &[(
+                "authorization",
+                &stack.bearer_for(&format!("/users/{user}")),
+            )],
         )
         .await;
         assert_eq!(s, 201, "{u}");
@@ -29,7 +39,10 @@ async fn the_review_patterns_over_http_through_the_real_binaries() {
             "PUT",
             &format!("/books/9780261102354/reviews/{user}"),
             Some(&body),
-            &[],
+            &[(
+                "authorization",
+                &stack.bearer_for(&format!("/books/9780261102354/reviews/{user}")),
+            )],
         )
         .await;
         assert_eq!(s, 201, "{r}");
@@ -40,13 +53,26 @@ async fn the_review_patterns_over_http_through_the_real_binaries() {
         "PUT",
         "/books/978-0-261-10235-4/reviews/frodo",
         Some(r#"{"grade":9,"text":"Even better."}"#),
-        &[],
+        &[(
+            "authorization",
+            &stack.bearer_for("/books/978-0-261-10235-4/reviews/frodo"),
+        )],
     )
     .await;
     assert_eq!(s, 200, "{r}");
 
     // R1, a page at a time: the cursor is signed with the template's CursorSigningKey.
-    let (s, _, page) = http(p, "GET", "/books/9780261102354?limit=2", None, &[]).await;
+    let (s, _, page) = http(
+        p,
+        "GET",
+        "/books/9780261102354?limit=2",
+        None,
+        &[(
+            "authorization",
+            &stack.bearer_for("/books/9780261102354?limit=2"),
+        )],
+    )
+    .await;
     assert_eq!(s, 200, "{page}");
     assert_eq!(page["book"]["title"], "The Fellowship of the Ring");
     let users: Vec<_> = page["reviews"]
@@ -62,7 +88,10 @@ async fn the_review_patterns_over_http_through_the_real_binaries() {
         "GET",
         &format!("/books/9780261102354?limit=2&cursor={cursor}"),
         None,
-        &[],
+        &[(
+            "authorization",
+            &stack.bearer_for(&format!("/books/9780261102354?limit=2&cursor={cursor}")),
+        )],
     )
     .await;
     assert_eq!(s, 200, "{next}");
@@ -70,15 +99,42 @@ async fn the_review_patterns_over_http_through_the_real_binaries() {
     assert_eq!(next["reviews"][0]["username"], "sam");
 
     // R2 through GSI1 (eventually consistent in AWS; DynamoDB Local is immediate).
-    let (s, _, u) = http(p, "GET", "/users/frodo", None, &[]).await;
+    let (s, _, u) = http(
+        p,
+        "GET",
+        "/users/frodo",
+        None,
+        &[("authorization", &stack.bearer_for("/users/frodo"))],
+    )
+    .await;
     assert_eq!(s, 200, "{u}");
     assert_eq!(u["user"]["username"], "frodo");
     assert_eq!(u["reviews"].as_array().unwrap().len(), 1);
     assert_eq!(u["reviews"][0]["text"], "Even better.");
 
-    let (s, _, _) = http(p, "DELETE", "/books/9780261102354/reviews/sam", None, &[]).await;
+    let (s, _, _) = http(
+        p,
+        "DELETE",
+        "/books/9780261102354/reviews/sam",
+        None,
+        &[(
+            "authorization",
+            &stack.bearer_for("/books/9780261102354/reviews/sam"),
+        )],
+    )
+    .await;
     assert_eq!(s, 204);
-    let (s, _, _) = http(p, "DELETE", "/books/9780261102354/reviews/sam", None, &[]).await;
+    let (s, _, _) = http(
+        p,
+        "DELETE",
+        "/books/9780261102354/reviews/sam",
+        None,
+        &[(
+            "authorization",
+            &stack.bearer_for("/books/9780261102354/reviews/sam"),
+        )],
+    )
+    .await;
     assert_eq!(s, 204);
 
     for (method, path, body, status, code) in [
@@ -121,7 +177,14 @@ async fn the_review_patterns_over_http_through_the_real_binaries() {
             "user_not_found",
         ),
     ] {
-        let (s, _, b) = http(p, method, path, body, &[]).await;
+        let (s, _, b) = http(
+            p,
+            method,
+            path,
+            body,
+            &[("authorization", &stack.bearer_for(path))],
+        )
+        .await;
         assert_eq!(
             (s, b["code"].as_str().unwrap_or_default()),
             (status, code),

@@ -1,10 +1,13 @@
 //! Cross-cutting tests (run by `make test` with the rest):
+//! - `access`: who may call what: no token, another customer, a customer on a staff route;
 //! - `contract`: `template.yaml` and the code agree: every function has its crate and its sample
 //!   event, every crate is in the template, every route has a handler;
 //! - `samples`: every sample of `events/` goes through its handler against DynamoDB Local, and
 //!   uses only the DynamoDB actions its IAM policy grants;
 //! - `e2e`: the local stack, real binaries behind real HTTP.
 
+#[cfg(test)]
+mod access;
 #[cfg(test)]
 mod contract;
 #[cfg(test)]

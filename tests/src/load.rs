@@ -36,9 +36,18 @@ async fn send_all(
         .into_iter()
         .map(|(method, path, body)| {
             let limit = limit.clone();
+            let auth = stack.bearer_for(&path);
             tokio::spawn(async move {
                 let _permit = limit.acquire_owned().await.expect("open semaphore");
-                http(port, &method, &path, Some(&body), &[]).await.0
+                http(
+                    port,
+                    &method,
+                    &path,
+                    Some(&body),
+                    &[("authorization", &auth)],
+                )
+                .await
+                .0
             })
         })
         .collect();

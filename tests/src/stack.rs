@@ -15,6 +15,47 @@ pub struct Stack {
     pub port: u16,
     /// The stack's table in DynamoDB Local.
     pub table: String,
+    /// The stack's own token issuer (its key in a directory of its own).
+    issuer_dir: PathBuf,
+}
+
+impl Stack {
+    /// An `authorization` header for `sub` in `groups`, signed by the stack's local issuer.
+    pub fn bearer(&self, sub: &str, groups: &[&str]) -> String {
+        let issuer = local::jwt::Issuer::open(&self.issuer_dir).expect("the stack's issuer");
+        let scope = template::Template::workspace()
+            .ok()
+            .and_then(|t| t.api_auth)
+            .and_then(|a| a.scopes.first().cloned())
+            .unwrap_or_default();
+        let now = time_now();
+        format!("Bearer {}", issuer.access_token(sub, groups, &scope, now))
+    }
+}
+
+impl Stack {
+    /// The `authorization` of the caller a route lets in: the customer, cart owner or user the
+    /// path names (`/customers/{id}`, `/carts/{id}`, `/users/{username}`,
+    /// `/books/{isbn}/reviews/{username}`), and staff for every other path.
+    pub fn bearer_for(&self, path: &str) -> String {
+        let segments: Vec<&str> = path.split('?').next().unwrap_or(path).split('/').collect();
+        let owner = match segments.as_slice() {
+            ["", "customers" | "carts" | "users", id, ..] => Some(*id),
+            ["", "books", _, "reviews", user, ..] => Some(*user),
+            _ => None,
+        };
+        match owner {
+            Some(id) => self.bearer(id, &[]),
+            None => self.bearer("staff-1", &["staff"]),
+        }
+    }
+}
+
+fn time_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
 }
 
 impl Drop for Stack {
@@ -25,6 +66,7 @@ impl Drop for Stack {
                 .arg(pid.to_string())
                 .status();
         }
+        let _ = std::fs::remove_dir_all(&self.issuer_dir);
     }
 }
 
@@ -49,10 +91,12 @@ pub async fn start_stack() -> Stack {
     );
     let port = free_port();
     let table = format!("e2e-{}", ulid::Ulid::new().to_string().to_lowercase());
+    let issuer_dir = std::env::temp_dir().join(format!("issuer-{table}"));
     let child = Command::new(&binary)
         .current_dir(&root)
         .args(["--port", &port.to_string(), "--table", &table])
         .args(["--bin-dir", &bin_dir.to_string_lossy()])
+        .args(["--issuer-dir", &issuer_dir.to_string_lossy()])
         .args([
             "--param",
             "CursorSigningKey=e2e-cursor-signing-key-0123456789abcdef",
@@ -63,7 +107,12 @@ pub async fn start_stack() -> Stack {
         .kill_on_drop(true)
         .spawn()
         .expect("local-stack starts");
-    let stack = Stack { child, port, table };
+    let stack = Stack {
+        child,
+        port,
+        table,
+        issuer_dir,
+    };
     for _ in 0..300 {
         if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
             return stack;

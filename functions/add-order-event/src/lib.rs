@@ -2,7 +2,7 @@
 //! existing order. Event ids are ULIDs, so events sort by time in the order's collection. One
 //! transaction: a ConditionCheck that the order exists, and the event's Put.
 
-use api::ApiError;
+use api::{Access, ApiError};
 use keys::{
     SortableId, Timestamp,
     commerce::{EventId, OrderStatus},
@@ -13,6 +13,8 @@ use serde::Deserialize;
 use store::{Deps, Needs, commerce};
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// Staff only.
+pub const ACCESS: Access = Access::Staff;
 
 pub const MAX_NOTE_CHARS: usize = 500;
 

@@ -3,5 +3,10 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(add_order_event::NEEDS, add_order_event::handle).await
+    api::serve(
+        add_order_event::NEEDS,
+        add_order_event::ACCESS,
+        add_order_event::handle,
+    )
+    .await
 }

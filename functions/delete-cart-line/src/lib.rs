@@ -1,11 +1,16 @@
 //! C7: `DELETE /carts/{cartId}/items/{productId}`: removes one line of a cart. Idempotent: removing
 //! a line that is not there is also a 204.
 
-use api::ApiError;
+use api::{Access, ApiError};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, commerce};
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// The owner only: the caller whose id is in the path.
+pub const ACCESS: Access = Access::Owner {
+    param: "cartId",
+    not_found: "cart_not_found",
+};
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cart = api::path_id(&req, "cartId")?;

@@ -3,5 +3,10 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(delete_cart_line::NEEDS, delete_cart_line::handle).await
+    api::serve(
+        delete_cart_line::NEEDS,
+        delete_cart_line::ACCESS,
+        delete_cart_line::handle,
+    )
+    .await
 }

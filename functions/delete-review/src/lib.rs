@@ -6,11 +6,16 @@
 //! If a concurrent write replaced the review in between, the marker's condition fails and the
 //! delete reads again: it removes whichever review is current.
 
-use api::ApiError;
+use api::{Access, ApiError};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, reviews};
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// The owner, or staff (moderation).
+pub const ACCESS: Access = Access::OwnerOrStaff {
+    param: "username",
+    not_found: "review_not_found",
+};
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;

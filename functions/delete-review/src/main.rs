@@ -3,5 +3,10 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(delete_review::NEEDS, delete_review::handle).await
+    api::serve(
+        delete_review::NEEDS,
+        delete_review::ACCESS,
+        delete_review::handle,
+    )
+    .await
 }

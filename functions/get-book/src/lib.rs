@@ -10,7 +10,7 @@
 //! `rating` is derived by the stream handlers (`RatingCount`, `RatingSum` on the book): the count
 //! and the average grade to 2 decimals (`null` without reviews).
 
-use api::{ApiError, views::reviews as view};
+use api::{Access, ApiError, views::reviews as view};
 use keys::reviews as k;
 use lambda_http::{Body, Request, Response};
 use model::reviews::{Book, Review};
@@ -18,6 +18,8 @@ use serde_json::json;
 use store::{Deps, Needs};
 
 pub const NEEDS: Needs = Needs::CURSORS;
+/// Anyone may read it.
+pub const ACCESS: Access = Access::Public;
 pub const DEFAULT_LIMIT: u32 = 15;
 pub const MAX_LIMIT: u32 = 100;
 

@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_book::NEEDS, get_book::handle).await
+    api::serve(get_book::NEEDS, get_book::ACCESS, get_book::handle).await
 }

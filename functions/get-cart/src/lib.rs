@@ -1,7 +1,7 @@
 //! C7: `GET /carts/{cartId}`: the cart's lines, by product id, in ONE query of its item
 //! collection. A cart nobody has filled yet is an empty cart.
 
-use api::ApiError;
+use api::{Access, ApiError};
 use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
 use model::commerce::CartLine;
@@ -9,6 +9,11 @@ use serde_json::json;
 use store::{Deps, Needs};
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// The owner only: the caller whose id is in the path.
+pub const ACCESS: Access = Access::Owner {
+    param: "cartId",
+    not_found: "cart_not_found",
+};
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cart = api::path_id(&req, "cartId")?;

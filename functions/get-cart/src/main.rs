@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_cart::NEEDS, get_cart::handle).await
+    api::serve(get_cart::NEEDS, get_cart::ACCESS, get_cart::handle).await
 }

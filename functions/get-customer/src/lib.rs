@@ -2,7 +2,7 @@
 //! 10, 1..=100), newest first, in ONE query: the customer's collection read backwards from its
 //! `A` record with `Limit = N + 1` (seed 000).
 
-use api::{ApiError, views::commerce as view};
+use api::{Access, ApiError, views::commerce as view};
 use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
 use model::commerce::{Customer, OrderSummary};
@@ -10,6 +10,11 @@ use serde_json::json;
 use store::{Deps, Needs, ParentPage};
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// The owner only: the caller whose id is in the path.
+pub const ACCESS: Access = Access::Owner {
+    param: "customerId",
+    not_found: "customer_not_found",
+};
 pub const DEFAULT_ORDERS: u32 = 10;
 pub const MAX_ORDERS: u32 = 100;
 

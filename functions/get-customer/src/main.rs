@@ -3,5 +3,10 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_customer::NEEDS, get_customer::handle).await
+    api::serve(
+        get_customer::NEEDS,
+        get_customer::ACCESS,
+        get_customer::handle,
+    )
+    .await
 }

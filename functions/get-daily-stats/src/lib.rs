@@ -2,7 +2,7 @@
 //! kept by the stream handlers on `AGGREGATE_SHARDS` write shards and summed here from ONE
 //! BatchGetItem of every shard.
 
-use api::ApiError;
+use api::{Access, ApiError};
 use keys::{Date, derived};
 use lambda_http::{Body, Request, Response};
 use model::derived::DailyStats;
@@ -10,6 +10,8 @@ use serde_json::json;
 use store::{Deps, Needs, aggregate};
 
 pub const NEEDS: Needs = Needs::SHARDS;
+/// Staff only.
+pub const ACCESS: Access = Access::Staff;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let date = api::path(&req, "date", Date::parse_iso)?;

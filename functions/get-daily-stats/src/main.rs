@@ -3,5 +3,10 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_daily_stats::NEEDS, get_daily_stats::handle).await
+    api::serve(
+        get_daily_stats::NEEDS,
+        get_daily_stats::ACCESS,
+        get_daily_stats::handle,
+    )
+    .await
 }

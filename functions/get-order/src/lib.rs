@@ -1,7 +1,10 @@
 //! C5: `GET /orders/{orderId}`: an order's tracking page: the header, the purchased items and the
 //! tracking events, read together in ONE query of the order's item collection (seed 004).
+//!
+//! The path does not say whose order it is: the header read by the same query does. A caller who
+//! is neither that customer nor staff gets the same 404 as for an order that does not exist.
 
-use api::{ApiError, views::commerce as view};
+use api::{Access, ApiError, views::commerce as view};
 use keys::{SortableId, commerce as k};
 use lambda_http::{Body, Request, Response};
 use model::{
@@ -12,8 +15,11 @@ use serde_json::json;
 use store::{Deps, Needs, StoreError};
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// Signed in; the order must be the caller's (or the caller staff): checked on what is read.
+pub const ACCESS: Access = Access::SignedIn;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let caller = api::auth::signed_in_caller(&req)?;
     let order = api::path(&req, "orderId", SortableId::parse)?;
     let page = deps.table.query(k::order_collection(order)).send().await?;
     let (mut header, mut lines, mut events) = (None, Vec::new(), Vec::new());
@@ -28,7 +34,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             }
         }
     }
-    let Some(OrderHeader(order)) = header else {
+    // Another customer's order is answered as one that does not exist.
+    let Some(OrderHeader(order)) = header.filter(|h| caller.may_see(&h.0.customer_id)) else {
         return Err(ApiError::not_found(
             "order_not_found",
             format!("There is no order {order}."),
@@ -53,9 +60,12 @@ mod tests {
         testkit::deps(table.clone(), NEEDS)
     }
     use keys::commerce::{EventId, OrderStatus};
+    use serde_json::Value;
     use store::commerce::add_tracking_event;
     use testkit::fixtures;
-    use testkit::{all_items, event, query_read_units, request, response_json};
+    use testkit::{
+        all_items, as_staff, event, query_read_units, request, response_json, signed_in_as,
+    };
 
     const ROUTE: &str = "GET /orders/{orderId}";
 
@@ -88,11 +98,8 @@ mod tests {
         table.meter().reset();
 
         let path = format!("/orders/{}", order.order_id);
-        let (s, body) = response_json(
-            &handle(&deps(&table), request(&event(ROUTE, &path, &[], None)))
-                .await
-                .unwrap(),
-        );
+        let ev = signed_in_as(event(ROUTE, &path, &[], None), "123", &[]);
+        let (s, body) = response_json(&handle(&deps(&table), request(&ev)).await.unwrap());
         assert_eq!(s, 200);
         assert_eq!(body["order"]["orderId"], order.order_id.to_string());
         let skus: Vec<_> = body["items"]
@@ -142,10 +149,38 @@ mod tests {
                 "invalid_parameter",
             ),
         ] {
-            let mut ev = event(ROUTE, "/orders/x", &[], None);
+            let mut ev = signed_in_as(event(ROUTE, "/orders/x", &[], None), "123", &[]);
             ev["pathParameters"]["orderId"] = json!(id);
             let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
             assert_eq!((s, b["code"].as_str().unwrap()), (status, code), "{id}");
         }
+    }
+
+    #[tokio::test]
+    async fn another_customers_order_is_not_found_for_them_and_visible_to_staff() {
+        let table = testkit::table().await;
+        fixtures::customer(&table, "123").await;
+        let order = fixtures::order(&table, "123", keys::now_ms(), &[(1, 1, 100)]).await;
+        let path = format!("/orders/{}", order.order_id);
+        let unknown = format!("/orders/{}", SortableId::new());
+        let get = async |path: &str, ev: fn(Value) -> Value| {
+            let ev = ev(event(ROUTE, path, &[], None));
+            let d = deps(&table);
+            response_json(&api::dispatch(&d, ACCESS, handle, request(&ev)).await)
+        };
+        let (s, theirs) = get(&path, |e| signed_in_as(e, "456", &[])).await;
+        let (_, missing) = get(&unknown, |e| signed_in_as(e, "456", &[])).await;
+        assert_eq!((s, theirs["code"].as_str()), (404, Some("order_not_found")));
+        assert_eq!(
+            theirs["code"], missing["code"],
+            "indistinguishable from a missing order"
+        );
+        let (s, staff) = get(&path, as_staff).await;
+        assert_eq!(
+            (s, staff["order"]["customerId"].as_str()),
+            (200, Some("123"))
+        );
+        let (s, anonymous) = get(&path, |e| e).await;
+        assert_eq!((s, anonymous["code"].as_str()), (401, Some("unauthorized")));
     }
 }

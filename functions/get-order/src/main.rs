@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_order::NEEDS, get_order::handle).await
+    api::serve(get_order::NEEDS, get_order::ACCESS, get_order::handle).await
 }

@@ -2,7 +2,7 @@
 //! (cents), kept by the `aggregate-orders` stream handler on `AGGREGATE_SHARDS` write shards and
 //! summed here from ONE BatchGetItem of every shard.
 
-use api::ApiError;
+use api::{Access, ApiError};
 use keys::commerce::{self as k, Sku};
 use lambda_http::{Body, Request, Response};
 use model::commerce::ProductSales;
@@ -10,6 +10,8 @@ use serde_json::json;
 use store::{Deps, Needs, aggregate};
 
 pub const NEEDS: Needs = Needs::SHARDS;
+/// Staff only.
+pub const ACCESS: Access = Access::Staff;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "productId", Sku::parse)?;

@@ -3,5 +3,10 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_product_sales::NEEDS, get_product_sales::handle).await
+    api::serve(
+        get_product_sales::NEEDS,
+        get_product_sales::ACCESS,
+        get_product_sales::handle,
+    )
+    .await
 }

@@ -11,7 +11,7 @@
 //!
 //! `reviewCount` is derived by the stream handlers (`ReviewCount` on the user).
 
-use api::{ApiError, views::reviews as view};
+use api::{Access, ApiError, views::reviews as view};
 use keys::reviews as k;
 use lambda_http::{Body, Request, Response};
 use model::reviews::{Review, User};
@@ -19,6 +19,8 @@ use serde_json::json;
 use store::{Deps, Needs};
 
 pub const NEEDS: Needs = Needs::CURSORS;
+/// Anyone may read it.
+pub const ACCESS: Access = Access::Public;
 pub const DEFAULT_LIMIT: u32 = 15;
 pub const MAX_LIMIT: u32 = 100;
 

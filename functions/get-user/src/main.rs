@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_user::NEEDS, get_user::handle).await
+    api::serve(get_user::NEEDS, get_user::ACCESS, get_user::handle).await
 }

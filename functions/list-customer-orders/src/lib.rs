@@ -6,7 +6,7 @@
 //! An unknown customer is a 404. Telling it apart from a customer without orders in the range
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
-use api::{ApiError, views::commerce as view};
+use api::{Access, ApiError, views::commerce as view};
 use keys::{Date, commerce as k};
 use lambda_http::{Body, Request, Response};
 use model::commerce::OrderSummary;
@@ -14,6 +14,11 @@ use serde_json::json;
 use store::{Deps, Needs, commerce};
 
 pub const NEEDS: Needs = Needs::CURSORS;
+/// The owner only: the caller whose id is in the path.
+pub const ACCESS: Access = Access::Owner {
+    param: "customerId",
+    not_found: "customer_not_found",
+};
 
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;

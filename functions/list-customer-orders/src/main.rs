@@ -3,5 +3,10 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(list_customer_orders::NEEDS, list_customer_orders::handle).await
+    api::serve(
+        list_customer_orders::NEEDS,
+        list_customer_orders::ACCESS,
+        list_customer_orders::handle,
+    )
+    .await
 }

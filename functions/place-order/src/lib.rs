@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use api::ApiError;
+use api::{Access, ApiError};
 use keys::{
     Id, SortableId, Timestamp,
     commerce::{OrderStatus, Sku},
@@ -23,6 +23,11 @@ use store::{
 };
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// The owner only: the caller whose id is in the path.
+pub const ACCESS: Access = Access::Owner {
+    param: "customerId",
+    not_found: "customer_not_found",
+};
 
 /// At most this many lines: the transaction holds 3 + lines actions, within DynamoDB's 100.
 pub const MAX_LINES: usize = 50;

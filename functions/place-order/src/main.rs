@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(place_order::NEEDS, place_order::handle).await
+    api::serve(place_order::NEEDS, place_order::ACCESS, place_order::handle).await
 }

@@ -6,12 +6,14 @@
 //! digit included) and normalised to its 13 digits, so both forms of one book are one item. The
 //! answer shows the normalised ISBN.
 
-use api::{ApiError, views::reviews as view};
+use api::{Access, ApiError, views::reviews as view};
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
 use store::{Deps, Needs, reviews};
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// Staff only.
+pub const ACCESS: Access = Access::Staff;
 
 pub const MAX_TITLE_CHARS: usize = 500;
 pub const MAX_AUTHOR_CHARS: usize = 200;

@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(put_book::NEEDS, put_book::handle).await
+    api::serve(put_book::NEEDS, put_book::ACCESS, put_book::handle).await
 }

@@ -2,7 +2,7 @@
 //! quantity of 0 removes it. A cart is an item collection with one small item per product
 //! (seed 004), so changing a line is one small write however full the cart.
 
-use api::ApiError;
+use api::{Access, ApiError};
 use keys::Timestamp;
 use lambda_http::{Body, Request, Response};
 use model::commerce::CartLine;
@@ -11,6 +11,11 @@ use serde_json::json;
 use store::{Deps, Needs, commerce};
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// The owner only: the caller whose id is in the path.
+pub const ACCESS: Access = Access::Owner {
+    param: "cartId",
+    not_found: "cart_not_found",
+};
 
 pub const MAX_QUANTITY: u32 = 1000;
 

@@ -3,5 +3,10 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(put_cart_line::NEEDS, put_cart_line::handle).await
+    api::serve(
+        put_cart_line::NEEDS,
+        put_cart_line::ACCESS,
+        put_cart_line::handle,
+    )
+    .await
 }

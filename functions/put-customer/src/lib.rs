@@ -2,13 +2,18 @@
 //! updates its name and email (200), keeping what the stream pipeline derives (order count,
 //! lifetime value). One UpdateItem.
 
-use api::{ApiError, views::commerce as view};
+use api::{Access, ApiError, views::commerce as view};
 use keys::Timestamp;
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
 use store::{Deps, Needs, commerce};
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// The owner only: the caller whose id is in the path.
+pub const ACCESS: Access = Access::Owner {
+    param: "customerId",
+    not_found: "customer_not_found",
+};
 
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_EMAIL_CHARS: usize = 254;

@@ -3,5 +3,10 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(put_customer::NEEDS, put_customer::handle).await
+    api::serve(
+        put_customer::NEEDS,
+        put_customer::ACCESS,
+        put_customer::handle,
+    )
+    .await
 }

@@ -8,7 +8,7 @@
 //! review goes, the new one comes. A writer that lost a race to another reads again and retries.
 //! An update re-dates the review: it moves to the top of the book's and the user's lists.
 
-use api::{ApiError, views::reviews as view};
+use api::{Access, ApiError, views::reviews as view};
 use keys::Timestamp;
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
@@ -18,6 +18,11 @@ use store::{
 };
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// The owner only: the caller whose id is in the path.
+pub const ACCESS: Access = Access::Owner {
+    param: "username",
+    not_found: "user_not_found",
+};
 
 pub const MIN_GRADE: u8 = 1;
 pub const MAX_GRADE: u8 = 10;

@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(put_review::NEEDS, put_review::handle).await
+    api::serve(put_review::NEEDS, put_review::ACCESS, put_review::handle).await
 }

@@ -5,13 +5,18 @@
 //! existing user's is kept. A date after today is refused. The user's record also carries its
 //! GSI1 keys (`USER#<username>` twice): R2 reads it from GSI1 together with the user's reviews.
 
-use api::{ApiError, views::reviews as view};
+use api::{Access, ApiError, views::reviews as view};
 use keys::Date;
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
 use store::{Deps, Needs, reviews};
 
 pub const NEEDS: Needs = Needs::TABLE;
+/// The owner only: the caller whose id is in the path.
+pub const ACCESS: Access = Access::Owner {
+    param: "username",
+    not_found: "user_not_found",
+};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

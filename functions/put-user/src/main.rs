@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(put_user::NEEDS, put_user::handle).await
+    api::serve(put_user::NEEDS, put_user::ACCESS, put_user::handle).await
 }

@@ -345,9 +345,13 @@ pub fn init_tracing() {
 
 /// A function's whole `main`: logging, its dependencies read once from the environment (a
 /// missing setting stops it here, not at its first request), then API Gateway requests answered
-/// by `handler` until the runtime stops. Typed errors become JSON error responses; a 5xx is
-/// logged.
-pub async fn serve<F, Fut>(needs: Needs, handler: F) -> Result<(), lambda_http::Error>
+/// until the runtime stops: each one authorized ([`auth::authorize`]), then handled by `handler`.
+/// Typed errors become JSON error responses; a 5xx is logged.
+pub async fn serve<F, Fut>(
+    needs: Needs,
+    access: Access,
+    handler: F,
+) -> Result<(), lambda_http::Error>
 where
     F: Fn(&'static Deps, Request) -> Fut,
     Fut: Future<Output = Result<Response<Body>, ApiError>> + Send,
@@ -357,10 +361,31 @@ where
     let deps: &'static Deps = Box::leak(Box::new(Deps::from_env(needs).await?));
     let handler = &handler;
     lambda_http::run(service_fn(move |req: Request| {
-        let answer = handler(deps, req);
-        async move { Ok::<_, lambda_http::Error>(respond(answer.await)) }
+        let answer = dispatch(deps, access, handler, req);
+        async move { Ok::<_, lambda_http::Error>(answer.await) }
     }))
     .await
+}
+
+/// One request, as [`serve`] answers it: authorized first (a refused request never reaches the
+/// handler), then handled and rendered.
+pub fn dispatch<'d, F, Fut>(
+    deps: &'d Deps,
+    access: Access,
+    handler: F,
+    req: Request,
+) -> impl Future<Output = Response<Body>> + use<'d, F, Fut>
+where
+    F: FnOnce(&'d Deps, Request) -> Fut,
+    Fut: Future<Output = Result<Response<Body>, ApiError>>,
+{
+    let answer = auth::authorize(access, &req).map(|_| handler(deps, req));
+    async move {
+        match answer {
+            Ok(handled) => respond(handled.await),
+            Err(refused) => respond(Err(refused)),
+        }
+    }
 }
 
 /// The response of a handler's result.
@@ -376,4 +401,7 @@ pub fn respond(result: Result<Response<Body>, ApiError>) -> Response<Body> {
     }
 }
 
+pub mod auth;
 pub mod views;
+
+pub use auth::{Access, Caller};

@@ -53,6 +53,19 @@ pub struct Route {
     pub method: String,
     /// With `{name}` placeholders, as API Gateway writes it.
     pub path: String,
+    /// `Auth: { Authorizer: NONE }`: the route is public; otherwise the API's default JWT
+    /// authorizer guards it.
+    pub public: bool,
+}
+
+/// The HTTP API's default JWT authorizer (`Auth.DefaultAuthorizer` of the `HttpApi`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ApiAuth {
+    /// Its `IdentitySource` (`$request.header.Authorization`).
+    pub identity_source: String,
+    /// Its `AuthorizationScopes`, `!Ref`s to parameters resolved to their defaults: a token
+    /// must carry one of them.
+    pub scopes: Vec<String>,
 }
 
 impl Route {
@@ -156,6 +169,8 @@ pub struct Template {
     pub functions: Vec<Function>,
     /// Logical ids of every resource, with their type.
     pub resources: BTreeMap<String, String>,
+    /// The HTTP API's default authorizer, if it has one.
+    pub api_auth: Option<ApiAuth>,
 }
 
 impl Template {
@@ -182,6 +197,7 @@ impl Template {
 
         let mut table = None;
         let mut functions = Vec::new();
+        let mut api = None;
         let mut types = BTreeMap::new();
         for (id, resource) in resources {
             let id = id.as_str().ok_or_else(|| shape("resource id"))?.to_owned();
@@ -198,10 +214,11 @@ impl Template {
                 "AWS::Serverless::Function" => {
                     functions.push(parse_function(&id, &props, &globals)?)
                 }
+                "AWS::Serverless::HttpApi" => api = Some(props.clone()),
                 _ => {}
             }
         }
-        let parameters = doc
+        let parameters: Vec<Parameter> = doc
             .get("Parameters")
             .and_then(Value::as_mapping)
             .map(|m| {
@@ -213,7 +230,9 @@ impl Template {
                     .collect()
             })
             .unwrap_or_default();
+        let api_auth = api.as_ref().and_then(|p| parse_api_auth(p, &parameters));
         Ok(Template {
+            api_auth,
             parameters,
             table: table.ok_or_else(|| shape("no AWS::DynamoDB::Table"))?,
             functions,
@@ -337,6 +356,28 @@ fn environment(v: &Value) -> BTreeMap<String, EnvValue> {
 }
 
 /// The logical id behind `!GetAtt X.Arn` (or `Fn::GetAtt: [X, Arn]`).
+/// The default authorizer of an `HttpApi`'s properties.
+fn parse_api_auth(props: &Value, parameters: &[Parameter]) -> Option<ApiAuth> {
+    let name = str_at(props, &["Auth", "DefaultAuthorizer"])?;
+    let authorizer = at(props, &["Auth", "Authorizers", name.as_str()])?;
+    let resolve = |v: &Value| match env_value(v) {
+        EnvValue::Literal(s) => Some(s),
+        EnvValue::Ref(p) => parameters
+            .iter()
+            .find(|q| q.name == p)
+            .and_then(|q| q.default.clone()),
+        EnvValue::Other(_) => None,
+    };
+    Some(ApiAuth {
+        identity_source: str_at(authorizer, &["IdentitySource"]).unwrap_or_default(),
+        scopes: authorizer
+            .get("AuthorizationScopes")
+            .and_then(Value::as_sequence)
+            .map(|l| l.iter().filter_map(resolve).collect())
+            .unwrap_or_default(),
+    })
+}
+
 fn get_att_target(v: &Value) -> Option<String> {
     match v {
         Value::Tagged(t) if t.tag == "!GetAtt" => match &t.value {
@@ -403,6 +444,7 @@ fn parse_function(id: &str, props: &Value, globals: &Value) -> Result<Function, 
                         .to_uppercase(),
                     path: str_at(&ep, &["Path"])
                         .ok_or_else(|| shape(format!("{id}: HttpApi without Path")))?,
+                    public: str_at(&ep, &["Auth", "Authorizer"]).as_deref() == Some("NONE"),
                 }),
                 Some("DynamoDB") => {
                     let mut s = parse_stream(&ep)?;

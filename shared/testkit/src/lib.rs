@@ -217,6 +217,32 @@ pub fn event(route: &str, path: &str, query: &[(&str, &str)], body: Option<&str>
     })
 }
 
+/// The event as API Gateway passes it after its JWT authorizer accepted a token for `sub` in
+/// `groups`: claims flattened to strings (a list as `[a b]`), the token's scopes.
+pub fn signed_in_as(mut event: Value, sub: &str, groups: &[&str]) -> Value {
+    let mut claims = json!({
+        "sub": sub,
+        "iss": "https://issuer.example.com",
+        "client_id": "testkit",
+        "token_use": "access",
+        "scope": "aws.cognito.signin.user.admin",
+        "exp": "4102444800",
+        "iat": "1795860000",
+    });
+    if !groups.is_empty() {
+        claims[api::auth::GROUPS_CLAIM] = json!(format!("[{}]", groups.join(" ")));
+    }
+    event["requestContext"]["authorizer"] = json!({
+        "jwt": { "claims": claims, "scopes": ["aws.cognito.signin.user.admin"] }
+    });
+    event
+}
+
+/// The event as a member of the staff group (`staff-1`) sends it.
+pub fn as_staff(event: Value) -> Value {
+    signed_in_as(event, "staff-1", &[api::auth::STAFF_GROUP])
+}
+
 /// Sets a header on an event.
 pub fn with_header(mut event: Value, name: &str, value: &str) -> Value {
     event["headers"][name.to_ascii_lowercase()] = json!(value);

@@ -1,0 +1,48 @@
+//! `make token SUB=<id> [GROUPS=staff]`: prints an access token of the local issuer for `SUB` on
+//! stdout, and nothing else, so that `curl -H "authorization: Bearer $(make -s token SUB=123)"`
+//! works. The token carries the scope the template's routes require and lives an hour.
+
+use std::process::ExitCode;
+
+use local::jwt::Issuer;
+use template::Template;
+
+const USAGE: &str = "usage: token --sub ID [--groups a,b] [--issuer-dir .local/issuer]";
+
+fn main() -> ExitCode {
+    match run(std::env::args().skip(1).collect()) {
+        Ok(token) => {
+            println!("{token}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("token: {e}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: Vec<String>) -> Result<String, String> {
+    let (mut sub, mut groups, mut dir) = (None, String::new(), ".local/issuer".to_owned());
+    let mut args = args.into_iter();
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--sub" => sub = Some(value),
+            "--groups" => groups = value,
+            "--issuer-dir" => dir = value,
+            _ => return Err(format!("unknown argument {flag}")),
+        }
+    }
+    let sub = sub.filter(|s| !s.is_empty()).ok_or("--sub is required")?;
+    let groups: Vec<&str> = groups.split([',', ' ']).filter(|g| !g.is_empty()).collect();
+    let template = Template::workspace().map_err(|e| e.to_string())?;
+    let scope = template
+        .api_auth
+        .as_ref()
+        .and_then(|a| a.scopes.first().cloned())
+        .unwrap_or_default();
+    let issuer = Issuer::open(dir.as_ref()).map_err(|e| e.to_string())?;
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    Ok(issuer.access_token(&sub, &groups, &scope, now))
+}
