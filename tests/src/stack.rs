@@ -15,25 +15,21 @@ pub struct Stack {
     pub port: u16,
     /// The stack's table in DynamoDB Local.
     pub table: String,
-    /// The stack's own token issuer (its key in a directory of its own).
+    /// The stack's own token issuer (its key in a directory of its own), read once it listens.
     issuer_dir: PathBuf,
+    issuer: Option<local::jwt::Issuer>,
+    /// The scope the template's signed-in routes require.
+    scope: String,
 }
 
 impl Stack {
     /// An `authorization` header for `sub` in `groups`, signed by the stack's local issuer.
     pub fn bearer(&self, sub: &str, groups: &[&str]) -> String {
-        let issuer = local::jwt::Issuer::open(&self.issuer_dir).expect("the stack's issuer");
-        let scope = template::Template::workspace()
-            .ok()
-            .and_then(|t| t.api_auth)
-            .and_then(|a| a.scopes.first().cloned())
-            .unwrap_or_default();
-        let now = time_now();
-        format!("Bearer {}", issuer.access_token(sub, groups, &scope, now))
+        let issuer = self.issuer.as_ref().expect("the stack's issuer");
+        let token = issuer.access_token(sub, groups, &self.scope, time_now());
+        format!("Bearer {token}")
     }
-}
 
-impl Stack {
     /// The `authorization` of the caller a route lets in: the customer, cart owner or user the
     /// path names (`/customers/{id}`, `/carts/{id}`, `/users/{username}`,
     /// `/books/{isbn}/reviews/{username}`), and staff for every other path.
@@ -107,14 +103,24 @@ pub async fn start_stack() -> Stack {
         .kill_on_drop(true)
         .spawn()
         .expect("local-stack starts");
-    let stack = Stack {
+    let scope = template::Template::workspace()
+        .ok()
+        .and_then(|t| t.api_auth)
+        .and_then(|a| a.scopes.first().cloned())
+        .unwrap_or_default();
+    let mut stack = Stack {
         child,
         port,
         table,
         issuer_dir,
+        issuer: None,
+        scope,
     };
     for _ in 0..300 {
         if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            // The stack made its issuer's key before it listened.
+            stack.issuer =
+                Some(local::jwt::Issuer::open(&stack.issuer_dir).expect("the stack's issuer"));
             return stack;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
