@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::stack::{http, start_stack};
+use crate::stack::{http, start_stack, time_now};
 
 #[tokio::test]
 async fn the_commerce_patterns_over_http_through_the_real_binaries() {
@@ -183,4 +183,125 @@ async fn the_commerce_patterns_over_http_through_the_real_binaries() {
             assert!(b["message"].is_string(), "{b}");
         }
     }
+}
+
+/// API Gateway's JWT authorizer, as the local gateway emulates it: every way a token can be wrong
+/// is a 401 `{"message":"Unauthorized"}` before any function runs, so nothing is written.
+#[tokio::test]
+async fn every_bad_token_is_refused_at_the_gateway_and_nothing_is_written() {
+    let stack = start_stack().await;
+    let p = stack.port;
+    let now = time_now();
+    let good = json!({
+        "iss": local::jwt::ISSUER,
+        "sub": "tok-1",
+        "client_id": local::jwt::AUDIENCE,
+        "token_use": "access",
+        "scope": stack.scope(),
+        "iat": now,
+        "exp": now + 600,
+    });
+    let with = |field: &str, value: serde_json::Value| {
+        let mut claims = good.clone();
+        claims[field] = value;
+        claims
+    };
+    let without = |field: &str| {
+        let mut claims = good.clone();
+        claims.as_object_mut().expect("claims").remove(field);
+        claims
+    };
+    let stranger = local::jwt::Issuer::ephemeral();
+    // The stack's own token with its payload swapped for another subject: the signature no longer
+    // matches what it signs.
+    let tampered = {
+        let token = stack.signed(&good, None);
+        let other = stack.signed(&with("sub", json!("tok-2")), None);
+        let parts: Vec<&str> = token.split('.').collect();
+        let other: Vec<&str> = other.split('.').collect();
+        format!("{}.{}.{}", parts[0], other[1], parts[2])
+    };
+    let cases = [
+        ("no token", None),
+        ("not a bearer token", Some("Basic dG9rLTE6cHc=".to_owned())),
+        (
+            "expired",
+            Some(stack.signed(&with("exp", json!(now - 60)), None)),
+        ),
+        ("no expiry", Some(stack.signed(&without("exp"), None))),
+        (
+            "not yet valid",
+            Some(stack.signed(&with("nbf", json!(now + 600)), None)),
+        ),
+        (
+            "another issuer",
+            Some(stack.signed(&with("iss", json!("https://elsewhere.invalid")), None)),
+        ),
+        (
+            "another audience",
+            Some(stack.signed(&with("client_id", json!("other-client")), None)),
+        ),
+        (
+            "no audience",
+            Some(stack.signed(&without("client_id"), None)),
+        ),
+        (
+            "signed by another key",
+            Some(stack.signed(&good, Some(&stranger))),
+        ),
+        ("tampered payload", Some(tampered)),
+        (
+            "without the route's scope",
+            Some(stack.signed(&with("scope", json!("openid email")), None)),
+        ),
+        ("no scope", Some(stack.signed(&without("scope"), None))),
+    ];
+    for (why, authorization) in &cases {
+        let headers: Vec<(&str, &str)> = authorization
+            .iter()
+            .map(|a| ("authorization", a.as_str()))
+            .collect();
+        let (s, head, body) = http(
+            p,
+            "PUT",
+            "/customers/tok-1",
+            Some(r#"{"name":"Tok","email":"tok@example.com"}"#),
+            &headers,
+        )
+        .await;
+        assert_eq!(
+            (s, &body),
+            (401, &json!({"message": "Unauthorized"})),
+            "{why}"
+        );
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("www-authenticate: bearer"),
+            "{why}: {head}"
+        );
+    }
+    // The same request with the good token works: each case differed from it in one way only.
+    let owner = stack.signed(&good, None);
+    let (s, _, body) = http(
+        p,
+        "GET",
+        "/customers/tok-1",
+        None,
+        &[("authorization", &owner)],
+    )
+    .await;
+    assert_eq!(
+        (s, body["code"].as_str()),
+        (404, Some("customer_not_found")),
+        "no refused request wrote the customer"
+    );
+    let (s, _, body) = http(
+        p,
+        "PUT",
+        "/customers/tok-1",
+        Some(r#"{"name":"Tok","email":"tok@example.com"}"#),
+        &[("authorization", &owner)],
+    )
+    .await;
+    assert_eq!(s, 201, "{body}");
 }

@@ -30,6 +30,18 @@ impl Stack {
         format!("Bearer {token}")
     }
 
+    /// A token with exactly `claims`, signed by `issuer` (the stack's own when `None`): for
+    /// tests that need a token wrong in one way.
+    pub fn signed(&self, claims: &Value, issuer: Option<&local::jwt::Issuer>) -> String {
+        let issuer = issuer.or(self.issuer.as_ref()).expect("the stack's issuer");
+        format!("Bearer {}", issuer.sign(claims))
+    }
+
+    /// The scope the template's signed-in routes require.
+    pub fn scope(&self) -> &str {
+        &self.scope
+    }
+
     /// The `authorization` of the caller a route lets in: the customer, cart owner or user the
     /// path names (`/customers/{id}`, `/carts/{id}`, `/users/{username}`,
     /// `/books/{isbn}/reviews/{username}`), and staff for every other path.
@@ -47,7 +59,7 @@ impl Stack {
     }
 }
 
-fn time_now() -> i64 {
+pub fn time_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
