@@ -1,0 +1,288 @@
+//! `openapi.yaml` is the API's contract. Here it is held to the truth twice: against
+//! `template.yaml` (the same routes, the same public ones, the same access as each function
+//! declares), and against the running functions: every answer the end-to-end tests receive is
+//! validated against the operation's documented response ([`assert_answer`], called by
+//! `stack::http`). schemathesis (`make fuzz`) then sends what nobody here thought of.
+
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap},
+    sync::{Arc, LazyLock, Mutex},
+};
+
+use api::Access;
+use serde_json::{Value, json};
+use template::Template;
+
+static SPEC: LazyLock<Value> = LazyLock::new(|| {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi.yaml");
+    let text = std::fs::read_to_string(path).expect("openapi.yaml");
+    serde_yaml::from_str(&text).expect("openapi.yaml is YAML")
+});
+
+/// Compiled response schemas, by operation and status.
+static VALIDATORS: LazyLock<Mutex<HashMap<String, Arc<jsonschema::Validator>>>> =
+    LazyLock::new(Default::default);
+
+const METHODS: [&str; 5] = ["get", "put", "post", "delete", "patch"];
+
+/// Every operation: (METHOD, path template) → the operation object.
+fn operations() -> BTreeMap<(String, String), &'static Value> {
+    let mut ops = BTreeMap::new();
+    for (path, item) in SPEC["paths"].as_object().expect("paths") {
+        for method in METHODS {
+            if let Some(op) = item.get(method) {
+                ops.insert((method.to_uppercase(), path.clone()), op);
+            }
+        }
+    }
+    ops
+}
+
+/// The operation serving `method` on a concrete `path` (query string ignored), with its template.
+fn operation_for(method: &str, path: &str) -> Option<(String, &'static Value)> {
+    let path = path.split('?').next().unwrap_or(path);
+    let concrete: Vec<&str> = path.split('/').collect();
+    operations()
+        .into_iter()
+        .find(|((m, template), _)| {
+            let parts: Vec<&str> = template.split('/').collect();
+            m == method
+                && parts.len() == concrete.len()
+                && parts.iter().zip(&concrete).all(|(t, c)| {
+                    (t.starts_with('{') && t.ends_with('}') && !c.is_empty()) || t == c
+                })
+        })
+        .map(|((_, template), op)| (template, op))
+}
+
+/// Follows a local `$ref` (`#/components/...`).
+fn resolve(v: &'static Value) -> &'static Value {
+    match v.get("$ref").and_then(Value::as_str) {
+        Some(r) => {
+            let pointer = r.strip_prefix('#').expect("a local $ref");
+            resolve(
+                SPEC.pointer(pointer)
+                    .unwrap_or_else(|| panic!("{r} is not in openapi.yaml")),
+            )
+        }
+        None => v,
+    }
+}
+
+/// A validator for one response schema, able to follow the document's `$ref`s.
+fn validator(key: &str, schema: &Value) -> Arc<jsonschema::Validator> {
+    let mut cache = VALIDATORS.lock().expect("validators");
+    cache
+        .entry(key.to_owned())
+        .or_insert_with(|| {
+            let root = json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "components": SPEC["components"],
+                "allOf": [schema],
+            });
+            Arc::new(
+                jsonschema::options()
+                    .should_validate_formats(true)
+                    .build(&root)
+                    .unwrap_or_else(|e| panic!("{key}: the schema does not compile: {e}")),
+            )
+        })
+        .clone()
+}
+
+/// Whether an answer is one `openapi.yaml` documents: the operation lists the status, and the
+/// body matches that response's schema (no body where none is documented). A request no
+/// operation serves must get API Gateway's `404 {"message": "Not Found"}`.
+pub fn check_answer(method: &str, path: &str, status: u16, body: &Value) -> Result<(), String> {
+    let Some((template, op)) = operation_for(method, path) else {
+        return if status == 404 && *body == json!({"message": "Not Found"}) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{method} {path}: no operation, yet {status} {body}"
+            ))
+        };
+    };
+    let what = format!("{method} {template} -> {status}");
+    let response = op["responses"]
+        .get(status.to_string())
+        .map(resolve)
+        .ok_or_else(|| format!("{what}: status not documented ({body})"))?;
+    match response.pointer("/content/application~1json/schema") {
+        Some(schema) => {
+            let validator = validator(&what, schema);
+            let errors: Vec<String> = validator.iter_errors(body).map(|e| e.to_string()).collect();
+            if errors.is_empty() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{what}: {body} does not match: {}",
+                    errors.join("; ")
+                ))
+            }
+        }
+        None if body.is_null() => Ok(()),
+        None => Err(format!("{what}: documented without a body, got {body}")),
+    }
+}
+
+/// [`check_answer`], failing the test.
+pub fn assert_answer(method: &str, path: &str, status: u16, body: &Value) {
+    if let Err(e) = check_answer(method, path, status, body) {
+        panic!("openapi.yaml: {e}");
+    }
+}
+
+/// How `openapi.yaml` writes a function's [`Access`] (`x-access`).
+fn x_access(access: &Access) -> String {
+    match access {
+        Access::Public => "public".into(),
+        Access::SignedIn => "signed-in".into(),
+        Access::Staff => "staff".into(),
+        Access::Owner { param, .. } => format!("owner:{param}"),
+        Access::OwnerOrStaff { param, .. } => format!("owner-or-staff:{param}"),
+    }
+}
+
+#[test]
+fn openapi_and_the_template_have_the_same_routes_and_the_same_access() {
+    let t = Template::workspace().unwrap();
+    let mut routes = BTreeSet::new();
+    let ops = operations();
+    for f in &t.functions {
+        for route in &f.routes {
+            let key = (route.method.clone(), route.path.clone());
+            routes.insert(key.clone());
+            let op = ops.get(&key).unwrap_or_else(|| {
+                panic!(
+                    "{}: in the template, not in openapi.yaml",
+                    route.route_key()
+                )
+            });
+            let access = crate::dispatch::access(f.name()).unwrap();
+            assert_eq!(
+                op["x-access"].as_str(),
+                Some(x_access(&access).as_str()),
+                "{}: x-access against {}'s ACCESS",
+                route.route_key(),
+                f.name()
+            );
+            // No security requirement exactly on the public routes.
+            let open = op.get("security") == Some(&json!([]));
+            assert_eq!(open, route.public, "{}: security", route.route_key());
+            // The owner's parameter is one of the route's.
+            if let Access::Owner { param, not_found } | Access::OwnerOrStaff { param, not_found } =
+                access
+            {
+                assert!(
+                    route.path.contains(&format!("{{{param}}}")),
+                    "{}",
+                    route.route_key()
+                );
+                let codes = &SPEC["components"]["schemas"]["Error"]["properties"]["code"]["enum"];
+                assert!(
+                    codes.as_array().unwrap().contains(&json!(not_found)),
+                    "{not_found} is not among the documented error codes"
+                );
+            }
+            // Every signed-in route documents the gateway's 401; staff routes the 403.
+            let documented = |s: &str| op["responses"].get(s).is_some();
+            assert_eq!(
+                documented("401"),
+                access.signed_in(),
+                "{}: 401",
+                route.route_key()
+            );
+            assert_eq!(
+                documented("403"),
+                matches!(access, Access::Staff),
+                "{}: 403",
+                route.route_key()
+            );
+        }
+    }
+    let documented: BTreeSet<_> = ops.keys().cloned().collect();
+    let extra: Vec<_> = documented.difference(&routes).collect();
+    assert!(
+        extra.is_empty(),
+        "in openapi.yaml, not in the template: {extra:?}"
+    );
+}
+
+#[test]
+fn every_schema_of_the_document_compiles_and_every_ref_resolves() {
+    for ((method, path), op) in operations() {
+        for (status, response) in op["responses"].as_object().expect("responses") {
+            let response = resolve(response);
+            assert!(
+                response["description"].is_string(),
+                "{method} {path} {status}"
+            );
+            if let Some(schema) = response.pointer("/content/application~1json/schema") {
+                validator(&format!("{method} {path} -> {status}"), schema);
+            }
+        }
+        if let Some(schema) = op.pointer("/requestBody/content/application~1json/schema") {
+            validator(&format!("{method} {path} body"), schema);
+        }
+    }
+    // A $ref anywhere in the document points at something.
+    fn refs(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("$ref") {
+                    out.push(r.clone());
+                }
+                m.values().for_each(|v| refs(v, out));
+            }
+            Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    refs(&SPEC, &mut all);
+    for r in all {
+        assert!(
+            SPEC.pointer(r.trim_start_matches('#')).is_some(),
+            "{r} resolves"
+        );
+    }
+}
+
+#[test]
+fn the_checker_refuses_what_the_document_does_not_say() {
+    let customer = json!({
+        "customerId": "c-1", "name": "Ann", "email": "ann@example.com",
+        "createdAt": "2026-11-22T05:38:34.991Z", "updatedAt": "2026-11-22T05:38:34.991Z",
+        "orderCount": 0, "lifetimeValue": 0
+    });
+    assert_eq!(
+        check_answer("PUT", "/customers/c-1", 201, &customer),
+        Ok(())
+    );
+    // An undocumented status, a field too many, a wrong type, a missing field.
+    assert!(check_answer("PUT", "/customers/c-1", 202, &customer).is_err());
+    let mut extra = customer.clone();
+    extra["password"] = json!("x");
+    assert!(check_answer("PUT", "/customers/c-1", 201, &extra).is_err());
+    let mut wrong = customer.clone();
+    wrong["orderCount"] = json!("3");
+    assert!(check_answer("PUT", "/customers/c-1", 201, &wrong).is_err());
+    let mut missing = customer;
+    missing.as_object_mut().unwrap().remove("email");
+    assert!(check_answer("PUT", "/customers/c-1", 201, &missing).is_err());
+    // An undocumented error code; a route that does not exist.
+    let teapot = json!({"code": "teapot", "message": "short and stout"});
+    assert!(check_answer("GET", "/customers/c-1", 400, &teapot).is_err());
+    assert_eq!(
+        check_answer("GET", "/nowhere", 404, &json!({"message": "Not Found"})),
+        Ok(())
+    );
+    assert!(check_answer("GET", "/nowhere", 200, &json!({})).is_err());
+    // A 204 has no body.
+    assert_eq!(
+        check_answer("DELETE", "/carts/c-1/items/p", 204, &Value::Null),
+        Ok(())
+    );
+    assert!(check_answer("DELETE", "/carts/c-1/items/p", 204, &json!({})).is_err());
+}
