@@ -42,6 +42,7 @@ async fn send(function: &str, event: &Value) -> (u16, Value, bool) {
         .unwrap_or_else(|| panic!("no handler for {function}"));
     let sent = !table.meter().requests().is_empty();
     let (status, body) = testkit::response_json(&response);
+    crate::openapi::assert_event_answer(event, status, &body);
     let unchanged = testkit::all_items(&table).await == before;
     (status, body, unchanged && !sent)
 }

@@ -133,6 +133,15 @@ pub fn assert_answer(method: &str, path: &str, status: u16, body: &Value) {
     }
 }
 
+/// [`assert_answer`] for a handler's answer to an API Gateway v2 event.
+pub fn assert_event_answer(event: &Value, status: u16, body: &Value) {
+    let method = event["requestContext"]["http"]["method"]
+        .as_str()
+        .expect("a method");
+    let path = event["rawPath"].as_str().expect("a rawPath");
+    assert_answer(method, path, status, body);
+}
+
 /// How `openapi.yaml` writes a function's [`Access`] (`x-access`).
 fn x_access(access: &Access) -> String {
     match access {

@@ -31,6 +31,7 @@ async fn every_sample_event_goes_through_its_handler_within_its_policy() {
             .await
             .unwrap_or_else(|| panic!("no handler for {}", f.name()));
         let (status, body) = testkit::response_json(&response);
+        crate::openapi::assert_event_answer(&sample, status, &body);
         assert!(
             (200..300).contains(&status),
             "{}: {status} {body}",
