@@ -19,11 +19,11 @@ LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
 VENV := .venv
-PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0
+PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathesis==4.32.5
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run seed token reconcile bench test test-rust lint build sam-build deploy dynamodb-install stop clean
+.PHONY: help run seed token reconcile bench test test-rust fuzz lint build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -60,12 +60,19 @@ token: ## Print a local access token: make token SUB=<id> [GROUPS=staff] (the id
 stop: ## Stop the DynamoDB Local of `make run`
 	scripts/dynamodb-local.sh stop $(DDB_PORT)
 
-test: dynamodb-install $(VENV)/.installed ## Everything: unit, property, DynamoDB Local, end-to-end tests, template lint
+test: dynamodb-install $(VENV)/.installed ## Everything: unit, property, DynamoDB Local, end-to-end tests, the fuzzer, template lint
 	$(MAKE) --no-print-directory lint
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	cargo build --bins
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
-	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo test --workspace --no-fail-fast
+	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo test --workspace --no-fail-fast; \
+	  scripts/fuzz.sh http://127.0.0.1:$(TEST_DDB_PORT)
+
+fuzz: dynamodb-install $(VENV)/.installed ## schemathesis against the local stack: every operation of openapi.yaml, as a customer and as staff
+	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
+	cargo build --bins
+	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
+	  scripts/fuzz.sh http://127.0.0.1:$(TEST_DDB_PORT)
 
 lint: $(VENV)/.installed ## Validate the SAM template (sam validate --lint, cfn-lint) and formatting
 	$(VENV)/bin/sam validate --lint --template template.yaml
