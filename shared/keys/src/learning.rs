@@ -3,7 +3,7 @@
 //!
 //! | item              | PK                  | SK                                          | GSI1PK                   | GSI1SK                          |
 //! |-------------------|---------------------|---------------------------------------------|--------------------------|---------------------------------|
-//! | course occurrence | `<course>`          | `<yyyy/mm/dd>#course#<v:2>#<location>#`     |                          |                                 |
+//! | course occurrence | `<course>`          | `<yyyy/mm/dd>#course#<v:2>#<location>#`     | `course#<course>#`       | `<yyyy/mm/dd>#<location>#`      |
 //! | certificate       | `<course>`          | `<yyyy/mm/dd>#cert#<v:2>#<student>#`        | `<certType>#<shard:2>#`  | `cert#<v:2>#<instructor>#`      |
 //!
 //! Course names, locations and people are free text, normalised (lower case, no whitespace) and
@@ -14,12 +14,19 @@
 //! entity's GSI1 key. Entity versions stand after the entity tag (`cert#01#`), so a version 2
 //! coexists with version 1 during a migration. The certificate's GSI1 partition is write sharded:
 //! the sum of the sort key's code points modulo 20 (the talk's `calcShardID`).
+//!
+//! Course occurrences also stand in GSI1, in a partition of their own per course, so the
+//! occurrence patterns (L2–L6) read occurrences only and never pay for a course's certificates.
+//!
+//! Certificates come in two versions. v01 is the talk's: a person's name lower case with the
+//! spaces removed, which loses word boundaries (`David Spurdy` and `Davids Purdy` are both
+//! `davidspurdy`). v02 keeps them ([`Person`]): `david-spurdy`, `davids-purdy`.
 
 use std::{borrow::Cow, fmt, str::FromStr};
 
 use crate::{
-    Composite, Date, Gsi1Key, Key, KeyError, PrimaryKey, Segment, Shard, Text, Version,
-    code_point_shard, value::pad,
+    Base, Composite, Date, Gsi1, Gsi1Key, Key, KeyCondition, KeyError, PrimaryKey, Segment, Shard,
+    SortCondition, Text, Version, code_point_shard, value::pad,
 };
 
 /// Static tags of learning keys (the registry declares where each one stands).
@@ -124,6 +131,116 @@ impl fmt::Display for CertType {
 
 crate::serde_as_string!(CertType, CertType::from_str);
 
+/// Certificate v01: the talk's key, people as [`Text`] (word boundaries lost).
+pub const CERT_V1: Version = Version::new(1);
+/// Certificate v02: people as words ([`Person::V2`]); what new certificates are written as.
+pub const CERT_V2: Version = Version::new(2);
+/// Every certificate version a read may meet, oldest first.
+pub const CERT_VERSIONS: [Version; 2] = [CERT_V1, CERT_V2];
+
+/// A person (student, instructor) as a certificate of a given version writes them.
+///
+/// - v01: seed 001's rule, [`Text`]: lower case, whitespace removed, escaped.
+/// - v02: the words of the name, lower case, joined by `-`; inside a word `%`, `#` and `-` are
+///   escaped (`%25`, `%23`, `%2d`), so a `-` in the key is always a word boundary and two names
+///   with different words (after lower-casing) never share a key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Person {
+    V1(Text),
+    V2(String),
+}
+
+impl Person {
+    pub fn parse(version: Version, name: &str) -> Result<Person, KeyError> {
+        match version {
+            CERT_V1 => Text::parse("name", name).map(Person::V1),
+            CERT_V2 => words("name", name).map(Person::V2),
+            _ => Err(KeyError::Malformed(format!(
+                "certificate version {}",
+                version.number()
+            ))),
+        }
+    }
+
+    pub fn version(&self) -> Version {
+        match self {
+            Person::V1(_) => CERT_V1,
+            Person::V2(_) => CERT_V2,
+        }
+    }
+
+    pub fn as_key(&self) -> &str {
+        match self {
+            Person::V1(t) => t.as_key(),
+            Person::V2(s) => s,
+        }
+    }
+
+    /// Whether `s` is a key some person of some version has.
+    pub fn is_key_form(s: &str) -> bool {
+        Text::is_key_form(s)
+            || unwords(s).is_some_and(|name| words("name", &name).as_deref() == Ok(s))
+    }
+}
+
+/// The name a v02 key was made from (its words, lower case, single spaces); `None` for a string
+/// [`words`] cannot have produced.
+fn unwords(key: &str) -> Option<String> {
+    let mut words = Vec::new();
+    for word in key.split('-') {
+        let mut out = String::new();
+        let mut rest = word;
+        while let Some(pos) = rest.find('%') {
+            out.push_str(&rest[..pos]);
+            let code = rest.get(pos..pos + 3)?;
+            out.push(match code {
+                "%25" => '%',
+                "%23" => '#',
+                "%2d" => '-',
+                _ => return None,
+            });
+            rest = &rest[pos + 3..];
+        }
+        out.push_str(rest);
+        words.push(out);
+    }
+    Some(words.join(" "))
+}
+
+impl Segment for Person {
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.as_key())
+    }
+}
+
+/// v02's person key: lower-cased words joined by `-`, each word escaped (`%`, `#`, `-`).
+fn words(what: &'static str, name: &str) -> Result<String, KeyError> {
+    if name.chars().count() > crate::segment::MAX_TEXT_LEN {
+        return Err(KeyError::TooLong {
+            what,
+            max: crate::segment::MAX_TEXT_LEN,
+        });
+    }
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, word) in name.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push('-');
+        }
+        for c in word.chars().flat_map(char::to_lowercase) {
+            match c {
+                '%' => out.push_str("%25"),
+                '#' => out.push_str("%23"),
+                '-' => out.push_str("%2d"),
+                c => out.push(c),
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(KeyError::Empty { what });
+    }
+    Ok(out)
+}
+
 /// Shards of the certificates' GSI1 partitions (seed 001: `% 20`).
 pub const CERTIFICATE_SHARDS: u32 = 20;
 
@@ -149,14 +266,31 @@ pub fn course_occurrence(
     )
 }
 
-/// A certificate: `<course>`, `<yyyy/mm/dd>#cert#<v>#<student>#`.
-pub fn certificate(course: &Text, date: Date, version: Version, student: &Text) -> PrimaryKey {
+/// GSI1 key of a course occurrence: `course#<course>#`, `<yyyy/mm/dd>#<location>#`: the
+/// course's occurrences in date order, apart from its certificates.
+pub fn course_occurrence_index(course: &Text, date: Date, location: &Location) -> Gsi1Key {
+    Key::new(
+        occurrences_pk(course),
+        Composite::new().seg(&date).seg(location).build_delimited(),
+    )
+}
+
+fn occurrences_pk(course: &Text) -> String {
+    Composite::new()
+        .lit(tag::COURSE)
+        .seg(course)
+        .build_delimited()
+}
+
+/// A certificate: `<course>`, `<yyyy/mm/dd>#cert#<v>#<student>#`; the version is the student
+/// key's.
+pub fn certificate(course: &Text, date: Date, student: &Person) -> PrimaryKey {
     Key::new(
         course_pk(course),
         Composite::new()
             .seg(&date)
             .lit(tag::CERT)
-            .seg(&version)
+            .seg(&student.version())
             .seg(student)
             .build_delimited(),
     )
@@ -167,24 +301,121 @@ pub fn certificate_shard(certificate: &PrimaryKey) -> Shard {
     code_point_shard(certificate.sk(), CERTIFICATE_SHARDS)
 }
 
-/// GSI1 key of a certificate: `<certType>#<shard>#`, `cert#<v>#<instructor>#`.
+/// GSI1 key of a certificate: `<certType>#<shard>#`, `cert#<v>#<instructor>#`; the version is
+/// the instructor key's (a certificate writes both people in its own version).
 pub fn certificate_type_index(
     certificate: &PrimaryKey,
     cert_type: CertType,
-    version: Version,
-    instructor: &Text,
+    instructor: &Person,
 ) -> Gsi1Key {
     Key::new(
-        Composite::new()
-            .lit(cert_type.tag())
-            .seg(&certificate_shard(certificate))
-            .build_delimited(),
+        type_shard_pk(cert_type, certificate_shard(certificate)),
         Composite::new()
             .lit(tag::CERT)
-            .seg(&version)
+            .seg(&instructor.version())
             .seg(instructor)
             .build_delimited(),
     )
+}
+
+fn type_shard_pk(cert_type: CertType, shard: Shard) -> String {
+    Composite::new()
+        .lit(cert_type.tag())
+        .seg(&shard)
+        .build_delimited()
+}
+
+/// How much of the date an occurrence read narrows to (L2–L5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Period {
+    /// L2: every occurrence.
+    Any,
+    /// L3: a year.
+    Year(u16),
+    /// L4: a month of a year.
+    Month(u16, u8),
+    /// L5: a day.
+    Day(Date),
+}
+
+impl Period {
+    /// The sort-key prefix: `2022/`, `2022/03/`, `2022/03/15#`. A year or month prefix ends on
+    /// the date's own separator, so `2022/0` (a partial month) can never be asked for.
+    fn prefix(self) -> Result<String, KeyError> {
+        Ok(match self {
+            Period::Any => String::new(),
+            Period::Year(y) => format!("{}/", pad(y.into(), 4)?),
+            Period::Month(y, m) => {
+                if !(1..=12).contains(&m) {
+                    return Err(KeyError::InvalidDate(format!("{y}-{m}")));
+                }
+                format!("{}/{}/", pad(y.into(), 4)?, pad(m.into(), 2)?)
+            }
+            Period::Day(d) => Composite::new().seg(&d).build_delimited(),
+        })
+    }
+}
+
+/// L2–L5: a course's occurrences in a period, in date order (GSI1).
+pub fn occurrences(course: &Text, period: Period) -> Result<KeyCondition<Gsi1>, KeyError> {
+    let prefix = period.prefix()?;
+    let sort = if prefix.is_empty() {
+        SortCondition::All
+    } else {
+        SortCondition::BeginsWith(prefix)
+    };
+    Ok(KeyCondition::new(occurrences_pk(course), sort))
+}
+
+/// L6: a course's occurrences on a day at locations beginning with `partial` (GSI1).
+pub fn occurrences_at(course: &Text, date: Date, partial: &Location) -> KeyCondition<Gsi1> {
+    KeyCondition::new(
+        occurrences_pk(course),
+        SortCondition::BeginsWith(Composite::new().seg(&date).build_with_partial(partial)),
+    )
+}
+
+/// L8: a course's day: its occurrences and certificates of that date, one query.
+pub fn course_day(course: &Text, date: Date) -> KeyCondition<Base> {
+    KeyCondition::new(
+        course_pk(course),
+        SortCondition::BeginsWith(Composite::new().seg(&date).build_delimited()),
+    )
+}
+
+/// L9 (every version) and L10 (one version): a course's certificates of a date.
+pub fn certificates_on(course: &Text, date: Date, version: Option<Version>) -> KeyCondition<Base> {
+    let prefix = Composite::new().seg(&date).lit(tag::CERT);
+    let prefix = match version {
+        Some(v) => prefix.seg(&v).build_delimited(),
+        None => prefix.build_delimited(),
+    };
+    KeyCondition::new(course_pk(course), SortCondition::BeginsWith(prefix))
+}
+
+/// L11–L13 on one shard of a certificate type: every certificate (L11), one version (L12), one
+/// version's certificates by an instructor (L13). A read of the type queries every shard.
+pub fn certificates_of_type(
+    cert_type: CertType,
+    shard: Shard,
+    version: Option<Version>,
+    instructor: Option<&Person>,
+) -> KeyCondition<Gsi1> {
+    let pk = type_shard_pk(cert_type, shard);
+    let sort = match (version, instructor) {
+        (_, Some(i)) => SortCondition::BeginsWith(
+            Composite::new()
+                .lit(tag::CERT)
+                .seg(&i.version())
+                .seg(i)
+                .build_delimited(),
+        ),
+        (Some(v), None) => {
+            SortCondition::BeginsWith(Composite::new().lit(tag::CERT).seg(&v).build_delimited())
+        }
+        (None, None) => SortCondition::All,
+    };
+    KeyCondition::new(pk, sort)
 }
 
 #[cfg(test)]
@@ -207,15 +438,165 @@ mod tests {
             (occurrence.pk(), occurrence.sk()),
             ("introtodynamodb", "2022/03/15#course#01#building01#")
         );
-        let cert = certificate(&course, date, V1, &text("David Spurdy"));
+        let cert = certificate(&course, date, &v1("David Spurdy"));
         assert_eq!(
             (cert.pk(), cert.sk()),
             ("introtodynamodb", "2022/03/15#cert#01#davidspurdy#")
         );
-        let gsi = certificate_type_index(&cert, CertType::Completion, V1, &text("Tyler Walch"));
+        let gsi = certificate_type_index(&cert, CertType::Completion, &v1("Tyler Walch"));
         assert_eq!(
             (gsi.pk(), gsi.sk()),
             ("completion#19#", "cert#01#tylerwalch#")
+        );
+        assert_eq!(certificate_shard(&cert), Shard::new(19, 20).unwrap());
+    }
+
+    fn v1(name: &str) -> Person {
+        Person::parse(CERT_V1, name).unwrap()
+    }
+
+    fn v2(name: &str) -> Person {
+        Person::parse(CERT_V2, name).unwrap()
+    }
+
+    #[test]
+    fn v01_loses_word_boundaries_and_v02_keeps_them() {
+        let course = text("Intro to DynamoDB");
+        let date = Date::parse_iso("2022-03-15").unwrap();
+        let (david, davids) = ("David Spurdy", "Davids Purdy");
+        assert_eq!(
+            certificate(&course, date, &v1(david)),
+            certificate(&course, date, &v1(davids))
+        );
+        let (a, b) = (
+            certificate(&course, date, &v2(david)),
+            certificate(&course, date, &v2(davids)),
+        );
+        assert_eq!(a.sk(), "2022/03/15#cert#02#david-spurdy#");
+        assert_eq!(b.sk(), "2022/03/15#cert#02#davids-purdy#");
+        // Case and spacing are still normalised; a hyphen inside a name is not a word boundary.
+        assert_eq!(v2("  DAVID   spurdy "), v2("David Spurdy"));
+        assert_eq!(v2("Jean-Luc Picard").as_key(), "jean%2dluc-picard");
+        assert_ne!(v2("Jean-Luc Picard"), v2("Jean Luc Picard"));
+        assert_eq!(v2("a#b 100%").as_key(), "a%23b-100%25");
+        assert!(Person::parse(CERT_V2, " \t ").is_err());
+        assert!(Person::parse(CERT_V2, &"x".repeat(129)).is_err());
+        assert!(Person::parse(Version::new(3), "x").is_err());
+        let gsi = certificate_type_index(&a, CertType::Completion, &v2("Tyler Walch"));
+        assert_eq!(gsi.sk(), "cert#02#tyler-walch#");
+    }
+
+    proptest::proptest! {
+        /// v02 is injective on names up to case and the amount of whitespace: two names whose
+        /// lower-cased words differ never share a key, and a key never holds the delimiter.
+        #[test]
+        fn v02_person_keys_are_injective(a in "[aA -%#]{1,8}", b in "[aA -%#]{1,8}") {
+            let words = |s: &str| -> Vec<String> {
+                s.split_whitespace().map(str::to_lowercase).collect()
+            };
+            if let (Ok(ka), Ok(kb)) = (Person::parse(CERT_V2, &a), Person::parse(CERT_V2, &b)) {
+                proptest::prop_assert!(!ka.as_key().contains('#'));
+                proptest::prop_assert_eq!(ka == kb, words(&a) == words(&b));
+            }
+        }
+    }
+
+    #[test]
+    fn occurrence_reads_are_prefixes_that_end_on_a_separator() {
+        let course = text("Intro to DynamoDB");
+        let date = Date::parse_iso("2022-03-15").unwrap();
+        let b1 = Location::parse("Building 1").unwrap();
+        let idx = course_occurrence_index(&course, date, &b1);
+        assert_eq!(
+            (idx.pk(), idx.sk()),
+            ("course#introtodynamodb#", "2022/03/15#building01#")
+        );
+        let sort = |p| occurrences(&course, p).unwrap().sort().clone();
+        assert_eq!(sort(Period::Any), SortCondition::All);
+        assert_eq!(
+            sort(Period::Year(2022)),
+            SortCondition::BeginsWith("2022/".into())
+        );
+        assert_eq!(
+            sort(Period::Month(2022, 3)),
+            SortCondition::BeginsWith("2022/03/".into())
+        );
+        assert_eq!(
+            sort(Period::Day(date)),
+            SortCondition::BeginsWith("2022/03/15#".into())
+        );
+        assert!(occurrences(&course, Period::Month(2022, 13)).is_err());
+        assert!(occurrences(&course, Period::Year(10000)).is_err());
+        let l6 = occurrences_at(&course, date, &Location::parse("build").unwrap());
+        assert_eq!(
+            l6.sort(),
+            &SortCondition::BeginsWith("2022/03/15#build".into())
+        );
+        for p in [
+            Period::Any,
+            Period::Year(2022),
+            Period::Month(2022, 3),
+            Period::Day(date),
+        ] {
+            assert!(occurrences(&course, p).unwrap().matches(&idx), "{p:?}");
+        }
+        assert!(l6.matches(&idx));
+        // March is not reached by a read of 2022/1 (no partial months exist), nor 2023.
+        assert!(
+            !occurrences(&course, Period::Year(2023))
+                .unwrap()
+                .matches(&idx)
+        );
+        assert!(
+            !occurrences(&course, Period::Month(2022, 1))
+                .unwrap()
+                .matches(&idx)
+        );
+    }
+
+    #[test]
+    fn certificate_reads_select_by_date_version_type_and_instructor() {
+        let course = text("Intro to DynamoDB");
+        let date = Date::parse_iso("2022-03-15").unwrap();
+        let old = certificate(&course, date, &v1("David Spurdy"));
+        let new = certificate(&course, date, &v2("Davids Purdy"));
+        let occurrence =
+            course_occurrence(&course, date, V1, &Location::parse("Building 1").unwrap());
+        let day = course_day(&course, date);
+        assert_eq!(day.sort(), &SortCondition::BeginsWith("2022/03/15#".into()));
+        assert!(day.matches(&old) && day.matches(&new) && day.matches(&occurrence));
+        let l9 = certificates_on(&course, date, None);
+        assert_eq!(
+            l9.sort(),
+            &SortCondition::BeginsWith("2022/03/15#cert#".into())
+        );
+        assert!(l9.matches(&old) && l9.matches(&new) && !l9.matches(&occurrence));
+        let l10 = certificates_on(&course, date, Some(CERT_V1));
+        assert_eq!(
+            l10.sort(),
+            &SortCondition::BeginsWith("2022/03/15#cert#01#".into())
+        );
+        assert!(l10.matches(&old) && !l10.matches(&new));
+
+        let shard = certificate_shard(&old);
+        let gsi = certificate_type_index(&old, CertType::Completion, &v1("Tyler Walch"));
+        let of = |v, i: Option<&Person>| certificates_of_type(CertType::Completion, shard, v, i);
+        assert_eq!(of(None, None).pk(), "completion#19#");
+        assert!(of(None, None).matches(&gsi));
+        assert!(of(Some(CERT_V1), None).matches(&gsi));
+        assert!(!of(Some(CERT_V2), None).matches(&gsi));
+        assert!(of(None, Some(&v1("Tyler Walch"))).matches(&gsi));
+        assert!(
+            !of(None, Some(&v1("Tyler"))).matches(&gsi),
+            "ends on a delimiter"
+        );
+        assert!(
+            !of(None, Some(&v2("Tyler Walch"))).matches(&gsi),
+            "another version"
+        );
+        assert!(
+            !certificates_of_type(CertType::Attendance, shard, None, None).matches(&gsi),
+            "another type"
         );
     }
 

@@ -45,6 +45,8 @@ pub enum Seg {
     Status,
     /// A certificate type's key tag.
     CertType,
+    /// A person in a certificate key, of any version ([`learning::Person`]).
+    Person,
     /// An escaped key string (the ledger's target).
     Escaped,
 }
@@ -70,6 +72,7 @@ impl Seg {
             Seg::Version => digits(s, crate::Version::WIDTH) && s != "00",
             Seg::Status => commerce::OrderStatus::from_str(s).is_ok(),
             Seg::CertType => learning::CertType::ALL.iter().any(|t| t.tag() == s),
+            Seg::Person => learning::Person::is_key_form(s),
             Seg::Escaped => unescape(s).is_some(),
         }
     }
@@ -132,8 +135,9 @@ pub const KINDS: &[Kind] = &[
     Kind { entity: rt::REVIEW, context: REVIEWS, space: Space::Gsi1, pk: &[Lit(r::USER), Id], sk: &[Timestamp, Lit(r::BOOK), Isbn] },
     // Learning (seed 001): unprefixed, lower-case course partitions.
     Kind { entity: lt::COURSE_OCCURRENCE, context: LEARNING, space: Space::Base, pk: &[Text], sk: &[Date, Lit(l::COURSE), Version, Text, Lit("")] },
-    Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Base, pk: &[Text], sk: &[Date, Lit(l::CERT), Version, Text, Lit("")] },
-    Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Gsi1, pk: &[CertType, Shard, Lit("")], sk: &[Lit(l::CERT), Version, Text, Lit("")] },
+    Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Base, pk: &[Text], sk: &[Date, Lit(l::CERT), Version, Person, Lit("")] },
+    Kind { entity: lt::COURSE_OCCURRENCE, context: LEARNING, space: Space::Gsi1, pk: &[Lit(l::COURSE), Text, Lit("")], sk: &[Date, Text, Lit("")] },
+    Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Gsi1, pk: &[CertType, Shard, Lit("")], sk: &[Lit(l::CERT), Version, Person, Lit("")] },
     // Derived by the stream pipeline.
     Kind { entity: dt::DAILY_STATS, context: DERIVED, space: Space::Base, pk: &[Lit(d::STATS), IsoDate, Shard], sk: &[Lit(c::A_RECORD)] },
     Kind { entity: dt::LEDGER, context: DERIVED, space: Space::Base, pk: &[Lit(d::LEDGER), Id], sk: &[Escaped, Escaped] },
@@ -285,7 +289,7 @@ mod tests {
         shard: Shard,
         status: OrderStatus,
         course: crate::Text,
-        person: crate::Text,
+        person: crate::learning::Person,
         location: Location,
         cert_type: CertType,
         version: Version,
@@ -304,7 +308,7 @@ mod tests {
                 0u32..20,
                 0usize..8,
                 arb_text(),
-                arb_text(),
+                ("[a-c# %-]{0,6}[a-c]", 1u8..=2),
                 "[a-c ]{0,2}[1-9]{0,2}[a-c ]{0,2}[a-c]",
             ),
             (0usize..2, 1u8..=99),
@@ -319,7 +323,8 @@ mod tests {
                     shard: Shard::new(shard, 20).unwrap(),
                     status: OrderStatus::ALL[status],
                     course,
-                    person,
+                    person: crate::learning::Person::parse(Version::new(person.1), &person.0)
+                        .unwrap(),
                     location: Location::parse(&loc).unwrap(),
                     cert_type: CertType::ALL[ct],
                     version: Version::new(v),
@@ -339,7 +344,7 @@ mod tests {
         let id = SortableId::at_ms(i.ms);
         let at = crate::Timestamp::from_ms(i.ms).unwrap();
         let date = at.date();
-        let cert = crate::learning::certificate(&i.course, date, i.version, &i.person);
+        let cert = crate::learning::certificate(&i.course, date, &i.person);
         vec![
             k(ct::CUSTOMER, commerce::customer(&i.a)),
             k(ct::ORDER_SUMMARY, commerce::order_summary(&i.a, id)),
@@ -366,7 +371,11 @@ mod tests {
             ),
             k(
                 lt::CERTIFICATE,
-                crate::learning::certificate_type_index(&cert, i.cert_type, i.version, &i.person),
+                crate::learning::certificate_type_index(&cert, i.cert_type, &i.person),
+            ),
+            k(
+                lt::COURSE_OCCURRENCE,
+                crate::learning::course_occurrence_index(&i.course, date, &i.location),
             ),
             k(lt::CERTIFICATE, cert.clone()),
             k(dt::DAILY_STATS, derived::daily_stats(date, i.shard)),
@@ -404,7 +413,11 @@ mod tests {
                 members,
             )
         }
+        use crate::learning::{self, Period};
+        const OCC: &[&str] = &[lt::COURSE_OCCURRENCE];
+        const CERT: &[&str] = &[lt::CERTIFICATE];
         let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
+        let year = date.hierarchical()[..4].parse().unwrap();
         vec![
             q(
                 "C1",
@@ -436,6 +449,62 @@ mod tests {
                 "R2",
                 reviews::user_and_reviews(&i.a),
                 &[rt::USER, rt::REVIEW],
+            ),
+            q(
+                "L2",
+                learning::occurrences(&i.course, Period::Any).unwrap(),
+                OCC,
+            ),
+            q(
+                "L3",
+                learning::occurrences(&i.course, Period::Year(year)).unwrap(),
+                OCC,
+            ),
+            q(
+                "L4",
+                learning::occurrences(&i.course, Period::Month(year, 3)).unwrap(),
+                OCC,
+            ),
+            q(
+                "L5",
+                learning::occurrences(&i.course, Period::Day(date)).unwrap(),
+                OCC,
+            ),
+            q(
+                "L6",
+                learning::occurrences_at(&i.course, date, &i.location),
+                OCC,
+            ),
+            q(
+                "L8",
+                learning::course_day(&i.course, date),
+                &[lt::COURSE_OCCURRENCE, lt::CERTIFICATE],
+            ),
+            q("L9", learning::certificates_on(&i.course, date, None), CERT),
+            q(
+                "L10",
+                learning::certificates_on(&i.course, date, Some(i.person.version())),
+                CERT,
+            ),
+            q(
+                "L11",
+                learning::certificates_of_type(i.cert_type, i.shard, None, None),
+                CERT,
+            ),
+            q(
+                "L12",
+                learning::certificates_of_type(
+                    i.cert_type,
+                    i.shard,
+                    Some(i.person.version()),
+                    None,
+                ),
+                CERT,
+            ),
+            q(
+                "L13",
+                learning::certificates_of_type(i.cert_type, i.shard, None, Some(&i.person)),
+                CERT,
             ),
         ]
     }
