@@ -46,7 +46,7 @@ pub const LOCATION_NUMBER_WIDTH: usize = 2;
 /// A location, normalised as free text with its numbers zero padded: `Building 1` →
 /// `building01`, so `Building 2` sorts before `Building 10`. A number too wide is an error.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Location(Text);
+pub struct Location(Text, String);
 
 impl Location {
     pub fn parse(value: &str) -> Result<Location, KeyError> {
@@ -72,13 +72,51 @@ impl Location {
             }
         }
         flush(&mut digits, &mut padded)?;
-        Ok(Location(Text::parse("location", &padded)?))
+        let given = value.split_whitespace().collect::<Vec<_>>().join(" ");
+        Ok(Location(Text::parse("location", &padded)?, given))
     }
 
     pub fn as_key(&self) -> &str {
         self.0.as_key()
     }
 }
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.1)
+    }
+}
+
+crate::serde_as_string!(Location, Location::parse);
+
+/// A course, by its name as given (`Intro to DynamoDB`) and its key (`introtodynamodb`). A
+/// course's key parses to itself, so a path may name the course either way.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Course {
+    name: String,
+    key: Text,
+}
+
+impl Course {
+    pub fn parse(value: &str) -> Result<Course, KeyError> {
+        Ok(Course {
+            key: Text::parse("courseName", value)?,
+            name: value.split_whitespace().collect::<Vec<_>>().join(" "),
+        })
+    }
+
+    pub fn key(&self) -> &Text {
+        &self.key
+    }
+}
+
+impl fmt::Display for Course {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+crate::serde_as_string!(Course, Course::parse);
 
 impl Segment for Location {
     fn segment(&self) -> Cow<'_, str> {
@@ -131,12 +169,67 @@ impl fmt::Display for CertType {
 
 crate::serde_as_string!(CertType, CertType::from_str);
 
-/// Certificate v01: the talk's key, people as [`Text`] (word boundaries lost).
-pub const CERT_V1: Version = Version::new(1);
-/// Certificate v02: people as words ([`Person::V2`]); what new certificates are written as.
-pub const CERT_V2: Version = Version::new(2);
-/// Every certificate version a read may meet, oldest first.
-pub const CERT_VERSIONS: [Version; 2] = [CERT_V1, CERT_V2];
+/// A certificate's entity version: what its keys look like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CertVersion {
+    /// v01, the talk's key: people as [`Text`] (word boundaries lost).
+    V1,
+    /// v02: people as words (see [`Person`]); what new certificates are written as.
+    V2,
+}
+
+impl CertVersion {
+    /// Every version a read may meet, oldest first.
+    pub const ALL: [CertVersion; 2] = [CertVersion::V1, CertVersion::V2];
+    /// What new certificates are written as.
+    pub const CURRENT: CertVersion = CertVersion::V2;
+
+    pub fn version(self) -> Version {
+        match self {
+            CertVersion::V1 => Version::new(1),
+            CertVersion::V2 => Version::new(2),
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<CertVersion, KeyError> {
+        CertVersion::ALL
+            .into_iter()
+            .find(|v| s.trim().parse::<u8>().ok() == Some(v.version().number()))
+            .ok_or_else(|| KeyError::Malformed(format!("certificate version {s:?}")))
+    }
+}
+
+impl fmt::Display for CertVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.version().number())
+    }
+}
+
+crate::serde_as_string!(CertVersion, CertVersion::parse);
+
+/// A person's name as given (`David Spurdy`), checked once so that every certificate version can
+/// key it: at least one non-blank character, at most [`crate::segment::MAX_TEXT_LEN`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Name(String);
+
+impl Name {
+    pub fn parse(what: &'static str, value: &str) -> Result<Name, KeyError> {
+        Text::parse(what, value)?;
+        Ok(Name(value.split_whitespace().collect::<Vec<_>>().join(" ")))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+crate::serde_as_string!(Name, |s: &str| Name::parse("name", s));
 
 /// A person (student, instructor) as a certificate of a given version writes them.
 ///
@@ -151,21 +244,19 @@ pub enum Person {
 }
 
 impl Person {
-    pub fn parse(version: Version, name: &str) -> Result<Person, KeyError> {
+    pub fn of(version: CertVersion, name: &Name) -> Person {
         match version {
-            CERT_V1 => Text::parse("name", name).map(Person::V1),
-            CERT_V2 => words("name", name).map(Person::V2),
-            _ => Err(KeyError::Malformed(format!(
-                "certificate version {}",
-                version.number()
-            ))),
+            CertVersion::V1 => {
+                Person::V1(Text::parse("name", &name.0).expect("a Name is valid text"))
+            }
+            CertVersion::V2 => Person::V2(words(&name.0)),
         }
     }
 
-    pub fn version(&self) -> Version {
+    pub fn version(&self) -> CertVersion {
         match self {
-            Person::V1(_) => CERT_V1,
-            Person::V2(_) => CERT_V2,
+            Person::V1(_) => CertVersion::V1,
+            Person::V2(_) => CertVersion::V2,
         }
     }
 
@@ -178,8 +269,7 @@ impl Person {
 
     /// Whether `s` is a key some person of some version has.
     pub fn is_key_form(s: &str) -> bool {
-        Text::is_key_form(s)
-            || unwords(s).is_some_and(|name| words("name", &name).as_deref() == Ok(s))
+        Text::is_key_form(s) || unwords(s).is_some_and(|name| words(&name) == s)
     }
 }
 
@@ -214,13 +304,7 @@ impl Segment for Person {
 }
 
 /// v02's person key: lower-cased words joined by `-`, each word escaped (`%`, `#`, `-`).
-fn words(what: &'static str, name: &str) -> Result<String, KeyError> {
-    if name.chars().count() > crate::segment::MAX_TEXT_LEN {
-        return Err(KeyError::TooLong {
-            what,
-            max: crate::segment::MAX_TEXT_LEN,
-        });
-    }
+fn words(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     for (i, word) in name.split_whitespace().enumerate() {
         if i > 0 {
@@ -235,10 +319,7 @@ fn words(what: &'static str, name: &str) -> Result<String, KeyError> {
             }
         }
     }
-    if out.is_empty() {
-        return Err(KeyError::Empty { what });
-    }
-    Ok(out)
+    out
 }
 
 /// Shards of the certificates' GSI1 partitions (seed 001: `% 20`).
@@ -290,7 +371,7 @@ pub fn certificate(course: &Text, date: Date, student: &Person) -> PrimaryKey {
         Composite::new()
             .seg(&date)
             .lit(tag::CERT)
-            .seg(&student.version())
+            .seg(&student.version().version())
             .seg(student)
             .build_delimited(),
     )
@@ -312,7 +393,7 @@ pub fn certificate_type_index(
         type_shard_pk(cert_type, certificate_shard(certificate)),
         Composite::new()
             .lit(tag::CERT)
-            .seg(&instructor.version())
+            .seg(&instructor.version().version())
             .seg(instructor)
             .build_delimited(),
     )
@@ -384,10 +465,14 @@ pub fn course_day(course: &Text, date: Date) -> KeyCondition<Base> {
 }
 
 /// L9 (every version) and L10 (one version): a course's certificates of a date.
-pub fn certificates_on(course: &Text, date: Date, version: Option<Version>) -> KeyCondition<Base> {
+pub fn certificates_on(
+    course: &Text,
+    date: Date,
+    version: Option<CertVersion>,
+) -> KeyCondition<Base> {
     let prefix = Composite::new().seg(&date).lit(tag::CERT);
     let prefix = match version {
-        Some(v) => prefix.seg(&v).build_delimited(),
+        Some(v) => prefix.seg(&v.version()).build_delimited(),
         None => prefix.build_delimited(),
     };
     KeyCondition::new(course_pk(course), SortCondition::BeginsWith(prefix))
@@ -398,7 +483,7 @@ pub fn certificates_on(course: &Text, date: Date, version: Option<Version>) -> K
 pub fn certificates_of_type(
     cert_type: CertType,
     shard: Shard,
-    version: Option<Version>,
+    version: Option<CertVersion>,
     instructor: Option<&Person>,
 ) -> KeyCondition<Gsi1> {
     let pk = type_shard_pk(cert_type, shard);
@@ -406,13 +491,16 @@ pub fn certificates_of_type(
         (_, Some(i)) => SortCondition::BeginsWith(
             Composite::new()
                 .lit(tag::CERT)
-                .seg(&i.version())
+                .seg(&i.version().version())
                 .seg(i)
                 .build_delimited(),
         ),
-        (Some(v), None) => {
-            SortCondition::BeginsWith(Composite::new().lit(tag::CERT).seg(&v).build_delimited())
-        }
+        (Some(v), None) => SortCondition::BeginsWith(
+            Composite::new()
+                .lit(tag::CERT)
+                .seg(&v.version())
+                .build_delimited(),
+        ),
         (None, None) => SortCondition::All,
     };
     KeyCondition::new(pk, sort)
@@ -452,11 +540,11 @@ mod tests {
     }
 
     fn v1(name: &str) -> Person {
-        Person::parse(CERT_V1, name).unwrap()
+        Person::of(CertVersion::V1, &Name::parse("n", name).unwrap())
     }
 
     fn v2(name: &str) -> Person {
-        Person::parse(CERT_V2, name).unwrap()
+        Person::of(CertVersion::V2, &Name::parse("n", name).unwrap())
     }
 
     #[test]
@@ -479,9 +567,14 @@ mod tests {
         assert_eq!(v2("Jean-Luc Picard").as_key(), "jean%2dluc-picard");
         assert_ne!(v2("Jean-Luc Picard"), v2("Jean Luc Picard"));
         assert_eq!(v2("a#b 100%").as_key(), "a%23b-100%25");
-        assert!(Person::parse(CERT_V2, " \t ").is_err());
-        assert!(Person::parse(CERT_V2, &"x".repeat(129)).is_err());
-        assert!(Person::parse(Version::new(3), "x").is_err());
+        assert!(Name::parse("n", " \t ").is_err());
+        assert!(Name::parse("n", &"x".repeat(129)).is_err());
+        assert_eq!(
+            Name::parse("n", "  David   Spurdy ").unwrap().as_str(),
+            "David Spurdy"
+        );
+        assert_eq!(CertVersion::parse("2").unwrap(), CertVersion::V2);
+        assert!(CertVersion::parse("3").is_err());
         let gsi = certificate_type_index(&a, CertType::Completion, &v2("Tyler Walch"));
         assert_eq!(gsi.sk(), "cert#02#tyler-walch#");
     }
@@ -494,7 +587,8 @@ mod tests {
             let words = |s: &str| -> Vec<String> {
                 s.split_whitespace().map(str::to_lowercase).collect()
             };
-            if let (Ok(ka), Ok(kb)) = (Person::parse(CERT_V2, &a), Person::parse(CERT_V2, &b)) {
+            if let (Ok(na), Ok(nb)) = (Name::parse("n", &a), Name::parse("n", &b)) {
+                let (ka, kb) = (Person::of(CertVersion::V2, &na), Person::of(CertVersion::V2, &nb));
                 proptest::prop_assert!(!ka.as_key().contains('#'));
                 proptest::prop_assert_eq!(ka == kb, words(&a) == words(&b));
             }
@@ -571,7 +665,7 @@ mod tests {
             &SortCondition::BeginsWith("2022/03/15#cert#".into())
         );
         assert!(l9.matches(&old) && l9.matches(&new) && !l9.matches(&occurrence));
-        let l10 = certificates_on(&course, date, Some(CERT_V1));
+        let l10 = certificates_on(&course, date, Some(CertVersion::V1));
         assert_eq!(
             l10.sort(),
             &SortCondition::BeginsWith("2022/03/15#cert#01#".into())
@@ -583,8 +677,8 @@ mod tests {
         let of = |v, i: Option<&Person>| certificates_of_type(CertType::Completion, shard, v, i);
         assert_eq!(of(None, None).pk(), "completion#19#");
         assert!(of(None, None).matches(&gsi));
-        assert!(of(Some(CERT_V1), None).matches(&gsi));
-        assert!(!of(Some(CERT_V2), None).matches(&gsi));
+        assert!(of(Some(CertVersion::V1), None).matches(&gsi));
+        assert!(!of(Some(CertVersion::V2), None).matches(&gsi));
         assert!(of(None, Some(&v1("Tyler Walch"))).matches(&gsi));
         assert!(
             !of(None, Some(&v1("Tyler"))).matches(&gsi),

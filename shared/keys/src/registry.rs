@@ -308,7 +308,7 @@ mod tests {
                 0u32..20,
                 0usize..8,
                 arb_text(),
-                ("[a-c# %-]{0,6}[a-c]", 1u8..=2),
+                ("[a-c# %-]{0,6}[a-c]", 0usize..2),
                 "[a-c ]{0,2}[1-9]{0,2}[a-c ]{0,2}[a-c]",
             ),
             (0usize..2, 1u8..=99),
@@ -323,8 +323,10 @@ mod tests {
                     shard: Shard::new(shard, 20).unwrap(),
                     status: OrderStatus::ALL[status],
                     course,
-                    person: crate::learning::Person::parse(Version::new(person.1), &person.0)
-                        .unwrap(),
+                    person: crate::learning::Person::of(
+                        crate::learning::CertVersion::ALL[person.1],
+                        &crate::learning::Name::parse("name", &person.0).unwrap(),
+                    ),
                     location: Location::parse(&loc).unwrap(),
                     cert_type: CertType::ALL[ct],
                     version: Version::new(v),

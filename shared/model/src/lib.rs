@@ -17,6 +17,7 @@ use serde::{Serialize, de::DeserializeOwned};
 
 pub mod commerce;
 pub mod derived;
+pub mod learning;
 pub mod reviews;
 
 pub use keys;

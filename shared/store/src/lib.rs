@@ -20,6 +20,7 @@ mod txn;
 pub mod aggregate;
 pub mod commerce;
 pub mod cursor;
+pub mod merge;
 pub mod reviews;
 
 use aws_sdk_dynamodb::{

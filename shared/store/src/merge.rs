@@ -1,0 +1,225 @@
+//! A write-sharded index read as ONE ordered, pageable list.
+//!
+//! A sharded pattern (seed 001's certificates by type, seed 003's open orders) spreads one logical
+//! partition over N partition keys, one per shard. Each shard is a *stream*: a key condition that
+//! DynamoDB returns in sort-key order. [`merged_page`] queries the streams in parallel and merges
+//! them into one order: by sort key, ties broken by stream number (the order of `streams`), and
+//! within a stream as DynamoDB returns it. [`Positions`] is where each stream stands after the
+//! page: not started, after a given item, or done. It becomes one cursor (the caller signs it).
+//!
+//! Cost. A query that returns nothing still costs 0.5 RCU, so a page costs at least
+//! `active streams × 0.5 RCU`. Beyond that, the fetch reads little more than it returns: each
+//! active stream is first asked for `ceil(limit / active) + 1` items, and a stream is asked again
+//! (for as many as the page still needs) only when it runs dry while it could still hold the next
+//! item. Items read but not returned are read again by the next page; at most about
+//! `limit + active` items are read per page in the worst case of one stream holding everything,
+//! plus one refill per stream that ran dry.
+//!
+//! Walking every page returns every item that exists throughout the walk exactly once, in the
+//! merged order. An item written during the walk is returned at most once: when it sorts after
+//! the position its own stream has reached, it is returned when that stream gets there (possibly
+//! after items of other streams that sort after it); when it sorts before, this walk never sees
+//! it. An item deleted before its stream reaches it is not returned.
+
+use std::collections::VecDeque;
+
+use futures::future::try_join_all;
+use keys::{KeyCondition, KeySpace, attr};
+use model::{Item, s};
+
+use crate::{StoreError, Table};
+
+/// Where one stream stands between pages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Position {
+    /// Nothing read yet.
+    Start,
+    /// After this item (its key attributes: DynamoDB's `ExclusiveStartKey`).
+    After(Item),
+    /// Nothing left.
+    Done,
+}
+
+/// Every stream's position: a merged cursor's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Positions(pub Vec<Position>);
+
+impl Positions {
+    /// A walk's beginning over `streams` streams.
+    pub fn start(streams: usize) -> Positions {
+        Positions(vec![Position::Start; streams])
+    }
+
+    pub fn all_done(&self) -> bool {
+        self.0.iter().all(|p| *p == Position::Done)
+    }
+
+    /// As one flat map of strings, to sign as a cursor: `"<stream>.<attribute>" → value` for a
+    /// stream after an item, `"<stream>" → "done"` for a finished one; a stream not started is
+    /// absent.
+    pub fn to_item(&self) -> Item {
+        let mut flat = Item::new();
+        for (i, p) in self.0.iter().enumerate() {
+            match p {
+                Position::Start => {}
+                Position::Done => {
+                    flat.insert(i.to_string(), s("done"));
+                }
+                Position::After(key) => {
+                    for (name, value) in key {
+                        flat.insert(format!("{i}.{name}"), value.clone());
+                    }
+                }
+            }
+        }
+        flat
+    }
+
+    /// The inverse of [`Positions::to_item`] for `streams` streams; `None` for a map that names a
+    /// stream out of range or is otherwise not one `to_item` makes.
+    pub fn from_item(flat: &Item, streams: usize) -> Option<Positions> {
+        let mut positions = vec![Position::Start; streams];
+        for (name, value) in flat {
+            match name.split_once('.') {
+                None => {
+                    let i: usize = name.parse().ok().filter(|i| *i < streams)?;
+                    if value.as_s().ok()? != "done" || positions[i] != Position::Start {
+                        return None;
+                    }
+                    positions[i] = Position::Done;
+                }
+                Some((i, attribute)) => {
+                    let i: usize = i.parse().ok().filter(|i| *i < streams)?;
+                    match &mut positions[i] {
+                        p @ Position::Start => {
+                            *p =
+                                Position::After(Item::from([(attribute.to_owned(), value.clone())]))
+                        }
+                        Position::After(key) => {
+                            key.insert(attribute.to_owned(), value.clone());
+                        }
+                        Position::Done => return None,
+                    }
+                }
+            }
+        }
+        Some(Positions(positions))
+    }
+}
+
+/// One merged page: the items in merged order, and where every stream stands after them.
+#[derive(Debug)]
+pub struct MergedPage {
+    pub items: Vec<Item>,
+    /// `None` when every stream is done: the walk is over.
+    pub next: Option<Positions>,
+}
+
+/// One stream's state while a page is merged.
+struct Stream<S> {
+    condition: KeyCondition<S>,
+    buffer: VecDeque<Item>,
+    /// Where DynamoDB's last page of this stream ended (`None` with `exhausted`: nothing more).
+    resume: Option<Item>,
+    exhausted: bool,
+    /// The stream's position after the items this page took from it.
+    position: Position,
+}
+
+/// The key attributes of `item` in space `S`: the table's keys, and the index's for an index.
+fn key_of<S: KeySpace>(item: &Item) -> Item {
+    let mut names = vec![attr::PK, attr::SK];
+    if S::INDEX.is_some() {
+        names.extend([S::PK, S::SK]);
+    }
+    names
+        .into_iter()
+        .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
+        .collect()
+}
+
+fn sort_key<S: KeySpace>(item: &Item) -> &str {
+    item.get(S::SK)
+        .and_then(|v| v.as_s().ok())
+        .map(String::as_str)
+        .unwrap_or("")
+}
+
+/// Reads one page of at most `limit` items of the streams merged, from `positions` on.
+/// `streams` must be the same, in the same order, for every page of a walk (a cursor binds them).
+pub async fn merged_page<S: KeySpace>(
+    table: &Table,
+    streams: Vec<KeyCondition<S>>,
+    positions: Positions,
+    limit: u32,
+) -> Result<MergedPage, StoreError> {
+    if positions.0.len() != streams.len() {
+        return Err(StoreError::Corrupt("positions for other streams".into()));
+    }
+    let limit = limit.max(1) as usize;
+    let mut streams: Vec<Stream<S>> = streams
+        .into_iter()
+        .zip(positions.0)
+        .map(|(condition, position)| Stream {
+            condition,
+            buffer: VecDeque::new(),
+            exhausted: position == Position::Done,
+            resume: match &position {
+                Position::After(key) => Some(key.clone()),
+                _ => None,
+            },
+            position,
+        })
+        .collect();
+    let active = streams.iter().filter(|s| !s.exhausted).count().max(1);
+    let mut batch = limit.div_ceil(active) + 1;
+    let mut out = Vec::with_capacity(limit);
+    while out.len() < limit {
+        // A stream that ran dry but may hold more must be read before the next item is chosen.
+        let dry: Vec<usize> = (0..streams.len())
+            .filter(|&i| streams[i].buffer.is_empty() && !streams[i].exhausted)
+            .collect();
+        if !dry.is_empty() {
+            let pages = try_join_all(dry.iter().map(|&i| {
+                let st = &streams[i];
+                table
+                    .query(st.condition.clone())
+                    .start(st.resume.clone())
+                    .limit(u32::try_from(batch.min(limit)).unwrap_or(u32::MAX))
+                    .send()
+            }))
+            .await?;
+            for (i, page) in dry.into_iter().zip(pages) {
+                let st = &mut streams[i];
+                st.buffer.extend(page.items);
+                st.exhausted = page.last_key.is_none();
+                st.resume = page.last_key;
+            }
+            // Later refills ask only for what the page still needs.
+            batch = limit - out.len();
+        }
+        let next = (0..streams.len())
+            .filter(|&i| !streams[i].buffer.is_empty())
+            .min_by(|&a, &b| {
+                let (ka, kb) = (
+                    sort_key::<S>(&streams[a].buffer[0]),
+                    sort_key::<S>(&streams[b].buffer[0]),
+                );
+                ka.cmp(kb).then(a.cmp(&b))
+            });
+        let Some(i) = next else { break };
+        let item = streams[i].buffer.pop_front().expect("a buffered item");
+        streams[i].position = Position::After(key_of::<S>(&item));
+        out.push(item);
+    }
+    for st in &mut streams {
+        if st.buffer.is_empty() && st.exhausted {
+            st.position = Position::Done;
+        }
+    }
+    let positions = Positions(streams.into_iter().map(|s| s.position).collect());
+    Ok(MergedPage {
+        items: out,
+        next: (!positions.all_done()).then_some(positions),
+    })
+}
