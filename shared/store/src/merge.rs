@@ -30,7 +30,7 @@ use model::{Item, s};
 use crate::{StoreError, Table};
 
 /// Where one stream stands between pages.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Position {
     /// Nothing read yet.
     Start,
@@ -41,7 +41,7 @@ pub enum Position {
 }
 
 /// Every stream's position: a merged cursor's content.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Positions(pub Vec<Position>);
 
 impl Positions {
