@@ -4,6 +4,8 @@
 //!   event, every crate is in the template, every route has a handler;
 //! - `samples`: every sample of `events/` goes through its handler against DynamoDB Local, and
 //!   uses only the DynamoDB actions its IAM policy grants;
+//! - `merged`: a write-sharded index read as one ordered, pageable list (`store::merge`), walked
+//!   over random data and page sizes;
 //! - `openapi`: `openapi.yaml` agrees with the template, and every answer the end-to-end tests
 //!   receive is one it documents;
 //! - `e2e`: the local stack, real binaries behind real HTTP.
@@ -20,6 +22,8 @@ mod e2e;
 mod e2e_reviews;
 #[cfg(test)]
 mod load;
+#[cfg(test)]
+mod merged;
 #[cfg(test)]
 mod openapi;
 #[cfg(test)]

@@ -9,11 +9,10 @@
 //!
 //! Cost. A query that returns nothing still costs 0.5 RCU, so a page costs at least
 //! `active streams × 0.5 RCU`. Beyond that, the fetch reads little more than it returns: each
-//! active stream is first asked for `ceil(limit / active) + 1` items, and a stream is asked again
-//! (for as many as the page still needs) only when it runs dry while it could still hold the next
-//! item. Items read but not returned are read again by the next page; at most about
-//! `limit + active` items are read per page in the worst case of one stream holding everything,
-//! plus one refill per stream that ran dry.
+//! active stream is first asked for `ceil(limit / active) + 1` items (`limit + 2 × active` at
+//! most in all), and a stream is asked again, for as many as the page still needs, only when it
+//! runs dry while it could still hold the next item. Items read but not returned are read again
+//! by the next page. Asking every stream for `limit` items would read up to `active × limit`.
 //!
 //! Walking every page returns every item that exists throughout the walk exactly once, in the
 //! merged order. An item written during the walk is returned at most once: when it sorts after
