@@ -70,6 +70,14 @@ functions! {
         "get-user" => get_user,
         "get-product-sales" => get_product_sales,
         "get-daily-stats" => get_daily_stats,
+        "create-course-occurrence" => create_course_occurrence,
+        "get-course-occurrence" => get_course_occurrence,
+        "list-course-occurrences" => list_course_occurrences,
+        "issue-certificate" => issue_certificate,
+        "get-certificate" => get_certificate,
+        "get-course-day" => get_course_day,
+        "list-course-certificates" => list_course_certificates,
+        "list-certificates" => list_certificates,
     }
     streams: {
         "project-order-status" => project_order_status,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use futures::StreamExt;
 use keys::{
     Shard,
     learning::{
@@ -59,7 +60,10 @@ fn text(item: &Item, name: &str) -> String {
 /// Walks the read over `certificates`; returns the items each page read from DynamoDB.
 async fn walk(certificates: Vec<Certificate>, read: Read, limit: u32) -> Vec<usize> {
     let table = testkit::table().await;
-    futures::future::join_all(certificates.iter().map(|c| table.put(c, None)))
+    // A few writes at a time: DynamoDB Local times out on its locks under hundreds at once.
+    futures::stream::iter(certificates.iter().map(|c| table.put(c, None)))
+        .buffer_unordered(8)
+        .collect::<Vec<_>>()
         .await
         .into_iter()
         .collect::<Result<Vec<_>, _>>()

@@ -3,19 +3,26 @@
 //!   the first ULIDs of those dates, so they are the same on every machine), plus a tracking event;
 //! - seed 004: Pete's cart (coffee, veggies and chocolates);
 //! - seed 002: two books, two users and three reviews, on seed 002's review dates (a user reviews a
-//!   book once, so three reviews need two books).
+//!   book once, so three reviews need two books);
+//! - seed 001: the course occurrence "Intro to DynamoDB" of 2022-03-15 in Building 1 and David
+//!   Spurdy's completion certificate (instructor Tyler Walch), in the talk's v01 keys.
 //!
 //! Loading twice changes nothing: every write is an upsert or refuses to overwrite.
 
+use keys::learning::{CertType, CertVersion, Course, Location, Name};
 use keys::{
     Date, Id, SortableId, Timestamp,
     commerce::{EventId, OrderStatus, Sku},
     reviews::Isbn,
 };
-use model::commerce::{CartLine, TrackingEvent};
+use model::{
+    commerce::{CartLine, TrackingEvent},
+    learning::{Certificate, CourseOccurrence},
+};
 use store::{
     StoreError, Table,
     commerce::{self, NewOrder, PlaceOutcome},
+    learning::{self, Issued},
     reviews::{self, NewReview, PutReviewOutcome},
 };
 
@@ -136,6 +143,36 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
     }
 
     written += load_reviews(table).await?;
+    written += load_learning(table).await?;
+    Ok(written)
+}
+
+/// Seed 001's course occurrence and certificate, the certificate as the talk writes it: entity
+/// v01 (`make migrate` moves it to v02; a later load does not bring the v01 back).
+async fn load_learning(table: &Table) -> Result<usize, StoreError> {
+    let occurrence = CourseOccurrence {
+        course_name: Course::parse("Intro to DynamoDB").expect("valid"),
+        start_date: Date::parse_iso("2022-03-15").expect("valid"),
+        location: Location::parse("Building 1").expect("valid"),
+        course_type: "DevChat".into(),
+    };
+    let mut written = usize::from(learning::create_occurrence(table, &occurrence).await?);
+    let certificate = Certificate {
+        cert_name: occurrence.course_name.clone(),
+        issued_date: occurrence.start_date,
+        location: occurrence.location.clone(),
+        student: Name::parse("student", "David Spurdy").expect("valid"),
+        cert_type: CertType::Completion,
+        instructor: Name::parse("instructor", "Tyler Walch").expect("valid"),
+        entity_version: CertVersion::V1,
+    };
+    match learning::issue_certificate(table, &certificate).await? {
+        Issued::Issued => written += 1,
+        Issued::AlreadyHeld => {}
+        Issued::CourseNotFound => {
+            return Err(StoreError::Corrupt("seed 001's course vanished".into()));
+        }
+    }
     Ok(written)
 }
 

@@ -267,6 +267,24 @@ impl<'d> Paging<'d> {
         Ok(Some((page.parent, page.children, next)))
     }
 
+    /// One page of write-sharded `streams` merged into one order ([`store::merge`]), and the
+    /// next page's cursor (every stream's position, signed as one).
+    pub async fn merged_page<S: KeySpace>(
+        &self,
+        table: &Table,
+        streams: Vec<KeyCondition<S>>,
+    ) -> Result<(Vec<model::Item>, Option<String>), ApiError> {
+        use store::merge::{Positions, merged_page};
+        let positions = match &self.start {
+            None => Positions::start(streams.len()),
+            Some(flat) => Positions::from_item(flat, streams.len())
+                .ok_or(ApiError::from(store::cursor::CursorError::Malformed))?,
+        };
+        let page = merged_page(table, streams, positions, self.limit).await?;
+        let next = self.next_cursor(page.next.map(|p| p.to_item()))?;
+        Ok((page.items, next))
+    }
+
     /// The `nextCursor` after a page: DynamoDB's `LastEvaluatedKey`, signed and bound.
     pub fn next_cursor(&self, last_key: Option<model::Item>) -> Result<Option<String>, ApiError> {
         Ok(last_key
@@ -402,6 +420,7 @@ pub fn respond(result: Result<Response<Body>, ApiError>) -> Response<Body> {
 }
 
 pub mod auth;
+pub mod learning;
 pub mod views;
 
 pub use auth::{Access, Caller};

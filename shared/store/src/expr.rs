@@ -61,6 +61,8 @@ pub enum Condition {
     /// The item has no such attribute.
     AttributeAbsent(&'static str),
     Equals(&'static str, AttributeValue),
+    /// The attribute differs from the value (an absent attribute differs from everything).
+    Differs(&'static str, AttributeValue),
     AtMost(&'static str, AttributeValue),
     And(Box<Condition>, Box<Condition>),
     Or(Box<Condition>, Box<Condition>),
@@ -81,6 +83,7 @@ impl Condition {
             Condition::Absent => format!("attribute_not_exists({})", p.name(attr::PK)),
             Condition::AttributeAbsent(a) => format!("attribute_not_exists({})", p.name(a)),
             Condition::Equals(a, v) => format!("{} = {}", p.name(a), p.value(v.clone())),
+            Condition::Differs(a, v) => format!("{} <> {}", p.name(a), p.value(v.clone())),
             Condition::AtMost(a, v) => format!("{} <= {}", p.name(a), p.value(v.clone())),
             Condition::And(a, b) => format!("({}) AND ({})", a.render(p), b.render(p)),
             Condition::Or(a, b) => format!("({}) OR ({})", a.render(p), b.render(p)),

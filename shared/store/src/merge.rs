@@ -125,16 +125,26 @@ struct Stream<S> {
     position: Position,
 }
 
-/// The key attributes of `item` in space `S`: the table's keys, and the index's for an index.
+/// The key attributes of `item` in space `S` that a cursor must carry: the table's keys, and
+/// for an index its sort key (its partition key is the stream's own, added back by [`resume`]).
 fn key_of<S: KeySpace>(item: &Item) -> Item {
     let mut names = vec![attr::PK, attr::SK];
     if S::INDEX.is_some() {
-        names.extend([S::PK, S::SK]);
+        names.push(S::SK);
     }
     names
         .into_iter()
         .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
         .collect()
+}
+
+/// DynamoDB's `ExclusiveStartKey` for a stream after `key` (see [`key_of`]).
+fn resume<S: KeySpace>(condition: &KeyCondition<S>, key: &Item) -> Item {
+    let mut start = key.clone();
+    if S::INDEX.is_some() {
+        start.insert(S::PK.to_owned(), s(condition.pk()));
+    }
+    start
 }
 
 fn sort_key<S: KeySpace>(item: &Item) -> &str {
@@ -160,13 +170,13 @@ pub async fn merged_page<S: KeySpace>(
         .into_iter()
         .zip(positions.0)
         .map(|(condition, position)| Stream {
-            condition,
             buffer: VecDeque::new(),
             exhausted: position == Position::Done,
             resume: match &position {
-                Position::After(key) => Some(key.clone()),
+                Position::After(key) => Some(resume(&condition, key)),
                 _ => None,
             },
+            condition,
             position,
         })
         .collect();

@@ -167,8 +167,47 @@ pub fn sample_event(file: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
+/// `%XX`-encodes every byte but the unreserved ones, as a client sends a query value.
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Decodes `%XX` escapes (a malformed one is kept as it is), as API Gateway decodes path
+/// parameters.
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// An API Gateway HTTP API (payload v2) event for a route of the template: `route` is the
-/// route key (`GET /customers/{customerId}`), `path` the concrete path.
+/// route key (`GET /customers/{customerId}`), `path` the concrete path as a client sends it
+/// (percent-encoded: path parameters arrive decoded), `query` the decoded query parameters
+/// (`rawQueryString` gets them encoded).
 pub fn event(route: &str, path: &str, query: &[(&str, &str)], body: Option<&str>) -> Value {
     let (method, template_path) = route.split_once(' ').expect("route key");
     let params: HashMap<String, String> = template_path
@@ -177,12 +216,12 @@ pub fn event(route: &str, path: &str, query: &[(&str, &str)], body: Option<&str>
         .filter_map(|(t, v)| {
             t.strip_prefix('{')
                 .and_then(|t| t.strip_suffix('}'))
-                .map(|name| (name.to_owned(), v.to_owned()))
+                .map(|name| (name.to_owned(), percent_decode(v)))
         })
         .collect();
     let raw_query = query
         .iter()
-        .map(|(k, v)| format!("{k}={v}"))
+        .map(|(k, v)| format!("{}={}", percent_encode(k), percent_encode(v)))
         .collect::<Vec<_>>()
         .join("&");
     let qs: HashMap<&str, &str> = query.iter().copied().collect();

@@ -1,0 +1,88 @@
+//! L7: `GET /courses/{course}/certificates/{date}/{student}`: a student's certificate of a course
+//! day, in whichever entity version it is written: ONE BatchGetItem of the v02 and the v01 key.
+//! A v01 item under the student's v01 key counts only if it names this student (v01 keys lose
+//! word boundaries: `Davids Purdy` must not get `David Spurdy`'s certificate). 404
+//! `certificate_not_found`. Anyone may read it.
+
+use api::{Access, ApiError, learning as params, views::learning as view};
+use lambda_http::{Body, Request, Response};
+use store::{Deps, Needs, learning};
+
+pub const NEEDS: Needs = Needs::TABLE;
+/// Anyone may read it.
+pub const ACCESS: Access = Access::Public;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let course = params::path_course(&req)?;
+    let date = params::path_date(&req, "date")?;
+    let student = params::path_name(&req, "student")?;
+    match learning::certificate(&deps.table, &course, date, &student).await? {
+        Some(c) => api::json(200, &view::certificate(&c)),
+        None => Err(ApiError::not_found(
+            "certificate_not_found",
+            format!("{student} holds no certificate of {course} on {date}."),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::{
+        Date,
+        learning::{CertType, CertVersion, Course, Location, Name},
+    };
+    use model::learning::Certificate;
+    use testkit::{event, request, response_json};
+
+    const ROUTE: &str = "GET /courses/{course}/certificates/{date}/{student}";
+
+    fn cert(student: &str, version: CertVersion) -> Certificate {
+        Certificate {
+            cert_name: Course::parse("Intro to DynamoDB").unwrap(),
+            issued_date: Date::parse_iso("2022-03-15").unwrap(),
+            location: Location::parse("Building 1").unwrap(),
+            student: Name::parse("s", student).unwrap(),
+            cert_type: CertType::Completion,
+            instructor: Name::parse("i", "Tyler Walch").unwrap(),
+            entity_version: version,
+        }
+    }
+
+    #[tokio::test]
+    async fn finds_either_version_and_never_another_students_v01() {
+        let table = testkit::table().await;
+        table
+            .put(&cert("David Spurdy", CertVersion::V1), None)
+            .await
+            .unwrap();
+        table
+            .put(&cert("Ann Lee", CertVersion::V2), None)
+            .await
+            .unwrap();
+        let deps = testkit::deps(table.clone(), NEEDS);
+        for (student, status, version) in [
+            ("David%20Spurdy", 200, Some(1u64)),
+            ("david%20spurdy", 200, Some(1)),
+            ("Ann%20Lee", 200, Some(2)),
+            ("Davids%20Purdy", 404, None),
+            ("Nobody", 404, None),
+        ] {
+            table.meter().reset();
+            let path = format!("/courses/Intro%20to%20DynamoDB/certificates/2022-03-15/{student}");
+            let ev = event(ROUTE, &path, &[], None);
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, status, "{student}: {body}");
+            assert_eq!(body["version"].as_u64(), version, "{student}");
+            if status == 404 {
+                assert_eq!(body["code"], "certificate_not_found");
+            }
+            let requests = table.meter().requests();
+            assert_eq!(requests.len(), 1, "one request");
+            assert_eq!(requests[0].operation, "BatchGetItem");
+        }
+        let ev = event(ROUTE, "/courses/x/certificates/2022-02-30/Ann", &[], None);
+        let (s, _) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+        assert_eq!(s, 400);
+    }
+}

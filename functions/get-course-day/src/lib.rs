@@ -1,0 +1,135 @@
+//! L8: `GET /courses/{course}/days/{date}`: a course's occurrences and certificates of one date,
+//! `{courses: [...], certificates: [...]}`, from ONE query per page: the course's partition,
+//! `begins_with(SK, "2022/03/15#")` (the talk's point: static prefixes after the date keep the
+//! day's items together). Paged (`limit`, default 50, 1..=100, and a signed `cursor`), so a day
+//! with many certificates is never cut short silently. Anyone may read it.
+
+use api::{Access, ApiError, learning as params, views::learning as view};
+use keys::learning as k;
+use lambda_http::{Body, Request, Response};
+use model::{
+    Entity,
+    learning::{Certificate, CourseOccurrence},
+};
+use serde_json::json;
+use store::{Deps, Needs, StoreError};
+
+pub const NEEDS: Needs = Needs::CURSORS;
+/// Anyone may read it.
+pub const ACCESS: Access = Access::Public;
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let course = params::path_course(&req)?;
+    let date = params::path_date(&req, "date")?;
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("L8|{}|{date}|{limit}", course.key().as_key())
+    })?;
+    let page = deps
+        .table
+        .query(k::course_day(course.key(), date))
+        .limit(paging.limit)
+        .start(paging.start.clone())
+        .send()
+        .await?;
+    let (mut courses, mut certificates) = (Vec::new(), Vec::new());
+    for item in page.items {
+        match model::type_of(&item) {
+            Some(CourseOccurrence::TYPE) => courses.push(view::occurrence(&model::from_item::<
+                CourseOccurrence,
+            >(item)?)),
+            Some(Certificate::TYPE) => {
+                certificates.push(view::certificate(&model::from_item::<Certificate>(item)?))
+            }
+            other => {
+                let e = StoreError::Corrupt(format!("unexpected {other:?} in a course day"));
+                return Err(e.into());
+            }
+        }
+    }
+    api::json(
+        200,
+        &json!({
+            "courseKey": course.key().as_key(),
+            "date": date,
+            "courses": courses,
+            "certificates": certificates,
+            "nextCursor": paging.next_cursor(page.last_key)?,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::{
+        Date,
+        learning::{CertType, CertVersion, Course, Location, Name},
+    };
+    use testkit::{event, request, response_json, walk_pages};
+
+    const ROUTE: &str = "GET /courses/{course}/days/{date}";
+
+    #[tokio::test]
+    async fn one_query_holds_the_days_courses_and_certificates() {
+        let table = testkit::table().await;
+        let day = |d: &str| Date::parse_iso(d).unwrap();
+        for (date, location) in [("2022-03-15", "Building 1"), ("2022-03-16", "Building 1")] {
+            let o = CourseOccurrence {
+                course_name: Course::parse("Intro to DynamoDB").unwrap(),
+                start_date: day(date),
+                location: Location::parse(location).unwrap(),
+                course_type: "DevChat".into(),
+            };
+            table.put(&o, None).await.unwrap();
+        }
+        for (student, date, v) in [
+            ("David Spurdy", "2022-03-15", CertVersion::V1),
+            ("Ann Lee", "2022-03-15", CertVersion::V2),
+            ("Bo", "2022-03-16", CertVersion::V2),
+        ] {
+            let c = Certificate {
+                cert_name: Course::parse("Intro to DynamoDB").unwrap(),
+                issued_date: day(date),
+                location: Location::parse("Building 1").unwrap(),
+                student: Name::parse("s", student).unwrap(),
+                cert_type: CertType::Completion,
+                instructor: Name::parse("i", "Tyler Walch").unwrap(),
+                entity_version: v,
+            };
+            table.put(&c, None).await.unwrap();
+        }
+        let deps = testkit::deps(table.clone(), NEEDS);
+        table.meter().reset();
+        let ev = event(ROUTE, "/courses/introtodynamodb/days/2022-03-15", &[], None);
+        let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(body["courses"].as_array().unwrap().len(), 1);
+        let students: Vec<_> = body["certificates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["student"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            students,
+            ["David Spurdy", "Ann Lee"],
+            "v01 sorts before v02"
+        );
+        assert_eq!(table.meter().requests().len(), 1);
+        // Paged, every item once.
+        let pages = walk_pages("1", async |q: &[(&str, &str)]| {
+            let ev = event(ROUTE, "/courses/introtodynamodb/days/2022-03-15", q, None);
+            response_json(&api::respond(handle(&deps, request(&ev)).await)).1
+        })
+        .await;
+        let items: usize = pages
+            .iter()
+            .map(|p| {
+                p["courses"].as_array().unwrap().len() + p["certificates"].as_array().unwrap().len()
+            })
+            .sum();
+        assert_eq!(items, 3);
+    }
+}

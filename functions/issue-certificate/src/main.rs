@@ -1,0 +1,12 @@
+//! POST /certificates: issue a certificate for a course occurrence.
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    api::serve(
+        issue_certificate::NEEDS,
+        issue_certificate::ACCESS,
+        issue_certificate::handle,
+    )
+    .await
+}

@@ -1,0 +1,128 @@
+//! L9 and L10: `GET /courses/{course}/certificates?date=2022-03-15[&version=1]`: a course day's
+//! certificates, every version (L9: `begins_with(SK, "2022/03/15#cert#")`) or one (L10:
+//! `"2022/03/15#cert#01#"`), a page at a time (`limit`, default 50, 1..=100, signed `cursor`).
+//! ONE query per page; the day's course occurrences are never read. Anyone may read it.
+
+use api::{Access, ApiError, learning as params, views::learning as view};
+use keys::learning as k;
+use lambda_http::{Body, Request, Response};
+use model::learning::Certificate;
+use serde_json::json;
+use store::{Deps, Needs};
+
+pub const NEEDS: Needs = Needs::CURSORS;
+/// Anyone may read it.
+pub const ACCESS: Access = Access::Public;
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let course = params::path_course(&req)?;
+    let date = api::query_date(&req, "date")?
+        .ok_or_else(|| ApiError::invalid_parameter("date", "give date=YYYY-MM-DD"))?;
+    let version = params::query_version(&req)?;
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("L9-10|{}|{date}|{version:?}|{limit}", course.key().as_key())
+    })?;
+    let page = deps
+        .table
+        .query(k::certificates_on(course.key(), date, version))
+        .limit(paging.limit)
+        .start(paging.start.clone())
+        .send()
+        .await?
+        .decode::<Certificate>()?;
+    api::json(
+        200,
+        &json!({
+            "courseKey": course.key().as_key(),
+            "date": date,
+            "certificates": page.items.iter().map(view::certificate).collect::<Vec<_>>(),
+            "nextCursor": paging.next_cursor(page.last_key)?,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::{
+        Date,
+        learning::{CertType, CertVersion, Course, Location, Name},
+    };
+    use model::learning::CourseOccurrence;
+    use testkit::{event, request, response_json};
+
+    const ROUTE: &str = "GET /courses/{course}/certificates";
+
+    #[tokio::test]
+    async fn l9_every_version_l10_one_never_the_occurrence() {
+        let table = testkit::table().await;
+        let day = Date::parse_iso("2022-03-15").unwrap();
+        let o = CourseOccurrence {
+            course_name: Course::parse("Intro to DynamoDB").unwrap(),
+            start_date: day,
+            location: Location::parse("Building 1").unwrap(),
+            course_type: "DevChat".into(),
+        };
+        table.put(&o, None).await.unwrap();
+        for (student, v) in [
+            ("David Spurdy", CertVersion::V1),
+            ("Ann Lee", CertVersion::V2),
+        ] {
+            let c = Certificate {
+                cert_name: o.course_name.clone(),
+                issued_date: day,
+                location: o.location.clone(),
+                student: Name::parse("s", student).unwrap(),
+                cert_type: CertType::Completion,
+                instructor: Name::parse("i", "Tyler Walch").unwrap(),
+                entity_version: v,
+            };
+            table.put(&c, None).await.unwrap();
+        }
+        let deps = testkit::deps(table.clone(), NEEDS);
+        for (query, expected) in [
+            (
+                vec![("date", "2022-03-15")],
+                vec!["David Spurdy", "Ann Lee"],
+            ),
+            (
+                vec![("date", "2022-03-15"), ("version", "1")],
+                vec!["David Spurdy"],
+            ),
+            (
+                vec![("date", "2022-03-15"), ("version", "2")],
+                vec!["Ann Lee"],
+            ),
+            (vec![("date", "2022-03-16")], vec![]),
+        ] {
+            table.meter().reset();
+            let ev = event(ROUTE, "/courses/introtodynamodb/certificates", &query, None);
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, 200, "{body}");
+            let students: Vec<_> = body["certificates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["student"].as_str().unwrap().to_owned())
+                .collect();
+            assert_eq!(students, expected, "{query:?}");
+            let r = table.meter().requests();
+            assert_eq!(
+                (r.len(), r[0].items),
+                (1, expected.len()),
+                "one query, no occurrence read"
+            );
+        }
+        for query in [
+            vec![],
+            vec![("date", "2022-03-15"), ("version", "3")],
+            vec![("date", "x")],
+        ] {
+            let ev = event(ROUTE, "/courses/introtodynamodb/certificates", &query, None);
+            let (s, _) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, 400, "{query:?}");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! Learning writes and point reads (seed 001), shared by the functions, the seed loader, the
+//! migration and the tests. The list reads (L2–L6, L8–L13) are declared in the functions that
+//! serve them.
+//!
+//! Certificates exist in two entity versions while v01 items remain (see `keys::learning`). New
+//! ones are written as v02; a student holds a course day's certificate if either version names
+//! them. v01 keys lose word boundaries, so a v01 item found under a student's v01 key may belong
+//! to someone else (`David Spurdy` for `Davids Purdy`): its `Student` attribute decides.
+
+use keys::{
+    Date,
+    learning::{self as k, CertVersion, Course, Name, Person},
+};
+use model::{
+    Entity, attr, from_item,
+    learning::{Certificate, CourseOccurrence},
+    s,
+};
+
+use crate::{Condition, StoreError, Table};
+
+/// Creates a course occurrence; `false` when one exists already for that name, date and
+/// location (as normalised in the key).
+pub async fn create_occurrence(
+    table: &Table,
+    occurrence: &CourseOccurrence,
+) -> Result<bool, StoreError> {
+    match table.put(occurrence, Some(Condition::Absent)).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::ConditionFailed) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// How an issue went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Issued {
+    Issued,
+    /// No such course occurrence.
+    CourseNotFound,
+    /// The student holds this course day's certificate already (in either version).
+    AlreadyHeld,
+}
+
+/// The key of the occurrence a certificate is for.
+fn occurrence_of(certificate: &Certificate) -> keys::PrimaryKey {
+    k::course_occurrence(
+        certificate.cert_name.key(),
+        certificate.issued_date,
+        CourseOccurrence::VERSION,
+        &certificate.location,
+    )
+}
+
+/// Issues a certificate (written in its own version, v02 for new ones), in one transaction:
+/// the occurrence exists; no certificate of this version has the key; and no v01 certificate of
+/// the same student does (a v01 item under the key that names another student does not count).
+pub async fn issue_certificate(
+    table: &Table,
+    certificate: &Certificate,
+) -> Result<Issued, StoreError> {
+    let mut tx = table.transaction();
+    let course = tx.check(&occurrence_of(certificate), Condition::Exists)?;
+    let new = tx.put(certificate, Some(Condition::Absent))?;
+    let old = if certificate.entity_version == CertVersion::V1 {
+        None
+    } else {
+        let v1 = certificate.in_version(CertVersion::V1).key();
+        let someone_else =
+            Condition::Differs(Certificate::STUDENT, s(certificate.student.as_str()));
+        Some(tx.check(&v1, Condition::Absent.or(someone_else))?)
+    };
+    match tx.send().await {
+        Ok(()) => Ok(Issued::Issued),
+        Err(e) if course.failed(&e) => Ok(Issued::CourseNotFound),
+        Err(e) if new.failed(&e) || old.is_some_and(|p| p.failed(&e)) => Ok(Issued::AlreadyHeld),
+        Err(e) => Err(e),
+    }
+}
+
+/// L7: the student's certificate of a course day, in whichever version it is written: ONE
+/// BatchGetItem of both versions' keys. A v01 item counts only if it names this student.
+pub async fn certificate(
+    table: &Table,
+    course: &Course,
+    date: Date,
+    student: &Name,
+) -> Result<Option<Certificate>, StoreError> {
+    let keys: Vec<_> = CertVersion::ALL
+        .iter()
+        .map(|v| k::certificate(course.key(), date, &Person::of(*v, student)))
+        .collect();
+    let mut attributes = Certificate::ATTRIBUTES.to_vec();
+    attributes.push(attr::TYPE);
+    let mut found = table
+        .batch_get(&keys, &attributes)
+        .await?
+        .into_iter()
+        .map(from_item::<Certificate>)
+        .collect::<Result<Vec<_>, _>>()?;
+    // The newest version first; v01 only when it is this student's.
+    found.sort_by_key(|c| std::cmp::Reverse(c.entity_version));
+    let wanted = Person::of(CertVersion::V2, student);
+    Ok(found
+        .into_iter()
+        .find(|c| Person::of(CertVersion::V2, &c.student) == wanted))
+}
