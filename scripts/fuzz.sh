@@ -38,13 +38,16 @@ export FUZZ_OWNER_TOKEN FUZZ_STAFF_TOKEN
 export SCHEMATHESIS_HOOKS=tests/fuzz/hooks.py
 
 # What the routes need to exist before they reach their core (the hooks send these ids): the
-# customer and user, and the books of hooks.py's ISBNs. Operations run in any order.
+# customer and user, seed 001's course day and a certificate, and the books of hooks.py's ISBNs.
+# Operations run in any order.
 api() {
     curl -sf -o /dev/null -X "$1" -H "authorization: Bearer $2" "http://127.0.0.1:$port$3" ${4:+-d "$4"} ||
         { echo "fuzz: setting up $1 $3 failed" >&2; exit 1; }
 }
 api PUT "$FUZZ_OWNER_TOKEN" "/customers/$FUZZ_OWNER" '{"name":"Fuzz","email":"fuzz@example.com"}'
 api PUT "$FUZZ_OWNER_TOKEN" "/users/$FUZZ_OWNER"
+api POST "$FUZZ_STAFF_TOKEN" /courses '{"courseName":"Intro to DynamoDB","startDate":"2022-03-15","location":"Building 1","courseType":"DevChat"}'
+api POST "$FUZZ_STAFF_TOKEN" /certificates '{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 1","student":"David Spurdy","certType":"Completion","instructor":"Tyler Walch"}'
 for isbn in $(python3 -c 'import sys; sys.path.insert(0, "tests/fuzz"); import os; os.environ.update(FUZZ_OWNER="", FUZZ_OWNER_TOKEN="", FUZZ_STAFF_TOKEN=""); import hooks; print(*hooks.ISBNS)'); do
     api PUT "$FUZZ_STAFF_TOKEN" "/books/$isbn" '{"title":"Fuzz","author":"Fuzz","publicationYear":2000}'
 done
