@@ -1,5 +1,6 @@
 //! Cross-cutting tests (run by `make test` with the rest):
 //! - `access`: who may call what: no token, another customer, a customer on a staff route;
+//! - `bodies`: a body that is not the documented JSON object is a 400 on every route;
 //! - `contract`: `template.yaml` and the code agree: every function has its crate and its sample
 //!   event, every crate is in the template, every route has a handler;
 //! - `samples`: every sample of `events/` goes through its handler against DynamoDB Local, and
@@ -12,6 +13,8 @@
 
 #[cfg(test)]
 mod access;
+#[cfg(test)]
+mod bodies;
 #[cfg(test)]
 mod contract;
 #[cfg(test)]

@@ -133,6 +133,13 @@ pub fn assert_answer(method: &str, path: &str, status: u16, body: &Value) {
     }
 }
 
+/// Whether the operation of a route (as the template writes it) documents a request body.
+pub fn takes_body(method: &str, path: &str) -> bool {
+    operations()
+        .get(&(method.to_owned(), path.to_owned()))
+        .is_some_and(|op| op.get("requestBody").is_some())
+}
+
 /// [`assert_answer`] for a handler's answer to an API Gateway v2 event.
 pub fn assert_event_answer(event: &Value, status: u16, body: &Value) {
     let method = event["requestContext"]["http"]["method"]

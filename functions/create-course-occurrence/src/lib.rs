@@ -36,7 +36,7 @@ fn field<T>(name: &str, parsed: Result<T, keys::KeyError>) -> Result<T, ApiError
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let body: NewOccurrence = api::json_object_body(&req)?;
+    let body: NewOccurrence = api::json_body(&req)?;
     let course_type = body.course_type.trim();
     if course_type.is_empty() || course_type.chars().count() > MAX_COURSE_TYPE_CHARS {
         return Err(ApiError::bad_request(

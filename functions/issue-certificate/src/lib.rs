@@ -39,7 +39,7 @@ fn field<T>(name: &str, parsed: Result<T, keys::KeyError>) -> Result<T, ApiError
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let body: NewCertificate = api::json_object_body(&req)?;
+    let body: NewCertificate = api::json_body(&req)?;
     let certificate = Certificate {
         cert_name: field("courseName", Course::parse(&body.course_name))?,
         issued_date: field("date", Date::parse_iso(&body.date))?,

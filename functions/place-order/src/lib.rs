@@ -92,11 +92,19 @@ fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
-    let key = api::header(&req, "idempotency-key")
-        .map(|k| {
-            Id::parse("Idempotency-Key", &k).map_err(|e| {
-                ApiError::bad_request("invalid_idempotency_key", format!("Idempotency-Key: {e}"))
-            })
+    // A key that is there but not a valid id is refused, never ignored: ignoring it would make
+    // a retry a second order.
+    let key = req
+        .headers()
+        .get("idempotency-key")
+        .map(|v| {
+            let refused = |why: String| {
+                ApiError::bad_request("invalid_idempotency_key", format!("Idempotency-Key: {why}"))
+            };
+            let text = v.to_str().map_err(|_| {
+                refused("give 1 to 64 ASCII letters, digits, '-', '_' or '.'".into())
+            })?;
+            Id::parse("Idempotency-Key", text).map_err(|e| refused(e.to_string()))
         })
         .transpose()?;
     let body: PlaceOrder = api::json_body(&req)?;
@@ -299,6 +307,49 @@ mod tests {
         let (s4, third) = post(&table, "456", BODY, Some("retry-1")).await;
         assert_eq!(s4, 201);
         assert_ne!(third["orderId"], first["orderId"]);
+    }
+
+    /// A key that is not a valid id is refused, never ignored (ignored, a retry became a second
+    /// order): non-ASCII, empty, too long, with a delimiter.
+    #[tokio::test]
+    async fn an_invalid_idempotency_key_is_a_400_not_ignored() {
+        let table = table_with_customer().await;
+        let before = all_items(&table).await;
+        for key in ["ké", "", &"k".repeat(65), "a#b", "a b"] {
+            let (s, body) = post(&table, "123", BODY, Some(key)).await;
+            assert_eq!(
+                (s, body["code"].as_str()),
+                (400, Some("invalid_idempotency_key")),
+                "{key:?}: {body}"
+            );
+        }
+        assert_eq!(all_items(&table).await, before, "nothing written");
+    }
+
+    /// TTL deletes lazily: an idempotency record past its expiry is treated as absent, so the
+    /// key places a new order instead of replaying (or refusing as reused) the old one.
+    #[tokio::test]
+    async fn an_expired_idempotency_record_does_not_replay() {
+        let table = table_with_customer().await;
+        let (s, old) = post(&table, "123", BODY, Some("reused-later")).await;
+        assert_eq!(s, 201);
+        // Age the record past its expiry (TTL has not deleted it yet).
+        let key = keys::commerce::idempotency(
+            &Id::parse("c", "123").unwrap(),
+            &Id::parse("k", "reused-later").unwrap(),
+        );
+        let past = store::Update::new().set(
+            model::commerce::Idempotency::EXPIRES_AT,
+            model::n((keys::now_ms() / 1000) as i64 - 60),
+        );
+        table.update(&key, &past, None).await.unwrap();
+        let other = r#"{"items":[{"sku":9,"quantity":1,"unitPrice":5}]}"#;
+        let (s, new) = post(&table, "123", other, Some("reused-later")).await;
+        assert_eq!(s, 201, "{new}");
+        assert_ne!(new["orderId"], old["orderId"], "a new order, not a replay");
+        // And the renewed record replays the new order.
+        let (s, again) = post(&table, "123", other, Some("reused-later")).await;
+        assert_eq!((s, &again), (201, &new));
     }
 
     #[tokio::test]

@@ -55,7 +55,7 @@ fn validate(body: &PutBook) -> Result<(), ApiError> {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;
-    let body: PutBook = api::json_object_body(&req)?;
+    let body: PutBook = api::json_body(&req)?;
     validate(&body)?;
     let (book, created) = reviews::put_book(
         &deps.table,

@@ -57,7 +57,7 @@ fn validate(body: &PutReview) -> Result<(), ApiError> {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;
     let user = api::path_id(&req, "username")?;
-    let body: PutReview = api::json_object_body(&req)?;
+    let body: PutReview = api::json_body(&req)?;
     validate(&body)?;
     let review = NewReview {
         isbn: isbn.clone(),
@@ -495,5 +495,33 @@ mod tests {
         let (s, b) = put(&table, ISBN, "frodo", &max).await;
         assert_eq!(s, 201);
         assert_eq!(b["text"].as_str().unwrap().chars().count(), MAX_TEXT_CHARS);
+    }
+
+    /// The body cap is the largest valid body: 5,000 characters of 4-byte UTF-8, even written
+    /// as escaped surrogate pairs (12 bytes each), is a review; a byte over the cap is a 413.
+    #[tokio::test]
+    async fn the_largest_valid_review_fits_under_the_body_cap() {
+        let table = table_with(&[ISBN], &["frodo"]).await;
+        let raw = format!(r#"{{"grade":5,"text":"{}"}}"#, "😀".repeat(MAX_TEXT_CHARS));
+        let (s, b) = put(&table, ISBN, "frodo", &raw).await;
+        assert_eq!(s, 201, "20 KB of 4-byte characters: {}", b["code"]);
+        let escaped = format!(
+            r#"{{"grade": 10, "text": "{}"}}"#,
+            "\\ud83d\\ude00".repeat(MAX_TEXT_CHARS)
+        );
+        assert!(
+            escaped.len() <= api::MAX_BODY_BYTES,
+            "{} bytes",
+            escaped.len()
+        );
+        let (s, b) = put(&table, ISBN, "frodo", &escaped).await;
+        assert_eq!(s, 200, "{}", b["code"]);
+        assert_eq!(b["text"].as_str().unwrap().chars().count(), MAX_TEXT_CHARS);
+        let over = format!(
+            "{escaped}{}",
+            " ".repeat(api::MAX_BODY_BYTES + 1 - escaped.len())
+        );
+        let (s, b) = put(&table, ISBN, "frodo", &over).await;
+        assert_eq!((s, b["code"].as_str()), (413, Some("body_too_large")));
     }
 }

@@ -41,10 +41,42 @@ fn today() -> Date {
         .unwrap_or_else(|| Date::from_ymd(1970, 1, 1).expect("valid"))
 }
 
+/// `membershipDate`: a date (`2000-09-29`) or, as seed 002 writes it, a date and a time of day
+/// (`2000-09-29T04:31:00`, seconds and a trailing `Z` optional). The date is what is stored: a
+/// membership starts on a day.
+fn membership_date(value: &str) -> Result<Date, ApiError> {
+    let invalid = || {
+        ApiError::bad_request(
+            "invalid_body",
+            format!(
+                "membershipDate: {value:?} is not a date (2000-09-29) or a date and time (2000-09-29T04:31:00)"
+            ),
+        )
+    };
+    let (date, time) = match value.split_once('T') {
+        Some((d, t)) => (d, Some(t)),
+        None => (value, None),
+    };
+    if let Some(time) = time {
+        let time = time.strip_suffix('Z').unwrap_or(time);
+        let parts: Vec<&str> = time.split(':').collect();
+        let field = |s: &str, max: u8| s.len() == 2 && s.parse::<u8>().is_ok_and(|n| n <= max);
+        let ok = match parts.as_slice() {
+            [h, m] => field(h, 23) && field(m, 59),
+            [h, m, s] => field(h, 23) && field(m, 59) && field(s, 59),
+            _ => false,
+        };
+        if !ok {
+            return Err(invalid());
+        }
+    }
+    Date::parse_iso(date).map_err(|_| invalid())
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let user = api::path_id(&req, "username")?;
     let body: PutUser = if has_body(&req) {
-        api::json_object_body(&req)?
+        api::json_body(&req)?
     } else {
         PutUser::default()
     };
@@ -52,7 +84,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let membership = body
         .membership_date
         .as_deref()
-        .map(|d| Date::parse_iso(d).map_err(|e| api::invalid_field("membershipDate", e)))
+        .map(membership_date)
         .transpose()?;
     if let Some(d) = membership.filter(|d| *d > today) {
         return Err(ApiError::bad_request(
@@ -68,6 +100,32 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use store::Table;
+
+    #[test]
+    fn membership_dates_come_as_dates_or_as_seed_002_writes_them() {
+        let d = Date::parse_iso("2000-09-29").unwrap();
+        for ok in [
+            "2000-09-29",
+            "2000-09-29T04:31:00",
+            "2000-09-29T04:31",
+            "2000-09-29T23:59:59Z",
+        ] {
+            assert_eq!(membership_date(ok).unwrap(), d, "{ok}");
+        }
+        for bad in [
+            "2000-09-31",
+            "2000-09-29T24:00:00",
+            "2000-09-29T04:61",
+            "2000-09-29T",
+            "2000-09-29T4:31",
+            "2000-09-29 04:31:00",
+            "29/09/2000",
+            "",
+        ] {
+            let e = membership_date(bad).unwrap_err();
+            assert_eq!((e.status, e.code), (400, "invalid_body"), "{bad}");
+        }
+    }
 
     fn deps(table: &Table) -> Deps {
         testkit::deps(table.clone(), NEEDS)

@@ -9,7 +9,7 @@ use model::{
     commerce::{
         CartLine, Customer, Idempotency, Order, OrderHeader, OrderLine, OrderSummary, TrackingEvent,
     },
-    s,
+    n, s,
 };
 
 use crate::{Condition, Read, StoreError, Table, Update};
@@ -73,6 +73,11 @@ impl NewOrder {
     }
 }
 
+/// Seconds since the Unix epoch, as TTL attributes count.
+fn now_seconds() -> i64 {
+    (keys::now_ms() / 1000) as i64
+}
+
 /// A client retry's key and what the first attempt answered.
 #[derive(Debug, Clone)]
 pub struct IdempotencyKey {
@@ -120,7 +125,11 @@ pub async fn place_order(
                 response: idem.response.clone(),
                 expires_at: idem.expires_at,
             };
-            tx.put(&record, Some(Condition::Absent))
+            // A record past its expiry counts as absent: TTL deletes lazily (often days late),
+            // so the condition, not the deletion, decides. Two racing requests still make one
+            // order: the first replaces the expired record, the second finds the new one.
+            let expired = Condition::AtMost(Idempotency::EXPIRES_AT, n(now_seconds()));
+            tx.put(&record, Some(Condition::Absent.or(expired)))
         })
         .transpose()?;
     let summary = order.order();
