@@ -164,7 +164,7 @@ mod tests {
         );
         let huge = format!(
             r#"{{"title":"{}","author":"A","publicationYear":1954}}"#,
-            "t".repeat(20_000)
+            "t".repeat(api::MAX_BODY_BYTES)
         );
         let isbn = "9780261102354";
         let cases: Vec<(&str, &str, u16, &str)> = vec![

@@ -127,7 +127,7 @@ mod tests {
         let table = testkit::table().await;
         let long_id = "x".repeat(65);
         let long_name = format!(r#"{{"name":"{}","email":"a@b.co"}}"#, "n".repeat(201));
-        let huge = format!(r#"{{"name":"{}","email":"a@b.co"}}"#, "n".repeat(20_000));
+        let huge = format!(r#"{{"name":"{}","email":"a@b.co"}}"#, "n".repeat(api::MAX_BODY_BYTES));
         let cases: Vec<(&str, &str, u16, &str)> = vec![
             ("123", "", 400, "missing_body"),
             ("123", "{", 400, "invalid_json"),
@@ -188,5 +188,43 @@ mod tests {
         assert_eq!(s, 400);
         assert!(all_items(&table).await.is_empty(), "nothing written");
         assert!(table.meter().requests().is_empty(), "nothing even sent");
+    }
+
+    /// A customer write that keeps meeting an order transaction on the same item (DynamoDB's
+    /// `TransactionConflictException`, which DynamoDB Local never raises: mocked) is retried,
+    /// then answered 503 with `Retry-After`, never a 500.
+    #[tokio::test]
+    async fn a_write_that_keeps_meeting_a_transaction_is_a_503_with_retry_after() {
+        use aws_sdk_dynamodb::{
+            Client, error::ErrorMetadata, operation::update_item::UpdateItemError,
+            types::error::TransactionConflictException,
+        };
+        use aws_smithy_mocks::{RuleMode, mock, mock_client};
+        let rule = mock!(Client::update_item).then_error(|| {
+            UpdateItemError::TransactionConflictException(
+                TransactionConflictException::builder()
+                    .meta(
+                        ErrorMetadata::builder()
+                            .code("TransactionConflictException")
+                            .build(),
+                    )
+                    .build(),
+            )
+        });
+        let table = Table::new(
+            mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]),
+            "t",
+        );
+        let ev = testkit::event(
+            "PUT /customers/{customerId}",
+            "/customers/123",
+            &[],
+            Some(r#"{"name":"Ann","email":"ann@example.com"}"#),
+        );
+        let response = api::respond(handle(&deps(&table), testkit::request(&ev)).await);
+        assert_eq!(response.headers()["retry-after"], "1");
+        let (status, body) = testkit::response_json(&response);
+        assert_eq!((status, body["code"].as_str()), (503, Some("throttled")));
+        assert_eq!(rule.num_calls(), store::WRITE_ATTEMPTS as usize);
     }
 }

@@ -134,6 +134,12 @@ pub fn error_response(e: &ApiError) -> Response<Body> {
         CONTENT_TYPE,
         "application/json".parse().expect("static header"),
     );
+    // Busy (throttled, or a write that kept meeting a transaction): tell clients when to retry.
+    if e.status == 503 {
+        response
+            .headers_mut()
+            .insert("retry-after", "1".parse().expect("static header"));
+    }
     response
 }
 

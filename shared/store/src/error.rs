@@ -57,7 +57,13 @@ const THROTTLES: &[&str] = &[
     "ProvisionedThroughputExceededException",
     "RequestLimitExceeded",
     "ThrottlingException",
+    // A single-item write to an item a concurrent transaction holds: busy, like a throttle. The
+    // store retries it first ([`crate::Table::put`] and the other single-item writes).
+    TRANSACTION_CONFLICT,
 ];
+
+/// DynamoDB's error code for a single-item write that met an item a transaction holds.
+pub(crate) const TRANSACTION_CONFLICT: &str = "TransactionConflictException";
 
 /// Maps any SDK error to a [`StoreError`], keeping the detail for the logs.
 pub(crate) fn from_sdk<E, R>(err: SdkError<E, R>) -> StoreError

@@ -26,6 +26,7 @@ pub mod reviews;
 
 use aws_sdk_dynamodb::{
     Client,
+    error::SdkError,
     types::{ConsumedCapacity, KeysAndAttributes, ReturnConsumedCapacity, ReturnValue},
 };
 use keys::PrimaryKey;
@@ -164,7 +165,7 @@ impl Table {
     ) -> Result<(), StoreError> {
         let mut p = Placeholders::default();
         let condition = condition.map(|c| c.render(&mut p));
-        let result = with_expressions!(
+        let request = with_expressions!(
             self.client
                 .put_item()
                 .table_name(&self.name)
@@ -172,9 +173,8 @@ impl Table {
             condition,
             p
         )
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .send()
-        .await;
+        .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let result = single_write(|| request.clone().send()).await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         self.record_write("PutItem", written);
         result.map(|_| ()).map_err(from_sdk)
@@ -190,7 +190,7 @@ impl Table {
         let mut p = Placeholders::default();
         let expression = update.render(&mut p);
         let condition = condition.map(|c| c.render(&mut p));
-        let result = with_expressions!(
+        let request = with_expressions!(
             self.client
                 .update_item()
                 .table_name(&self.name)
@@ -200,9 +200,8 @@ impl Table {
             p
         )
         .return_values(ReturnValue::AllNew)
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .send()
-        .await;
+        .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let result = single_write(|| request.clone().send()).await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         self.record_write("UpdateItem", written);
         let out = result.map_err(from_sdk)?;
@@ -238,7 +237,7 @@ impl Table {
     ) -> Result<(), StoreError> {
         let mut p = Placeholders::default();
         let condition = condition.map(|c| c.render(&mut p));
-        let result = with_expressions!(
+        let request = with_expressions!(
             self.client
                 .delete_item()
                 .table_name(&self.name)
@@ -246,9 +245,8 @@ impl Table {
             condition,
             p
         )
-        .return_consumed_capacity(ReturnConsumedCapacity::Total)
-        .send()
-        .await;
+        .return_consumed_capacity(ReturnConsumedCapacity::Total);
+        let result = single_write(|| request.clone().send()).await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         self.record_write("DeleteItem", written);
         result.map(|_| ()).map_err(from_sdk)
@@ -332,6 +330,31 @@ impl Table {
     }
 }
 
+/// How many times a single-item write is sent while DynamoDB refuses it for a conflict with a
+/// concurrent transaction (`TransactionConflictException`, e.g. `PUT /customers` while an order
+/// transaction checks the customer). Then it is a [`StoreError::Throttled`]: a 503.
+pub const WRITE_ATTEMPTS: u32 = 5;
+
+/// Sends a single-item write, again with the store's backoff while it meets a transaction.
+async fn single_write<T, E, R, Fut>(send: impl Fn() -> Fut) -> Result<T, SdkError<E, R>>
+where
+    Fut: std::future::Future<Output = Result<T, SdkError<E, R>>>,
+    E: aws_sdk_dynamodb::error::ProvideErrorMetadata,
+{
+    use aws_sdk_dynamodb::error::ProvideErrorMetadata as _;
+    let mut attempt = 1;
+    loop {
+        let result = send().await;
+        match &result {
+            Err(e) if e.code() == Some(error::TRANSACTION_CONFLICT) && attempt < WRITE_ATTEMPTS => {
+                retry::sleep(attempt).await;
+                attempt += 1;
+            }
+            _ => return result,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! A warm Lambda serves requests for hours: its table handle must not keep what it sent.
@@ -361,5 +384,72 @@ mod tests {
             recording.meter().requests()[0].iam_actions(),
             ["dynamodb:GetItem"]
         );
+    }
+
+    /// The error as the SDK parses DynamoDB's answer: its code in the metadata.
+    fn conflict() -> aws_sdk_dynamodb::operation::update_item::UpdateItemError {
+        let meta = aws_sdk_dynamodb::error::ErrorMetadata::builder()
+            .code("TransactionConflictException")
+            .message("Transaction is ongoing for the item")
+            .build();
+        aws_sdk_dynamodb::operation::update_item::UpdateItemError::TransactionConflictException(
+            aws_sdk_dynamodb::types::error::TransactionConflictException::builder()
+                .message("Transaction is ongoing for the item")
+                .meta(meta)
+                .build(),
+        )
+    }
+
+    /// DynamoDB refuses a single-item write to an item a transaction holds (DynamoDB Local never
+    /// does, hence the mocks): the write is sent again, and a conflict that outlasts the retries
+    /// is a 503-worthy `Throttled`, not a 500.
+    #[tokio::test]
+    async fn a_single_item_write_that_meets_a_transaction_is_retried_then_busy() {
+        use aws_sdk_dynamodb::operation::update_item::UpdateItemOutput;
+        let key = keys::commerce::customer(&keys::Id::parse("c", "1").unwrap());
+        let update = Update::new().set("Name", model::s("Ann"));
+
+        let rule = mock!(Client::update_item)
+            .sequence()
+            .error(conflict)
+            .times(2)
+            .output(|| {
+                UpdateItemOutput::builder()
+                    .set_attributes(Some(Item::from([("Name".into(), model::s("Ann"))])))
+                    .build()
+            })
+            .build();
+        let table = Table::new(mock_client!(aws_sdk_dynamodb, [&rule]), "t");
+        table.update(&key, &update, None).await.unwrap();
+        assert_eq!(rule.num_calls(), 3, "sent until it went through");
+
+        let rule = mock!(Client::update_item).then_error(conflict);
+        let table = Table::new(
+            mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]),
+            "t",
+        );
+        let e = table.update(&key, &update, None).await.unwrap_err();
+        assert!(matches!(e, StoreError::Throttled(_)), "{e:?}");
+        assert_eq!(rule.num_calls(), WRITE_ATTEMPTS as usize);
+
+        // A failed condition is an answer, not a conflict: sent once.
+        let rule = mock!(Client::update_item).then_error(|| {
+            aws_sdk_dynamodb::operation::update_item::UpdateItemError::ConditionalCheckFailedException(
+                aws_sdk_dynamodb::types::error::ConditionalCheckFailedException::builder()
+                    .meta(
+                        aws_sdk_dynamodb::error::ErrorMetadata::builder()
+                            .code("ConditionalCheckFailedException")
+                            .build(),
+                    )
+                    .build(),
+            )
+        });
+        let table = Table::new(
+            mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]),
+            "t",
+        );
+        let e = table.update(&key, &update, None).await.unwrap_err();
+        assert!(matches!(e, StoreError::ConditionFailed), "{e:?}");
+        assert_eq!(rule.num_calls(), 1);
     }
 }
