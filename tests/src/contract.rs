@@ -129,7 +129,11 @@ fn every_function_gets_exactly_the_environment_it_declares() {
     // A function declares what it reads beyond the table (`NEEDS`); the template must give it
     // that (or it would not start) and no secret it does not need.
     let t = Template::workspace().unwrap();
-    let optional = ["CURSOR_SIGNING_KEY", "AGGREGATE_SHARDS"];
+    let optional = [
+        "CURSOR_SIGNING_KEY",
+        "CURSOR_SIGNING_KEY_PREVIOUS",
+        "AGGREGATE_SHARDS",
+    ];
     for f in &t.functions {
         let needs = crate::dispatch::needs(f.name())
             .unwrap_or_else(|| panic!("{} is not in the dispatch table", f.name()));

@@ -127,7 +127,10 @@ mod tests {
         let table = testkit::table().await;
         let long_id = "x".repeat(65);
         let long_name = format!(r#"{{"name":"{}","email":"a@b.co"}}"#, "n".repeat(201));
-        let huge = format!(r#"{{"name":"{}","email":"a@b.co"}}"#, "n".repeat(api::MAX_BODY_BYTES));
+        let huge = format!(
+            r#"{{"name":"{}","email":"a@b.co"}}"#,
+            "n".repeat(api::MAX_BODY_BYTES)
+        );
         let cases: Vec<(&str, &str, u16, &str)> = vec![
             ("123", "", 400, "missing_body"),
             ("123", "{", 400, "invalid_json"),

@@ -8,7 +8,8 @@ use crate::{StoreError, Table, cursor::CursorCodec};
 /// Beyond `TABLE_NAME`, what a function needs from its environment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Needs {
-    /// `CURSOR_SIGNING_KEY`: the function pages.
+    /// `CURSOR_SIGNING_KEY` (and, during a rotation, `CURSOR_SIGNING_KEY_PREVIOUS`): the function
+    /// pages.
     pub cursors: bool,
     /// `AGGREGATE_SHARDS`: the function writes or reads sharded counters.
     pub shards: bool,
@@ -33,7 +34,7 @@ impl Needs {
     pub fn variables(self) -> Vec<&'static str> {
         let mut v = vec!["TABLE_NAME"];
         if self.cursors {
-            v.push("CURSOR_SIGNING_KEY");
+            v.extend(["CURSOR_SIGNING_KEY", "CURSOR_SIGNING_KEY_PREVIOUS"]);
         }
         if self.shards {
             v.push("AGGREGATE_SHARDS");
