@@ -27,6 +27,10 @@ impl Page<Item> {
     }
 }
 
+/// Most pages [`Query::send_all`] reads: 16 MB, far beyond any order page or cart (an order has
+/// at most 50 lines; a cart line is ~100 bytes), small enough to bound one request's work.
+pub const MAX_PAGES: usize = 16;
+
 /// One Query, built from a key condition in space `S` (the table or an index: the index name
 /// and key attribute names come from `S`, never from the caller).
 #[must_use]
@@ -65,6 +69,38 @@ impl<'t, S: KeySpace> Query<'t, S> {
     pub fn start(mut self, after: Option<Item>) -> Self {
         self.start = after;
         self
+    }
+
+    /// Sends the Query as many times as it takes to read the whole key condition: DynamoDB stops
+    /// a page at 1 MB, and a collection cut there must never be answered as if it were whole.
+    /// For collections read whole (an order page, a cart); at most [`MAX_PAGES`] pages.
+    pub async fn send_all(self) -> Result<Page<Item>, StoreError> {
+        let mut items = Vec::new();
+        let mut start = self.start.clone();
+        for _ in 0..MAX_PAGES {
+            let page = Query {
+                table: self.table,
+                condition: self.condition.clone(),
+                backwards: self.backwards,
+                limit: self.limit,
+                start,
+            }
+            .send()
+            .await?;
+            items.extend(page.items);
+            match page.last_key {
+                Some(k) => start = Some(k),
+                None => {
+                    return Ok(Page {
+                        items,
+                        last_key: None,
+                    });
+                }
+            }
+        }
+        Err(StoreError::Corrupt(format!(
+            "a collection read whole is over {MAX_PAGES} pages of 1 MB"
+        )))
     }
 
     /// Sends the Query: one request, one page.

@@ -78,6 +78,36 @@ pub async fn table() -> Table {
     Table::new(client, name).recording()
 }
 
+/// Writes entities fast, 25 to a BatchWriteItem (tests that need big collections).
+pub async fn batch_put<E: model::Entity>(table: &Table, entities: &[E]) {
+    use store::aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+    for chunk in entities.chunks(25) {
+        let mut pending: Vec<WriteRequest> = chunk
+            .iter()
+            .map(|e| {
+                let put = PutRequest::builder()
+                    .set_item(Some(model::to_item(e).expect("an item")))
+                    .build()
+                    .expect("a put");
+                WriteRequest::builder().put_request(put).build()
+            })
+            .collect();
+        while !pending.is_empty() {
+            let out = table
+                .client()
+                .batch_write_item()
+                .request_items(table.name(), pending)
+                .send()
+                .await
+                .expect("batch write");
+            pending = out
+                .unprocessed_items
+                .and_then(|mut u| u.remove(table.name()))
+                .unwrap_or_default();
+        }
+    }
+}
+
 /// Every item of a table (tests only: the functions never scan).
 pub async fn all_items(table: &Table) -> Vec<Item> {
     let mut items = Vec::new();
