@@ -9,6 +9,7 @@
 //!   over random data and page sizes;
 //! - `openapi`: `openapi.yaml` agrees with the template, and every answer the end-to-end tests
 //!   receive is one it documents;
+//! - `drift`: drifted derived values are shown as `null` and named, never a 500;
 //! - `e2e`: the local stack, real binaries behind real HTTP.
 
 #[cfg(test)]
@@ -19,6 +20,8 @@ mod bodies;
 mod contract;
 #[cfg(test)]
 mod dispatch;
+#[cfg(test)]
+mod drift;
 #[cfg(test)]
 mod e2e;
 #[cfg(test)]

@@ -2,7 +2,10 @@
 //! kept by the stream handlers on `AGGREGATE_SHARDS` write shards and summed here from ONE
 //! BatchGetItem of every shard.
 
-use api::{Access, ApiError};
+use api::{
+    Access, ApiError,
+    views::{derived, with_drift},
+};
 use keys::{Date, derived};
 use lambda_http::{Body, Request, Response};
 use model::derived::DailyStats;
@@ -22,15 +25,15 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         &[DailyStats::ORDERS, DailyStats::REVENUE, DailyStats::REVIEWS],
     )
     .await?;
-    api::json(
-        200,
-        &json!({
-            "date": date,
-            "orders": sums[DailyStats::ORDERS],
-            "revenue": sums[DailyStats::REVENUE],
-            "reviews": sums[DailyStats::REVIEWS],
-        }),
-    )
+    let mut drift = Vec::new();
+    let mut shown = |attribute, name| derived(&sums[attribute], name, &mut drift);
+    let view = json!({
+        "date": date,
+        "orders": shown(DailyStats::ORDERS, "orders"),
+        "revenue": shown(DailyStats::REVENUE, "revenue"),
+        "reviews": shown(DailyStats::REVIEWS, "reviews"),
+    });
+    api::json(200, &with_drift(view, drift))
 }
 
 #[cfg(test)]
@@ -54,9 +57,9 @@ mod tests {
             let stats = DailyStats {
                 date: day,
                 shard: Shard::new(shard, 3).unwrap(),
-                orders,
-                revenue: orders * 1000,
-                reviews,
+                orders: orders.into(),
+                revenue: (orders * 1000).into(),
+                reviews: reviews.into(),
             };
             deps.table.put(&stats, None).await.unwrap();
         }

@@ -2,7 +2,10 @@
 //! (cents), kept by the `aggregate-orders` stream handler on `AGGREGATE_SHARDS` write shards and
 //! summed here from ONE BatchGetItem of every shard.
 
-use api::{Access, ApiError};
+use api::{
+    Access, ApiError,
+    views::{derived, with_drift},
+};
 use keys::commerce::{self as k, Sku};
 use lambda_http::{Body, Request, Response};
 use model::commerce::ProductSales;
@@ -22,14 +25,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         &[ProductSales::UNITS_SOLD, ProductSales::REVENUE],
     )
     .await?;
-    api::json(
-        200,
-        &json!({
-            "productId": sku,
-            "unitsSold": sums[ProductSales::UNITS_SOLD],
-            "revenue": sums[ProductSales::REVENUE],
-        }),
-    )
+    let mut drift = Vec::new();
+    let mut shown = |attribute, name| derived(&sums[attribute], name, &mut drift);
+    let view = json!({
+        "productId": sku,
+        "unitsSold": shown(ProductSales::UNITS_SOLD, "unitsSold"),
+        "revenue": shown(ProductSales::REVENUE, "revenue"),
+    });
+    api::json(200, &with_drift(view, drift))
 }
 
 #[cfg(test)]
@@ -53,8 +56,8 @@ mod tests {
             let shard = ProductSales {
                 sku: sku(42),
                 shard: Shard::new(shard, 5).unwrap(),
-                units_sold: units,
-                revenue: units * 100,
+                units_sold: units.into(),
+                revenue: (units * 100).into(),
             };
             assert_eq!(
                 shard.key().pk(),

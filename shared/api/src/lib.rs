@@ -103,15 +103,30 @@ impl From<CursorError> for ApiError {
     }
 }
 
-/// A JSON response.
+/// The header naming derived values that drifted (see [`views::DRIFT`]).
+pub const DERIVED_INCONSISTENT: &str = "x-derived-inconsistent";
+
+/// A JSON response. Derived values a view found drifted (a negative count, a value that is not
+/// an integer: [`model::Derived`]) are `null` in the body and named in the
+/// `X-Derived-Inconsistent` header, so a read degrades visibly instead of failing; `make
+/// reconcile REPAIR=1` heals them.
 pub fn json<T: Serialize>(status: u16, body: &T) -> Result<Response<Body>, ApiError> {
-    let text = serde_json::to_string(body).map_err(|e| {
+    let internal = |e: serde_json::Error| {
         tracing::error!(error = %e, "cannot serialise a response");
         ApiError::internal()
-    })?;
-    Response::builder()
+    };
+    let mut value = serde_json::to_value(body).map_err(internal)?;
+    let mut drifted = Vec::new();
+    views::take_drift(&mut value, &mut drifted);
+    let text = serde_json::to_string(&value).map_err(internal)?;
+    let mut response = Response::builder()
         .status(status)
-        .header(CONTENT_TYPE, "application/json")
+        .header(CONTENT_TYPE, "application/json");
+    if !drifted.is_empty() {
+        tracing::warn!(fields = ?drifted, "derived values drifted; answering without them");
+        response = response.header(DERIVED_INCONSISTENT, drifted.join(", "));
+    }
+    response
         .body(Body::Text(text))
         .map_err(|_| ApiError::internal())
 }

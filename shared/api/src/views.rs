@@ -2,20 +2,68 @@
 //! keep the seeds' PascalCase attribute names (declared in `model`); the API speaks camelCase,
 //! and this is its contract, kept apart from how items are stored.
 
+use model::Derived;
+use serde_json::Value;
+
+/// Where a view notes the derived values it could not show (removed by [`crate::json`], which
+/// names them in a header).
+pub const DRIFT: &str = "_drift";
+
+/// A derived value as shown: the number, or `null` when it drifted (noted in `drift` under `name`).
+pub fn derived(value: &Derived, name: &'static str, drift: &mut Vec<&'static str>) -> Value {
+    match value.value() {
+        Some(n) => n.into(),
+        None => {
+            drift.push(name);
+            Value::Null
+        }
+    }
+}
+
+/// Adds a view's drift note to its object (nothing when nothing drifted).
+pub fn with_drift(mut view: Value, drift: Vec<&'static str>) -> Value {
+    if !drift.is_empty() {
+        view[DRIFT] = drift.into();
+    }
+    view
+}
+
+/// Removes every drift note from a response body, collecting the names.
+pub fn take_drift(value: &mut Value, names: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Array(found)) = map.remove(DRIFT) {
+                names.extend(
+                    found
+                        .into_iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned)),
+                );
+            }
+            map.values_mut().for_each(|v| take_drift(v, names));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| take_drift(v, names)),
+        _ => {}
+    }
+}
+
 pub mod commerce {
     use model::commerce::{CartLine, Customer, Order, OrderLine, TrackingEvent};
     use serde_json::{Value, json};
 
+    use super::{derived, with_drift};
+
     pub fn customer(c: &Customer) -> Value {
-        json!({
+        let mut drift = Vec::new();
+        let view = json!({
             "customerId": c.customer_id,
             "name": c.name,
             "email": c.email,
             "createdAt": c.created_at,
             "updatedAt": c.updated_at,
-            "orderCount": c.order_count,
-            "lifetimeValue": c.lifetime_value,
-        })
+            "orderCount": derived(&c.order_count, "orderCount", &mut drift),
+            "lifetimeValue": derived(&c.lifetime_value, "lifetimeValue", &mut drift),
+        });
+        with_drift(view, drift)
     }
 
     pub fn order_summary(o: &Order) -> Value {
@@ -46,22 +94,32 @@ pub mod reviews {
     use model::reviews::{Book, Review, User};
     use serde_json::{Value, json};
 
+    use super::{derived, with_drift};
+
     pub fn book(b: &Book) -> Value {
-        json!({
+        let mut drift = Vec::new();
+        let count = derived(&b.rating_count, "rating.count", &mut drift);
+        if b.rating_sum.value().is_none() {
+            drift.push("rating.average");
+        }
+        let view = json!({
             "isbn": b.isbn,
             "title": b.title,
             "author": b.author,
             "publicationYear": b.publication_year,
-            "rating": { "count": b.rating_count, "average": b.average_rating() },
-        })
+            "rating": { "count": count, "average": b.average_rating() },
+        });
+        with_drift(view, drift)
     }
 
     pub fn user(u: &User) -> Value {
-        json!({
+        let mut drift = Vec::new();
+        let view = json!({
             "username": u.username,
             "membershipDate": u.membership_date,
-            "reviewCount": u.review_count,
-        })
+            "reviewCount": derived(&u.review_count, "reviewCount", &mut drift),
+        });
+        with_drift(view, drift)
     }
 
     pub fn review(r: &Review) -> Value {

@@ -19,10 +19,10 @@ record! {
         updated_at: Timestamp => UPDATED_AT = "UpdatedAt",
         /// Derived by the stream pipeline from the customer's orders.
         #[serde(default)]
-        order_count: u64 => ORDER_COUNT = "OrderCount",
+        order_count: crate::Derived => ORDER_COUNT = "OrderCount",
         /// Derived: sum of order totals, in cents.
         #[serde(default)]
-        lifetime_value: i64 => LIFETIME_VALUE = "LifetimeValue",
+        lifetime_value: crate::Derived => LIFETIME_VALUE = "LifetimeValue",
     }
 }
 
@@ -92,7 +92,9 @@ record! {
 impl OrderLine {
     /// Quantity × unit price, in cents.
     pub fn amount(&self) -> i64 {
-        i64::from(self.quantity) * self.unit_price
+        // Saturating: a line read back with a corrupt price must not wrap into a plausible total
+        // (place-order bounds both: at most 10^4 × 10^8).
+        i64::from(self.quantity).saturating_mul(self.unit_price)
     }
 }
 
@@ -170,10 +172,10 @@ record! {
         sku: Sku => SKU = "Sku",
         shard: Shard => SHARD = "Shard",
         #[serde(default)]
-        units_sold: i64 => UNITS_SOLD = "UnitsSold",
+        units_sold: crate::Derived => UNITS_SOLD = "UnitsSold",
         /// In cents.
         #[serde(default)]
-        revenue: i64 => REVENUE = "Revenue",
+        revenue: crate::Derived => REVENUE = "Revenue",
     }
 }
 

@@ -14,12 +14,12 @@ record! {
         date: Date => DATE = "Date",
         shard: Shard => SHARD = "Shard",
         #[serde(default)]
-        orders: i64 => ORDERS = "Orders",
+        orders: crate::Derived => ORDERS = "Orders",
         /// In cents.
         #[serde(default)]
-        revenue: i64 => REVENUE = "Revenue",
+        revenue: crate::Derived => REVENUE = "Revenue",
         #[serde(default)]
-        reviews: i64 => REVIEWS = "Reviews",
+        reviews: crate::Derived => REVIEWS = "Reviews",
     }
 }
 

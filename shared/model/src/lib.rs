@@ -16,10 +16,12 @@ use keys::{Gsi1Key, Gsi2Key, Key, KeySpace, PrimaryKey, Version};
 use serde::{Serialize, de::DeserializeOwned};
 
 pub mod commerce;
+pub mod counter;
 pub mod derived;
 pub mod learning;
 pub mod reviews;
 
+pub use counter::Derived;
 pub use keys;
 
 /// An item as the SDK sends and receives it.

@@ -16,21 +16,23 @@ record! {
         publication_year: i32 => PUBLICATION_YEAR = "PublicationYear",
         /// Derived by the stream handlers: how many reviews the book has.
         #[serde(default)]
-        rating_count: u64 => RATING_COUNT = "RatingCount",
+        rating_count: crate::Derived => RATING_COUNT = "RatingCount",
         /// Derived: the sum of their grades.
         #[serde(default)]
-        rating_sum: u64 => RATING_SUM = "RatingSum",
+        rating_sum: crate::Derived => RATING_SUM = "RatingSum",
     }
 }
 
 impl Book {
-    /// The average grade rounded to 2 decimals; `None` without reviews.
+    /// The average grade rounded to 2 decimals; `None` without reviews, or when the derived count
+    /// or sum is not a sane value (drift: see [`crate::Derived`]).
     pub fn average_rating(&self) -> Option<f64> {
-        if self.rating_count == 0 {
+        let (sum, count) = (self.rating_sum.value()?, self.rating_count.value()?);
+        if count == 0 {
             return None;
         }
         // Integer rounding (half up) of sum / count to hundredths: no binary-fraction surprises.
-        let (sum, count) = (u128::from(self.rating_sum), u128::from(self.rating_count));
+        let (sum, count) = (i128::from(sum), i128::from(count));
         let hundredths = (sum * 200 + count) / (2 * count);
         Some(hundredths as f64 / 100.0)
     }
@@ -49,7 +51,7 @@ record! {
         membership_date: Date => MEMBERSHIP_DATE = "MembershipDate",
         /// Derived by the stream handlers: how many reviews the user wrote.
         #[serde(default)]
-        review_count: u64 => REVIEW_COUNT = "ReviewCount",
+        review_count: crate::Derived => REVIEW_COUNT = "ReviewCount",
     }
 }
 
@@ -111,14 +113,14 @@ mod tests {
     use super::*;
     use crate::{from_item, n, s, to_item};
 
-    fn book(count: u64, sum: u64) -> Book {
+    fn book(count: i64, sum: i64) -> Book {
         Book {
             isbn: Isbn::parse("9780261102354").unwrap(),
             title: "t".into(),
             author: "a".into(),
             publication_year: 1954,
-            rating_count: count,
-            rating_sum: sum,
+            rating_count: count.into(),
+            rating_sum: sum.into(),
         }
     }
 
@@ -130,7 +132,7 @@ mod tests {
         assert_eq!(book(3, 25).average_rating(), Some(8.33));
         // 1/8 = 0.125 rounds half up.
         assert_eq!(book(8, 1).average_rating(), Some(0.13));
-        assert_eq!(book(u64::MAX, u64::MAX).average_rating(), Some(1.0));
+        assert_eq!(book(i64::MAX, i64::MAX).average_rating(), Some(1.0));
     }
 
     #[test]
@@ -172,6 +174,11 @@ mod tests {
             ("PublicationYear".to_owned(), n(1954)),
         ]))
         .unwrap();
-        assert_eq!((b.rating_count, b.rating_sum), (0, 0));
+        assert_eq!(
+            (b.rating_count.value(), b.rating_sum.value()),
+            (Some(0), Some(0))
+        );
+        // Drift: a negative count shows no average rather than failing the read.
+        assert_eq!(book(-1, 5).average_rating(), None);
     }
 }

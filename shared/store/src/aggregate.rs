@@ -143,7 +143,11 @@ fn transaction<'t>(
     let mut totals: BTreeMap<&'static str, i64> = BTreeMap::new();
     for c in chunk {
         for (attr, v) in &c.adds {
-            *totals.entry(attr).or_default() += v;
+            let total = totals.entry(attr).or_default();
+            // Checked: a wrapped sum would be written as if it were right.
+            *total = total
+                .checked_add(*v)
+                .ok_or_else(|| StoreError::Corrupt(format!("{attr}: the batch's sum overflows")))?;
         }
     }
     let mut update = Update::new().set_if_absent(attr::TYPE, s(first.target_type));
@@ -172,22 +176,34 @@ fn transaction<'t>(
 }
 
 /// Sums numeric attributes over shard items, read in ONE BatchGetItem. Missing shards count as
-/// zero.
+/// zero. A sum is `Derived(Err)` when a shard holds something a sum cannot use (text, a fraction,
+/// a negative value: drift) or the sum overflows: the reader shows it drifted rather than failing.
 pub async fn sum_shards(
     table: &Table,
     shards: &[PrimaryKey],
     attributes: &[&'static str],
-) -> Result<BTreeMap<&'static str, i64>, StoreError> {
-    let mut sums: BTreeMap<&'static str, i64> = attributes.iter().map(|a| (*a, 0)).collect();
+) -> Result<BTreeMap<&'static str, model::Derived>, StoreError> {
+    let mut sums: BTreeMap<&'static str, Result<i64, String>> =
+        attributes.iter().map(|a| (*a, Ok(0))).collect();
     for item in table.batch_get(shards, attributes).await? {
         for a in attributes {
-            if let Some(v) = item.get(*a).and_then(|v| v.as_n().ok()) {
-                let v: i64 = v
-                    .parse()
-                    .map_err(|_| StoreError::Corrupt(format!("{a} is not an integer: {v}")))?;
-                *sums.entry(a).or_default() += v;
-            }
+            let Some(raw) = item.get(*a) else { continue };
+            let shard = raw
+                .as_n()
+                .ok()
+                .and_then(|v| v.parse::<i64>().ok())
+                .filter(|v| *v >= 0)
+                .ok_or_else(|| format!("{raw:?}"));
+            let sum = sums.entry(a).or_insert(Ok(0));
+            *sum = match (&*sum, shard) {
+                (Ok(total), Ok(v)) => total.checked_add(v).ok_or_else(|| "overflow".to_owned()),
+                (Err(e), _) => Err(e.clone()),
+                (_, Err(e)) => Err(e),
+            };
         }
     }
-    Ok(sums)
+    Ok(sums
+        .into_iter()
+        .map(|(a, sum)| (a, model::Derived(sum)))
+        .collect())
 }
