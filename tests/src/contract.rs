@@ -197,3 +197,22 @@ fn a_route_is_public_in_the_template_exactly_when_its_function_says_so() {
         }
     }
 }
+
+/// DynamoDB Streams serves at most two concurrent readers per shard before it throttles them:
+/// one consumer per context with derived data (commerce, reviews), never one per handler.
+#[test]
+fn the_table_stream_has_at_most_two_consumers() {
+    let t = Template::workspace().unwrap();
+    let consumers: Vec<&str> = t
+        .functions
+        .iter()
+        .filter(|f| !f.streams.is_empty())
+        .map(|f| f.name())
+        .collect();
+    let mappings: usize = t.functions.iter().map(|f| f.streams.len()).sum();
+    assert!(
+        mappings <= 2,
+        "{mappings} event source mappings read the table's stream: {consumers:?}"
+    );
+    assert_eq!(consumers, ["commerce-stream", "aggregate-reviews"]);
+}

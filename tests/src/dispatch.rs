@@ -80,8 +80,7 @@ functions! {
         "list-certificates" => list_certificates,
     }
     streams: {
-        "project-order-status" => project_order_status,
-        "aggregate-orders" => aggregate_orders,
+        "commerce-stream" => commerce_stream,
         "aggregate-reviews" => aggregate_reviews,
     }
 }

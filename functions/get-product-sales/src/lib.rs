@@ -1,5 +1,5 @@
 //! `GET /products/{productId}/sales` (productId: the numeric SKU): units sold and revenue
-//! (cents), kept by the `aggregate-orders` stream handler on `AGGREGATE_SHARDS` write shards and
+//! (cents), kept by the `commerce-stream` stream consumer on `AGGREGATE_SHARDS` write shards and
 //! summed here from ONE BatchGetItem of every shard.
 
 use api::{

@@ -172,6 +172,29 @@ impl BatchResponse {
         out
     }
 
+    /// The failures of several handlers of one batch, as one response: every record any of them
+    /// failed, in batch order.
+    pub fn union(event: &Event, parts: impl IntoIterator<Item = BatchResponse>) -> BatchResponse {
+        let failed: std::collections::BTreeSet<String> = parts
+            .into_iter()
+            .flat_map(|p| p.batch_item_failures)
+            .map(|f| f.item_identifier)
+            .collect();
+        let positions: Vec<usize> = event
+            .records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.change
+                    .sequence_number
+                    .as_ref()
+                    .is_some_and(|seq| failed.contains(seq))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        BatchResponse::failures(event, &positions)
+    }
+
     pub fn failed_sequence_numbers(&self) -> Vec<&str> {
         self.batch_item_failures
             .iter()

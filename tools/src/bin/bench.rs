@@ -1,6 +1,6 @@
 //! `make bench`: what coalescing saves the stream pipeline. One batch of 100 DynamoDB Streams
 //! records (25 orders: a summary and 3 lines each, over 10 customers and 10 products) goes through
-//! the `aggregate-orders` handler twice, each time on a fresh table in DynamoDB Local:
+//! the commerce stream consumer's order totals (`commerce-stream`) twice, each time on a fresh table in DynamoDB Local:
 //! - as one batch (the handler as deployed: one write per touched target, plus the ledger);
 //! - record by record (the baseline: what a handler without coalescing writes).
 //!
@@ -66,12 +66,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     table.meter().reset();
     let deps = Deps::new(
         table,
-        aggregate_orders::NEEDS,
+        commerce_stream::NEEDS,
         testkit::TEST_CURSOR_KEY,
         SHARDS,
     )?;
     let (response, coalesced) =
-        aggregate_orders::handle_counted(&deps, &stream_event(batch.clone())).await;
+        commerce_stream::totals::handle_counted(&deps, &stream_event(batch.clone())).await;
     assert!(
         response.batch_item_failures.is_empty(),
         "the batch failed: {response:?}"
@@ -97,14 +97,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     table.meter().reset();
     let deps = Deps::new(
         table,
-        aggregate_orders::NEEDS,
+        commerce_stream::NEEDS,
         testkit::TEST_CURSOR_KEY,
         SHARDS,
     )?;
     let (mut base_targets, mut base_ledger) = (0, 0);
     for record in records(&items) {
         let (r, applied) =
-            aggregate_orders::handle_counted(&deps, &stream_event(vec![record])).await;
+            commerce_stream::totals::handle_counted(&deps, &stream_event(vec![record])).await;
         assert!(r.batch_item_failures.is_empty());
         base_targets += applied.target_writes;
         base_ledger += applied.ledger_writes;

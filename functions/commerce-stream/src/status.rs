@@ -1,4 +1,4 @@
-//! Stream handler (tracking events → order status). For each order touched by a batch, the newest
+//! Tracking events → order status (part of the commerce stream consumer). For each order touched by a batch, the newest
 //! tracking event's status is written to the order header (and its GSI2 status key, so O5 sees
 //! the change) and to the order's summary in the customer's collection: one pair of conditional
 //! updates per order per batch, not per event. Conditions on `LastEventId` make it exact under
@@ -9,10 +9,8 @@ use std::collections::BTreeMap;
 
 use keys::commerce::{EventId, OrderId, OrderStatus};
 use model::{Entity, commerce::TrackingEvent};
-use store::{Deps, Needs, commerce::apply_order_status};
+use store::{Deps, commerce::apply_order_status};
 use streams::{BatchResponse, Event, Kind};
-
-pub const NEEDS: Needs = Needs::TABLE;
 
 pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
     let table = &deps.table;
@@ -73,7 +71,7 @@ mod tests {
     use testkit::{Change as C, all_items, fixtures, stream_event, stream_record};
 
     async fn handle(table: &Table, event: &Event) -> BatchResponse {
-        super::handle(&testkit::deps(table.clone(), NEEDS), event.clone()).await
+        super::handle(&testkit::deps(table.clone(), crate::NEEDS), event.clone()).await
     }
 
     async fn order_with_events() -> (Table, OrderId, Vec<Item>) {

@@ -1,4 +1,4 @@
-//! Stream handler (orders → counters). From order summaries (`Type = Order`) and order lines
+//! Orders → counters (part of the commerce stream consumer). From order summaries (`Type = Order`) and order lines
 //! (`Type = OrderItem`), inserted, modified or removed (TTL removals included):
 //! - the customer's `OrderCount` and `LifetimeValue` (cents) on its A record;
 //! - units sold and revenue per product, on `AGGREGATE_SHARDS` write shards;
@@ -17,12 +17,10 @@ use model::{
     n, s,
 };
 use store::{
-    Deps, Needs,
+    Deps,
     aggregate::{Applied, Contribution},
 };
 use streams::{BatchResponse, Change, Event};
-
-pub const NEEDS: Needs = Needs::SHARDS;
 
 pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
     handle_counted(deps, &event).await.0
@@ -167,7 +165,7 @@ mod tests {
             .into_iter()
             .filter(|i| matches!(i["Type"].as_s().unwrap().as_str(), "Order" | "OrderItem"))
             .collect();
-        let deps = Deps::new(table, NEEDS, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
+        let deps = Deps::new(table, crate::NEEDS, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
         (deps, sources)
     }
 

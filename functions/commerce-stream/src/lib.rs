@@ -1,0 +1,26 @@
+//! The commerce context's one consumer of the table's stream. DynamoDB Streams serves at most two
+//! readers per shard before it throttles them, and the table has two contexts with derived data
+//! (commerce, reviews): one consumer each, whatever they derive. This one runs, on each batch:
+//! - [`status`]: tracking events → an order's current status (header, GSI2 key, summary);
+//! - [`totals`]: orders and lines → customer order count and lifetime value, units sold per
+//!   product and daily counts (sharded).
+//!
+//! Each part decides which records are its own and is idempotent (conditions, the ledger), so a
+//! batch retried because one part failed changes nothing the other already did. The batch's
+//! failures are the union of both parts'.
+
+use store::{Deps, Needs};
+use streams::{BatchResponse, Event};
+
+pub mod status;
+pub mod totals;
+
+/// What both parts need: the sharded counters' shard count.
+pub const NEEDS: Needs = Needs::SHARDS;
+
+pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
+    // Boxed: each part's future is large, and together they are too deep for the compiler.
+    let status = Box::pin(status::handle(deps, event.clone())).await;
+    let totals = Box::pin(totals::handle(deps, event.clone())).await;
+    BatchResponse::union(&event, [status, totals])
+}
