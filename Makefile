@@ -51,8 +51,8 @@ bench: dynamodb-install ## Benchmark: writes of the coalesced stream pipeline ag
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo run --quiet -p tools --bin bench
 
-reconcile: ## Recompute every derived value of the local table from its source items; report the drift
-	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin reconcile -- --table $(TABLE)
+reconcile: ## Recompute every derived value of the local table from its source items; report the drift (REPAIR=1: correct it)
+	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin reconcile -- --table $(TABLE) $(if $(REPAIR),--repair)
 
 token: ## Print a local access token: make token SUB=<id> [GROUPS=staff] (the id is a customerId or username)
 	@cargo run --quiet -p local --bin token -- --sub "$(SUB)" --groups "$(GROUPS)"

@@ -58,6 +58,15 @@ pub fn resolve(
                     ));
                 }
             },
+            // A stream mapping's on-failure queue: the handler sends poison records there (SQS in
+            // AWS); locally they land in the same JSON-lines file as the mapping's own.
+            EnvValue::Ref(target) if is_failure_destination(template, target) => {
+                let path = std::env::current_dir()
+                    .unwrap_or_default()
+                    .join(crate::streams::FAILURES_DIR)
+                    .join(format!("{target}.jsonl"));
+                format!("file://{}", path.display())
+            }
             EnvValue::Ref(target) => match target.as_str() {
                 "AWS::Region" => "us-east-1".to_owned(),
                 "AWS::AccountId" => crate::apigw::ACCOUNT_ID.to_owned(),
@@ -83,6 +92,15 @@ pub fn resolve(
         out.push((name.clone(), resolved));
     }
     Ok(out)
+}
+
+/// Whether `logical_id` is the on-failure destination of a stream mapping of the template.
+fn is_failure_destination(template: &Template, logical_id: &str) -> bool {
+    template.functions.iter().any(|f| {
+        f.streams
+            .iter()
+            .any(|m| m.on_failure_destination.as_deref() == Some(logical_id))
+    })
 }
 
 #[cfg(test)]

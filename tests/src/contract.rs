@@ -87,14 +87,18 @@ fn every_stream_handler_has_a_sample_batch_and_honest_settings() {
                 "{}: BisectBatchOnFunctionError",
                 f.name()
             );
-            assert!(
-                s.maximum_retry_attempts.is_some_and(|n| n >= 0),
-                "{}: bounded retries",
+            // Retried until it succeeds: a long outage must not leave derived data wrong for
+            // good (the ledger makes retries harmless); records that can never succeed go to the
+            // failure destination from the handler, so nothing blocks a shard forever.
+            assert_eq!(
+                (s.maximum_retry_attempts, s.maximum_record_age_seconds),
+                (Some(-1), Some(-1)),
+                "{}: unbounded retries and record age",
                 f.name()
             );
             assert!(
-                s.maximum_record_age_seconds.is_some_and(|n| n > 0),
-                "{}: bounded record age",
+                f.environment.contains_key("FAILURE_QUEUE_URL"),
+                "{}: where the handler sends records that can never succeed",
                 f.name()
             );
             assert!(

@@ -243,6 +243,172 @@ pub fn compare(expected: &Values, stored: &Values) -> Report {
     report
 }
 
+/// What a repair did.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Repaired {
+    /// Corrections written.
+    pub written: usize,
+    /// Drifted values left as they were, and why (changed while the repair ran: run it again).
+    pub skipped: Vec<String>,
+}
+
+/// `make reconcile REPAIR=1`: writes a correction for every drifted value. Each is conditional on
+/// the value it read, so a stream handler writing the same item meanwhile makes the correction
+/// step aside instead of being overwritten (or double-counted); order statuses go through the
+/// projection's own write, conditioned on the newest event. A second run finds nothing to do.
+/// Run it once the stream has caught up: a record still in flight is in the expected values
+/// already, and its handler would add it again.
+pub async fn repair(table: &Table) -> Result<(Report, Repaired), StoreError> {
+    let items = scan(table).await?;
+    let (expected, stored) = recompute(&items);
+    let report = compare(&expected, &stored);
+    let mut repaired = Repaired::default();
+    for (name, want, have) in &report.drift {
+        match correct(table, &items, name, want, have).await {
+            Ok(true) => repaired.written += 1,
+            Ok(false) => repaired.skipped.push(format!("{name}: changed meanwhile")),
+            Err(e) => repaired.skipped.push(format!("{name}: {e}")),
+        }
+    }
+    Ok((report, repaired))
+}
+
+/// The static attribute name a value's name ends with.
+fn attribute(name: &str) -> Option<&'static str> {
+    [
+        Customer::ORDER_COUNT,
+        Customer::LIFETIME_VALUE,
+        Book::RATING_COUNT,
+        Book::RATING_SUM,
+        User::REVIEW_COUNT,
+        ProductSales::UNITS_SOLD,
+        ProductSales::REVENUE,
+        DailyStats::ORDERS,
+        DailyStats::REVENUE,
+        DailyStats::REVIEWS,
+    ]
+    .into_iter()
+    .find(|a| *a == name)
+}
+
+/// The first item of `type_name` whose `attr` is `value`.
+fn find<'a>(items: &'a [Item], type_name: &str, attr: &str, value: &str) -> Option<&'a Item> {
+    items
+        .iter()
+        .find(|i| model::type_of(i) == Some(type_name) && s(i, attr) == value)
+}
+
+/// Writes one correction; `false` when the item changed since it was read.
+async fn correct(
+    table: &Table,
+    items: &[Item],
+    name: &str,
+    want: &str,
+    have: &str,
+) -> Result<bool, StoreError> {
+    use keys::{Id, Shard, commerce as ck, reviews as rk};
+    use store::{Condition, Update};
+    let parts: Vec<&str> = name.split(' ').collect();
+    let bad = |what: &str| StoreError::Corrupt(format!("{name}: {what}"));
+    let number = |v: &str| v.parse::<i64>().map_err(|_| bad("not a number"));
+    // A plain derived attribute: set it to the expected value, if it is still what was read.
+    let set_if_unchanged = async |key: keys::PrimaryKey,
+                                  attr: &'static str,
+                                  current: Option<&Item>,
+                                  to: i64,
+                                  labels: Update| {
+        let read = current.and_then(|i| i.get(attr)).cloned();
+        let condition = match read {
+            Some(v) => Condition::Equals(attr, v),
+            None => Condition::AttributeAbsent(attr),
+        };
+        match table
+            .update(&key, &labels.set(attr, model::n(to)), Some(condition))
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(StoreError::ConditionFailed) => Ok(false),
+            Err(e) => Err(e),
+        }
+    };
+    match parts.as_slice() {
+        ["customer" | "book" | "user", id, attr] => {
+            let attr = attribute(attr).ok_or_else(|| bad("unknown attribute"))?;
+            let (key, current) = match parts[0] {
+                "customer" => (
+                    ck::customer(&Id::parse("customerId", id)?),
+                    find(items, Customer::TYPE, Customer::CUSTOMER_ID, id),
+                ),
+                "book" => (
+                    rk::book(&rk::Isbn::parse(id)?),
+                    find(items, Book::TYPE, Book::ISBN, id),
+                ),
+                _ => (
+                    rk::user(&Id::parse("username", id)?),
+                    find(items, User::TYPE, User::USERNAME, id),
+                ),
+            };
+            // Only onto an item that exists: a correction never creates a customer, book or user.
+            if current.is_none() {
+                return Err(bad("its item does not exist"));
+            }
+            set_if_unchanged(key, attr, current, number(want)?, Update::new()).await
+        }
+        // A sharded counter: the difference goes onto shard 0 (any shard would do: reads sum).
+        ["product" | "day", id, attr] => {
+            let attr = attribute(attr).ok_or_else(|| bad("unknown attribute"))?;
+            let shard = Shard::new(0, 1).map_err(StoreError::from)?;
+            let (key, type_name, labels) = if parts[0] == "product" {
+                let sku = ck::Sku::parse(id)?;
+                (
+                    ck::product_sales(sku, shard),
+                    ProductSales::TYPE,
+                    Update::new()
+                        .set_if_absent(ProductSales::SKU, model::n(sku.get()))
+                        .set_if_absent(ProductSales::SHARD, model::n(0)),
+                )
+            } else {
+                let date = keys::Date::parse_iso(id)?;
+                (
+                    keys::derived::daily_stats(date, shard),
+                    DailyStats::TYPE,
+                    Update::new()
+                        .set_if_absent(DailyStats::DATE, model::s(date.iso()))
+                        .set_if_absent(DailyStats::SHARD, model::n(0)),
+                )
+            };
+            let labels = labels.set_if_absent("Type", model::s(type_name));
+            let current = items.iter().find(|i| {
+                model::type_of(i) == Some(type_name)
+                    && i.get("PK") == Some(&model::s(key.pk()))
+                    && i.get("SK") == Some(&model::s(key.sk()))
+            });
+            let shard_value = current.map_or(0, |i| n(i, attr));
+            let to = shard_value + number(want)? - number(have)?;
+            set_if_unchanged(key, attr, current, to, labels).await
+        }
+        // A status: the projection's own write of the newest event (conditioned on it).
+        ["order", id, "header" | "summary", _] => {
+            let order = keys::SortableId::parse(id)?;
+            let newest = items
+                .iter()
+                .filter(|i| {
+                    model::type_of(i) == Some(TrackingEvent::TYPE)
+                        && s(i, TrackingEvent::ORDER_ID) == *id
+                })
+                .max_by_key(|i| s(i, TrackingEvent::EVENT_ID).to_owned())
+                .ok_or_else(|| bad("no tracking event to take the status from"))?;
+            let event = keys::SortableId::parse(s(newest, TrackingEvent::EVENT_ID))?;
+            let status: OrderStatus = s(newest, TrackingEvent::STATUS)
+                .parse()
+                .map_err(|_| bad("an unknown status"))?;
+            store::commerce::apply_order_status(table, order, event, status).await?;
+            Ok(true)
+        }
+        _ => Err(bad("no correction for it")),
+    }
+}
+
 /// Reads the table and reports the drift.
 pub async fn run(table: &Table) -> Result<Report, StoreError> {
     let items = scan(table).await?;
@@ -285,6 +451,39 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), v.clone()))
             .collect()
+    }
+
+    /// Drift after an incident (counters wrong, a status behind) is healed by one repair, and a
+    /// second repair writes nothing.
+    #[tokio::test]
+    async fn repair_heals_drift_once_and_then_has_nothing_to_do() {
+        use store::Update;
+        let table = testkit::table().await;
+        crate::seed::load(&table).await.unwrap();
+        // The seed writes source items only: derived values are the stream's job, so a fresh
+        // seed drifts (nothing counted yet) exactly as a stream that was down would leave it.
+        let before = run(&table).await.unwrap();
+        assert!(!before.drift.is_empty());
+        // And a hand edit on top: a negative count.
+        let customer = keys::commerce::customer(&keys::Id::parse("c", "123").unwrap());
+        table
+            .update(
+                &customer,
+                &Update::new().set(Customer::ORDER_COUNT, num(-4)),
+                None,
+            )
+            .await
+            .unwrap();
+        let (report, repaired) = repair(&table).await.unwrap();
+        assert!(repaired.skipped.is_empty(), "{:?}", repaired.skipped);
+        assert_eq!(repaired.written, report.drift.len(), "{report}");
+        assert_eq!(run(&table).await.unwrap().drift, [], "healed");
+        let (report, repaired) = repair(&table).await.unwrap();
+        assert_eq!(
+            (report.drift.len(), repaired.written),
+            (0, 0),
+            "nothing the second time"
+        );
     }
 
     #[test]

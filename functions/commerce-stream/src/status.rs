@@ -10,20 +10,22 @@ use std::collections::BTreeMap;
 use keys::commerce::{EventId, OrderId, OrderStatus};
 use model::{Entity, commerce::TrackingEvent};
 use store::{Deps, commerce::apply_order_status};
-use streams::{BatchResponse, Event, Kind};
+use streams::{BatchResponse, Event, Kind, Poison};
 
 pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
     let table = &deps.table;
     let event = &event;
-    let mut failed = Vec::new();
+    let (mut failed, mut poison) = (Vec::new(), Vec::new());
     // Order → (newest event, its status, the records it stands for).
     let mut newest: BTreeMap<OrderId, (EventId, OrderStatus, Vec<usize>)> = BTreeMap::new();
     for change in streams::changes(event) {
         let change = match change {
             Ok(c) => c,
             Err(e) => {
-                tracing::error!(error = %e, "unreadable record");
-                failed.push(e.index());
+                poison.push(Poison {
+                    index: e.index(),
+                    reason: e.to_string(),
+                });
                 continue;
             }
         };
@@ -40,8 +42,10 @@ pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
         let (order, event_id, status) = match parsed {
             Ok(p) => p,
             Err(e) => {
-                tracing::error!(error = %e, index = change.index, "tracking event does not decode");
-                failed.push(change.index);
+                poison.push(Poison {
+                    index: change.index,
+                    reason: format!("tracking event does not decode: {e}"),
+                });
                 continue;
             }
         };
@@ -59,7 +63,7 @@ pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
             failed.extend(records);
         }
     }
-    BatchResponse::failures(event, &failed)
+    BatchResponse::failures(event, &failed).with_poison(poison)
 }
 
 #[cfg(test)]
@@ -178,7 +182,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_unreadable_event_is_reported() {
+    async fn an_unreadable_event_is_poison_not_a_failure() {
         let (table, _, events) = order_with_events().await;
         let mut bad = events[1].clone();
         bad.insert("Status".into(), model::s("TELEPORTED"));
@@ -190,7 +194,11 @@ mod tests {
             ]),
         )
         .await;
-        assert_eq!(r.failed_sequence_numbers(), [format!("{:021}", 2)]);
+        // Never a batch failure (retried without bound, it would block the shard): poison, for
+        // the failure destination.
+        assert!(r.failed_sequence_numbers().is_empty());
+        assert_eq!(r.poison.len(), 1);
+        assert_eq!(r.poison[0].index, 1);
         assert_eq!(
             statuses(&table).await[0].1,
             "PROCESSING",

@@ -347,7 +347,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_poison_record_is_reported_and_does_not_block_the_rest() {
+    async fn a_poison_record_goes_to_the_failure_destination_and_blocks_nothing() {
         let (deps, sources) = with_orders().await;
         let mut records = inserts(&sources);
         let mut poison = records[0].clone();
@@ -355,11 +355,43 @@ mod tests {
         poison["dynamodb"]["NewImage"] =
             serde_json::json!({ "Type": { "S": "OrderItem" }, "Sku": { "S": "not a number" } });
         records.insert(1, poison);
-        let (r, _) = handle_counted(&deps, &stream_event(records.clone())).await;
+        let event = stream_event(records.clone());
+        let (r, _) = handle_counted(&deps, &event).await;
+        assert!(r.failed_sequence_numbers().is_empty(), "not retried");
+        assert_eq!(r.poison.iter().map(|p| p.index).collect::<Vec<_>>(), [1]);
+        assert_eq!(derived(&deps.table).await, expected());
+
+        // Delivered to the failure destination, then acknowledged.
+        let file = std::env::temp_dir().join(format!("dead-letters-{}.jsonl", ulid::Ulid::new()));
+        let sink = streams::DeadLetters::at(&format!("file://{}", file.display()))
+            .await
+            .unwrap();
+        let answer = sink.settle(&event, r.clone()).await;
+        assert!(answer.batch_item_failures.is_empty());
+        let lines = std::fs::read_to_string(&file).unwrap();
+        let sent: Vec<serde_json::Value> = lines
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0]["record"]["eventID"], "poison");
+        assert!(
+            sent[0]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("does not decode"),
+            "{}",
+            sent[0]
+        );
+
+        // A destination that cannot be written: the record is retried like a failed write.
+        let nowhere = streams::DeadLetters::at("file:///proc/no/such/dir/x.jsonl")
+            .await
+            .unwrap();
+        let answer = nowhere.settle(&event, r).await;
         assert_eq!(
-            r.failed_sequence_numbers(),
+            answer.failed_sequence_numbers(),
             [records[1]["dynamodb"]["SequenceNumber"].as_str().unwrap()]
         );
-        assert_eq!(derived(&deps.table).await, expected());
     }
 }

@@ -59,6 +59,8 @@ pub struct Applied {
     pub already_applied: usize,
     /// Contributions whose target did not exist (nothing to derive onto).
     pub missing_targets: usize,
+    /// Positions of records no retry can write (their sums overflow), and why: poison.
+    pub unwritable: Vec<(usize, String)>,
 }
 
 /// Applies contributions, coalesced per target. Never fails as a whole: what could not be written
@@ -96,7 +98,10 @@ async fn apply_chunk(table: &Table, mut chunk: Vec<Contribution>, now: i64, appl
             Ok(t) => t,
             Err(e) => {
                 tracing::error!(error = %e, "cannot build an aggregate update");
-                applied.failed.extend(chunk.iter().map(|c| c.record));
+                let why = e.to_string();
+                applied
+                    .unwritable
+                    .extend(chunk.iter().map(|c| (c.record, why.clone())));
                 return;
             }
         };

@@ -3,8 +3,14 @@
 //! A handler receives Lambda's DynamoDB Streams event, turns each record into a [`Change`] (old
 //! and new image decoded into the record types of `store`), writes what it derives, and answers
 //! with a partial batch response: the sequence numbers of the records whose writes failed
-//! ([`BatchResponse`]). Lambda then retries from the first failed record; everything before it
-//! is done. A record is never reported done if its write failed.
+//! ([`BatchResponse`]). Lambda then retries from the first failed record, without bound;
+//! everything before it is done. A record is never reported done if its write failed.
+//!
+//! A record that can never succeed (it does not decode; its values fit no write) is *poison*:
+//! retried without bound it would block its shard forever. Handlers name it in
+//! [`BatchResponse::poison`], and [`serve`] sends it to the failure destination
+//! (`FAILURE_QUEUE_URL`: the stack's SQS queue; locally a `file://` JSON-lines file) and only then
+//! acknowledges it. If the send fails, the record is reported failed and retried like any other.
 
 use keys::Id;
 use model::Entity;
@@ -124,11 +130,21 @@ pub fn changes(event: &Event) -> Vec<Result<Change<'_>, ChangeError>> {
         .collect()
 }
 
-/// Lambda's partial batch response for stream sources.
+/// Lambda's partial batch response for stream sources, and the batch's poison records (not sent
+/// to Lambda: [`serve`] delivers them to the failure destination).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchResponse {
     #[serde(rename = "batchItemFailures")]
     pub batch_item_failures: Vec<ItemFailure>,
+    #[serde(skip)]
+    pub poison: Vec<Poison>,
+}
+
+/// A record that can never succeed: its position in the batch, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Poison {
+    pub index: usize,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,6 +181,7 @@ impl BatchResponse {
                         batch_item_failures: vec![ItemFailure {
                             item_identifier: first,
                         }],
+                        poison: Vec::new(),
                     };
                 }
             }
@@ -172,14 +189,29 @@ impl BatchResponse {
         out
     }
 
+    /// These failures, and `poison` records to send to the failure destination.
+    pub fn with_poison(mut self, poison: Vec<Poison>) -> BatchResponse {
+        self.poison = poison;
+        self
+    }
+
     /// The failures of several handlers of one batch, as one response: every record any of them
-    /// failed, in batch order.
+    /// failed, in batch order, and every poison record any of them found.
     pub fn union(event: &Event, parts: impl IntoIterator<Item = BatchResponse>) -> BatchResponse {
-        let failed: std::collections::BTreeSet<String> = parts
-            .into_iter()
-            .flat_map(|p| p.batch_item_failures)
-            .map(|f| f.item_identifier)
-            .collect();
+        let mut poison: Vec<Poison> = Vec::new();
+        let mut failed = std::collections::BTreeSet::new();
+        for part in parts {
+            failed.extend(
+                part.batch_item_failures
+                    .into_iter()
+                    .map(|f| f.item_identifier),
+            );
+            for p in part.poison {
+                if !poison.iter().any(|q| q.index == p.index) {
+                    poison.push(p);
+                }
+            }
+        }
         let positions: Vec<usize> = event
             .records
             .iter()
@@ -192,7 +224,7 @@ impl BatchResponse {
             })
             .map(|(i, _)| i)
             .collect();
-        BatchResponse::failures(event, &positions)
+        BatchResponse::failures(event, &positions).with_poison(poison)
     }
 
     pub fn failed_sequence_numbers(&self) -> Vec<&str> {
@@ -224,36 +256,43 @@ where
         }
     };
     let mut contributions = Vec::new();
-    let mut unreadable = Vec::new();
+    let mut poison = Vec::new();
     for change in changes(event) {
         let change = match change {
             Ok(c) => c,
             Err(e) => {
-                tracing::error!(error = %e, "unreadable record");
-                unreadable.push(e.index());
+                poison.push(Poison {
+                    index: e.index(),
+                    reason: e.to_string(),
+                });
                 continue;
             }
         };
         match contributions_of(&change, shards) {
             Ok(cs) => contributions.extend(cs),
-            Err(e) => {
-                tracing::error!(error = %e, index = change.index, "record cannot be aggregated");
-                unreadable.push(change.index);
-            }
+            Err(e) => poison.push(Poison {
+                index: change.index,
+                reason: format!("record cannot be aggregated: {e}"),
+            }),
         }
     }
     // Boxed: the writes' futures nest deep enough to strain the compiler's layout limits.
-    let mut applied = Box::pin(aggregate::apply(&deps.table, contributions, now_epoch())).await;
-    applied.failed.extend(unreadable);
+    let applied = Box::pin(aggregate::apply(&deps.table, contributions, now_epoch())).await;
+    poison.extend(applied.unwritable.iter().map(|(index, reason)| Poison {
+        index: *index,
+        reason: reason.clone(),
+    }));
     tracing::info!(
         records = event.records.len(),
         target_writes = applied.target_writes,
         ledger_writes = applied.ledger_writes,
         already_applied = applied.already_applied,
         failed = applied.failed.len(),
+        poison = poison.len(),
         "batch applied"
     );
-    (BatchResponse::failures(event, &applied.failed), applied)
+    let response = BatchResponse::failures(event, &applied.failed).with_poison(poison);
+    (response, applied)
 }
 
 /// A stream handler's whole `main`: logging, its dependencies read once from the environment,
@@ -266,15 +305,23 @@ where
     lambda_runtime::tracing::init_default_subscriber();
     // Made once and kept for the life of the process, as Lambda keeps a warm instance.
     let deps: &'static Deps = Box::leak(Box::new(Deps::from_env(needs).await?));
+    let dead_letters: &'static DeadLetters = Box::leak(Box::new(DeadLetters::from_env().await?));
     let handler = &handler;
     lambda_runtime::run(lambda_runtime::service_fn(
         move |event: lambda_runtime::LambdaEvent<Event>| {
-            let answer = handler(deps, event.payload);
-            async move { Ok::<_, lambda_runtime::Error>(answer.await) }
+            let batch = event.payload;
+            let answer = handler(deps, batch.clone());
+            async move {
+                let response = answer.await;
+                Ok::<_, lambda_runtime::Error>(dead_letters.settle(&batch, response).await)
+            }
         },
     ))
     .await
 }
+
+pub mod dead_letters;
+pub use dead_letters::DeadLetters;
 
 /// Seconds since the Unix epoch, now.
 pub fn now_epoch() -> i64 {

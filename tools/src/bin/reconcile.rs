@@ -1,6 +1,7 @@
-//! `make reconcile`: recomputes every derived value from the source items and reports the drift.
-//! Usage: reconcile [--table NAME]   (DynamoDB Local at AWS_ENDPOINT_URL_DYNAMODB, default :8000)
-//! Exits 1 when anything drifted.
+//! `make reconcile`: recomputes every derived value from the source items and reports the drift;
+//! with `--repair` (`make reconcile REPAIR=1`), writes a conditional correction for each.
+//! Usage: reconcile [--table NAME] [--repair]   (DynamoDB Local at AWS_ENDPOINT_URL_DYNAMODB)
+//! Exits 1 when anything drifted (without --repair) or could not be repaired.
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -12,6 +13,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .cloned()
         .unwrap_or_else(|| "local-table".into());
     let table = store::Table::new(dev::client(), name);
+    if args.iter().any(|a| a == "--repair") {
+        let (report, repaired) = tools::reconcile::repair(&table).await?;
+        print!("table {}: {report}", table.name());
+        println!(
+            "repaired {}, skipped {}",
+            repaired.written,
+            repaired.skipped.len()
+        );
+        for why in &repaired.skipped {
+            println!("  {why}");
+        }
+        if !repaired.skipped.is_empty() {
+            std::process::exit(1);
+        }
+        return Ok(());
+    }
     let report = tools::reconcile::run(&table).await?;
     print!("table {}: {report}", table.name());
     if !report.drift.is_empty() {
