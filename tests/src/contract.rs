@@ -43,7 +43,10 @@ fn every_template_function_has_its_crate_and_every_crate_its_template_entry() {
         assert!(
             f.policy_actions
                 .iter()
-                .all(|a| a.starts_with("dynamodb:") && !a.contains('*')),
+                .all(|a| ["dynamodb:", "sqs:", "logs:"]
+                    .iter()
+                    .any(|p| a.starts_with(p))
+                    && !a.contains('*')),
             "{}: least privilege means named actions only: {:?}",
             f.name(),
             f.policy_actions
@@ -219,4 +222,132 @@ fn the_table_stream_has_at_most_two_consumers() {
         "{mappings} event source mappings read the table's stream: {consumers:?}"
     );
     assert_eq!(consumers, ["commerce-stream", "aggregate-reviews"]);
+}
+
+/// Stream consumers name their own role: SAM would attach `AWSLambdaDynamoDBExecutionRole`
+/// (stream actions and logs on every resource) to one it makes. Their statements name the table's
+/// stream, the table, the failure queue and their log group: nothing is `*`.
+#[test]
+fn stream_consumers_have_their_own_least_privilege_role() {
+    let t = Template::workspace().unwrap();
+    for f in t.functions.iter().filter(|f| !f.streams.is_empty()) {
+        assert!(f.role, "{}: its own Role, not one SAM makes", f.name());
+        let stream_actions = [
+            "dynamodb:DescribeStream",
+            "dynamodb:GetRecords",
+            "dynamodb:GetShardIterator",
+            "dynamodb:ListStreams",
+        ];
+        for statement in &f.policy {
+            for r in &statement.resources {
+                let text = format!("{r:?}");
+                assert!(
+                    !text.contains("\"*\"") && text != "Other(\"*\")",
+                    "{}: {r:?}",
+                    f.name()
+                );
+            }
+            if statement
+                .actions
+                .iter()
+                .any(|a| stream_actions.contains(&a.as_str()))
+            {
+                assert_eq!(
+                    statement.resources,
+                    [template::Resource::Other("${Table.Arn}/stream/*".into())],
+                    "{}: stream actions on the table's stream only",
+                    f.name()
+                );
+            }
+        }
+        for action in stream_actions.iter().chain(&["sqs:SendMessage"]) {
+            assert!(
+                f.policy_actions.iter().any(|a| a == action),
+                "{}: {action}",
+                f.name()
+            );
+        }
+    }
+}
+
+/// Every function logs to a log group of the template with a retention period (a group Lambda
+/// makes on its own keeps logs forever).
+#[test]
+fn every_function_logs_to_a_group_with_a_retention_period() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).unwrap();
+    let doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let resources = doc["Resources"].as_mapping().unwrap();
+    let mut functions = 0;
+    for (id, r) in resources {
+        if r["Type"].as_str() != Some("AWS::Serverless::Function") {
+            continue;
+        }
+        functions += 1;
+        let group = match &r["Properties"]["LoggingConfig"]["LogGroup"] {
+            serde_yaml::Value::Tagged(t) if t.tag == "!Ref" => t.value.as_str().unwrap().to_owned(),
+            other => panic!("{id:?}: LoggingConfig.LogGroup is {other:?}"),
+        };
+        let group = &resources[group.as_str()];
+        assert_eq!(
+            group["Type"].as_str(),
+            Some("AWS::Logs::LogGroup"),
+            "{id:?}"
+        );
+        assert!(
+            !group["Properties"]["RetentionInDays"].is_null(),
+            "{id:?}: a retention period"
+        );
+    }
+    assert_eq!(functions, Template::workspace().unwrap().functions.len());
+}
+
+/// The cart functions may only touch cart partitions (`dynamodb:LeadingKeys`), and the prefix the
+/// template allows is the one the key-design crate writes.
+#[test]
+fn cart_functions_are_held_to_cart_partitions() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../template.yaml")).unwrap();
+    let doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let cart = keys::commerce::cart_line(
+        &keys::Id::parse("c", "some-cart").unwrap(),
+        &keys::Id::parse("p", "p1").unwrap(),
+    );
+    for (id, r) in doc["Resources"].as_mapping().unwrap() {
+        let code = r["Properties"]["CodeUri"].as_str().unwrap_or_default();
+        if ![
+            "functions/put-cart-line",
+            "functions/delete-cart-line",
+            "functions/get-cart",
+        ]
+        .contains(&code)
+        {
+            continue;
+        }
+        for policy in r["Properties"]["Policies"].as_sequence().unwrap() {
+            for statement in policy["Statement"].as_sequence().unwrap() {
+                let allowed =
+                    &statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"];
+                let patterns: Vec<&str> = allowed
+                    .as_sequence()
+                    .unwrap_or_else(|| panic!("{id:?}: no LeadingKeys condition"))
+                    .iter()
+                    .filter_map(|p| p.as_str())
+                    .collect();
+                assert_eq!(patterns.len(), 1, "{id:?}");
+                let prefix = patterns[0].strip_suffix('*').unwrap();
+                assert!(
+                    cart.pk().starts_with(prefix),
+                    "{id:?}: {} vs {prefix}",
+                    cart.pk()
+                );
+                assert!(
+                    !keys::commerce::customer(&keys::Id::parse("c", "CART").unwrap())
+                        .pk()
+                        .starts_with(prefix),
+                    "{id:?}: the prefix ends on the delimiter"
+                );
+            }
+        }
+    }
 }

@@ -92,7 +92,9 @@ impl Meter {
                 .and_then(|t| t.capacity_units())
                 .unwrap_or(total - index_units);
         }
-        tracing::info!(
+        // Debug: one line per request at INFO would cost more in CloudWatch Logs than the request
+        // itself at volume. `RUST_LOG=store=debug` shows them.
+        tracing::debug!(
             operation,
             index,
             read_units = request.read_units,

@@ -116,6 +116,9 @@ pub struct Function {
     pub policy_actions: Vec<String>,
     /// The inline policy's statements, with their resources.
     pub policy: Vec<Statement>,
+    /// Whether it names its own role (`Role`) instead of the one SAM makes: SAM attaches managed
+    /// policies to the roles it makes (`AWSLambdaDynamoDBExecutionRole`: stream actions on `*`).
+    pub role: bool,
 }
 
 /// An `Allow` statement of a function's inline policy.
@@ -212,7 +215,7 @@ impl Template {
                     table = Some(parse_table(&id, &props)?);
                 }
                 "AWS::Serverless::Function" => {
-                    functions.push(parse_function(&id, &props, &globals)?)
+                    functions.push(parse_function(&id, &props, &globals, resources)?)
                 }
                 "AWS::Serverless::HttpApi" => api = Some(props.clone()),
                 _ => {}
@@ -425,7 +428,38 @@ fn parse_stream(props: &Value) -> Result<StreamMapping, TemplateError> {
     })
 }
 
-fn parse_function(id: &str, props: &Value, globals: &Value) -> Result<Function, TemplateError> {
+/// The policies that apply to a function: its own `Policies`, or, with an explicit
+/// `Role: !GetAtt R.Arn`, the `PolicyDocument`s of role `R`'s inline policies (as `Policies`).
+fn effective_policies(props: &Value, resources: &serde_yaml::Mapping) -> Value {
+    let role = match props.get("Role") {
+        Some(Value::Tagged(t)) if t.tag == "!GetAtt" => {
+            scalar(&t.value).and_then(|v| v.strip_suffix(".Arn").map(str::to_owned))
+        }
+        _ => None,
+    };
+    let Some(role) = role else {
+        return props.clone();
+    };
+    let documents: Vec<Value> = resources
+        .get(Value::String(role))
+        .and_then(|r| r.get("Properties"))
+        .and_then(|p| p.get("Policies"))
+        .and_then(Value::as_sequence)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.get("PolicyDocument").cloned())
+        .collect();
+    let mut effective = serde_yaml::Mapping::new();
+    effective.insert("Policies".into(), Value::Sequence(documents));
+    Value::Mapping(effective)
+}
+
+fn parse_function(
+    id: &str,
+    props: &Value,
+    globals: &Value,
+    resources: &serde_yaml::Mapping,
+) -> Result<Function, TemplateError> {
     let code_uri = str_at(props, &["CodeUri"])
         .ok_or_else(|| shape(format!("{id} has no CodeUri")))?
         .trim_end_matches('/')
@@ -467,8 +501,9 @@ fn parse_function(id: &str, props: &Value, globals: &Value) -> Result<Function, 
         routes,
         streams,
         timeout_seconds,
-        policy_actions: policy_actions(props),
-        policy: policy(props),
+        policy_actions: policy_actions(&effective_policies(props, resources)),
+        policy: policy(&effective_policies(props, resources)),
+        role: props.get("Role").is_some(),
     })
 }
 
