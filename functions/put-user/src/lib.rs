@@ -158,8 +158,12 @@ mod tests {
         // A date: set.
         let (s, u) = put(&table, "frodo", Some(r#"{"membershipDate":"2001-01-15"}"#)).await;
         assert_eq!((s, u["membershipDate"].as_str()), (200, Some("2001-01-15")));
+        // Seed 002's own form, a date and a time: the date is stored.
+        let seed = r#"{"membershipDate":"2000-09-29T04:31:00"}"#;
+        let (s, u) = put(&table, "frodo", Some(seed)).await;
+        assert_eq!((s, u["membershipDate"].as_str()), (200, Some("2000-09-29")));
         let requests = table.meter().requests();
-        assert_eq!(requests.len(), 4);
+        assert_eq!(requests.len(), 5);
         // One unit for the item, one for its GSI1 entry.
         assert!(
             requests
@@ -236,9 +240,10 @@ mod tests {
                 400,
                 "invalid_body",
             ),
+            // Seed 002's own form (`2000-09-29T04:31:00`) is accepted; a time that is not one is not.
             (
                 "frodo",
-                r#"{"membershipDate":"2000-09-29T04:31:00"}"#,
+                r#"{"membershipDate":"2000-09-29T25:31:00"}"#,
                 400,
                 "invalid_body",
             ),
