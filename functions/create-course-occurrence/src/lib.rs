@@ -31,10 +31,6 @@ struct NewOccurrence {
     course_type: String,
 }
 
-fn field<T>(name: &str, parsed: Result<T, keys::KeyError>) -> Result<T, ApiError> {
-    parsed.map_err(|e| api::invalid_field(name, e))
-}
-
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let body: NewOccurrence = api::json_body(&req)?;
     let course_type = body.course_type.trim();
@@ -45,9 +41,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         ));
     }
     let occurrence = CourseOccurrence {
-        course_name: field("courseName", Course::parse(&body.course_name))?,
-        start_date: field("startDate", Date::parse_iso(&body.start_date))?,
-        location: field("location", Location::parse(&body.location))?,
+        course_name: api::field("courseName", Course::parse(&body.course_name))?,
+        start_date: api::field("startDate", Date::parse_iso(&body.start_date))?,
+        location: api::field("location", Location::parse(&body.location))?,
         course_type: course_type.to_owned(),
     };
     if !learning::create_occurrence(&deps.table, &occurrence).await? {

@@ -28,25 +28,13 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{
-        Date,
-        learning::{CertType, CertVersion, Course, Location, Name},
-    };
-    use model::learning::Certificate;
+    use keys::learning::CertVersion;
     use testkit::{event, request, response_json};
 
     const ROUTE: &str = "GET /courses/{course}/certificates/{date}/{student}";
 
-    fn cert(student: &str, version: CertVersion) -> Certificate {
-        Certificate {
-            cert_name: Course::parse("Intro to DynamoDB").unwrap(),
-            issued_date: Date::parse_iso("2022-03-15").unwrap(),
-            location: Location::parse("Building 1").unwrap(),
-            student: Name::parse("s", student).unwrap(),
-            cert_type: CertType::Completion,
-            instructor: Name::parse("i", "Tyler Walch").unwrap(),
-            entity_version: version,
-        }
+    fn cert(student: &str, version: CertVersion) -> model::learning::Certificate {
+        testkit::fixtures::certificate("2022-03-15", student, "Tyler Walch", version)
     }
 
     #[tokio::test]

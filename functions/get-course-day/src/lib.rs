@@ -63,25 +63,16 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{
-        Date,
-        learning::{CertType, CertVersion, Course, Location, Name},
-    };
-    use testkit::{event, request, response_json, walk_pages};
+    use keys::learning::CertVersion;
+    use testkit::{event, fixtures, request, response_json, walk_pages};
 
     const ROUTE: &str = "GET /courses/{course}/days/{date}";
 
     #[tokio::test]
     async fn one_query_holds_the_days_courses_and_certificates() {
         let table = testkit::table().await;
-        let day = |d: &str| Date::parse_iso(d).unwrap();
-        for (date, location) in [("2022-03-15", "Building 1"), ("2022-03-16", "Building 1")] {
-            let o = CourseOccurrence {
-                course_name: Course::parse("Intro to DynamoDB").unwrap(),
-                start_date: day(date),
-                location: Location::parse(location).unwrap(),
-                course_type: "DevChat".into(),
-            };
+        for date in ["2022-03-15", "2022-03-16"] {
+            let o = fixtures::occurrence(fixtures::INTRO, date, "Building 1");
             table.put(&o, None).await.unwrap();
         }
         for (student, date, v) in [
@@ -89,15 +80,7 @@ mod tests {
             ("Ann Lee", "2022-03-15", CertVersion::V2),
             ("Bo", "2022-03-16", CertVersion::V2),
         ] {
-            let c = Certificate {
-                cert_name: Course::parse("Intro to DynamoDB").unwrap(),
-                issued_date: day(date),
-                location: Location::parse("Building 1").unwrap(),
-                student: Name::parse("s", student).unwrap(),
-                cert_type: CertType::Completion,
-                instructor: Name::parse("i", "Tyler Walch").unwrap(),
-                entity_version: v,
-            };
+            let c = fixtures::certificate(date, student, "Tyler Walch", v);
             table.put(&c, None).await.unwrap();
         }
         let deps = testkit::deps(table.clone(), NEEDS);

@@ -29,10 +29,6 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{
-        Date,
-        learning::{Course, Location},
-    };
     use testkit::{event, request, response_json};
 
     const ROUTE: &str = "GET /courses/{course}/occurrences/{date}/{location}";
@@ -40,12 +36,8 @@ mod tests {
     #[tokio::test]
     async fn finds_the_occurrence_however_the_course_and_location_are_spelled() {
         let table = testkit::table().await;
-        let seed = CourseOccurrence {
-            course_name: Course::parse("Intro to DynamoDB").unwrap(),
-            start_date: Date::parse_iso("2022-03-15").unwrap(),
-            location: Location::parse("Building 1").unwrap(),
-            course_type: "DevChat".into(),
-        };
+        let seed =
+            testkit::fixtures::occurrence(testkit::fixtures::INTRO, "2022-03-15", "Building 1");
         table.put(&seed, None).await.unwrap();
         let deps = testkit::deps(table.clone(), NEEDS);
         for (course, location) in [

@@ -34,20 +34,16 @@ struct NewCertificate {
     instructor: String,
 }
 
-fn field<T>(name: &str, parsed: Result<T, keys::KeyError>) -> Result<T, ApiError> {
-    parsed.map_err(|e| api::invalid_field(name, e))
-}
-
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let body: NewCertificate = api::json_body(&req)?;
     let certificate = Certificate {
-        cert_name: field("courseName", Course::parse(&body.course_name))?,
-        issued_date: field("date", Date::parse_iso(&body.date))?,
-        location: field("location", Location::parse(&body.location))?,
-        student: field("student", Name::parse("student", &body.student))?,
+        cert_name: api::field("courseName", Course::parse(&body.course_name))?,
+        issued_date: api::field("date", Date::parse_iso(&body.date))?,
+        location: api::field("location", Location::parse(&body.location))?,
+        student: api::field("student", Name::parse("student", &body.student))?,
         cert_type: params::cert_type("certType", &body.cert_type)
             .map_err(|e| ApiError::bad_request("invalid_body", e.message))?,
-        instructor: field("instructor", Name::parse("instructor", &body.instructor))?,
+        instructor: api::field("instructor", Name::parse("instructor", &body.instructor))?,
         entity_version: CertVersion::CURRENT,
     };
     match issue_certificate(&deps.table, &certificate).await? {
@@ -73,8 +69,6 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::learning::CertType;
-    use model::learning::CourseOccurrence;
     use serde_json::Value;
     use store::{Table, learning::create_occurrence};
     use testkit::{all_items, as_staff, event, request, response_json};
@@ -96,12 +90,8 @@ mod tests {
 
     async fn with_course() -> Table {
         let table = testkit::table().await;
-        let course = CourseOccurrence {
-            course_name: Course::parse("Intro to DynamoDB").unwrap(),
-            start_date: Date::parse_iso("2022-03-15").unwrap(),
-            location: Location::parse("Building 1").unwrap(),
-            course_type: "DevChat".into(),
-        };
+        let course =
+            testkit::fixtures::occurrence(testkit::fixtures::INTRO, "2022-03-15", "Building 1");
         assert!(create_occurrence(&table, &course).await.unwrap());
         table
     }
@@ -138,15 +128,12 @@ mod tests {
     #[tokio::test]
     async fn a_v01_certificate_of_the_same_student_counts_one_of_another_does_not() {
         let table = with_course().await;
-        let v1 = Certificate {
-            cert_name: Course::parse("Intro to DynamoDB").unwrap(),
-            issued_date: Date::parse_iso("2022-03-15").unwrap(),
-            location: Location::parse("Building 1").unwrap(),
-            student: Name::parse("s", "David Spurdy").unwrap(),
-            cert_type: CertType::Completion,
-            instructor: Name::parse("i", "Tyler Walch").unwrap(),
-            entity_version: CertVersion::V1,
-        };
+        let v1 = testkit::fixtures::certificate(
+            "2022-03-15",
+            "David Spurdy",
+            "Tyler Walch",
+            CertVersion::V1,
+        );
         table.put(&v1, None).await.unwrap();
         let (s, body) = post(&table, "David Spurdy").await;
         assert_eq!(

@@ -74,10 +74,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{
-        Date,
-        learning::{CertType, Course, Location},
-    };
+    use keys::learning::CertType;
     use serde_json::Value;
     use testkit::{event, request, response_json, walk_pages};
 
@@ -85,13 +82,8 @@ mod tests {
 
     fn cert(student: &str, instructor: &str, v: CertVersion, t: CertType) -> Certificate {
         Certificate {
-            cert_name: Course::parse("Intro to DynamoDB").unwrap(),
-            issued_date: Date::parse_iso("2022-03-15").unwrap(),
-            location: Location::parse("Building 1").unwrap(),
-            student: Name::parse("s", student).unwrap(),
             cert_type: t,
-            instructor: Name::parse("i", instructor).unwrap(),
-            entity_version: v,
+            ..testkit::fixtures::certificate("2022-03-15", student, instructor, v)
         }
     }
 

@@ -46,11 +46,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{
-        Date,
-        learning::{CertType, CertVersion, Course, Location, Name},
-    };
-    use model::learning::CourseOccurrence;
+    use keys::learning::CertVersion;
     use testkit::{event, request, response_json};
 
     const ROUTE: &str = "GET /courses/{course}/certificates";
@@ -58,27 +54,13 @@ mod tests {
     #[tokio::test]
     async fn l9_every_version_l10_one_never_the_occurrence() {
         let table = testkit::table().await;
-        let day = Date::parse_iso("2022-03-15").unwrap();
-        let o = CourseOccurrence {
-            course_name: Course::parse("Intro to DynamoDB").unwrap(),
-            start_date: day,
-            location: Location::parse("Building 1").unwrap(),
-            course_type: "DevChat".into(),
-        };
+        let o = testkit::fixtures::occurrence(testkit::fixtures::INTRO, "2022-03-15", "Building 1");
         table.put(&o, None).await.unwrap();
         for (student, v) in [
             ("David Spurdy", CertVersion::V1),
             ("Ann Lee", CertVersion::V2),
         ] {
-            let c = Certificate {
-                cert_name: o.course_name.clone(),
-                issued_date: day,
-                location: o.location.clone(),
-                student: Name::parse("s", student).unwrap(),
-                cert_type: CertType::Completion,
-                instructor: Name::parse("i", "Tyler Walch").unwrap(),
-                entity_version: v,
-            };
+            let c = testkit::fixtures::certificate("2022-03-15", student, "Tyler Walch", v);
             table.put(&c, None).await.unwrap();
         }
         let deps = testkit::deps(table.clone(), NEEDS);

@@ -115,7 +115,6 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{Date, learning::Course};
     use serde_json::Value;
     use store::{Table, learning::create_occurrence};
     use testkit::{event, request, response_json, walk_pages};
@@ -132,24 +131,16 @@ mod tests {
             ("Intro to DynamoDB", "2023-01-09", "Building 1"),
             ("Advanced Modeling", "2022-03-15", "Building 1"),
         ] {
-            let o = CourseOccurrence {
-                course_name: Course::parse(course).unwrap(),
-                start_date: Date::parse_iso(date).unwrap(),
-                location: Location::parse(location).unwrap(),
-                course_type: "DevChat".into(),
-            };
+            let o = testkit::fixtures::occurrence(course, date, location);
             assert!(create_occurrence(table, &o).await.unwrap());
         }
         // A certificate in the course's partition: the occurrence reads never pay for it.
-        let cert = model::learning::Certificate {
-            cert_name: Course::parse("Intro to DynamoDB").unwrap(),
-            issued_date: Date::parse_iso("2022-03-15").unwrap(),
-            location: Location::parse("Building 1").unwrap(),
-            student: keys::learning::Name::parse("s", "David Spurdy").unwrap(),
-            cert_type: keys::learning::CertType::Completion,
-            instructor: keys::learning::Name::parse("i", "Tyler Walch").unwrap(),
-            entity_version: keys::learning::CertVersion::V2,
-        };
+        let cert = testkit::fixtures::certificate(
+            "2022-03-15",
+            "David Spurdy",
+            "Tyler Walch",
+            keys::learning::CertVersion::V2,
+        );
         table.put(&cert, None).await.unwrap();
     }
 

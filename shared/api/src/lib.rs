@@ -370,6 +370,11 @@ pub fn invalid_field(name: &str, e: KeyError) -> ApiError {
     ApiError::bad_request("invalid_body", format!("{name}: {e}"))
 }
 
+/// A body field parsed by a key type's own parser: a value it refuses is a 400 naming the field.
+pub fn field<T>(name: &str, parsed: Result<T, KeyError>) -> Result<T, ApiError> {
+    parsed.map_err(|e| invalid_field(name, e))
+}
+
 /// Logs as Lambda expects: level from `AWS_LAMBDA_LOG_LEVEL` or `RUST_LOG`, JSON lines when the
 /// function's log format is JSON (the runtime's own default subscriber).
 pub fn init_tracing() {
