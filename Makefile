@@ -23,7 +23,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run seed token reconcile bench test test-rust fuzz lint build sam-build deploy dynamodb-install stop clean
+.PHONY: help run seed token reconcile migrate bench test test-rust fuzz lint build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -53,6 +53,9 @@ bench: dynamodb-install ## Benchmark: writes of the coalesced stream pipeline ag
 
 reconcile: ## Recompute every derived value of the local table from its source items; report the drift (REPAIR=1: correct it)
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin reconcile -- --table $(TABLE) $(if $(REPAIR),--repair)
+
+migrate: ## Move every v01 certificate of the local table to v02, online (DRY=1: only count them)
+	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin migrate -- --table $(TABLE) $(if $(DRY),--dry-run)
 
 token: ## Print a local access token: make token SUB=<id> [GROUPS=staff] (the id is a customerId or username)
 	@cargo run --quiet -p local --bin token -- --sub "$(SUB)" --groups "$(GROUPS)"

@@ -105,3 +105,39 @@ pub async fn certificate(
         .into_iter()
         .find(|c| Person::of(CertVersion::V2, &c.student) == wanted))
 }
+
+/// What moving one certificate from v01 to v02 did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moved {
+    /// Written as v02 and its v01 item deleted, in one transaction.
+    Moved,
+    /// The student held it in v02 already: the v01 duplicate was deleted.
+    Duplicate,
+    /// The v01 item was gone or changed meanwhile (another run moved it): nothing done.
+    Gone,
+}
+
+/// Moves one v01 certificate to v02 in ONE transaction: put the v02 item (`attribute_not_exists`)
+/// and delete the v01 item on condition that it is still this student's. Readers see one version
+/// or the other, never neither (L7 reads both keys at once). Idempotent: a second call is `Gone`.
+pub async fn migrate_certificate(table: &Table, v1: &Certificate) -> Result<Moved, StoreError> {
+    let unchanged = || {
+        Condition::Exists.and(Condition::Equals(
+            Certificate::STUDENT,
+            s(v1.student.as_str()),
+        ))
+    };
+    let mut tx = table.transaction();
+    let put = tx.put(&v1.in_version(CertVersion::V2), Some(Condition::Absent))?;
+    let delete = tx.delete(&v1.key(), Some(unchanged()))?;
+    match tx.send().await {
+        Ok(()) => Ok(Moved::Moved),
+        Err(e) if delete.failed(&e) => Ok(Moved::Gone),
+        Err(e) if put.failed(&e) => match table.delete(&v1.key(), Some(unchanged())).await {
+            Ok(()) => Ok(Moved::Duplicate),
+            Err(StoreError::ConditionFailed) => Ok(Moved::Gone),
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(e),
+    }
+}
