@@ -114,5 +114,26 @@ mod tests {
             })
             .sum();
         assert_eq!(items, 3);
+        // Forged, and another day's cursor: 400.
+        let first = event(
+            ROUTE,
+            "/courses/introtodynamodb/days/2022-03-15",
+            &[("limit", "1")],
+            None,
+        );
+        let (_, body) = response_json(&api::respond(handle(&deps, request(&first)).await));
+        let cursor = body["nextCursor"].as_str().unwrap().to_owned();
+        for (path, cursor) in [
+            ("/courses/introtodynamodb/days/2022-03-16", cursor.as_str()),
+            ("/courses/introtodynamodb/days/2022-03-15", "forged"),
+        ] {
+            let ev = event(ROUTE, path, &[("limit", "1"), ("cursor", cursor)], None);
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(
+                (s, body["code"].as_str()),
+                (400, Some("invalid_cursor")),
+                "{path}"
+            );
+        }
     }
 }

@@ -101,10 +101,28 @@ mod tests {
             vec![],
             vec![("date", "2022-03-15"), ("version", "3")],
             vec![("date", "x")],
+            vec![("date", "2022-03-15"), ("cursor", "forged")],
         ] {
             let ev = event(ROUTE, "/courses/introtodynamodb/certificates", &query, None);
             let (s, _) = response_json(&api::respond(handle(&deps, request(&ev)).await));
             assert_eq!(s, 400, "{query:?}");
         }
+        // A cursor of one day is refused for another.
+        let first = event(
+            ROUTE,
+            "/courses/introtodynamodb/certificates",
+            &[("date", "2022-03-15"), ("limit", "1")],
+            None,
+        );
+        let (_, body) = response_json(&api::respond(handle(&deps, request(&first)).await));
+        let cursor = body["nextCursor"].as_str().unwrap().to_owned();
+        let other = event(
+            ROUTE,
+            "/courses/introtodynamodb/certificates",
+            &[("date", "2022-03-16"), ("limit", "1"), ("cursor", &cursor)],
+            None,
+        );
+        let (s, body) = response_json(&api::respond(handle(&deps, request(&other)).await));
+        assert_eq!((s, body["code"].as_str()), (400, Some("invalid_cursor")));
     }
 }
