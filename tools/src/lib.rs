@@ -4,3 +4,14 @@
 pub mod migrate;
 pub mod reconcile;
 pub mod seed;
+
+/// The table a command works on: `--table NAME`, or the local stack's `local-table`.
+pub fn table_from_args(args: &[String]) -> store::Table {
+    let name = args
+        .iter()
+        .position(|a| a == "--table")
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| "local-table".into());
+    store::Table::new(dev::client(), name)
+}

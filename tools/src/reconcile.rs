@@ -377,11 +377,11 @@ async fn correct(
                         .set_if_absent(DailyStats::SHARD, model::n(0)),
                 )
             };
-            let labels = labels.set_if_absent("Type", model::s(type_name));
+            let labels = labels.set_if_absent(model::attr::TYPE, model::s(type_name));
             let current = items.iter().find(|i| {
                 model::type_of(i) == Some(type_name)
-                    && i.get("PK") == Some(&model::s(key.pk()))
-                    && i.get("SK") == Some(&model::s(key.sk()))
+                    && i.get(keys::attr::PK) == Some(&model::s(key.pk()))
+                    && i.get(keys::attr::SK) == Some(&model::s(key.sk()))
             });
             let shard_value = current.map_or(0, |i| n(i, attr));
             let to = shard_value + number(want)? - number(have)?;

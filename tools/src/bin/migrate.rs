@@ -6,14 +6,8 @@ use std::io::Write;
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let name = args
-        .iter()
-        .position(|a| a == "--table")
-        .and_then(|i| args.get(i + 1))
-        .cloned()
-        .unwrap_or_else(|| "local-table".into());
     let dry = args.iter().any(|a| a == "--dry-run");
-    let table = store::Table::new(dev::client(), name);
+    let table = tools::table_from_args(&args);
     let done = tools::migrate::run(&table, dry, |m| {
         eprint!(
             "\rv01 certificates found {}, moved {}, duplicates removed {}, moved by another run {}",

@@ -6,13 +6,7 @@
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let name = args
-        .iter()
-        .position(|a| a == "--table")
-        .and_then(|i| args.get(i + 1))
-        .cloned()
-        .unwrap_or_else(|| "local-table".into());
-    let table = store::Table::new(dev::client(), name);
+    let table = tools::table_from_args(&args);
     if args.iter().any(|a| a == "--repair") {
         let (report, repaired) = tools::reconcile::repair(&table).await?;
         print!("table {}: {report}", table.name());
