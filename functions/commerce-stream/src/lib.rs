@@ -20,7 +20,7 @@ pub const NEEDS: Needs = Needs::SHARDS;
 
 pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
     // Boxed: each part's future is large, and together they are too deep for the compiler.
-    let status = Box::pin(status::handle(deps, event.clone())).await;
-    let totals = Box::pin(totals::handle(deps, event.clone())).await;
+    let status = Box::pin(status::handle(deps, &event)).await;
+    let (totals, _) = Box::pin(totals::handle_counted(deps, &event)).await;
     BatchResponse::union(&event, [status, totals])
 }

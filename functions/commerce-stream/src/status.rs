@@ -12,9 +12,8 @@ use model::{Entity, commerce::TrackingEvent};
 use store::{Deps, commerce::apply_order_status};
 use streams::{BatchResponse, Event, Kind, Poison};
 
-pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
+pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
     let table = &deps.table;
-    let event = &event;
     let (mut failed, mut poison) = (Vec::new(), Vec::new());
     // Order → (newest event, its status, the records it stands for).
     let mut newest: BTreeMap<OrderId, (EventId, OrderStatus, Vec<usize>)> = BTreeMap::new();
@@ -75,7 +74,7 @@ mod tests {
     use testkit::{Change as C, all_items, fixtures, stream_event, stream_record};
 
     async fn handle(table: &Table, event: &Event) -> BatchResponse {
-        super::handle(&testkit::deps(table.clone(), crate::NEEDS), event.clone()).await
+        super::handle(&testkit::deps(table.clone(), crate::NEEDS), event).await
     }
 
     async fn order_with_events() -> (Table, OrderId, Vec<Item>) {

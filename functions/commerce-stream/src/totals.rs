@@ -22,11 +22,7 @@ use store::{
 };
 use streams::{BatchResponse, Change, Event};
 
-pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
-    handle_counted(deps, &event).await.0
-}
-
-/// The handler, also returning what it wrote (for tests and the benchmark).
+/// The order totals of a batch, and what was written (for logs, tests and the benchmark).
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
     streams::aggregate_batch(deps, event, contributions_of).await
 }
