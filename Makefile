@@ -46,7 +46,7 @@ run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every rou
 seed: ## Load seed 000's customer 123 and orders and seed 004's cart into the local table
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin seed -- --table $(TABLE)
 
-bench: dynamodb-install ## Benchmark: writes of the coalesced stream pipeline against a per-record baseline
+bench: dynamodb-install ## Benchmark, each against its baseline in the same run: coalesced stream writes; merged pages of a sharded index
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo run --quiet -p tools --bin bench

@@ -1,4 +1,4 @@
-//! `make bench`: what coalescing saves the stream pipeline. One batch of 100 DynamoDB Streams
+//! What coalescing saves the stream pipeline. One batch of 100 DynamoDB Streams
 //! records (25 orders: a summary and 3 lines each, over 10 customers and 10 products) goes through
 //! the commerce stream consumer's order totals (`commerce-stream`) twice, each time on a fresh table in DynamoDB Local:
 //! - as one batch (the handler as deployed: one write per touched target, plus the ledger);
@@ -58,8 +58,7 @@ fn write_units(table: &Table) -> f64 {
     table.meter().requests().iter().map(|r| r.write_units).sum()
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
     // Coalesced: the whole batch at once.
     let (table, items) = source_items().await?;
     let batch = records(&items);
