@@ -225,3 +225,139 @@ async fn a_cursor_for_other_streams_or_a_forged_position_is_refused() {
             .is_err()
     );
 }
+
+/// A walk with certificates written between its pages: what the walk promises (`store::merge`):
+/// every certificate there from the start comes back once, in order among themselves; a new one
+/// comes back at most once, and exactly when it sorts after the position its own shard had
+/// reached when it was written (a shard not started; or after an item with a smaller sort key).
+/// It never comes back when its shard had finished or had passed its sort key. (A new
+/// certificate that ties the position's sort key may go either way: DynamoDB orders ties by the
+/// table's keys.)
+async fn walk_with_inserts(
+    initial: Vec<Certificate>,
+    inserts: Vec<(usize, Certificate)>,
+    limit: u32,
+) {
+    use store::merge::Position;
+    let table = testkit::table().await;
+    let key = |c: &Certificate| {
+        let item = model::to_item(c).unwrap();
+        (text(&item, "PK"), text(&item, "SK"))
+    };
+    // Distinct table keys: a write to an existing key is an update, not an insert.
+    let mut keys = BTreeSet::new();
+    let initial: Vec<_> = initial
+        .into_iter()
+        .filter(|c| keys.insert(key(c)))
+        .collect();
+    let mut inserts: Vec<_> = inserts
+        .into_iter()
+        .filter(|(_, c)| keys.insert(key(c)))
+        .collect();
+    inserts.sort_by_key(|(page, _)| *page);
+    testkit::batch_put(&table, &initial).await;
+    let streams: Vec<_> = (0..CERTIFICATE_SHARDS)
+        .map(|n| {
+            let shard = Shard::new(n, CERTIFICATE_SHARDS).unwrap();
+            certificates_of_type(CertType::Completion, shard, None, None)
+        })
+        .collect();
+    let completion: BTreeSet<_> = initial
+        .iter()
+        .filter(|c| c.cert_type == CertType::Completion)
+        .map(key)
+        .collect();
+
+    let (mut seen, mut initial_order) = (Vec::new(), Vec::new());
+    // For each insert of a completion certificate: whether the walk must return it (None: either).
+    let mut promised: Vec<((String, String), Option<bool>)> = Vec::new();
+    let mut positions = Positions::start(streams.len());
+    let mut page_no = 0;
+    let mut pending = inserts.into_iter().peekable();
+    loop {
+        while let Some((_, c)) = pending.next_if(|(p, _)| *p <= page_no) {
+            table.put(&c, None).await.unwrap();
+            if c.cert_type != CertType::Completion {
+                continue;
+            }
+            let item = model::to_item(&c).unwrap();
+            let shard: usize = text(&item, "GSI1PK")
+                .split('#')
+                .nth(1)
+                .unwrap()
+                .parse()
+                .unwrap();
+            let sort = text(&item, "GSI1SK");
+            let returned = match &positions.0[shard] {
+                Position::Start => Some(true),
+                Position::Done => Some(false),
+                Position::After(at) => match sort.as_str().cmp(text(at, "GSI1SK").as_str()) {
+                    std::cmp::Ordering::Greater => Some(true),
+                    std::cmp::Ordering::Less => Some(false),
+                    std::cmp::Ordering::Equal => None,
+                },
+            };
+            promised.push((key(&c), returned));
+        }
+        let page = merged_page(&table, streams.clone(), positions, limit)
+            .await
+            .unwrap();
+        for item in &page.items {
+            let k = (text(item, "PK"), text(item, "SK"));
+            if completion.contains(&k) {
+                let shard: u32 = text(item, "GSI1PK")
+                    .split('#')
+                    .nth(1)
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                initial_order.push((text(item, "GSI1SK"), shard));
+            }
+            seen.push(k);
+        }
+        page_no += 1;
+        let Some(next) = page.next else { break };
+        positions = Positions::from_item(&next.to_item(), streams.len()).unwrap();
+        assert!(page_no <= keys.len() + 2, "a walk that does not end");
+    }
+    let distinct: BTreeSet<_> = seen.iter().cloned().collect();
+    assert_eq!(distinct.len(), seen.len(), "a certificate came back twice");
+    assert!(
+        completion.is_subset(&distinct),
+        "every certificate there from the start"
+    );
+    assert!(
+        initial_order.is_sorted(),
+        "the initial certificates in merged order: {initial_order:?}"
+    );
+    for (k, returned) in &promised {
+        if let Some(returned) = returned {
+            assert_eq!(
+                distinct.contains(k),
+                *returned,
+                "a certificate written during the walk: {k:?}"
+            );
+        }
+    }
+    let extra: Vec<_> = distinct
+        .iter()
+        .filter(|k| !completion.contains(*k) && !promised.iter().any(|(p, _)| p == *k))
+        .collect();
+    assert!(
+        extra.is_empty(),
+        "returned but never written as a completion: {extra:?}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn certificates_written_during_a_walk_come_back_at_most_once_as_promised(
+        initial in prop::collection::vec(arb_certificate(), 0..40),
+        inserts in prop::collection::vec((0usize..6, arb_certificate()), 0..20),
+        limit in 1u32..12,
+    ) {
+        tokio::runtime::Runtime::new().unwrap().block_on(walk_with_inserts(initial, inserts, limit));
+    }
+}

@@ -18,10 +18,12 @@
 //! `active × limit`. `make bench` measures it against a single-partition baseline.
 //!
 //! Walking every page returns every item that exists throughout the walk exactly once, in the
-//! merged order. An item written during the walk is returned at most once: when it sorts after
-//! the position its own stream has reached, it is returned when that stream gets there (possibly
-//! after items of other streams that sort after it); when it sorts before, this walk never sees
-//! it. An item deleted before its stream reaches it is not returned.
+//! merged order. An item written during the walk is returned at most once: when its stream has
+//! not started, or stands after an item with a smaller sort key, it is returned when that stream
+//! gets there (possibly after items of other streams that sort after it); when its stream has
+//! finished, or already stands past its sort key, this walk does not see it (a tie with the
+//! position's sort key goes either way: DynamoDB orders ties by the table's keys). An item
+//! deleted before its stream reaches it is not returned. `tests/src/merged.rs` checks all of it.
 
 use std::collections::VecDeque;
 
