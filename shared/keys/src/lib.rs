@@ -28,6 +28,7 @@ mod value;
 
 pub mod commerce;
 pub mod derived;
+pub mod hr;
 pub mod learning;
 pub mod registry;
 pub mod reviews;

@@ -13,7 +13,8 @@
 use std::str::FromStr;
 
 use crate::{
-    Date, Id, SortableId, Space, Text, Timestamp, commerce, derived, learning, reviews, unescape,
+    Date, Id, SortableId, Space, Text, Timestamp, commerce, derived, hr, learning, reviews,
+    unescape,
 };
 
 /// What one segment of a key may be.
@@ -103,6 +104,7 @@ fn shape_matches(shape: &[Seg], key: &str) -> bool {
 use Seg::*;
 use commerce::{tag as c, types as ct};
 use derived::{tag as d, types as dt};
+use hr::{tag as h, types as ht};
 use learning::{tag as l, types as lt};
 use reviews::{tag as r, types as rt};
 
@@ -110,6 +112,7 @@ const COMMERCE: &str = "commerce";
 const REVIEWS: &str = "reviews";
 const LEARNING: &str = "learning";
 const DERIVED: &str = "derived";
+const HR: &str = "hr";
 
 /// Every key of the table and its indexes, by entity and space: one line each, a table to read.
 #[rustfmt::skip]
@@ -138,6 +141,20 @@ pub const KINDS: &[Kind] = &[
     Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Base, pk: &[Text], sk: &[Date, Lit(l::CERT), Version, Person, Lit("")] },
     Kind { entity: lt::COURSE_OCCURRENCE, context: LEARNING, space: Space::Gsi1, pk: &[Lit(l::COURSE), Text, Lit("")], sk: &[Date, Text, Lit("")] },
     Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Gsi1, pk: &[CertType, Shard, Lit("")], sk: &[Lit(l::CERT), Version, Person, Lit("")] },
+    // HR (seed 003): reference data, and employees as adjacency lists.
+    Kind { entity: ht::REGION, context: HR, space: Space::Base, pk: &[Lit(h::REGION), Id], sk: &[Lit(h::A_RECORD)] },
+    Kind { entity: ht::COUNTRY, context: HR, space: Space::Base, pk: &[Lit(h::COUNTRY), Id], sk: &[Lit(h::A_RECORD)] },
+    Kind { entity: ht::LOCATION, context: HR, space: Space::Base, pk: &[Lit(h::LOCATION), Id], sk: &[Lit(h::A_RECORD)] },
+    Kind { entity: ht::DEPARTMENT, context: HR, space: Space::Base, pk: &[Lit(h::DEPARTMENT), Id], sk: &[Lit(h::A_RECORD)] },
+    Kind { entity: ht::WAREHOUSE, context: HR, space: Space::Base, pk: &[Lit(h::WAREHOUSE), Id], sk: &[Lit(h::A_RECORD)] },
+    Kind { entity: ht::EMPLOYEE, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::A_RECORD)] },
+    Kind { entity: ht::CURRENT_JOB, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::LEADING), Lit(h::JOB)] },
+    Kind { entity: ht::EMPLOYEE_WAREHOUSE, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::LEADING), Lit(h::WAREHOUSE), Id] },
+    Kind { entity: ht::JOB_HISTORY, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::JOB_HISTORY), Date, Id] },
+    Kind { entity: ht::EMPLOYEE, context: HR, space: Space::Gsi1, pk: &[Lit(h::EMPLOYEE_NAME), Text], sk: &[Lit(h::EMPLOYEE), Id] },
+    Kind { entity: ht::CURRENT_JOB, context: HR, space: Space::Gsi1, pk: &[Lit(h::JOB_TITLE), Text], sk: &[Lit(h::EMPLOYEE), Id] },
+    Kind { entity: ht::EMPLOYEE_WAREHOUSE, context: HR, space: Space::Gsi1, pk: &[Lit(h::WAREHOUSE), Id], sk: &[Lit(h::EMPLOYEE), Id] },
+    Kind { entity: ht::EMPLOYEE, context: HR, space: Space::Gsi2, pk: &[Lit(h::HIRED), Shard], sk: &[Date, Id] },
     // Derived by the stream pipeline.
     Kind { entity: dt::DAILY_STATS, context: DERIVED, space: Space::Base, pk: &[Lit(d::STATS), IsoDate, Shard], sk: &[Lit(c::A_RECORD)] },
     Kind { entity: dt::LEDGER, context: DERIVED, space: Space::Base, pk: &[Lit(d::LEDGER), Id], sk: &[Escaped, Escaped] },
@@ -222,7 +239,16 @@ mod tests {
                 );
             }
         }
-        for tag in [c::CUSTOMER, c::ORDER, c::CART, r::BOOK, r::USER, d::STATS] {
+        for tag in [
+            c::CUSTOMER,
+            c::ORDER,
+            c::CART,
+            r::BOOK,
+            r::USER,
+            d::STATS,
+            h::EMPLOYEE,
+            h::WAREHOUSE,
+        ] {
             assert!(!Text.accepts(tag), "{tag}");
         }
     }
@@ -380,6 +406,25 @@ mod tests {
                 crate::learning::course_occurrence_index(&i.course, date, &i.location),
             ),
             k(lt::CERTIFICATE, cert.clone()),
+            k(ht::REGION, hr::reference(hr::Reference::Region, &i.a)),
+            k(ht::COUNTRY, hr::reference(hr::Reference::Country, &i.a)),
+            k(ht::LOCATION, hr::reference(hr::Reference::Location, &i.a)),
+            k(
+                ht::DEPARTMENT,
+                hr::reference(hr::Reference::Department, &i.a),
+            ),
+            k(ht::WAREHOUSE, hr::reference(hr::Reference::Warehouse, &i.a)),
+            k(ht::EMPLOYEE, hr::employee(&i.a)),
+            k(ht::CURRENT_JOB, hr::current_job(&i.a)),
+            k(ht::EMPLOYEE_WAREHOUSE, hr::employee_warehouse(&i.a, &i.b)),
+            k(ht::JOB_HISTORY, hr::job_history(&i.a, date, &i.b)),
+            k(ht::EMPLOYEE, hr::employee_name_index(&i.course, &i.a)),
+            k(ht::CURRENT_JOB, hr::job_title_index(&i.course, &i.a)),
+            k(
+                ht::EMPLOYEE_WAREHOUSE,
+                hr::warehouse_employee_index(&i.b, &i.a),
+            ),
+            k(ht::EMPLOYEE, hr::hire_index(&i.a, date)),
             k(dt::DAILY_STATS, derived::daily_stats(date, i.shard)),
             k(dt::LEDGER, derived::ledger(&i.b, &commerce::customer(&i.a))),
             k(dt::LEDGER, derived::ledger(&i.b, &cert)),
@@ -508,6 +553,27 @@ mod tests {
                 learning::certificates_of_type(i.cert_type, i.shard, None, Some(&i.person)),
                 CERT,
             ),
+            q(
+                "H1",
+                hr::employee_with_edges(&i.a),
+                &[ht::EMPLOYEE, ht::CURRENT_JOB, ht::EMPLOYEE_WAREHOUSE],
+            ),
+            q("H2", hr::employees_named(&i.course), &[ht::EMPLOYEE]),
+            q("H3", hr::jobs_of(&i.a), &[ht::JOB_HISTORY]),
+            q(
+                "H6",
+                hr::hired_since(
+                    Shard::new(i.shard.number() % hr::HIRE_SHARDS, hr::HIRE_SHARDS).unwrap(),
+                    date,
+                ),
+                &[ht::EMPLOYEE],
+            ),
+            q(
+                "H7",
+                hr::warehouse_employees(&i.b),
+                &[ht::EMPLOYEE_WAREHOUSE],
+            ),
+            q("H11", hr::employees_titled(&i.course), &[ht::CURRENT_JOB]),
         ]
     }
 

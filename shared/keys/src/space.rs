@@ -163,6 +163,8 @@ pub enum SortCondition {
     Between(String, String),
     /// `SK <= value`: reading backwards from an entity's own record.
     AtMost(String),
+    /// `SK >= value`: everything from a point on (H6: hired since a date).
+    AtLeast(String),
 }
 
 impl SortCondition {
@@ -173,6 +175,7 @@ impl SortCondition {
             SortCondition::BeginsWith(p) => sk.starts_with(p.as_str()),
             SortCondition::Between(lo, hi) => lo.as_str() <= sk && sk <= hi.as_str(),
             SortCondition::AtMost(v) => sk <= v.as_str(),
+            SortCondition::AtLeast(v) => sk >= v.as_str(),
         }
     }
 }
@@ -230,6 +233,8 @@ mod tests {
         assert!(c(SortCondition::BeginsWith("#ORDER#".into())).matches(&key));
         assert!(c(SortCondition::Between("#ORDER#".into(), "A".into())).matches(&key));
         assert!(c(SortCondition::AtMost("A".into())).matches(&key));
+        assert!(c(SortCondition::AtLeast("#ORDER#".into())).matches(&key));
+        assert!(!c(SortCondition::AtLeast("A".into())).matches(&key));
         assert!(!c(SortCondition::Eq("A".into())).matches(&key));
         assert!(!KeyCondition::<Base>::new("CUSTOMER#2", SortCondition::All).matches(&key));
     }

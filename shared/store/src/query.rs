@@ -131,6 +131,10 @@ impl<'t, S: KeySpace> Query<'t, S> {
                 let sk = p.name(S::SK);
                 Some(format!("{sk} <= {}", p.value(model::s(v))))
             }
+            SortCondition::AtLeast(v) => {
+                let sk = p.name(S::SK);
+                Some(format!("{sk} >= {}", p.value(model::s(v))))
+            }
         };
         let expression = match sort {
             Some(sort) => format!("{pk} AND {sort}"),

@@ -1,0 +1,339 @@
+//! HR keys (the HR half of seed 003): reference data, employees as adjacency lists, and the
+//! GSI1 and GSI2 entries the HR read patterns use.
+//!
+//! | item                     | PK                          | SK                            | GSI1PK / GSI1SK                          | GSI2PK / GSI2SK                      |
+//! |--------------------------|-----------------------------|-------------------------------|------------------------------------------|--------------------------------------|
+//! | region                   | `REGION#<regionId>`         | `A`                           |                                          |                                      |
+//! | country                  | `COUNTRY#<countryId>`       | `A`                           |                                          |                                      |
+//! | location                 | `LOCATION#<locationId>`     | `A`                           |                                          |                                      |
+//! | department               | `DEPARTMENT#<departmentId>` | `A`                           |                                          |                                      |
+//! | warehouse                | `WAREHOUSE#<warehouseId>`   | `A`                           |                                          |                                      |
+//! | employee                 | `EMPLOYEE#<employeeId>`     | `A`                           | `EMPLOYEENAME#<name>` / `EMPLOYEE#<id>` (H2) | `HIRED#<shard:2>` / `<yyyy/mm/dd>#<id>` (H6) |
+//! | current job (edge)       | `EMPLOYEE#<employeeId>`     | `#JOB`                        | `JOBTITLE#<title>` / `EMPLOYEE#<id>` (H11) |                                    |
+//! | warehouse (edge)         | `EMPLOYEE#<employeeId>`     | `#WAREHOUSE#<warehouseId>`    | `WAREHOUSE#<warehouseId>` / `EMPLOYEE#<id>` (H7) |                            |
+//! | job history              | `EMPLOYEE#<employeeId>`     | `JH#<yyyy/mm/dd>#<jobId>`     |                                          |                                      |
+//!
+//! An employee's partition is seed 003's adjacency list: the entity item and its edges. The
+//! edges sort before the `A` record (`#` < `A`) and the job history after it (`J` > `A`), so H1
+//! (the employee, current job and warehouse) is ONE query, `SK <= A`, that never reads the
+//! history, and H3 (the current job's details, seed 003: "SK starts with JH") is one query
+//! backwards, `begins_with(SK, "JH#")`, `Limit = 1`: start dates are written broad to narrow, so
+//! the newest comes first.
+//!
+//! The current-job edge is the newest job history entry, copied: it alone carries the job title
+//! into GSI1, so H11 finds employees by their current title only, and a promotion moves them.
+//! Names and titles are free text, normalised (case and spacing ignored) and escaped ([`Text`]).
+//!
+//! H6 (hired since a date) is seed 003's `HR-CONFIDENTIAL` partition, write-sharded: every hire
+//! lands in one of [`HIRE_SHARDS`] partitions, by its employee id's code points, and a read
+//! queries them all in parallel and merges them.
+
+use crate::{
+    Base, Composite, Date, Gsi1, Gsi1Key, Gsi2, Gsi2Key, Id, Key, KeyCondition, PrimaryKey, Shard,
+    SortCondition, Text, code_point_shard,
+};
+
+/// Static tags of HR keys (the registry declares where each one stands).
+pub mod tag {
+    pub const REGION: &str = "REGION";
+    pub const COUNTRY: &str = "COUNTRY";
+    pub const LOCATION: &str = "LOCATION";
+    pub const DEPARTMENT: &str = "DEPARTMENT";
+    pub const WAREHOUSE: &str = "WAREHOUSE";
+    pub const EMPLOYEE: &str = "EMPLOYEE";
+    pub const EMPLOYEE_NAME: &str = "EMPLOYEENAME";
+    pub const JOB: &str = "JOB";
+    pub const JOB_TITLE: &str = "JOBTITLE";
+    pub const JOB_HISTORY: &str = "JH";
+    pub const HIRED: &str = "HIRED";
+    pub const A_RECORD: &str = "A";
+    /// The empty segment that starts an edge's sort key (`#JOB`), as seed 000's `#ORDER#`.
+    pub const LEADING: &str = "";
+}
+
+/// `Type` attribute values.
+pub mod types {
+    pub const REGION: &str = "Region";
+    pub const COUNTRY: &str = "Country";
+    pub const LOCATION: &str = "Location";
+    pub const DEPARTMENT: &str = "Department";
+    pub const WAREHOUSE: &str = "Warehouse";
+    pub const EMPLOYEE: &str = "Employee";
+    pub const CURRENT_JOB: &str = "CurrentJob";
+    pub const EMPLOYEE_WAREHOUSE: &str = "EmployeeWarehouse";
+    pub const JOB_HISTORY: &str = "JobHistory";
+}
+
+/// Shards of the hires partition (H6). Hires are few (an org hires hundreds a year, not
+/// thousands a second), so seed 003's formula gives 1; 4 spreads the writes of a bulk load and
+/// keeps the merged read cheap (4 × 0.5 RCU at least per page).
+pub const HIRE_SHARDS: u32 = 4;
+
+/// The kinds of reference data: each is `<TAG>#<id>`, `A`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reference {
+    Region,
+    Country,
+    Location,
+    Department,
+    Warehouse,
+}
+
+impl Reference {
+    pub const ALL: [Reference; 5] = [
+        Reference::Region,
+        Reference::Country,
+        Reference::Location,
+        Reference::Department,
+        Reference::Warehouse,
+    ];
+
+    pub fn tag(self) -> &'static str {
+        match self {
+            Reference::Region => tag::REGION,
+            Reference::Country => tag::COUNTRY,
+            Reference::Location => tag::LOCATION,
+            Reference::Department => tag::DEPARTMENT,
+            Reference::Warehouse => tag::WAREHOUSE,
+        }
+    }
+
+    pub fn entity_type(self) -> &'static str {
+        match self {
+            Reference::Region => types::REGION,
+            Reference::Country => types::COUNTRY,
+            Reference::Location => types::LOCATION,
+            Reference::Department => types::DEPARTMENT,
+            Reference::Warehouse => types::WAREHOUSE,
+        }
+    }
+
+    /// The kind its records name as parent (seed 003's relational schema: a country is in a
+    /// region, a location in a country, a department at a location, a warehouse in a region).
+    pub fn parent(self) -> Option<Reference> {
+        match self {
+            Reference::Region => None,
+            Reference::Country => Some(Reference::Region),
+            Reference::Location => Some(Reference::Country),
+            Reference::Department => Some(Reference::Location),
+            Reference::Warehouse => Some(Reference::Region),
+        }
+    }
+}
+
+/// A reference record: `<TAG>#<id>`, `A`.
+pub fn reference(kind: Reference, id: &Id) -> PrimaryKey {
+    Key::new(
+        Composite::new().lit(kind.tag()).seg(id).build(),
+        tag::A_RECORD,
+    )
+}
+
+fn employee_pk(employee: &Id) -> String {
+    Composite::new().lit(tag::EMPLOYEE).seg(employee).build()
+}
+
+/// `EMPLOYEE#<id>`: an employee's sort key in every GSI1 partition that lists employees.
+fn employee_ref(employee: &Id) -> String {
+    employee_pk(employee)
+}
+
+/// The employee's own record: `EMPLOYEE#<id>`, `A`.
+pub fn employee(employee: &Id) -> PrimaryKey {
+    Key::new(employee_pk(employee), tag::A_RECORD)
+}
+
+/// The employee's current-job edge: `EMPLOYEE#<id>`, `#JOB`.
+pub fn current_job(employee: &Id) -> PrimaryKey {
+    Key::new(
+        employee_pk(employee),
+        Composite::new().lit(tag::LEADING).lit(tag::JOB).build(),
+    )
+}
+
+/// The employee's warehouse edge: `EMPLOYEE#<id>`, `#WAREHOUSE#<warehouseId>`.
+pub fn employee_warehouse(employee: &Id, warehouse: &Id) -> PrimaryKey {
+    Key::new(
+        employee_pk(employee),
+        Composite::new()
+            .lit(tag::LEADING)
+            .lit(tag::WAREHOUSE)
+            .seg(warehouse)
+            .build(),
+    )
+}
+
+/// One job an employee held: `EMPLOYEE#<id>`, `JH#<yyyy/mm/dd>#<jobId>`.
+pub fn job_history(employee: &Id, start: Date, job: &Id) -> PrimaryKey {
+    Key::new(
+        employee_pk(employee),
+        Composite::new()
+            .lit(tag::JOB_HISTORY)
+            .seg(&start)
+            .seg(job)
+            .build(),
+    )
+}
+
+/// H1: the employee, its current job and its warehouse, never its job history: `SK <= A`
+/// (the edges sort before `A`, the history after it).
+pub fn employee_with_edges(employee: &Id) -> KeyCondition<Base> {
+    KeyCondition::new(
+        employee_pk(employee),
+        SortCondition::AtMost(tag::A_RECORD.to_owned()),
+    )
+}
+
+/// H3: the employee's job history (read backwards, newest start date first).
+pub fn jobs_of(employee: &Id) -> KeyCondition<Base> {
+    KeyCondition::new(
+        employee_pk(employee),
+        SortCondition::BeginsWith(Composite::new().lit(tag::JOB_HISTORY).build_delimited()),
+    )
+}
+
+/// GSI1 of an employee: `EMPLOYEENAME#<name>`, `EMPLOYEE#<id>` (H2).
+pub fn employee_name_index(name: &Text, employee: &Id) -> Gsi1Key {
+    Key::new(
+        Composite::new().lit(tag::EMPLOYEE_NAME).seg(name).build(),
+        employee_ref(employee),
+    )
+}
+
+/// H2: employees by name (normalised: `john smith` finds `John  Smith`).
+pub fn employees_named(name: &Text) -> KeyCondition<Gsi1> {
+    KeyCondition::new(
+        Composite::new().lit(tag::EMPLOYEE_NAME).seg(name).build(),
+        SortCondition::BeginsWith(Composite::new().lit(tag::EMPLOYEE).build_delimited()),
+    )
+}
+
+/// GSI1 of a current-job edge: `JOBTITLE#<title>`, `EMPLOYEE#<id>` (H11).
+pub fn job_title_index(title: &Text, employee: &Id) -> Gsi1Key {
+    Key::new(
+        Composite::new().lit(tag::JOB_TITLE).seg(title).build(),
+        employee_ref(employee),
+    )
+}
+
+/// H11: employees whose current job has this title.
+pub fn employees_titled(title: &Text) -> KeyCondition<Gsi1> {
+    KeyCondition::new(
+        Composite::new().lit(tag::JOB_TITLE).seg(title).build(),
+        SortCondition::BeginsWith(Composite::new().lit(tag::EMPLOYEE).build_delimited()),
+    )
+}
+
+/// GSI1 of a warehouse edge: `WAREHOUSE#<warehouseId>`, `EMPLOYEE#<id>` (H7).
+pub fn warehouse_employee_index(warehouse: &Id, employee: &Id) -> Gsi1Key {
+    Key::new(
+        Composite::new().lit(tag::WAREHOUSE).seg(warehouse).build(),
+        employee_ref(employee),
+    )
+}
+
+/// H7: the employees of a warehouse.
+pub fn warehouse_employees(warehouse: &Id) -> KeyCondition<Gsi1> {
+    KeyCondition::new(
+        Composite::new().lit(tag::WAREHOUSE).seg(warehouse).build(),
+        SortCondition::BeginsWith(Composite::new().lit(tag::EMPLOYEE).build_delimited()),
+    )
+}
+
+/// The hires shard of an employee: its id's code points, so a rewrite lands on the same shard.
+pub fn hire_shard(employee: &Id) -> Shard {
+    code_point_shard(employee.as_str(), HIRE_SHARDS)
+}
+
+fn hired_pk(shard: Shard) -> String {
+    Composite::new().lit(tag::HIRED).seg(&shard).build()
+}
+
+/// GSI2 of an employee: `HIRED#<shard>`, `<yyyy/mm/dd>#<id>` (H6).
+pub fn hire_index(employee: &Id, hired: Date) -> Gsi2Key {
+    Key::new(
+        hired_pk(hire_shard(employee)),
+        Composite::new().seg(&hired).seg(employee).build(),
+    )
+}
+
+/// H6, one shard: employees hired on `since` or later (read backwards: newest first).
+pub fn hired_since(shard: Shard, since: Date) -> KeyCondition<Gsi2> {
+    KeyCondition::new(
+        hired_pk(shard),
+        SortCondition::AtLeast(Composite::new().seg(&since).build_delimited()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(s: &str) -> Id {
+        Id::parse("id", s).unwrap()
+    }
+
+    #[test]
+    fn an_employee_partition_is_an_adjacency_list_read_without_its_history() {
+        let e = id("E1");
+        let date = Date::parse_iso("2024-02-01").unwrap();
+        assert_eq!(employee(&e).pk(), "EMPLOYEE#E1");
+        assert_eq!(employee(&e).sk(), "A");
+        assert_eq!(current_job(&e).sk(), "#JOB");
+        assert_eq!(employee_warehouse(&e, &id("W1")).sk(), "#WAREHOUSE#W1");
+        assert_eq!(
+            job_history(&e, date, &id("SA_REP")).sk(),
+            "JH#2024/02/01#SA_REP"
+        );
+        let h1 = employee_with_edges(&e);
+        for k in [
+            employee(&e),
+            current_job(&e),
+            employee_warehouse(&e, &id("W1")),
+        ] {
+            assert!(h1.matches(&k), "H1 reads {k}");
+        }
+        assert!(!h1.matches(&job_history(&e, date, &id("SA_REP"))));
+        let h3 = jobs_of(&e);
+        assert!(h3.matches(&job_history(&e, date, &id("SA_REP"))));
+        for k in [
+            employee(&e),
+            current_job(&e),
+            employee_warehouse(&e, &id("W1")),
+        ] {
+            assert!(!h3.matches(&k), "H3 does not read {k}");
+        }
+    }
+
+    #[test]
+    fn names_and_titles_are_normalised_and_ids_are_whole() {
+        let name = Text::parse("name", "John  Smith").unwrap();
+        let k = employee_name_index(&name, &id("E1"));
+        assert_eq!((k.pk(), k.sk()), ("EMPLOYEENAME#johnsmith", "EMPLOYEE#E1"));
+        assert!(employees_named(&Text::parse("name", "john smith").unwrap()).matches(&k));
+        let title = Text::parse("title", "Sales Rep").unwrap();
+        assert!(employees_titled(&title).matches(&job_title_index(&title, &id("E1"))));
+        let w = warehouse_employee_index(&id("W1"), &id("E1"));
+        assert!(warehouse_employees(&id("W1")).matches(&w));
+        assert!(
+            !warehouse_employees(&id("W")).matches(&w),
+            "W never reaches W1"
+        );
+    }
+
+    #[test]
+    fn hires_since_a_date_include_that_day_on_every_shard() {
+        let e = id("E7");
+        let day = Date::parse_iso("2025-06-30").unwrap();
+        let k = hire_index(&e, day);
+        assert_eq!(k.pk(), format!("HIRED#{}", hire_shard(&e).key()));
+        assert_eq!(k.sk(), "2025/06/30#E7");
+        assert!(hired_since(hire_shard(&e), day).matches(&k));
+        let next = Date::parse_iso("2025-07-01").unwrap();
+        assert!(!hired_since(hire_shard(&e), next).matches(&k));
+        let shards: std::collections::BTreeSet<_> = (0..100)
+            .map(|n| hire_shard(&id(&format!("E{n}"))).number())
+            .collect();
+        assert_eq!(shards.len(), HIRE_SHARDS as usize, "every shard used");
+    }
+}
