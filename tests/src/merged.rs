@@ -13,7 +13,7 @@ use keys::{
 };
 use model::{Entity, Item, learning::Certificate};
 use proptest::prelude::*;
-use store::merge::{Positions, merged_page};
+use store::merge::{Direction, Positions, merged_page};
 
 const INSTRUCTORS: [&str; 3] = ["Tyler Walch", "Ann Lee", "Bo"];
 
@@ -53,12 +53,26 @@ fn arb_read() -> impl Strategy<Value = Read> {
     ]
 }
 
+/// A string whose ascending order is `s`'s descending order (for ASCII keys): each byte
+/// inverted, then a terminator above every inverted byte, so a prefix sorts after its
+/// extensions.
+fn invert(s: &str) -> String {
+    let mut out: String = s.bytes().map(|b| char::from(0x7f - b)).collect();
+    out.push('\u{80}');
+    out
+}
+
 fn text(item: &Item, name: &str) -> String {
     item[name].as_s().unwrap().clone()
 }
 
 /// Walks the read over `certificates`; returns the items each page read from DynamoDB.
-async fn walk(certificates: Vec<Certificate>, read: Read, limit: u32) -> Vec<usize> {
+async fn walk(
+    certificates: Vec<Certificate>,
+    read: Read,
+    limit: u32,
+    direction: Direction,
+) -> Vec<usize> {
     let table = testkit::table().await;
     // A few writes at a time: DynamoDB Local times out on its locks under hundreds at once.
     futures::stream::iter(certificates.iter().map(|c| table.put(c, None)))
@@ -109,7 +123,7 @@ async fn walk(certificates: Vec<Certificate>, read: Read, limit: u32) -> Vec<usi
     let mut positions = Positions::start(streams.len());
     loop {
         table.meter().reset();
-        let page = merged_page(&table, streams.clone(), positions, limit)
+        let page = merged_page(&table, streams.clone(), positions, limit, direction)
             .await
             .unwrap();
         reads.push(
@@ -131,7 +145,12 @@ async fn walk(certificates: Vec<Certificate>, read: Read, limit: u32) -> Vec<usi
                 .unwrap()
                 .parse()
                 .unwrap();
-            order.push((text(item, "GSI1SK"), shard));
+            let sort = text(item, "GSI1SK");
+            order.push(match direction {
+                Direction::Ascending => (sort, shard),
+                // Descending: by sort key, highest first; ties still by shard, lowest first.
+                Direction::Descending => (invert(&sort), shard),
+            });
         }
         let Some(next) = page.next else { break };
         // As a cursor carries it.
@@ -166,8 +185,10 @@ proptest! {
         certificates in prop::collection::vec(arb_certificate(), 0..60),
         read in arb_read(),
         limit in 1u32..25,
+        descending in any::<bool>(),
     ) {
-        let _reads = tokio::runtime::Runtime::new().unwrap().block_on(walk(certificates, read, limit));
+        let direction = if descending { Direction::Descending } else { Direction::Ascending };
+        let _reads = tokio::runtime::Runtime::new().unwrap().block_on(walk(certificates, read, limit, direction));
     }
 }
 
@@ -189,7 +210,7 @@ async fn a_page_reads_little_more_than_it_returns() {
         })
         .collect();
     for limit in [10, 100] {
-        let reads = walk(certificates.clone(), Read::All, limit).await;
+        let reads = walk(certificates.clone(), Read::All, limit, Direction::Ascending).await;
         let shards = CERTIFICATE_SHARDS as usize;
         for (page, read) in reads.iter().enumerate() {
             assert!(
@@ -220,9 +241,15 @@ async fn a_cursor_for_other_streams_or_a_forged_position_is_refused() {
         None,
     )];
     assert!(
-        merged_page(&table, streams, Positions::start(2), 5)
-            .await
-            .is_err()
+        merged_page(
+            &table,
+            streams,
+            Positions::start(2),
+            5,
+            Direction::Ascending
+        )
+        .await
+        .is_err()
     );
 }
 
@@ -299,9 +326,15 @@ async fn walk_with_inserts(
             };
             promised.push((key(&c), returned));
         }
-        let page = merged_page(&table, streams.clone(), positions, limit)
-            .await
-            .unwrap();
+        let page = merged_page(
+            &table,
+            streams.clone(),
+            positions,
+            limit,
+            Direction::Ascending,
+        )
+        .await
+        .unwrap();
         for item in &page.items {
             let k = (text(item, "PK"), text(item, "SK"));
             if completion.contains(&k) {

@@ -14,7 +14,7 @@ use model::learning::Certificate;
 use store::{
     StoreError, Table,
     learning::{Moved, migrate_certificate},
-    merge::{Positions, merged_page},
+    merge::{Direction, Positions, merged_page},
 };
 
 /// What a run did (or, dry, would do).
@@ -45,7 +45,8 @@ pub async fn run(
             .collect();
         let mut positions = Positions::start(streams.len());
         loop {
-            let page = merged_page(table, streams.clone(), positions, 100).await?;
+            let page =
+                merged_page(table, streams.clone(), positions, 100, Direction::Ascending).await?;
             for item in page.items {
                 let certificate: Certificate = model::from_item(item)?;
                 done.found += 1;
@@ -86,7 +87,7 @@ mod tests {
         let mut all = BTreeSet::new();
         let mut positions = Positions::start(streams.len());
         loop {
-            let page = merged_page(table, streams.clone(), positions, 7)
+            let page = merged_page(table, streams.clone(), positions, 7, Direction::Ascending)
                 .await
                 .unwrap();
             for item in page.items {

@@ -56,7 +56,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         format!("L11-13|{}|{version:?}|{who}|{limit}", cert_type.tag())
     };
     let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, binding)?;
-    let (items, next) = paging.merged_page(&deps.table, streams).await?;
+    let (items, next) = paging
+        .merged_page(&deps.table, streams, store::merge::Direction::Ascending)
+        .await?;
     let certificates = items
         .into_iter()
         .map(model::from_item::<Certificate>)

@@ -296,6 +296,7 @@ impl<'d> Paging<'d> {
         &self,
         table: &Table,
         streams: Vec<KeyCondition<S>>,
+        direction: store::merge::Direction,
     ) -> Result<(Vec<model::Item>, Option<String>), ApiError> {
         use store::merge::{Positions, merged_page};
         let positions = match &self.start {
@@ -303,7 +304,7 @@ impl<'d> Paging<'d> {
             Some(flat) => Positions::from_item(flat, streams.len())
                 .ok_or(ApiError::from(store::cursor::CursorError::Malformed))?,
         };
-        let page = merged_page(table, streams, positions, self.limit).await?;
+        let page = merged_page(table, streams, positions, self.limit, direction).await?;
         let next = self.next_cursor(page.next.map(|p| p.to_item()))?;
         Ok((page.items, next))
     }

@@ -207,29 +207,7 @@ impl fmt::Display for CertVersion {
 
 crate::serde_as_string!(CertVersion, CertVersion::parse);
 
-/// A person's name as given (`David Spurdy`), checked once so that every certificate version can
-/// key it: at least one non-blank character, at most [`crate::segment::MAX_TEXT_LEN`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Name(String);
-
-impl Name {
-    pub fn parse(what: &'static str, value: &str) -> Result<Name, KeyError> {
-        Text::parse(what, value)?;
-        Ok(Name(value.split_whitespace().collect::<Vec<_>>().join(" ")))
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Display for Name {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-crate::serde_as_string!(Name, |s: &str| Name::parse("name", s));
+pub use crate::Name;
 
 /// A person (student, instructor) as a certificate of a given version writes them.
 ///
@@ -246,10 +224,8 @@ pub enum Person {
 impl Person {
     pub fn of(version: CertVersion, name: &Name) -> Person {
         match version {
-            CertVersion::V1 => {
-                Person::V1(Text::parse("name", &name.0).expect("a Name is valid text"))
-            }
-            CertVersion::V2 => Person::V2(words(&name.0)),
+            CertVersion::V1 => Person::V1(name.key()),
+            CertVersion::V2 => Person::V2(words(name.as_str())),
         }
     }
 

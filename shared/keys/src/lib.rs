@@ -35,7 +35,7 @@ pub mod reviews;
 
 pub use composite::{Composite, Segment};
 pub use error::KeyError;
-pub use segment::{Id, Text, escape, normalize, unescape};
+pub use segment::{Id, Name, Text, escape, normalize, unescape};
 pub use shard::{Shard, code_point_shard, shard_count};
 pub use sortable::SortableId;
 pub use space::{

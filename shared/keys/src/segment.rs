@@ -207,3 +207,33 @@ mod tests {
         }
     }
 }
+
+/// Free text as given (`David Spurdy`, `Sales Representative`), whitespace collapsed, checked
+/// once so that it can be keyed: at least one non-blank character, at most [`MAX_TEXT_LEN`].
+/// Its key form is [`Name::key`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Name(String);
+
+impl Name {
+    pub fn parse(what: &'static str, value: &str) -> Result<Name, KeyError> {
+        Text::parse(what, value)?;
+        Ok(Name(value.split_whitespace().collect::<Vec<_>>().join(" ")))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The key form: seed 001's normalisation (lower case, no whitespace), escaped.
+    pub fn key(&self) -> Text {
+        Text::parse("name", &self.0).expect("a Name is valid text")
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+crate::serde_as_string!(Name, |s: &str| Name::parse("name", s));

@@ -111,6 +111,14 @@ impl Positions {
     }
 }
 
+/// Which way a walk goes: by sort key ascending, or descending (newest first, for keys that
+/// start with a date). Ties go to the lower stream number either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Ascending,
+    Descending,
+}
+
 /// One merged page: the items in merged order, and where every stream stands after them.
 #[derive(Debug)]
 pub struct MergedPage {
@@ -159,13 +167,15 @@ fn sort_key<S: KeySpace>(item: &Item) -> &str {
         .unwrap_or("")
 }
 
-/// Reads one page of at most `limit` items of the streams merged, from `positions` on.
-/// `streams` must be the same, in the same order, for every page of a walk (a cursor binds them).
+/// Reads one page of at most `limit` items of the streams merged, from `positions` on, in
+/// `direction`. `streams` and `direction` must be the same, in the same order, for every page of
+/// a walk (a cursor binds them).
 pub async fn merged_page<S: KeySpace>(
     table: &Table,
     streams: Vec<KeyCondition<S>>,
     positions: Positions,
     limit: u32,
+    direction: Direction,
 ) -> Result<MergedPage, StoreError> {
     if positions.0.len() != streams.len() {
         return Err(StoreError::Corrupt("positions for other streams".into()));
@@ -197,11 +207,15 @@ pub async fn merged_page<S: KeySpace>(
             let batch = (limit - out.len()).div_ceil(dry.len()) + 1;
             let pages = try_join_all(dry.iter().map(|&i| {
                 let st = &streams[i];
-                table
+                let query = table
                     .query(st.condition.clone())
                     .start(st.resume.clone())
-                    .limit(u32::try_from(batch).unwrap_or(u32::MAX))
-                    .send()
+                    .limit(u32::try_from(batch).unwrap_or(u32::MAX));
+                match direction {
+                    Direction::Ascending => query,
+                    Direction::Descending => query.backwards(),
+                }
+                .send()
             }))
             .await?;
             for (i, page) in dry.into_iter().zip(pages) {
@@ -218,7 +232,11 @@ pub async fn merged_page<S: KeySpace>(
                     sort_key::<S>(&streams[a].buffer[0]),
                     sort_key::<S>(&streams[b].buffer[0]),
                 );
-                ka.cmp(kb).then(a.cmp(&b))
+                let by_key = match direction {
+                    Direction::Ascending => ka.cmp(kb),
+                    Direction::Descending => kb.cmp(ka),
+                };
+                by_key.then(a.cmp(&b))
             });
         let Some(i) = next else { break };
         let item = streams[i].buffer.pop_front().expect("a buffered item");

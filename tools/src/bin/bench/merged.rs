@@ -15,7 +15,7 @@ use keys::{
 use model::learning::Certificate;
 use store::{
     Table,
-    merge::{Positions, merged_page},
+    merge::{Direction, Positions, merged_page},
 };
 use testkit::fixtures;
 
@@ -79,7 +79,14 @@ async fn merged(table: &Table, limit: u32) -> Result<Walk, Box<dyn std::error::E
     let mut positions = Positions::start(streams.len());
     table.meter().reset();
     loop {
-        let page = merged_page(table, streams.clone(), positions, limit).await?;
+        let page = merged_page(
+            table,
+            streams.clone(),
+            positions,
+            limit,
+            Direction::Ascending,
+        )
+        .await?;
         walk.page(table, page.items.len());
         match page.next {
             Some(next) => positions = next,
