@@ -7,6 +7,8 @@
 //!   uses only the DynamoDB actions its IAM policy grants;
 //! - `merged`: a write-sharded index read as one ordered, pageable list (`store::merge`), walked
 //!   over random data and page sizes;
+//! - `hr`: `store::hr`: reference data, and employees' adjacency lists kept in step by every
+//!   write;
 //! - `openapi`: `openapi.yaml` agrees with the template, and every answer the end-to-end tests
 //!   receive is one it documents;
 //! - `drift`: drifted derived values are shown as `null` and named, never a 500;
@@ -28,6 +30,8 @@ mod e2e;
 mod e2e_learning;
 #[cfg(test)]
 mod e2e_reviews;
+#[cfg(test)]
+mod hr;
 #[cfg(test)]
 mod load;
 #[cfg(test)]

@@ -18,6 +18,7 @@ use serde::{Serialize, de::DeserializeOwned};
 pub mod commerce;
 pub mod counter;
 pub mod derived;
+pub mod hr;
 pub mod learning;
 pub mod reviews;
 
@@ -225,6 +226,15 @@ mod tests {
             reviews::ReviewMarker::ATTRIBUTES,
             derived::DailyStats::ATTRIBUTES,
             derived::Ledger::ATTRIBUTES,
+            hr::Region::ATTRIBUTES,
+            hr::Country::ATTRIBUTES,
+            hr::Location::ATTRIBUTES,
+            hr::Department::ATTRIBUTES,
+            hr::Warehouse::ATTRIBUTES,
+            hr::Employee::ATTRIBUTES,
+            hr::JobHistory::ATTRIBUTES,
+            hr::CurrentJob::ATTRIBUTES,
+            hr::EmployeeWarehouse::ATTRIBUTES,
         ] {
             for (i, a) in attrs.iter().enumerate() {
                 assert!(!reserved.contains(a), "{a}");

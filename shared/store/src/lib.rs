@@ -20,6 +20,7 @@ mod txn;
 pub mod aggregate;
 pub mod commerce;
 pub mod cursor;
+pub mod hr;
 pub mod learning;
 pub mod merge;
 pub mod reviews;

@@ -31,6 +31,15 @@ impl Page<Item> {
 /// at most 50 lines; a cart line is ~100 bytes), small enough to bound one request's work.
 pub const MAX_PAGES: usize = 16;
 
+impl<'t> Query<'t, keys::Base> {
+    /// A strongly consistent read (the table only: indexes are eventually consistent), for a
+    /// read that a conditional write then relies on.
+    pub fn consistent(mut self) -> Self {
+        self.consistent = true;
+        self
+    }
+}
+
 /// One Query, built from a key condition in space `S` (the table or an index: the index name
 /// and key attribute names come from `S`, never from the caller).
 #[must_use]
@@ -40,6 +49,7 @@ pub struct Query<'t, S> {
     backwards: bool,
     limit: Option<u32>,
     start: Option<Item>,
+    consistent: bool,
 }
 
 impl<'t, S: KeySpace> Query<'t, S> {
@@ -50,6 +60,7 @@ impl<'t, S: KeySpace> Query<'t, S> {
             backwards: false,
             limit: None,
             start: None,
+            consistent: false,
         }
     }
 
@@ -84,6 +95,7 @@ impl<'t, S: KeySpace> Query<'t, S> {
                 backwards: self.backwards,
                 limit: self.limit,
                 start,
+                consistent: self.consistent,
             }
             .send()
             .await?;
@@ -155,6 +167,7 @@ impl<'t, S: KeySpace> Query<'t, S> {
             .set_expression_attribute_names(p.names())
             .set_expression_attribute_values(p.values())
             .scan_index_forward(!self.backwards)
+            .consistent_read(self.consistent)
             .set_limit(self.limit.map(|n| i32::try_from(n).unwrap_or(i32::MAX)))
             .set_exclusive_start_key(self.start)
             .return_consumed_capacity(capacity)

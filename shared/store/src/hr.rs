@@ -1,0 +1,257 @@
+//! HR writes and point reads (the HR half of seed 003), shared by the functions, the seed loader
+//! and the tests. The list reads (H2, H6, H7, H11) are declared in the function that serves them.
+//!
+//! An employee's partition is an adjacency list: the employee, its current-job and warehouse
+//! edges, its job history. Every write to it goes through the employee item's `Revision` (the
+//! write is conditioned on the revision it read, and bumps it), so two concurrent writers never
+//! leave the edges out of step with the employee: the loser re-reads and tries again.
+
+use keys::{
+    Id,
+    hr::{self as k, Reference},
+};
+use model::{
+    Entity, from_item,
+    hr::{CurrentJob, Employee, EmployeeWarehouse, JobHistory, ReferenceRecord, Warehouse},
+    n,
+};
+
+use crate::{Condition, StoreError, Table, Update};
+
+/// How many times a write that lost a race for the employee's revision is tried in all.
+const ATTEMPTS: u32 = 5;
+
+/// What a PUT did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Put<T> {
+    Created(T),
+    Replaced(T),
+    /// A record it names (a parent, a warehouse, ...) does not exist; nothing written.
+    Missing(Reference),
+}
+
+/// Writes a reference record (region, country, ...), its parent checked in the same
+/// transaction. Created or replaced: the first attempt puts on `attribute_not_exists`; if the
+/// record exists, a second replaces it.
+pub async fn put_reference<R: ReferenceRecord>(
+    table: &Table,
+    record: &R,
+) -> Result<Put<()>, StoreError> {
+    for create in [true, false] {
+        let mut tx = table.transaction();
+        let parent = match (R::KIND.parent(), record.parent()) {
+            (Some(kind), Some(id)) => {
+                Some((kind, tx.check(&k::reference(kind, id), Condition::Exists)?))
+            }
+            _ => None,
+        };
+        let put = tx.put(record, create.then_some(Condition::Absent))?;
+        match tx.send().await {
+            Ok(()) if create => return Ok(Put::Created(())),
+            Ok(()) => return Ok(Put::Replaced(())),
+            Err(e) => {
+                if let Some((kind, part)) = parent
+                    && part.failed(&e)
+                {
+                    return Ok(Put::Missing(kind));
+                }
+                if !(create && put.failed(&e)) {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    unreachable!("the second attempt replaces without a condition")
+}
+
+/// H1: an employee with its current job and warehouse.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmployeeView {
+    pub employee: Employee,
+    pub current_job: Option<CurrentJob>,
+    pub warehouse: Option<EmployeeWarehouse>,
+}
+
+/// H1: ONE query of the employee's partition, `SK <= A`: the edges and the employee, never the
+/// job history. `consistent` for a read a write then relies on.
+pub async fn employee(
+    table: &Table,
+    id: &Id,
+    consistent: bool,
+) -> Result<Option<EmployeeView>, StoreError> {
+    let query = table.query(k::employee_with_edges(id));
+    let query = if consistent {
+        query.consistent()
+    } else {
+        query
+    };
+    let (mut employee, mut current_job, mut warehouse) = (None, None, None);
+    for item in query.send_all().await?.items {
+        match model::type_of(&item) {
+            Some(Employee::TYPE) => employee = Some(from_item(item)?),
+            Some(CurrentJob::TYPE) => current_job = Some(from_item(item)?),
+            Some(EmployeeWarehouse::TYPE) => warehouse = Some(from_item(item)?),
+            other => {
+                return Err(StoreError::Corrupt(format!(
+                    "an item of type {other:?} in an employee's partition"
+                )));
+            }
+        }
+    }
+    Ok(employee.map(|employee| EmployeeView {
+        employee,
+        current_job,
+        warehouse,
+    }))
+}
+
+/// H3: the employee's current job details: the newest job history entry, ONE query backwards
+/// with `Limit = 1` (seed 003: "SK starts with JH").
+pub async fn current_job(table: &Table, id: &Id) -> Result<Option<JobHistory>, StoreError> {
+    let page = table
+        .query(k::jobs_of(id))
+        .backwards()
+        .limit(1)
+        .send()
+        .await?;
+    page.items
+        .into_iter()
+        .next()
+        .map(from_item)
+        .transpose()
+        .map_err(Into::into)
+}
+
+/// The employee's own fields, as a PUT gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmployeeInput {
+    pub employee_id: Id,
+    pub name: keys::Name,
+    pub hire_date: keys::Date,
+    pub warehouse_id: Option<Id>,
+}
+
+/// Creates or replaces an employee, and keeps its edges in step in the same transaction: the
+/// warehouse edge moves with `warehouseId` (the warehouse checked to exist), and a new name is
+/// copied onto the current-job and warehouse edges.
+pub async fn put_employee(
+    table: &Table,
+    input: &EmployeeInput,
+) -> Result<Put<Employee>, StoreError> {
+    let warehouse = match &input.warehouse_id {
+        None => None,
+        Some(w) => match table
+            .get::<Warehouse>(&k::reference(Reference::Warehouse, w), crate::Read::Strong)
+            .await?
+        {
+            Some(w) => Some(w),
+            None => return Ok(Put::Missing(Reference::Warehouse)),
+        },
+    };
+    for _ in 0..ATTEMPTS {
+        let view = employee(table, &input.employee_id, true).await?;
+        let revision = view.as_ref().map_or(0, |v| v.employee.revision);
+        let new = Employee {
+            employee_id: input.employee_id.clone(),
+            name: input.name.clone(),
+            hire_date: input.hire_date,
+            warehouse_id: input.warehouse_id.clone(),
+            revision: revision + 1,
+        };
+        let mut tx = table.transaction();
+        let own = tx.put(
+            &new,
+            Some(match &view {
+                None => Condition::Absent,
+                Some(_) => Condition::Equals(Employee::REVISION, n(revision)),
+            }),
+        )?;
+        if let Some(old) = view.as_ref().and_then(|v| v.warehouse.as_ref())
+            && Some(&old.warehouse_id) != input.warehouse_id.as_ref()
+        {
+            tx.delete(&old.key(), None)?;
+        }
+        let mut warehouse_check = None;
+        if let Some(w) = &warehouse {
+            warehouse_check = Some(tx.check(&w.key(), Condition::Exists)?);
+            let edge = EmployeeWarehouse {
+                employee_id: new.employee_id.clone(),
+                employee_name: new.name.clone(),
+                warehouse_id: w.warehouse_id.clone(),
+                warehouse_name: w.name.clone(),
+            };
+            tx.put(&edge, None)?;
+        }
+        if let Some(job) = view.as_ref().and_then(|v| v.current_job.as_ref())
+            && job.employee_name != new.name
+        {
+            tx.put(&CurrentJob::of(&job.job(), &new.name), None)?;
+        }
+        match tx.send().await {
+            Ok(()) if view.is_none() => return Ok(Put::Created(new)),
+            Ok(()) => return Ok(Put::Replaced(new)),
+            Err(e) if own.failed(&e) => continue,
+            Err(e) if warehouse_check.is_some_and(|p| p.failed(&e)) => {
+                return Ok(Put::Missing(Reference::Warehouse));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(StoreError::Throttled(
+        "the employee was written by others on every attempt".into(),
+    ))
+}
+
+/// What adding a job did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobAdded {
+    /// Added; `current` when it is now the employee's current job (the newest start date).
+    Added {
+        current: bool,
+    },
+    EmployeeNotFound,
+    DepartmentNotFound,
+    /// The employee has this job from this date already.
+    Exists,
+}
+
+/// Adds a job to an employee's history, in ONE transaction with: the employee's revision bumped
+/// (on condition that it is what was read), the department checked to exist, and the
+/// current-job edge moved when the new job is the newest (H11 then finds the employee under the
+/// new title only).
+pub async fn add_job(table: &Table, job: &JobHistory) -> Result<JobAdded, StoreError> {
+    for _ in 0..ATTEMPTS {
+        let Some(view) = employee(table, &job.employee_id, true).await? else {
+            return Ok(JobAdded::EmployeeNotFound);
+        };
+        let revision = view.employee.revision;
+        let mut tx = table.transaction();
+        let own = tx.update(
+            &view.employee.key(),
+            &Update::new().set(Employee::REVISION, n(revision + 1)),
+            Some(Condition::Equals(Employee::REVISION, n(revision))),
+        )?;
+        let department = tx.check(
+            &k::reference(Reference::Department, &job.department_id),
+            Condition::Exists,
+        )?;
+        let history = tx.put(job, Some(Condition::Absent))?;
+        let current = view
+            .current_job
+            .as_ref()
+            .is_none_or(|c| job.is_newer_than(&c.job()));
+        if current {
+            tx.put(&CurrentJob::of(job, &view.employee.name), None)?;
+        }
+        match tx.send().await {
+            Ok(()) => return Ok(JobAdded::Added { current }),
+            Err(e) if own.failed(&e) => continue,
+            Err(e) if department.failed(&e) => return Ok(JobAdded::DepartmentNotFound),
+            Err(e) if history.failed(&e) => return Ok(JobAdded::Exists),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(StoreError::Throttled(
+        "the employee was written by others on every attempt".into(),
+    ))
+}

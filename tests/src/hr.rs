@@ -1,0 +1,303 @@
+//! `store::hr` against DynamoDB Local: reference data with parents checked in the same
+//! transaction, and an employee's adjacency list kept in step by every write (promotions,
+//! renames, warehouse moves, concurrent writers).
+
+use keys::{Date, Id, Name, hr::Reference};
+use model::hr::{CurrentJob, Department, Employee, JobHistory, Location, Region, Warehouse};
+use store::{
+    Table,
+    hr::{self, EmployeeInput, JobAdded, Put},
+};
+
+fn id(s: &str) -> Id {
+    Id::parse("id", s).unwrap()
+}
+
+fn date(s: &str) -> Date {
+    Date::parse_iso(s).unwrap()
+}
+
+fn job(employee: &str, job: &str, title: &str, start: &str) -> JobHistory {
+    JobHistory {
+        employee_id: id(employee),
+        job_id: id(job),
+        title: Name::parse("title", title).unwrap(),
+        department_id: id("D1"),
+        start_date: date(start),
+    }
+}
+
+/// A region, a country, a location, a department D1 and warehouses W1 and W2.
+async fn org(table: &Table) {
+    let created = |p: Put<()>| assert_eq!(p, Put::Created(()));
+    created(
+        hr::put_reference(
+            table,
+            &Region {
+                region_id: id("EU"),
+                name: "Europe".into(),
+            },
+        )
+        .await
+        .unwrap(),
+    );
+    created(
+        hr::put_reference(
+            table,
+            &model::hr::Country {
+                country_id: id("DE"),
+                name: "Germany".into(),
+                region_id: id("EU"),
+            },
+        )
+        .await
+        .unwrap(),
+    );
+    created(
+        hr::put_reference(
+            table,
+            &Location {
+                location_id: id("L1"),
+                name: "Berlin".into(),
+                country_id: id("DE"),
+            },
+        )
+        .await
+        .unwrap(),
+    );
+    created(
+        hr::put_reference(
+            table,
+            &Department {
+                department_id: id("D1"),
+                name: "Sales".into(),
+                location_id: id("L1"),
+            },
+        )
+        .await
+        .unwrap(),
+    );
+    for w in ["W1", "W2"] {
+        created(
+            hr::put_reference(
+                table,
+                &Warehouse {
+                    warehouse_id: id(w),
+                    name: format!("Warehouse {w}"),
+                    region_id: id("EU"),
+                },
+            )
+            .await
+            .unwrap(),
+        );
+    }
+}
+
+fn employee(name: &str, warehouse: Option<&str>) -> EmployeeInput {
+    EmployeeInput {
+        employee_id: id("E1"),
+        name: Name::parse("name", name).unwrap(),
+        hire_date: date("2024-01-15"),
+        warehouse_id: warehouse.map(id),
+    }
+}
+
+/// Employee ids in a GSI1 partition.
+async fn listed(table: &Table, condition: keys::KeyCondition<keys::Gsi1>) -> Vec<String> {
+    table
+        .query(condition)
+        .send()
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|i| i["EmployeeId"].as_s().unwrap().clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_reference_record_needs_its_parent_and_is_created_then_replaced() {
+    let table = testkit::table().await;
+    let orphan = Location {
+        location_id: id("L9"),
+        name: "Nowhere".into(),
+        country_id: id("XX"),
+    };
+    assert_eq!(
+        hr::put_reference(&table, &orphan).await.unwrap(),
+        Put::Missing(Reference::Country)
+    );
+    assert!(
+        testkit::all_items(&table).await.is_empty(),
+        "nothing written"
+    );
+    org(&table).await;
+    let renamed = Region {
+        region_id: id("EU"),
+        name: "Europa".into(),
+    };
+    assert_eq!(
+        hr::put_reference(&table, &renamed).await.unwrap(),
+        Put::Replaced(())
+    );
+    let read: Region = table
+        .get(&model::Entity::key(&renamed), store::Read::Strong)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.name, "Europa");
+}
+
+#[tokio::test]
+async fn an_employees_partition_follows_promotions_renames_and_moves() {
+    let table = testkit::table().await;
+    org(&table).await;
+    assert_eq!(
+        hr::put_employee(&table, &employee("Ada Lovelace", Some("W9")))
+            .await
+            .unwrap(),
+        Put::Missing(Reference::Warehouse)
+    );
+    assert!(matches!(
+        hr::put_employee(&table, &employee("Ada Lovelace", Some("W1")))
+            .await
+            .unwrap(),
+        Put::Created(_)
+    ));
+    assert_eq!(
+        hr::add_job(&table, &job("E1", "CLERK", "Sales Clerk", "2024-01-15"))
+            .await
+            .unwrap(),
+        JobAdded::Added { current: true }
+    );
+    assert_eq!(
+        hr::add_job(&table, &job("E1", "REP", "Sales Rep", "2025-03-01"))
+            .await
+            .unwrap(),
+        JobAdded::Added { current: true }
+    );
+    // History filled in later: older than the current job, so it stays current.
+    assert_eq!(
+        hr::add_job(&table, &job("E1", "INTERN", "Intern", "2023-06-01"))
+            .await
+            .unwrap(),
+        JobAdded::Added { current: false }
+    );
+    assert_eq!(
+        hr::add_job(&table, &job("E1", "REP", "Sales Rep", "2025-03-01"))
+            .await
+            .unwrap(),
+        JobAdded::Exists
+    );
+    let mut other_department = job("E1", "CFO", "CFO", "2026-01-01");
+    other_department.department_id = id("D9");
+    assert_eq!(
+        hr::add_job(&table, &other_department).await.unwrap(),
+        JobAdded::DepartmentNotFound
+    );
+    assert_eq!(
+        hr::add_job(&table, &job("E2", "REP", "Sales Rep", "2025-03-01"))
+            .await
+            .unwrap(),
+        JobAdded::EmployeeNotFound
+    );
+
+    // H1: one query, the employee and its two edges, never the history.
+    table.meter().reset();
+    let view = hr::employee(&table, &id("E1"), false)
+        .await
+        .unwrap()
+        .unwrap();
+    let requests = table.meter().requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].items, 3, "employee, current job, warehouse");
+    assert_eq!(view.current_job.as_ref().unwrap().job_id, id("REP"));
+    assert_eq!(
+        view.warehouse.as_ref().unwrap().warehouse_name,
+        "Warehouse W1"
+    );
+    // H3: the newest history entry, one item read.
+    table.meter().reset();
+    let current = hr::current_job(&table, &id("E1")).await.unwrap().unwrap();
+    assert_eq!(current.job_id, id("REP"));
+    assert_eq!(table.meter().requests()[0].items, 1);
+    // H11: the promotion moved the employee from one title to the other.
+    let titled = |t: &str| keys::hr::employees_titled(&Name::parse("t", t).unwrap().key());
+    assert_eq!(listed(&table, titled("sales rep")).await, ["E1"]);
+    assert!(listed(&table, titled("Sales Clerk")).await.is_empty());
+    assert!(listed(&table, titled("Intern")).await.is_empty());
+
+    // A rename is copied onto both edges; a move takes the warehouse edge along.
+    assert!(matches!(
+        hr::put_employee(&table, &employee("Ada King", Some("W2")))
+            .await
+            .unwrap(),
+        Put::Replaced(Employee { revision: 5, .. })
+    ));
+    let view = hr::employee(&table, &id("E1"), false)
+        .await
+        .unwrap()
+        .unwrap();
+    let renamed = Name::parse("n", "Ada King").unwrap();
+    assert_eq!(view.current_job.unwrap().employee_name, renamed);
+    let edge = view.warehouse.unwrap();
+    assert_eq!((edge.employee_name, edge.warehouse_id), (renamed, id("W2")));
+    let h7 = |w: &str| keys::hr::warehouse_employees(&id(w));
+    assert!(listed(&table, h7("W1")).await.is_empty(), "moved out of W1");
+    assert_eq!(listed(&table, h7("W2")).await, ["E1"]);
+    let named = |n: &str| keys::hr::employees_named(&Name::parse("n", n).unwrap().key());
+    assert_eq!(listed(&table, named("ada king")).await, ["E1"]);
+    assert!(listed(&table, named("Ada Lovelace")).await.is_empty());
+
+    // Leaving the warehouses removes the edge.
+    hr::put_employee(&table, &employee("Ada King", None))
+        .await
+        .unwrap();
+    let view = hr::employee(&table, &id("E1"), false)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(view.warehouse.is_none());
+    assert!(listed(&table, h7("W2")).await.is_empty());
+}
+
+/// Writers racing on one employee: every job lands, the current-job edge is the newest of them
+/// all, and the revision counts every write.
+#[tokio::test]
+async fn concurrent_jobs_all_land_and_the_newest_is_current() {
+    let table = testkit::table().await;
+    org(&table).await;
+    hr::put_employee(&table, &employee("Ada Lovelace", None))
+        .await
+        .unwrap();
+    let jobs: Vec<JobHistory> = (1..=6)
+        .map(|m| {
+            job(
+                "E1",
+                &format!("J{m}"),
+                &format!("Title {m}"),
+                &format!("2025-0{m}-01"),
+            )
+        })
+        .collect();
+    let results = futures::future::join_all(jobs.iter().map(|j| hr::add_job(&table, j))).await;
+    for r in results {
+        assert!(matches!(r, Ok(JobAdded::Added { .. })), "{r:?}");
+    }
+    let view = hr::employee(&table, &id("E1"), true)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(view.employee.revision, 1 + 6);
+    let current: CurrentJob = view.current_job.unwrap();
+    assert_eq!(current.job_id, id("J6"));
+    let titles: usize = futures::future::join_all((1..=6).map(|m| {
+        let t = Name::parse("t", &format!("Title {m}")).unwrap().key();
+        let table = table.clone();
+        async move { listed(&table, keys::hr::employees_titled(&t)).await.len() }
+    }))
+    .await
+    .into_iter()
+    .sum();
+    assert_eq!(titles, 1, "one current title");
+}
