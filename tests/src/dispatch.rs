@@ -78,6 +78,13 @@ functions! {
         "get-course-day" => get_course_day,
         "list-course-certificates" => list_course_certificates,
         "list-certificates" => list_certificates,
+        "put-reference" => put_reference,
+        "put-employee" => put_employee,
+        "add-employee-job" => add_employee_job,
+        "get-employee" => get_employee,
+        "get-employee-job" => get_employee_job,
+        "list-employees" => list_employees,
+        "list-warehouse-employees" => list_warehouse_employees,
     }
     streams: {
         "commerce-stream" => commerce_stream,

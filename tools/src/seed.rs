@@ -7,6 +7,9 @@
 //! - seed 001: the course occurrence "Intro to DynamoDB" of 2022-03-15 in Building 1 and David
 //!   Spurdy's completion certificate (instructor Tyler Walch), in the talk's v01 keys.
 //!
+//! - seed 003 (HR): region EU, country DE, location BER, department SALES, warehouses W1 and W2,
+//!   and employee E100 (Ada Lovelace, warehouse W1), a sales clerk promoted to sales representative.
+//!
 //! Loading twice changes nothing: every write is an upsert or refuses to overwrite.
 
 use keys::learning::{CertType, CertVersion, Course, Location, Name};
@@ -144,6 +147,102 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
 
     written += load_reviews(table).await?;
     written += load_learning(table).await?;
+    written += load_hr(table).await?;
+    Ok(written)
+}
+
+/// A small org (seed 003's HR half): a region, a country, a location, a department, two
+/// warehouses, and employee `E100` (Ada Lovelace, of warehouse W1) who was a sales clerk and is
+/// now a sales representative.
+async fn load_hr(table: &Table) -> Result<usize, StoreError> {
+    use model::hr::{Country, Department, Location as Office, Region, Warehouse};
+    use store::hr::{self, EmployeeInput, JobAdded, Put};
+    let mut written = 0;
+    let mut count = |p: Put<()>| written += usize::from(matches!(p, Put::Created(_)));
+    count(
+        hr::put_reference(
+            table,
+            &Region {
+                region_id: id("EU"),
+                name: "Europe".into(),
+            },
+        )
+        .await?,
+    );
+    count(
+        hr::put_reference(
+            table,
+            &Country {
+                country_id: id("DE"),
+                name: "Germany".into(),
+                region_id: id("EU"),
+            },
+        )
+        .await?,
+    );
+    count(
+        hr::put_reference(
+            table,
+            &Office {
+                location_id: id("BER"),
+                name: "Berlin".into(),
+                country_id: id("DE"),
+            },
+        )
+        .await?,
+    );
+    count(
+        hr::put_reference(
+            table,
+            &Department {
+                department_id: id("SALES"),
+                name: "Sales".into(),
+                location_id: id("BER"),
+            },
+        )
+        .await?,
+    );
+    for (w, name) in [("W1", "Spandau"), ("W2", "Tegel")] {
+        count(
+            hr::put_reference(
+                table,
+                &Warehouse {
+                    warehouse_id: id(w),
+                    name: name.into(),
+                    region_id: id("EU"),
+                },
+            )
+            .await?,
+        );
+    }
+    let employee = EmployeeInput {
+        employee_id: id("E100"),
+        name: Name::parse("name", "Ada Lovelace").expect("valid"),
+        hire_date: Date::parse_iso("2024-01-15").expect("valid"),
+        warehouse_id: Some(id("W1")),
+    };
+    if hr::employee(table, &employee.employee_id, true)
+        .await?
+        .is_none()
+    {
+        hr::put_employee(table, &employee).await?;
+        written += 1;
+    }
+    for (job, title, start) in [
+        ("SA_CLERK", "Sales Clerk", "2024-01-15"),
+        ("SA_REP", "Sales Representative", "2025-03-01"),
+    ] {
+        let job = model::hr::JobHistory {
+            employee_id: employee.employee_id.clone(),
+            job_id: id(job),
+            title: Name::parse("title", title).expect("valid"),
+            department_id: id("SALES"),
+            start_date: Date::parse_iso(start).expect("valid"),
+        };
+        if let JobAdded::Added { .. } = hr::add_job(table, &job).await? {
+            written += 1;
+        }
+    }
     Ok(written)
 }
 

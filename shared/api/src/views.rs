@@ -160,3 +160,53 @@ pub mod learning {
         })
     }
 }
+
+pub mod hr {
+    use model::hr::{CurrentJob, Employee, EmployeeWarehouse, JobHistory};
+    use serde_json::{Value, json};
+    use store::hr::EmployeeView;
+
+    pub fn employee(e: &Employee) -> Value {
+        json!({
+            "employeeId": e.employee_id.as_str(),
+            "name": e.name.as_str(),
+            "hireDate": e.hire_date,
+            "warehouseId": e.warehouse_id.as_ref().map(|w| w.as_str()),
+        })
+    }
+
+    pub fn job(j: &JobHistory) -> Value {
+        json!({
+            "jobId": j.job_id.as_str(),
+            "title": j.title.as_str(),
+            "departmentId": j.department_id.as_str(),
+            "startDate": j.start_date,
+        })
+    }
+
+    /// An employee as a GSI1 list shows them: from an edge or the employee item.
+    pub fn listed(employee_id: &keys::Id, name: &keys::Name) -> Value {
+        json!({"employeeId": employee_id.as_str(), "name": name.as_str()})
+    }
+
+    pub fn with_job(c: &CurrentJob) -> Value {
+        let mut v = listed(&c.employee_id, &c.employee_name);
+        v["job"] = job(&c.job());
+        v
+    }
+
+    pub fn warehouse(w: &EmployeeWarehouse) -> Value {
+        json!({"warehouseId": w.warehouse_id.as_str(), "name": w.warehouse_name})
+    }
+
+    /// H1: the employee, its current job and its warehouse.
+    pub fn employee_view(v: &EmployeeView) -> Value {
+        let mut out = employee(&v.employee);
+        out["currentJob"] = v
+            .current_job
+            .as_ref()
+            .map_or(Value::Null, |c| job(&c.job()));
+        out["warehouse"] = v.warehouse.as_ref().map_or(Value::Null, warehouse);
+        out
+    }
+}

@@ -153,3 +153,83 @@ pub fn certificate(
         entity_version: version,
     }
 }
+
+/// A small org (written): region EU, country DE, location BER, department D1, warehouses W1, W2.
+pub async fn org(table: &Table) {
+    use model::hr::{Country, Department, Location, Region, Warehouse};
+    store::hr::put_reference(
+        table,
+        &Region {
+            region_id: id("EU"),
+            name: "Europe".into(),
+        },
+    )
+    .await
+    .expect("a region");
+    store::hr::put_reference(
+        table,
+        &Country {
+            country_id: id("DE"),
+            name: "Germany".into(),
+            region_id: id("EU"),
+        },
+    )
+    .await
+    .expect("a country");
+    store::hr::put_reference(
+        table,
+        &Location {
+            location_id: id("BER"),
+            name: "Berlin".into(),
+            country_id: id("DE"),
+        },
+    )
+    .await
+    .expect("a location");
+    store::hr::put_reference(
+        table,
+        &Department {
+            department_id: id("D1"),
+            name: "Sales".into(),
+            location_id: id("BER"),
+        },
+    )
+    .await
+    .expect("a department");
+    for w in ["W1", "W2"] {
+        store::hr::put_reference(
+            table,
+            &Warehouse {
+                warehouse_id: id(w),
+                name: format!("Warehouse {w}"),
+                region_id: id("EU"),
+            },
+        )
+        .await
+        .expect("a warehouse");
+    }
+}
+
+/// An employee (written) of warehouse W1, hired 2024-01-15 (needs [`org`]).
+pub async fn employee(table: &Table, employee: &str, name: &str) {
+    let input = store::hr::EmployeeInput {
+        employee_id: id(employee),
+        name: keys::Name::parse("name", name).expect("a valid test name"),
+        hire_date: Date::parse_iso("2024-01-15").expect("a date"),
+        warehouse_id: Some(id("W1")),
+    };
+    store::hr::put_employee(table, &input)
+        .await
+        .expect("an employee");
+}
+
+/// A job (not written) in department D1, titled as its id.
+pub fn job(employee: &str, job: &str, start: &str) -> model::hr::JobHistory {
+    model::hr::JobHistory {
+        employee_id: id(employee),
+        job_id: id(job),
+        title: keys::Name::parse("title", job).expect("a valid title"),
+        department_id: id("D1"),
+        start_date: Date::parse_iso(start).expect("a valid test date"),
+    }
+}

@@ -1,0 +1,67 @@
+//! H3: `GET /employees/{employeeId}/job` → the employee's current job details: ONE query of its
+//! job history backwards, `begins_with(SK, "JH#")`, `Limit = 1` (seed 003 #3): start dates are
+//! written broad to narrow, so the newest comes first and only it is read. Staff only; 404
+//! `job_not_found` when the employee has no job (or does not exist).
+
+use api::{Access, ApiError, views::hr as view};
+use lambda_http::{Body, Request, Response};
+use store::{Deps, Needs, hr};
+
+pub const NEEDS: Needs = Needs::TABLE;
+/// Staff only.
+pub const ACCESS: Access = Access::Staff;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let id = api::path_id(&req, "employeeId")?;
+    match hr::current_job(&deps.table, &id).await? {
+        Some(job) => {
+            let mut out = view::job(&job);
+            out["employeeId"] = id.as_str().into();
+            api::json(200, &out)
+        }
+        None => Err(ApiError::not_found(
+            "job_not_found",
+            format!("{id} has no job"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testkit::{as_staff, event, request, response_json};
+
+    #[tokio::test]
+    async fn h3_reads_one_item_the_newest() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let get = async || {
+            let ev = as_staff(event(
+                "GET /employees/{employeeId}/job",
+                "/employees/E1/job",
+                &[],
+                None,
+            ));
+            response_json(&api::respond(
+                handle(&testkit::deps(table.clone(), NEEDS), request(&ev)).await,
+            ))
+        };
+        let (s, b) = get().await;
+        assert_eq!((s, b["code"].as_str()), (404, Some("job_not_found")));
+        for (job, start) in [
+            ("REP", "2024-01-01"),
+            ("LEAD", "2025-01-01"),
+            ("CLERK", "2023-01-01"),
+        ] {
+            store::hr::add_job(&table, &testkit::fixtures::job("E1", job, start))
+                .await
+                .unwrap();
+        }
+        table.meter().reset();
+        let (s, b) = get().await;
+        assert_eq!((s, b["jobId"].as_str()), (200, Some("LEAD")), "{b}");
+        let requests = table.meter().requests();
+        assert_eq!((requests.len(), requests[0].items), (1, 1));
+    }
+}

@@ -1,0 +1,70 @@
+//! H1: `GET /employees/{employeeId}` → the employee, its current job and its warehouse, from
+//! ONE query of its partition (`SK <= A`: the edges sort before the employee's `A` record, the
+//! job history after it, so the history is never read). Staff only; 404 `employee_not_found`.
+
+use api::{Access, ApiError, views::hr as view};
+use lambda_http::{Body, Request, Response};
+use store::{Deps, Needs, hr};
+
+pub const NEEDS: Needs = Needs::TABLE;
+/// Staff only.
+pub const ACCESS: Access = Access::Staff;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let id = api::path_id(&req, "employeeId")?;
+    match hr::employee(&deps.table, &id, false).await? {
+        Some(v) => api::json(200, &view::employee_view(&v)),
+        None => Err(ApiError::not_found(
+            "employee_not_found",
+            format!("No such employee: {id}"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testkit::{as_staff, event, request, response_json};
+
+    #[tokio::test]
+    async fn h1_is_one_query_that_never_reads_the_history() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        for (job, start) in [
+            ("CLERK", "2023-01-01"),
+            ("REP", "2024-01-01"),
+            ("LEAD", "2025-01-01"),
+        ] {
+            let j = testkit::fixtures::job("E1", job, start);
+            store::hr::add_job(&table, &j).await.unwrap();
+        }
+        table.meter().reset();
+        let ev = as_staff(event(
+            "GET /employees/{employeeId}",
+            "/employees/E1",
+            &[],
+            None,
+        ));
+        let (s, b) = response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), NEEDS), request(&ev)).await,
+        ));
+        assert_eq!(s, 200, "{b}");
+        assert_eq!(b["currentJob"]["jobId"], "LEAD");
+        assert_eq!(b["warehouse"]["warehouseId"], "W1");
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 1, "one query");
+        assert_eq!(requests[0].items, 3, "employee and two edges, no history");
+        assert_eq!(requests[0].read_units, 0.5);
+        let ev = as_staff(event(
+            "GET /employees/{employeeId}",
+            "/employees/E2",
+            &[],
+            None,
+        ));
+        let (s, b) = response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), NEEDS), request(&ev)).await,
+        ));
+        assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
+    }
+}

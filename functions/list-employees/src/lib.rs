@@ -1,0 +1,174 @@
+//! `GET /employees` with exactly one of, staff only, a page at a time (`limit`, default 50,
+//! 1..=100, signed `cursor`):
+//! - H2 `?name=Ada Lovelace`: GSI1 `EMPLOYEENAME#<name>` (normalised: case and spacing ignored);
+//! - H11 `?jobTitle=Sales Representative`: GSI1 `JOBTITLE#<title>`, where only the current-job
+//!   edge stands, so an employee is listed under their current title only;
+//! - H6 `?hiredSince=2025-01-01`: GSI2's write-sharded `HIRED#<shard>` partitions, every shard
+//!   queried in parallel (`SK >= <date>#`, backwards) and merged newest first with ONE cursor.
+
+use api::{Access, ApiError, views::hr as view};
+use keys::{
+    Name, Shard,
+    hr::{self as k, HIRE_SHARDS},
+};
+use lambda_http::{Body, Request, Response};
+use model::hr::{CurrentJob, Employee};
+use serde_json::{Value, json};
+use store::{Deps, Needs, merge::Direction};
+
+pub const NEEDS: Needs = Needs::CURSORS;
+/// Staff only.
+pub const ACCESS: Access = Access::Staff;
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 100;
+
+const CHOICES: &str = "give exactly one of name, jobTitle, hiredSince";
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let name = api::query(&req, "name");
+    let title = api::query(&req, "jobTitle");
+    let since = api::query_date(&req, "hiredSince")?;
+    let employees: Vec<Value>;
+    let next;
+    match (name, title, since) {
+        (Some(name), None, None) => {
+            let name =
+                Name::parse("name", &name).map_err(|e| ApiError::invalid_parameter("name", e))?;
+            let paging =
+                api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+                    format!("H2|{}|{limit}", name.key().as_key())
+                })?;
+            let page = deps
+                .table
+                .query(k::employees_named(&name.key()))
+                .limit(paging.limit)
+                .start(paging.start.clone())
+                .send()
+                .await?
+                .decode::<Employee>()?;
+            employees = page.items.iter().map(view::employee).collect();
+            next = paging.next_cursor(page.last_key)?;
+        }
+        (None, Some(title), None) => {
+            let title = Name::parse("jobTitle", &title)
+                .map_err(|e| ApiError::invalid_parameter("jobTitle", e))?;
+            let paging =
+                api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+                    format!("H11|{}|{limit}", title.key().as_key())
+                })?;
+            let page = deps
+                .table
+                .query(k::employees_titled(&title.key()))
+                .limit(paging.limit)
+                .start(paging.start.clone())
+                .send()
+                .await?
+                .decode::<CurrentJob>()?;
+            employees = page.items.iter().map(view::with_job).collect();
+            next = paging.next_cursor(page.last_key)?;
+        }
+        (None, None, Some(since)) => {
+            let streams = Shard::all(HIRE_SHARDS)
+                .map(|shard| k::hired_since(shard, since))
+                .collect();
+            let paging =
+                api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+                    format!("H6|{since}|{limit}")
+                })?;
+            let (items, cursor) = paging
+                .merged_page(&deps.table, streams, Direction::Descending)
+                .await?;
+            employees = items
+                .into_iter()
+                .map(|i| model::from_item::<Employee>(i).map(|e| view::employee(&e)))
+                .collect::<Result<_, _>>()?;
+            next = cursor;
+        }
+        _ => return Err(ApiError::bad_request("invalid_parameter", CHOICES)),
+    }
+    api::json(200, &json!({"employees": employees, "nextCursor": next}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::{Date, Id};
+    use store::{Table, hr::EmployeeInput};
+    use testkit::{as_staff, event, request, response_json, walk_pages};
+
+    async fn get(table: &Table, query: &[(&str, &str)]) -> (u16, Value) {
+        let ev = as_staff(event("GET /employees", "/employees", query, None));
+        response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), NEEDS), request(&ev)).await,
+        ))
+    }
+
+    fn ids(pages: &[Value]) -> Vec<String> {
+        pages
+            .iter()
+            .flat_map(|p| p["employees"].as_array().unwrap().clone())
+            .map(|e| e["employeeId"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn h2_h6_h11_each_return_their_own_employees() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        // 12 employees hired a month apart; every third is named Sam Lee; the even ones are reps.
+        for n in 1..=12u8 {
+            let input = EmployeeInput {
+                employee_id: Id::parse("id", &format!("E{n}")).unwrap(),
+                name: Name::parse("n", if n % 3 == 0 { "Sam Lee" } else { "Kim Park" }).unwrap(),
+                hire_date: Date::from_ymd(2024, n, 1).unwrap(),
+                warehouse_id: None,
+            };
+            store::hr::put_employee(&table, &input).await.unwrap();
+            if n % 2 == 0 {
+                let job = testkit::fixtures::job(&format!("E{n}"), "REP", "2024-06-01");
+                store::hr::add_job(&table, &job).await.unwrap();
+            }
+        }
+        // A promotion: E2 is no longer a rep.
+        store::hr::add_job(&table, &testkit::fixtures::job("E2", "LEAD", "2025-01-01"))
+            .await
+            .unwrap();
+        let walk = async |query: Vec<(&'static str, &'static str)>| {
+            ids(&walk_pages("2", async |page: &[(&str, &str)]| {
+                let mut q = query.clone();
+                q.extend_from_slice(page);
+                let (s, b) = get(&table, &q).await;
+                assert_eq!(s, 200, "{b}");
+                b
+            })
+            .await)
+        };
+        let mut sams = walk(vec![("name", "sam  LEE")]).await;
+        sams.sort();
+        assert_eq!(sams, ["E12", "E3", "E6", "E9"]);
+        let mut reps = walk(vec![("jobTitle", "rep")]).await;
+        reps.sort();
+        assert_eq!(reps, ["E10", "E12", "E4", "E6", "E8"], "E2 moved to LEAD");
+        assert_eq!(walk(vec![("jobTitle", "LEAD")]).await, ["E2"]);
+        // Newest first across the shards, from the day given on.
+        assert_eq!(
+            walk(vec![("hiredSince", "2024-08-01")]).await,
+            ["E12", "E11", "E10", "E9", "E8"]
+        );
+    }
+
+    #[tokio::test]
+    async fn exactly_one_selector_and_valid_values() {
+        let table = testkit::table().await;
+        for q in [
+            vec![],
+            vec![("name", "a"), ("jobTitle", "b")],
+            vec![("hiredSince", "2024-02-30")],
+            vec![("name", " ")],
+            vec![("name", "a"), ("limit", "0")],
+            vec![("hiredSince", "2024-01-01"), ("cursor", "forged")],
+        ] {
+            assert_eq!(get(&table, &q).await.0, 400, "{q:?}");
+        }
+    }
+}
