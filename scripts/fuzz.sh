@@ -38,7 +38,8 @@ export FUZZ_OWNER_TOKEN FUZZ_STAFF_TOKEN
 export SCHEMATHESIS_HOOKS=tests/fuzz/hooks.py
 
 # What the routes need to exist before they reach their core (the hooks send these ids): the
-# customer and user, seed 001's course day and a certificate, and the books of hooks.py's ISBNs.
+# customer and user, seed 001's course day and a certificate, the books of hooks.py's ISBNs, and
+# hooks.py's org (region, country, location, department, warehouse, employee E100 with a job).
 # Operations run in any order.
 api() {
     curl -sf -o /dev/null -X "$1" -H "authorization: Bearer $2" "http://127.0.0.1:$port$3" ${4:+-d "$4"} ||
@@ -48,6 +49,13 @@ api PUT "$FUZZ_OWNER_TOKEN" "/customers/$FUZZ_OWNER" '{"name":"Fuzz","email":"fu
 api PUT "$FUZZ_OWNER_TOKEN" "/users/$FUZZ_OWNER"
 api POST "$FUZZ_STAFF_TOKEN" /courses '{"courseName":"Intro to DynamoDB","startDate":"2022-03-15","location":"Building 1","courseType":"DevChat"}'
 api POST "$FUZZ_STAFF_TOKEN" /certificates '{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 1","student":"David Spurdy","certType":"Completion","instructor":"Tyler Walch"}'
+api PUT "$FUZZ_STAFF_TOKEN" /regions/EU '{"name":"Europe"}'
+api PUT "$FUZZ_STAFF_TOKEN" /countries/DE '{"name":"Germany","regionId":"EU"}'
+api PUT "$FUZZ_STAFF_TOKEN" /locations/BER '{"name":"Berlin","countryId":"DE"}'
+api PUT "$FUZZ_STAFF_TOKEN" /departments/SALES '{"name":"Sales","locationId":"BER"}'
+api PUT "$FUZZ_STAFF_TOKEN" /warehouses/W1 '{"name":"Spandau","regionId":"EU"}'
+api PUT "$FUZZ_STAFF_TOKEN" /employees/E100 '{"name":"Ada Lovelace","hireDate":"2024-01-15","warehouseId":"W1"}'
+api POST "$FUZZ_STAFF_TOKEN" /employees/E100/jobs '{"jobId":"SA_REP","title":"Sales Representative","departmentId":"SALES","startDate":"2025-03-01"}'
 for isbn in $(python3 -c 'import sys; sys.path.insert(0, "tests/fuzz"); import os; os.environ.update(FUZZ_OWNER="", FUZZ_OWNER_TOKEN="", FUZZ_STAFF_TOKEN=""); import hooks; print(*hooks.ISBNS)'); do
     api PUT "$FUZZ_STAFF_TOKEN" "/books/$isbn" '{"title":"Fuzz","author":"Fuzz","publicationYear":2000}'
 done
