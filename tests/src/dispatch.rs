@@ -78,6 +78,7 @@ functions! {
         "get-course-day" => get_course_day,
         "list-course-certificates" => list_course_certificates,
         "list-certificates" => list_certificates,
+        "list-orders" => list_orders,
         "put-reference" => put_reference,
         "put-employee" => put_employee,
         "add-employee-job" => add_employee_job,
