@@ -12,7 +12,7 @@
 //! - `openapi`: `openapi.yaml` agrees with the template, and every answer the end-to-end tests
 //!   receive is one it documents;
 //! - `drift`: drifted derived values are shown as `null` and named, never a 500;
-//! - `e2e`, `e2e_reviews`, `e2e_learning`: the local stack, real binaries behind real HTTP.
+//! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
 
 #[cfg(test)]
 mod access;
@@ -26,6 +26,8 @@ mod dispatch;
 mod drift;
 #[cfg(test)]
 mod e2e;
+#[cfg(test)]
+mod e2e_hr;
 #[cfg(test)]
 mod e2e_learning;
 #[cfg(test)]

@@ -1,0 +1,145 @@
+//! End to end, HR (seed 003's HR half) over HTTP through the real binaries: staff build an org,
+//! hire 30 employees and promote some; H1, H2, H3, H6 (walked through its merged cursor), H7
+//! and H11 answer from it; a customer is refused everywhere.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use crate::stack::{http, start_stack};
+
+/// Employee ids of every page of `path` with `query` (`""` for none), 4 at a time.
+async fn walk(port: u16, path: &str, query: &str, auth: &[(&str, &str)]) -> Vec<String> {
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..50 {
+        let mut url = match query {
+            "" => format!("{path}?limit=4"),
+            q => format!("{path}?{q}&limit=4"),
+        };
+        if let Some(c) = &cursor {
+            url.push_str(&format!("&cursor={c}"));
+        }
+        let (s, _, page) = http(port, "GET", &url, None, auth).await;
+        assert_eq!(s, 200, "{url}: {page}");
+        seen.extend(
+            page["employees"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["employeeId"].as_str().unwrap().to_owned()),
+        );
+        match page["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => return seen,
+        }
+    }
+    panic!("{path}?{query}: a walk that does not end");
+}
+
+#[tokio::test]
+async fn the_hr_patterns_over_http_through_the_real_binaries() {
+    let stack = start_stack().await;
+    let p = stack.port;
+    let staff = stack.bearer("staff-1", &["staff"]);
+    let staff = [("authorization", staff.as_str())];
+    let ann = stack.bearer("ann", &[]);
+    let ann = [("authorization", ann.as_str())];
+
+    let put = async |path: &str, body: Value| {
+        let (s, _, b) = http(p, "PUT", path, Some(&body.to_string()), &staff).await;
+        assert!(s == 201 || s == 200, "{path}: {s} {b}");
+    };
+    put("/regions/EU", json!({"name": "Europe"})).await;
+    put(
+        "/countries/DE",
+        json!({"name": "Germany", "regionId": "EU"}),
+    )
+    .await;
+    put(
+        "/locations/BER",
+        json!({"name": "Berlin", "countryId": "DE"}),
+    )
+    .await;
+    put(
+        "/departments/SALES",
+        json!({"name": "Sales", "locationId": "BER"}),
+    )
+    .await;
+    for w in ["W1", "W2"] {
+        put(
+            &format!("/warehouses/{w}"),
+            json!({"name": w, "regionId": "EU"}),
+        )
+        .await;
+    }
+    // A customer reaches none of it.
+    let (s, _, _) = http(p, "PUT", "/regions/EU", Some(r#"{"name":"x"}"#), &ann).await;
+    assert_eq!(s, 403);
+    let (s, _, _) = http(p, "GET", "/employees?name=x", None, &ann).await;
+    assert_eq!(s, 403);
+
+    // 30 employees hired on the first of consecutive months from 2023-01, alternating
+    // warehouses, all clerks; every fifth promoted to lead in 2026.
+    for n in 1..=30u32 {
+        let hired = format!("{}-{:02}-01", 2023 + (n - 1) / 12, (n - 1) % 12 + 1);
+        let name = if n % 10 == 0 {
+            "Sam Lee".to_owned()
+        } else {
+            format!("Person {n}")
+        };
+        let warehouse = if n % 2 == 0 { "W2" } else { "W1" };
+        put(
+            &format!("/employees/E{n}"),
+            json!({"name": name, "hireDate": hired, "warehouseId": warehouse}),
+        )
+        .await;
+        let mut jobs = vec![("CLERK", "Sales Clerk", hired.clone())];
+        if n % 5 == 0 {
+            jobs.push(("LEAD", "Sales Lead", "2026-01-05".to_owned()));
+        }
+        for (job, title, start) in jobs {
+            let body =
+                json!({"jobId": job, "title": title, "departmentId": "SALES", "startDate": start});
+            let path = format!("/employees/E{n}/jobs");
+            let (s, _, b) = http(p, "POST", &path, Some(&body.to_string()), &staff).await;
+            assert_eq!(s, 201, "{path}: {b}");
+        }
+    }
+
+    // H1 and H3.
+    let (s, _, e5) = http(p, "GET", "/employees/E5", None, &staff).await;
+    assert_eq!(s, 200, "{e5}");
+    assert_eq!(e5["currentJob"]["jobId"], "LEAD");
+    assert_eq!(e5["warehouse"]["warehouseId"], "W1");
+    let (s, _, job) = http(p, "GET", "/employees/E5/job", None, &staff).await;
+    assert_eq!((s, job["title"].as_str()), (200, Some("Sales Lead")));
+
+    // H11: the promoted moved; H7: a warehouse's half; H2: by name, normalised.
+    let leads: BTreeSet<String> = walk(p, "/employees", "jobTitle=sales%20lead", &staff)
+        .await
+        .into_iter()
+        .collect();
+    let expected: BTreeSet<String> = (1..=6).map(|n| format!("E{}", n * 5)).collect();
+    assert_eq!(leads, expected);
+    assert_eq!(
+        walk(p, "/employees", "jobTitle=Sales%20Clerk", &staff)
+            .await
+            .len(),
+        24
+    );
+    assert_eq!(
+        walk(p, "/warehouses/W1/employees", "", &staff).await.len(),
+        15
+    );
+    let sams: BTreeSet<String> = walk(p, "/employees", "name=SAM%20%20lee", &staff)
+        .await
+        .into_iter()
+        .collect();
+    assert_eq!(sams, ["E10", "E20", "E30"].map(String::from).into());
+
+    // H6: hired since 2024-07-01 (E19..E30), newest first, each once, across the shards.
+    let hired = walk(p, "/employees", "hiredSince=2024-07-01", &staff).await;
+    let expected: Vec<String> = (19..=30).rev().map(|n| format!("E{n}")).collect();
+    assert_eq!(hired, expected);
+}
