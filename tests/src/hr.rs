@@ -3,7 +3,7 @@
 //! renames, warehouse moves, concurrent writers).
 
 use keys::{Date, Id, Name, hr::Reference};
-use model::hr::{CurrentJob, Department, Employee, JobHistory, Location, Region, Warehouse};
+use model::hr::{CurrentJob, Employee, JobHistory, Location, Region};
 use store::{
     Table,
     hr::{self, EmployeeInput, JobAdded, Put},
@@ -24,72 +24,6 @@ fn job(employee: &str, job: &str, title: &str, start: &str) -> JobHistory {
         title: Name::parse("title", title).unwrap(),
         department_id: id("D1"),
         start_date: date(start),
-    }
-}
-
-/// A region, a country, a location, a department D1 and warehouses W1 and W2.
-async fn org(table: &Table) {
-    let created = |p: Put<()>| assert_eq!(p, Put::Created(()));
-    created(
-        hr::put_reference(
-            table,
-            &Region {
-                region_id: id("EU"),
-                name: "Europe".into(),
-            },
-        )
-        .await
-        .unwrap(),
-    );
-    created(
-        hr::put_reference(
-            table,
-            &model::hr::Country {
-                country_id: id("DE"),
-                name: "Germany".into(),
-                region_id: id("EU"),
-            },
-        )
-        .await
-        .unwrap(),
-    );
-    created(
-        hr::put_reference(
-            table,
-            &Location {
-                location_id: id("L1"),
-                name: "Berlin".into(),
-                country_id: id("DE"),
-            },
-        )
-        .await
-        .unwrap(),
-    );
-    created(
-        hr::put_reference(
-            table,
-            &Department {
-                department_id: id("D1"),
-                name: "Sales".into(),
-                location_id: id("L1"),
-            },
-        )
-        .await
-        .unwrap(),
-    );
-    for w in ["W1", "W2"] {
-        created(
-            hr::put_reference(
-                table,
-                &Warehouse {
-                    warehouse_id: id(w),
-                    name: format!("Warehouse {w}"),
-                    region_id: id("EU"),
-                },
-            )
-            .await
-            .unwrap(),
-        );
     }
 }
 
@@ -131,7 +65,7 @@ async fn a_reference_record_needs_its_parent_and_is_created_then_replaced() {
         testkit::all_items(&table).await.is_empty(),
         "nothing written"
     );
-    org(&table).await;
+    testkit::fixtures::org(&table).await;
     let renamed = Region {
         region_id: id("EU"),
         name: "Europa".into(),
@@ -151,7 +85,7 @@ async fn a_reference_record_needs_its_parent_and_is_created_then_replaced() {
 #[tokio::test]
 async fn an_employees_partition_follows_promotions_renames_and_moves() {
     let table = testkit::table().await;
-    org(&table).await;
+    testkit::fixtures::org(&table).await;
     assert_eq!(
         hr::put_employee(&table, &employee("Ada Lovelace", Some("W9")))
             .await
@@ -266,7 +200,7 @@ async fn an_employees_partition_follows_promotions_renames_and_moves() {
 #[tokio::test]
 async fn concurrent_jobs_all_land_and_the_newest_is_current() {
     let table = testkit::table().await;
-    org(&table).await;
+    testkit::fixtures::org(&table).await;
     hr::put_employee(&table, &employee("Ada Lovelace", None))
         .await
         .unwrap();

@@ -7,7 +7,7 @@
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
 use api::{Access, ApiError, views::commerce as view};
-use keys::{Date, commerce as k};
+use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
 use model::commerce::OrderSummary;
 use serde_json::json;
@@ -25,22 +25,7 @@ pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
-    // Order ids count milliseconds from 1970: earlier dates hold no orders.
-    let earliest = Date::from_ymd(1970, 1, 1).expect("valid");
-    let from = api::query_date(&req, "from")?.unwrap_or(earliest);
-    let to = api::query_date(&req, "to")?.unwrap_or(Date::from_ymd(9999, 12, 31).expect("valid"));
-    if from < earliest {
-        return Err(ApiError::invalid_parameter(
-            "from",
-            "give a date from 1970-01-01",
-        ));
-    }
-    if from > to {
-        return Err(ApiError::bad_request(
-            "invalid_range",
-            format!("from ({from}) is after to ({to})"),
-        ));
-    }
+    let (from, to) = api::query_order_dates(&req)?;
     // A cursor is bound to this pattern, this customer and this range.
     let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |_| {
         format!("C4|{customer}|{from}|{to}")
@@ -92,7 +77,7 @@ mod tests {
     }
 
     fn day_ms(iso: &str, plus_ms: i128) -> u64 {
-        (Date::parse_iso(iso).unwrap().start_ms() + plus_ms) as u64
+        (keys::Date::parse_iso(iso).unwrap().start_ms() + plus_ms) as u64
     }
 
     /// Customer 123 with one order per day from 2020-11-25 to 2020-12-06 (12 orders).

@@ -12,7 +12,7 @@
 
 use api::{Access, ApiError, views::commerce as view};
 use keys::{
-    Date, Shard,
+    Shard,
     commerce::{self as k, ORDER_STATUS_SHARDS, OrderStatus},
 };
 use lambda_http::{Body, Request, Response};
@@ -33,22 +33,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         })?
         .parse()
         .map_err(|e| ApiError::invalid_parameter("status", e))?;
-    // Order ids count milliseconds from 1970: earlier dates hold no orders.
-    let earliest = Date::from_ymd(1970, 1, 1).expect("valid");
-    let from = api::query_date(&req, "from")?.unwrap_or(earliest);
-    let to = api::query_date(&req, "to")?.unwrap_or(Date::from_ymd(9999, 12, 31).expect("valid"));
-    if from < earliest {
-        return Err(ApiError::invalid_parameter(
-            "from",
-            "give a date from 1970-01-01",
-        ));
-    }
-    if from > to {
-        return Err(ApiError::bad_request(
-            "invalid_range",
-            format!("from ({from}) is after to ({to})"),
-        ));
-    }
+    let (from, to) = api::query_order_dates(&req)?;
     let streams = Shard::all(ORDER_STATUS_SHARDS)
         .map(|shard| k::order_status_range(shard, status, from, to))
         .collect::<Result<Vec<_>, _>>()

@@ -230,6 +230,28 @@ pub fn query_date(req: &Request, name: &str) -> Result<Option<Date>, ApiError> {
         .transpose()
 }
 
+/// The order date range of `?from=YYYY-MM-DD&to=YYYY-MM-DD` (both ends included; open-ended
+/// when omitted). Order ids count milliseconds from 1970, so earlier dates hold no orders and are
+/// refused; `from` after `to` is a 400 `invalid_range`.
+pub fn query_order_dates(req: &Request) -> Result<(Date, Date), ApiError> {
+    let earliest = Date::from_ymd(1970, 1, 1).expect("valid");
+    let from = query_date(req, "from")?.unwrap_or(earliest);
+    let to = query_date(req, "to")?.unwrap_or(Date::from_ymd(9999, 12, 31).expect("valid"));
+    if from < earliest {
+        return Err(ApiError::invalid_parameter(
+            "from",
+            "give a date from 1970-01-01",
+        ));
+    }
+    if from > to {
+        return Err(ApiError::bad_request(
+            "invalid_range",
+            format!("from ({from}) is after to ({to})"),
+        ));
+    }
+    Ok((from, to))
+}
+
 /// A page request of a paginated pattern: its size, where it starts (the `cursor` query
 /// parameter) and what its cursors are bound to (the pattern and every parameter that selects its
 /// items), so a cursor cannot be replayed against another pattern, item or range.

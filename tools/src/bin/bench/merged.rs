@@ -10,7 +10,10 @@
 
 use keys::{
     Shard,
-    learning::{CERTIFICATE_SHARDS, CertType, CertVersion, certificates_of_type, certificates_on},
+    learning::{
+        CERTIFICATE_SHARDS, CertType, CertVersion, certificate_shard, certificates_of_type,
+        certificates_on,
+    },
 };
 use model::learning::Certificate;
 use store::{
@@ -128,15 +131,10 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     testkit::batch_put(&table, &certificates).await;
-    let items = testkit::all_items(&table).await;
-    let size = testkit::item_size(&items[0]);
+    let size = testkit::item_size(&model::to_item(&certificates[0])?);
     let mut per_shard = [0usize; CERTIFICATE_SHARDS as usize];
-    for item in &items {
-        let shard = item["GSI1PK"]
-            .as_s()
-            .ok()
-            .and_then(|pk| pk.split('#').nth(1)?.parse::<usize>().ok());
-        per_shard[shard.expect("a sharded certificate")] += 1;
+    for c in &certificates {
+        per_shard[certificate_shard(&model::Entity::key(c)).number() as usize] += 1;
     }
 
     println!(
