@@ -62,6 +62,15 @@ fn invert(s: &str) -> String {
     out
 }
 
+/// The GSI1 shard a certificate item stands in (`<type>#<shard>#`).
+fn shard_of(item: &Item) -> u32 {
+    text(item, "GSI1PK")
+        .split('#')
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("a sharded certificate")
+}
+
 fn text(item: &Item, name: &str) -> String {
     item[name].as_s().unwrap().clone()
 }
@@ -139,12 +148,7 @@ async fn walk(
         for item in &page.items {
             assert_eq!(model::type_of(item), Some(Certificate::TYPE));
             seen.push((text(item, "PK"), text(item, "SK")));
-            let shard: u32 = text(item, "GSI1PK")
-                .split('#')
-                .nth(1)
-                .unwrap()
-                .parse()
-                .unwrap();
+            let shard = shard_of(item);
             let sort = text(item, "GSI1SK");
             order.push(match direction {
                 Direction::Ascending => (sort, shard),
@@ -308,12 +312,7 @@ async fn walk_with_inserts(
                 continue;
             }
             let item = model::to_item(&c).unwrap();
-            let shard: usize = text(&item, "GSI1PK")
-                .split('#')
-                .nth(1)
-                .unwrap()
-                .parse()
-                .unwrap();
+            let shard = shard_of(&item) as usize;
             let sort = text(&item, "GSI1SK");
             let returned = match &positions.0[shard] {
                 Position::Start => Some(true),
@@ -338,12 +337,7 @@ async fn walk_with_inserts(
         for item in &page.items {
             let k = (text(item, "PK"), text(item, "SK"));
             if completion.contains(&k) {
-                let shard: u32 = text(item, "GSI1PK")
-                    .split('#')
-                    .nth(1)
-                    .unwrap()
-                    .parse()
-                    .unwrap();
+                let shard = shard_of(item);
                 initial_order.push((text(item, "GSI1SK"), shard));
             }
             seen.push(k);

@@ -200,12 +200,17 @@ pub fn employee_name_index(name: &Text, employee: &Id) -> Gsi1Key {
     )
 }
 
-/// H2: employees by name (normalised: `john smith` finds `John  Smith`).
-pub fn employees_named(name: &Text) -> KeyCondition<Gsi1> {
+/// The employees listed in a GSI1 partition (their sort keys are `EMPLOYEE#<id>`).
+fn employees_in(pk: String) -> KeyCondition<Gsi1> {
     KeyCondition::new(
-        Composite::new().lit(tag::EMPLOYEE_NAME).seg(name).build(),
+        pk,
         SortCondition::BeginsWith(Composite::new().lit(tag::EMPLOYEE).build_delimited()),
     )
+}
+
+/// H2: employees by name (normalised: `john smith` finds `John  Smith`).
+pub fn employees_named(name: &Text) -> KeyCondition<Gsi1> {
+    employees_in(Composite::new().lit(tag::EMPLOYEE_NAME).seg(name).build())
 }
 
 /// GSI1 of a current-job edge: `JOBTITLE#<title>`, `EMPLOYEE#<id>` (H11).
@@ -218,10 +223,7 @@ pub fn job_title_index(title: &Text, employee: &Id) -> Gsi1Key {
 
 /// H11: employees whose current job has this title.
 pub fn employees_titled(title: &Text) -> KeyCondition<Gsi1> {
-    KeyCondition::new(
-        Composite::new().lit(tag::JOB_TITLE).seg(title).build(),
-        SortCondition::BeginsWith(Composite::new().lit(tag::EMPLOYEE).build_delimited()),
-    )
+    employees_in(Composite::new().lit(tag::JOB_TITLE).seg(title).build())
 }
 
 /// GSI1 of a warehouse edge: `WAREHOUSE#<warehouseId>`, `EMPLOYEE#<id>` (H7).
@@ -234,10 +236,7 @@ pub fn warehouse_employee_index(warehouse: &Id, employee: &Id) -> Gsi1Key {
 
 /// H7: the employees of a warehouse.
 pub fn warehouse_employees(warehouse: &Id) -> KeyCondition<Gsi1> {
-    KeyCondition::new(
-        Composite::new().lit(tag::WAREHOUSE).seg(warehouse).build(),
-        SortCondition::BeginsWith(Composite::new().lit(tag::EMPLOYEE).build_delimited()),
-    )
+    employees_in(Composite::new().lit(tag::WAREHOUSE).seg(warehouse).build())
 }
 
 /// The hires shard of an employee: its id's code points, so a rewrite lands on the same shard.
