@@ -11,13 +11,25 @@
 //! | cart line       | `CART#<cartId>`                  | `PRODUCT#<productId>` |
 //! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `A`                   |
 //! | product sales   | `SALES#<sku:12>#<shard>`         | `A`                   |
+//! | product         | `PRODUCT#<sku:12>`               | `A`                   |
+//! | inventory       | `PRODUCT#<sku:12>`               | `WAREHOUSE#<warehouseId>` |
+//! | rep sales       | `SALESPERIOD#<YYYY-Qn>`          | `REP#<repId>`         |
 //!
-//! Index keys written now so the cross-customer patterns need no backfill:
+//! Index keys (seed 003's order entry: GSI1 overloaded, GSI2 write-sharded):
 //!
-//! | item         | index | partition key       | sort key              | pattern |
-//! |--------------|-------|---------------------|-----------------------|---------|
-//! | order header | GSI2  | `ORDERS#<shard:2>`  | `<STATUS>#<orderId>`  | O5: orders by status and date, all customers, 15 shards read in parallel |
-//! | order line   | GSI1  | `PRODUCT#<sku:12>`  | `ORDERITEM#<orderId>` | O8: order items of a product |
+//! | item          | index | partition key           | sort key                   | pattern |
+//! |---------------|-------|-------------------------|----------------------------|---------|
+//! | order header  | GSI2  | `ORDERS#<shard:2>`      | `<STATUS>#<orderId>`       | O5: orders by status and date, all customers, shards read in parallel |
+//! | order header  | GSI1  | `CUSTOMER#<customerId>` | `<STATUS>#<orderId>`       | C4 by status |
+//! | order line    | GSI1  | `PRODUCT#<sku:12>`      | `ORDERITEM#<orderId>`      | O8: a product's order items ... |
+//! | inventory     | GSI1  | `PRODUCT#<sku:12>`      | `WAREHOUSE#<warehouseId>`  | ... and its inventories, one query |
+//! | customer      | GSI1  | `REP#<repId>`           | `CUSTOMER#<customerId>`    | O9: a rep's customers |
+//! | order summary | GSI1  | `REP#<repId>`           | `<STATUS>#<orderId>`       | O10: a rep's orders by status and date |
+//! | rep sales     | GSI1  | `RANKING#<YYYY-Qn>`     | `<total:15>#<repId>`       | O14: reps ranked by order total, read backwards |
+//!
+//! Customers and order summaries are in GSI1 only when the customer has an account rep (a
+//! sparse index). A status change rewrites every `<STATUS>#<orderId>` key of the order (the
+//! stream's status projection), so each status list holds exactly the orders in that status.
 //!
 //! Order summaries sort before the customer's `A` record because `#` < `A`: reading the
 //! collection backwards yields the customer first, then its newest orders (seed 000). Order ids
@@ -26,8 +38,8 @@
 use std::{borrow::Cow, fmt, str::FromStr};
 
 use crate::{
-    Base, Composite, Date, Gsi1Key, Gsi2, Gsi2Key, Id, Key, KeyCondition, KeyError, PrimaryKey,
-    Segment, Shard, SortCondition, SortableId, code_point_shard,
+    Base, Composite, Date, Gsi1, Gsi1Key, Gsi2, Gsi2Key, Id, Key, KeyCondition, KeyError,
+    PrimaryKey, Quarter, Segment, Shard, SortCondition, SortableId, code_point_shard,
 };
 
 /// Static tags of commerce keys (the registry declares where each one stands).
@@ -42,6 +54,10 @@ pub mod tag {
     pub const SALES: &str = "SALES";
     pub const ORDERS: &str = "ORDERS";
     pub const ORDER_ITEM: &str = "ORDERITEM";
+    pub const WAREHOUSE: &str = crate::hr::tag::WAREHOUSE;
+    pub const REP: &str = "REP";
+    pub const SALES_PERIOD: &str = "SALESPERIOD";
+    pub const RANKING: &str = "RANKING";
     /// The sort key of an entity's own record in its collection (seed 000's "A record").
     pub const A_RECORD: &str = "A";
     /// Seed 000's order summaries start with the delimiter (`#ORDER#`), so they sort before `A`.
@@ -58,6 +74,9 @@ pub mod types {
     pub const CART_LINE: &str = "CartLine";
     pub const IDEMPOTENCY: &str = "Idempotency";
     pub const PRODUCT_SALES: &str = "ProductSales";
+    pub const PRODUCT: &str = "Product";
+    pub const INVENTORY: &str = "Inventory";
+    pub const REP_SALES: &str = "RepSales";
 }
 
 /// A numeric SKU, 1 to [`Sku::MAX`]: 12 digits in a key (seed 004: a numeric SKU stored as a
@@ -282,11 +301,26 @@ fn order_status_pk(shard: Shard) -> String {
     Composite::new().lit(tag::ORDERS).seg(&shard).build()
 }
 
+/// `<STATUS>#<orderId>`: an order's sort key in every index that lists orders by status.
+fn status_sk(status: OrderStatus, order: OrderId) -> String {
+    Composite::new().seg(&status).seg(&order).build()
+}
+
+/// The orders in `status` placed on the dates `from..=to`, among `<STATUS>#<orderId>` keys.
+fn status_range(status: OrderStatus, from: Date, to: Date) -> Result<SortCondition, KeyError> {
+    let lo = SortableId::floor(date_ms(from.start_ms())?);
+    let hi = SortableId::ceiling(date_ms(to.end_ms())?);
+    Ok(SortCondition::Between(
+        status_sk(status, lo),
+        status_sk(status, hi),
+    ))
+}
+
 /// GSI2 key of an order header: `ORDERS#<shard>`, `<STATUS>#<orderId>`.
 pub fn order_status_index(order: OrderId, status: OrderStatus) -> Gsi2Key {
     Key::new(
         order_status_pk(order_status_shard(order)),
-        Composite::new().seg(&status).seg(&order).build(),
+        status_sk(status, order),
     )
 }
 
@@ -297,24 +331,138 @@ pub fn order_status_range(
     from: Date,
     to: Date,
 ) -> Result<KeyCondition<Gsi2>, KeyError> {
-    let lo = SortableId::floor(date_ms(from.start_ms())?);
-    let hi = SortableId::ceiling(date_ms(to.end_ms())?);
     Ok(KeyCondition::new(
         order_status_pk(shard),
-        SortCondition::Between(
-            Composite::new().seg(&status).seg(&lo).build(),
-            Composite::new().seg(&status).seg(&hi).build(),
-        ),
+        status_range(status, from, to)?,
     ))
 }
 
+/// GSI1 key of an order header: `CUSTOMER#<id>`, `<STATUS>#<orderId>` (C4 by status).
+pub fn customer_order_status_index(customer: &Id, order: OrderId, status: OrderStatus) -> Gsi1Key {
+    Key::new(customer_pk(customer), status_sk(status, order))
+}
+
+/// C4 by status: the customer's orders in `status` placed on the dates `from..=to`.
+pub fn customer_orders_in_status(
+    customer: &Id,
+    status: OrderStatus,
+    from: Date,
+    to: Date,
+) -> Result<KeyCondition<Gsi1>, KeyError> {
+    Ok(KeyCondition::new(
+        customer_pk(customer),
+        status_range(status, from, to)?,
+    ))
+}
+
+fn rep_pk(rep: &Id) -> String {
+    Composite::new().lit(tag::REP).seg(rep).build()
+}
+
+/// GSI1 key of a customer with an account rep: `REP#<repId>`, `CUSTOMER#<id>` (O9).
+pub fn rep_customer_index(rep: &Id, customer: &Id) -> Gsi1Key {
+    Key::new(rep_pk(rep), customer_pk(customer))
+}
+
+/// O9: the customers of an account rep.
+pub fn rep_customers(rep: &Id) -> KeyCondition<Gsi1> {
+    KeyCondition::new(
+        rep_pk(rep),
+        SortCondition::BeginsWith(Composite::new().lit(tag::CUSTOMER).build_delimited()),
+    )
+}
+
+/// GSI1 key of an order summary placed under an account rep: `REP#<repId>`,
+/// `<STATUS>#<orderId>` (O10).
+pub fn rep_order_index(rep: &Id, order: OrderId, status: OrderStatus) -> Gsi1Key {
+    Key::new(rep_pk(rep), status_sk(status, order))
+}
+
+/// O10, one status: the rep's orders in `status` placed on the dates `from..=to` (seed 003:
+/// "for each StatusCode").
+pub fn rep_orders_in_status(
+    rep: &Id,
+    status: OrderStatus,
+    from: Date,
+    to: Date,
+) -> Result<KeyCondition<Gsi1>, KeyError> {
+    Ok(KeyCondition::new(
+        rep_pk(rep),
+        status_range(status, from, to)?,
+    ))
+}
+
+fn product_pk(sku: Sku) -> String {
+    Composite::new().lit(tag::PRODUCT).seg(&sku).build()
+}
+
+/// `WAREHOUSE#<warehouseId>`: an inventory's sort key, in the table and in GSI1.
+fn warehouse_sk(warehouse: &Id) -> String {
+    Composite::new().lit(tag::WAREHOUSE).seg(warehouse).build()
+}
+
 /// GSI1 key of an order line: `PRODUCT#<sku>`, `ORDERITEM#<orderId>`: a product's partition in
-/// GSI1 gathers its order lines (and, later, its warehouse inventories).
+/// GSI1 gathers its order lines and its warehouse inventories (O8).
 pub fn order_line_product_index(order: OrderId, sku: Sku) -> Gsi1Key {
     Key::new(
-        Composite::new().lit(tag::PRODUCT).seg(&sku).build(),
+        product_pk(sku),
         Composite::new().lit(tag::ORDER_ITEM).seg(&order).build(),
     )
+}
+
+/// A product's own record: `PRODUCT#<sku>`, `A`. It carries the total inventory (O13), kept
+/// by the stream pipeline.
+pub fn product(sku: Sku) -> PrimaryKey {
+    Key::new(product_pk(sku), tag::A_RECORD)
+}
+
+/// A product's stock in one warehouse (O12): `PRODUCT#<sku>`, `WAREHOUSE#<warehouseId>`.
+pub fn inventory(sku: Sku, warehouse: &Id) -> PrimaryKey {
+    Key::new(product_pk(sku), warehouse_sk(warehouse))
+}
+
+/// GSI1 key of an inventory: `PRODUCT#<sku>`, `WAREHOUSE#<warehouseId>`, beside the product's
+/// order lines (`ORDERITEM#` < `WAREHOUSE#`: read backwards, inventories come first).
+pub fn inventory_product_index(sku: Sku, warehouse: &Id) -> Gsi1Key {
+    Key::new(product_pk(sku), warehouse_sk(warehouse))
+}
+
+/// O8: a product's order lines and inventories, ONE GSI1 partition (seed 003 #8).
+pub fn product_order_items(sku: Sku) -> KeyCondition<Gsi1> {
+    KeyCondition::new(product_pk(sku), SortCondition::All)
+}
+
+/// Digits of an order total in a ranking key: up to 10^15 - 1 cents.
+pub const RANKED_TOTAL_WIDTH: usize = 15;
+
+/// A rep's order total in a sales period (O14): `SALESPERIOD#<YYYY-Qn>`, `REP#<repId>`.
+pub fn rep_sales(period: Quarter, rep: &Id) -> PrimaryKey {
+    Key::new(
+        Composite::new().lit(tag::SALES_PERIOD).seg(&period).build(),
+        rep_pk(rep),
+    )
+}
+
+fn ranking_pk(period: Quarter) -> String {
+    Composite::new().lit(tag::RANKING).seg(&period).build()
+}
+
+/// GSI1 key of a rep's sales: `RANKING#<YYYY-Qn>`, `<total, 15 digits>#<repId>`. Rewritten
+/// whenever the total changes; equal totals order by rep id.
+pub fn rep_ranking_index(period: Quarter, total_cents: u64, rep: &Id) -> Result<Gsi1Key, KeyError> {
+    Ok(Key::new(
+        ranking_pk(period),
+        Composite::new()
+            .num(total_cents, RANKED_TOTAL_WIDTH)?
+            .seg(rep)
+            .build(),
+    ))
+}
+
+/// O14: the period's reps by order total (read backwards: highest first; equal totals by rep
+/// id, descending).
+pub fn rep_ranking(period: Quarter) -> KeyCondition<Gsi1> {
+    KeyCondition::new(ranking_pk(period), SortCondition::All)
 }
 
 /// One write shard of a product's units sold: `SALES#<sku>#<shard>`, `A`. Shards are separate
@@ -457,6 +605,64 @@ mod tests {
             assert_eq!(st.as_str().parse::<OrderStatus>().unwrap(), st);
         }
         assert!("open".parse::<OrderStatus>().is_err());
+    }
+
+    #[test]
+    fn order_entry_keys_of_seed_003() {
+        let order = SortableId::parse(ORDER).unwrap();
+        let w = id("W1");
+        assert_eq!(
+            (inventory(sku(7), &w).pk(), inventory(sku(7), &w).sk()),
+            ("PRODUCT#000000000007", "WAREHOUSE#W1")
+        );
+        assert_eq!(product(sku(7)).sk(), "A");
+        // O8: one GSI1 partition holds both kinds; backwards, the inventories come first.
+        let o8 = product_order_items(sku(7));
+        let line = order_line_product_index(order, sku(7));
+        let stock = inventory_product_index(sku(7), &w);
+        assert!(o8.matches(&line) && o8.matches(&stock));
+        assert!(stock.sk() > line.sk());
+        assert!(!o8.matches(&inventory_product_index(sku(70), &w)));
+        // O9 and O10 share the rep's partition without meeting.
+        let rep = id("E100");
+        let c = rep_customer_index(&rep, &id("123"));
+        assert_eq!((c.pk(), c.sk()), ("REP#E100", "CUSTOMER#123"));
+        let o = rep_order_index(&rep, order, OrderStatus::Open);
+        assert_eq!(o.sk(), "OPEN#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E");
+        let day = crate::Timestamp::from_ms(order.timestamp_ms())
+            .unwrap()
+            .date();
+        let o10 = rep_orders_in_status(&rep, OrderStatus::Open, day, day).unwrap();
+        assert!(o10.matches(&o) && !o10.matches(&c));
+        assert!(rep_customers(&rep).matches(&c) && !rep_customers(&rep).matches(&o));
+        let shipped = rep_orders_in_status(&rep, OrderStatus::Shipped, day, day).unwrap();
+        assert!(!shipped.matches(&o), "a status list holds only its status");
+        // C4 by status, on the header.
+        let h = customer_order_status_index(&id("123"), order, OrderStatus::Open);
+        assert_eq!(h.pk(), "CUSTOMER#123");
+        assert!(
+            customer_orders_in_status(&id("123"), OrderStatus::Open, day, day)
+                .unwrap()
+                .matches(&h)
+        );
+    }
+
+    #[test]
+    fn rankings_sort_by_total_then_rep() {
+        let q = Quarter::parse("2026-Q4").unwrap();
+        let s = rep_sales(q, &id("E1"));
+        assert_eq!((s.pk(), s.sk()), ("SALESPERIOD#2026-Q4", "REP#E1"));
+        let k = |total, rep| rep_ranking_index(q, total, &id(rep)).unwrap();
+        assert_eq!(k(12_345, "E1").pk(), "RANKING#2026-Q4");
+        assert_eq!(k(12_345, "E1").sk(), "000000000012345#E1");
+        assert!(
+            k(100, "E1").sk() > k(99, "E9").sk(),
+            "string order is total order"
+        );
+        assert!(k(100, "E2").sk() > k(100, "E1").sk(), "ties by rep id");
+        assert!(rep_ranking_index(q, 10u64.pow(15), &id("E1")).is_err());
+        assert!(rep_ranking(q).matches(&k(0, "E1")));
+        assert!(!rep_ranking(Quarter::parse("2026-Q3").unwrap()).matches(&k(0, "E1")));
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub enum KeyError {
     InvalidIsbn(String),
     #[error("{0:?} is not a timestamp of the form 2002-08-05T02:46:00.000Z")]
     InvalidTimestamp(String),
+    #[error("{0:?} is not a quarter of the form 2026-Q4")]
+    InvalidQuarter(String),
     #[error("{0} ms is not an instant from 1970 to 9999")]
     TimestampOutOfRange(u64),
 }

@@ -42,7 +42,7 @@ pub use space::{
     Base, Gsi1, Gsi1Key, Gsi2, Gsi2Key, Key, KeyCondition, KeySpace, PrimaryKey, SortCondition,
     Space, attr, index,
 };
-pub use value::{Date, Timestamp, Version, iso_timestamp, now_ms, pad};
+pub use value::{Date, Quarter, Timestamp, Version, iso_timestamp, now_ms, pad};
 
 /// The delimiter between the attributes of a composite key.
 pub const DELIMITER: char = '#';

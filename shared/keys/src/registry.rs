@@ -44,6 +44,10 @@ pub enum Seg {
     Version,
     /// An order status.
     Status,
+    /// A sales period, `YYYY-Qn`.
+    Quarter,
+    /// An order total in cents, 15 digits (a ranking key).
+    Total,
     /// A certificate type's key tag.
     CertType,
     /// A person in a certificate key, of any version ([`learning::Person`]).
@@ -72,6 +76,8 @@ impl Seg {
             Seg::Shard => digits(s, crate::Shard::WIDTH),
             Seg::Version => digits(s, crate::Version::WIDTH) && s != "00",
             Seg::Status => commerce::OrderStatus::from_str(s).is_ok(),
+            Seg::Quarter => crate::Quarter::parse(s).is_ok(),
+            Seg::Total => digits(s, commerce::RANKED_TOTAL_WIDTH),
             Seg::CertType => learning::CertType::ALL.iter().any(|t| t.tag() == s),
             Seg::Person => learning::Person::is_key_form(s),
             Seg::Escaped => unescape(s).is_some(),
@@ -126,8 +132,16 @@ pub const KINDS: &[Kind] = &[
     Kind { entity: ct::CART_LINE, context: COMMERCE, space: Space::Base, pk: &[Lit(c::CART), Id], sk: &[Lit(c::PRODUCT), Id] },
     Kind { entity: ct::IDEMPOTENCY, context: COMMERCE, space: Space::Base, pk: &[Lit(c::IDEMPOTENCY), Id, Id], sk: &[Lit(c::A_RECORD)] },
     Kind { entity: ct::PRODUCT_SALES, context: COMMERCE, space: Space::Base, pk: &[Lit(c::SALES), Sku, Shard], sk: &[Lit(c::A_RECORD)] },
-    // Commerce, indexes.
+    Kind { entity: ct::PRODUCT, context: COMMERCE, space: Space::Base, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::A_RECORD)] },
+    Kind { entity: ct::INVENTORY, context: COMMERCE, space: Space::Base, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::WAREHOUSE), Id] },
+    Kind { entity: ct::REP_SALES, context: COMMERCE, space: Space::Base, pk: &[Lit(c::SALES_PERIOD), Quarter], sk: &[Lit(c::REP), Id] },
+    // Commerce, indexes (seed 003's order entry: GSI1 overloaded, GSI2 write-sharded).
     Kind { entity: ct::ORDER_LINE, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::ORDER_ITEM), Ulid] },
+    Kind { entity: ct::INVENTORY, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::WAREHOUSE), Id] },
+    Kind { entity: ct::ORDER_HEADER, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::CUSTOMER), Id], sk: &[Status, Ulid] },
+    Kind { entity: ct::CUSTOMER, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::REP), Id], sk: &[Lit(c::CUSTOMER), Id] },
+    Kind { entity: ct::ORDER_SUMMARY, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::REP), Id], sk: &[Status, Ulid] },
+    Kind { entity: ct::REP_SALES, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::RANKING), Quarter], sk: &[Total, Id] },
     Kind { entity: ct::ORDER_HEADER, context: COMMERCE, space: Space::Gsi2, pk: &[Lit(c::ORDERS), Shard], sk: &[Status, Ulid] },
     // Reviews.
     Kind { entity: rt::BOOK, context: REVIEWS, space: Space::Base, pk: &[Lit(r::BOOK), Isbn], sk: &[Lit(r::BOOK), Isbn] },
@@ -373,6 +387,7 @@ mod tests {
         let at = crate::Timestamp::from_ms(i.ms).unwrap();
         let date = at.date();
         let cert = crate::learning::certificate(&i.course, date, &i.person);
+        let quarter = crate::Quarter::of(date);
         vec![
             k(ct::CUSTOMER, commerce::customer(&i.a)),
             k(ct::ORDER_SUMMARY, commerce::order_summary(&i.a, id)),
@@ -387,6 +402,26 @@ mod tests {
                 commerce::order_line_product_index(id, i.sku),
             ),
             k(ct::ORDER_HEADER, commerce::order_status_index(id, i.status)),
+            k(ct::PRODUCT, commerce::product(i.sku)),
+            k(ct::INVENTORY, commerce::inventory(i.sku, &i.b)),
+            k(ct::REP_SALES, commerce::rep_sales(quarter, &i.a)),
+            k(
+                ct::INVENTORY,
+                commerce::inventory_product_index(i.sku, &i.b),
+            ),
+            k(
+                ct::ORDER_HEADER,
+                commerce::customer_order_status_index(&i.a, id, i.status),
+            ),
+            k(ct::CUSTOMER, commerce::rep_customer_index(&i.b, &i.a)),
+            k(
+                ct::ORDER_SUMMARY,
+                commerce::rep_order_index(&i.b, id, i.status),
+            ),
+            k(
+                ct::REP_SALES,
+                commerce::rep_ranking_index(quarter, i.ms, &i.a).unwrap(),
+            ),
             k(rt::BOOK, reviews::book(&i.isbn)),
             k(rt::REVIEW, reviews::review(&i.isbn, &i.a, at)),
             k(rt::USER, reviews::user(&i.a)),
@@ -486,6 +521,27 @@ mod tests {
                 "O5",
                 commerce::order_status_range(i.shard, i.status, date, date).unwrap(),
                 &[ct::ORDER_HEADER],
+            ),
+            q(
+                "C4s",
+                commerce::customer_orders_in_status(&i.a, i.status, date, date).unwrap(),
+                &[ct::ORDER_HEADER],
+            ),
+            q(
+                "O8",
+                commerce::product_order_items(i.sku),
+                &[ct::ORDER_LINE, ct::INVENTORY],
+            ),
+            q("O9", commerce::rep_customers(&i.b), &[ct::CUSTOMER]),
+            q(
+                "O10",
+                commerce::rep_orders_in_status(&i.b, i.status, date, date).unwrap(),
+                &[ct::ORDER_SUMMARY],
+            ),
+            q(
+                "O14",
+                commerce::rep_ranking(crate::Quarter::of(date)),
+                &[ct::REP_SALES],
             ),
             q(
                 "R1",
