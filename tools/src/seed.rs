@@ -87,15 +87,16 @@ fn already_there(e: &StoreError) -> bool {
 pub async fn load(table: &Table) -> Result<usize, StoreError> {
     let mut written = 0;
     let customer = id(CUSTOMER);
-    let (_, created) = commerce::put_customer(
+    let put = commerce::put_customer(
         table,
         &customer,
         "Customer 123",
         "customer123@example.com",
+        commerce::RepChange::Keep,
         Timestamp::parse("2020-11-01T00:00:00.000Z").expect("valid"),
     )
     .await?;
-    written += usize::from(created);
+    written += usize::from(matches!(put, commerce::CustomerPut::Stored(_, true)));
 
     for (i, date) in ORDER_DATES.iter().enumerate() {
         let order_id = order_id(date);

@@ -1,16 +1,24 @@
-//! C2: `PUT /customers/{customerId}` with `{"name", "email"}`: creates the customer (201) or
-//! updates its name and email (200), keeping what the stream pipeline derives (order count,
-//! lifetime value). One UpdateItem.
+//! C2: `PUT /customers/{customerId}` with `{"name", "email", "accountRepId"?}`: creates the
+//! customer (201) or updates its name and email (200), keeping what the stream pipeline derives
+//! (order count, lifetime value). One UpdateItem.
+//!
+//! `accountRepId` (seed 003's account rep, an employee) is staff business: a customer who sends
+//! it gets 403 (else a customer could probe which employee ids exist). Absent, the rep stays as
+//! it is; `null` removes it; an id assigns that employee, checked in the same transaction (404
+//! `employee_not_found`), and puts the customer in the rep's GSI1 partition (O9).
 
 use api::{Access, ApiError, views::commerce as view};
-use keys::Timestamp;
+use keys::{Id, Timestamp};
 use lambda_http::{Body, Request, Response};
-use serde::Deserialize;
-use store::{Deps, Needs, commerce};
+use serde::{Deserialize, Deserializer};
+use store::{
+    Deps, Needs,
+    commerce::{self, CustomerPut, RepChange},
+};
 
 pub const NEEDS: Needs = Needs::TABLE;
-/// The owner only: the caller whose id is in the path.
-pub const ACCESS: Access = Access::Owner {
+/// The owner, and staff (who alone may set the account rep).
+pub const ACCESS: Access = Access::OwnerOrStaff {
     param: "customerId",
     not_found: "customer_not_found",
 };
@@ -23,6 +31,15 @@ pub const MAX_EMAIL_CHARS: usize = 254;
 struct PutCustomer {
     name: String,
     email: String,
+    /// Absent: keep; `null`: remove; an id: assign.
+    #[serde(default, deserialize_with = "present", rename = "accountRepId")]
+    account_rep_id: Option<Option<String>>,
+}
+
+/// A field that is present (`null` included): `Some(value)`; `#[serde(default)]` makes an
+/// absent one `None`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
 }
 
 fn validate(body: &PutCustomer) -> Result<(), ApiError> {
@@ -55,15 +72,39 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let customer = api::path_id(&req, "customerId")?;
     let body: PutCustomer = api::json_body(&req)?;
     validate(&body)?;
-    let (c, created) = commerce::put_customer(
+    let rep = match &body.account_rep_id {
+        None => RepChange::Keep,
+        Some(_) if !api::auth::caller(&req).is_some_and(|c| c.staff) => {
+            return Err(ApiError::new(
+                403,
+                "forbidden",
+                "accountRepId: only staff assign account reps",
+            ));
+        }
+        Some(None) => RepChange::Clear,
+        Some(Some(rep)) => RepChange::Assign(
+            Id::parse("accountRepId", rep)
+                .map_err(|e| ApiError::bad_request("invalid_body", e.to_string()))?,
+        ),
+    };
+    match commerce::put_customer(
         &deps.table,
         &customer,
         body.name.trim(),
         body.email.trim(),
+        rep,
         Timestamp::now(),
     )
-    .await?;
-    api::json(if created { 201 } else { 200 }, &view::customer(&c))
+    .await?
+    {
+        CustomerPut::Stored(c, created) => {
+            api::json(if created { 201 } else { 200 }, &view::customer(&c))
+        }
+        CustomerPut::NoSuchRep => Err(ApiError::not_found(
+            "employee_not_found",
+            "accountRepId: there is no such employee",
+        )),
+    }
 }
 
 #[cfg(test)]

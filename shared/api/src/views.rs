@@ -62,6 +62,7 @@ pub mod commerce {
             "updatedAt": c.updated_at,
             "orderCount": derived(&c.order_count, "orderCount", &mut drift),
             "lifetimeValue": derived(&c.lifetime_value, "lifetimeValue", &mut drift),
+            "accountRepId": c.account_rep_id,
         });
         with_drift(view, drift)
     }
@@ -74,6 +75,7 @@ pub mod commerce {
             "createdAt": o.created_at,
             "total": o.total,
             "itemCount": o.item_count,
+            "accountRepId": o.account_rep_id,
         })
     }
 

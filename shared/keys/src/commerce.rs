@@ -301,8 +301,9 @@ fn order_status_pk(shard: Shard) -> String {
     Composite::new().lit(tag::ORDERS).seg(&shard).build()
 }
 
-/// `<STATUS>#<orderId>`: an order's sort key in every index that lists orders by status.
-fn status_sk(status: OrderStatus, order: OrderId) -> String {
+/// `<STATUS>#<orderId>`: an order's sort key in every index that lists orders by status (O5's
+/// GSI2, C4's and O10's GSI1). Their partition keys never change; a status change rewrites this.
+pub fn status_sort_key(status: OrderStatus, order: OrderId) -> String {
     Composite::new().seg(&status).seg(&order).build()
 }
 
@@ -311,8 +312,8 @@ fn status_range(status: OrderStatus, from: Date, to: Date) -> Result<SortConditi
     let lo = SortableId::floor(date_ms(from.start_ms())?);
     let hi = SortableId::ceiling(date_ms(to.end_ms())?);
     Ok(SortCondition::Between(
-        status_sk(status, lo),
-        status_sk(status, hi),
+        status_sort_key(status, lo),
+        status_sort_key(status, hi),
     ))
 }
 
@@ -320,7 +321,7 @@ fn status_range(status: OrderStatus, from: Date, to: Date) -> Result<SortConditi
 pub fn order_status_index(order: OrderId, status: OrderStatus) -> Gsi2Key {
     Key::new(
         order_status_pk(order_status_shard(order)),
-        status_sk(status, order),
+        status_sort_key(status, order),
     )
 }
 
@@ -339,7 +340,7 @@ pub fn order_status_range(
 
 /// GSI1 key of an order header: `CUSTOMER#<id>`, `<STATUS>#<orderId>` (C4 by status).
 pub fn customer_order_status_index(customer: &Id, order: OrderId, status: OrderStatus) -> Gsi1Key {
-    Key::new(customer_pk(customer), status_sk(status, order))
+    Key::new(customer_pk(customer), status_sort_key(status, order))
 }
 
 /// C4 by status: the customer's orders in `status` placed on the dates `from..=to`.
@@ -375,7 +376,7 @@ pub fn rep_customers(rep: &Id) -> KeyCondition<Gsi1> {
 /// GSI1 key of an order summary placed under an account rep: `REP#<repId>`,
 /// `<STATUS>#<orderId>` (O10).
 pub fn rep_order_index(rep: &Id, order: OrderId, status: OrderStatus) -> Gsi1Key {
-    Key::new(rep_pk(rep), status_sk(status, order))
+    Key::new(rep_pk(rep), status_sort_key(status, order))
 }
 
 /// O10, one status: the rep's orders in `status` placed on the dates `from..=to` (seed 003:

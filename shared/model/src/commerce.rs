@@ -3,7 +3,7 @@
 //! Their keys are in `keys::commerce`.
 
 use keys::{
-    Gsi1Key, Gsi2Key, Id, PrimaryKey, Shard, Timestamp,
+    Gsi1Key, Gsi2Key, Id, PrimaryKey, Quarter, Shard, Timestamp,
     commerce::{self as k, EventId, OrderId, OrderStatus, Sku, types},
 };
 
@@ -23,6 +23,9 @@ record! {
         /// Derived: sum of order totals, in cents.
         #[serde(default)]
         lifetime_value: crate::Derived => LIFETIME_VALUE = "LifetimeValue",
+        /// The employee who looks after the customer (seed 003's account rep), if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        account_rep_id: Option<Id> => ACCOUNT_REP_ID = "AccountRepId",
     }
 }
 
@@ -30,6 +33,12 @@ impl Entity for Customer {
     const TYPE: &'static str = types::CUSTOMER;
     fn key(&self) -> PrimaryKey {
         k::customer(&self.customer_id)
+    }
+    /// In its rep's GSI1 partition (O9); not in GSI1 without a rep.
+    fn gsi1(&self) -> Option<Gsi1Key> {
+        self.account_rep_id
+            .as_ref()
+            .map(|rep| k::rep_customer_index(rep, &self.customer_id))
     }
 }
 
@@ -47,6 +56,10 @@ record! {
         /// The tracking event whose status `status` is (set by the stream pipeline).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         last_event_id: Option<EventId> => LAST_EVENT_ID = "LastEventId",
+        /// The customer's account rep when the order was placed (it stays theirs if the
+        /// customer changes rep later).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        account_rep_id: Option<Id> => ACCOUNT_REP_ID = "AccountRepId",
     }
 }
 
@@ -60,10 +73,17 @@ impl Entity for OrderSummary {
     fn key(&self) -> PrimaryKey {
         k::order_summary(&self.0.customer_id, self.0.order_id)
     }
+    /// In its rep's GSI1 partition, by status and date (O10); not in GSI1 without a rep.
+    fn gsi1(&self) -> Option<Gsi1Key> {
+        let o = &self.0;
+        o.account_rep_id
+            .as_ref()
+            .map(|rep| k::rep_order_index(rep, o.order_id, o.status))
+    }
 }
 
-/// An order's own record, at the head of its collection (lines, tracking events), and in the
-/// GSI2 status index (O5).
+/// An order's own record, at the head of its collection (lines, tracking events), in the GSI2
+/// status index (O5) and in its customer's GSI1 partition by status (C4 by status).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct OrderHeader(pub Order);
@@ -72,6 +92,14 @@ impl Entity for OrderHeader {
     const TYPE: &'static str = types::ORDER_HEADER;
     fn key(&self) -> PrimaryKey {
         k::order_header(self.0.order_id)
+    }
+    fn gsi1(&self) -> Option<Gsi1Key> {
+        let o = &self.0;
+        Some(k::customer_order_status_index(
+            &o.customer_id,
+            o.order_id,
+            o.status,
+        ))
     }
     fn gsi2(&self) -> Option<Gsi2Key> {
         Some(k::order_status_index(self.0.order_id, self.0.status))
@@ -183,5 +211,71 @@ impl Entity for ProductSales {
     const TYPE: &'static str = types::PRODUCT_SALES;
     fn key(&self) -> PrimaryKey {
         k::product_sales(self.sku, self.shard)
+    }
+}
+
+record! {
+    /// A product (seed 003's OE-Product): its own record carries its total inventory over all
+    /// warehouses (O13), derived by the stream pipeline from its inventories.
+    pub struct Product {
+        sku: Sku => SKU = "Sku",
+        name: String => NAME = "Name",
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String> => DESCRIPTION = "Description",
+        created_at: Timestamp => CREATED_AT = "CreatedAt",
+        updated_at: Timestamp => UPDATED_AT = "UpdatedAt",
+        /// Derived: the sum of the product's inventories' quantities.
+        #[serde(default)]
+        total_inventory: crate::Derived => TOTAL_INVENTORY = "TotalInventory",
+    }
+}
+
+impl Entity for Product {
+    const TYPE: &'static str = types::PRODUCT;
+    fn key(&self) -> PrimaryKey {
+        k::product(self.sku)
+    }
+}
+
+record! {
+    /// A product's stock in one warehouse (O12), in the product's partition and in its GSI1
+    /// partition beside its order lines (O8).
+    pub struct Inventory {
+        sku: Sku => SKU = "Sku",
+        warehouse_id: Id => WAREHOUSE_ID = "WarehouseId",
+        quantity: u32 => QUANTITY = "Quantity",
+        updated_at: Timestamp => UPDATED_AT = "UpdatedAt",
+    }
+}
+
+impl Entity for Inventory {
+    const TYPE: &'static str = types::INVENTORY;
+    fn key(&self) -> PrimaryKey {
+        k::inventory(self.sku, &self.warehouse_id)
+    }
+    fn gsi1(&self) -> Option<Gsi1Key> {
+        Some(k::inventory_product_index(self.sku, &self.warehouse_id))
+    }
+}
+
+record! {
+    /// An account rep's orders in one sales period (derived by the stream pipeline from placed
+    /// orders). Its GSI1 key (O14's ranking) is written with its total, so it is not an
+    /// [`Entity::gsi1`]: see `store::aggregate`.
+    pub struct RepSales {
+        period: Quarter => PERIOD = "Period",
+        rep_id: Id => REP_ID = "RepId",
+        /// In cents.
+        #[serde(default)]
+        total: crate::Derived => TOTAL = "Total",
+        #[serde(default)]
+        order_count: crate::Derived => ORDER_COUNT = "OrderCount",
+    }
+}
+
+impl Entity for RepSales {
+    const TYPE: &'static str = types::REP_SALES;
+    fn key(&self) -> PrimaryKey {
+        k::rep_sales(self.period, &self.rep_id)
     }
 }

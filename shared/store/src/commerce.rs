@@ -6,6 +6,7 @@ use keys::{
     commerce::{self as k, EventId, OrderId, OrderStatus},
 };
 use model::{
+    Entity,
     commerce::{
         CartLine, Customer, Idempotency, Order, OrderHeader, OrderLine, OrderSummary, TrackingEvent,
     },
@@ -17,15 +18,37 @@ use crate::{Condition, Read, StoreError, Table, Update};
 // ---------------------------------------------------------------------------------------------
 // C2: create or update a customer
 
-/// Creates the customer or updates its name and email, keeping the derived attributes.
-/// Returns the customer as stored and whether it was created by this call.
+/// What a customer PUT does to its account rep.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RepChange {
+    /// Leave it as it is (the body did not name one).
+    Keep,
+    /// Assign this employee (who must exist).
+    Assign(Id),
+    /// The customer has no rep from now on.
+    Clear,
+}
+
+/// What a customer PUT did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CustomerPut {
+    /// The customer as stored, and whether this call created it.
+    Stored(Customer, bool),
+    /// The account rep named is not an employee; nothing written.
+    NoSuchRep,
+}
+
+/// Creates the customer or updates its name and email, keeping the derived attributes, and
+/// sets or clears its account rep (and with it the customer's place in the rep's GSI1
+/// partition, O9). Assigning a rep checks the employee in the same transaction.
 pub async fn put_customer(
     table: &Table,
     customer: &Id,
     name: &str,
     email: &str,
+    rep: RepChange,
     now: Timestamp,
-) -> Result<(Customer, bool), StoreError> {
+) -> Result<CustomerPut, StoreError> {
     let now = s(now.to_string());
     let update = Update::new()
         .set(Customer::CUSTOMER_ID, s(customer.as_str()))
@@ -33,7 +56,54 @@ pub async fn put_customer(
         .set(Customer::EMAIL, s(email))
         .set(Customer::UPDATED_AT, now.clone())
         .set_if_absent(Customer::CREATED_AT, now);
-    table.upsert(&k::customer(customer), update).await
+    let rep = match rep {
+        RepChange::Keep => {
+            let (c, created) = table.upsert(&k::customer(customer), update).await?;
+            return Ok(CustomerPut::Stored(c, created));
+        }
+        RepChange::Clear => {
+            let update = update
+                .remove(Customer::ACCOUNT_REP_ID)
+                .set_or_remove_key::<keys::Gsi1>(None);
+            let (c, created) = table.upsert(&k::customer(customer), update).await?;
+            return Ok(CustomerPut::Stored(c, created));
+        }
+        RepChange::Assign(rep) => rep,
+    };
+    let update = update
+        .set(Customer::ACCOUNT_REP_ID, s(rep.as_str()))
+        .set_key(&k::rep_customer_index(&rep, customer))
+        .set(model::attr::TYPE, s(Customer::TYPE))
+        .add(model::attr::REVISION, 1);
+    // A transaction returns no item: created or not is told by the condition of a first try
+    // (the customer is absent), and the customer is read back for the answer.
+    for create in [true, false] {
+        let mut tx = table.transaction();
+        let employee = tx.check(&keys::hr::employee(&rep), Condition::Exists)?;
+        let write = tx.update(
+            &k::customer(customer),
+            &update,
+            Some(if create {
+                Condition::Absent
+            } else {
+                Condition::Exists
+            }),
+        )?;
+        match tx.send().await {
+            Ok(()) => {
+                let stored = table
+                    .get(&k::customer(customer), Read::Strong)
+                    .await?
+                    .ok_or_else(|| StoreError::Corrupt("customer vanished".into()))?;
+                return Ok(CustomerPut::Stored(stored, create));
+            }
+            Err(e) if employee.failed(&e) => return Ok(CustomerPut::NoSuchRep),
+            Err(e) if write.failed(&e) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    // Created between the two tries' conditions and deleted again: customers are never deleted.
+    Err(StoreError::Corrupt("customer neither absent nor present".into()))
 }
 
 /// Whether the customer exists: one (eventually consistent) GetItem of its key only.
@@ -59,8 +129,8 @@ impl NewOrder {
         self.lines.iter().map(|(_, q, p)| i64::from(*q) * p).sum()
     }
 
-    /// The order as its summary and header hold it.
-    pub fn order(&self) -> Order {
+    /// The order as its summary and header hold it, placed under `rep`.
+    pub fn order(&self, rep: Option<Id>) -> Order {
         Order {
             order_id: self.order_id,
             customer_id: self.customer.clone(),
@@ -69,6 +139,7 @@ impl NewOrder {
             total: self.total(),
             item_count: self.lines.len() as u64,
             last_event_id: None,
+            account_rep_id: rep,
         }
     }
 }
@@ -101,8 +172,12 @@ pub enum PlaceOutcome {
     },
 }
 
-/// Places an order in one transaction:
-/// 1. the customer must exist (ConditionCheck on its A record);
+/// How many times an order is tried when its customer's rep changes under it.
+const REP_ATTEMPTS: u32 = 3;
+
+/// Places an order: the customer is read (strongly consistent) for its account rep, which the
+/// order records, then one transaction writes:
+/// 1. a check that the customer exists and still has that rep (else it is read again);
 /// 2. the idempotency record, if a key was given, must not exist yet;
 /// 3. the summary in the customer's collection, the header and the lines in the order's own.
 ///
@@ -113,8 +188,40 @@ pub async fn place_order(
     order: &NewOrder,
     idempotency: Option<&IdempotencyKey>,
 ) -> Result<PlaceOutcome, StoreError> {
+    for _ in 0..REP_ATTEMPTS {
+        let Some(customer) = table
+            .get::<Customer>(&k::customer(&order.customer), Read::Strong)
+            .await?
+        else {
+            return Ok(PlaceOutcome::CustomerNotFound);
+        };
+        match place_with_rep(table, order, customer.account_rep_id, idempotency).await? {
+            Some(outcome) => return Ok(outcome),
+            None => continue,
+        }
+    }
+    Err(StoreError::Throttled(
+        "the customer's account rep kept changing while the order was placed".into(),
+    ))
+}
+
+/// One try of [`place_order`] with the rep read; `None` when the customer's rep changed (or the
+/// customer went) since it was read.
+async fn place_with_rep(
+    table: &Table,
+    order: &NewOrder,
+    rep: Option<Id>,
+    idempotency: Option<&IdempotencyKey>,
+) -> Result<Option<PlaceOutcome>, StoreError> {
     let mut tx = table.transaction();
-    let customer = tx.check(&k::customer(&order.customer), Condition::Exists)?;
+    let same_rep = match &rep {
+        Some(rep) => Condition::Equals(Customer::ACCOUNT_REP_ID, s(rep.as_str())),
+        None => Condition::AttributeAbsent(Customer::ACCOUNT_REP_ID),
+    };
+    let customer = tx.check(
+        &k::customer(&order.customer),
+        Condition::Exists.and(same_rep),
+    )?;
     let key_used = idempotency
         .map(|idem| {
             let record = Idempotency {
@@ -132,7 +239,7 @@ pub async fn place_order(
             tx.put(&record, Some(Condition::Absent.or(expired)))
         })
         .transpose()?;
-    let summary = order.order();
+    let summary = order.order(rep);
     tx.put(&OrderSummary(summary.clone()), Some(Condition::Absent))?;
     tx.put(&OrderHeader(summary), Some(Condition::Absent))?;
     for (sku, quantity, unit_price) in &order.lines {
@@ -146,18 +253,18 @@ pub async fn place_order(
     }
 
     match tx.send().await {
-        Ok(()) => Ok(PlaceOutcome::Placed),
-        Err(e) if customer.failed(&e) => Ok(PlaceOutcome::CustomerNotFound),
+        Ok(()) => Ok(Some(PlaceOutcome::Placed)),
+        Err(e) if customer.failed(&e) => Ok(None),
         Err(e) if key_used.is_some_and(|part| part.failed(&e)) => {
             let idem = idempotency.expect("a part for it exists");
             let record: Idempotency = table
                 .get(&k::idempotency(&order.customer, &idem.key), Read::Strong)
                 .await?
                 .ok_or_else(|| StoreError::Corrupt("idempotency record vanished".into()))?;
-            Ok(PlaceOutcome::Replayed {
+            Ok(Some(PlaceOutcome::Replayed {
                 same_request: record.request_hash == idem.request_hash,
                 response: record.response,
-            })
+            }))
         }
         Err(e) => Err(e),
     }
@@ -181,8 +288,9 @@ pub async fn add_tracking_event(table: &Table, event: &TrackingEvent) -> Result<
 // ---------------------------------------------------------------------------------------------
 // Derived: an order's current status, from its newest tracking event
 
-/// Sets the order's status on its header (and GSI2 key) and on its summary in the customer's
-/// collection, unless a newer event was applied already: each write is conditioned on
+/// Sets the order's status on its header (and its status keys: GSI2 for O5, GSI1 for C4 by
+/// status) and on its summary in the customer's collection (and its rep's GSI1 key, O10), unless
+/// a newer event was applied already: each write is conditioned on
 /// `LastEventId <= event`, so events applied out of order, twice, or after a crash between the two
 /// writes all end with the newest event's status. Returns false when a newer event (or no order)
 /// was found.
@@ -205,7 +313,9 @@ pub async fn apply_order_status(
             &k::order_header(order),
             &update
                 .clone()
-                .set_key(&k::order_status_index(order, status)),
+                .set_key(&k::order_status_index(order, status))
+                // GSI1PK (the customer) was written with the order and never changes.
+                .set(keys::attr::GSI1SK, s(k::status_sort_key(status, order))),
             Some(not_newer()),
         )
         .await
@@ -214,9 +324,16 @@ pub async fn apply_order_status(
         Err(StoreError::ConditionFailed) => return Ok(false),
         Err(e) => return Err(e),
     };
+    let o = &header.0;
+    // In the rep's GSI1 partition only if placed under a rep (GSI1PK written with the order).
+    let update = if o.account_rep_id.is_some() {
+        update.set(keys::attr::GSI1SK, s(k::status_sort_key(status, order)))
+    } else {
+        update
+    };
     match table
         .update(
-            &k::order_summary(&header.0.customer_id, order),
+            &k::order_summary(&o.customer_id, order),
             &update,
             Some(not_newer()),
         )
@@ -247,8 +364,34 @@ mod tests {
     //! DynamoDB Local never raises TransactionConflict, so the retry path is tested with the SDK's
     //! own mocking (aws-smithy-mocks): the client below answers from rules, not from a database.
     use super::*;
-    use aws_sdk_dynamodb::{Client, operation::transact_write_items::TransactWriteItemsOutput};
-    use aws_smithy_mocks::{mock, mock_client};
+    use aws_sdk_dynamodb::{
+        Client,
+        operation::{get_item::GetItemOutput, transact_write_items::TransactWriteItemsOutput},
+    };
+    use aws_smithy_mocks::{Rule, mock, mock_client};
+
+    /// GetItem answers: the customer (without a rep) is there.
+    fn customer_found() -> Rule {
+        mock!(Client::get_item).then_output(customer_found_item)
+    }
+
+    fn customer_found_item() -> GetItemOutput {
+        {
+            let customer = Customer {
+                customer_id: Id::parse("c", "1").unwrap(),
+                name: "Ann".into(),
+                email: "ann@example.com".into(),
+                created_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
+                updated_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
+                order_count: Default::default(),
+                lifetime_value: Default::default(),
+                account_rep_id: None,
+            };
+            GetItemOutput::builder()
+                .set_item(Some(model::to_item(&customer).unwrap()))
+                .build()
+        }
+    }
 
     use crate::txn::{TRANSACTION_ATTEMPTS, cancelled};
 
@@ -270,23 +413,33 @@ mod tests {
             .times(2)
             .output(|| TransactWriteItemsOutput::builder().build())
             .build();
-        let table = Table::new(mock_client!(aws_sdk_dynamodb, [&rule]), "t");
+        let found = customer_found();
+        let table = Table::new(
+            mock_client!(
+                aws_sdk_dynamodb,
+                aws_smithy_mocks::RuleMode::MatchAny,
+                [&found, &rule]
+            ),
+            "t",
+        );
         assert_eq!(
             place_order(&table, &order(), None).await.unwrap(),
             PlaceOutcome::Placed
         );
         assert_eq!(rule.num_calls(), 3);
+        assert_eq!(found.num_calls(), 1, "the customer is read once");
     }
 
     #[tokio::test]
     async fn persistent_conflict_is_a_busy_answer_and_a_failed_condition_is_not_retried() {
         let rule = mock!(Client::transact_write_items)
             .then_error(|| cancelled(&["None", "TransactionConflict", "None", "None"]));
+        let found = customer_found();
         let table = Table::new(
             mock_client!(
                 aws_sdk_dynamodb,
                 aws_smithy_mocks::RuleMode::MatchAny,
-                [&rule]
+                [&found, &rule]
             ),
             "t",
         );
@@ -296,13 +449,28 @@ mod tests {
         ));
         assert_eq!(rule.num_calls(), TRANSACTION_ATTEMPTS as usize);
 
+        // The customer's condition failed (gone, or its rep changed): it is read again, and
+        // found gone this time; the transaction is not sent again.
         let rule = mock!(Client::transact_write_items)
             .then_error(|| cancelled(&["ConditionalCheckFailed", "None", "None", "None"]));
-        let table = Table::new(mock_client!(aws_sdk_dynamodb, [&rule]), "t");
+        let found_then_gone = mock!(Client::get_item)
+            .sequence()
+            .output(customer_found_item)
+            .output(|| GetItemOutput::builder().build())
+            .build();
+        let table = Table::new(
+            mock_client!(
+                aws_sdk_dynamodb,
+                aws_smithy_mocks::RuleMode::MatchAny,
+                [&found_then_gone, &rule]
+            ),
+            "t",
+        );
         assert_eq!(
             place_order(&table, &order(), None).await.unwrap(),
             PlaceOutcome::CustomerNotFound
         );
         assert_eq!(rule.num_calls(), 1);
+        assert_eq!(found_then_gone.num_calls(), 2);
     }
 }

@@ -97,11 +97,12 @@ enum Set {
     IfAbsent(AttributeValue),
 }
 
-/// An update expression: `SET` attributes, `ADD` to numbers.
+/// An update expression: `SET` attributes, `ADD` to numbers, `REMOVE` attributes.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Update {
     sets: Vec<(&'static str, Set)>,
     adds: Vec<(&'static str, AttributeValue)>,
+    removes: Vec<&'static str>,
 }
 
 impl Update {
@@ -126,10 +127,24 @@ impl Update {
         self
     }
 
+    /// Removes an attribute (nothing happens if it is absent).
+    pub fn remove(mut self, attribute: &'static str) -> Update {
+        self.removes.push(attribute);
+        self
+    }
+
     /// Sets an index key's two attributes.
     pub fn set_key<S: keys::KeySpace>(self, key: &keys::Key<S>) -> Update {
         self.set(S::PK, model::s(key.pk()))
             .set(S::SK, model::s(key.sk()))
+    }
+
+    /// Sets an index key, or removes it (`None`): the item leaves that index.
+    pub fn set_or_remove_key<S: keys::KeySpace>(self, key: Option<&keys::Key<S>>) -> Update {
+        match key {
+            Some(key) => self.set_key(key),
+            None => self.remove(S::PK).remove(S::SK),
+        }
     }
 
     pub(crate) fn render(&self, p: &mut Placeholders) -> String {
@@ -158,6 +173,10 @@ impl Update {
                 .collect();
             out.push(format!("ADD {}", adds.join(", ")));
         }
+        if !self.removes.is_empty() {
+            let removes: Vec<String> = self.removes.iter().map(|a| p.name(a)).collect();
+            out.push(format!("REMOVE {}", removes.join(", ")));
+        }
         out.join(" ")
     }
 }
@@ -180,10 +199,11 @@ mod tests {
         let update = Update::new()
             .set("Status", s("SHIPPED"))
             .set_if_absent("CreatedAt", s("now"))
-            .add("Revision", 1);
+            .add("Revision", 1)
+            .remove("GSI1PK");
         assert_eq!(
             update.render(&mut p),
-            "SET #n2 = :v1, #n3 = if_not_exists(#n3, :v2) ADD #n4 :v3"
+            "SET #n2 = :v1, #n3 = if_not_exists(#n3, :v2) ADD #n4 :v3 REMOVE #n5"
         );
         assert_eq!(p.names["#n1"], "LastEventId");
         assert_eq!(p.values[":v3"], n(1));

@@ -23,6 +23,7 @@ pub mod cursor;
 pub mod hr;
 pub mod learning;
 pub mod merge;
+pub mod products;
 pub mod reviews;
 
 use aws_sdk_dynamodb::{

@@ -42,10 +42,31 @@ pub async fn customer(table: &Table, customer: &str) -> Id {
         &c,
         &format!("Customer {customer}"),
         &format!("{customer}@example.com"),
+        commerce::RepChange::Keep,
         at(1_604_188_800_000),
     )
     .await
     .expect("put customer");
+    c
+}
+
+/// A customer (as [`customer`]) looked after by the account rep `rep`, an existing employee.
+pub async fn customer_of_rep(table: &Table, customer: &str, rep: &str) -> Id {
+    let c = id(customer);
+    let put = commerce::put_customer(
+        table,
+        &c,
+        &format!("Customer {customer}"),
+        &format!("{customer}@example.com"),
+        commerce::RepChange::Assign(id(rep)),
+        at(1_604_188_800_000),
+    )
+    .await
+    .expect("put customer");
+    assert!(
+        matches!(put, commerce::CustomerPut::Stored(..)),
+        "the rep {rep} exists"
+    );
     c
 }
 
@@ -61,7 +82,16 @@ pub async fn order(table: &Table, customer: &str, ms: u64, lines: &[(u64, u32, i
         .await
         .expect("place order");
     assert_eq!(outcome, PlaceOutcome::Placed, "the customer exists");
-    new.order()
+    // Read back: the order records its customer's rep at the time.
+    table
+        .get::<model::commerce::OrderHeader>(
+            &keys::commerce::order_header(new.order_id),
+            store::Read::Strong,
+        )
+        .await
+        .expect("read the order")
+        .expect("the order exists")
+        .0
 }
 
 /// Seed 000: customer `customer` and an order on each of the seed's three dates (one line each).
