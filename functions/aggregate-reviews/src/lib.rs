@@ -51,6 +51,7 @@ fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution
         must_exist,
         adds,
         labels,
+        ranked: None,
     };
     // Book and user: new minus old (a modify may change the grade).
     let Some(any) = new.as_ref().or(old.as_ref()) else {

@@ -1,24 +1,28 @@
-//! Orders → counters (part of the commerce stream consumer). From order summaries (`Type = Order`) and order lines
-//! (`Type = OrderItem`), inserted, modified or removed (TTL removals included):
+//! Orders and inventories → counters (part of the commerce stream consumer). From order
+//! summaries (`Type = Order`), order lines (`Type = OrderItem`) and inventories
+//! (`Type = Inventory`), inserted, modified or removed (TTL removals included):
 //! - the customer's `OrderCount` and `LifetimeValue` (cents) on its A record;
 //! - units sold and revenue per product, on `AGGREGATE_SHARDS` write shards;
-//! - site-wide orders and revenue per day (UTC), on `AGGREGATE_SHARDS` write shards.
+//! - site-wide orders and revenue per day (UTC), on `AGGREGATE_SHARDS` write shards;
+//! - the account rep's order count and total (cents) in the order's quarter, ranked by total in
+//!   GSI1 (O14), for orders placed under a rep;
+//! - a product's total inventory over all warehouses, on the product's own record (O13).
 //!
 //! Each record becomes deltas (a modify is new minus old); `store::aggregate::apply` coalesces
 //! them into one write per touched target and makes each record count exactly once.
 
 use std::collections::BTreeMap;
 
-use keys::{commerce as k, derived};
+use keys::{Quarter, commerce as k, derived};
 use model::{
     Entity,
-    commerce::{Customer, OrderLine, OrderSummary, ProductSales},
+    commerce::{Customer, Inventory, OrderLine, OrderSummary, Product, ProductSales, RepSales},
     derived::DailyStats,
     n, s,
 };
 use store::{
     Deps,
-    aggregate::{Applied, Contribution},
+    aggregate::{Applied, Contribution, Ranked},
 };
 use streams::{BatchResponse, Change, Event};
 
@@ -38,6 +42,11 @@ fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution
             let old = change.old::<OrderLine>().map_err(|e| e.to_string())?;
             let new = change.new::<OrderLine>().map_err(|e| e.to_string())?;
             Ok(line_contributions(change, old, new, shards))
+        }
+        Some(Inventory::TYPE) => {
+            let old = change.old::<Inventory>().map_err(|e| e.to_string())?;
+            let new = change.new::<Inventory>().map_err(|e| e.to_string())?;
+            Ok(inventory_contributions(change, old, new))
         }
         // Other types are filtered out before they reach this function (FilterCriteria).
         _ => Ok(Vec::new()),
@@ -61,7 +70,7 @@ fn order_contributions(
     let value = new.as_ref().map_or(0, |o| o.0.total) - old.as_ref().map_or(0, |o| o.0.total);
     let date = any.created_at.date();
     let shard = derived::daily_stats_shard(&any.order_id.to_string(), shards);
-    vec![
+    let mut out = vec![
         Contribution {
             record: change.index,
             event_id: change.event_id.clone(),
@@ -73,6 +82,7 @@ fn order_contributions(
                 (Customer::LIFETIME_VALUE, value),
             ]),
             labels: BTreeMap::new(),
+            ranked: None,
         },
         Contribution {
             record: change.index,
@@ -85,8 +95,55 @@ fn order_contributions(
                 (DailyStats::DATE, s(date.iso())),
                 (DailyStats::SHARD, n(shard.number())),
             ]),
+            ranked: None,
         },
-    ]
+    ];
+    // The rep the order was placed under is part of the order and never changes: old and new
+    // images name the same one.
+    if let Some(rep) = &any.account_rep_id {
+        let period = Quarter::of(date);
+        out.push(Contribution {
+            record: change.index,
+            event_id: change.event_id.clone(),
+            target: k::rep_sales(period, rep),
+            target_type: RepSales::TYPE,
+            must_exist: false,
+            adds: BTreeMap::from([(RepSales::TOTAL, value), (RepSales::ORDER_COUNT, count)]),
+            labels: BTreeMap::from([
+                (RepSales::PERIOD, s(period.to_string())),
+                (RepSales::REP_ID, s(rep.as_str())),
+            ]),
+            ranked: Some(Ranked {
+                by: RepSales::TOTAL,
+                period,
+                rep: rep.clone(),
+            }),
+        });
+    }
+    out
+}
+
+/// A product's total inventory: new quantity minus old, on the product's record (which an
+/// inventory requires: it is checked when the inventory is written).
+fn inventory_contributions(
+    change: &Change<'_>,
+    old: Option<Inventory>,
+    new: Option<Inventory>,
+) -> Vec<Contribution> {
+    let Some(any) = new.as_ref().or(old.as_ref()) else {
+        return Vec::new();
+    };
+    let quantity = |i: &Option<Inventory>| i.as_ref().map_or(0, |i| i64::from(i.quantity));
+    vec![Contribution {
+        record: change.index,
+        event_id: change.event_id.clone(),
+        target: k::product(any.sku),
+        target_type: Product::TYPE,
+        must_exist: true,
+        adds: BTreeMap::from([(Product::TOTAL_INVENTORY, quantity(&new) - quantity(&old))]),
+        labels: BTreeMap::new(),
+        ranked: None,
+    }]
 }
 
 fn line_contributions(
@@ -118,6 +175,7 @@ fn line_contributions(
             (ProductSales::SKU, n(any.sku.get())),
             (ProductSales::SHARD, n(shard.number())),
         ]),
+        ranked: None,
     }]
 }
 
@@ -389,5 +447,207 @@ mod tests {
             answer.failed_sequence_numbers(),
             [records[1]["dynamodb"]["SequenceNumber"].as_str().unwrap()]
         );
+    }
+
+    /// Every item of `types`, as stream INSERT records (sequence numbers from `first`).
+    async fn inserts_of(table: &Table, types: &[&str], first: u64) -> Vec<Value> {
+        all_items(table)
+            .await
+            .into_iter()
+            .filter(|i| types.contains(&i["Type"].as_s().unwrap().as_str()))
+            .enumerate()
+            .map(|(n, item)| {
+                let seq = first + n as u64;
+                stream_record(&format!("ev{seq}"), seq, C::Insert(&item))
+            })
+            .collect()
+    }
+
+    /// (period, rep) → (total, order count, ranking sort key), read from the table.
+    async fn rep_sales(table: &Table) -> BTreeMap<(String, String), (i64, i64, String)> {
+        all_items(table)
+            .await
+            .into_iter()
+            .filter(|i| i["Type"].as_s().unwrap() == "RepSales")
+            .map(|i| {
+                assert_eq!(
+                    i["GSI1PK"].as_s().unwrap(),
+                    &format!("RANKING#{}", i["Period"].as_s().unwrap())
+                );
+                (
+                    (
+                        i["Period"].as_s().unwrap().clone(),
+                        i["RepId"].as_s().unwrap().clone(),
+                    ),
+                    (
+                        num(&i, "Total"),
+                        num(&i, "OrderCount"),
+                        i["GSI1SK"].as_s().unwrap().clone(),
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    /// 2026-09-21 (Q3).
+    const SEP_21_2026_MS: u64 = 1_790_000_000_000;
+    const DAY_MS: u64 = 86_400_000;
+
+    /// Reps E1 and E2; ann (E1) and bob (E2) order in two quarters, cy (no rep) too.
+    async fn with_rep_orders() -> Deps {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        for (e, name) in [("E1", "Ada Lovelace"), ("E2", "Alan Turing")] {
+            fixtures::employee(&table, e, name).await;
+        }
+        fixtures::customer_of_rep(&table, "ann", "E1").await;
+        fixtures::customer_of_rep(&table, "bob", "E2").await;
+        fixtures::customer(&table, "cy").await;
+        let q3 = SEP_21_2026_MS; // 2026-09-21: Q3
+        let q4 = SEP_21_2026_MS + 30 * DAY_MS; // 2026-10-21: Q4
+        for (c, ms, price) in [
+            ("ann", q3, 1000),
+            ("ann", q3 + 1, 2000),
+            ("ann", q4, 500),
+            ("bob", q3 + 2, 3000),
+            ("cy", q3 + 3, 700),
+        ] {
+            fixtures::order(&table, c, ms, &[(1, 1, price)]).await;
+        }
+        Deps::new(table, crate::NEEDS, testkit::TEST_CURSOR_KEY, SHARDS).unwrap()
+    }
+
+    #[tokio::test]
+    async fn rep_sales_are_exact_and_their_ranking_key_follows_the_total_under_replays() {
+        let deps = with_rep_orders().await;
+        let records = inserts_of(&deps.table, &["Order"], 1).await;
+        // Bisected, then whole, replayed, and with a record delivered twice.
+        handle_counted(&deps, &stream_event(records[..2].to_vec())).await;
+        for _ in 0..2 {
+            let (r, _) = handle_counted(&deps, &stream_event(records.clone())).await;
+            assert!(r.batch_item_failures.is_empty());
+        }
+        let mut doubled = records.clone();
+        doubled.push(records[3].clone());
+        handle_counted(&deps, &stream_event(doubled)).await;
+        let key = |total: u64, rep: &str| format!("{total:015}#{rep}");
+        let expected = BTreeMap::from([
+            (
+                ("2026-Q3".to_owned(), "E1".to_owned()),
+                (3000, 2, key(3000, "E1")),
+            ),
+            (
+                ("2026-Q3".to_owned(), "E2".to_owned()),
+                (3000, 1, key(3000, "E2")),
+            ),
+            (
+                ("2026-Q4".to_owned(), "E1".to_owned()),
+                (500, 1, key(500, "E1")),
+            ),
+        ]);
+        assert_eq!(rep_sales(&deps.table).await, expected, "cy has no rep");
+
+        // An order removed (TTL): the total drops and the ranking key is rewritten with it.
+        let ann_first = all_items(&deps.table)
+            .await
+            .into_iter()
+            .find(|i| {
+                i["Type"].as_s().unwrap() == "Order"
+                    && i["CustomerId"].as_s().unwrap() == "ann"
+                    && num(i, "Total") == 1000
+            })
+            .unwrap();
+        let removal = stream_event(vec![stream_record("gone", 99, C::TtlRemove(&ann_first))]);
+        for _ in 0..2 {
+            handle_counted(&deps, &removal).await;
+        }
+        let now = rep_sales(&deps.table).await;
+        assert_eq!(
+            now[&("2026-Q3".to_owned(), "E1".to_owned())],
+            (2000, 1, key(2000, "E1"))
+        );
+    }
+
+    #[tokio::test]
+    async fn concurrent_batches_for_one_rep_leave_the_key_matching_the_total() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        fixtures::customer_of_rep(&table, "ann", "E1").await;
+        let mut expected = 0;
+        for n in 0..12u64 {
+            let price = 100 + n as i64;
+            expected += price;
+            fixtures::order(&table, "ann", SEP_21_2026_MS + n, &[(1, 1, price)]).await;
+        }
+        let deps = Deps::new(table, crate::NEEDS, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
+        let records = inserts_of(&deps.table, &["Order"], 1).await;
+        // Four batches at once, all on the same rep's total: each one's read-modify-write
+        // races the others'.
+        let batches: Vec<_> = records
+            .chunks(3)
+            .map(|c| stream_event(c.to_vec()))
+            .collect();
+        let results =
+            futures::future::join_all(batches.iter().map(|b| handle_counted(&deps, b))).await;
+        for (r, _) in &results {
+            assert!(r.batch_item_failures.is_empty());
+        }
+        let sales = rep_sales(&deps.table).await;
+        let (total, count, sk) = &sales[&("2026-Q3".to_owned(), "E1".to_owned())];
+        assert_eq!((*total, *count), (expected, 12));
+        assert_eq!(sk, &format!("{expected:015}#E1"));
+    }
+
+    #[tokio::test]
+    async fn a_products_total_inventory_follows_its_inventories_exactly_once() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::product(&table, 7).await;
+        fixtures::product(&table, 8).await;
+        fixtures::inventory(&table, 7, "W1", 5).await;
+        fixtures::inventory(&table, 7, "W2", 7).await;
+        fixtures::inventory(&table, 8, "W1", 1).await;
+        let deps = Deps::new(table, crate::NEEDS, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
+        let records = inserts_of(&deps.table, &["Inventory"], 1).await;
+        let totals = async || -> BTreeMap<i64, i64> {
+            all_items(&deps.table)
+                .await
+                .into_iter()
+                .filter(|i| i["Type"].as_s().unwrap() == "Product")
+                .map(|i| (num(&i, "Sku"), num(&i, "TotalInventory")))
+                .collect()
+        };
+        handle_counted(&deps, &stream_event(records[..1].to_vec())).await;
+        let (r, _) = handle_counted(&deps, &stream_event(records.clone())).await;
+        assert!(r.batch_item_failures.is_empty());
+        handle_counted(&deps, &stream_event(records.clone())).await;
+        assert_eq!(totals().await, BTreeMap::from([(7, 12), (8, 1)]));
+
+        // W1's stock of 7 goes from 5 to 2, W2's is removed: 12 → 2, replays included.
+        let items = all_items(&deps.table).await;
+        let stock = |w: &str| {
+            items
+                .iter()
+                .find(|i| {
+                    i["Type"].as_s().unwrap() == "Inventory"
+                        && num(i, "Sku") == 7
+                        && i["WarehouseId"].as_s().unwrap() == w
+                })
+                .unwrap()
+                .clone()
+        };
+        let (w1, w2) = (stock("W1"), stock("W2"));
+        let mut fewer = w1.clone();
+        fewer.insert("Quantity".into(), AttributeValue::N("2".into()));
+        let changes = stream_event(vec![
+            stream_record("m", 50, C::Modify(&w1, &fewer)),
+            stream_record("r", 51, C::Remove(&w2)),
+        ]);
+        for _ in 0..2 {
+            let (r, _) = handle_counted(&deps, &changes).await;
+            assert!(r.batch_item_failures.is_empty());
+        }
+        assert_eq!(totals().await, BTreeMap::from([(7, 2), (8, 1)]));
     }
 }

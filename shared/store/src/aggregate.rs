@@ -7,14 +7,34 @@
 //! bisected retry finds its ledger entries: the transaction is cancelled, the records already
 //! applied are dropped from the group, and the rest is applied. The ledger is what exactness
 //! costs: one small write per record and target, expiring by TTL after the stream's retention.
+//!
+//! A target [`Ranked`] by one of its totals (O14's rep sales) also carries a GSI1 key made from
+//! that total, which `ADD` cannot compute: its write is a read-modify-write instead. The target
+//! is read (strongly consistent), the new total and its key are written on condition that the
+//! total is still what was read, and a lost race reads again. The key then always matches the
+//! total it is written with, whoever writes concurrently.
 
 use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use keys::{Id, PrimaryKey};
-use model::{attr, derived::Ledger, s};
+use keys::{Id, PrimaryKey, Quarter};
+use model::{attr, derived::Ledger, n, s};
 
-use crate::{Condition, StoreError, Table, Update};
+use crate::{Condition, Read, StoreError, Table, Update};
+
+/// Tries of a ranked target's read-modify-write before its records are reported failed (and
+/// retried by the stream).
+const RANKED_ATTEMPTS: u32 = 5;
+
+/// A target listed in GSI1 by one of its totals: a rep's sales in a period, ranked by order
+/// total (`keys::commerce::rep_ranking_index`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// The total the ranking key is made of (one of the contribution's `adds`).
+    pub by: &'static str,
+    pub period: Quarter,
+    pub rep: Id,
+}
 
 /// Records per transaction: one target update plus at most 99 ledger entries (DynamoDB allows
 /// 100 actions).
@@ -43,6 +63,9 @@ pub struct Contribution {
     pub adds: BTreeMap<&'static str, i64>,
     /// Attributes that identify a created target (`Sku`, `Date`, `Shard`), set if absent.
     pub labels: BTreeMap<&'static str, AttributeValue>,
+    /// Set when the target is ranked by one of its totals (the same for every contribution to
+    /// that target).
+    pub ranked: Option<Ranked>,
 }
 
 /// What [`apply`] did, for the handler's response, its logs and the benchmark.
@@ -92,9 +115,29 @@ pub async fn apply(table: &Table, contributions: Vec<Contribution>, now_epoch: i
 }
 
 async fn apply_chunk(table: &Table, mut chunk: Vec<Contribution>, now: i64, applied: &mut Applied) {
-    // Each pass either writes, or learns which records were applied before and drops them.
+    let mut lost_races = 0;
+    // Each pass either writes, or learns which records were applied before and drops them, or
+    // (a ranked target) finds its total changed since it was read and reads it again.
     while !chunk.is_empty() {
-        let (tx, target, ledgers) = match transaction(table, &chunk, now) {
+        let current = match &chunk[0].ranked {
+            None => None,
+            Some(r) => match current_total(table, &chunk[0].target, r.by).await {
+                Ok(total) => Some(total),
+                Err(e @ StoreError::Corrupt(_)) => {
+                    let why = e.to_string();
+                    applied
+                        .unwritable
+                        .extend(chunk.iter().map(|c| (c.record, why.clone())));
+                    return;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot read a ranked target");
+                    applied.failed.extend(chunk.iter().map(|c| c.record));
+                    return;
+                }
+            },
+        };
+        let (tx, target, ledgers) = match transaction(table, &chunk, now, current) {
             Ok(t) => t,
             Err(e) => {
                 tracing::error!(error = %e, "cannot build an aggregate update");
@@ -110,6 +153,15 @@ async fn apply_chunk(table: &Table, mut chunk: Vec<Contribution>, now: i64, appl
                 applied.target_writes += 1;
                 applied.ledger_writes += chunk.len();
                 return;
+            }
+            Err(e) if target.failed(&e) && current.is_some() => {
+                // A ranked target's total changed since it was read: read it again.
+                lost_races += 1;
+                if lost_races >= RANKED_ATTEMPTS {
+                    tracing::error!(target = %chunk[0].target, "ranked target kept changing");
+                    applied.failed.extend(chunk.iter().map(|c| c.record));
+                    return;
+                }
             }
             Err(e) if target.failed(&e) => {
                 // The target must exist and does not: nothing to derive onto.
@@ -137,12 +189,34 @@ async fn apply_chunk(table: &Table, mut chunk: Vec<Contribution>, now: i64, appl
     }
 }
 
+/// A ranked target's total as stored now (`None`: not yet there). Anything but a non-negative
+/// integer is drift no retry can fix.
+async fn current_total(
+    table: &Table,
+    target: &PrimaryKey,
+    by: &'static str,
+) -> Result<Option<i64>, StoreError> {
+    let item = table.get_item(target, Read::Strong, Some(&[by])).await?;
+    let Some(raw) = item.as_ref().and_then(|i| i.get(by)) else {
+        return Ok(None);
+    };
+    raw.as_n()
+        .ok()
+        .and_then(|v| v.parse::<i64>().ok())
+        .filter(|v| *v >= 0)
+        .map(Some)
+        .ok_or_else(|| StoreError::Corrupt(format!("{by} of {target} is {raw:?}")))
+}
+
 /// One transaction: the target's update (the chunk's amounts summed), then one ledger entry per
-/// record, each on condition that it is new.
+/// record, each on condition that it is new. For a ranked target, `current` is its total as
+/// read: the update also writes the ranking key of the new total, on condition that the total
+/// is still `current`.
 fn transaction<'t>(
     table: &'t Table,
     chunk: &[Contribution],
     now: i64,
+    current: Option<Option<i64>>,
 ) -> Result<(crate::Transaction<'t>, crate::Part, Vec<crate::Part>), StoreError> {
     let first = &chunk[0];
     let mut totals: BTreeMap<&'static str, i64> = BTreeMap::new();
@@ -159,15 +233,35 @@ fn transaction<'t>(
     for (label, value) in &first.labels {
         update = update.set_if_absent(label, value.clone());
     }
+    let mut condition = first.must_exist.then_some(Condition::Exists);
+    if let (Some(ranked), Some(current)) = (&first.ranked, current) {
+        let sum = totals.get(ranked.by).copied().unwrap_or(0);
+        let total = current
+            .unwrap_or(0)
+            .checked_add(sum)
+            .and_then(|t| u64::try_from(t).ok())
+            .ok_or_else(|| {
+                StoreError::Corrupt(format!("{}: the new total is out of range", ranked.by))
+            })?;
+        update = update.set_key(&keys::commerce::rep_ranking_index(
+            ranked.period,
+            total,
+            &ranked.rep,
+        )?);
+        let unchanged = match current {
+            Some(c) => Condition::Equals(ranked.by, n(c)),
+            None => Condition::AttributeAbsent(ranked.by),
+        };
+        condition = Some(match condition {
+            Some(c) => c.and(unchanged),
+            None => unchanged,
+        });
+    }
     for (attr, total) in totals {
         update = update.add(attr, total);
     }
     let mut tx = table.transaction();
-    let target = tx.update(
-        &first.target,
-        &update,
-        first.must_exist.then_some(Condition::Exists),
-    )?;
+    let target = tx.update(&first.target, &update, condition)?;
     let mut ledgers = Vec::with_capacity(chunk.len());
     for c in chunk {
         let entry = Ledger {

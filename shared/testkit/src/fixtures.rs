@@ -263,3 +263,30 @@ pub fn job(employee: &str, job: &str, start: &str) -> model::hr::JobHistory {
         start_date: Date::parse_iso(start).expect("a valid test date"),
     }
 }
+
+/// A product named after its SKU (written).
+pub async fn product(table: &Table, n: u64) -> Sku {
+    store::products::put_product(table, sku(n), &format!("Product {n}"), None, at(1_790_000_000_000))
+        .await
+        .expect("a product");
+    sku(n)
+}
+
+/// `quantity` of product `n` in `warehouse` (written; needs [`org`] and [`product`]).
+pub async fn inventory(table: &Table, n: u64, warehouse: &str, quantity: u32) {
+    let stored = store::products::put_inventory(
+        table,
+        &model::commerce::Inventory {
+            sku: sku(n),
+            warehouse_id: id(warehouse),
+            quantity,
+            updated_at: at(1_790_000_000_000),
+        },
+    )
+    .await
+    .expect("an inventory");
+    assert!(
+        matches!(stored, store::products::InventoryPut::Stored(_)),
+        "product {n} and warehouse {warehouse} exist"
+    );
+}
