@@ -2,6 +2,7 @@
 //! report of the derived data (`make reconcile`) and the certificate migration (`make migrate`).
 
 pub mod migrate;
+pub mod org;
 pub mod reconcile;
 pub mod seed;
 

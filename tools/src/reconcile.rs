@@ -1,15 +1,22 @@
 //! `make reconcile`: recomputes every derived item and sharded counter from the source items and
-//! reports where the stored values differ (the drift). Zero is the expected answer: the stream
+//! reports where the stored values differ (the drift): customers' and products' counters, daily
+//! stats, books and users, order statuses and the status keys that list them (GSI1, GSI2),
+//! products' total inventories, account reps' quarterly totals and their ranking keys. Zero is the expected answer: the stream
 //! handlers are exact. It reads the whole table with consistent Scans: a maintenance command, not
 //! an access pattern.
 
 use std::collections::BTreeMap;
 
-use keys::commerce::OrderStatus;
+use keys::{
+    Quarter, SortableId, Timestamp,
+    attr::{GSI1SK, GSI2SK},
+    commerce::{self as ck, OrderStatus},
+};
 use model::{
     Entity, Item,
     commerce::{
-        Customer, Order, OrderHeader, OrderLine, OrderSummary, ProductSales, TrackingEvent,
+        Customer, Inventory, Order, OrderHeader, OrderLine, OrderSummary, Product, ProductSales,
+        RepSales, TrackingEvent,
     },
     derived::DailyStats,
     reviews::{Book, Review, User},
@@ -64,6 +71,39 @@ fn add(map: &mut BTreeMap<String, i64>, name: String, v: i64) {
     *map.entry(name).or_default() += v;
 }
 
+/// The name of a rep's value in a period: `rep 2026-Q4/E1 Total`.
+fn rep_value(period: &str, rep: &str, attr: &str) -> String {
+    format!("rep {period}/{rep} {attr}")
+}
+
+/// The quarter an order was placed in, from its `CreatedAt`.
+fn quarter_of(item: &Item) -> String {
+    Timestamp::parse(s(item, Order::CREATED_AT))
+        .map(|t| Quarter::of(t.date()).to_string())
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// The ranking sort key a rep's total must have (a total no key can hold shows as such).
+fn ranking_key(period: &str, rep: &str, total: i64) -> String {
+    let key = (|| {
+        let period = Quarter::parse(period).ok()?;
+        let rep = keys::Id::parse("rep", rep).ok()?;
+        ck::rep_ranking_index(period, u64::try_from(total).ok()?, &rep).ok()
+    })();
+    key.map_or_else(
+        || format!("no key for a total of {total}"),
+        |k| k.sk().to_owned(),
+    )
+}
+
+/// The `<STATUS>#<orderId>` key an order in `status` must have in its status indexes.
+fn status_key(order: &str, status: &str) -> String {
+    match (SortableId::parse(order), status.parse::<OrderStatus>()) {
+        (Ok(order), Ok(status)) => ck::status_sort_key(status, order),
+        _ => format!("no key for order {order:?} in {status:?}"),
+    }
+}
+
 /// Expected and stored values, computed from a full read of the table.
 pub fn recompute(items: &[Item]) -> (Values, Values) {
     let mut expected: BTreeMap<String, i64> = BTreeMap::new();
@@ -73,6 +113,8 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
     // order id -> (newest event id, its status)
     let mut newest: BTreeMap<String, (String, String)> = BTreeMap::new();
     let open = OrderStatus::Open.to_string();
+    // Status keys as stored: "order <id> header GSI1SK" → value; which orders have which.
+    let mut status_keys: Values = BTreeMap::new();
 
     for item in items {
         match model::type_of(item) {
@@ -106,26 +148,72 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
                     format!("day {day} {}", DailyStats::REVENUE),
                     total,
                 );
-                let name = format!(
-                    "order {} summary {}",
-                    s(item, Order::ORDER_ID),
-                    Order::STATUS
-                );
+                let order = s(item, Order::ORDER_ID);
+                let name = format!("order {order} summary {}", Order::STATUS);
                 expected_status
                     .entry(name.clone())
                     .or_insert_with(|| open.clone());
                 stored_status.insert(name, s(item, Order::STATUS).to_owned());
+                // Placed under a rep: counted in the rep's quarter, listed in the rep's GSI1.
+                let rep = s(item, Order::ACCOUNT_REP_ID);
+                if !rep.is_empty() {
+                    let period = quarter_of(item);
+                    add(
+                        &mut expected,
+                        rep_value(&period, rep, RepSales::TOTAL),
+                        total,
+                    );
+                    add(
+                        &mut expected,
+                        rep_value(&period, rep, RepSales::ORDER_COUNT),
+                        1,
+                    );
+                    status_keys.insert(
+                        format!("order {order} summary {GSI1SK}"),
+                        s(item, GSI1SK).to_owned(),
+                    );
+                }
             }
             Some(OrderHeader::TYPE) => {
-                let name = format!(
-                    "order {} header {}",
-                    s(item, Order::ORDER_ID),
-                    Order::STATUS
-                );
+                let order = s(item, Order::ORDER_ID);
+                let name = format!("order {order} header {}", Order::STATUS);
                 expected_status
                     .entry(name.clone())
                     .or_insert_with(|| open.clone());
                 stored_status.insert(name, s(item, Order::STATUS).to_owned());
+                for attr in [GSI1SK, GSI2SK] {
+                    status_keys.insert(
+                        format!("order {order} header {attr}"),
+                        s(item, attr).to_owned(),
+                    );
+                }
+            }
+            Some(Product::TYPE) => {
+                let name = format!(
+                    "product {} {}",
+                    n(item, Product::SKU),
+                    Product::TOTAL_INVENTORY
+                );
+                add(&mut expected, name.clone(), 0);
+                add(&mut stored, name, n(item, Product::TOTAL_INVENTORY));
+            }
+            Some(Inventory::TYPE) => {
+                add(
+                    &mut expected,
+                    format!(
+                        "product {} {}",
+                        n(item, Inventory::SKU),
+                        Product::TOTAL_INVENTORY
+                    ),
+                    n(item, Inventory::QUANTITY),
+                );
+            }
+            Some(RepSales::TYPE) => {
+                let (period, rep) = (s(item, RepSales::PERIOD), s(item, RepSales::REP_ID));
+                for attr in [RepSales::TOTAL, RepSales::ORDER_COUNT] {
+                    add(&mut stored, rep_value(period, rep, attr), n(item, attr));
+                }
+                stored_status.insert(rep_value(period, rep, GSI1SK), s(item, GSI1SK).to_owned());
             }
             Some(OrderLine::TYPE) => {
                 let sku = n(item, OrderLine::SKU);
@@ -211,6 +299,41 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
             );
         }
     }
+    // Every status key follows its order's expected status.
+    for (name, stored_key) in status_keys {
+        let mut parts = name.splitn(3, ' ').skip(1);
+        let (order, part) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let part = part.split(' ').next().unwrap_or("");
+        let status = expected_status
+            .get(&format!("order {order} {part} {}", Order::STATUS))
+            .cloned()
+            .unwrap_or_default();
+        expected_status.insert(name.clone(), status_key(order, &status));
+        stored_status.insert(name, stored_key);
+    }
+    // Every rep's ranking key follows its expected total.
+    let reps: Vec<String> = expected
+        .keys()
+        .chain(stored.keys())
+        .filter_map(|name| {
+            let rest = name.strip_prefix("rep ")?;
+            Some(
+                rest.strip_suffix(&format!(" {}", RepSales::TOTAL))?
+                    .to_owned(),
+            )
+        })
+        .collect();
+    for period_rep in reps {
+        let (period, rep) = period_rep.split_once('/').unwrap_or_default();
+        let total = expected
+            .get(&rep_value(period, rep, RepSales::TOTAL))
+            .copied()
+            .unwrap_or(0);
+        expected_status.insert(
+            rep_value(period, rep, GSI1SK),
+            ranking_key(period, rep, total),
+        );
+    }
     let text = |m: BTreeMap<String, i64>| {
         m.into_iter()
             .map(|(k, v)| (k, v.to_string()))
@@ -283,12 +406,24 @@ fn attribute(name: &str) -> Option<&'static str> {
         User::REVIEW_COUNT,
         ProductSales::UNITS_SOLD,
         ProductSales::REVENUE,
+        Product::TOTAL_INVENTORY,
+        RepSales::TOTAL,
+        RepSales::ORDER_COUNT,
         DailyStats::ORDERS,
         DailyStats::REVENUE,
         DailyStats::REVIEWS,
     ]
     .into_iter()
     .find(|a| *a == name)
+}
+
+/// The item of `type_name` at `key`.
+fn item_at<'a>(items: &'a [Item], type_name: &str, key: &keys::PrimaryKey) -> Option<&'a Item> {
+    items.iter().find(|i| {
+        model::type_of(i) == Some(type_name)
+            && i.get(keys::attr::PK) == Some(&model::s(key.pk()))
+            && i.get(keys::attr::SK) == Some(&model::s(key.sk()))
+    })
 }
 
 /// The first item of `type_name` whose `attr` is `value`.
@@ -354,6 +489,68 @@ async fn correct(
             }
             set_if_unchanged(key, attr, current, number(want)?, Update::new()).await
         }
+        // A product's total inventory, on its own record.
+        ["product", sku, attr] if *attr == Product::TOTAL_INVENTORY => {
+            let sku = ck::Sku::parse(sku)?;
+            let current = item_at(items, Product::TYPE, &ck::product(sku));
+            if current.is_none() {
+                return Err(bad("its product does not exist"));
+            }
+            let to = number(want)?;
+            set_if_unchanged(
+                ck::product(sku),
+                Product::TOTAL_INVENTORY,
+                current,
+                to,
+                Update::new(),
+            )
+            .await
+        }
+        // A rep's quarter: its totals, and its ranking key made from the total.
+        ["rep", period_rep, attr] => {
+            let (period, rep) = period_rep
+                .split_once('/')
+                .ok_or_else(|| bad("no period/rep"))?;
+            let (period, rep) = (Quarter::parse(period)?, Id::parse("rep", rep)?);
+            let key = ck::rep_sales(period, &rep);
+            let current = item_at(items, RepSales::TYPE, &key);
+            let labels = Update::new()
+                .set_if_absent(model::attr::TYPE, model::s(RepSales::TYPE))
+                .set_if_absent(RepSales::PERIOD, model::s(period.to_string()))
+                .set_if_absent(RepSales::REP_ID, model::s(rep.as_str()));
+            let ranked = |total: i64| -> Result<Update, StoreError> {
+                let total = u64::try_from(total).map_err(|_| bad("a negative total"))?;
+                Ok(labels
+                    .clone()
+                    .set_key(&ck::rep_ranking_index(period, total, &rep)?))
+            };
+            match *attr {
+                a if a == RepSales::TOTAL => {
+                    let to = number(want)?;
+                    set_if_unchanged(key, RepSales::TOTAL, current, to, ranked(to)?).await
+                }
+                a if a == RepSales::ORDER_COUNT => {
+                    set_if_unchanged(key, RepSales::ORDER_COUNT, current, number(want)?, labels)
+                        .await
+                }
+                // The key: rewritten for the total stored, if that is unchanged (a drifted total
+                // is corrected on its own, with its key).
+                a if a == GSI1SK => {
+                    let read = current.and_then(|i| i.get(RepSales::TOTAL)).cloned();
+                    let unchanged = match read {
+                        Some(v) => Condition::Equals(RepSales::TOTAL, v),
+                        None => Condition::AttributeAbsent(RepSales::TOTAL),
+                    };
+                    let total = current.map_or(0, |i| n(i, RepSales::TOTAL));
+                    match table.update(&key, &ranked(total)?, Some(unchanged)).await {
+                        Ok(_) => Ok(true),
+                        Err(StoreError::ConditionFailed) => Ok(false),
+                        Err(e) => Err(e),
+                    }
+                }
+                _ => Err(bad("unknown attribute")),
+            }
+        }
         // A sharded counter: the difference goes onto shard 0 (any shard would do: reads sum).
         ["product" | "day", id, attr] => {
             let attr = attribute(attr).ok_or_else(|| bad("unknown attribute"))?;
@@ -378,17 +575,14 @@ async fn correct(
                 )
             };
             let labels = labels.set_if_absent(model::attr::TYPE, model::s(type_name));
-            let current = items.iter().find(|i| {
-                model::type_of(i) == Some(type_name)
-                    && i.get(keys::attr::PK) == Some(&model::s(key.pk()))
-                    && i.get(keys::attr::SK) == Some(&model::s(key.sk()))
-            });
+            let current = item_at(items, type_name, &key);
             let shard_value = current.map_or(0, |i| n(i, attr));
             let to = shard_value + number(want)? - number(have)?;
             set_if_unchanged(key, attr, current, to, labels).await
         }
-        // A status: the projection's own write of the newest event (conditioned on it).
-        ["order", id, "header" | "summary", _] => {
+        // A status or a status key: the projection's own write of the newest event (conditioned
+        // on it); an order without events gets its OPEN keys back, if still without events.
+        ["order", id, part @ ("header" | "summary"), _] => {
             let order = keys::SortableId::parse(id)?;
             let newest = items
                 .iter()
@@ -396,8 +590,31 @@ async fn correct(
                     model::type_of(i) == Some(TrackingEvent::TYPE)
                         && s(i, TrackingEvent::ORDER_ID) == *id
                 })
-                .max_by_key(|i| s(i, TrackingEvent::EVENT_ID).to_owned())
-                .ok_or_else(|| bad("no tracking event to take the status from"))?;
+                .max_by_key(|i| s(i, TrackingEvent::EVENT_ID).to_owned());
+            let Some(newest) = newest else {
+                let open = model::s(ck::status_sort_key(OrderStatus::Open, order));
+                let (key, update) = if *part == "header" {
+                    (
+                        ck::order_header(order),
+                        Update::new().set(GSI1SK, open.clone()).set(GSI2SK, open),
+                    )
+                } else {
+                    let summary = find(items, OrderSummary::TYPE, Order::ORDER_ID, id)
+                        .ok_or_else(|| bad("no summary"))?;
+                    let customer = Id::parse("customerId", s(summary, Order::CUSTOMER_ID))?;
+                    (
+                        ck::order_summary(&customer, order),
+                        Update::new().set(GSI1SK, open),
+                    )
+                };
+                let untouched =
+                    Condition::Exists.and(Condition::AttributeAbsent(Order::LAST_EVENT_ID));
+                return match table.update(&key, &update, Some(untouched)).await {
+                    Ok(_) => Ok(true),
+                    Err(StoreError::ConditionFailed) => Ok(false),
+                    Err(e) => Err(e),
+                };
+            };
             let event = keys::SortableId::parse(s(newest, TrackingEvent::EVENT_ID))?;
             let status: OrderStatus = s(newest, TrackingEvent::STATUS)
                 .parse()
@@ -488,6 +705,8 @@ mod tests {
 
     #[test]
     fn finds_drift_and_only_drift() {
+        const O1: &str = "01KQ6W4K000000000000000001";
+        let shipped = format!("SHIPPED#{O1}");
         let items = vec![
             item(&[
                 ("Type", text("Customer")),
@@ -498,19 +717,24 @@ mod tests {
             item(&[
                 ("Type", text("Order")),
                 ("CustomerId", text("1")),
-                ("OrderId", text("O1")),
+                ("OrderId", text(O1)),
                 ("Total", num(500)),
                 ("CreatedAt", text("2026-01-02T00:00:00.000Z")),
                 ("Status", text("SHIPPED")),
+                ("AccountRepId", text("E1")),
+                // The status projection missed the rep's key.
+                ("GSI1SK", text(format!("OPEN#{O1}"))),
             ]),
             item(&[
                 ("Type", text("OrderHeader")),
-                ("OrderId", text("O1")),
+                ("OrderId", text(O1)),
                 ("Status", text("OPEN")),
+                ("GSI1SK", text(&shipped)),
+                ("GSI2SK", text(&shipped)),
             ]),
             item(&[
                 ("Type", text("TrackingEvent")),
-                ("OrderId", text("O1")),
+                ("OrderId", text(O1)),
                 ("EventId", text("E1")),
                 ("Status", text("SHIPPED")),
             ]),
@@ -520,14 +744,51 @@ mod tests {
                 ("Orders", num(1)),
                 ("Revenue", num(400)),
             ]),
+            item(&[
+                ("Type", text("RepSales")),
+                ("Period", text("2026-Q1")),
+                ("RepId", text("E1")),
+                ("Total", num(500)),
+                ("OrderCount", num(1)),
+                // Written for an older total.
+                ("GSI1SK", text("000000000000400#E1")),
+            ]),
+            item(&[
+                ("Type", text("Product")),
+                ("Sku", num(7)),
+                ("TotalInventory", num(5)),
+            ]),
+            item(&[
+                ("Type", text("Inventory")),
+                ("Sku", num(7)),
+                ("WarehouseId", text("W1")),
+                ("Quantity", num(3)),
+            ]),
+            item(&[
+                ("Type", text("Inventory")),
+                ("Sku", num(7)),
+                ("WarehouseId", text("W2")),
+                ("Quantity", num(2)),
+            ]),
         ];
         let (expected, stored) = recompute(&items);
         let report = compare(&expected, &stored);
         let names: Vec<_> = report.drift.iter().map(|d| d.0.as_str()).collect();
         assert_eq!(
             names,
-            ["day 2026-01-02 Revenue", "order O1 header Status"],
+            [
+                "day 2026-01-02 Revenue",
+                "order 01KQ6W4K000000000000000001 header Status",
+                "order 01KQ6W4K000000000000000001 summary GSI1SK",
+                "rep 2026-Q1/E1 GSI1SK",
+            ],
             "{report}"
         );
+        let rank = report
+            .drift
+            .iter()
+            .find(|d| d.0 == "rep 2026-Q1/E1 GSI1SK")
+            .unwrap();
+        assert_eq!(rank.1, "000000000000500#E1");
     }
 }

@@ -8,7 +8,11 @@
 //!   Spurdy's completion certificate (instructor Tyler Walch), in the talk's v01 keys.
 //!
 //! - seed 003 (HR): region EU, country DE, location BER, department SALES, warehouses W1 and W2,
-//!   and employee E100 (Ada Lovelace, warehouse W1), a sales clerk promoted to sales representative.
+//!   and employee E100 (Ada Lovelace, warehouse W1), a sales clerk promoted to sales representative;
+//! - seed 003 (order entry): E100 is customer 123's account rep (so its orders are E100's), and
+//!   the products of its order lines are stocked in W1 and W2.
+//!
+//! `make seed` then loads a realistic org on top ([`crate::org`]).
 //!
 //! Loading twice changes nothing: every write is an upsert or refuses to overwrite.
 
@@ -30,6 +34,15 @@ use store::{
 };
 
 pub const CUSTOMER: &str = "123";
+/// Customer 123's account rep (an employee of the HR seed).
+pub const REP: &str = "E100";
+/// The SKUs of the seed orders' lines: (sku, name, stock in W1, stock in W2).
+pub const PRODUCTS: [(u64, &str, u32, u32); 4] = [
+    (42, "Ground coffee, 500 g", 120, 30),
+    (1001, "Espresso cups, set of 4", 12, 0),
+    (1002, "Milk frother", 5, 9),
+    (1003, "Coffee grinder", 3, 2),
+];
 pub const ORDER_DATES: [&str; 3] = ["2020-11-25", "2020-12-01", "2020-12-06"];
 pub const CART: &str = "petes-cart";
 pub const CART_LINES: [(&str, u32); 3] = [("coffee", 2), ("veggies", 1), ("chocolates", 5)];
@@ -79,20 +92,21 @@ pub fn order_id(date: &str) -> SortableId {
     SortableId::floor(ms as u64)
 }
 
-fn already_there(e: &StoreError) -> bool {
+pub(crate) fn already_there(e: &StoreError) -> bool {
     matches!(e, StoreError::TransactionCanceled(r) if r.iter().any(|r| r == "ConditionalCheckFailed"))
 }
 
 /// Loads the seed rows; returns how many items were new.
 pub async fn load(table: &Table) -> Result<usize, StoreError> {
-    let mut written = 0;
+    // The org first: customer 123's account rep is one of its employees.
+    let mut written = load_hr(table).await?;
     let customer = id(CUSTOMER);
     let put = commerce::put_customer(
         table,
         &customer,
         "Customer 123",
         "customer123@example.com",
-        commerce::RepChange::Keep,
+        commerce::RepChange::Assign(id(REP)),
         Timestamp::parse("2020-11-01T00:00:00.000Z").expect("valid"),
     )
     .await?;
@@ -146,9 +160,43 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
         commerce::put_cart_line(table, &line).await?;
     }
 
+    written += load_products(table).await?;
     written += load_reviews(table).await?;
     written += load_learning(table).await?;
-    written += load_hr(table).await?;
+    Ok(written)
+}
+
+/// The products of the seed orders' lines, each stocked in W1 and W2.
+async fn load_products(table: &Table) -> Result<usize, StoreError> {
+    use store::products::{self, InventoryPut};
+    let mut written = 0;
+    for (n, name, w1, w2) in PRODUCTS {
+        let (_, created) = products::put_product(
+            table,
+            sku(n),
+            name,
+            None,
+            Timestamp::parse("2020-11-01T00:00:00.000Z").expect("valid"),
+        )
+        .await?;
+        written += usize::from(created);
+        for (warehouse, quantity) in [("W1", w1), ("W2", w2)] {
+            let stock = model::commerce::Inventory {
+                sku: sku(n),
+                warehouse_id: id(warehouse),
+                quantity,
+                updated_at: Timestamp::parse("2020-11-01T00:00:00.000Z").expect("valid"),
+            };
+            match products::put_inventory(table, &stock).await? {
+                InventoryPut::Stored(created) => written += usize::from(created),
+                other => {
+                    return Err(StoreError::Corrupt(format!(
+                        "seeding inventory {n} in {warehouse}: {other:?}"
+                    )));
+                }
+            }
+        }
+    }
     Ok(written)
 }
 
