@@ -43,7 +43,7 @@ run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every rou
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debug/local-stack \
 	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY)
 
-seed: ## Load seed 000's customer 123 and orders and seed 004's cart into the local table
+seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin seed -- --table $(TABLE)
 
 bench: dynamodb-install ## Benchmark, each against its baseline in the same run: coalesced stream writes; merged pages of a sharded index

@@ -54,8 +54,13 @@ api PUT "$FUZZ_STAFF_TOKEN" /countries/DE '{"name":"Germany","regionId":"EU"}'
 api PUT "$FUZZ_STAFF_TOKEN" /locations/BER '{"name":"Berlin","countryId":"DE"}'
 api PUT "$FUZZ_STAFF_TOKEN" /departments/SALES '{"name":"Sales","locationId":"BER"}'
 api PUT "$FUZZ_STAFF_TOKEN" /warehouses/W1 '{"name":"Spandau","regionId":"EU"}'
+# hooks.py's product (most /products paths name it), stocked in W1.
+api PUT "$FUZZ_STAFF_TOKEN" /products/42 '{"name":"Ground coffee, 500 g"}'
+api PUT "$FUZZ_STAFF_TOKEN" /products/42/inventory/W1 '{"quantity":120}'
 api PUT "$FUZZ_STAFF_TOKEN" /employees/E100 '{"name":"Ada Lovelace","hireDate":"2024-01-15","warehouseId":"W1"}'
 api POST "$FUZZ_STAFF_TOKEN" /employees/E100/jobs '{"jobId":"SA_REP","title":"Sales Representative","departmentId":"SALES","startDate":"2025-03-01"}'
+# E100 looks after the fuzzing customer (staff alone assign reps): the rep routes list something.
+api PUT "$FUZZ_STAFF_TOKEN" "/customers/$FUZZ_OWNER" '{"name":"Fuzz","email":"fuzz@example.com","accountRepId":"E100"}'
 for isbn in $(python3 -c 'import sys; sys.path.insert(0, "tests/fuzz"); import os; os.environ.update(FUZZ_OWNER="", FUZZ_OWNER_TOKEN="", FUZZ_STAFF_TOKEN=""); import hooks; print(*hooks.ISBNS)'); do
     api PUT "$FUZZ_STAFF_TOKEN" "/books/$isbn" '{"title":"Fuzz","author":"Fuzz","publicationYear":2000}'
 done

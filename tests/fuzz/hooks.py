@@ -7,7 +7,7 @@ gets.
   strangers' requests (404) and malformed ids (400) are sent too.
 - `isbn` becomes one of a few valid ISBNs in the same proportion, a learning path names seed
   001's course day (course, date, location, student), and an HR path the seed's org (employee
-  E100, warehouse W1, ...).
+  E100, warehouse W1, ...); a rep path names E100 (`repId`); a product path product 42.
 - The `authorization` header follows the operation's `x-access` (see openapi.yaml): the
   customer's token on owner and signed-in routes, staff's on staff routes, none on public ones;
   one request in 16 carries the other token, to exercise the 403/404 answers.
@@ -31,8 +31,11 @@ OWNER_PARAMS = ("customerId", "cartId", "username")
 ISBNS = ("9780261102354", "0-261-10235-4", "978-0-261-10236-1", "0261102370")
 # Seed 001's course day, which scripts/fuzz.sh creates: most learning paths name it.
 COURSE_DAY = {"course": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "David Spurdy"}
-# Seed 003's small org, which the seed loads: most HR paths name its records.
-ORG = {"employeeId": "E100", "warehouseId": "W1", "regionId": "EU", "countryId": "DE", "locationId": "BER", "departmentId": "SALES"}
+# Seed 003's small org, which the seed loads: most HR paths name its records. E100 is also the
+# fuzzing customer's account rep (scripts/fuzz.sh), so most rep paths name a rep with a customer.
+ORG = {"employeeId": "E100", "warehouseId": "W1", "regionId": "EU", "countryId": "DE", "locationId": "BER", "departmentId": "SALES", "repId": "E100"}
+# The product scripts/fuzz.sh creates and stocks in W1: most /products paths name it.
+PRODUCT = {"sku": 42}
 
 
 def _digest(value) -> int:
@@ -47,7 +50,7 @@ def map_path_parameters(context, path_parameters):
         for name, value in COURSE_DAY.items():
             if name in path_parameters:
                 path_parameters[name] = value
-    for name, value in ORG.items():
+    for name, value in (ORG | PRODUCT).items():
         if name in path_parameters and _digest(path_parameters[name]) % 8 != 0:
             path_parameters[name] = value
     for name in OWNER_PARAMS:

@@ -79,6 +79,9 @@ functions! {
         "list-course-certificates" => list_course_certificates,
         "list-certificates" => list_certificates,
         "list-orders" => list_orders,
+        "list-rep-customers" => list_rep_customers,
+        "list-rep-orders" => list_rep_orders,
+        "get-rep-ranking" => get_rep_ranking,
         "put-reference" => put_reference,
         "put-employee" => put_employee,
         "add-employee-job" => add_employee_job,
@@ -86,6 +89,11 @@ functions! {
         "get-employee-job" => get_employee_job,
         "list-employees" => list_employees,
         "list-warehouse-employees" => list_warehouse_employees,
+        "put-product" => put_product,
+        "put-inventory" => put_inventory,
+        "get-inventory" => get_inventory,
+        "get-product" => get_product,
+        "list-product-order-items" => list_product_order_items,
     }
     streams: {
         "commerce-stream" => commerce_stream,

@@ -1,4 +1,4 @@
-//! `GET /products/{productId}/sales` (productId: the numeric SKU): units sold and revenue
+//! `GET /products/{sku}/sales` (the numeric SKU; answered as `productId`): units sold and revenue
 //! (cents), kept by the `commerce-stream` stream consumer on `AGGREGATE_SHARDS` write shards and
 //! summed here from ONE BatchGetItem of every shard.
 
@@ -17,7 +17,7 @@ pub const NEEDS: Needs = Needs::SHARDS;
 pub const ACCESS: Access = Access::Staff;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let sku = api::path(&req, "productId", Sku::parse)?;
+    let sku = api::path(&req, "sku", Sku::parse)?;
     let shards = k::product_sales_shards(sku, deps.shards()?);
     let sums = aggregate::sum_shards(
         &deps.table,
@@ -47,7 +47,7 @@ mod tests {
         Deps::new(table, NEEDS, testkit::TEST_CURSOR_KEY, 5).unwrap()
     }
 
-    const ROUTE: &str = "GET /products/{productId}/sales";
+    const ROUTE: &str = "GET /products/{sku}/sales";
 
     #[tokio::test]
     async fn sums_every_shard_in_one_request() {
@@ -107,7 +107,7 @@ mod tests {
         let deps = deps(testkit::table().await);
         for bad in ["0", "-1", "abc", "1.5", "1000000000000", "007", "4#2"] {
             let mut ev = event(ROUTE, "/products/x/sales", &[], None);
-            ev["pathParameters"]["productId"] = json!(bad);
+            ev["pathParameters"]["sku"] = json!(bad);
             let (status, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
             assert_eq!(
                 (status, body["code"].as_str().unwrap()),

@@ -1,4 +1,4 @@
-//! Sharded aggregate read: GET /products/{productId}/sales: units sold and revenue, summed over every write shard in one BatchGetItem.
+//! Sharded aggregate read: GET /products/{sku}/sales: units sold and revenue, summed over every write shard in one BatchGetItem.
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
 #[tokio::main]

@@ -1,15 +1,19 @@
-//! C4: `GET /customers/{customerId}/orders?from=YYYY-MM-DD&to=YYYY-MM-DD&limit=&cursor=`: the
-//! customer's orders placed in the date range (UTC, both ends included), newest first, a page at
-//! a time. One query per page: order ids are ULIDs, so a date range is a sort-key range of the
-//! customer's collection.
+//! C4: `GET /customers/{customerId}/orders?from=YYYY-MM-DD&to=YYYY-MM-DD&status=&limit=&cursor=`:
+//! the customer's orders placed in the date range (UTC, both ends included), newest first, a page
+//! at a time. One query per page:
+//! - without `status`: order ids are ULIDs, so a date range is a sort-key range of the customer's
+//!   collection (its order summaries);
+//! - with `status` (seed 003 #4): the order headers stand in GSI1's `CUSTOMER#<customerId>`
+//!   partition at `<STATUS>#<orderId>` (rewritten by the status projection as the order moves
+//!   on), so one status in a date range is one GSI1 sort-key range.
 //!
 //! An unknown customer is a 404. Telling it apart from a customer without orders in the range
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
 use api::{Access, ApiError, views::commerce as view};
-use keys::commerce as k;
+use keys::commerce::{self as k, OrderStatus};
 use lambda_http::{Body, Request, Response};
-use model::commerce::OrderSummary;
+use model::commerce::{Order, OrderHeader, OrderSummary};
 use serde_json::json;
 use store::{Deps, Needs, commerce};
 
@@ -25,25 +29,52 @@ pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
+    let status: Option<OrderStatus> = api::query(&req, "status")
+        .map(|s| {
+            s.parse()
+                .map_err(|e| ApiError::invalid_parameter("status", e))
+        })
+        .transpose()?;
     let (from, to) = api::query_order_dates(&req)?;
-    // A cursor is bound to this pattern, this customer and this range.
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |_| {
-        format!("C4|{customer}|{from}|{to}")
-    })?;
+    // A cursor is bound to this pattern, this customer, this status (if any) and this range.
+    let paging =
+        api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |_| match status {
+            None => format!("C4|{customer}|{from}|{to}"),
+            Some(status) => format!("C4|{customer}|{status}|{from}|{to}"),
+        })?;
 
-    let range = k::orders_in_range(&customer, from, to)
-        .map_err(|e| ApiError::invalid_parameter("from", e))?;
-    let page = deps
-        .table
-        .query(range)
-        .backwards()
-        .limit(paging.limit)
-        .start(paging.start.clone())
-        .send()
-        .await?
-        .decode::<OrderSummary>()?;
+    let (orders, last_key): (Vec<Order>, _) = match status {
+        None => {
+            let range = k::orders_in_range(&customer, from, to)
+                .map_err(|e| ApiError::invalid_parameter("from", e))?;
+            let page = deps
+                .table
+                .query(range)
+                .backwards()
+                .limit(paging.limit)
+                .start(paging.start.clone())
+                .send()
+                .await?
+                .decode::<OrderSummary>()?;
+            (page.items.into_iter().map(|o| o.0).collect(), page.last_key)
+        }
+        Some(status) => {
+            let range = k::customer_orders_in_status(&customer, status, from, to)
+                .map_err(|e| ApiError::invalid_parameter("from", e))?;
+            let page = deps
+                .table
+                .query(range)
+                .backwards()
+                .limit(paging.limit)
+                .start(paging.start.clone())
+                .send()
+                .await?
+                .decode::<OrderHeader>()?;
+            (page.items.into_iter().map(|h| h.0).collect(), page.last_key)
+        }
+    };
     if paging.is_first()
-        && page.items.is_empty()
+        && orders.is_empty()
         && !commerce::customer_exists(&deps.table, &customer).await?
     {
         return Err(ApiError::not_found(
@@ -51,12 +82,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             format!("There is no customer {customer}."),
         ));
     }
-    let next = paging.next_cursor(page.last_key)?;
+    let next = paging.next_cursor(last_key)?;
     api::json(
         200,
         &json!({
             "customerId": customer.as_str(),
-            "orders": page.items.iter().map(|o| view::order_summary(&o.0)).collect::<Vec<_>>(),
+            "orders": orders.iter().map(view::order_summary).collect::<Vec<_>>(),
             "nextCursor": next,
         }),
     )
@@ -157,7 +188,8 @@ mod tests {
         let cursor = page["nextCursor"].as_str().unwrap().to_owned();
         let mut tampered = cursor.clone();
         tampered.replace_range(3..4, if &cursor[3..4] == "A" { "B" } else { "A" });
-        let cases: Vec<(&str, Vec<(&str, &str)>, u16, &str)> = vec![
+        type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, u16, &'a str);
+        let cases: Vec<Case> = vec![
             (
                 "123",
                 vec![("from", "2020-02-30")],
@@ -204,5 +236,158 @@ mod tests {
         // A known customer with nothing in the range is an empty page, not a 404.
         let (s, b) = get(&d, "123", &[("from", "2021-01-01")]).await;
         assert_eq!((s, b["orders"].clone()), (200, json!([])));
+    }
+
+    async fn set_status(d: &Deps, order: &str, at: &str, status: OrderStatus) {
+        let changed = commerce::apply_order_status(
+            &d.table,
+            keys::SortableId::parse(order).unwrap(),
+            keys::SortableId::at_ms(day_ms(at, 0)),
+            status,
+        )
+        .await
+        .unwrap();
+        assert!(changed);
+    }
+
+    /// [`seeded`], orders 3 and 8 shipped, and customer 456 with an open order of its own.
+    async fn seeded_with_statuses() -> (Deps, Vec<String>) {
+        let (d, ids) = seeded().await;
+        set_status(&d, &ids[3], "2021-01-01", OrderStatus::Shipped).await;
+        set_status(&d, &ids[8], "2021-01-01", OrderStatus::Shipped).await;
+        fixtures::customer(&d.table, "456").await;
+        fixtures::order(&d.table, "456", day_ms("2020-12-01", 5), &[(1, 1, 100)]).await;
+        d.table.meter().reset();
+        (d, ids)
+    }
+
+    fn pick(ids: &[String], newest_first: &[usize]) -> Vec<String> {
+        newest_first.iter().map(|&n| ids[n].clone()).collect()
+    }
+
+    #[tokio::test]
+    async fn by_status_one_minimal_index_query_of_the_headers_newest_first() {
+        let (d, ids) = seeded_with_statuses().await;
+        // Dec 1..=6 are days 6..=11; 8 shipped.
+        let q = [
+            ("status", "OPEN"),
+            ("from", "2020-12-01"),
+            ("to", "2020-12-06"),
+        ];
+        let (s, body) = get(&d, "123", &q).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(ids_of(&body), pick(&ids, &[11, 10, 9, 7, 6]));
+        assert!(
+            body["orders"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|o| o["status"] == "OPEN" && o["customerId"] == "123")
+        );
+        assert_eq!(body["nextCursor"], Value::Null);
+        let requests = d.table.meter().requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(
+            (requests[0].operation, requests[0].index, requests[0].items),
+            ("Query", Some("GSI1"), 5)
+        );
+        let read: Vec<_> = all_items(&d.table)
+            .await
+            .into_iter()
+            .filter(|i| {
+                i["Type"].as_s().unwrap() == "OrderHeader"
+                    && ids_of(&body).contains(i["OrderId"].as_s().unwrap())
+            })
+            .collect();
+        assert_eq!(read.len(), 5);
+        assert_eq!(requests[0].index_read_units, query_read_units(&read, false));
+        assert_eq!(requests[0].read_units, 0.0, "nothing read from the table");
+
+        let (_, shipped) = get(&d, "123", &[("status", "SHIPPED")]).await;
+        assert_eq!(ids_of(&shipped), pick(&ids, &[8, 3]));
+        assert_eq!(shipped["orders"][0]["status"], "SHIPPED");
+        // Another customer's list holds its own orders only.
+        let (_, other) = get(&d, "456", &[("status", "OPEN")]).await;
+        assert_eq!(other["orders"].as_array().unwrap().len(), 1);
+        assert_eq!(other["orders"][0]["customerId"], "456");
+        // A known customer with nothing in that status: an empty page; an unknown one: a 404.
+        let (s, b) = get(&d, "123", &[("status", "RETURNED")]).await;
+        assert_eq!((s, b["orders"].clone()), (200, json!([])));
+        let (s, b) = get(&d, "nobody", &[("status", "OPEN")]).await;
+        assert_eq!((s, b["code"].as_str()), (404, Some("customer_not_found")));
+    }
+
+    #[tokio::test]
+    async fn a_status_change_moves_an_order_between_status_lists() {
+        let (d, ids) = seeded_with_statuses().await;
+        set_status(&d, &ids[8], "2021-01-02", OrderStatus::Delivered).await;
+        set_status(&d, &ids[11], "2021-01-02", OrderStatus::Shipped).await;
+        let list = async |status| ids_of(&get(&d, "123", &[("status", status)]).await.1);
+        assert_eq!(list("SHIPPED").await, pick(&ids, &[11, 3]));
+        assert_eq!(list("DELIVERED").await, pick(&ids, &[8]));
+        assert_eq!(
+            list("OPEN").await,
+            pick(&ids, &[10, 9, 7, 6, 5, 4, 2, 1, 0])
+        );
+        // Without a status: every order, as before.
+        let (_, all) = get(&d, "123", &[]).await;
+        assert_eq!(ids_of(&all), pick(&ids, &(0..12).rev().collect::<Vec<_>>()));
+        assert_eq!(all["orders"][0]["status"], "SHIPPED");
+    }
+
+    #[tokio::test]
+    async fn walking_a_status_returns_every_order_in_it_once() {
+        let (d, ids) = seeded_with_statuses().await;
+        let pages = testkit::walk_pages("3", async |q| {
+            let mut query = vec![("status", "OPEN")];
+            query.extend_from_slice(q);
+            d.table.meter().reset();
+            let (s, body) = get(&d, "123", &query).await;
+            assert_eq!(s, 200, "{body}");
+            assert_eq!(d.table.meter().requests().len(), 1, "one query per page");
+            body
+        })
+        .await;
+        let seen: Vec<_> = pages.iter().flat_map(ids_of).collect();
+        assert_eq!(seen, pick(&ids, &[11, 10, 9, 7, 6, 5, 4, 2, 1, 0]));
+    }
+
+    #[tokio::test]
+    async fn a_bad_status_or_a_cursor_of_another_list_is_400_and_reads_nothing() {
+        let (d, _) = seeded_with_statuses().await;
+        let (_, all) = get(&d, "123", &[("limit", "2")]).await;
+        let all = all["nextCursor"].as_str().unwrap().to_owned();
+        let (_, open) = get(&d, "123", &[("limit", "2"), ("status", "OPEN")]).await;
+        let open = open["nextCursor"].as_str().unwrap().to_owned();
+        d.table.meter().reset();
+        let cases: Vec<(Vec<(&str, &str)>, &str)> = vec![
+            (vec![("status", "open")], "invalid_parameter"),
+            (vec![("status", "LOST")], "invalid_parameter"),
+            (
+                vec![
+                    ("status", "OPEN"),
+                    ("from", "2020-12-02"),
+                    ("to", "2020-12-01"),
+                ],
+                "invalid_range",
+            ),
+            (
+                vec![("status", "OPEN"), ("limit", "0")],
+                "invalid_parameter",
+            ),
+            // The plain list's cursor for a status, a status's for the plain list or another
+            // status.
+            (vec![("status", "OPEN"), ("cursor", &all)], "invalid_cursor"),
+            (vec![("cursor", &open)], "invalid_cursor"),
+            (
+                vec![("status", "SHIPPED"), ("cursor", &open)],
+                "invalid_cursor",
+            ),
+        ];
+        for (q, code) in cases {
+            let (s, b) = get(&d, "123", &q).await;
+            assert_eq!((s, b["code"].as_str().unwrap_or("")), (400, code), "{q:?}");
+        }
+        assert!(d.table.meter().requests().is_empty(), "nothing read");
     }
 }

@@ -234,6 +234,134 @@ mod tests {
         assert!(table.meter().requests().is_empty(), "nothing even sent");
     }
 
+    /// `PUT /customers/<id>` with `body`, as `who` sends it, authorized as `main` does.
+    async fn put_as(
+        table: &Table,
+        who: fn(serde_json::Value) -> serde_json::Value,
+        id: &str,
+        body: &str,
+    ) -> (u16, serde_json::Value) {
+        let ev = who(event(ROUTE, &format!("/customers/{id}"), &[], Some(body)));
+        response_json(&api::dispatch(&deps(table), ACCESS, handle, request(&ev)).await)
+    }
+
+    /// Customer 123, signed in as themself.
+    fn as_owner(ev: serde_json::Value) -> serde_json::Value {
+        testkit::signed_in_as(ev, "123", &[])
+    }
+
+    /// The customer's item, and its GSI1 keys (`None` when absent).
+    async fn stored(table: &Table) -> (model::Item, Option<String>, Option<String>) {
+        let item = all_items(table)
+            .await
+            .into_iter()
+            .find(|i| i["PK"].as_s().unwrap() == "CUSTOMER#123")
+            .expect("customer 123");
+        let key = |name: &str| item.get(name).map(|v| v.as_s().unwrap().clone());
+        let (pk, sk) = (key("GSI1PK"), key("GSI1SK"));
+        (item, pk, sk)
+    }
+
+    /// Employees E1 and E2 (and the org they need).
+    async fn with_employees() -> Table {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        testkit::fixtures::employee(&table, "E2", "Alan Turing").await;
+        table
+    }
+
+    const ANN: &str = r#"{"name":"Ann","email":"ann@example.com"}"#;
+    const ANN_WITH_E1: &str = r#"{"name":"Ann","email":"ann@example.com","accountRepId":"E1"}"#;
+
+    #[tokio::test]
+    async fn staff_assign_an_employee_as_account_rep() {
+        let table = with_employees().await;
+        // A new customer, created with its rep (201), then another rep (200).
+        let (s, c) = put_as(&table, testkit::as_staff, "123", ANN_WITH_E1).await;
+        assert_eq!((s, c["accountRepId"].as_str()), (201, Some("E1")), "{c}");
+        let (item, pk, sk) = stored(&table).await;
+        assert_eq!(item["AccountRepId"].as_s().unwrap(), "E1");
+        assert_eq!(
+            (pk.as_deref(), sk.as_deref()),
+            (Some("REP#E1"), Some("CUSTOMER#123"))
+        );
+        let body = r#"{"name":"Ann","email":"ann@example.com","accountRepId":"E2"}"#;
+        let (s, c) = put_as(&table, testkit::as_staff, "123", body).await;
+        assert_eq!((s, c["accountRepId"].as_str()), (200, Some("E2")));
+        assert_eq!(stored(&table).await.1.as_deref(), Some("REP#E2"));
+        // An existing customer without a rep gets one the same way.
+        assert_eq!(put_as(&table, testkit::as_staff, "456", ANN).await.0, 201);
+        let (s, c) = put_as(&table, testkit::as_staff, "456", ANN_WITH_E1).await;
+        assert_eq!((s, c["accountRepId"].as_str()), (200, Some("E1")));
+    }
+
+    #[tokio::test]
+    async fn a_customer_may_not_set_their_rep_and_nothing_changes() {
+        let table = with_employees().await;
+        put_as(&table, testkit::as_staff, "123", ANN_WITH_E1).await;
+        let before = all_items(&table).await;
+        for body in [
+            r#"{"name":"Ann B","email":"ann@example.com","accountRepId":"E2"}"#,
+            r#"{"name":"Ann B","email":"ann@example.com","accountRepId":null}"#,
+        ] {
+            let (s, b) = put_as(&table, as_owner, "123", body).await;
+            assert_eq!((s, b["code"].as_str()), (403, Some("forbidden")), "{body}");
+        }
+        assert_eq!(all_items(&table).await, before, "nothing changed");
+    }
+
+    #[tokio::test]
+    async fn an_unknown_employee_is_a_404_and_nothing_is_written() {
+        let table = with_employees().await;
+        let before = all_items(&table).await;
+        let unknown = r#"{"name":"Ann","email":"ann@example.com","accountRepId":"E9"}"#;
+        let (s, b) = put_as(&table, testkit::as_staff, "123", unknown).await;
+        assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
+        assert_eq!(all_items(&table).await, before, "no customer created");
+        // Nor is an existing customer changed.
+        put_as(&table, testkit::as_staff, "123", ANN_WITH_E1).await;
+        let before = all_items(&table).await;
+        let renamed = r#"{"name":"Ann B","email":"ann@example.com","accountRepId":"E9"}"#;
+        let (s, b) = put_as(&table, testkit::as_staff, "123", renamed).await;
+        assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
+        assert_eq!(all_items(&table).await, before, "nothing changed");
+        // A malformed id is a 400.
+        let bad = r#"{"name":"Ann","email":"ann@example.com","accountRepId":"E#1"}"#;
+        let (s, b) = put_as(&table, testkit::as_staff, "123", bad).await;
+        assert_eq!((s, b["code"].as_str()), (400, Some("invalid_body")));
+    }
+
+    #[tokio::test]
+    async fn null_removes_the_rep_and_absent_keeps_it() {
+        let table = with_employees().await;
+        put_as(&table, testkit::as_staff, "123", ANN_WITH_E1).await;
+        // Absent (the owner's ordinary update, or staff's): the rep and its GSI1 keys stay.
+        for who in [as_owner, testkit::as_staff] {
+            let (s, c) = put_as(
+                &table,
+                who,
+                "123",
+                r#"{"name":"Ann B","email":"b@example.com"}"#,
+            )
+            .await;
+            assert_eq!((s, c["accountRepId"].as_str()), (200, Some("E1")));
+            assert_eq!(c["name"], "Ann B");
+            let (_, pk, sk) = stored(&table).await;
+            assert_eq!(
+                (pk.as_deref(), sk.as_deref()),
+                (Some("REP#E1"), Some("CUSTOMER#123"))
+            );
+        }
+        // null: no rep, out of GSI1.
+        let clear = r#"{"name":"Ann","email":"ann@example.com","accountRepId":null}"#;
+        let (s, c) = put_as(&table, testkit::as_staff, "123", clear).await;
+        assert_eq!((s, &c["accountRepId"]), (200, &serde_json::Value::Null));
+        let (item, pk, sk) = stored(&table).await;
+        assert!(!item.contains_key("AccountRepId"));
+        assert_eq!((pk, sk), (None, None));
+    }
+
     /// A customer write that keeps meeting an order transaction on the same item (DynamoDB's
     /// `TransactionConflictException`, which DynamoDB Local never raises: mocked) is retried,
     /// then answered 503 with `Retry-After`, never a 500.

@@ -320,13 +320,27 @@ impl<'d> Paging<'d> {
         streams: Vec<KeyCondition<S>>,
         direction: store::merge::Direction,
     ) -> Result<(Vec<model::Item>, Option<String>), ApiError> {
-        use store::merge::{Positions, merged_page};
+        self.merged_page_by(table, streams, direction, store::merge::MergeKey::SortKey)
+            .await
+    }
+
+    /// [`Paging::merged_page`] with the streams merged by `by` ([`store::merge::MergeKey`]):
+    /// streams whose sort keys start with a part of their own (one per order status) merged by
+    /// an attribute.
+    pub async fn merged_page_by<S: KeySpace>(
+        &self,
+        table: &Table,
+        streams: Vec<KeyCondition<S>>,
+        direction: store::merge::Direction,
+        by: store::merge::MergeKey,
+    ) -> Result<(Vec<model::Item>, Option<String>), ApiError> {
+        use store::merge::{Positions, merged_page_by};
         let positions = match &self.start {
             None => Positions::start(streams.len()),
             Some(flat) => Positions::from_item(flat, streams.len())
                 .ok_or(ApiError::from(store::cursor::CursorError::Malformed))?,
         };
-        let page = merged_page(table, streams, positions, self.limit, direction).await?;
+        let page = merged_page_by(table, streams, positions, self.limit, direction, by).await?;
         let next = self.next_cursor(page.next.map(|p| p.to_item()))?;
         Ok((page.items, next))
     }

@@ -79,6 +79,18 @@ pub mod commerce {
         })
     }
 
+    /// A rep's line of a sales-period ranking (O14): its order total (cents) and order count,
+    /// both derived by the stream pipeline (`null` and named when they drifted).
+    pub fn rep_sales(r: &model::commerce::RepSales) -> Value {
+        let mut drift = Vec::new();
+        let view = json!({
+            "repId": r.rep_id,
+            "total": derived(&r.total, "total", &mut drift),
+            "orderCount": derived(&r.order_count, "orderCount", &mut drift),
+        });
+        with_drift(view, drift)
+    }
+
     pub fn order_line(l: &OrderLine) -> Value {
         json!({ "sku": l.sku, "quantity": l.quantity, "unitPrice": l.unit_price })
     }
@@ -89,6 +101,31 @@ pub mod commerce {
 
     pub fn cart_line(l: &CartLine) -> Value {
         json!({ "productId": l.product_id, "quantity": l.quantity, "updatedAt": l.updated_at })
+    }
+
+    /// A product (O13) with its total inventory over every warehouse, derived by the stream
+    /// pipeline (shown as the customer's counters are: `null` and named when it drifted).
+    pub fn product(p: &model::commerce::Product) -> Value {
+        let mut drift = Vec::new();
+        let view = json!({
+            "sku": p.sku,
+            "name": p.name,
+            "description": p.description,
+            "createdAt": p.created_at,
+            "updatedAt": p.updated_at,
+            "totalInventory": derived(&p.total_inventory, "totalInventory", &mut drift),
+        });
+        with_drift(view, drift)
+    }
+
+    /// A product's stock in one warehouse (O12).
+    pub fn inventory(i: &model::commerce::Inventory) -> Value {
+        json!({
+            "sku": i.sku,
+            "warehouseId": i.warehouse_id,
+            "quantity": i.quantity,
+            "updatedAt": i.updated_at,
+        })
     }
 }
 

@@ -103,7 +103,9 @@ pub async fn put_customer(
         }
     }
     // Created between the two tries' conditions and deleted again: customers are never deleted.
-    Err(StoreError::Corrupt("customer neither absent nor present".into()))
+    Err(StoreError::Corrupt(
+        "customer neither absent nor present".into(),
+    ))
 }
 
 /// Whether the customer exists: one (eventually consistent) GetItem of its key only.

@@ -3,8 +3,9 @@
 //! A sharded pattern (seed 001's certificates by type, seed 003's open orders) spreads one logical
 //! partition over N partition keys, one per shard. Each shard is a *stream*: a key condition that
 //! DynamoDB returns in sort-key order. [`merged_page`] queries the streams in parallel and merges
-//! them into one order: by sort key, ties broken by stream number (the order of `streams`), and
-//! within a stream as DynamoDB returns it. [`Positions`] is where each stream stands after the
+//! them into one order: by sort key (or, [`merged_page_by`], by an attribute whose order each
+//! stream's sort key follows), ties broken by stream number (the order of `streams`), and within
+//! a stream as DynamoDB returns it. [`Positions`] is where each stream stands after the
 //! page: not started, after a given item, or done. It becomes one cursor (the caller signs it).
 //!
 //! Cost. A query that returns nothing still costs 0.5 RCU, so a page costs at least
@@ -119,6 +120,30 @@ pub enum Direction {
     Descending,
 }
 
+/// What the merge orders items by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeKey {
+    /// The index's sort key: the streams are shards of one partition, their sort keys alike.
+    SortKey,
+    /// An attribute of the items (a string), for streams whose sort keys start with a part of
+    /// their own: O10's `<STATUS>#<orderId>`, one stream per status, merged by `OrderId`. Each
+    /// stream's sort-key order must be that attribute's order (here: a constant prefix, then it).
+    Attribute(&'static str),
+}
+
+impl MergeKey {
+    fn of<S: KeySpace>(self, item: &Item) -> &str {
+        let name = match self {
+            MergeKey::SortKey => S::SK,
+            MergeKey::Attribute(name) => name,
+        };
+        item.get(name)
+            .and_then(|v| v.as_s().ok())
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+}
+
 /// One merged page: the items in merged order, and where every stream stands after them.
 #[derive(Debug)]
 pub struct MergedPage {
@@ -160,22 +185,36 @@ fn resume<S: KeySpace>(condition: &KeyCondition<S>, key: &Item) -> Item {
     start
 }
 
-fn sort_key<S: KeySpace>(item: &Item) -> &str {
-    item.get(S::SK)
-        .and_then(|v| v.as_s().ok())
-        .map(String::as_str)
-        .unwrap_or("")
-}
-
-/// Reads one page of at most `limit` items of the streams merged, from `positions` on, in
-/// `direction`. `streams` and `direction` must be the same, in the same order, for every page of
-/// a walk (a cursor binds them).
+/// Reads one page of at most `limit` items of the streams merged by sort key, from `positions`
+/// on, in `direction`. `streams` and `direction` must be the same, in the same order, for every
+/// page of a walk (a cursor binds them).
 pub async fn merged_page<S: KeySpace>(
     table: &Table,
     streams: Vec<KeyCondition<S>>,
     positions: Positions,
     limit: u32,
     direction: Direction,
+) -> Result<MergedPage, StoreError> {
+    merged_page_by(
+        table,
+        streams,
+        positions,
+        limit,
+        direction,
+        MergeKey::SortKey,
+    )
+    .await
+}
+
+/// [`merged_page`], the items merged by `by` instead of the sort key (the same walk: `by` must
+/// be the same for every page too).
+pub async fn merged_page_by<S: KeySpace>(
+    table: &Table,
+    streams: Vec<KeyCondition<S>>,
+    positions: Positions,
+    limit: u32,
+    direction: Direction,
+    by: MergeKey,
 ) -> Result<MergedPage, StoreError> {
     if positions.0.len() != streams.len() {
         return Err(StoreError::Corrupt("positions for other streams".into()));
@@ -229,8 +268,8 @@ pub async fn merged_page<S: KeySpace>(
             .filter(|&i| !streams[i].buffer.is_empty())
             .min_by(|&a, &b| {
                 let (ka, kb) = (
-                    sort_key::<S>(&streams[a].buffer[0]),
-                    sort_key::<S>(&streams[b].buffer[0]),
+                    by.of::<S>(&streams[a].buffer[0]),
+                    by.of::<S>(&streams[b].buffer[0]),
                 );
                 let by_key = match direction {
                     Direction::Ascending => ka.cmp(kb),

@@ -83,5 +83,7 @@ pub async fn inventory(
     sku: Sku,
     warehouse: &Id,
 ) -> Result<Option<Inventory>, StoreError> {
-    table.get(&k::inventory(sku, warehouse), Read::Eventual).await
+    table
+        .get(&k::inventory(sku, warehouse), Read::Eventual)
+        .await
 }

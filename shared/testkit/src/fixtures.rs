@@ -266,9 +266,15 @@ pub fn job(employee: &str, job: &str, start: &str) -> model::hr::JobHistory {
 
 /// A product named after its SKU (written).
 pub async fn product(table: &Table, n: u64) -> Sku {
-    store::products::put_product(table, sku(n), &format!("Product {n}"), None, at(1_790_000_000_000))
-        .await
-        .expect("a product");
+    store::products::put_product(
+        table,
+        sku(n),
+        &format!("Product {n}"),
+        None,
+        at(1_790_000_000_000),
+    )
+    .await
+    .expect("a product");
     sku(n)
 }
 

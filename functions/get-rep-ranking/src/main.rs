@@ -1,0 +1,12 @@
+//! O14: GET /reps/ranking?period=YYYY-Qn (staff)
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    api::serve(
+        get_rep_ranking::NEEDS,
+        get_rep_ranking::ACCESS,
+        get_rep_ranking::handle,
+    )
+    .await
+}

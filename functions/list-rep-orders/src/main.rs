@@ -1,0 +1,12 @@
+//! O10: GET /reps/{repId}/orders?status=&from=&to= (staff)
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    api::serve(
+        list_rep_orders::NEEDS,
+        list_rep_orders::ACCESS,
+        list_rep_orders::handle,
+    )
+    .await
+}

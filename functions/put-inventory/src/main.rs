@@ -1,0 +1,12 @@
+//! PUT /products/{sku}/inventory/{warehouseId}: a product's stock in a warehouse (staff).
+//! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    api::serve(
+        put_inventory::NEEDS,
+        put_inventory::ACCESS,
+        put_inventory::handle,
+    )
+    .await
+}
