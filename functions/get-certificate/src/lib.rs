@@ -16,13 +16,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let course = params::path_course(&req)?;
     let date = params::path_date(&req, "date")?;
     let student = params::path_name(&req, "student")?;
-    match learning::certificate(&deps.table, &course, date, &student).await? {
-        Some(c) => api::json(200, &view::certificate(&c)),
-        None => Err(ApiError::not_found(
-            "certificate_not_found",
-            format!("{student} holds no certificate of {course} on {date}."),
-        )),
-    }
+    let found = learning::certificate(&deps.table, &course, date, &student).await?;
+    let certificate = ApiError::or_not_found(found, "certificate_not_found", || {
+        format!("{student} holds no certificate of {course} on {date}.")
+    })?;
+    api::json(200, &view::certificate(&certificate))
 }
 
 #[cfg(test)]

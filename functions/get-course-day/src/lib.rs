@@ -26,15 +26,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
         format!("L8|{}|{date}|{limit}", course.key().as_key())
     })?;
-    let page = deps
-        .table
-        .query(k::course_day(course.key(), date))
-        .limit(paging.limit)
-        .start(paging.start.clone())
-        .send()
+    let (items, next) = paging
+        .items(deps.table.query(k::course_day(course.key(), date)))
         .await?;
     let (mut courses, mut certificates) = (Vec::new(), Vec::new());
-    for item in page.items {
+    for item in items {
         match model::type_of(&item) {
             Some(CourseOccurrence::TYPE) => courses.push(view::occurrence(&model::from_item::<
                 CourseOccurrence,
@@ -55,7 +51,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             "date": date,
             "courses": courses,
             "certificates": certificates,
-            "nextCursor": paging.next_cursor(page.last_key)?,
+            "nextCursor": next,
         }),
     )
 }

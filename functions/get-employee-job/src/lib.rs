@@ -13,17 +13,11 @@ pub const ACCESS: Access = Access::Staff;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
-    match hr::current_job(&deps.table, &id).await? {
-        Some(job) => {
-            let mut out = view::job(&job);
-            out["employeeId"] = id.as_str().into();
-            api::json(200, &out)
-        }
-        None => Err(ApiError::not_found(
-            "job_not_found",
-            format!("{id} has no job"),
-        )),
-    }
+    let found = hr::current_job(&deps.table, &id).await?;
+    let job = ApiError::or_not_found(found, "job_not_found", || format!("{id} has no job"))?;
+    let mut out = view::job(&job);
+    out["employeeId"] = id.as_str().into();
+    api::json(200, &out)
 }
 
 #[cfg(test)]

@@ -12,13 +12,11 @@ pub const ACCESS: Access = Access::Staff;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
-    match hr::employee(&deps.table, &id, false).await? {
-        Some(v) => api::json(200, &view::employee_view(&v)),
-        None => Err(ApiError::not_found(
-            "employee_not_found",
-            format!("No such employee: {id}"),
-        )),
-    }
+    let found = hr::employee(&deps.table, &id, false).await?;
+    let employee = ApiError::or_not_found(found, "employee_not_found", || {
+        format!("No such employee: {id}")
+    })?;
+    api::json(200, &view::employee_view(&employee))
 }
 
 #[cfg(test)]

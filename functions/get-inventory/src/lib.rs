@@ -15,13 +15,11 @@ pub const ACCESS: Access = Access::Staff;
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     let warehouse = api::path_id(&req, "warehouseId")?;
-    match products::inventory(&deps.table, sku, &warehouse).await? {
-        Some(inventory) => api::json(200, &view::inventory(&inventory)),
-        None => Err(ApiError::not_found(
-            "inventory_not_found",
-            format!("Warehouse {warehouse} holds no inventory of product {sku}"),
-        )),
-    }
+    let found = products::inventory(&deps.table, sku, &warehouse).await?;
+    let inventory = ApiError::or_not_found(found, "inventory_not_found", || {
+        format!("Warehouse {warehouse} holds no inventory of product {sku}")
+    })?;
+    api::json(200, &view::inventory(&inventory))
 }
 
 #[cfg(test)]

@@ -15,13 +15,11 @@ pub const ACCESS: Access = Access::Public;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
-    match products::product(&deps.table, sku).await? {
-        Some(product) => api::json(200, &view::product(&product)),
-        None => Err(ApiError::not_found(
-            "product_not_found",
-            format!("No such product: {sku}"),
-        )),
-    }
+    let found = products::product(&deps.table, sku).await?;
+    let product = ApiError::or_not_found(found, "product_not_found", || {
+        format!("No such product: {sku}")
+    })?;
+    api::json(200, &view::product(&product))
 }
 
 #[cfg(test)]

@@ -29,21 +29,15 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
         format!("O14|{period}|{limit}")
     })?;
-    let page = deps
-        .table
-        .query(k::rep_ranking(period))
-        .backwards()
-        .limit(paging.limit)
-        .start(paging.start.clone())
-        .send()
-        .await?
-        .decode::<RepSales>()?;
+    let (items, next) = paging
+        .page::<RepSales, _>(deps.table.query(k::rep_ranking(period)).backwards())
+        .await?;
     api::json(
         200,
         &json!({
             "period": period.to_string(),
-            "reps": page.items.iter().map(view::rep_sales).collect::<Vec<_>>(),
-            "nextCursor": paging.next_cursor(page.last_key)?,
+            "reps": items.iter().map(view::rep_sales).collect::<Vec<_>>(),
+            "nextCursor": next,
         }),
     )
 }

@@ -24,21 +24,19 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
         format!("L9-10|{}|{date}|{version:?}|{limit}", course.key().as_key())
     })?;
-    let page = deps
-        .table
-        .query(k::certificates_on(course.key(), date, version))
-        .limit(paging.limit)
-        .start(paging.start.clone())
-        .send()
-        .await?
-        .decode::<Certificate>()?;
+    let (items, next) = paging
+        .page::<Certificate, _>(
+            deps.table
+                .query(k::certificates_on(course.key(), date, version)),
+        )
+        .await?;
     api::json(
         200,
         &json!({
             "courseKey": course.key().as_key(),
             "date": date,
-            "certificates": page.items.iter().map(view::certificate).collect::<Vec<_>>(),
-            "nextCursor": paging.next_cursor(page.last_key)?,
+            "certificates": items.iter().map(view::certificate).collect::<Vec<_>>(),
+            "nextCursor": next,
         }),
     )
 }

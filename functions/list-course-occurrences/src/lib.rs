@@ -93,20 +93,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         )
     };
     let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, binding)?;
-    let page = deps
-        .table
-        .query(condition)
-        .limit(paging.limit)
-        .start(paging.start.clone())
-        .send()
-        .await?
-        .decode::<CourseOccurrence>()?;
-    let next = paging.next_cursor(page.last_key)?;
+    let (items, next) = paging
+        .page::<CourseOccurrence, _>(deps.table.query(condition))
+        .await?;
     api::json(
         200,
         &json!({
             "courseKey": course.key().as_key(),
-            "occurrences": page.items.iter().map(view::occurrence).collect::<Vec<_>>(),
+            "occurrences": items.iter().map(view::occurrence).collect::<Vec<_>>(),
             "nextCursor": next,
         }),
     )

@@ -29,12 +29,7 @@ pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
-    let status: Option<OrderStatus> = api::query(&req, "status")
-        .map(|s| {
-            s.parse()
-                .map_err(|e| ApiError::invalid_parameter("status", e))
-        })
-        .transpose()?;
+    let status: Option<OrderStatus> = api::query_parsed(&req, "status")?;
     let (from, to) = api::query_order_dates(&req)?;
     // A cursor is bound to this pattern, this customer, this status (if any) and this range.
     let paging =
@@ -43,34 +38,21 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             Some(status) => format!("C4|{customer}|{status}|{from}|{to}"),
         })?;
 
-    let (orders, last_key): (Vec<Order>, _) = match status {
+    // Without a status the summaries in the customer's collection, with one the headers in GSI1.
+    let bad_range = |e: keys::KeyError| ApiError::invalid_parameter("from", e);
+    let (orders, next): (Vec<Order>, _) = match status {
         None => {
-            let range = k::orders_in_range(&customer, from, to)
-                .map_err(|e| ApiError::invalid_parameter("from", e))?;
-            let page = deps
-                .table
-                .query(range)
-                .backwards()
-                .limit(paging.limit)
-                .start(paging.start.clone())
-                .send()
-                .await?
-                .decode::<OrderSummary>()?;
-            (page.items.into_iter().map(|o| o.0).collect(), page.last_key)
+            let range = k::orders_in_range(&customer, from, to).map_err(bad_range)?;
+            let query = deps.table.query(range).backwards();
+            let (summaries, next) = paging.page::<OrderSummary, _>(query).await?;
+            (summaries.into_iter().map(|o| o.0).collect(), next)
         }
         Some(status) => {
-            let range = k::customer_orders_in_status(&customer, status, from, to)
-                .map_err(|e| ApiError::invalid_parameter("from", e))?;
-            let page = deps
-                .table
-                .query(range)
-                .backwards()
-                .limit(paging.limit)
-                .start(paging.start.clone())
-                .send()
-                .await?
-                .decode::<OrderHeader>()?;
-            (page.items.into_iter().map(|h| h.0).collect(), page.last_key)
+            let range =
+                k::customer_orders_in_status(&customer, status, from, to).map_err(bad_range)?;
+            let query = deps.table.query(range).backwards();
+            let (headers, next) = paging.page::<OrderHeader, _>(query).await?;
+            (headers.into_iter().map(|h| h.0).collect(), next)
         }
     };
     if paging.is_first()
@@ -82,7 +64,6 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             format!("There is no customer {customer}."),
         ));
     }
-    let next = paging.next_cursor(last_key)?;
     api::json(
         200,
         &json!({

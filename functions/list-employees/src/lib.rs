@@ -38,16 +38,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                 api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
                     format!("H2|{}|{limit}", name.key().as_key())
                 })?;
-            let page = deps
-                .table
-                .query(k::employees_named(&name.key()))
-                .limit(paging.limit)
-                .start(paging.start.clone())
-                .send()
-                .await?
-                .decode::<Employee>()?;
-            employees = page.items.iter().map(view::employee).collect();
-            next = paging.next_cursor(page.last_key)?;
+            let (items, after) = paging
+                .page::<Employee, _>(deps.table.query(k::employees_named(&name.key())))
+                .await?;
+            employees = items.iter().map(view::employee).collect();
+            next = after;
         }
         (None, Some(title), None) => {
             let title = Name::parse("jobTitle", &title)
@@ -56,16 +51,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                 api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
                     format!("H11|{}|{limit}", title.key().as_key())
                 })?;
-            let page = deps
-                .table
-                .query(k::employees_titled(&title.key()))
-                .limit(paging.limit)
-                .start(paging.start.clone())
-                .send()
-                .await?
-                .decode::<CurrentJob>()?;
-            employees = page.items.iter().map(view::with_job).collect();
-            next = paging.next_cursor(page.last_key)?;
+            let (items, after) = paging
+                .page::<CurrentJob, _>(deps.table.query(k::employees_titled(&title.key())))
+                .await?;
+            employees = items.iter().map(view::with_job).collect();
+            next = after;
         }
         (None, None, Some(since)) => {
             let streams = Shard::all(HIRE_SHARDS)

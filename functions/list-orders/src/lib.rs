@@ -27,12 +27,9 @@ pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let status: OrderStatus = api::query(&req, "status")
-        .ok_or_else(|| {
-            ApiError::invalid_parameter("status", "give status=OPEN (or another status)")
-        })?
-        .parse()
-        .map_err(|e| ApiError::invalid_parameter("status", e))?;
+    let status: OrderStatus = api::query_parsed(&req, "status")?.ok_or_else(|| {
+        ApiError::invalid_parameter("status", "give status=OPEN (or another status)")
+    })?;
     let (from, to) = api::query_order_dates(&req)?;
     let streams = Shard::all(ORDER_STATUS_SHARDS)
         .map(|shard| k::order_status_range(shard, status, from, to))

@@ -28,16 +28,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
         format!("O8|{sku}|{limit}")
     })?;
-    let page = deps
-        .table
-        .query(k::product_order_items(sku))
-        .backwards()
-        .limit(paging.limit)
-        .start(paging.start.clone())
-        .send()
+    let (items, next) = paging
+        .items(deps.table.query(k::product_order_items(sku)).backwards())
         .await?;
     let (mut inventories, mut order_items) = (Vec::new(), Vec::new());
-    for item in page.items {
+    for item in items {
         match model::type_of(&item) {
             Some(Inventory::TYPE) => {
                 inventories.push(view::inventory(&model::from_item::<Inventory>(item)?))
@@ -64,7 +59,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             "sku": sku,
             "inventories": inventories,
             "orderItems": order_items,
-            "nextCursor": paging.next_cursor(page.last_key)?,
+            "nextCursor": next,
         }),
     )
 }

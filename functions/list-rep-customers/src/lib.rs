@@ -25,20 +25,15 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
         format!("O9|{rep}|{limit}")
     })?;
-    let page = deps
-        .table
-        .query(k::rep_customers(&rep))
-        .limit(paging.limit)
-        .start(paging.start.clone())
-        .send()
-        .await?
-        .decode::<Customer>()?;
+    let (items, next) = paging
+        .page::<Customer, _>(deps.table.query(k::rep_customers(&rep)))
+        .await?;
     api::json(
         200,
         &json!({
             "repId": rep.as_str(),
-            "customers": page.items.iter().map(view::customer).collect::<Vec<_>>(),
-            "nextCursor": paging.next_cursor(page.last_key)?,
+            "customers": items.iter().map(view::customer).collect::<Vec<_>>(),
+            "nextCursor": next,
         }),
     )
 }

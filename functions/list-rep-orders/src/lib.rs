@@ -32,12 +32,7 @@ pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let rep = api::path_id(&req, "repId")?;
-    let status: Option<OrderStatus> = api::query(&req, "status")
-        .map(|s| {
-            s.parse()
-                .map_err(|e| ApiError::invalid_parameter("status", e))
-        })
-        .transpose()?;
+    let status: Option<OrderStatus> = api::query_parsed(&req, "status")?;
     let (from, to) = api::query_order_dates(&req)?;
     let in_status = |status| {
         k::rep_orders_in_status(&rep, status, from, to)
@@ -51,15 +46,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     })?;
     let (items, next) = match status {
         Some(status) => {
-            let page = deps
-                .table
-                .query(in_status(status)?)
-                .backwards()
-                .limit(paging.limit)
-                .start(paging.start.clone())
-                .send()
-                .await?;
-            (page.items, paging.next_cursor(page.last_key)?)
+            paging
+                .items(deps.table.query(in_status(status)?).backwards())
+                .await?
         }
         None => {
             let streams = OrderStatus::ALL

@@ -20,20 +20,15 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
         format!("H7|{warehouse}|{limit}")
     })?;
-    let page = deps
-        .table
-        .query(k::warehouse_employees(&warehouse))
-        .limit(paging.limit)
-        .start(paging.start.clone())
-        .send()
-        .await?
-        .decode::<EmployeeWarehouse>()?;
+    let (items, next) = paging
+        .page::<EmployeeWarehouse, _>(deps.table.query(k::warehouse_employees(&warehouse)))
+        .await?;
     api::json(
         200,
         &json!({
             "warehouseId": warehouse.as_str(),
-            "employees": page.items.iter().map(|e| view::listed(&e.employee_id, &e.employee_name)).collect::<Vec<_>>(),
-            "nextCursor": paging.next_cursor(page.last_key)?,
+            "employees": items.iter().map(|e| view::listed(&e.employee_id, &e.employee_name)).collect::<Vec<_>>(),
+            "nextCursor": next,
         }),
     )
 }

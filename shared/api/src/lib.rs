@@ -52,6 +52,15 @@ impl ApiError {
         ApiError::new(404, code, message)
     }
 
+    /// The item a point read found, or a 404 with `code` (the message made only when needed).
+    pub fn or_not_found<T>(
+        found: Option<T>,
+        code: &'static str,
+        message: impl FnOnce() -> String,
+    ) -> Result<T, ApiError> {
+        found.ok_or_else(|| ApiError::not_found(code, message()))
+    }
+
     /// A request parameter (path or query) that is not acceptable.
     pub fn invalid_parameter(name: &str, why: impl std::fmt::Display) -> ApiError {
         ApiError::bad_request("invalid_parameter", format!("{name}: {why}"))
@@ -200,6 +209,18 @@ pub fn query(req: &Request, name: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// A query parameter parsed by its type's `FromStr` (an enum such as an order status), or `None`
+/// when absent; a value that does not parse is a 400 naming the parameter.
+pub fn query_parsed<T>(req: &Request, name: &str) -> Result<Option<T>, ApiError>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    query(req, name)
+        .map(|v| v.parse().map_err(|e| ApiError::invalid_parameter(name, e)))
+        .transpose()
+}
+
 /// An integer query parameter within `min..=max`, or `default` when absent.
 pub fn query_u32(
     req: &Request,
@@ -291,6 +312,33 @@ impl<'d> Paging<'d> {
 
     pub fn is_first(&self) -> bool {
         self.start.is_none()
+    }
+
+    /// One page of `query` (its index, direction and filters set by the caller): at most `limit`
+    /// items from the cursor's position, and the next page's cursor.
+    pub async fn items<S: KeySpace>(
+        &self,
+        query: store::Query<'_, S>,
+    ) -> Result<(Vec<model::Item>, Option<String>), ApiError> {
+        let page = query
+            .limit(self.limit)
+            .start(self.start.clone())
+            .send()
+            .await?;
+        Ok((page.items, self.next_cursor(page.last_key)?))
+    }
+
+    /// [`Paging::items`], each decoded as `E` (a pattern that reads one kind of item).
+    pub async fn page<E: Entity, S: KeySpace>(
+        &self,
+        query: store::Query<'_, S>,
+    ) -> Result<(Vec<E>, Option<String>), ApiError> {
+        let (items, next) = self.items(query).await?;
+        let items = items
+            .into_iter()
+            .map(model::from_item::<E>)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((items, next))
     }
 
     /// One page of a collection read backwards from its parent's own record

@@ -71,6 +71,19 @@ pub fn shard_count(max_required_io: u64, avg_item_size_bytes: u64) -> u32 {
     max_required_io.div_ceil(partition_max_read_rate).max(1) as u32
 }
 
+/// Stored as its number (a label on a shard item).
+impl serde::Serialize for Shard {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Shard {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Shard::new(u32::deserialize(d)?, Shard::MAX_COUNT).map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,18 +120,5 @@ mod tests {
         assert!(Shard::new(15, 15).is_err());
         assert_eq!(Shard::all(15).count(), 15);
         assert_eq!(Shard::new(3, 15).unwrap().key(), "03");
-    }
-}
-
-/// Stored as its number (a label on a shard item).
-impl serde::Serialize for Shard {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_u32(self.0)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Shard {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Shard::new(u32::deserialize(d)?, Shard::MAX_COUNT).map_err(serde::de::Error::custom)
     }
 }

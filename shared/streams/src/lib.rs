@@ -78,6 +78,7 @@ impl Change<'_> {
     }
 
     /// The image after the change, as entity `E`; `None` for a removal.
+    #[allow(clippy::new_ret_no_self)] // `old`/`new` name the two images, as DynamoDB Streams do
     pub fn new<E: Entity>(&self) -> Result<Option<E>, ChangeError> {
         self.image(&self.record.change.new_image)
     }

@@ -128,7 +128,7 @@ pub async fn all_items(table: &Table) -> Vec<Item> {
             break;
         }
     }
-    items.sort_by(|a, b| key_of(a).cmp(&key_of(b)));
+    items.sort_by_key(key_of);
     items
 }
 
