@@ -140,6 +140,7 @@ fn every_function_gets_exactly_the_environment_it_declares() {
         "CURSOR_SIGNING_KEY",
         "CURSOR_SIGNING_KEY_PREVIOUS",
         "AGGREGATE_SHARDS",
+        "ORDER_STATUS_SHARDS",
     ];
     for f in &t.functions {
         let needs = crate::dispatch::needs(f.name())

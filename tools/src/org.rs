@@ -369,6 +369,8 @@ async fn load_orders(
             order_id,
             created_at: Timestamp::from_ms(ms).expect("valid"),
             lines,
+            // The local stack's count (the template's default).
+            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
         };
         let path: &[OrderStatus] = match draw.below(9) {
             0 => &[OrderStatus::Processing],

@@ -1,7 +1,8 @@
 //! `make reconcile`: recomputes every derived item and sharded counter from the source items and
 //! reports where the stored values differ (the drift): customers' and products' counters, daily
-//! stats, books and users, order statuses and the status keys that list them (GSI1, GSI2),
-//! products' total inventories, account reps' quarterly totals and their ranking keys. Zero is the expected answer: the stream
+//! stats, books and users, order statuses and the status keys that list them (GSI1, GSI2; a
+//! header's GSI2 partition is the shard it records), products' total inventories, account reps'
+//! quarterly totals and their ranking keys. Zero is the expected answer: the stream
 //! handlers are exact. It reads the whole table with consistent Scans: a maintenance command, not
 //! an access pattern.
 
@@ -9,7 +10,7 @@ use std::collections::BTreeMap;
 
 use keys::{
     Quarter, SortableId, Timestamp,
-    attr::{GSI1SK, GSI2SK},
+    attr::{GSI1SK, GSI2PK, GSI2SK},
     commerce::{self as ck, OrderStatus},
 };
 use model::{
@@ -187,6 +188,14 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
                         s(item, attr).to_owned(),
                     );
                 }
+                // Its O5 shard: the one it records (or, recorded by none, the default count's).
+                let name = format!("order {order} header {GSI2PK}");
+                let shard = model::from_item::<OrderHeader>(item.clone())
+                    .ok()
+                    .and_then(|h| h.gsi2())
+                    .map_or_else(|| "an unreadable header".to_owned(), |k| k.pk().to_owned());
+                expected_status.insert(name.clone(), shard);
+                stored_status.insert(name, s(item, GSI2PK).to_owned());
             }
             Some(Product::TYPE) => {
                 let name = format!(
@@ -580,6 +589,20 @@ async fn correct(
             let to = shard_value + number(want)? - number(have)?;
             set_if_unchanged(key, attr, current, to, labels).await
         }
+        // A header's O5 partition, which no status change rewrites: the shard it records.
+        ["order", id, "header", attr] if *attr == GSI2PK => {
+            let key = ck::order_header(keys::SortableId::parse(id)?);
+            let update = Update::new().set(GSI2PK, model::s(want));
+            let unchanged = match have {
+                "" => Condition::AttributeAbsent(GSI2PK),
+                have => Condition::Equals(GSI2PK, model::s(have)),
+            };
+            match table.update(&key, &update, Some(unchanged)).await {
+                Ok(_) => Ok(true),
+                Err(StoreError::ConditionFailed) => Ok(false),
+                Err(e) => Err(e),
+            }
+        }
         // A status or a status key: the projection's own write of the newest event (conditioned
         // on it); an order without events gets its OPEN keys back, if still without events.
         ["order", id, part @ ("header" | "summary"), _] => {
@@ -691,8 +714,20 @@ mod tests {
             )
             .await
             .unwrap();
+        // And an order header moved off the O5 shard it records.
+        let header = testkit::all_items(&table)
+            .await
+            .into_iter()
+            .find(|i| model::type_of(i) == Some(OrderHeader::TYPE))
+            .unwrap();
+        let order = SortableId::parse(s(&header, Order::ORDER_ID)).unwrap();
+        let moved = Update::new().set(GSI2PK, model::s("ORDERS#99"));
+        let header_key = ck::order_header(order);
+        table.update(&header_key, &moved, None).await.unwrap();
         let (report, repaired) = repair(&table).await.unwrap();
         assert!(repaired.skipped.is_empty(), "{:?}", repaired.skipped);
+        let shard = format!("order {order} header {GSI2PK}");
+        assert!(report.drift.iter().any(|d| d.0 == shard), "{report}");
         assert_eq!(repaired.written, report.drift.len(), "{report}");
         assert_eq!(run(&table).await.unwrap().drift, [], "healed");
         let (report, repaired) = repair(&table).await.unwrap();
@@ -727,9 +762,16 @@ mod tests {
             ]),
             item(&[
                 ("Type", text("OrderHeader")),
+                ("CustomerId", text("1")),
                 ("OrderId", text(O1)),
+                ("Total", num(500)),
+                ("ItemCount", num(1)),
+                ("CreatedAt", text("2026-01-02T00:00:00.000Z")),
                 ("Status", text("OPEN")),
                 ("GSI1SK", text(&shipped)),
+                // Moved off the shard it records.
+                ("StatusShard", num(3)),
+                ("GSI2PK", text("ORDERS#07")),
                 ("GSI2SK", text(&shipped)),
             ]),
             item(&[
@@ -778,6 +820,7 @@ mod tests {
             names,
             [
                 "day 2026-01-02 Revenue",
+                "order 01KQ6W4K000000000000000001 header GSI2PK",
                 "order 01KQ6W4K000000000000000001 header Status",
                 "order 01KQ6W4K000000000000000001 summary GSI1SK",
                 "rep 2026-Q1/E1 GSI1SK",
@@ -790,5 +833,14 @@ mod tests {
             .find(|d| d.0 == "rep 2026-Q1/E1 GSI1SK")
             .unwrap();
         assert_eq!(rank.1, "000000000000500#E1");
+        let shard = report
+            .drift
+            .iter()
+            .find(|d| d.0.ends_with("header GSI2PK"))
+            .unwrap();
+        assert_eq!(
+            (shard.1.as_str(), shard.2.as_str()),
+            ("ORDERS#03", "ORDERS#07")
+        );
     }
 }

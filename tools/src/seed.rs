@@ -122,6 +122,8 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
                 (sku(1001 + i as u64), 1 + i as u32, 1250),
                 (sku(42), 1, 499),
             ],
+            // The local stack's count (the template's default).
+            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
         };
         match commerce::place_order(table, &order, None).await {
             Ok(PlaceOutcome::Placed) => written += 4,

@@ -13,14 +13,15 @@
 use api::{Access, ApiError, views::commerce as view};
 use keys::{
     Shard,
-    commerce::{self as k, ORDER_STATUS_SHARDS, OrderStatus},
+    commerce::{self as k, OrderStatus},
 };
 use lambda_http::{Body, Request, Response};
 use model::commerce::OrderHeader;
 use serde_json::json;
 use store::{Deps, Needs, merge::Direction};
 
-pub const NEEDS: Needs = Needs::CURSORS;
+/// `ORDER_STATUS_SHARDS`: every shard an order may have been placed on is read.
+pub const NEEDS: Needs = Needs::CURSORS.with_order_shards();
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;
 pub const DEFAULT_LIMIT: u32 = 20;
@@ -31,7 +32,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         ApiError::invalid_parameter("status", "give status=OPEN (or another status)")
     })?;
     let (from, to) = api::query_order_dates(&req)?;
-    let streams = Shard::all(ORDER_STATUS_SHARDS)
+    let streams = Shard::all(deps.order_shards()?)
         .map(|shard| k::order_status_range(shard, status, from, to))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ApiError::invalid_parameter("to", e))?;
@@ -119,6 +120,42 @@ mod tests {
             range,
             [placed[6].clone(), placed[5].clone(), placed[4].clone()]
         );
+    }
+
+    #[tokio::test]
+    async fn placed_on_4_shards_then_read_on_4_or_raised_to_15_every_order_is_listed() {
+        let table = testkit::table().await;
+        fixtures::customer(&table, "c0").await;
+        let mut placed = Vec::new();
+        for n in 0..10u64 {
+            let ms = 1_767_225_600_000 + n * 3_600_000;
+            let order = store::commerce::NewOrder {
+                customer: fixtures::id("c0"),
+                order_id: keys::SortableId::at_ms(ms),
+                created_at: fixtures::at(ms),
+                lines: vec![(fixtures::sku(1), 1, 100)],
+                status_shards: 4,
+            };
+            let placed_now = store::commerce::place_order(&table, &order, None).await;
+            assert_eq!(placed_now.unwrap(), store::commerce::PlaceOutcome::Placed);
+            placed.push(order.order_id.to_string());
+        }
+        placed.reverse();
+        for count in [4, 15] {
+            let deps = testkit::deps(table.clone(), NEEDS)
+                .with_order_shards(count)
+                .unwrap();
+            let ev = as_staff(event("GET /orders", "/orders", &[("status", "OPEN")], None));
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, 200, "{body}");
+            let listed: Vec<_> = body["orders"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["orderId"].as_str().unwrap().to_owned())
+                .collect();
+            assert_eq!(listed, placed, "read on {count} shards");
+        }
     }
 
     #[tokio::test]

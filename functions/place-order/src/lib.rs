@@ -22,7 +22,8 @@ use store::{
     commerce::{self, IdempotencyKey, NewOrder, PlaceOutcome},
 };
 
-pub const NEEDS: Needs = Needs::TABLE;
+/// `ORDER_STATUS_SHARDS`: the header's GSI2 shard is chosen among them (O5).
+pub const NEEDS: Needs = Needs::TABLE.with_order_shards();
 /// The owner only: the caller whose id is in the path.
 pub const ACCESS: Access = Access::Owner {
     param: "customerId",
@@ -125,6 +126,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         order_id,
         created_at,
         lines,
+        status_shards: deps.order_shards()?,
     };
     // The answer is made before the write (a retry under the same key replays it), so it does
     // not name the account rep the order records: GET /orders/{orderId} does.
@@ -301,6 +303,35 @@ mod tests {
         };
         assert_eq!(gsi1(&summary), ("REP#E1".into(), format!("OPEN#{id}")));
         assert_eq!(gsi1(&header), ("CUSTOMER#123".into(), format!("OPEN#{id}")));
+    }
+
+    #[tokio::test]
+    async fn the_header_records_its_o5_shard_among_the_configured_count() {
+        let table = table_with_customer().await;
+        let deps = deps(&table).with_order_shards(4).unwrap();
+        for _ in 0..12 {
+            let ev = event(ROUTE, "/customers/123/orders", &[], Some(BODY));
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, 201, "{body}");
+        }
+        let items = all_items(&table).await;
+        let mut shards = std::collections::BTreeSet::new();
+        for i in &items {
+            match i["Type"].as_s().unwrap().as_str() {
+                "OrderHeader" => {
+                    let shard: u32 = i["StatusShard"].as_n().unwrap().parse().unwrap();
+                    assert!(shard < 4, "{i:?}");
+                    assert_eq!(i["GSI2PK"].as_s().unwrap(), &format!("ORDERS#{shard:02}"));
+                    shards.insert(shard);
+                }
+                "Order" => assert!(!i.contains_key("StatusShard"), "on the header only"),
+                _ => {}
+            }
+        }
+        assert!(
+            shards.len() > 1,
+            "12 orders spread over the shards: {shards:?}"
+        );
     }
 
     #[tokio::test]

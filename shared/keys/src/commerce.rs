@@ -287,14 +287,16 @@ pub fn order_collection(order: OrderId) -> KeyCondition<Base> {
     KeyCondition::new(order_pk(order), SortCondition::All)
 }
 
-/// Shards of the GSI2 order-status partition. Seed 003's formula gives 13 for its example
-/// (3M orders, 20% OPEN, 250-byte order entities: see [`crate::shard_count`]); padded to 15 as
-/// the seed advises.
-pub const ORDER_STATUS_SHARDS: u32 = 15;
+/// Shards of the GSI2 order-status partition unless configured otherwise (the template parameter
+/// `OrderStatusShards`, the functions' `ORDER_STATUS_SHARDS`). Seed 003's formula gives 13 for its
+/// example (3M orders, 20% OPEN, 250-byte order entities: see [`crate::shard_count`]); padded to
+/// 15 as the seed advises. Orders placed before their header recorded its shard were placed on 15.
+pub const DEFAULT_ORDER_STATUS_SHARDS: u32 = 15;
 
-/// The GSI2 shard of an order: a hash of its id, so the same order always lands on the same shard.
-pub fn order_status_shard(order: OrderId) -> Shard {
-    code_point_shard(&order.to_string(), ORDER_STATUS_SHARDS)
+/// The GSI2 shard of an order among `count`: a hash of its id, so a replayed placement lands on
+/// the same shard. The header records it: the count may be raised later, and the order stays.
+pub fn order_status_shard(order: OrderId, count: u32) -> Shard {
+    code_point_shard(&order.to_string(), count)
 }
 
 fn order_status_pk(shard: Shard) -> String {
@@ -317,12 +319,9 @@ fn status_range(status: OrderStatus, from: Date, to: Date) -> Result<SortConditi
     ))
 }
 
-/// GSI2 key of an order header: `ORDERS#<shard>`, `<STATUS>#<orderId>`.
-pub fn order_status_index(order: OrderId, status: OrderStatus) -> Gsi2Key {
-    Key::new(
-        order_status_pk(order_status_shard(order)),
-        status_sort_key(status, order),
-    )
+/// GSI2 key of an order header placed on `shard`: `ORDERS#<shard>`, `<STATUS>#<orderId>`.
+pub fn order_status_index(shard: Shard, order: OrderId, status: OrderStatus) -> Gsi2Key {
+    Key::new(order_status_pk(shard), status_sort_key(status, order))
 }
 
 /// O5, one shard: the orders in `status` placed on the dates `from..=to`.
@@ -587,12 +586,17 @@ mod tests {
     #[test]
     fn index_keys() {
         let order = SortableId::parse(ORDER).unwrap();
-        let k = order_status_index(order, OrderStatus::Open);
+        let shard = order_status_shard(order, DEFAULT_ORDER_STATUS_SHARDS);
+        assert_eq!(
+            shard,
+            order_status_shard(order, DEFAULT_ORDER_STATUS_SHARDS)
+        );
+        let k = order_status_index(shard, order, OrderStatus::Open);
         assert!(k.pk().starts_with("ORDERS#") && k.pk().len() == "ORDERS#00".len());
         assert_eq!(k.sk(), "OPEN#01ERKJ2D00ZQJ0TJ3A5ABH9Q1E");
         let d = SortableId::parse(ORDER).unwrap().timestamp_ms();
         let d = crate::Timestamp::from_ms(d).unwrap().date();
-        let range = order_status_range(order_status_shard(order), OrderStatus::Open, d, d).unwrap();
+        let range = order_status_range(shard, OrderStatus::Open, d, d).unwrap();
         assert!(range.matches(&k));
         let l = order_line_product_index(order, sku(7));
         assert_eq!(

@@ -401,7 +401,10 @@ mod tests {
                 ct::ORDER_LINE,
                 commerce::order_line_product_index(id, i.sku),
             ),
-            k(ct::ORDER_HEADER, commerce::order_status_index(id, i.status)),
+            k(
+                ct::ORDER_HEADER,
+                commerce::order_status_index(i.shard, id, i.status),
+            ),
             k(ct::PRODUCT, commerce::product(i.sku)),
             k(ct::INVENTORY, commerce::inventory(i.sku, &i.b)),
             k(ct::REP_SALES, commerce::rep_sales(quarter, &i.a)),

@@ -60,6 +60,19 @@ record! {
         /// customer changes rep later).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         account_rep_id: Option<Id> => ACCOUNT_REP_ID = "AccountRepId",
+        /// On the header only: its GSI2 shard (O5), chosen when placed among the shards then
+        /// configured, so raising the count later leaves placed orders where readers find them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status_shard: Option<Shard> => STATUS_SHARD = "StatusShard",
+    }
+}
+
+impl Order {
+    /// The header's GSI2 shard: as recorded, or, for a header placed before shards were
+    /// recorded, where it was placed then (the default count).
+    pub fn status_shard(&self) -> Shard {
+        self.status_shard
+            .unwrap_or_else(|| k::order_status_shard(self.order_id, k::DEFAULT_ORDER_STATUS_SHARDS))
     }
 }
 
@@ -102,7 +115,12 @@ impl Entity for OrderHeader {
         ))
     }
     fn gsi2(&self) -> Option<Gsi2Key> {
-        Some(k::order_status_index(self.0.order_id, self.0.status))
+        let o = &self.0;
+        Some(k::order_status_index(
+            o.status_shard(),
+            o.order_id,
+            o.status,
+        ))
     }
 }
 

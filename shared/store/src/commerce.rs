@@ -124,6 +124,8 @@ pub struct NewOrder {
     pub created_at: Timestamp,
     /// (sku, quantity, unit price in cents); SKUs distinct.
     pub lines: Vec<(k::Sku, u32, i64)>,
+    /// How many GSI2 shards O5 reads (`ORDER_STATUS_SHARDS`); the header records its own.
+    pub status_shards: u32,
 }
 
 impl NewOrder {
@@ -142,7 +144,16 @@ impl NewOrder {
             item_count: self.lines.len() as u64,
             last_event_id: None,
             account_rep_id: rep,
+            status_shard: None,
         }
+    }
+
+    /// The order's header: the order with its GSI2 shard.
+    pub fn header(&self, rep: Option<Id>) -> OrderHeader {
+        OrderHeader(Order {
+            status_shard: Some(k::order_status_shard(self.order_id, self.status_shards)),
+            ..self.order(rep)
+        })
     }
 }
 
@@ -241,9 +252,11 @@ async fn place_with_rep(
             tx.put(&record, Some(Condition::Absent.or(expired)))
         })
         .transpose()?;
-    let summary = order.order(rep);
-    tx.put(&OrderSummary(summary.clone()), Some(Condition::Absent))?;
-    tx.put(&OrderHeader(summary), Some(Condition::Absent))?;
+    tx.put(
+        &OrderSummary(order.order(rep.clone())),
+        Some(Condition::Absent),
+    )?;
+    tx.put(&order.header(rep), Some(Condition::Absent))?;
     for (sku, quantity, unit_price) in &order.lines {
         let line = OrderLine {
             order_id: order.order_id,
@@ -313,11 +326,12 @@ pub async fn apply_order_status(
     let header = match table
         .update(
             &k::order_header(order),
+            // The partition keys (GSI1: the customer, GSI2: the shard) were written with the
+            // order and never change; the status is in the sort keys.
             &update
                 .clone()
-                .set_key(&k::order_status_index(order, status))
-                // GSI1PK (the customer) was written with the order and never changes.
-                .set(keys::attr::GSI1SK, s(k::status_sort_key(status, order))),
+                .set(keys::attr::GSI1SK, s(k::status_sort_key(status, order)))
+                .set(keys::attr::GSI2SK, s(k::status_sort_key(status, order))),
             Some(not_newer()),
         )
         .await
@@ -403,6 +417,7 @@ mod tests {
             order_id: keys::SortableId::new(),
             created_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
             lines: vec![(k::Sku::new(1).unwrap(), 1, 1)],
+            status_shards: k::DEFAULT_ORDER_STATUS_SHARDS,
         }
     }
 

@@ -13,6 +13,8 @@ pub struct Needs {
     pub cursors: bool,
     /// `AGGREGATE_SHARDS`: the function writes or reads sharded counters.
     pub shards: bool,
+    /// `ORDER_STATUS_SHARDS`: the function places orders on, or reads, O5's GSI2 shards.
+    pub order_shards: bool,
 }
 
 impl Needs {
@@ -20,15 +22,26 @@ impl Needs {
     pub const TABLE: Needs = Needs {
         cursors: false,
         shards: false,
+        order_shards: false,
     };
     pub const CURSORS: Needs = Needs {
         cursors: true,
         shards: false,
+        order_shards: false,
     };
     pub const SHARDS: Needs = Needs {
         cursors: false,
         shards: true,
+        order_shards: false,
     };
+
+    /// These needs and `ORDER_STATUS_SHARDS`.
+    pub const fn with_order_shards(self) -> Needs {
+        Needs {
+            order_shards: true,
+            ..self
+        }
+    }
 
     /// The environment variables these needs name, `TABLE_NAME` first.
     pub fn variables(self) -> Vec<&'static str> {
@@ -38,6 +51,9 @@ impl Needs {
         }
         if self.shards {
             v.push("AGGREGATE_SHARDS");
+        }
+        if self.order_shards {
+            v.push("ORDER_STATUS_SHARDS");
         }
         v
     }
@@ -49,6 +65,7 @@ pub struct Deps {
     pub table: Table,
     cursors: Option<CursorCodec>,
     shards: Option<u32>,
+    order_shards: Option<u32>,
 }
 
 impl Deps {
@@ -57,15 +74,24 @@ impl Deps {
     pub async fn from_env(needs: Needs) -> Result<Deps, StoreError> {
         let table = Table::from_env().await?;
         let cursors = needs.cursors.then(CursorCodec::from_env).transpose()?;
-        let shards = needs.shards.then(shards_from_env).transpose()?;
+        let shards = needs
+            .shards
+            .then(|| count_from_env("AGGREGATE_SHARDS"))
+            .transpose()?;
+        let order_shards = needs
+            .order_shards
+            .then(|| count_from_env("ORDER_STATUS_SHARDS"))
+            .transpose()?;
         Ok(Deps {
             table,
             cursors,
             shards,
+            order_shards,
         })
     }
 
-    /// Dependencies given directly (tests, tools): only what `needs` declares is set.
+    /// Dependencies given directly (tests, tools): only what `needs` declares is set; O5's
+    /// shards are the default count (see [`Deps::with_order_shards`]).
     pub fn new(
         table: Table,
         needs: Needs,
@@ -78,8 +104,22 @@ impl Deps {
                 .cursors
                 .then(|| CursorCodec::new(cursor_key))
                 .transpose()?,
-            shards: needs.shards.then(|| check_shards(shards)).transpose()?,
+            shards: needs
+                .shards
+                .then(|| check_count("AGGREGATE_SHARDS", shards))
+                .transpose()?,
+            order_shards: needs
+                .order_shards
+                .then_some(keys::commerce::DEFAULT_ORDER_STATUS_SHARDS),
         })
+    }
+
+    /// These dependencies with `count` GSI2 shards for O5 (tests, tools); only if declared.
+    pub fn with_order_shards(mut self, count: u32) -> Result<Deps, StoreError> {
+        if self.order_shards.is_some() {
+            self.order_shards = Some(check_count("ORDER_STATUS_SHARDS", count)?);
+        }
+        Ok(self)
     }
 
     /// The cursor codec; an error if the function did not declare that it pages.
@@ -95,24 +135,31 @@ impl Deps {
             StoreError::Config("this function does not declare Needs::shards".into())
         })
     }
+
+    /// O5's GSI2 shards; an error if the function did not declare it.
+    pub fn order_shards(&self) -> Result<u32, StoreError> {
+        self.order_shards.ok_or_else(|| {
+            StoreError::Config("this function does not declare Needs::order_shards".into())
+        })
+    }
 }
 
-fn check_shards(n: u32) -> Result<u32, StoreError> {
+fn check_count(name: &str, n: u32) -> Result<u32, StoreError> {
     if (1..=keys::Shard::MAX_COUNT).contains(&n) {
         Ok(n)
     } else {
         Err(StoreError::Config(format!(
-            "AGGREGATE_SHARDS must be 1..={}, not {n}",
+            "{name} must be 1..={}, not {n}",
             keys::Shard::MAX_COUNT
         )))
     }
 }
 
-/// `AGGREGATE_SHARDS`: how many write shards each sharded counter has.
-fn shards_from_env() -> Result<u32, StoreError> {
-    let raw = std::env::var("AGGREGATE_SHARDS")
-        .map_err(|_| StoreError::Config("AGGREGATE_SHARDS is not set".into()))?;
+/// A shard count from the environment: `AGGREGATE_SHARDS` (write shards of each sharded counter)
+/// or `ORDER_STATUS_SHARDS` (O5's GSI2 shards).
+fn count_from_env(name: &str) -> Result<u32, StoreError> {
+    let raw = std::env::var(name).map_err(|_| StoreError::Config(format!("{name} is not set")))?;
     raw.parse::<u32>()
-        .map_err(|_| StoreError::Config(format!("AGGREGATE_SHARDS is not a number: {raw:?}")))
-        .and_then(check_shards)
+        .map_err(|_| StoreError::Config(format!("{name} is not a number: {raw:?}")))
+        .and_then(|n| check_count(name, n))
 }

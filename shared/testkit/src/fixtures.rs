@@ -77,6 +77,7 @@ pub async fn order(table: &Table, customer: &str, ms: u64, lines: &[(u64, u32, i
         order_id: SortableId::at_ms(ms),
         created_at: at(ms),
         lines: lines.iter().map(|(s, q, p)| (sku(*s), *q, *p)).collect(),
+        status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
     };
     let outcome = commerce::place_order(table, &new, None)
         .await
