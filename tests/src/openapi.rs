@@ -303,3 +303,33 @@ fn the_checker_refuses_what_the_document_does_not_say() {
     );
     assert!(check_answer("DELETE", "/carts/c-1/items/p", 204, &json!({})).is_err());
 }
+
+#[test]
+fn the_readme_error_table_names_exactly_the_documented_codes() {
+    // The README's "Errors" table is what a client developer reads; openapi.yaml's enum is what
+    // the checker holds every answer to. Neither may name a code the other does not.
+    let readme = std::fs::read_to_string(template::workspace_root().join("README.md")).unwrap();
+    let table: String = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| status | code | when |"))
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('|').nth(2).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(!table.is_empty(), "the README has its error table");
+    let in_readme: BTreeSet<String> = table
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|c| c.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_'))
+        .map(str::to_owned)
+        .collect();
+    let documented: BTreeSet<String> = SPEC["components"]["schemas"]["Error"]["properties"]["code"]
+        ["enum"]
+        .as_array()
+        .expect("the code enum")
+        .iter()
+        .map(|c| c.as_str().expect("a code").to_owned())
+        .collect();
+    assert_eq!(in_readme, documented);
+}
