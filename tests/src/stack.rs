@@ -98,7 +98,8 @@ pub async fn start_stack() -> Stack {
         binary.display()
     );
     let port = free_port();
-    let table = format!("e2e-{}", ulid::Ulid::new().to_string().to_lowercase());
+    dev::reap_test_tables(&dev::client(), testkit::TABLE_PREFIXES).await;
+    let table = dev::test_table_name("e2e", &ulid::Ulid::new().to_string().to_lowercase());
     let issuer_dir = std::env::temp_dir().join(format!("issuer-{table}"));
     let child = Command::new(&binary)
         .current_dir(&root)

@@ -171,3 +171,81 @@ pub async fn create_workspace_table(client: &Client, name: &str) -> Result<bool,
     let template = template::Template::workspace()?;
     create_table(client, name, &template.table).await
 }
+
+/// A name for a throwaway test table, `<prefix>-<pid>-<unique>`: the process that made it is in
+/// the name, so a later process can tell the tables of finished processes ([`reap_test_tables`]).
+pub fn test_table_name(prefix: &str, unique: &str) -> String {
+    format!("{prefix}-{}-{unique}", std::process::id())
+}
+
+/// The process that made a [`test_table_name`] table, if `name` is one.
+fn test_table_owner(name: &str, prefixes: &[&str]) -> Option<u32> {
+    let (prefix, rest) = name.split_once('-')?;
+    if !prefixes.contains(&prefix) {
+        return None;
+    }
+    rest.split_once('-')?.0.parse().ok()
+}
+
+/// Deletes the test tables (`prefixes`) of processes that are no longer running, once per
+/// process. DynamoDB Local slows down with every table it holds (each new table costs more than
+/// the last: the tests crate took 890 s after the workspace's other tests had left their tables,
+/// 330-380 s on a fresh instance), and test binaries run one after the other, so each cleans up
+/// after the ones before it. Tables of live processes (tests running in parallel) are left alone.
+pub async fn reap_test_tables(client: &Client, prefixes: &[&str]) {
+    static REAPED: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
+    REAPED
+        .get_or_init(|| async {
+            let alive = |pid: u32| std::path::Path::new(&format!("/proc/{pid}")).exists();
+            let mut dead = Vec::new();
+            let mut start = None;
+            loop {
+                let Ok(page) = client
+                    .list_tables()
+                    .set_exclusive_start_table_name(start)
+                    .send()
+                    .await
+                else {
+                    return; // Not fatal: the test creating its table will say what is wrong.
+                };
+                dead.extend(
+                    page.table_names()
+                        .iter()
+                        .filter(|name| {
+                            test_table_owner(name, prefixes).is_some_and(|pid| !alive(pid))
+                        })
+                        .cloned(),
+                );
+                start = page.last_evaluated_table_name;
+                if start.is_none() {
+                    break;
+                }
+            }
+            // A few at a time: DynamoDB Local does them one by one anyway.
+            let mut deleting = tokio::task::JoinSet::new();
+            for name in dead {
+                if deleting.len() >= 4 {
+                    deleting.join_next().await;
+                }
+                let delete = client.delete_table().table_name(name);
+                deleting.spawn(async move { delete.send().await.ok() });
+            }
+            deleting.join_all().await;
+        })
+        .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_table_names_its_process() {
+        let name = test_table_name("test", "01abc");
+        assert_eq!(test_table_owner(&name, &["test"]), Some(std::process::id()));
+        assert_eq!(test_table_owner(&name, &["e2e"]), None);
+        for other in ["local-table", "test-x-1", "test", "bench-12-x"] {
+            assert_eq!(test_table_owner(other, &["test", "e2e"]), None, "{other}");
+        }
+    }
+}

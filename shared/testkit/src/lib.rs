@@ -63,10 +63,15 @@ pub async fn walk_pages(
     }
 }
 
+/// The prefixes of throwaway tables: a test's (`test-`) and a test stack's (`e2e-`).
+pub const TABLE_PREFIXES: &[&str] = &["test", "e2e"];
+
 /// A new, empty table in DynamoDB Local (at `AWS_ENDPOINT_URL_DYNAMODB`), recording every request.
+/// The tables of earlier test processes are deleted first (once per process).
 pub async fn table() -> Table {
     let client = dev::client();
-    let name = format!("test-{}", ulid::Ulid::new().to_string().to_lowercase());
+    dev::reap_test_tables(&client, TABLE_PREFIXES).await;
+    let name = dev::test_table_name("test", &ulid::Ulid::new().to_string().to_lowercase());
     dev::create_workspace_table(&client, &name)
         .await
         .unwrap_or_else(|e| {
