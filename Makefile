@@ -6,7 +6,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
 
-# DynamoDB Local: `make run` keeps its data under .local/; `make test` uses a second, in-memory
+# DynamoDB Local: `make run` keeps its data under .local/; `make test` uses a second, in-RAM
 # instance so tests never touch your local data.
 DDB_PORT ?= 8000
 TEST_DDB_PORT ?= 8001
@@ -23,7 +23,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run seed token reconcile migrate bench test test-rust fuzz lint build sam-build deploy dynamodb-install stop clean
+.PHONY: help run seed token reconcile migrate bench test fuzz lint build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -65,20 +65,17 @@ stop: ## Stop the DynamoDB Local of `make run`
 
 # The tests mostly wait on DynamoDB Local, not on the CPU: 6 run at a time instead of one per core
 # (the tests crate took 9.3 min, then 1.9 min). The Rust tests and the fuzzer both run; either
-# failing fails the target. DynamoDB Local slows down as it serves (the load test took 48 s on a
-# fresh instance, 462 s on one that had served the workspace's tests, its tables deleted), so the
-# tests crate and the fuzzer each get a fresh in-memory instance, and each test binary deletes the
-# tables of the ones before it.
+# failing fails the target. Binaries and test harnesses build in one command, so in one feature set:
+# `cargo build --bins` alone, or `cargo test -p`/`--exclude`, would each compile serde_json, the AWS
+# SDK and ~50 crates above them once more in a set of their own.
 test: dynamodb-install $(VENV)/.installed ## Everything: unit, property, DynamoDB Local, end-to-end tests, the fuzzer, template lint
 	$(MAKE) --no-print-directory lint
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
-	cargo build --bins
+	cargo build --workspace --all-targets
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; status=0; \
-	  fresh() { scripts/dynamodb-local.sh stop $(TEST_DDB_PORT); scripts/dynamodb-local.sh start $(TEST_DDB_PORT); }; \
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) RUST_TEST_THREADS=6; \
-	  cargo test --workspace --exclude tests --no-fail-fast || status=1; \
-	  fresh; cargo test -p tests --no-fail-fast || status=1; \
-	  fresh; scripts/fuzz.sh http://127.0.0.1:$(TEST_DDB_PORT) || status=1; \
+	  cargo test --workspace --no-fail-fast || status=1; \
+	  scripts/fuzz.sh http://127.0.0.1:$(TEST_DDB_PORT) || status=1; \
 	  exit $$status
 
 fuzz: dynamodb-install $(VENV)/.installed ## schemathesis against the local stack: every operation of openapi.yaml, as a customer and as staff

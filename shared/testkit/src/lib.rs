@@ -76,7 +76,7 @@ pub async fn table() -> Table {
         .await
         .unwrap_or_else(|e| {
             panic!(
-                "cannot create a table in DynamoDB Local at {} ({e}); start it with `make dynamodb-test`",
+                "cannot create a table in DynamoDB Local at {} ({e}); start one with `scripts/dynamodb-local.sh start 8001` and set AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8001, or run `make test`",
                 dev::endpoint()
             )
         });
