@@ -46,10 +46,16 @@ run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every rou
 seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin seed -- --table $(TABLE)
 
-bench: dynamodb-install ## Benchmark, each against its baseline in the same run: coalesced stream writes; merged pages of a sharded index
+bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks, each against its baseline in the same run: the functions as Lambda runs them (root: cgroup CPU shares) against a bare hello, Node + ElectroDB, Python + boto3; coalesced stream writes; merged pages of a sharded index
+	bench/python/install.sh >/dev/null
+	cargo build --release -p bench -p bench-hello -p get-customer -p list-orders -p place-order
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
-	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo run --quiet -p tools --bin bench
+	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT); \
+	  target/release/lambda-bench && cargo run --quiet -p tools --bin bench
+
+bench/node/node_modules/.package-lock.json: bench/node/package-lock.json
+	npm ci --prefix bench/node --no-audit --no-fund
 
 reconcile: ## Recompute every derived value of the local table from its source items; report the drift (REPAIR=1: correct it)
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin reconcile -- --table $(TABLE) $(if $(REPAIR),--repair)

@@ -1,0 +1,570 @@
+//! `make bench`'s Lambda benchmark: each implementation of a pattern run as Lambda runs it, and
+//! measured as Lambda would bill and feel it.
+//!
+//! - A process per cold start, started fresh, speaking the Runtime API ([`runtime`]): init (to its
+//!   first `GET /next`), first response, the CPU both took; then on the last process warm calls:
+//!   p50/p99 latency, CPU per call, peak RSS.
+//! - At Lambda's CPU share of 128 MB and of 1,024 MB ([`process`]: a cgroup CPU quota).
+//! - Over TLS to DynamoDB Local ([`tls`]), as every call to DynamoDB on AWS is.
+//! - The same table, data and events for every implementation: our release binaries, a bare
+//!   `lambda_http` hello (the floor), ElectroDB on Node and boto3 on Python (`bench/node`,
+//!   `bench/python`); their answers are compared with ours.
+//!
+//! Writes `bench/results/lambda.md` and its charts ([`report`]).
+//!
+//!   lambda-bench [--quick] [--only rust,hello,node,python] [--memory 128,1024]
+//!                [--bin-dir target/release] [--out bench/results]
+
+mod process;
+mod report;
+mod runtime;
+mod tls;
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use serde_json::Value;
+
+use crate::{process::Cgroup, runtime::Mark, runtime::RuntimeApi};
+
+/// The patterns measured: a read of one item collection, a transaction, a sharded fan-out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    Hello,
+    C1,
+    O5,
+    C3,
+}
+
+impl Pattern {
+    pub fn id(self) -> &'static str {
+        match self {
+            Pattern::Hello => "hello",
+            Pattern::C1 => "C1",
+            Pattern::O5 => "O5",
+            Pattern::C3 => "C3",
+        }
+    }
+
+    pub fn what(self) -> &'static str {
+        match self {
+            Pattern::Hello => "the floor: answers hello, no DynamoDB",
+            Pattern::C1 => "a customer and their newest 10 orders: one Query",
+            Pattern::O5 => "open orders in a date range: 15 Queries in parallel, merged",
+            Pattern::C3 => "place an order: one TransactWriteItems of 5 items",
+        }
+    }
+
+    /// Our function for the pattern (a binary name), and the peers' handler module.
+    fn function(self) -> (&'static str, &'static str) {
+        match self {
+            Pattern::Hello => ("bench-hello", ""),
+            Pattern::C1 => ("get-customer", "c1"),
+            Pattern::O5 => ("list-orders", "o5"),
+            Pattern::C3 => ("place-order", "c3"),
+        }
+    }
+
+    /// The sample event, made to read the benchmark's data.
+    fn event(self, root: &Path) -> Value {
+        let file = match self {
+            Pattern::Hello | Pattern::C1 => "get-customer",
+            Pattern::O5 => "list-orders",
+            Pattern::C3 => "place-order",
+        };
+        let text = std::fs::read_to_string(root.join("events").join(format!("{file}.json")))
+            .unwrap_or_else(|e| panic!("events/{file}.json: {e}"));
+        let mut event: Value = serde_json::from_str(&text).expect("a sample event is JSON");
+        if self == Pattern::C1 {
+            event["rawQueryString"] = "orders=10".into();
+            event["queryStringParameters"]["orders"] = "10".into();
+        }
+        event
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Implementation {
+    Rust,
+    Hello,
+    Node,
+    Python,
+}
+
+impl Implementation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Implementation::Rust => "Rust (this project)",
+            Implementation::Hello => "bare lambda_http",
+            Implementation::Node => "Node 20 + ElectroDB",
+            Implementation::Python => "Python + boto3",
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Implementation::Rust => "rust",
+            Implementation::Hello => "hello",
+            Implementation::Node => "node",
+            Implementation::Python => "python",
+        }
+    }
+}
+
+pub struct Options {
+    quick: bool,
+    only: Vec<Implementation>,
+    memory: Vec<u32>,
+    bin_dir: PathBuf,
+    out: PathBuf,
+}
+
+fn options() -> Result<Options, String> {
+    let mut o = Options {
+        quick: false,
+        only: vec![
+            Implementation::Hello,
+            Implementation::Rust,
+            Implementation::Node,
+            Implementation::Python,
+        ],
+        memory: vec![128, 1024],
+        bin_dir: "target/release".into(),
+        out: "bench/results".into(),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--quick" => o.quick = true,
+            "--only" => {
+                o.only = value()?
+                    .split(',')
+                    .map(|k| {
+                        [
+                            Implementation::Hello,
+                            Implementation::Rust,
+                            Implementation::Node,
+                            Implementation::Python,
+                        ]
+                        .into_iter()
+                        .find(|i| i.key() == k)
+                        .ok_or(format!(
+                            "--only: no implementation {k} (rust, hello, node, python)"
+                        ))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "--memory" => {
+                o.memory = value()?
+                    .split(',')
+                    .map(|m| {
+                        m.parse()
+                            .map_err(|_| format!("--memory: not a size in MB: {m}"))
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "--bin-dir" => o.bin_dir = value()?.into(),
+            "--out" => o.out = value()?.into(),
+            _ => return Err(format!("unknown argument {arg}")),
+        }
+    }
+    Ok(o)
+}
+
+/// What one cold start took.
+#[derive(Debug, Clone)]
+pub struct Cold {
+    pub init: Duration,
+    pub first_response: Duration,
+    /// CPU from the process's start to its first response.
+    pub cpu_ns: u64,
+}
+
+/// Everything measured for one implementation of one pattern at one memory size.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    pub pattern: Pattern,
+    pub implementation: Implementation,
+    pub memory_mb: u32,
+    pub cold: Vec<Cold>,
+    pub warm: Vec<Duration>,
+    pub cpu_per_warm_call_ns: f64,
+    pub peak_rss: u64,
+    /// The first response's body, to compare implementations.
+    pub body: Value,
+    pub status: u64,
+}
+
+/// The shared setting of a run: where things are and what every process gets.
+struct Setting {
+    root: PathBuf,
+    bin_dir: PathBuf,
+    table: String,
+    endpoint: String,
+    tls: tls::Terminator,
+    python: PathBuf,
+}
+
+impl Setting {
+    fn command(&self, implementation: Implementation, pattern: Pattern) -> Command {
+        let (function, module) = pattern.function();
+        let (program, script, folder): (PathBuf, Option<&str>, Option<&str>) = match implementation
+        {
+            Implementation::Rust | Implementation::Hello => {
+                (self.bin_dir.join(function), None, None)
+            }
+            Implementation::Node => ("node".into(), Some("runtime.mjs"), Some("bench/node")),
+            Implementation::Python => (
+                self.python.clone(),
+                Some("runtime.py"),
+                Some("bench/python"),
+            ),
+        };
+        // LAMBDA_BENCH_WRAP runs the process under a profiler, e.g. "perf record -g -o p.data --".
+        let wrap = std::env::var("LAMBDA_BENCH_WRAP").unwrap_or_default();
+        let mut wrap = wrap.split_whitespace();
+        let mut command = match wrap.next() {
+            Some(profiler) => {
+                let mut c = Command::new(profiler);
+                c.args(wrap).arg(&program);
+                c
+            }
+            None => Command::new(&program),
+        };
+        // What Lambda gives every function (and nothing from this shell), then the function's own.
+        command.env_clear();
+        if let (Some(script), Some(folder)) = (script, folder) {
+            let folder = self.root.join(folder);
+            command
+                .arg(folder.join(script))
+                .current_dir(folder)
+                .env("_HANDLER", format!("{module}.handler"));
+        }
+        command
+            .env("NODE_EXTRA_CA_CERTS", &self.tls.ca)
+            .env("AWS_CA_BUNDLE", &self.tls.bundle)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("LANG", "en_US.UTF-8")
+            .env("TZ", ":UTC")
+            .env("AWS_REGION", "us-east-1")
+            .env("AWS_DEFAULT_REGION", "us-east-1")
+            .env("AWS_ACCESS_KEY_ID", "ASIABENCHMARKEXAMPLE")
+            .env("AWS_SECRET_ACCESS_KEY", "bench-secret-access-key")
+            .env("AWS_SESSION_TOKEN", "bench-session-token")
+            .env("AWS_LAMBDA_FUNCTION_NAME", function)
+            .env("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
+            .env("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand")
+            .env(
+                "AWS_LAMBDA_LOG_GROUP_NAME",
+                format!("/aws/lambda/{function}"),
+            )
+            .env("AWS_LAMBDA_LOG_STREAM_NAME", "bench")
+            .env("SSL_CERT_FILE", &self.tls.bundle)
+            .env("AWS_ENDPOINT_URL_DYNAMODB", &self.endpoint)
+            .env("TABLE_NAME", &self.table)
+            .env("ORDER_STATUS_SHARDS", "15")
+            .env(
+                "CURSOR_SIGNING_KEY",
+                "bench-cursor-signing-key-0123456789abcdef",
+            );
+        command
+    }
+
+    fn available(&self, implementation: Implementation, pattern: Pattern) -> Result<(), String> {
+        let needed = match implementation {
+            Implementation::Rust | Implementation::Hello => self.bin_dir.join(pattern.function().0),
+            Implementation::Node => self.root.join("bench/node/node_modules"),
+            Implementation::Python => self.python.clone(),
+        };
+        if needed.exists() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{} is missing (make bench installs and builds it)",
+                needed.display()
+            ))
+        }
+    }
+}
+
+fn main() {
+    let options = options().unwrap_or_else(|e| {
+        eprintln!("lambda-bench: {e}");
+        std::process::exit(2);
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    if let Err(e) = runtime.block_on(run(options)) {
+        eprintln!("lambda-bench: {e}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(options: Options) -> Result<(), String> {
+    let root = std::env::current_dir().map_err(|e| e.to_string())?;
+    let upstream = dev::endpoint();
+    let upstream_addr = upstream
+        .trim_start_matches("http://")
+        .parse()
+        .map_err(|e| format!("AWS_ENDPOINT_URL_DYNAMODB={upstream}: {e} (want http://IP:PORT)"))?;
+    let work = std::env::temp_dir().join(format!("lambda-bench-{}", std::process::id()));
+    let tls = tls::start(&work, upstream_addr)
+        .await
+        .map_err(|e| format!("TLS terminator: {e}"))?;
+    let table = format!("bench-{}", std::process::id());
+    let setting = Setting {
+        bin_dir: root.join(&options.bin_dir),
+        python: root.join(".local/bench-python/bin/python"),
+        endpoint: format!("https://localhost:{}", tls.port),
+        root,
+        table,
+        tls,
+    };
+    eprintln!("lambda-bench: loading the data into {}", setting.table);
+    data::load(&setting.table).await?;
+
+    let (cold_runs, warm_calls, warm_up) = if options.quick {
+        (2, 20, 5)
+    } else {
+        (7, 300, 30)
+    };
+    let mut results = Vec::new();
+    for pattern in [Pattern::Hello, Pattern::C1, Pattern::O5, Pattern::C3] {
+        for &implementation in &options.only {
+            let applies = (pattern == Pattern::Hello) == (implementation == Implementation::Hello);
+            if !applies {
+                continue;
+            }
+            setting.available(implementation, pattern)?;
+            for &memory_mb in &options.memory {
+                eprint!(
+                    "lambda-bench: {} {} at {memory_mb} MB ...",
+                    pattern.id(),
+                    implementation.name()
+                );
+                let m = measure(
+                    &setting,
+                    implementation,
+                    pattern,
+                    memory_mb,
+                    (cold_runs, warm_calls, warm_up),
+                )
+                .await
+                .map_err(|e| {
+                    format!(
+                        "{} {} at {memory_mb} MB: {e}",
+                        pattern.id(),
+                        implementation.name()
+                    )
+                })?;
+                eprintln!(
+                    " init {:.1} ms, first response {:.1} ms, {:.2} ms CPU per warm call",
+                    report::median(m.cold.iter().map(|c| c.init)).as_secs_f64() * 1e3,
+                    report::median(m.cold.iter().map(|c| c.first_response)).as_secs_f64() * 1e3,
+                    m.cpu_per_warm_call_ns / 1e6
+                );
+                results.push(m);
+            }
+        }
+    }
+    let differences = report::compare_answers(&results);
+    for d in &differences {
+        eprintln!("lambda-bench: {d}");
+    }
+    let machine = report::Machine::here(&setting.root, &options, &setting.bin_dir);
+    report::write(&options.out, &results, &differences, &machine)
+        .map_err(|e| format!("writing the report: {e}"))?;
+    eprintln!(
+        "lambda-bench: wrote {}",
+        options.out.join("lambda.md").display()
+    );
+    let _ = std::fs::remove_dir_all(&work);
+    if differences.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} answers differ from ours (above)",
+            differences.len()
+        ))
+    }
+}
+
+/// The event of call `n`: a write gets its own idempotency key, or it would be a replay.
+fn event_for(pattern: Pattern, base: &Value, tag: &str, n: usize) -> Bytes {
+    let mut event = base.clone();
+    if pattern == Pattern::C3 {
+        event["headers"]["idempotency-key"] = format!("bench-{tag}-{n}").into();
+    }
+    Bytes::from(serde_json::to_vec(&event).expect("an event serialises"))
+}
+
+const INIT_TIMEOUT: Duration = Duration::from_secs(60);
+const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+async fn measure(
+    setting: &Setting,
+    implementation: Implementation,
+    pattern: Pattern,
+    memory_mb: u32,
+    (cold_runs, warm_calls, warm_up): (usize, usize, usize),
+) -> Result<Measurement, String> {
+    let base = pattern.event(&setting.root);
+    let tag = format!(
+        "{}-{memory_mb}-{}",
+        implementation.key(),
+        std::process::id()
+    );
+    let cgroup = Cgroup::new(
+        &format!("lambda-bench-{}", std::process::id()),
+        Some(memory_mb),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut cold = Vec::new();
+    let mut calls = 0;
+    let mut first = None;
+    for run in 0..cold_runs {
+        let mut api = RuntimeApi::start().await.map_err(|e| e.to_string())?;
+        let mut command = setting.command(implementation, pattern);
+        command
+            .env("AWS_LAMBDA_RUNTIME_API", &api.address)
+            .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", memory_mb.to_string());
+        cgroup.reset();
+        let started = Instant::now();
+        let mut child = cgroup.spawn(&mut command).map_err(|e| e.to_string())?;
+        let outcome = async {
+            let init = match api.mark(INIT_TIMEOUT).await {
+                Some(Mark::Next(at)) => at - started,
+                other => return Err(format!("no first GET /next: {other:?}")),
+            };
+            let (_, at, body) = call(&mut api, event_for(pattern, &base, &tag, calls)).await?;
+            Ok((init, at - started, body))
+        }
+        .await;
+        calls += 1;
+        let (init, first_response, body) = match outcome {
+            Ok(o) => o,
+            Err(e) => {
+                let _ = child.kill();
+                let stderr = child
+                    .wait_with_output()
+                    .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+                    .unwrap_or_default();
+                return Err(format!("{e}\n{stderr}"));
+            }
+        };
+        cold.push(Cold {
+            init,
+            first_response,
+            cpu_ns: cgroup.usage_ns(),
+        });
+        first.get_or_insert(body);
+        if run + 1 < cold_runs {
+            let _ = child.kill();
+            let _ = child.wait();
+            continue;
+        }
+
+        // Warm: the last process serves the rest, first unmeasured (JITs warm up), then measured.
+        for _ in 0..warm_up {
+            call(&mut api, event_for(pattern, &base, &tag, calls)).await?;
+            calls += 1;
+        }
+        let before = cgroup.usage_ns();
+        let mut warm = Vec::with_capacity(warm_calls);
+        for _ in 0..warm_calls {
+            let (handed, at, _) = call(&mut api, event_for(pattern, &base, &tag, calls)).await?;
+            warm.push(at - handed);
+            calls += 1;
+        }
+        let cpu = cgroup.usage_ns() - before;
+        let peak_rss = process::peak_rss(child.id()).unwrap_or(0);
+        let _ = child.kill();
+        let _ = child.wait();
+        let (status, body) = first.take().unwrap_or_default();
+        return Ok(Measurement {
+            pattern,
+            implementation,
+            memory_mb,
+            cold,
+            warm,
+            cpu_per_warm_call_ns: cpu as f64 / warm_calls as f64,
+            peak_rss,
+            body,
+            status,
+        });
+    }
+    Err("no runs".into())
+}
+
+/// One invocation: when the process took the event, when its response came, and the response's
+/// (status, body).
+async fn call(
+    api: &mut RuntimeApi,
+    event: Bytes,
+) -> Result<(Instant, Instant, (u64, Value)), String> {
+    api.offer(event).await;
+    let mut handed = Instant::now();
+    loop {
+        match api.mark(CALL_TIMEOUT).await {
+            Some(Mark::Next(_)) => continue,
+            Some(Mark::Handed(at)) => handed = at,
+            Some(Mark::Response(at, bytes)) => {
+                let response: Value = serde_json::from_slice(&bytes)
+                    .map_err(|e| format!("the response is not JSON: {e}"))?;
+                let status = response["statusCode"].as_u64().unwrap_or(0);
+                let body = response["body"]
+                    .as_str()
+                    .and_then(|b| serde_json::from_str(b).ok())
+                    .unwrap_or(Value::Null);
+                if !(200..300).contains(&status) {
+                    return Err(format!("answered {status}: {body}"));
+                }
+                return Ok((handed, at, (status, body)));
+            }
+            Some(Mark::Error(e)) => return Err(format!("the function failed: {e}")),
+            Some(Mark::InitError(e)) => return Err(format!("init failed: {e}")),
+            None => return Err(format!("no response within {CALL_TIMEOUT:?}")),
+        }
+    }
+}
+
+mod data {
+    //! The benchmark's data, written through the model layer: customer 123 with 50 orders (C1
+    //! reads the newest 10), and 200 open orders of 20 customers in November 2020, the range of
+    //! the O5 sample event, spread over the 15 status shards.
+
+    use testkit::fixtures;
+
+    /// 2020-11-01T00:00:00Z.
+    const NOVEMBER_2020_MS: u64 = 1_604_188_800_000;
+    const HOUR_MS: u64 = 3_600_000;
+
+    pub async fn load(table: &str) -> Result<(), String> {
+        let client = dev::client();
+        dev::create_workspace_table(&client, table)
+            .await
+            .map_err(|e| format!("cannot create the table {table} in DynamoDB Local: {e}"))?;
+        let table = store::Table::new(client, table);
+        fixtures::customer(&table, "123").await;
+        for n in 0..50 {
+            let at = NOVEMBER_2020_MS - (n + 1) * 24 * HOUR_MS;
+            fixtures::order(&table, "123", at, &[(1001, 2, 1250), (42, 1, 499)]).await;
+        }
+        for c in 0..20 {
+            let customer = format!("bench-{c:02}");
+            fixtures::customer(&table, &customer).await;
+            for n in 0..10 {
+                let at = NOVEMBER_2020_MS + (c * 10 + n) * 7 * HOUR_MS;
+                fixtures::order(&table, &customer, at, &[(7, 1, 300)]).await;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,392 @@
+//! The report: a markdown table with ratios against our functions, measured in the same run, and
+//! two charts (SVG, log scale: the implementations differ by orders of magnitude).
+
+use std::{fmt::Write as _, path::Path, time::Duration};
+
+use serde_json::Value;
+
+use crate::{Implementation, Measurement, Options, Pattern};
+
+pub fn median(values: impl Iterator<Item = Duration>) -> Duration {
+    percentile(values.collect(), 50.0)
+}
+
+/// The nearest-rank percentile.
+pub fn percentile(mut values: Vec<Duration>, p: f64) -> Duration {
+    if values.is_empty() {
+        return Duration::ZERO;
+    }
+    values.sort();
+    let rank = ((p / 100.0) * values.len() as f64).ceil() as usize;
+    values[rank.clamp(1, values.len()) - 1]
+}
+
+fn median_u64(values: impl Iterator<Item = u64>) -> u64 {
+    let mut v: Vec<u64> = values.collect();
+    v.sort_unstable();
+    v.get(v.len().saturating_sub(1) / 2).copied().unwrap_or(0)
+}
+
+/// Where a peer's answer differs from ours (same event, same data). A write's answer differs in
+/// its generated id and time: only its status and field names are compared.
+pub fn compare_answers(results: &[Measurement]) -> Vec<String> {
+    let mut differences = Vec::new();
+    for m in results {
+        if matches!(
+            m.implementation,
+            Implementation::Rust | Implementation::Hello
+        ) {
+            continue;
+        }
+        let Some(ours) = results.iter().find(|r| {
+            r.implementation == Implementation::Rust
+                && r.pattern == m.pattern
+                && r.memory_mb == m.memory_mb
+        }) else {
+            continue;
+        };
+        let same = if m.pattern == Pattern::C3 {
+            m.status == ours.status && shape(&m.body) == shape(&ours.body)
+        } else {
+            m.status == ours.status && m.body == ours.body
+        };
+        if !same {
+            differences.push(format!(
+                "{} {} answered {} {}; we answered {} {}",
+                m.pattern.id(),
+                m.implementation.name(),
+                m.status,
+                m.body,
+                ours.status,
+                ours.body
+            ));
+        }
+    }
+    differences
+}
+
+/// The field names of a JSON value, recursively, without the values.
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(a) => Value::Array(a.iter().take(1).map(shape).collect()),
+        _ => Value::Null,
+    }
+}
+
+/// What the figures were measured on.
+pub struct Machine {
+    pub cpu: String,
+    pub cores: usize,
+    pub kernel: String,
+    pub date: String,
+    pub commit: String,
+    pub runs: String,
+    pub binary_sizes: Vec<(String, u64)>,
+}
+
+impl Machine {
+    pub fn here(root: &Path, options: &Options, bin_dir: &Path) -> Machine {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split(':').nth(1))
+                    .map(|s| s.trim().to_owned())
+            })
+            .unwrap_or_else(|| "unknown CPU".into());
+        let run = |cmd: &str, args: &[&str]| {
+            std::process::Command::new(cmd)
+                .args(args)
+                .current_dir(root)
+                .output()
+                .ok()
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+                .unwrap_or_default()
+        };
+        let binary_sizes = ["bench-hello", "get-customer", "list-orders", "place-order"]
+            .iter()
+            .filter_map(|b| {
+                let len = std::fs::metadata(bin_dir.join(b)).ok()?.len();
+                Some((b.to_string(), len))
+            })
+            .collect();
+        Machine {
+            cpu,
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            kernel: run("uname", &["-r"]),
+            date: run("date", &["-u", "+%Y-%m-%d"]),
+            commit: run("git", &["rev-parse", "--short", "HEAD"]),
+            runs: if options.quick {
+                "quick: 2 cold starts, 20 warm calls after 5".into()
+            } else {
+                "7 cold starts (medians), 300 warm calls after 30 unmeasured".into()
+            },
+            binary_sizes,
+        }
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+fn ratio(ours: f64, theirs: f64) -> String {
+    if ours <= 0.0 {
+        return "-".into();
+    }
+    format!("{:.1}×", theirs / ours)
+}
+
+pub fn write(
+    out: &Path,
+    results: &[Measurement],
+    differences: &[String],
+    machine: &Machine,
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(out)?;
+    let mut md = String::new();
+    let _ = writeln!(md, "# Lambda benchmark\n");
+    let _ = writeln!(
+        md,
+        "Measured {} at commit `{}` on this machine: {} ({} cores), Linux {}. {}. Each process \
+         runs at Lambda's CPU share for its memory size (a cgroup CPU quota: 1,769 MB = one vCPU) \
+         and reaches DynamoDB Local through TLS. Absolute times are this machine's; the ratios, \
+         measured in the same run on the same data, are the claim.\n",
+        machine.date, machine.commit, machine.cpu, machine.cores, machine.kernel, machine.runs
+    );
+    let _ = writeln!(
+        md,
+        "| pattern | implementation | memory | init | first response | warm p50 | warm p99 | CPU per warm call | × ours (CPU) | peak RSS |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|");
+    for m in results {
+        let ours = results.iter().find(|r| {
+            r.implementation == Implementation::Rust
+                && r.pattern == m.pattern
+                && r.memory_mb == m.memory_mb
+        });
+        let cpu_ratio = match ours {
+            Some(o) if m.implementation != Implementation::Rust => {
+                ratio(o.cpu_per_warm_call_ns, m.cpu_per_warm_call_ns)
+            }
+            _ => "".into(),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} MB | {} | {} | {} | {} | {:.2} ms | {} | {:.1} MB |",
+            m.pattern.id(),
+            m.implementation.name(),
+            m.memory_mb,
+            ms(median(m.cold.iter().map(|c| c.init))),
+            ms(median(m.cold.iter().map(|c| c.first_response))),
+            ms(percentile(m.warm.clone(), 50.0)),
+            ms(percentile(m.warm.clone(), 99.0)),
+            m.cpu_per_warm_call_ns / 1e6,
+            cpu_ratio,
+            m.peak_rss as f64 / 1e6,
+        );
+    }
+    let _ = writeln!(md, "\nPatterns:\n");
+    for p in [Pattern::Hello, Pattern::C1, Pattern::O5, Pattern::C3] {
+        let _ = writeln!(md, "- **{}**: {}", p.id(), p.what());
+    }
+    let _ = writeln!(
+        md,
+        "\n*init*: from the process's start to its first `GET /next` (Lambda's Init Duration). \
+         *first response*: from the start to the first response, the cold start a caller waits \
+         for (without Lambda's own sandbox set-up). *CPU per warm call*: all the process's \
+         threads, counted by the kernel (cpuacct), over the warm calls. CPU to the first \
+         response, medians: {}.\n",
+        results
+            .iter()
+            .map(|m| format!(
+                "{} {} {} MB {:.1} ms",
+                m.pattern.id(),
+                m.implementation.key(),
+                m.memory_mb,
+                median_u64(m.cold.iter().map(|c| c.cpu_ns)) as f64 / 1e6
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if !machine.binary_sizes.is_empty() {
+        let _ = writeln!(
+            md,
+            "Release binaries (x86_64, this machine's build): {}.\n",
+            machine
+                .binary_sizes
+                .iter()
+                .map(|(b, n)| format!("`{b}` {:.1} MB", *n as f64 / 1e6))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if differences.is_empty() {
+        let _ = writeln!(
+            md,
+            "Every peer answered every event as we did (reads: the same JSON; the write: the \
+             same status and fields).\n"
+        );
+    } else {
+        let _ = writeln!(md, "Answers that differ from ours:\n");
+        for d in differences {
+            let _ = writeln!(md, "- {d}");
+        }
+    }
+    let _ = writeln!(
+        md,
+        "![first response, cold](lambda-cold.svg)\n\n![CPU per warm call](lambda-cpu.svg)"
+    );
+    std::fs::write(out.join("lambda.md"), md)?;
+
+    let chart_memory = results.iter().map(|m| m.memory_mb).min().unwrap_or(128);
+    let bars = |value: &dyn Fn(&Measurement) -> f64| -> Vec<(String, f64, Implementation)> {
+        results
+            .iter()
+            .filter(|m| m.memory_mb == chart_memory)
+            .map(|m| {
+                (
+                    format!("{} {}", m.pattern.id(), m.implementation.name()),
+                    value(m),
+                    m.implementation,
+                )
+            })
+            .collect()
+    };
+    std::fs::write(
+        out.join("lambda-cold.svg"),
+        svg_bars(
+            &format!("Cold start, first response (ms, log scale), {chart_memory} MB CPU share"),
+            &bars(&|m| median(m.cold.iter().map(|c| c.first_response)).as_secs_f64() * 1e3),
+        ),
+    )?;
+    std::fs::write(
+        out.join("lambda-cpu.svg"),
+        svg_bars(
+            &format!("CPU per warm call (ms, log scale), {chart_memory} MB CPU share"),
+            &bars(&|m| m.cpu_per_warm_call_ns / 1e6),
+        ),
+    )?;
+    Ok(())
+}
+
+fn colour(i: Implementation) -> &'static str {
+    match i {
+        Implementation::Rust => "#b7410e",
+        Implementation::Hello => "#888888",
+        Implementation::Node => "#3c873a",
+        Implementation::Python => "#3776ab",
+    }
+}
+
+/// A horizontal bar chart on a log scale, one bar per row, its value written beside it.
+fn svg_bars(title: &str, rows: &[(String, f64, Implementation)]) -> String {
+    let (label_w, bar_w, row_h, top) = (250.0, 480.0, 22.0, 40.0);
+    let width = label_w + bar_w + 90.0;
+    let height = top + row_h * rows.len() as f64 + 30.0;
+    let max = rows.iter().map(|r| r.1).fold(1.0, f64::max);
+    let min = rows
+        .iter()
+        .map(|r| r.1)
+        .filter(|v| *v > 0.0)
+        .fold(max, f64::min);
+    // Decades from below the smallest value to above the largest.
+    let (lo, hi) = (
+        min.log10().floor() - 0.0,
+        max.log10().ceil().max(min.log10().floor() + 1.0),
+    );
+    let x = |v: f64| label_w + bar_w * ((v.max(10f64.powf(lo)).log10() - lo) / (hi - lo));
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="10" y="20" font-size="14" font-weight="bold">{}</text>"#,
+        escape(title)
+    );
+    let mut decade = lo;
+    while decade <= hi {
+        let v = 10f64.powf(decade);
+        let gx = x(v);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{gx:.1}" y1="{:.1}" x2="{gx:.1}" y2="{:.1}" stroke="#ddd"/><text x="{gx:.1}" y="{:.1}" text-anchor="middle" fill="#666">{}</text>"##,
+            top - 5.0,
+            height - 25.0,
+            height - 10.0,
+            if v >= 1.0 {
+                format!("{v:.0}")
+            } else {
+                format!("{v}")
+            }
+        );
+        decade += 1.0;
+    }
+    for (i, (label, value, implementation)) in rows.iter().enumerate() {
+        let y = top + row_h * i as f64;
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text><rect x="{label_w}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"/><text x="{:.1}" y="{:.1}">{:.2}</text>"#,
+            label_w - 6.0,
+            y + row_h * 0.65,
+            escape(label),
+            y + 3.0,
+            (x(*value) - label_w).max(1.0),
+            row_h - 6.0,
+            colour(*implementation),
+            x(*value) + 4.0,
+            y + row_h * 0.65,
+            value
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(ms: u64) -> Duration {
+        Duration::from_millis(ms)
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        let v: Vec<_> = (1..=100).map(d).collect();
+        assert_eq!(percentile(v.clone(), 50.0), d(50));
+        assert_eq!(percentile(v.clone(), 99.0), d(99));
+        assert_eq!(percentile(vec![d(3), d(1), d(2)], 50.0), d(2));
+        assert_eq!(percentile(vec![], 50.0), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_write_is_compared_by_its_fields_not_its_values() {
+        let a = serde_json::json!({"orderId": "01A", "lines": [{"sku": 1}]});
+        let b = serde_json::json!({"orderId": "01B", "lines": [{"sku": 2}, {"sku": 3}]});
+        assert_eq!(shape(&a), shape(&b));
+        assert_ne!(shape(&a), shape(&serde_json::json!({"id": "01A"})));
+    }
+
+    #[test]
+    fn a_chart_has_a_bar_per_row_within_its_width() {
+        let rows = vec![
+            ("C1 rust".to_owned(), 1.5, Implementation::Rust),
+            ("C1 node".to_owned(), 400.0, Implementation::Node),
+        ];
+        let svg = svg_bars("t", &rows);
+        assert_eq!(svg.matches("<rect x=").count(), 2);
+        assert!(svg.contains("400.00") && svg.contains("1.50"));
+    }
+}
