@@ -90,6 +90,8 @@ impl Pattern {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Implementation {
     Rust,
+    /// Our binaries from `--baseline DIR`: a change's before, measured in the same run.
+    Before,
     Hello,
     Node,
     Python,
@@ -99,6 +101,7 @@ impl Implementation {
     pub fn name(self) -> &'static str {
         match self {
             Implementation::Rust => "Rust (this project)",
+            Implementation::Before => "Rust, before (--baseline)",
             Implementation::Hello => "bare lambda_http",
             Implementation::Node => "Node 20 + ElectroDB",
             Implementation::Python => "Python + boto3",
@@ -108,6 +111,7 @@ impl Implementation {
     fn key(self) -> &'static str {
         match self {
             Implementation::Rust => "rust",
+            Implementation::Before => "before",
             Implementation::Hello => "hello",
             Implementation::Node => "node",
             Implementation::Python => "python",
@@ -120,6 +124,7 @@ pub struct Options {
     only: Vec<Implementation>,
     memory: Vec<u32>,
     bin_dir: PathBuf,
+    baseline: Option<PathBuf>,
     out: PathBuf,
 }
 
@@ -134,6 +139,7 @@ fn options() -> Result<Options, String> {
         ],
         memory: vec![128, 1024],
         bin_dir: "target/release".into(),
+        baseline: None,
         out: "bench/results".into(),
     };
     let mut args = std::env::args().skip(1);
@@ -169,9 +175,18 @@ fn options() -> Result<Options, String> {
                     .collect::<Result<_, _>>()?
             }
             "--bin-dir" => o.bin_dir = value()?.into(),
+            "--baseline" => o.baseline = Some(value()?.into()),
             "--out" => o.out = value()?.into(),
             _ => return Err(format!("unknown argument {arg}")),
         }
+    }
+    if o.baseline.is_some() {
+        let at = o
+            .only
+            .iter()
+            .position(|i| *i == Implementation::Rust)
+            .unwrap_or(0);
+        o.only.insert(at, Implementation::Before);
     }
     Ok(o)
 }
@@ -204,6 +219,7 @@ pub struct Measurement {
 struct Setting {
     root: PathBuf,
     bin_dir: PathBuf,
+    baseline: PathBuf,
     table: String,
     endpoint: String,
     tls: tls::Terminator,
@@ -218,6 +234,7 @@ impl Setting {
             Implementation::Rust | Implementation::Hello => {
                 (self.bin_dir.join(function), None, None)
             }
+            Implementation::Before => (self.baseline.join(function), None, None),
             Implementation::Node => ("node".into(), Some("runtime.mjs"), Some("bench/node")),
             Implementation::Python => (
                 self.python.clone(),
@@ -278,6 +295,7 @@ impl Setting {
     fn available(&self, implementation: Implementation, pattern: Pattern) -> Result<(), String> {
         let needed = match implementation {
             Implementation::Rust | Implementation::Hello => self.bin_dir.join(pattern.function().0),
+            Implementation::Before => self.baseline.join(pattern.function().0),
             Implementation::Node => self.root.join("bench/node/node_modules"),
             Implementation::Python => self.python.clone(),
         };
@@ -321,6 +339,7 @@ async fn run(options: Options) -> Result<(), String> {
     let table = format!("bench-{}", std::process::id());
     let setting = Setting {
         bin_dir: root.join(&options.bin_dir),
+        baseline: root.join(options.baseline.as_deref().unwrap_or(Path::new("-"))),
         python: root.join(".local/bench-python/bin/python"),
         endpoint: format!("https://localhost:{}", tls.port),
         root,
@@ -407,6 +426,9 @@ fn event_for(pattern: Pattern, base: &Value, tag: &str, n: usize) -> Bytes {
 
 const INIT_TIMEOUT: Duration = Duration::from_secs(60);
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+const WARM_BUDGET: Duration = Duration::from_secs(30);
+const MIN_WARM_CALLS: usize = 20;
+const WARM_UP_BUDGET: Duration = Duration::from_secs(10);
 
 async fn measure(
     setting: &Setting,
@@ -466,41 +488,56 @@ async fn measure(
         });
         first.get_or_insert(body);
         if run + 1 < cold_runs {
-            let _ = child.kill();
-            let _ = child.wait();
+            stop(&mut child);
             continue;
         }
 
         // Warm: the last process serves the rest, first unmeasured (JITs warm up), then measured.
+        let warming = Instant::now() + WARM_UP_BUDGET;
         for _ in 0..warm_up {
             call(&mut api, event_for(pattern, &base, &tag, calls)).await?;
             calls += 1;
+            if Instant::now() > warming {
+                break;
+            }
         }
+        // Up to `warm_calls`, within a time budget: a slow peer at 128 MB takes a second a call.
         let before = cgroup.usage_ns();
+        let budget = Instant::now() + WARM_BUDGET;
         let mut warm = Vec::with_capacity(warm_calls);
-        for _ in 0..warm_calls {
+        while warm.len() < warm_calls && (warm.len() < MIN_WARM_CALLS || Instant::now() < budget) {
             let (handed, at, _) = call(&mut api, event_for(pattern, &base, &tag, calls)).await?;
             warm.push(at - handed);
             calls += 1;
         }
         let cpu = cgroup.usage_ns() - before;
         let peak_rss = process::peak_rss(child.id()).unwrap_or(0);
-        let _ = child.kill();
-        let _ = child.wait();
+        stop(&mut child);
         let (status, body) = first.take().unwrap_or_default();
         return Ok(Measurement {
             pattern,
             implementation,
             memory_mb,
             cold,
+            cpu_per_warm_call_ns: cpu as f64 / warm.len() as f64,
             warm,
-            cpu_per_warm_call_ns: cpu as f64 / warm_calls as f64,
             peak_rss,
             body,
             status,
         });
     }
     Err("no runs".into())
+}
+
+/// Ends a process as Lambda ends an instance (SIGKILL); under LAMBDA_BENCH_WRAP, with SIGINT, so
+/// that the profiler writes its data.
+fn stop(child: &mut std::process::Child) {
+    if std::env::var_os("LAMBDA_BENCH_WRAP").is_some() {
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    } else {
+        let _ = child.kill();
+    }
+    let _ = child.wait();
 }
 
 /// One invocation: when the process took the event, when its response came, and the response's

@@ -121,7 +121,7 @@ impl Machine {
             runs: if options.quick {
                 "quick: 2 cold starts, 20 warm calls after 5".into()
             } else {
-                "7 cold starts (medians), 300 warm calls after 30 unmeasured".into()
+                "7 cold starts (medians); then up to 300 warm calls (at least 20, at most 30 s) after up to 30 unmeasured (at most 10 s)".into()
             },
             binary_sizes,
         }
@@ -158,31 +158,35 @@ pub fn write(
     );
     let _ = writeln!(
         md,
-        "| pattern | implementation | memory | init | first response | warm p50 | warm p99 | CPU per warm call | × ours (CPU) | peak RSS |"
+        "| pattern | implementation | memory | init | first response | × ours (first) | warm p50 | warm p99 | warm calls | CPU per warm call | × ours (CPU) | peak RSS |"
     );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|");
     for m in results {
         let ours = results.iter().find(|r| {
             r.implementation == Implementation::Rust
                 && r.pattern == m.pattern
                 && r.memory_mb == m.memory_mb
         });
-        let cpu_ratio = match ours {
-            Some(o) if m.implementation != Implementation::Rust => {
-                ratio(o.cpu_per_warm_call_ns, m.cpu_per_warm_call_ns)
-            }
-            _ => "".into(),
+        let first = |m: &Measurement| median(m.cold.iter().map(|c| c.first_response));
+        let (first_ratio, cpu_ratio) = match ours {
+            Some(o) if m.implementation != Implementation::Rust => (
+                ratio(first(o).as_secs_f64(), first(m).as_secs_f64()),
+                ratio(o.cpu_per_warm_call_ns, m.cpu_per_warm_call_ns),
+            ),
+            _ => ("".into(), "".into()),
         };
         let _ = writeln!(
             md,
-            "| {} | {} | {} MB | {} | {} | {} | {} | {:.2} ms | {} | {:.1} MB |",
+            "| {} | {} | {} MB | {} | {} | {} | {} | {} | {} | {:.2} ms | {} | {:.1} MB |",
             m.pattern.id(),
             m.implementation.name(),
             m.memory_mb,
             ms(median(m.cold.iter().map(|c| c.init))),
-            ms(median(m.cold.iter().map(|c| c.first_response))),
+            ms(first(m)),
+            first_ratio,
             ms(percentile(m.warm.clone(), 50.0)),
             ms(percentile(m.warm.clone(), 99.0)),
+            m.warm.len(),
             m.cpu_per_warm_call_ns / 1e6,
             cpu_ratio,
             m.peak_rss as f64 / 1e6,
@@ -275,6 +279,7 @@ pub fn write(
 fn colour(i: Implementation) -> &'static str {
     match i {
         Implementation::Rust => "#b7410e",
+        Implementation::Before => "#e8a27c",
         Implementation::Hello => "#888888",
         Implementation::Node => "#3c873a",
         Implementation::Python => "#3776ab",
