@@ -23,7 +23,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run seed token reconcile migrate bench test fuzz lint build sam-build deploy dynamodb-install stop clean
+.PHONY: help run seed token reconcile migrate bench cost test fuzz lint build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -40,8 +40,10 @@ run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every rou
 	scripts/dynamodb-local.sh start $(DDB_PORT) .local/dynamodb-data
 	cargo build --bins
 	@echo "DynamoDB Local: http://127.0.0.1:$(DDB_PORT) (data in .local/dynamodb-data; stop it with 'make stop')"
+	@echo "Each function's logs and metrics documents: .local/logs/<function>.log"
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debug/local-stack \
-	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY)
+	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY) \
+	  --log-dir .local/logs
 
 seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin seed -- --table $(TABLE)
@@ -53,6 +55,12 @@ bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT); \
 	  target/release/lambda-bench && cargo run --quiet -p tools --bin bench
+
+cost: dynamodb-install ## Measure what each function's sample request consumes in DynamoDB (DynamoDB Local's reported capacity) and write README's cost table
+	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
+	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
+	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) UPDATE_COST_TABLE=1 \
+	  cargo test -p tests samples::every_sample
 
 bench/node/node_modules/.package-lock.json: bench/node/package-lock.json
 	npm ci --prefix bench/node --no-audit --no-fund

@@ -16,7 +16,7 @@ use crate::{
 pub const USAGE: &str = "\
 usage: local-stack [--template template.yaml] [--port 3000] [--table NAME] [--bin-dir target/debug]
                    [--param Name=Value ...] [--max-instances 8] [--no-streams]
-                   [--issuer-dir .local/issuer]
+                   [--issuer-dir .local/issuer] [--log-dir DIR]
 
 Runs template.yaml's functions locally behind an API Gateway HTTP API emulation, against
 DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start it with
@@ -30,6 +30,8 @@ DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start 
   --max-instances N     most concurrent processes per function (default 8)
   --issuer-dir DIR      the local token issuer's key (made on first use; default .local/issuer):
                         the API's JWT authorizer accepts its tokens (`make token SUB=<id>`)
+  --log-dir DIR         also append each function's output (its logs and metrics documents) to
+                        DIR/<function>.log, as its CloudWatch log group would keep it
   --no-streams          do not feed the table's stream to the functions with stream events
                         (by default each gets an event source mapping; the status is at
                         GET /_local/streams, discarded records in .local/failures/)
@@ -47,6 +49,8 @@ pub struct Args {
     pub streams: bool,
     /// Where the local issuer keeps its signing key.
     pub issuer_dir: PathBuf,
+    /// Where each function's output is also kept (`<function>.log`).
+    pub log_dir: Option<PathBuf>,
 }
 
 impl Default for Args {
@@ -60,6 +64,7 @@ impl Default for Args {
             max_instances: 8,
             streams: true,
             issuer_dir: ".local/issuer".into(),
+            log_dir: None,
         }
     }
 }
@@ -99,6 +104,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             "--table" => out.table = value()?,
             "--bin-dir" => out.bin_dir = value()?.into(),
             "--issuer-dir" => out.issuer_dir = value()?.into(),
+            "--log-dir" => out.log_dir = Some(value()?.into()),
             "--max-instances" => {
                 out.max_instances = number(&flag, &value()?)?;
                 if out.max_instances == 0 {
@@ -133,6 +139,7 @@ pub async fn run(args: Args) -> Result<(), String> {
         table_name: args.table.clone(),
         params: args.params.clone(),
         max_instances: args.max_instances,
+        log_dir: args.log_dir.clone(),
     };
     // Everything that can be wrong in the arguments fails here, before anything starts.
     let specs = Stack::function_specs(&template, &config).map_err(|e| e.to_string())?;
@@ -309,6 +316,7 @@ mod tests {
             "--max-instances",
             "2",
             "--no-streams",
+            "--log-dir=logs",
         ]) else {
             panic!()
         };
@@ -320,6 +328,7 @@ mod tests {
         assert_eq!(a.params["Other"], "");
         assert_eq!(a.max_instances, 2);
         assert!(!a.streams);
+        assert_eq!(a.log_dir, Some(PathBuf::from("logs")));
         assert!(matches!(
             args(&[]),
             Ok(Command::Run(Args { streams: true, .. }))

@@ -44,6 +44,8 @@ pub struct FunctionSpec {
     pub environment: Vec<(String, String)>,
     pub timeout: Duration,
     pub memory_mb: u32,
+    /// Where its output is also appended (its "log group"); only stderr when `None`.
+    pub log_file: Option<PathBuf>,
 }
 
 impl FunctionSpec {
@@ -386,10 +388,10 @@ impl Pool {
             .kill_on_drop(true);
         let mut child = command.spawn().map_err(|e| start_error(e.to_string()))?;
         if let Some(out) = child.stdout.take() {
-            forward(label.clone(), out);
+            forward(label.clone(), out, spec.log_file.clone());
         }
         if let Some(err) = child.stderr.take() {
-            forward(label.clone(), err);
+            forward(label.clone(), err, spec.log_file.clone());
         }
 
         let (queue_tx, queue_rx) = mpsc::channel(1);
@@ -432,9 +434,24 @@ fn modified(path: &PathBuf) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// Copies a process's output to the stack's stderr, line by line, prefixed with its label.
-fn forward(label: String, stream: impl AsyncRead + Unpin + Send + 'static) {
+/// Copies a process's output to the stack's stderr, line by line, prefixed with its label, and
+/// appends it unchanged to `log_file` when there is one.
+fn forward(
+    label: String,
+    stream: impl AsyncRead + Unpin + Send + 'static,
+    log_file: Option<PathBuf>,
+) {
     tokio::spawn(async move {
+        let mut log = match &log_file {
+            Some(path) => match open_log(path) {
+                Ok(file) => Some(file),
+                Err(e) => {
+                    eprintln!("[{label}] cannot append to {}: {e}", path.display());
+                    None
+                }
+            },
+            None => None,
+        };
         let mut reader = BufReader::new(stream);
         let mut line = Vec::new();
         loop {
@@ -444,8 +461,22 @@ fn forward(label: String, stream: impl AsyncRead + Unpin + Send + 'static) {
                 Ok(_) => {
                     let text = String::from_utf8_lossy(&line);
                     eprintln!("[{label}] {}", text.trim_end_matches(['\r', '\n']));
+                    if let Some(file) = log.as_mut() {
+                        // One write per line (O_APPEND): lines of concurrent instances never mix.
+                        let _ = std::io::Write::write_all(file, &line);
+                    }
                 }
             }
         }
     });
+}
+
+fn open_log(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
 }

@@ -27,6 +27,8 @@ pub struct StackConfig {
     pub params: BTreeMap<String, String>,
     /// The most processes one function may run at once.
     pub max_instances: usize,
+    /// Where each function's output is also kept (`<function>.log`); only stderr when `None`.
+    pub log_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -51,11 +53,27 @@ impl Stack {
             .functions
             .iter()
             .map(|f| {
+                let mut environment =
+                    environment::resolve(f, template, &config.table_name, &parameters)
+                        .map_err(StackError)?;
+                // What Lambda sets from the function's LoggingConfig.
+                let logging = [
+                    ("AWS_LAMBDA_LOG_FORMAT", &f.log_format),
+                    ("AWS_LAMBDA_LOG_LEVEL", &f.log_level),
+                ];
+                for (name, value) in logging {
+                    if let Some(value) = value {
+                        environment.push((name.to_owned(), value.clone()));
+                    }
+                }
                 Ok(FunctionSpec {
                     name: f.name().to_owned(),
                     binary: config.bin_dir.join(f.name()),
-                    environment: environment::resolve(f, template, &config.table_name, &parameters)
-                        .map_err(StackError)?,
+                    environment,
+                    log_file: config
+                        .log_dir
+                        .as_ref()
+                        .map(|d| d.join(format!("{}.log", f.name()))),
                     timeout: Duration::from_secs(f.timeout_seconds),
                     memory_mb: MEMORY_MB,
                 })

@@ -71,6 +71,7 @@ fn shell_function(name: &str, timeout: Duration) -> FunctionSpec {
         environment: vec![("TABLE_NAME".into(), "t1".into())],
         timeout,
         memory_mb: 128,
+        log_file: None,
     }
 }
 

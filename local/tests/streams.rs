@@ -165,6 +165,7 @@ impl Scenario {
             table_name: table.clone(),
             params: BTreeMap::new(),
             max_instances: 1,
+            log_dir: None,
         };
         let specs = Stack::function_specs(&template, &config).unwrap();
         let stack = Arc::new(Stack::start(specs, 1));

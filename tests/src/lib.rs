@@ -3,14 +3,16 @@
 //! - `bodies`: a body that is not the documented JSON object is a 400 on every route;
 //! - `contract`: `template.yaml` and the code agree: every function has its crate and its sample
 //!   event, every crate is in the template, every route has a handler;
-//! - `samples`: every sample of `events/` goes through its handler against DynamoDB Local, and
-//!   uses only the DynamoDB actions its IAM policy grants;
+//! - `samples`: every sample of `events/` goes through its handler against DynamoDB Local, uses
+//!   only the DynamoDB actions its IAM policy grants, and costs what the README's table says
+//!   (`cost`);
 //! - `merged`: a write-sharded index read as one ordered, pageable list (`store::merge`), walked
 //!   over random data and page sizes;
 //! - `hr`: `store::hr`: reference data, and employees' adjacency lists kept in step by every
 //!   write;
 //! - `openapi`: `openapi.yaml` agrees with the template, and every answer the end-to-end tests
 //!   receive is one it documents;
+//! - `metrics`: every invocation of a real binary writes one valid EMF document with what it did;
 //! - `drift`: drifted derived values are shown as `null` and named, never a 500;
 //! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
 
@@ -20,6 +22,8 @@ mod access;
 mod bodies;
 #[cfg(test)]
 mod contract;
+#[cfg(test)]
+mod cost;
 #[cfg(test)]
 mod dispatch;
 #[cfg(test)]
@@ -38,6 +42,8 @@ mod hr;
 mod load;
 #[cfg(test)]
 mod merged;
+#[cfg(test)]
+mod metrics;
 #[cfg(test)]
 mod openapi;
 #[cfg(test)]

@@ -1,5 +1,7 @@
 use template::{Function, Template};
 
+use crate::cost::Row;
+
 /// Every request a function sent is allowed by its policy: each IAM action it needed (a
 /// transaction's are its parts'), on the resource it touched (the table, or the index a Query
 /// read: a policy on the table does not cover its indexes, nor one index another).
@@ -19,9 +21,9 @@ fn assert_within_policy(f: &Function, requests: &[store::Request]) {
     }
 }
 
-#[tokio::test]
-async fn every_sample_event_goes_through_its_handler_within_its_policy() {
-    let t = Template::workspace().unwrap();
+/// Every API sample through its handler, each on a freshly seeded table: the cost of each.
+async fn api_samples(t: &Template) -> Vec<Row> {
+    let mut rows = Vec::new();
     for f in t.functions.iter().filter(|f| !f.routes.is_empty()) {
         let table = testkit::table().await;
         tools::seed::load(&table).await.unwrap();
@@ -37,13 +39,25 @@ async fn every_sample_event_goes_through_its_handler_within_its_policy() {
             "{}: {status} {body}",
             f.name()
         );
-        assert_within_policy(f, &table.meter().requests());
+        let requests = table.meter().requests();
+        assert_within_policy(f, &requests);
+        let query = sample["rawQueryString"].as_str().unwrap_or_default();
+        let request = format!(
+            "`{} {}{}{query}`",
+            sample["requestContext"]["http"]["method"]
+                .as_str()
+                .unwrap_or("?"),
+            sample["rawPath"].as_str().unwrap_or("?"),
+            if query.is_empty() { "" } else { "?" },
+        );
+        rows.push(Row::measured(f.name(), request, &requests));
     }
+    rows
 }
 
-#[tokio::test]
-async fn every_sample_stream_batch_goes_through_its_handler_within_its_policy() {
-    let t = Template::workspace().unwrap();
+/// Every stream sample batch through its handler, each on a freshly seeded table.
+async fn stream_samples(t: &Template) -> Vec<Row> {
+    let mut rows = Vec::new();
     for f in t.functions.iter().filter(|f| !f.streams.is_empty()) {
         let table = testkit::table().await;
         tools::seed::load(&table).await.unwrap();
@@ -64,8 +78,20 @@ async fn every_sample_stream_batch_goes_through_its_handler_within_its_policy() 
             "{}: {response:?}",
             f.name()
         );
-        assert_within_policy(f, &table.meter().requests());
+        let requests = table.meter().requests();
+        assert_within_policy(f, &requests);
+        let request = format!("a batch of {} records", sample.records.len());
+        rows.push(Row::measured(f.name(), request, &requests));
     }
+    rows
+}
+
+#[tokio::test]
+async fn every_sample_goes_through_its_handler_within_its_policy_at_the_documented_cost() {
+    let t = Template::workspace().unwrap();
+    let (mut rows, batches) = tokio::join!(api_samples(&t), stream_samples(&t));
+    rows.extend(batches);
+    crate::cost::check_readme(&rows);
 }
 
 #[test]

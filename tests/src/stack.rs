@@ -20,6 +20,8 @@ pub struct Stack {
     issuer: Option<local::jwt::Issuer>,
     /// The scope the template's signed-in routes require.
     scope: String,
+    /// Where each function's output is kept (`--log-dir`).
+    log_dir: PathBuf,
 }
 
 impl Stack {
@@ -35,6 +37,11 @@ impl Stack {
     pub fn signed(&self, claims: &Value, issuer: Option<&local::jwt::Issuer>) -> String {
         let issuer = issuer.or(self.issuer.as_ref()).expect("the stack's issuer");
         format!("Bearer {}", issuer.sign(claims))
+    }
+
+    /// Everything `function` has printed so far (its logs and metrics documents), in order.
+    pub fn function_output(&self, function: &str) -> String {
+        std::fs::read_to_string(self.log_dir.join(format!("{function}.log"))).unwrap_or_default()
     }
 
     /// The scope the template's signed-in routes require.
@@ -75,6 +82,7 @@ impl Drop for Stack {
                 .status();
         }
         let _ = std::fs::remove_dir_all(&self.issuer_dir);
+        let _ = std::fs::remove_dir_all(&self.log_dir);
     }
 }
 
@@ -101,11 +109,13 @@ pub async fn start_stack() -> Stack {
     dev::reap_test_tables(&dev::client(), testkit::TABLE_PREFIXES).await;
     let table = dev::test_table_name("e2e", &ulid::Ulid::new().to_string().to_lowercase());
     let issuer_dir = std::env::temp_dir().join(format!("issuer-{table}"));
+    let log_dir = std::env::temp_dir().join(format!("logs-{table}"));
     let child = Command::new(&binary)
         .current_dir(&root)
         .args(["--port", &port.to_string(), "--table", &table])
         .args(["--bin-dir", &bin_dir.to_string_lossy()])
         .args(["--issuer-dir", &issuer_dir.to_string_lossy()])
+        .args(["--log-dir", &log_dir.to_string_lossy()])
         .args([
             "--param",
             "CursorSigningKey=e2e-cursor-signing-key-0123456789abcdef",
@@ -128,6 +138,7 @@ pub async fn start_stack() -> Stack {
         issuer_dir,
         issuer: None,
         scope,
+        log_dir,
     };
     for _ in 0..300 {
         if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {

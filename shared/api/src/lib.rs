@@ -14,6 +14,7 @@ use keys::{KeyCondition, KeySpace};
 use lambda_http::{
     Body, Request, RequestExt, Response,
     http::{StatusCode, header::CONTENT_TYPE},
+    lambda_runtime::{Runtime, layers::TracingLayer},
     service_fn,
 };
 use model::Entity;
@@ -460,13 +461,7 @@ pub fn field<T>(name: &str, parsed: Result<T, KeyError>) -> Result<T, ApiError> 
     parsed.map_err(|e| invalid_field(name, e))
 }
 
-/// Logs as Lambda expects: level from `AWS_LAMBDA_LOG_LEVEL` or `RUST_LOG`, JSON lines when the
-/// function's log format is JSON (the runtime's own default subscriber).
-pub fn init_tracing() {
-    lambda_http::tracing::init_default_subscriber();
-}
-
-/// A function's whole `main`: logging, its dependencies read once from the environment (a
+/// A function's whole `main`: logging and metrics ([`telemetry`]), its dependencies read once from the environment (a
 /// missing setting stops it here, not at its first request), then API Gateway requests answered
 /// until the runtime stops: each one authorized ([`auth::authorize`]), then handled by `handler`.
 /// Typed errors become JSON error responses; a 5xx is logged.
@@ -479,15 +474,20 @@ where
     F: Fn(&'static Deps, Request) -> Fut,
     Fut: Future<Output = Result<Response<Body>, ApiError>> + Send,
 {
-    init_tracing();
+    let metrics = telemetry::init()?;
     // Made once and kept for the life of the process, as Lambda keeps a warm instance.
     let deps: &'static Deps = Box::leak(Box::new(Deps::from_env(needs).await?));
     let handler = &handler;
-    lambda_http::run(service_fn(move |req: Request| {
+    let service = service_fn(move |req: Request| {
         let answer = dispatch(deps, access, handler, req);
         async move { Ok::<_, lambda_http::Error>(answer.await) }
-    }))
-    .await
+    });
+    // `lambda_http::run`, with each invocation's metrics document written when it ends.
+    Runtime::new(lambda_http::Adapter::from(service))
+        .layer(TracingLayer::new())
+        .layer(telemetry::MetricsLayer::new(metrics))
+        .run()
+        .await
 }
 
 /// One request, as [`serve`] answers it: authorized first (a refused request never reaches the

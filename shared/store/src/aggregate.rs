@@ -111,6 +111,8 @@ pub async fn apply(table: &Table, contributions: Vec<Contribution>, now_epoch: i
     }
     applied.failed.sort_unstable();
     applied.failed.dedup();
+    metrics::counter!(telemetry::names::DUPLICATES_SKIPPED)
+        .increment(applied.already_applied as u64);
     applied
 }
 

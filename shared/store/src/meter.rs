@@ -44,6 +44,21 @@ impl Request {
     }
 }
 
+/// The request in the invocation's metrics document ([`telemetry`]); nothing without a recorder.
+fn record_metrics(request: &Request, is_write: bool) {
+    use telemetry::names;
+    metrics::counter!(names::DYNAMODB_REQUESTS).increment(1);
+    let items = request.items as u64;
+    if is_write {
+        metrics::histogram!(names::WRITE_UNITS).record(request.write_units);
+        metrics::counter!(names::ITEMS_WRITTEN).increment(items);
+    } else {
+        metrics::histogram!(names::READ_UNITS)
+            .record(request.read_units + request.index_read_units);
+        metrics::counter!(names::ITEMS_READ).increment(items);
+    }
+}
+
 /// Records the requests of a table handle. Clones share the record.
 #[derive(Debug, Clone, Default)]
 pub struct Meter(Option<Arc<Mutex<Vec<Request>>>>);
@@ -92,6 +107,7 @@ impl Meter {
                 .and_then(|t| t.capacity_units())
                 .unwrap_or(total - index_units);
         }
+        record_metrics(&request, is_write);
         // Debug: one line per request at INFO would cost more in CloudWatch Logs than the request
         // itself at volume. `RUST_LOG=store=debug` shows them.
         tracing::debug!(

@@ -19,6 +19,7 @@ use store::{
     Deps, Needs,
     aggregate::{self, Applied, Contribution},
 };
+use telemetry::names;
 
 pub use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 
@@ -283,7 +284,8 @@ where
         index: *index,
         reason: reason.clone(),
     }));
-    tracing::info!(
+    // Debug, not INFO: the batch's numbers are in its metrics document.
+    tracing::debug!(
         records = event.records.len(),
         target_writes = applied.target_writes,
         ledger_writes = applied.ledger_writes,
@@ -303,22 +305,45 @@ where
     F: Fn(&'static Deps, Event) -> Fut,
     Fut: std::future::Future<Output = BatchResponse> + Send,
 {
-    lambda_runtime::tracing::init_default_subscriber();
+    let metrics = telemetry::init()?;
     // Made once and kept for the life of the process, as Lambda keeps a warm instance.
     let deps: &'static Deps = Box::leak(Box::new(Deps::from_env(needs).await?));
     let dead_letters: &'static DeadLetters = Box::leak(Box::new(DeadLetters::from_env().await?));
     let handler = &handler;
-    lambda_runtime::run(lambda_runtime::service_fn(
-        move |event: lambda_runtime::LambdaEvent<Event>| {
-            let batch = event.payload;
-            let answer = handler(deps, batch.clone());
-            async move {
-                let response = answer.await;
-                Ok::<_, lambda_runtime::Error>(dead_letters.settle(&batch, response).await)
-            }
-        },
-    ))
-    .await
+    let service = lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<Event>| {
+        let batch = event.payload;
+        record_batch_received(&batch, keys::now_ms());
+        let answer = handler(deps, batch.clone());
+        async move {
+            let response = answer.await;
+            metrics::counter!(names::POISON_RECORDS).increment(response.poison.len() as u64);
+            let settled = dead_letters.settle(&batch, response).await;
+            metrics::counter!(names::BATCH_FAILURES)
+                .increment(settled.batch_item_failures.len() as u64);
+            Ok::<_, lambda_runtime::Error>(settled)
+        }
+    });
+    // `lambda_runtime::run`, with each batch's metrics document written when it ends.
+    lambda_runtime::Runtime::new(service)
+        .layer(lambda_runtime::layers::TracingLayer::new())
+        .layer(telemetry::MetricsLayer::new(metrics))
+        .run()
+        .await
+}
+
+/// A batch's size and how far behind the table it is: the age, at `now_ms`, of its oldest
+/// record (DynamoDB's approximate creation time, to the second).
+pub fn record_batch_received(event: &Event, now_ms: u64) {
+    metrics::counter!(names::RECORDS).increment(event.records.len() as u64);
+    let oldest = event
+        .records
+        .iter()
+        .map(|r| r.change.approximate_creation_date_time.timestamp_millis())
+        .min();
+    if let Some(oldest) = oldest {
+        let age = (now_ms as i64).saturating_sub(oldest).max(0);
+        metrics::gauge!(names::ITERATOR_AGE).set(age as f64);
+    }
 }
 
 pub mod dead_letters;

@@ -112,6 +112,10 @@ pub struct Function {
     pub routes: Vec<Route>,
     pub streams: Vec<StreamMapping>,
     pub timeout_seconds: u64,
+    /// `LoggingConfig`'s `LogFormat` (`JSON` or `Text`) and `ApplicationLogLevel`, the function's
+    /// own over `Globals`: Lambda passes them as `AWS_LAMBDA_LOG_FORMAT` and `AWS_LAMBDA_LOG_LEVEL`.
+    pub log_format: Option<String>,
+    pub log_level: Option<String>,
     /// `Action`s of the function's inline policy statements (least privilege, checked by tests).
     pub policy_actions: Vec<String>,
     /// The inline policy's statements, with their resources.
@@ -494,6 +498,9 @@ fn parse_function(
         .or_else(|| globals.get("Timeout"))
         .and_then(Value::as_u64)
         .unwrap_or(3);
+    let logging = |key: &str| {
+        str_at(props, &["LoggingConfig", key]).or_else(|| str_at(globals, &["LoggingConfig", key]))
+    };
     Ok(Function {
         logical_id: id.to_owned(),
         code_uri,
@@ -501,6 +508,8 @@ fn parse_function(
         routes,
         streams,
         timeout_seconds,
+        log_format: logging("LogFormat"),
+        log_level: logging("ApplicationLogLevel"),
         policy_actions: policy_actions(&effective_policies(props, resources)),
         policy: policy(&effective_policies(props, resources)),
         role: props.get("Role").is_some(),
