@@ -1,7 +1,7 @@
 //! POST /employees/{employeeId}/jobs: add a job to an employee's history (staff)
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         add_employee_job::NEEDS,

@@ -1,7 +1,7 @@
 //! C6: POST /orders/{orderId}/events: append a tracking event.
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         add_order_event::NEEDS,

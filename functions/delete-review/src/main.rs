@@ -1,7 +1,7 @@
 //! R3: DELETE /books/{isbn}/reviews/{username}: remove a user's review of a book and its marker, in one transaction.
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         delete_review::NEEDS,

@@ -1,7 +1,7 @@
 //! C1: GET /customers/{customerId}: a customer and their newest N orders, in one query.
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         get_customer::NEEDS,

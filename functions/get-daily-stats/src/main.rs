@@ -1,7 +1,7 @@
 //! Sharded aggregate read: GET /stats/daily/{date}: site-wide orders, revenue and reviews of a day, summed over every write shard in one BatchGetItem.
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         get_daily_stats::NEEDS,

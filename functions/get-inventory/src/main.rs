@@ -1,7 +1,7 @@
 //! O12: GET /products/{sku}/inventory/{warehouseId}: a product's stock in one warehouse (staff).
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         get_inventory::NEEDS,

@@ -1,7 +1,7 @@
 //! O14: GET /reps/ranking?period=YYYY-Qn (staff)
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         get_rep_ranking::NEEDS,

@@ -1,7 +1,7 @@
 //! L9-L10: GET /courses/{course}/certificates?date=&version=: a course day's certificates.
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         list_course_certificates::NEEDS,

@@ -1,7 +1,7 @@
 //! C4: GET /customers/{customerId}/orders: a customer's orders in a date range, newest first, paginated.
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         list_customer_orders::NEEDS,

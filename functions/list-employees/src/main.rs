@@ -1,7 +1,7 @@
 //! H2, H6, H11: GET /employees?name= | hiredSince= | jobTitle= (staff)
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         list_employees::NEEDS,

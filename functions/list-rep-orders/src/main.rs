@@ -1,7 +1,7 @@
 //! O10: GET /reps/{repId}/orders?status=&from=&to= (staff)
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         list_rep_orders::NEEDS,

@@ -1,7 +1,7 @@
 //! C2: PUT /customers/{customerId}: create or update a customer.
 //! Wiring only: configuration and client are made once, at start-up; the handler is in lib.rs.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
         put_customer::NEEDS,

@@ -17,6 +17,8 @@ mod query;
 mod retry;
 mod txn;
 
+pub mod sdk;
+
 pub mod aggregate;
 pub mod commerce;
 pub mod cursor;
@@ -81,12 +83,11 @@ impl Table {
         self
     }
 
-    /// Reads `TABLE_NAME` and the SDK's standard configuration once, at start-up.
+    /// Reads `TABLE_NAME` and the SDK's configuration ([`sdk::config`]) once, at start-up.
     pub async fn from_env() -> Result<Table, StoreError> {
         let name = std::env::var("TABLE_NAME")
             .map_err(|_| StoreError::Config("TABLE_NAME is not set".into()))?;
-        let config = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
-        Ok(Table::new(Client::new(&config), name))
+        Ok(Table::new(Client::new(&sdk::config().await), name))
     }
 
     pub fn client(&self) -> &Client {

@@ -1,0 +1,84 @@
+//! The AWS SDK configuration every function's clients share, made once at start-up.
+//!
+//! Two choices make a cold start cheaper without changing what a function can reach:
+//!
+//! - **Trust**: AWS service endpoints (DynamoDB, SQS, STS) all present certificates of Amazon
+//!   Trust Services, so the functions trust its five roots ([`AMAZON_TRUST_SERVICES`]) instead
+//!   of loading and parsing the system's whole bundle (about 140 certificates: the largest
+//!   share of a cold start's own CPU in a profile). With `SSL_CERT_FILE` or `SSL_CERT_DIR` set
+//!   (a proxy's CA, DynamoDB Local behind TLS), the system's roots and those are trusted as usual.
+//! - **Credentials**: in Lambda, the function's role credentials are in its environment, so that
+//!   is where they are read, without building the default chain (profiles, SSO, web identity,
+//!   IMDS: an STS client among them). Elsewhere (tools, tests) the default chain applies.
+//!
+//! An endpoint override (`AWS_ENDPOINT_URL_DYNAMODB`) and every other standard setting are read
+//! as `aws_config::load_defaults` reads them.
+
+use aws_config::{BehaviorVersion, SdkConfig};
+use aws_smithy_http_client::{
+    Builder,
+    tls::{self, TlsContext, TrustStore},
+};
+
+/// Amazon Root CA 1-4 and Starfield Services Root Certificate Authority - G2, in PEM.
+pub const AMAZON_TRUST_SERVICES: &str = include_str!("amazon-trust-services.pem");
+
+/// Whether the environment names its own trust roots (then the system's are loaded).
+fn custom_roots() -> bool {
+    ["SSL_CERT_FILE", "SSL_CERT_DIR"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+/// Whether this process runs in Lambda with its role's credentials in the environment.
+fn lambda_credentials() -> bool {
+    std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some()
+        && std::env::var_os("AWS_ACCESS_KEY_ID").is_some()
+        && std::env::var_os("AWS_SECRET_ACCESS_KEY").is_some()
+}
+
+/// The shared configuration, from the environment.
+pub async fn config() -> SdkConfig {
+    let mut loader = aws_config::defaults(BehaviorVersion::latest());
+    if !custom_roots() {
+        let trust = TrustStore::empty()
+            .with_native_roots(false)
+            .with_pem_certificate(AMAZON_TRUST_SERVICES.as_bytes());
+        let context = TlsContext::builder()
+            .with_trust_store(trust)
+            .build()
+            .expect("a TLS context of static roots");
+        let client = Builder::new()
+            .tls_provider(tls::Provider::Rustls(
+                tls::rustls_provider::CryptoMode::AwsLc,
+            ))
+            .tls_context(context)
+            .build_https();
+        loader = loader.http_client(client);
+    }
+    if lambda_credentials() {
+        loader = loader.credentials_provider(
+            aws_config::environment::EnvironmentVariableCredentialsProvider::new(),
+        );
+    }
+    loader.load().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_roots_are_the_five_amazon_trust_services_roots() {
+        let ders: Vec<_> =
+            <rustls_pki_types::CertificateDer as rustls_pki_types::pem::PemObject>::pem_slice_iter(
+                AMAZON_TRUST_SERVICES.as_bytes(),
+            )
+            .collect::<Result<_, _>>()
+            .expect("valid PEM, comments between certificates ignored");
+        assert_eq!(ders.len(), 5);
+        for der in &ders {
+            webpki::anchor_from_trusted_cert(der).expect("a usable trust anchor");
+        }
+    }
+}
