@@ -128,15 +128,18 @@ pub struct Options {
     out: PathBuf,
 }
 
+/// What `--only` can name (all of them by default); `--baseline` adds the "before" build.
+const SELECTABLE: [Implementation; 4] = [
+    Implementation::Hello,
+    Implementation::Rust,
+    Implementation::Node,
+    Implementation::Python,
+];
+
 fn options() -> Result<Options, String> {
     let mut o = Options {
         quick: false,
-        only: vec![
-            Implementation::Hello,
-            Implementation::Rust,
-            Implementation::Node,
-            Implementation::Python,
-        ],
+        only: SELECTABLE.to_vec(),
         memory: vec![128, 1024],
         bin_dir: "target/release".into(),
         baseline: None,
@@ -151,15 +154,7 @@ fn options() -> Result<Options, String> {
                 o.only = value()?
                     .split(',')
                     .map(|k| {
-                        [
-                            Implementation::Hello,
-                            Implementation::Rust,
-                            Implementation::Node,
-                            Implementation::Python,
-                        ]
-                        .into_iter()
-                        .find(|i| i.key() == k)
-                        .ok_or(format!(
+                        SELECTABLE.into_iter().find(|i| i.key() == k).ok_or(format!(
                             "--only: no implementation {k} (rust, hello, node, python)"
                         ))
                     })

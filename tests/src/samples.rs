@@ -21,13 +21,19 @@ fn assert_within_policy(f: &Function, requests: &[store::Request]) {
     }
 }
 
+/// A fresh table with the seeds loaded, its meter cleared: a sample's requests are all it holds.
+async fn seeded_table() -> store::Table {
+    let table = testkit::table().await;
+    tools::seed::load(&table).await.unwrap();
+    table.meter().reset();
+    table
+}
+
 /// Every API sample through its handler, each on a freshly seeded table: the cost of each.
 async fn api_samples(t: &Template) -> Vec<Row> {
     let mut rows = Vec::new();
     for f in t.functions.iter().filter(|f| !f.routes.is_empty()) {
-        let table = testkit::table().await;
-        tools::seed::load(&table).await.unwrap();
-        table.meter().reset();
+        let table = seeded_table().await;
         let sample = testkit::sample_event(&format!("{}.json", f.name()));
         let response = crate::dispatch::handle(f.name(), &table, testkit::request(&sample))
             .await
@@ -59,9 +65,7 @@ async fn api_samples(t: &Template) -> Vec<Row> {
 async fn stream_samples(t: &Template) -> Vec<Row> {
     let mut rows = Vec::new();
     for f in t.functions.iter().filter(|f| !f.streams.is_empty()) {
-        let table = testkit::table().await;
-        tools::seed::load(&table).await.unwrap();
-        table.meter().reset();
+        let table = seeded_table().await;
         let sample: streams::Event =
             serde_json::from_value(testkit::sample_event(&format!("{}.json", f.name())))
                 .unwrap_or_else(|e| {
