@@ -21,6 +21,8 @@ mod access;
 #[cfg(test)]
 mod bodies;
 #[cfg(test)]
+mod catalogue;
+#[cfg(test)]
 mod contract;
 #[cfg(test)]
 mod cost;
@@ -46,6 +48,8 @@ mod merged;
 mod metrics;
 #[cfg(test)]
 mod openapi;
+#[cfg(test)]
+mod readme;
 #[cfg(test)]
 mod samples;
 #[cfg(test)]

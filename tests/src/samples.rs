@@ -56,7 +56,18 @@ async fn api_samples(t: &Template) -> Vec<Row> {
             sample["rawPath"].as_str().unwrap_or("?"),
             if query.is_empty() { "" } else { "?" },
         );
-        rows.push(Row::measured(f.name(), request, &requests));
+        let target = format!(
+            "{}{}{query}",
+            sample["rawPath"].as_str().unwrap_or("?"),
+            if query.is_empty() { "" } else { "?" },
+        );
+        // The pattern the sample exercises: the one whose example it is (checked for every
+        // function by `catalogue::every_function_has_a_sample_request_among_its_patterns_examples`).
+        let pattern = catalogue::PATTERNS
+            .iter()
+            .find(|p| p.operation().function == f.name() && p.example.target == target)
+            .map_or("?", |p| p.label());
+        rows.push(Row::measured(pattern, f.name(), request, &requests));
     }
     rows
 }
@@ -85,7 +96,7 @@ async fn stream_samples(t: &Template) -> Vec<Row> {
         let requests = table.meter().requests();
         assert_within_policy(f, &requests);
         let request = format!("a batch of {} records", sample.records.len());
-        rows.push(Row::measured(f.name(), request, &requests));
+        rows.push(Row::measured("stream", f.name(), request, &requests));
     }
     rows
 }
