@@ -13,7 +13,8 @@
 //! Writes `bench/results/lambda.md` and its charts ([`report`]).
 //!
 //!   lambda-bench [--quick] [--only rust,hello,node,python] [--memory 128,1024]
-//!                [--bin-dir target/release] [--out bench/results]
+//!                [--bin-dir target/release] [--baseline DIR [--baseline-trust system|amazon]]
+//!                [--out bench/results]
 
 mod process;
 mod report;
@@ -125,6 +126,9 @@ pub struct Options {
     memory: Vec<u32>,
     bin_dir: PathBuf,
     baseline: Option<PathBuf>,
+    /// The baseline build reads the system's roots (`SSL_CERT_FILE`), as builds before
+    /// `store::sdk` did on Lambda.
+    baseline_system_roots: bool,
     out: PathBuf,
 }
 
@@ -143,6 +147,7 @@ fn options() -> Result<Options, String> {
         memory: vec![128, 1024],
         bin_dir: "target/release".into(),
         baseline: None,
+        baseline_system_roots: false,
         out: "bench/results".into(),
     };
     let mut args = std::env::args().skip(1);
@@ -171,6 +176,11 @@ fn options() -> Result<Options, String> {
             }
             "--bin-dir" => o.bin_dir = value()?.into(),
             "--baseline" => o.baseline = Some(value()?.into()),
+            "--baseline-trust" => match value()?.as_str() {
+                "system" => o.baseline_system_roots = true,
+                "amazon" => o.baseline_system_roots = false,
+                other => return Err(format!("--baseline-trust: system or amazon, not {other}")),
+            },
             "--out" => o.out = value()?.into(),
             _ => return Err(format!("unknown argument {arg}")),
         }
@@ -215,6 +225,7 @@ struct Setting {
     root: PathBuf,
     bin_dir: PathBuf,
     baseline: PathBuf,
+    baseline_system_roots: bool,
     table: String,
     endpoint: String,
     tls: tls::Terminator,
@@ -257,9 +268,21 @@ impl Setting {
                 .current_dir(folder)
                 .env("_HANDLER", format!("{module}.handler"));
         }
+        // Trust in this run's CA, added the way each runtime adds a root on Lambda, where no
+        // trust store variable is set: Node and our functions trust it beside their own roots
+        // (ours: Amazon's five, `store::sdk`); boto3's AWS_CA_BUNDLE replaces its bundle, so it
+        // gets the system's roots too.
+        match implementation {
+            Implementation::Node => command.env("NODE_EXTRA_CA_CERTS", &self.tls.ca),
+            Implementation::Python => command.env("AWS_CA_BUNDLE", &self.tls.bundle),
+            Implementation::Before if self.baseline_system_roots => {
+                command.env("SSL_CERT_FILE", &self.tls.bundle)
+            }
+            Implementation::Rust | Implementation::Before | Implementation::Hello => {
+                command.env("AWS_CA_BUNDLE", &self.tls.ca)
+            }
+        };
         command
-            .env("NODE_EXTRA_CA_CERTS", &self.tls.ca)
-            .env("AWS_CA_BUNDLE", &self.tls.bundle)
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .env("LANG", "en_US.UTF-8")
             .env("TZ", ":UTC")
@@ -276,7 +299,6 @@ impl Setting {
                 format!("/aws/lambda/{function}"),
             )
             .env("AWS_LAMBDA_LOG_STREAM_NAME", "bench")
-            .env("SSL_CERT_FILE", &self.tls.bundle)
             .env("AWS_ENDPOINT_URL_DYNAMODB", &self.endpoint)
             .env("TABLE_NAME", &self.table)
             .env("ORDER_STATUS_SHARDS", "15")
@@ -335,6 +357,7 @@ async fn run(options: Options) -> Result<(), String> {
     let setting = Setting {
         bin_dir: root.join(&options.bin_dir),
         baseline: root.join(options.baseline.as_deref().unwrap_or(Path::new("-"))),
+        baseline_system_roots: options.baseline_system_roots,
         python: root.join(".local/bench-python/bin/python"),
         endpoint: format!("https://localhost:{}", tls.port),
         root,

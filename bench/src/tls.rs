@@ -1,8 +1,8 @@
 //! TLS in front of DynamoDB Local, as every call to DynamoDB on AWS is TLS: a throwaway CA made
 //! for this run, a certificate for `localhost` signed by it, and a terminator that forwards the
-//! plain bytes to DynamoDB Local. The functions trust the CA through the trust store variables
-//! their runtimes read (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS, AWS_CA_BUNDLE), given the system's
-//! roots with the CA appended, so loading the trust store costs what it costs on Lambda.
+//! plain bytes to DynamoDB Local. The functions trust the CA through the variable their runtime
+//! reads (NODE_EXTRA_CA_CERTS, AWS_CA_BUNDLE), beside the roots they load on Lambda, so loading
+//! the trust store costs what it costs there (see `Setting::command`).
 
 use std::{
     io,

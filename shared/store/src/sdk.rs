@@ -5,8 +5,10 @@
 //! - **Trust**: AWS service endpoints (DynamoDB, SQS, STS) all present certificates of Amazon
 //!   Trust Services, so the functions trust its five roots ([`AMAZON_TRUST_SERVICES`]) instead
 //!   of loading and parsing the system's whole bundle (about 140 certificates: the largest
-//!   share of a cold start's own CPU in a profile). With `SSL_CERT_FILE` or `SSL_CERT_DIR` set
-//!   (a proxy's CA, DynamoDB Local behind TLS), the system's roots and those are trusted as usual.
+//!   share of a cold start's own CPU in a profile). `AWS_CA_BUNDLE` (the AWS SDKs' setting for a
+//!   PEM file of extra roots: a proxy's CA, DynamoDB Local behind TLS) adds its certificates to
+//!   those. With `SSL_CERT_FILE` or `SSL_CERT_DIR` set, the system's roots and those are trusted,
+//!   as without this module.
 //! - **Credentials**: in Lambda, the function's role credentials are in its environment, so that
 //!   is where they are read, without building the default chain (profiles, SSO, web identity,
 //!   IMDS: an STS client among them). Elsewhere (tools, tests) the default chain applies.
@@ -30,6 +32,27 @@ fn custom_roots() -> bool {
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
 }
 
+/// The extra roots of `AWS_CA_BUNDLE`, if it names a file. Unreadable or holding no
+/// certificate, it stops the start-up: a function that cannot trust its endpoint would only fail
+/// later, on every request.
+fn extra_roots() -> Option<Vec<u8>> {
+    let path = std::env::var("AWS_CA_BUNDLE")
+        .ok()
+        .filter(|p| !p.is_empty())?;
+    let pem = std::fs::read(&path).unwrap_or_else(|e| panic!("AWS_CA_BUNDLE={path}: {e}"));
+    match certificates_in(&pem) {
+        Ok(0) => panic!("AWS_CA_BUNDLE={path}: no certificate in the file"),
+        Ok(_) => Some(pem),
+        Err(e) => panic!("AWS_CA_BUNDLE={path}: {e}"),
+    }
+}
+
+/// How many certificates a PEM text holds (other sections are skipped).
+fn certificates_in(pem: &[u8]) -> Result<usize, rustls_pki_types::pem::Error> {
+    use rustls_pki_types::{CertificateDer, pem::PemObject};
+    CertificateDer::pem_slice_iter(pem).try_fold(0, |n, cert| cert.map(|_| n + 1))
+}
+
 /// Whether this process runs in Lambda with its role's credentials in the environment.
 fn lambda_credentials() -> bool {
     std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some()
@@ -41,13 +64,16 @@ fn lambda_credentials() -> bool {
 pub async fn config() -> SdkConfig {
     let mut loader = aws_config::defaults(BehaviorVersion::latest());
     if !custom_roots() {
-        let trust = TrustStore::empty()
+        let mut trust = TrustStore::empty()
             .with_native_roots(false)
             .with_pem_certificate(AMAZON_TRUST_SERVICES.as_bytes());
+        if let Some(pem) = extra_roots() {
+            trust = trust.with_pem_certificate(pem);
+        }
         let context = TlsContext::builder()
             .with_trust_store(trust)
             .build()
-            .expect("a TLS context of static roots");
+            .expect("a TLS context of PEM roots");
         let client = Builder::new()
             .tls_provider(tls::Provider::Rustls(
                 tls::rustls_provider::CryptoMode::AwsLc,
@@ -70,15 +96,25 @@ mod tests {
 
     #[test]
     fn the_embedded_roots_are_the_five_amazon_trust_services_roots() {
+        assert_eq!(
+            certificates_in(AMAZON_TRUST_SERVICES.as_bytes()).ok(),
+            Some(5)
+        );
         let ders: Vec<_> =
             <rustls_pki_types::CertificateDer as rustls_pki_types::pem::PemObject>::pem_slice_iter(
                 AMAZON_TRUST_SERVICES.as_bytes(),
             )
             .collect::<Result<_, _>>()
             .expect("valid PEM, comments between certificates ignored");
-        assert_eq!(ders.len(), 5);
         for der in &ders {
             webpki::anchor_from_trusted_cert(der).expect("a usable trust anchor");
         }
+    }
+
+    #[test]
+    fn a_bundle_without_certificates_or_with_a_broken_one_is_told_apart() {
+        assert_eq!(certificates_in(b"no PEM here").ok(), Some(0));
+        let broken = b"-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n";
+        assert!(certificates_in(broken).is_err());
     }
 }
