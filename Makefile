@@ -23,7 +23,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run seed token reconcile migrate bench catalogue cost test fuzz lint build sam-build deploy dynamodb-install stop clean
+.PHONY: help run seed token reconcile migrate bench catalogue workbench cost test fuzz lint build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -55,6 +55,11 @@ bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT); \
 	  target/release/lambda-bench && cargo run --quiet -p tools --bin bench
+
+workbench: dynamodb-install ## Write the table's NoSQL Workbench model (workbench/single-table-design.json) from the seeds, loaded through the model layer
+	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
+	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
+	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo run --quiet -p tools --bin workbench
 
 catalogue: ## Write README's access-pattern table from the catalogue (shared/catalogue), which the tests hold openapi.yaml and template.yaml to
 	UPDATE_CATALOGUE=1 cargo test -p tests catalogue::the_readme_table

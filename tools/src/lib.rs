@@ -5,6 +5,7 @@ pub mod migrate;
 pub mod org;
 pub mod reconcile;
 pub mod seed;
+pub mod workbench;
 
 /// The table a command works on: `--table NAME`, or the local stack's `local-table`.
 pub fn table_from_args(args: &[String]) -> store::Table {

@@ -1,6 +1,8 @@
 //! Development-only helpers shared by the local stack, the tests and the maintenance commands.
 //! Nothing here is deployed: in AWS, CloudFormation creates the table from `template.yaml`.
 
+pub mod json;
+
 use std::time::Duration;
 
 use aws_sdk_dynamodb::{

@@ -346,31 +346,7 @@ pub fn response_json(response: &Response<Body>) -> (u16, Value) {
 
 /// An item in DynamoDB JSON (`{"S": ".."}`, `{"N": ".."}`, ...), as stream records carry it.
 pub fn dynamodb_json(item: &Item) -> Value {
-    Value::Object(
-        item.iter()
-            .map(|(k, v)| (k.clone(), attribute_json(v)))
-            .collect(),
-    )
-}
-
-fn attribute_json(v: &AttributeValue) -> Value {
-    use base64::Engine;
-    let b64 = |b: &aws_sdk_dynamodb::primitives::Blob| {
-        base64::engine::general_purpose::STANDARD.encode(b.as_ref())
-    };
-    match v {
-        AttributeValue::S(s) => json!({ "S": s }),
-        AttributeValue::N(n) => json!({ "N": n }),
-        AttributeValue::B(b) => json!({ "B": b64(b) }),
-        AttributeValue::Bool(b) => json!({ "BOOL": b }),
-        AttributeValue::Null(_) => json!({ "NULL": true }),
-        AttributeValue::Ss(l) => json!({ "SS": l }),
-        AttributeValue::Ns(l) => json!({ "NS": l }),
-        AttributeValue::Bs(l) => json!({ "BS": l.iter().map(b64).collect::<Vec<_>>() }),
-        AttributeValue::L(l) => json!({ "L": l.iter().map(attribute_json).collect::<Vec<_>>() }),
-        AttributeValue::M(m) => json!({ "M": dynamodb_json(m) }),
-        _ => Value::Null,
-    }
+    dev::json::item(item)
 }
 
 /// What happened to an item, for [`stream_record`].
