@@ -10,6 +10,7 @@ SHELL := /bin/bash
 # instance so tests never touch your local data.
 DDB_PORT ?= 8000
 TEST_DDB_PORT ?= 8001
+SIZE ?= small
 API_PORT ?= 3000
 TABLE ?= local-table
 # Signs pagination cursors locally. In AWS it is the stack parameter CursorSigningKey.
@@ -45,8 +46,8 @@ run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every rou
 	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY) \
 	  --log-dir .local/logs
 
-seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table
-	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin seed -- --table $(TABLE)
+seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table; SIZE=large adds thousands of customers, orders, reviews, certificates and employees
+	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin seed -- --table $(TABLE) --size $(SIZE)
 
 bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks, each against its baseline in the same run: the functions as Lambda runs them (root: cgroup CPU shares) against a bare hello, Node + ElectroDB, Python + boto3; coalesced stream writes; merged pages of a sharded index
 	bench/python/install.sh >/dev/null

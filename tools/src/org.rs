@@ -5,6 +5,7 @@
 //! moved on by tracking events. Everything is drawn from a fixed-seed generator, so every machine
 //! gets the same org, and loading twice changes nothing.
 
+use crate::Draw;
 use keys::{
     Date, Id, SortableId, Timestamp,
     commerce::{OrderStatus, Sku},
@@ -111,24 +112,6 @@ pub struct Loaded {
     pub inventories: usize,
     pub orders: usize,
     pub events: usize,
-}
-
-/// A fixed-seed generator (splitmix64): the same org on every machine, no dependency.
-struct Draw(u64);
-
-impl Draw {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 fn id(s: &str) -> Id {

@@ -149,6 +149,19 @@ impl NewOrder {
     }
 
     /// The order's header: the order with its GSI2 shard.
+    /// Its line items.
+    pub fn lines(&self) -> Vec<OrderLine> {
+        self.lines
+            .iter()
+            .map(|(sku, quantity, unit_price)| OrderLine {
+                order_id: self.order_id,
+                sku: *sku,
+                quantity: *quantity,
+                unit_price: *unit_price,
+            })
+            .collect()
+    }
+
     pub fn header(&self, rep: Option<Id>) -> OrderHeader {
         OrderHeader(Order {
             status_shard: Some(k::order_status_shard(self.order_id, self.status_shards)),
@@ -257,13 +270,7 @@ async fn place_with_rep(
         Some(Condition::Absent),
     )?;
     tx.put(&order.header(rep), Some(Condition::Absent))?;
-    for (sku, quantity, unit_price) in &order.lines {
-        let line = OrderLine {
-            order_id: order.order_id,
-            sku: *sku,
-            quantity: *quantity,
-            unit_price: *unit_price,
-        };
+    for line in order.lines() {
         tx.put(&line, Some(Condition::Absent))?;
     }
 

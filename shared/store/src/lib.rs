@@ -31,7 +31,10 @@ pub mod reviews;
 use aws_sdk_dynamodb::{
     Client,
     error::SdkError,
-    types::{ConsumedCapacity, KeysAndAttributes, ReturnConsumedCapacity, ReturnValue},
+    types::{
+        ConsumedCapacity, KeysAndAttributes, PutRequest, ReturnConsumedCapacity, ReturnValue,
+        WriteRequest,
+    },
 };
 use keys::PrimaryKey;
 use model::{Entity, Item, attr, key_item};
@@ -166,13 +169,22 @@ impl Table {
         entity: &E,
         condition: Option<Condition>,
     ) -> Result<(), StoreError> {
+        self.put_item(model::to_item(entity)?, condition).await
+    }
+
+    /// Puts an item the model made ([`model::to_item`]), on `condition`.
+    pub async fn put_item(
+        &self,
+        item: Item,
+        condition: Option<Condition>,
+    ) -> Result<(), StoreError> {
         let mut p = Placeholders::default();
         let condition = condition.map(|c| c.render(&mut p));
         let request = with_expressions!(
             self.client
                 .put_item()
                 .table_name(&self.name)
-                .set_item(Some(model::to_item(entity)?)),
+                .set_item(Some(item)),
             condition,
             p
         )
@@ -331,6 +343,54 @@ impl Table {
             "unprocessed keys after {BATCH_ATTEMPTS} attempts"
         )))
     }
+
+    /// Writes up to 25 whole items in ONE BatchWriteItem, sending again what DynamoDB leaves
+    /// unprocessed under load, with backoff. No conditions: a bulk load of items the model
+    /// made (`make seed SIZE=large`), each replacing any item of its key.
+    pub async fn batch_put(&self, items: Vec<Item>) -> Result<(), StoreError> {
+        let mut pending: Vec<WriteRequest> = items
+            .into_iter()
+            .map(|item| {
+                Ok(WriteRequest::builder()
+                    .put_request(
+                        PutRequest::builder()
+                            .set_item(Some(item))
+                            .build()
+                            .map_err(build_error)?,
+                    )
+                    .build())
+            })
+            .collect::<Result<_, StoreError>>()?;
+        for attempt in 1..=BATCH_ATTEMPTS {
+            let sent = pending.len();
+            let out = self
+                .client
+                .batch_write_item()
+                .request_items(&self.name, std::mem::take(&mut pending))
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send()
+                .await
+                .map_err(from_sdk)?;
+            pending = out
+                .unprocessed_items
+                .and_then(|mut u| u.remove(&self.name))
+                .unwrap_or_default();
+            self.meter.record(
+                "BatchWriteItem",
+                None,
+                out.consumed_capacity.as_deref().unwrap_or_default(),
+                sent - pending.len(),
+                Vec::new(),
+            );
+            if pending.is_empty() {
+                return Ok(());
+            }
+            retry::sleep(attempt).await;
+        }
+        Err(StoreError::Throttled(format!(
+            "unprocessed items after {BATCH_ATTEMPTS} attempts"
+        )))
+    }
 }
 
 /// How many times a single-item write is sent while DynamoDB refuses it for a conflict with a
@@ -454,5 +514,60 @@ mod tests {
         let e = table.update(&key, &update, None).await.unwrap_err();
         assert!(matches!(e, StoreError::ConditionFailed), "{e:?}");
         assert_eq!(rule.num_calls(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_batch_put_sends_again_what_dynamodb_left_unprocessed() {
+        use aws_sdk_dynamodb::{
+            operation::batch_write_item::BatchWriteItemOutput,
+            types::{AttributeValue, PutRequest, WriteRequest},
+        };
+        let item = |pk: &str| {
+            Item::from([
+                ("PK".to_owned(), AttributeValue::S(pk.into())),
+                ("SK".to_owned(), AttributeValue::S("A".into())),
+            ])
+        };
+        let left = WriteRequest::builder()
+            .put_request(
+                PutRequest::builder()
+                    .set_item(Some(item("b")))
+                    .build()
+                    .unwrap(),
+            )
+            .build();
+        let rule = mock!(Client::batch_write_item)
+            .sequence()
+            .output(move || {
+                BatchWriteItemOutput::builder()
+                    .unprocessed_items("t", vec![left.clone()])
+                    .build()
+            })
+            .output(|| BatchWriteItemOutput::builder().build())
+            .build();
+        let table = Table::new(mock_client!(aws_sdk_dynamodb, [&rule]), "t");
+        table.batch_put(vec![item("a"), item("b")]).await.unwrap();
+        assert_eq!(rule.num_calls(), 2, "the unprocessed item was sent again");
+
+        let never = mock!(Client::batch_write_item).then_output(move || {
+            let left = WriteRequest::builder()
+                .put_request(
+                    PutRequest::builder()
+                        .set_item(Some(item("a")))
+                        .build()
+                        .unwrap(),
+                )
+                .build();
+            BatchWriteItemOutput::builder()
+                .unprocessed_items("t", vec![left])
+                .build()
+        });
+        let table = Table::new(
+            mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&never]),
+            "t",
+        );
+        let e = table.batch_put(vec![item("a")]).await.unwrap_err();
+        assert!(matches!(e, StoreError::Throttled(_)), "{e:?}");
+        assert_eq!(never.num_calls() as u32, BATCH_ATTEMPTS);
     }
 }

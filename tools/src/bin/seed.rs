@@ -1,5 +1,10 @@
-//! `make seed`: loads the seeds' example rows, then seed 003's realistic org, into the local table.
-//! Usage: seed [--table NAME]   (DynamoDB Local at AWS_ENDPOINT_URL_DYNAMODB, default :8000)
+//! `make seed`: loads the seeds' example rows, then seed 003's realistic org, into the local table;
+//! with `--size large` (`make seed SIZE=large`), then a realistic volume of every context
+//! (`tools::volume`), with a progress line.
+//! Usage: seed [--table NAME] [--size small|large]   (DynamoDB Local at AWS_ENDPOINT_URL_DYNAMODB,
+//! default :8000)
+
+use std::io::Write;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,5 +33,47 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         tools::org::PRODUCTS,
         tools::org::ORDERS,
     );
+    let size = args
+        .iter()
+        .position(|a| a == "--size")
+        .and_then(|i| args.get(i + 1))
+        .map_or("small", String::as_str);
+    match size {
+        "small" | "" => {}
+        "large" => {
+            let v = tools::volume::LARGE;
+            let started = std::time::Instant::now();
+            let shown = std::sync::atomic::AtomicUsize::new(0);
+            let written = tools::volume::load(&table, &v, |done, total| {
+                // One update per percent: a progress bar, not a log.
+                let percent = done * 100 / total.max(1);
+                if shown.swap(percent, std::sync::atomic::Ordering::Relaxed) != percent
+                    || done == total
+                {
+                    let bar = "#".repeat(percent / 2) + &".".repeat(50 - percent / 2);
+                    let rate = done as f64 / started.elapsed().as_secs_f64().max(0.001);
+                    eprint!("\r[{bar}] {done}/{total} items, {rate:.0}/s ");
+                    let _ = std::io::stderr().flush();
+                }
+            })
+            .await?;
+            eprintln!();
+            println!(
+                "and the large set: {} customers, {} orders, {} carts, {} products, {} books, {} users, {} reviews, {} course occurrences, {} certificates, {} employees ({written} items written in {:.1} s)",
+                v.customers,
+                v.orders,
+                v.carts,
+                v.products,
+                v.books,
+                v.users,
+                v.reviews,
+                v.courses * v.occurrences_per_course,
+                v.certificates,
+                v.employees,
+                started.elapsed().as_secs_f64(),
+            );
+        }
+        other => return Err(format!("--size: small or large, not {other}").into()),
+    }
     Ok(())
 }
