@@ -20,11 +20,11 @@ LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
 FUNCTIONS := $(notdir $(wildcard functions/*))
 
 VENV := .venv
-PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathesis==4.32.5
+PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathesis==4.32.5 selenium==4.40.0
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run seed token reconcile migrate bench catalogue workbench cost test fuzz lint build sam-build deploy dynamodb-install stop clean
+.PHONY: help run seed token reconcile migrate bench catalogue workbench cost test fuzz browser lint build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -91,7 +91,13 @@ stop: ## Stop the DynamoDB Local of `make run`
 # failing fails the target. Binaries and test harnesses build in one command, so in one feature set:
 # `cargo build --bins` alone, or `cargo test -p`/`--exclude`, would each compile serde_json, the AWS
 # SDK and ~50 crates above them once more in a set of their own.
-test: dynamodb-install $(VENV)/.installed ## Everything: unit, property, DynamoDB Local, end-to-end tests, the fuzzer, template lint
+# The browser the explorer's test drives: Debian's Chromium and its WebDriver (as root, from apt).
+CHROMIUM := /usr/bin/chromium /usr/bin/chromedriver
+$(CHROMIUM):
+	@command -v apt-get >/dev/null || { echo "install Chromium and chromedriver (Debian: apt-get install chromium chromium-driver)" >&2; exit 1; }
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
+
+test: dynamodb-install $(VENV)/.installed $(CHROMIUM) ## Everything: unit, property, DynamoDB Local, end-to-end tests, the fuzzer, the explorer in a browser, template lint
 	$(MAKE) --no-print-directory lint
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	cargo build --workspace --all-targets
@@ -99,6 +105,7 @@ test: dynamodb-install $(VENV)/.installed ## Everything: unit, property, DynamoD
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) RUST_TEST_THREADS=6; \
 	  cargo test --workspace --no-fail-fast || status=1; \
 	  scripts/fuzz.sh http://127.0.0.1:$(TEST_DDB_PORT) || status=1; \
+	  scripts/browser.sh http://127.0.0.1:$(TEST_DDB_PORT) || status=1; \
 	  exit $$status
 
 fuzz: dynamodb-install $(VENV)/.installed ## schemathesis against the local stack: every operation of openapi.yaml, as a customer and as staff
@@ -106,6 +113,12 @@ fuzz: dynamodb-install $(VENV)/.installed ## schemathesis against the local stac
 	cargo build --bins
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  scripts/fuzz.sh http://127.0.0.1:$(TEST_DDB_PORT)
+
+browser: dynamodb-install $(VENV)/.installed $(CHROMIUM) ## The explorer in headless Chromium (Selenium) against the local stack; BROWSER_SCREENSHOT=docs/explorer.png keeps a screenshot
+	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
+	cargo build --bins
+	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
+	  scripts/browser.sh http://127.0.0.1:$(TEST_DDB_PORT)
 
 lint: $(VENV)/.installed ## Validate the SAM template (sam validate --lint, cfn-lint) and formatting
 	$(VENV)/bin/sam validate --lint --template template.yaml

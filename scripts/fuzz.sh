@@ -13,23 +13,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 endpoint=${1:?usage: $0 DDB_ENDPOINT}
 examples=${FUZZ_EXAMPLES:-60}
 seed=${FUZZ_SEED:-1}
-work=$(mktemp -d "${TMPDIR:-/tmp}/fuzz.XXXXXX")
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-table="fuzz-$(date +%s)-$$"
 log=.local/fuzz-stack.log
-mkdir -p .local
-
-AWS_ENDPOINT_URL_DYNAMODB=$endpoint target/debug/local-stack \
-    --port "$port" --table "$table" --issuer-dir "$work/issuer" \
-    --param CursorSigningKey=fuzz-cursor-signing-key-0123456789abcdef >"$log" 2>&1 &
-stack=$!
-trap 'kill $stack 2>/dev/null; wait $stack 2>/dev/null; rm -rf "$work"' EXIT
-
-for _ in $(seq 300); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-    kill -0 $stack 2>/dev/null || { cat "$log" >&2; echo "fuzz: the local stack stopped" >&2; exit 1; }
-    sleep 0.1
-done
+. scripts/stack.sh
+start_stack "$endpoint" "$log" fuzz
 
 export FUZZ_OWNER=fuzz-customer
 FUZZ_OWNER_TOKEN=$(target/debug/token --sub "$FUZZ_OWNER" --issuer-dir "$work/issuer")

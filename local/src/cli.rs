@@ -6,8 +6,10 @@ use template::Template;
 use tokio::net::TcpListener;
 
 use crate::{
+    explorer::Explorer,
     gateway::{Gateway, RouteAuth},
     jwt::{self, Authorizer, Issuer},
+    recorder,
     routes::Router,
     stack::{Stack, StackConfig},
     streams::{self, StreamsConfig, StreamsHandle},
@@ -142,19 +144,31 @@ pub async fn run(args: Args) -> Result<(), String> {
         log_dir: args.log_dir.clone(),
     };
     // Everything that can be wrong in the arguments fails here, before anything starts.
-    let specs = Stack::function_specs(&template, &config).map_err(|e| e.to_string())?;
+    let mut specs = Stack::function_specs(&template, &config).map_err(|e| e.to_string())?;
     // The API's JWT authorizer, trusting the local issuer (whose key exists before we listen).
-    let auth = match &template.api_auth {
+    let (auth, issuer) = match &template.api_auth {
         Some(api) => {
             let issuer = Issuer::open(&args.issuer_dir)
                 .map_err(|e| format!("{}: {e}", args.issuer_dir.display()))?;
-            Some(RouteAuth {
+            let auth = RouteAuth {
                 authorizer: Authorizer::new(&issuer.jwks(), jwt::ISSUER, &[jwt::AUDIENCE]),
                 scopes: api.scopes.clone(),
-            })
+            };
+            let scope = api.scopes.first().cloned().unwrap_or_default();
+            (Some(auth), Some((Arc::new(issuer), scope)))
         }
-        None => None,
+        None => (None, None),
     };
+    // The functions reach DynamoDB Local through the recorder, each under its own key id.
+    let (proxy, exchanges) = recorder::start(&dev::endpoint())
+        .await
+        .map_err(|e| format!("the DynamoDB recorder: {e}"))?;
+    for spec in &mut specs {
+        spec.environment.extend([
+            ("AWS_ENDPOINT_URL_DYNAMODB".to_owned(), proxy.clone()),
+            ("AWS_ACCESS_KEY_ID".to_owned(), recorder::key_id(&spec.name)),
+        ]);
+    }
     let address = SocketAddr::from(([127, 0, 0, 1], args.port));
     let listener = TcpListener::bind(address)
         .await
@@ -184,11 +198,18 @@ pub async fn run(args: Args) -> Result<(), String> {
     } else {
         None
     };
-    let gateway = Gateway::with_auth(
+    let explorer = Explorer {
+        table: args.table.clone(),
+        client: dev::client(),
+        recorder: exchanges,
+        issuer,
+    };
+    let gateway = Gateway::with_explorer(
         Router::from_template(&template),
         stack.clone(),
         streams.clone(),
         auth,
+        Some(explorer),
     );
 
     print_banner(&gateway, &args, &endpoint, created, streams.as_ref());
@@ -263,6 +284,10 @@ fn print_banner(
         if created { "created" } else { "already there" }
     );
     print_streams(streams, &args.table);
+    println!(
+        "Explorer: {base}{} (item collections, access patterns and the DynamoDB requests they send)",
+        crate::explorer::PATH
+    );
     println!("Stop with Ctrl-C");
 }
 

@@ -18,6 +18,7 @@ use tokio::net::TcpListener;
 
 use crate::{
     apigw::{self, RequestInfo},
+    explorer::Explorer,
     ids,
     instances::InvokeError,
     jwt::{Authorizer, Refused},
@@ -37,6 +38,7 @@ pub struct Gateway {
     stack: Arc<Stack>,
     streams: Option<StreamsHandle>,
     auth: Option<RouteAuth>,
+    explorer: Option<Explorer>,
 }
 
 /// The API's JWT authorizer and the scopes its routes require (template: `Auth` of the HttpApi).
@@ -62,6 +64,7 @@ impl Gateway {
             stack,
             streams,
             auth: None,
+            explorer: None,
         })
     }
 
@@ -72,11 +75,23 @@ impl Gateway {
         streams: Option<StreamsHandle>,
         auth: Option<RouteAuth>,
     ) -> Arc<Gateway> {
+        Gateway::with_explorer(router, stack, streams, auth, None)
+    }
+
+    /// A gateway that also serves the item-collection explorer under [`crate::explorer::PATH`].
+    pub fn with_explorer(
+        router: Router,
+        stack: Arc<Stack>,
+        streams: Option<StreamsHandle>,
+        auth: Option<RouteAuth>,
+        explorer: Option<Explorer>,
+    ) -> Arc<Gateway> {
         Arc::new(Gateway {
             router,
             stack,
             streams,
             auth,
+            explorer,
         })
     }
 
@@ -128,6 +143,15 @@ impl Gateway {
                 None => json!({ "drained": true }),
             };
             return apigw::json_response(StatusCode::OK, &status).map(Full::new);
+        }
+        if let Some(explorer) = &self.explorer {
+            let (method, uri) = (req.method().clone(), req.uri().clone());
+            if let Some(response) = explorer
+                .handle(&method, uri.path(), uri.query(), req.headers())
+                .await
+            {
+                return response.map(Full::new);
+            }
         }
         let started = Instant::now();
         let now = OffsetDateTime::now_utc();

@@ -359,10 +359,12 @@ impl Pool {
                 command.env(name, value);
             }
         }
+        // DynamoDB Local's settings first: a spec may name its own endpoint and key id (the
+        // stack's recorder, see `recorder`).
+        command.envs(dev::local_aws_env());
         command
             .env("TZ", ":UTC")
             .envs(spec.environment.iter().cloned());
-        command.envs(dev::local_aws_env());
         if let Ok(level) = std::env::var("RUST_LOG") {
             command.env("RUST_LOG", level);
         }

@@ -9,15 +9,19 @@
 //!   event source.
 //! - [`streams`]: the table's DynamoDB stream feeding the functions with stream events, as
 //!   Lambda's event source mappings do (event filtering in [`filter`]).
+//! - [`recorder`]: the functions' way to DynamoDB Local, keeping what they send, which the
+//!   item-collection [`explorer`] (`/_local/explorer`) shows.
 
 pub mod apigw;
 pub mod cli;
 pub mod environment;
+pub mod explorer;
 pub mod filter;
 pub mod gateway;
 pub mod ids;
 pub mod instances;
 pub mod jwt;
+pub mod recorder;
 pub mod routes;
 mod runtime_api;
 pub mod stack;

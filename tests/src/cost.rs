@@ -106,9 +106,9 @@ fn dollars(d: f64) -> String {
 /// The README's table: one row per function's sample, with the pattern it exercises.
 pub fn render(rows: &[Row]) -> String {
     let mut out = String::new();
-    out.push_str(&format!(
+    out.push_str(
         "\n\n| pattern | function | sample request (`events/`) | DynamoDB requests | read units | write units | $ per million calls |\n|---|---|---|---|---|---|---|\n"
-    ));
+    );
     for row in rows {
         out.push_str(&format!(
             "| {} | `{}` | {} | {} | {} | {} | {} |\n",

@@ -39,6 +39,8 @@ mod e2e_learning;
 #[cfg(test)]
 mod e2e_reviews;
 #[cfg(test)]
+mod explorer;
+#[cfg(test)]
 mod hr;
 #[cfg(test)]
 mod load;

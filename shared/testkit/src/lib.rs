@@ -203,7 +203,7 @@ pub fn sample_event(file: &str) -> Value {
 }
 
 /// `%XX`-encodes every byte but the unreserved ones, as a client sends a query value.
-fn percent_encode(s: &str) -> String {
+pub fn percent_encode(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {

@@ -1,0 +1,25 @@
+# Sourced by scripts that test against the local stack (fuzz.sh, browser.sh): starts
+# target/debug/local-stack on a free port with a table of its own and its own token issuer,
+# waits until it listens, and stops it when the script exits.
+#
+#   start_stack DDB_ENDPOINT LOG_FILE NAME    -> sets port, table, work (the issuer is $work/issuer)
+
+start_stack() {
+    local endpoint=$1 log=$2 name=$3
+    work=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    table="$name-$(date +%s)-$$"
+    mkdir -p "$(dirname "$log")"
+    AWS_ENDPOINT_URL_DYNAMODB=$endpoint target/debug/local-stack \
+        --port "$port" --table "$table" --issuer-dir "$work/issuer" \
+        --param CursorSigningKey=$name-cursor-signing-key-0123456789abcdef >"$log" 2>&1 &
+    stack=$!
+    trap 'kill $stack 2>/dev/null; wait $stack 2>/dev/null; rm -rf "$work"' EXIT
+    for _ in $(seq 300); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+        kill -0 $stack 2>/dev/null || { cat "$log" >&2; echo "$name: the local stack stopped" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "$name: the local stack did not listen on port $port" >&2
+    exit 1
+}
