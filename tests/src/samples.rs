@@ -148,3 +148,47 @@ fn the_policy_check_sees_resources_and_transaction_parts() {
     });
     assert!(caught.is_err());
 }
+
+/// A record no handler owns (another source's id format, an item of no entity they derive from)
+/// is skipped by both stream handlers, never a failure or poison; an owned record with such an
+/// id is still poison, reported alone.
+#[tokio::test]
+async fn a_record_a_stream_handler_does_not_own_is_never_a_failure() {
+    let sample = testkit::sample_event("commerce-stream.json");
+    let mut foreign = sample["Records"][0].clone();
+    foreign["eventID"] =
+        "shardId-000000000000:49590338271490256608559692538361571095921575989136588898".into();
+    foreign["dynamodb"]["NewImage"]["Type"] = serde_json::json!({ "S": "SomebodyElses" });
+    let mut no_item = foreign.clone();
+    no_item["dynamodb"]
+        .as_object_mut()
+        .unwrap()
+        .remove("NewImage");
+    for function in ["commerce-stream", "aggregate-reviews"] {
+        let table = seeded_table().await;
+        let event: streams::Event = serde_json::from_value(serde_json::json!({
+            "Records": [foreign.clone(), no_item.clone()]
+        }))
+        .unwrap();
+        let r = crate::dispatch::handle_stream(function, &table, &event)
+            .await
+            .unwrap();
+        assert!(r.batch_item_failures.is_empty(), "{function}: {r:?}");
+        assert!(r.poison.is_empty(), "{function}: {:?}", r.poison);
+        assert!(
+            table.meter().requests().is_empty(),
+            "{function} wrote nothing"
+        );
+    }
+    // The same id on a record commerce-stream owns: poison, that record only.
+    let mut owned = sample["Records"][0].clone();
+    owned["eventID"] = foreign["eventID"].clone();
+    let event: streams::Event =
+        serde_json::from_value(serde_json::json!({ "Records": [owned] })).unwrap();
+    let table = seeded_table().await;
+    let r = crate::dispatch::handle_stream("commerce-stream", &table, &event)
+        .await
+        .unwrap();
+    assert!(r.batch_item_failures.is_empty());
+    assert_eq!(r.poison.len(), 1, "{:?}", r.poison);
+}

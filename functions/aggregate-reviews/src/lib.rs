@@ -32,7 +32,7 @@ pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
 
 /// The handler, also returning what it wrote (for tests and the benchmark).
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
-    streams::aggregate_batch(deps, event, contributions_of).await
+    streams::aggregate_batch(deps, event, &[Review::TYPE], contributions_of).await
 }
 
 fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution>, String> {

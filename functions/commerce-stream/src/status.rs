@@ -17,7 +17,7 @@ pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
     let (mut failed, mut poison) = (Vec::new(), Vec::new());
     // Order → (newest event, its status, the records it stands for).
     let mut newest: BTreeMap<OrderId, (EventId, OrderStatus, Vec<usize>)> = BTreeMap::new();
-    for change in streams::changes(event) {
+    for change in streams::changes(event, &[TrackingEvent::TYPE]) {
         let change = match change {
             Ok(c) => c,
             Err(e) => {

@@ -27,8 +27,11 @@ use store::{
 use streams::{BatchResponse, Change, Event};
 
 /// The order totals of a batch, and what was written (for logs, tests and the benchmark).
+/// The items whose changes move the totals; every other record is another part's or nobody's.
+pub const OWNS: &[&str] = &[OrderSummary::TYPE, OrderLine::TYPE, Inventory::TYPE];
+
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
-    streams::aggregate_batch(deps, event, contributions_of).await
+    streams::aggregate_batch(deps, event, OWNS, contributions_of).await
 }
 
 fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution>, String> {

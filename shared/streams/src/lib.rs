@@ -64,13 +64,7 @@ pub struct Change<'a> {
 impl Change<'_> {
     /// The `Type` of the item (from the new image, or the old one for a removal).
     pub fn type_name(&self) -> Option<&str> {
-        fn type_of(image: &serde_dynamo::Item) -> Option<&str> {
-            match image.get(model::attr::TYPE) {
-                Some(serde_dynamo::AttributeValue::S(s)) => Some(s.as_str()),
-                _ => None,
-            }
-        }
-        type_of(&self.record.change.new_image).or_else(|| type_of(&self.record.change.old_image))
+        record_type(self.record)
     }
 
     /// The image before the change, as entity `E`; `None` for an insert.
@@ -106,13 +100,29 @@ impl Change<'_> {
     }
 }
 
-/// The records of a batch as changes; a record that cannot be read is an error in its place, so
-/// the handler can report it (and only it) as failed.
-pub fn changes(event: &Event) -> Vec<Result<Change<'_>, ChangeError>> {
+/// The `Type` of a record's item (from the new image, or the old one for a removal); `None` for
+/// a record with no item of this table (another source's, or one without images).
+fn record_type(record: &EventRecord) -> Option<&str> {
+    fn type_of(image: &serde_dynamo::Item) -> Option<&str> {
+        match image.get(model::attr::TYPE) {
+            Some(serde_dynamo::AttributeValue::S(s)) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+    type_of(&record.change.new_image).or_else(|| type_of(&record.change.old_image))
+}
+
+/// The records of a batch whose item is of a type the handler `owns`, as changes. Ownership is
+/// decided first, from the item's `Type` alone: a record the handler does not own (another
+/// entity's, a foreign source's with another id format or no images) is skipped, never a
+/// failure. An owned record that cannot be read is an error in its place, so the handler can
+/// report it (and only it) as failed.
+pub fn changes<'a>(event: &'a Event, owns: &[&str]) -> Vec<Result<Change<'a>, ChangeError>> {
     event
         .records
         .iter()
         .enumerate()
+        .filter(|(_, record)| record_type(record).is_some_and(|t| owns.contains(&t)))
         .map(|(index, record)| {
             let kind = match record.event_name.as_str() {
                 "INSERT" => Kind::Insert,
@@ -237,13 +247,15 @@ impl BatchResponse {
     }
 }
 
-/// The whole of a counter handler but its mapping: every readable record becomes contributions
-/// through `contributions_of` (given the record and the shard count of sharded counters), which
-/// are applied coalesced and exactly once; records that cannot be read or mapped, and those whose
-/// writes failed, are reported. Also returns what was written (for logs, tests and the benchmark).
+/// The whole of a counter handler but its mapping: every readable record of a type it `owns`
+/// becomes contributions through `contributions_of` (given the record and the shard count of
+/// sharded counters), which are applied coalesced and exactly once; owned records that cannot be
+/// read or mapped, and those whose writes failed, are reported. Also returns what was written
+/// (for logs, tests and the benchmark).
 pub async fn aggregate_batch<F>(
     deps: &Deps,
     event: &Event,
+    owns: &[&str],
     contributions_of: F,
 ) -> (BatchResponse, Applied)
 where
@@ -259,7 +271,7 @@ where
     };
     let mut contributions = Vec::new();
     let mut poison = Vec::new();
-    for change in changes(event) {
+    for change in changes(event, owns) {
         let change = match change {
             Ok(c) => c,
             Err(e) => {
