@@ -56,3 +56,5 @@ mod readme;
 mod samples;
 #[cfg(test)]
 mod stack;
+#[cfg(test)]
+mod watch_env;
