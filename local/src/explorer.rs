@@ -97,18 +97,17 @@ fn decode(s: &str) -> String {
 fn space_of(index: &str) -> Option<Space> {
     match index {
         "table" | "" => Some(Space::Base),
-        "GSI1" => Some(Space::Gsi1),
-        "GSI2" => Some(Space::Gsi2),
-        _ => None,
+        _ => Space::ALL.into_iter().find(|s| s.index() == Some(index)),
     }
 }
 
 /// The key attribute names of a space.
 fn key_names(space: Space) -> (&'static str, &'static str) {
+    use keys::attr;
     match space {
-        Space::Base => ("PK", "SK"),
-        Space::Gsi1 => ("GSI1PK", "GSI1SK"),
-        Space::Gsi2 => ("GSI2PK", "GSI2SK"),
+        Space::Base => (attr::PK, attr::SK),
+        Space::Gsi1 => (attr::GSI1PK, attr::GSI1SK),
+        Space::Gsi2 => (attr::GSI2PK, attr::GSI2SK),
     }
 }
 

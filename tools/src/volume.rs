@@ -145,7 +145,7 @@ fn isbn(n: u64) -> Isbn {
 fn last_of_each_key(items: Vec<Item>) -> Vec<Item> {
     let key = |i: &Item| {
         let s = |a: &str| i.get(a).and_then(|v| v.as_s().ok()).cloned();
-        (s("PK"), s("SK"))
+        (s(keys::attr::PK), s(keys::attr::SK))
     };
     let mut last = std::collections::HashMap::new();
     for (n, item) in items.iter().enumerate() {
