@@ -19,7 +19,7 @@ use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use keys::{Space, registry};
 use serde_json::{Value, json};
 
-use crate::{apigw, jwt::Issuer, recorder::Recorder};
+use crate::{apigw, jwt::Issuer, recorder::Recorder, routes::percent_decode};
 
 pub const PATH: &str = "/_local/explorer";
 
@@ -60,38 +60,11 @@ fn query_params(query: Option<&str>) -> BTreeMap<String, String> {
         .filter(|p| !p.is_empty())
         .map(|p| {
             let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            // `+` is a space in a query component, as forms send it.
+            let decode = |s: &str| percent_decode(&s.replace('+', " "));
             (decode(k), decode(v))
         })
         .collect()
-}
-
-/// Percent-decoding of a query component (`+` is a space, as forms send it); a `%` without two
-/// hex digits after it stays as it is.
-fn decode(s: &str) -> String {
-    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%' && i + 2 < bytes.len())
-            .then(|| Some(hex(bytes[i + 1])? * 16 + hex(bytes[i + 2])?))
-            .flatten();
-        match (bytes[i], escaped) {
-            (_, Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b'+', None) => {
-                out.push(b' ');
-                i += 1;
-            }
-            (b, None) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn space_of(index: &str) -> Option<Space> {

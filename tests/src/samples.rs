@@ -48,19 +48,15 @@ async fn api_samples(t: &Template) -> Vec<Row> {
         let requests = table.meter().requests();
         assert_within_policy(f, &requests);
         let query = sample["rawQueryString"].as_str().unwrap_or_default();
-        let request = format!(
-            "`{} {}{}{query}`",
-            sample["requestContext"]["http"]["method"]
-                .as_str()
-                .unwrap_or("?"),
-            sample["rawPath"].as_str().unwrap_or("?"),
-            if query.is_empty() { "" } else { "?" },
-        );
         let target = format!(
             "{}{}{query}",
             sample["rawPath"].as_str().unwrap_or("?"),
             if query.is_empty() { "" } else { "?" },
         );
+        let method = sample["requestContext"]["http"]["method"]
+            .as_str()
+            .unwrap_or("?");
+        let request = format!("`{method} {target}`");
         // The pattern the sample exercises: the one whose example it is (checked for every
         // function by `catalogue::every_function_has_a_sample_request_among_its_patterns_examples`).
         let pattern = catalogue::PATTERNS
