@@ -782,7 +782,7 @@ pub const PATTERNS: &[Pattern] = &[
         path: "/courses/{course}/certificates/{date}/{student}",
         route: "`GET /courses/{course}/certificates/{date}/{student}`",
         index: Index::Table,
-        request: "BatchGetItem of the v02 and v01 keys",
+        request: "BatchGetItem of the v02 and v01 keys; on a miss once more, strongly consistent",
         returns: "the certificate; 404 `certificate_not_found`",
         example: Example {
             caller: Caller::Anyone,

@@ -286,7 +286,10 @@ pub async fn sum_shards(
 ) -> Result<BTreeMap<&'static str, model::Derived>, StoreError> {
     let mut sums: BTreeMap<&'static str, Result<i64, String>> =
         attributes.iter().map(|a| (*a, Ok(0))).collect();
-    for item in table.batch_get(shards, attributes).await? {
+    for item in table
+        .batch_get(shards, attributes, crate::Read::Eventual)
+        .await?
+    {
         for a in attributes {
             let Some(raw) = item.get(*a) else { continue };
             let shard = raw

@@ -90,7 +90,8 @@ impl Table {
     pub async fn from_env() -> Result<Table, StoreError> {
         let name = std::env::var("TABLE_NAME")
             .map_err(|_| StoreError::Config("TABLE_NAME is not set".into()))?;
-        Ok(Table::new(Client::new(&sdk::config().await), name))
+        let client = sdk::dynamodb_client(&sdk::config().await, &name);
+        Ok(Table::new(client, name))
     }
 
     pub fn client(&self) -> &Client {
@@ -288,11 +289,13 @@ impl Table {
 
     /// Reads up to 100 items in ONE BatchGetItem (asking again for the keys DynamoDB leaves
     /// unprocessed under load, with backoff), projecting `attributes`. Missing items are absent
-    /// from the answer; the order is DynamoDB's.
+    /// from the answer; the order is DynamoDB's. Each item is read on its own: a transaction may
+    /// commit between two of them (BatchGetItem is not isolated from transactions).
     pub async fn batch_get(
         &self,
         keys: &[PrimaryKey],
         attributes: &[&str],
+        read: Read,
     ) -> Result<Vec<Item>, StoreError> {
         let mut p = Placeholders::default();
         let projection = attributes
@@ -307,6 +310,7 @@ impl Table {
                 .set_keys(Some(std::mem::take(&mut pending)))
                 .projection_expression(&projection)
                 .set_expression_attribute_names(p.names())
+                .consistent_read(read == Read::Strong)
                 .build()
                 .map_err(build_error)?;
             let out = self
