@@ -267,7 +267,10 @@ async fn every_invocation_writes_one_valid_emf_document_with_what_it_did() {
     );
     for batch in &batches {
         let age = batch["StreamIteratorAge"].as_f64().expect("iterator age");
-        assert!((0.0..60_000.0).contains(&age), "{batch}");
+        // Milliseconds, and recent. DynamoDB Local rounds a record's creation time down to the
+        // minute, so a fresh record reads up to 60 s old, plus the poller's lag (61.0 s seen in
+        // a full `make test`); an age in seconds, or since 1970, stays out of this range.
+        assert!((0.0..120_000.0).contains(&age), "{batch}");
         assert!(batch.get("BatchItemFailures").is_none(), "{batch}");
         assert!(batch.get("PoisonRecords").is_none(), "{batch}");
     }
