@@ -34,6 +34,14 @@ $(VENV)/.installed: Makefile
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check $(PY_TOOLS)
 	touch $@
 
+# The template scanner has its own venv: its pins (boto3 among them) conflict with aws-sam-cli's.
+CHECKOV := $(VENV)/checkov/bin/checkov
+CHECKOV_VERSION := 3.3.30
+$(VENV)/checkov/.installed: $(VENV)/.installed
+	python3 -m venv $(VENV)/checkov
+	$(VENV)/checkov/bin/pip install --quiet --disable-pip-version-check checkov==$(CHECKOV_VERSION)
+	touch $@
+
 dynamodb-install:
 	scripts/dynamodb-local.sh install
 
@@ -120,9 +128,15 @@ browser: dynamodb-install $(VENV)/.installed $(CHROMIUM) ## The explorer in head
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  scripts/browser.sh http://127.0.0.1:$(TEST_DDB_PORT)
 
-lint: $(VENV)/.installed ## Validate the SAM template (sam validate --lint, cfn-lint) and formatting
+# checkov scans the template as written and as SAM expands it (the roles, permissions and stage SAM
+# generates); a finding fails the build unless the resource skips it with a reason in its Metadata.
+lint: $(VENV)/.installed $(VENV)/checkov/.installed ## Validate the SAM template (sam validate --lint, cfn-lint with informational rules, checkov as written and as translated) and formatting
 	$(VENV)/bin/sam validate --lint --template template.yaml
-	$(VENV)/bin/cfn-lint template.yaml
+	$(VENV)/bin/cfn-lint --include-checks I -- template.yaml
+	mkdir -p .local
+	$(VENV)/bin/python scripts/sam-translate.py template.yaml > .local/template.json
+	for t in template.yaml .local/template.json; do \
+	  $(CHECKOV) --file $$t --framework cloudformation --compact --quiet --skip-download; done
 	cargo fmt --all -- --check
 
 build: $(VENV)/.installed ## Release binaries for Lambda (arm64), as SAM's rust-cargolambda builds them
