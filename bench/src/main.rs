@@ -9,12 +9,16 @@
 //! - The same table, data and events for every implementation: our release binaries, a bare
 //!   `lambda_http` hello (the floor), ElectroDB on Node and boto3 on Python (`bench/node`,
 //!   `bench/python`); their answers are compared with ours.
+//! - Our functions once more with X-Ray tracing on (`traced`): every invocation sampled, each
+//!   DynamoDB call sent to a UDP daemon the harness runs, so its cost shows as a same-run ratio.
 //!
 //! Writes `bench/results/lambda.md` and its charts ([`report`]).
 //!
-//!   lambda-bench [--quick] [--only rust,hello,node,python] [--memory 128,1024]
-//!                [--bin-dir target/release] [--baseline DIR [--baseline-trust system|amazon]]
-//!                [--out bench/results]
+//! ```text
+//! lambda-bench [--quick] [--only rust,traced,hello,node,python] [--memory 128,1024]
+//!              [--bin-dir target/release] [--baseline DIR [--baseline-trust system|amazon]]
+//!              [--out bench/results]
+//! ```
 
 mod process;
 mod report;
@@ -91,6 +95,9 @@ impl Pattern {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Implementation {
     Rust,
+    /// Our binaries with every invocation sampled for X-Ray (Lambda's `Tracing: Active` when the
+    /// sampling rule picks it), their subsegments sent to a daemon socket of the harness.
+    Traced,
     /// Our binaries from `--baseline DIR`: a change's before, measured in the same run.
     Before,
     Hello,
@@ -102,6 +109,7 @@ impl Implementation {
     pub fn name(self) -> &'static str {
         match self {
             Implementation::Rust => "Rust (this project)",
+            Implementation::Traced => "Rust, X-Ray sampled",
             Implementation::Before => "Rust, before (--baseline)",
             Implementation::Hello => "bare lambda_http",
             Implementation::Node => "Node 20 + ElectroDB",
@@ -112,6 +120,7 @@ impl Implementation {
     fn key(self) -> &'static str {
         match self {
             Implementation::Rust => "rust",
+            Implementation::Traced => "traced",
             Implementation::Before => "before",
             Implementation::Hello => "hello",
             Implementation::Node => "node",
@@ -133,9 +142,10 @@ pub struct Options {
 }
 
 /// What `--only` can name (all of them by default); `--baseline` adds the "before" build.
-const SELECTABLE: [Implementation; 4] = [
+const SELECTABLE: [Implementation; 5] = [
     Implementation::Hello,
     Implementation::Rust,
+    Implementation::Traced,
     Implementation::Node,
     Implementation::Python,
 ];
@@ -160,7 +170,7 @@ fn options() -> Result<Options, String> {
                     .split(',')
                     .map(|k| {
                         SELECTABLE.into_iter().find(|i| i.key() == k).ok_or(format!(
-                            "--only: no implementation {k} (rust, hello, node, python)"
+                            "--only: no implementation {k} (rust, traced, hello, node, python)"
                         ))
                     })
                     .collect::<Result<_, _>>()?
@@ -237,7 +247,7 @@ impl Setting {
         let (function, module) = pattern.function();
         let (program, script, folder): (PathBuf, Option<&str>, Option<&str>) = match implementation
         {
-            Implementation::Rust | Implementation::Hello => {
+            Implementation::Rust | Implementation::Traced | Implementation::Hello => {
                 (self.bin_dir.join(function), None, None)
             }
             Implementation::Before => (self.baseline.join(function), None, None),
@@ -278,9 +288,10 @@ impl Setting {
             Implementation::Before if self.baseline_system_roots => {
                 command.env("SSL_CERT_FILE", &self.tls.bundle)
             }
-            Implementation::Rust | Implementation::Before | Implementation::Hello => {
-                command.env("AWS_CA_BUNDLE", &self.tls.ca)
-            }
+            Implementation::Rust
+            | Implementation::Traced
+            | Implementation::Before
+            | Implementation::Hello => command.env("AWS_CA_BUNDLE", &self.tls.ca),
         };
         command
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -311,7 +322,9 @@ impl Setting {
 
     fn available(&self, implementation: Implementation, pattern: Pattern) -> Result<(), String> {
         let needed = match implementation {
-            Implementation::Rust | Implementation::Hello => self.bin_dir.join(pattern.function().0),
+            Implementation::Rust | Implementation::Traced | Implementation::Hello => {
+                self.bin_dir.join(pattern.function().0)
+            }
             Implementation::Before => self.baseline.join(pattern.function().0),
             Implementation::Node => self.root.join("bench/node/node_modules"),
             Implementation::Python => self.python.clone(),
@@ -469,12 +482,23 @@ async fn measure(
     let mut cold = Vec::new();
     let mut calls = 0;
     let mut first = None;
+    let daemon = match implementation {
+        Implementation::Traced => Some(XrayDaemon::start().await?),
+        _ => None,
+    };
+    let trace = match daemon {
+        Some(_) => runtime::SAMPLED,
+        None => runtime::NOT_SAMPLED,
+    };
     for run in 0..cold_runs {
-        let mut api = RuntimeApi::start().await.map_err(|e| e.to_string())?;
+        let mut api = RuntimeApi::start(trace).await.map_err(|e| e.to_string())?;
         let mut command = setting.command(implementation, pattern);
         command
             .env("AWS_LAMBDA_RUNTIME_API", &api.address)
             .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", memory_mb.to_string());
+        if let Some(d) = &daemon {
+            command.env("AWS_XRAY_DAEMON_ADDRESS", &d.address);
+        }
         cgroup.reset();
         let started = Instant::now();
         let mut child = cgroup.spawn(&mut command).map_err(|e| e.to_string())?;
@@ -531,6 +555,15 @@ async fn measure(
         let cpu = cgroup.usage_ns() - before;
         let peak_rss = process::peak_rss(child.id()).unwrap_or(0);
         stop(&mut child);
+        if let Some(d) = daemon {
+            // Every call makes at least one DynamoDB request: each must have reached the daemon.
+            let received = d.subsegments().await;
+            if received < calls {
+                return Err(format!(
+                    "traced, but the daemon got {received} DynamoDB subsegments for {calls} calls"
+                ));
+            }
+        }
         let (status, body) = first.take().unwrap_or_default();
         return Ok(Measurement {
             pattern,
@@ -545,6 +578,56 @@ async fn measure(
         });
     }
     Err("no runs".into())
+}
+
+/// The X-Ray daemon's side of a traced run: a UDP socket counting the DynamoDB subsegments of
+/// the harness's trace that arrive.
+struct XrayDaemon {
+    address: String,
+    counted: tokio::task::JoinHandle<usize>,
+    stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl XrayDaemon {
+    async fn start() -> Result<XrayDaemon, String> {
+        let socket = tokio::net::UdpSocket::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| format!("the X-Ray daemon socket: {e}"))?;
+        let address = socket.local_addr().map_err(|e| e.to_string())?.to_string();
+        let (stop, mut stopped) = tokio::sync::oneshot::channel();
+        let counted = tokio::spawn(async move {
+            let (mut n, mut buf) = (0, vec![0u8; 65_536]);
+            loop {
+                tokio::select! {
+                    _ = &mut stopped => return n,
+                    got = socket.recv(&mut buf) => {
+                        let Ok(len) = got else { return n };
+                        let doc = std::str::from_utf8(&buf[..len])
+                            .ok()
+                            .and_then(|t| t.split_once('\n'))
+                            .and_then(|(_, d)| serde_json::from_str::<Value>(d).ok());
+                        if doc.is_some_and(|d| {
+                            d["name"] == "DynamoDB" && runtime::SAMPLED.contains(d["trace_id"].as_str().unwrap_or("-"))
+                        }) {
+                            n += 1;
+                        }
+                    }
+                }
+            }
+        });
+        Ok(XrayDaemon {
+            address,
+            counted,
+            stop,
+        })
+    }
+
+    /// How many subsegments arrived (the datagrams of the last call given a moment to land).
+    async fn subsegments(self) -> usize {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let _ = self.stop.send(());
+        self.counted.await.unwrap_or(0)
+    }
 }
 
 /// Ends a process as Lambda ends an instance (SIGKILL); under LAMBDA_BENCH_WRAP, with SIGINT, so

@@ -279,6 +279,7 @@ pub fn write(
 fn colour(i: Implementation) -> &'static str {
     match i {
         Implementation::Rust => "#b7410e",
+        Implementation::Traced => "#d4733f",
         Implementation::Before => "#e8a27c",
         Implementation::Hello => "#888888",
         Implementation::Node => "#3c873a",

@@ -42,19 +42,27 @@ pub struct RuntimeApi {
     server: tokio::task::JoinHandle<()>,
 }
 
+/// The trace header of every invocation, as Lambda passes it: not sampled (the usual case with
+/// `PassThrough`, or an unsampled `Active` invocation), or sampled under one trace.
+pub const NOT_SAMPLED: &str = "Root=1-00000000-000000000000000000000000;Sampled=0";
+pub const SAMPLED: &str =
+    "Root=1-5f84c7a6-0123456789abcdef01234567;Parent=89abcdef01234567;Sampled=1;Lineage=bench:0";
+
 struct Shared {
+    trace: &'static str,
     events: Mutex<mpsc::Receiver<Bytes>>,
     marks: mpsc::UnboundedSender<Mark>,
     request_ids: AtomicU64,
 }
 
 impl RuntimeApi {
-    pub async fn start() -> std::io::Result<RuntimeApi> {
+    pub async fn start(trace: &'static str) -> std::io::Result<RuntimeApi> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let address = listener.local_addr()?.to_string();
         let (events, events_rx) = mpsc::channel(1);
         let (marks_tx, marks) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
+            trace,
             events: Mutex::new(events_rx),
             marks: marks_tx,
             request_ids: AtomicU64::new(0),
@@ -111,7 +119,7 @@ async fn handle(
         };
         let _ = shared.marks.send(Mark::Handed(Instant::now()));
         let id = shared.request_ids.fetch_add(1, Ordering::Relaxed);
-        return Ok(reply(StatusCode::OK, event, Some(id)));
+        return Ok(reply(StatusCode::OK, event, Some((id, shared.trace))));
     }
     let body = req
         .into_body()
@@ -133,11 +141,16 @@ async fn handle(
     Ok(reply(StatusCode::ACCEPTED, Bytes::new(), None))
 }
 
-fn reply(status: StatusCode, body: Bytes, request_id: Option<u64>) -> Response<Full<Bytes>> {
+/// A reply; an event's carries its request id and trace header.
+fn reply(
+    status: StatusCode,
+    body: Bytes,
+    invocation: Option<(u64, &str)>,
+) -> Response<Full<Bytes>> {
     let mut response = Response::builder()
         .status(status)
         .header("content-type", "application/json");
-    if let Some(id) = request_id {
+    if let Some((id, trace)) = invocation {
         // A deadline far away: the benchmark never times a call out.
         let deadline_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -151,10 +164,7 @@ fn reply(status: StatusCode, body: Bytes, request_id: Option<u64>) -> Response<F
                 "lambda-runtime-invoked-function-arn",
                 "arn:aws:lambda:us-east-1:123456789012:function:bench",
             )
-            .header(
-                "lambda-runtime-trace-id",
-                "Root=1-00000000-000000000000000000000000;Sampled=0",
-            );
+            .header("lambda-runtime-trace-id", trace);
     }
     response
         .body(Full::new(body))

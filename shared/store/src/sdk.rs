@@ -90,6 +90,94 @@ pub async fn config() -> SdkConfig {
     loader.load().await
 }
 
+/// The DynamoDB client of a function: the shared configuration, and each call traced as an X-Ray
+/// subsegment when Lambda samples the invocation ([`telemetry::xray`]).
+pub fn dynamodb_client(config: &SdkConfig, table: &str) -> aws_sdk_dynamodb::Client {
+    let region = config.region().map(|r| r.to_string()).unwrap_or_default();
+    let traced = aws_sdk_dynamodb::config::Builder::from(config)
+        .interceptor(TraceCalls {
+            table: table.to_owned(),
+            region,
+        })
+        .build();
+    aws_sdk_dynamodb::Client::from_conf(traced)
+}
+
+/// Times every attempt of a call made under a sampled trace header and sends it to the daemon.
+/// Under no header, an unsampled one, or without a daemon, it reads one variable per attempt.
+#[derive(Debug)]
+struct TraceCalls {
+    table: String,
+    region: String,
+}
+
+/// When the current attempt started, and which attempt it is.
+#[derive(Debug, Clone, Copy)]
+struct Attempt {
+    start: std::time::SystemTime,
+    number: u32,
+}
+
+impl aws_smithy_types::config_bag::Storable for Attempt {
+    type Storer = aws_smithy_types::config_bag::StoreReplace<Attempt>;
+}
+
+impl aws_sdk_dynamodb::config::Intercept for TraceCalls {
+    fn name(&self) -> &'static str {
+        "TraceCalls"
+    }
+
+    fn read_before_attempt(
+        &self,
+        _: &aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        if telemetry::xray::TraceHeader::sampled_now().is_some() {
+            let number = cfg.load::<Attempt>().map_or(0, |a| a.number + 1);
+            cfg.interceptor_state().store_put(Attempt {
+                start: std::time::SystemTime::now(),
+                number,
+            });
+        }
+        Ok(())
+    }
+
+    fn read_after_attempt(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::FinalizerInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let (Some(attempt), Some(trace), Some(daemon)) = (
+            cfg.load::<Attempt>(),
+            telemetry::xray::TraceHeader::sampled_now(),
+            telemetry::xray::Daemon::get(),
+        ) else {
+            return Ok(());
+        };
+        let operation = cfg
+            .load::<aws_smithy_runtime_api::client::orchestrator::Metadata>()
+            .map_or("", |m| m.name());
+        let response = context.response();
+        daemon.send(
+            &trace,
+            &telemetry::xray::Subsegment {
+                name: "DynamoDB",
+                operation,
+                table: &self.table,
+                region: &self.region,
+                request_id: response.and_then(|r| r.headers().get("x-amzn-requestid")),
+                status: response.map(|r| r.status().as_u16()),
+                retries: attempt.number,
+                start: attempt.start,
+                end: std::time::SystemTime::now(),
+            },
+        );
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

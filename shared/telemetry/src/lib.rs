@@ -9,9 +9,12 @@
 //!   with the `FunctionName` dimension (Lambda's own metrics use the same) and the request id as
 //!   a property, so a metric links back to the invocation's log lines. CloudWatch turns the
 //!   documents into metrics with no API call and no extra permission.
+//! - **Traces**: X-Ray subsegments of the AWS calls of a sampled invocation ([`xray`]).
 //!
 //! Code records metrics through the `metrics` facade (`metrics::counter!`...): with no recorder
 //! installed (tests, tools), recording does nothing.
+
+pub mod xray;
 
 use metrics::Unit;
 pub use metrics_cloudwatch_embedded::{Collector, lambda::MetricsLayer};
