@@ -111,8 +111,7 @@ pub async fn apply(table: &Table, contributions: Vec<Contribution>, now_epoch: i
     }
     applied.failed.sort_unstable();
     applied.failed.dedup();
-    metrics::counter!(telemetry::names::DUPLICATES_SKIPPED)
-        .increment(applied.already_applied as u64);
+    telemetry::Metric::LedgerDuplicatesSkipped.add(applied.already_applied as f64);
     applied
 }
 

@@ -75,7 +75,7 @@ where
     match code.as_deref() {
         Some("ConditionalCheckFailedException") => StoreError::ConditionFailed,
         Some(c) if THROTTLES.contains(&c) => {
-            metrics::counter!(telemetry::names::THROTTLES).increment(1);
+            telemetry::Metric::Throttles.add(1.0);
             StoreError::Throttled(DisplayErrorContext(&err).to_string())
         }
         _ => StoreError::Dynamo(DisplayErrorContext(&err).to_string()),

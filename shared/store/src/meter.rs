@@ -44,18 +44,17 @@ impl Request {
     }
 }
 
-/// The request in the invocation's metrics document ([`telemetry`]); nothing without a recorder.
+/// The request in the invocation's metrics document ([`telemetry`]).
 fn record_metrics(request: &Request, is_write: bool) {
-    use telemetry::names;
-    metrics::counter!(names::DYNAMODB_REQUESTS).increment(1);
-    let items = request.items as u64;
+    use telemetry::Metric;
+    Metric::DynamoDbRequests.add(1.0);
+    let items = request.items as f64;
     if is_write {
-        metrics::histogram!(names::WRITE_UNITS).record(request.write_units);
-        metrics::counter!(names::ITEMS_WRITTEN).increment(items);
+        Metric::WriteCapacityUnits.add(request.write_units);
+        Metric::ItemsWritten.add(items);
     } else {
-        metrics::histogram!(names::READ_UNITS)
-            .record(request.read_units + request.index_read_units);
-        metrics::counter!(names::ITEMS_READ).increment(items);
+        Metric::ReadCapacityUnits.add(request.read_units + request.index_read_units);
+        Metric::ItemsRead.add(items);
     }
 }
 

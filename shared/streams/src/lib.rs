@@ -19,7 +19,7 @@ use store::{
     Deps, Needs,
     aggregate::{self, Applied, Contribution},
 };
-use telemetry::names;
+use telemetry::Metric;
 
 pub use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 
@@ -328,10 +328,9 @@ where
         let answer = handler(deps, batch.clone());
         async move {
             let response = answer.await;
-            metrics::counter!(names::POISON_RECORDS).increment(response.poison.len() as u64);
+            Metric::PoisonRecords.add(response.poison.len() as f64);
             let settled = dead_letters.settle(&batch, response).await;
-            metrics::counter!(names::BATCH_FAILURES)
-                .increment(settled.batch_item_failures.len() as u64);
+            Metric::BatchItemFailures.add(settled.batch_item_failures.len() as f64);
             Ok::<_, lambda_runtime::Error>(settled)
         }
     });
@@ -346,7 +345,7 @@ where
 /// A batch's size and how far behind the table it is: the age, at `now_ms`, of its oldest
 /// record (DynamoDB's approximate creation time, to the second).
 pub fn record_batch_received(event: &Event, now_ms: u64) {
-    metrics::counter!(names::RECORDS).increment(event.records.len() as u64);
+    Metric::StreamRecords.add(event.records.len() as f64);
     let oldest = event
         .records
         .iter()
@@ -354,7 +353,7 @@ pub fn record_batch_received(event: &Event, now_ms: u64) {
         .min();
     if let Some(oldest) = oldest {
         let age = (now_ms as i64).saturating_sub(oldest).max(0);
-        metrics::gauge!(names::ITERATOR_AGE).set(age as f64);
+        Metric::StreamIteratorAge.at_least(age as f64);
     }
 }
 

@@ -4,86 +4,382 @@
 //!   function's log format is JSON (`LoggingConfig.LogFormat`, seen as `AWS_LAMBDA_LOG_FORMAT`)
 //!   and filters at `AWS_LAMBDA_LOG_LEVEL`. Nothing logs at INFO per request: a request's numbers
 //!   are in its metrics document, which costs one line instead of many.
-//! - **Metrics**: CloudWatch's Embedded Metric Format, through `metrics_cloudwatch_embedded`:
-//!   after each invocation, one JSON document on stdout holds what it did (the [`names`] below),
-//!   with the `FunctionName` dimension (Lambda's own metrics use the same) and the request id as
-//!   a property, so a metric links back to the invocation's log lines. CloudWatch turns the
+//! - **Metrics**: CloudWatch's Embedded Metric Format. Code adds to the current invocation's
+//!   [`Metric`]s; when the invocation ends, [`MetricsLayer`] prints them as ONE JSON document on
+//!   stdout, with the `FunctionName` dimension (Lambda's own metrics use the same) and the request
+//!   id as a property, so a metric links back to the invocation's log lines. CloudWatch turns the
 //!   documents into metrics with no API call and no extra permission.
 //! - **Traces**: X-Ray subsegments of the AWS calls of a sampled invocation ([`xray`]).
 //!
-//! Code records metrics through the `metrics` facade (`metrics::counter!`...): with no recorder
-//! installed (tests, tools), recording does nothing.
+//! The metrics are a fixed set of sums, so the document is written here, without a metrics
+//! registry: recording is an addition under an uncontended lock, and a value per invocation
+//! (not per request) keeps a document small however many requests a stream batch makes.
 
 pub mod xray;
 
-use metrics::Unit;
-pub use metrics_cloudwatch_embedded::{Collector, lambda::MetricsLayer};
+use std::io::Write;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
+
+use lambda_runtime::LambdaInvocation;
+use lambda_runtime::tower::{Layer, Service};
 
 /// The namespace when `METRICS_NAMESPACE` is not set.
 pub const DEFAULT_NAMESPACE: &str = "SingleTable";
 
-/// The metrics every function may write, with their units.
-pub mod names {
+/// The metrics every function may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
     /// 1 in the first invocation of a process.
-    pub const COLD_START: &str = "ColdStart";
+    ColdStart,
     /// Requests sent to DynamoDB (retries of unprocessed keys included).
-    pub const DYNAMODB_REQUESTS: &str = "DynamoDBRequests";
-    /// Read capacity units one request consumed, on the table and its indexes: one value per
-    /// request, so a metric's Sum is the units consumed and its SampleCount the reads.
-    pub const READ_UNITS: &str = "ReadCapacityUnits";
-    /// Write capacity units one request consumed (index writes and transactions included).
-    pub const WRITE_UNITS: &str = "WriteCapacityUnits";
-    /// Items a read returned.
-    pub const ITEMS_READ: &str = "ItemsRead";
-    /// Items a write wrote (a transaction's parts, a batch's items).
-    pub const ITEMS_WRITTEN: &str = "ItemsWritten";
+    DynamoDbRequests,
+    /// Read capacity units the invocation's requests consumed, on the table and its indexes.
+    ReadCapacityUnits,
+    /// Write capacity units the invocation's requests consumed (index writes and transactions
+    /// included).
+    WriteCapacityUnits,
+    /// Items the invocation's reads returned.
+    ItemsRead,
+    /// Items its writes wrote (a transaction's parts, a batch's items).
+    ItemsWritten,
     /// Requests DynamoDB throttled after the SDK's retries: the caller saw a 503 (or the stream
     /// batch is retried).
-    pub const THROTTLES: &str = "DynamoDBThrottles";
+    Throttles,
     /// Stream records a stream handler was given.
-    pub const RECORDS: &str = "StreamRecords";
+    StreamRecords,
     /// Records reported as batch item failures (retried by Lambda).
-    pub const BATCH_FAILURES: &str = "BatchItemFailures";
+    BatchItemFailures,
     /// Records whose change the ledger had already applied (a retried batch): skipped.
-    pub const DUPLICATES_SKIPPED: &str = "LedgerDuplicatesSkipped";
+    LedgerDuplicatesSkipped,
     /// Records that can never apply, sent to the failure queue.
-    pub const POISON_RECORDS: &str = "PoisonRecords";
+    PoisonRecords,
     /// Age of the batch's oldest record when the handler saw it: how far behind the table the
     /// derived items are.
-    pub const ITERATOR_AGE: &str = "StreamIteratorAge";
+    StreamIteratorAge,
 }
 
-/// Every metric and its unit (CloudWatch shows the unit; EMF takes it from here).
-pub const UNITS: &[(&str, Unit)] = &[
-    (names::COLD_START, Unit::Count),
-    (names::DYNAMODB_REQUESTS, Unit::Count),
-    (names::READ_UNITS, Unit::Count),
-    (names::WRITE_UNITS, Unit::Count),
-    (names::ITEMS_READ, Unit::Count),
-    (names::ITEMS_WRITTEN, Unit::Count),
-    (names::THROTTLES, Unit::Count),
-    (names::RECORDS, Unit::Count),
-    (names::BATCH_FAILURES, Unit::Count),
-    (names::DUPLICATES_SKIPPED, Unit::Count),
-    (names::POISON_RECORDS, Unit::Count),
-    (names::ITERATOR_AGE, Unit::Milliseconds),
-];
+impl Metric {
+    pub const ALL: [Metric; 12] = [
+        Metric::ColdStart,
+        Metric::DynamoDbRequests,
+        Metric::ReadCapacityUnits,
+        Metric::WriteCapacityUnits,
+        Metric::ItemsRead,
+        Metric::ItemsWritten,
+        Metric::Throttles,
+        Metric::StreamRecords,
+        Metric::BatchItemFailures,
+        Metric::LedgerDuplicatesSkipped,
+        Metric::PoisonRecords,
+        Metric::StreamIteratorAge,
+    ];
 
-/// Logs and metrics, once, first thing in `main`. The collector is flushed after each invocation
-/// by a [`MetricsLayer`] around the function's service.
-pub fn init() -> Result<&'static Collector, lambda_runtime::Error> {
+    /// Its name in CloudWatch.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::ColdStart => "ColdStart",
+            Metric::DynamoDbRequests => "DynamoDBRequests",
+            Metric::ReadCapacityUnits => "ReadCapacityUnits",
+            Metric::WriteCapacityUnits => "WriteCapacityUnits",
+            Metric::ItemsRead => "ItemsRead",
+            Metric::ItemsWritten => "ItemsWritten",
+            Metric::Throttles => "DynamoDBThrottles",
+            Metric::StreamRecords => "StreamRecords",
+            Metric::BatchItemFailures => "BatchItemFailures",
+            Metric::LedgerDuplicatesSkipped => "LedgerDuplicatesSkipped",
+            Metric::PoisonRecords => "PoisonRecords",
+            Metric::StreamIteratorAge => "StreamIteratorAge",
+        }
+    }
+
+    /// Its CloudWatch unit.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::StreamIteratorAge => "Milliseconds",
+            _ => "Count",
+        }
+    }
+
+    /// Whether it is written once recorded, even as 0: the units of requests DynamoDB reported
+    /// as free, an age of 0 ms. A count of nothing is left out of the document instead.
+    fn kept_at_zero(self) -> bool {
+        matches!(
+            self,
+            Metric::ReadCapacityUnits | Metric::WriteCapacityUnits | Metric::StreamIteratorAge
+        )
+    }
+
+    /// Adds `value` to the current invocation's.
+    pub fn add(self, value: f64) {
+        let mut current = lock();
+        let slot = &mut current[self as usize];
+        *slot = Some(slot.unwrap_or(0.0) + value);
+    }
+
+    /// Raises the current invocation's value to `value` if it is lower (an age: the oldest).
+    pub fn at_least(self, value: f64) {
+        let mut current = lock();
+        let slot = &mut current[self as usize];
+        *slot = Some(slot.map_or(value, |v| v.max(value)));
+    }
+}
+
+/// The current invocation's values, by [`Metric`] (one invocation at a time per process, as
+/// Lambda runs a function).
+static CURRENT: Mutex<[Option<f64>; Metric::ALL.len()]> = Mutex::new([None; Metric::ALL.len()]);
+
+fn lock() -> std::sync::MutexGuard<'static, [Option<f64>; Metric::ALL.len()]> {
+    CURRENT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// What every document of this process carries, fixed at start-up.
+#[derive(Debug, Clone)]
+pub struct Documents {
+    /// `{"Namespace":...,"Dimensions":[["FunctionName"]],"Metrics":[` up to the metric list.
+    head: String,
+    /// `,"FunctionName":"<name>"`.
+    function: String,
+}
+
+impl Documents {
+    pub fn new(namespace: &str, function: &str) -> Documents {
+        Documents {
+            head: format!(
+                r#"{{"Namespace":{},"Dimensions":[["FunctionName"]],"Metrics":["#,
+                json_string(namespace)
+            ),
+            function: format!(r#","FunctionName":{}"#, json_string(function)),
+        }
+    }
+
+    /// The invocation's document, its values taken (the next invocation starts from none); `None`
+    /// when it recorded nothing.
+    pub fn take(&self, request_id: &str, timestamp_ms: u128) -> Option<String> {
+        let values = std::mem::replace(&mut *lock(), [None; Metric::ALL.len()]);
+        self.render(&values, request_id, timestamp_ms)
+    }
+
+    fn render(
+        &self,
+        values: &[Option<f64>; Metric::ALL.len()],
+        request_id: &str,
+        timestamp_ms: u128,
+    ) -> Option<String> {
+        let written: Vec<(Metric, f64)> = Metric::ALL
+            .iter()
+            .filter_map(|m| {
+                let v = values[*m as usize]?;
+                (v.is_finite() && (v != 0.0 || m.kept_at_zero())).then_some((*m, v))
+            })
+            .collect();
+        if written.is_empty() {
+            return None;
+        }
+        let mut doc = String::with_capacity(256 + 64 * written.len());
+        doc.push_str(r#"{"_aws":{"Timestamp":"#);
+        doc.push_str(&timestamp_ms.to_string());
+        doc.push_str(r#","CloudWatchMetrics":["#);
+        doc.push_str(&self.head);
+        for (n, (m, _)) in written.iter().enumerate() {
+            if n > 0 {
+                doc.push(',');
+            }
+            doc.push_str(r#"{"Name":""#);
+            doc.push_str(m.name());
+            doc.push_str(r#"","Unit":""#);
+            doc.push_str(m.unit());
+            doc.push_str(r#""}"#);
+        }
+        doc.push_str("]}]}");
+        doc.push_str(&self.function);
+        doc.push_str(r#","RequestId":"#);
+        doc.push_str(&json_string(request_id));
+        for (m, v) in &written {
+            doc.push_str(",\"");
+            doc.push_str(m.name());
+            doc.push_str("\":");
+            // Rust prints a whole f64 without a fraction ("2"), which JSON reads as a number.
+            doc.push_str(&v.to_string());
+        }
+        doc.push_str("}\n");
+        Some(doc)
+    }
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Logs, once, first thing in `main`, and the process's metrics documents, written after each
+/// invocation by a [`MetricsLayer`] around the function's service.
+pub fn init() -> Result<Documents, lambda_runtime::Error> {
     lambda_runtime::tracing::init_default_subscriber();
     let namespace =
         std::env::var("METRICS_NAMESPACE").unwrap_or_else(|_| DEFAULT_NAMESPACE.to_owned());
     let function = std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|_| "local".into());
-    let collector = metrics_cloudwatch_embedded::Builder::new()
-        .cloudwatch_namespace(namespace)
-        .with_dimension("FunctionName", function)
-        .lambda_cold_start_metric(names::COLD_START)
-        .with_lambda_request_id("RequestId")
-        .init()?;
-    for (name, unit) in UNITS {
-        metrics::describe_counter!(*name, *unit, "");
+    Ok(Documents::new(&namespace, &function))
+}
+
+/// Writes each invocation's document to stdout when its response is ready; the process's first
+/// invocation also counts its cold start.
+pub struct MetricsLayer {
+    documents: Documents,
+}
+
+impl MetricsLayer {
+    pub fn new(documents: Documents) -> MetricsLayer {
+        MetricsLayer { documents }
     }
-    Ok(collector)
+}
+
+impl<S> Layer<S> for MetricsLayer {
+    type Service = MetricsService<S>;
+
+    fn layer(&self, inner: S) -> MetricsService<S> {
+        MetricsService {
+            documents: self.documents.clone(),
+            cold: true,
+            inner,
+        }
+    }
+}
+
+pub struct MetricsService<S> {
+    documents: Documents,
+    cold: bool,
+    inner: S,
+}
+
+impl<S> Service<LambdaInvocation> for MetricsService<S>
+where
+    S: Service<LambdaInvocation>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = Flushed<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, invocation: LambdaInvocation) -> Self::Future {
+        if std::mem::take(&mut self.cold) {
+            Metric::ColdStart.add(1.0);
+        }
+        let request_id = invocation.context.request_id.clone();
+        Flushed {
+            inner: self.inner.call(invocation),
+            documents: self.documents.clone(),
+            request_id,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// An invocation's future that writes its metrics document when it completes.
+    pub struct Flushed<F> {
+        #[pin]
+        inner: F,
+        documents: Documents,
+        request_id: String,
+    }
+}
+
+impl<F: Future> Future for Flushed<F> {
+    type Output = F::Output;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let output = std::task::ready!(this.inner.poll(cx));
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        if let Some(doc) = this.documents.take(this.request_id, now) {
+            // A lost document loses metrics, never the invocation's answer.
+            let _ = std::io::stdout().lock().write_all(doc.as_bytes());
+        }
+        Poll::Ready(output)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(pairs: &[(Metric, f64)]) -> [Option<f64>; Metric::ALL.len()] {
+        let mut v = [None; Metric::ALL.len()];
+        for (m, x) in pairs {
+            v[*m as usize] = Some(*x);
+        }
+        v
+    }
+
+    #[test]
+    fn names_and_positions_agree() {
+        for (n, m) in Metric::ALL.iter().enumerate() {
+            assert_eq!(*m as usize, n, "{m:?}");
+        }
+    }
+
+    #[test]
+    fn a_document_holds_the_sums_and_leaves_out_counts_of_nothing() {
+        let docs = Documents::new("app\"stack", "get-customer");
+        let text = docs
+            .render(
+                &values(&[
+                    (Metric::DynamoDbRequests, 150.0),
+                    (Metric::ReadCapacityUnits, 0.0),
+                    (Metric::WriteCapacityUnits, 301.5),
+                    (Metric::ItemsRead, 0.0),
+                ]),
+                "req-1",
+                1_795_000_000_123,
+            )
+            .unwrap();
+        assert!(text.ends_with('\n') && text.lines().count() == 1);
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            doc,
+            serde_json::json!({
+                "_aws": {"Timestamp": 1_795_000_000_123u64, "CloudWatchMetrics": [{
+                    "Namespace": "app\"stack",
+                    "Dimensions": [["FunctionName"]],
+                    "Metrics": [
+                        {"Name": "DynamoDBRequests", "Unit": "Count"},
+                        {"Name": "ReadCapacityUnits", "Unit": "Count"},
+                        {"Name": "WriteCapacityUnits", "Unit": "Count"},
+                    ],
+                }]},
+                "FunctionName": "get-customer",
+                "RequestId": "req-1",
+                "DynamoDBRequests": 150,
+                "ReadCapacityUnits": 0,
+                "WriteCapacityUnits": 301.5,
+            })
+        );
+        assert_eq!(
+            docs.render(&values(&[(Metric::ItemsRead, 0.0)]), "r", 1),
+            None
+        );
+    }
+
+    #[test]
+    fn an_invocation_takes_what_was_recorded_and_leaves_nothing_for_the_next() {
+        let docs = Documents::new("ns", "f");
+        let _ = docs.take("before", 1);
+        for _ in 0..1_000 {
+            Metric::WriteCapacityUnits.add(2.0);
+        }
+        Metric::StreamIteratorAge.at_least(40.0);
+        Metric::StreamIteratorAge.at_least(10.0);
+        let doc: serde_json::Value =
+            serde_json::from_str(&docs.take("one", 1_795_000_000_000).unwrap()).unwrap();
+        assert_eq!(doc["WriteCapacityUnits"], 2000.0);
+        assert_eq!(doc["StreamIteratorAge"], 40.0);
+        assert_eq!(docs.take("two", 1_795_000_000_001), None);
+    }
 }
