@@ -17,7 +17,8 @@
 
 pub mod xray;
 
-use std::io::Write;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::sync::Mutex;
 use std::task::{Context, Poll};
 
@@ -136,7 +137,7 @@ fn lock() -> std::sync::MutexGuard<'static, [Option<f64>; Metric::ALL.len()]> {
 }
 
 /// What every document of this process carries, fixed at start-up.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Documents {
     /// `{"Namespace":...,"Dimensions":[["FunctionName"]],"Metrics":[` up to the metric list.
     head: String,
@@ -179,9 +180,10 @@ impl Documents {
             return None;
         }
         let mut doc = String::with_capacity(256 + 64 * written.len());
-        doc.push_str(r#"{"_aws":{"Timestamp":"#);
-        doc.push_str(&timestamp_ms.to_string());
-        doc.push_str(r#","CloudWatchMetrics":["#);
+        let _ = write!(
+            doc,
+            r#"{{"_aws":{{"Timestamp":{timestamp_ms},"CloudWatchMetrics":["#
+        );
         doc.push_str(&self.head);
         for (n, (m, _)) in written.iter().enumerate() {
             if n > 0 {
@@ -198,11 +200,8 @@ impl Documents {
         doc.push_str(r#","RequestId":"#);
         doc.push_str(&json_string(request_id));
         for (m, v) in &written {
-            doc.push_str(",\"");
-            doc.push_str(m.name());
-            doc.push_str("\":");
             // Rust prints a whole f64 without a fraction ("2"), which JSON reads as a number.
-            doc.push_str(&v.to_string());
+            let _ = write!(doc, r#","{}":{v}"#, m.name());
         }
         doc.push_str("}\n");
         Some(doc)
@@ -213,24 +212,24 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// Logs, once, first thing in `main`, and the process's metrics documents, written after each
-/// invocation by a [`MetricsLayer`] around the function's service.
-pub fn init() -> Result<Documents, lambda_runtime::Error> {
+/// Logs, once, first thing in `main`, and the process's metrics documents (kept for the life of
+/// the process), written after each invocation by a [`MetricsLayer`] around the function's service.
+pub fn init() -> Result<&'static Documents, lambda_runtime::Error> {
     lambda_runtime::tracing::init_default_subscriber();
     let namespace =
         std::env::var("METRICS_NAMESPACE").unwrap_or_else(|_| DEFAULT_NAMESPACE.to_owned());
     let function = std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|_| "local".into());
-    Ok(Documents::new(&namespace, &function))
+    Ok(Box::leak(Box::new(Documents::new(&namespace, &function))))
 }
 
 /// Writes each invocation's document to stdout when its response is ready; the process's first
 /// invocation also counts its cold start.
 pub struct MetricsLayer {
-    documents: Documents,
+    documents: &'static Documents,
 }
 
 impl MetricsLayer {
-    pub fn new(documents: Documents) -> MetricsLayer {
+    pub fn new(documents: &'static Documents) -> MetricsLayer {
         MetricsLayer { documents }
     }
 }
@@ -240,7 +239,7 @@ impl<S> Layer<S> for MetricsLayer {
 
     fn layer(&self, inner: S) -> MetricsService<S> {
         MetricsService {
-            documents: self.documents.clone(),
+            documents: self.documents,
             cold: true,
             inner,
         }
@@ -248,7 +247,7 @@ impl<S> Layer<S> for MetricsLayer {
 }
 
 pub struct MetricsService<S> {
-    documents: Documents,
+    documents: &'static Documents,
     cold: bool,
     inner: S,
 }
@@ -272,7 +271,7 @@ where
         let request_id = invocation.context.request_id.clone();
         Flushed {
             inner: self.inner.call(invocation),
-            documents: self.documents.clone(),
+            documents: self.documents,
             request_id,
         }
     }
@@ -283,7 +282,7 @@ pin_project_lite::pin_project! {
     pub struct Flushed<F> {
         #[pin]
         inner: F,
-        documents: Documents,
+        documents: &'static Documents,
         request_id: String,
     }
 }
