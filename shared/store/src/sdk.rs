@@ -104,16 +104,18 @@ pub fn dynamodb_client(config: &SdkConfig, table: &str) -> aws_sdk_dynamodb::Cli
 }
 
 /// Times every attempt of a call made under a sampled trace header and sends it to the daemon.
-/// Under no header, an unsampled one, or without a daemon, it reads one variable per attempt.
+/// Without a daemon it does nothing; under no header or an unsampled one, it reads one variable
+/// per attempt.
 #[derive(Debug)]
 struct TraceCalls {
     table: String,
     region: String,
 }
 
-/// When the current attempt started, and which attempt it is.
-#[derive(Debug, Clone, Copy)]
+/// The sampled invocation's trace, when the current attempt started, and which attempt it is.
+#[derive(Debug, Clone)]
 struct Attempt {
+    trace: telemetry::xray::TraceHeader,
     start: std::time::SystemTime,
     number: u32,
 }
@@ -133,9 +135,13 @@ impl aws_sdk_dynamodb::config::Intercept for TraceCalls {
         _: &aws_sdk_dynamodb::config::RuntimeComponents,
         cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
     ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
-        if telemetry::xray::TraceHeader::sampled_now().is_some() {
+        if telemetry::xray::Daemon::get().is_none() {
+            return Ok(());
+        }
+        if let Some(trace) = telemetry::xray::TraceHeader::sampled_now() {
             let number = cfg.load::<Attempt>().map_or(0, |a| a.number + 1);
             cfg.interceptor_state().store_put(Attempt {
+                trace,
                 start: std::time::SystemTime::now(),
                 number,
             });
@@ -149,11 +155,9 @@ impl aws_sdk_dynamodb::config::Intercept for TraceCalls {
         _: &aws_sdk_dynamodb::config::RuntimeComponents,
         cfg: &mut aws_sdk_dynamodb::config::ConfigBag,
     ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
-        let (Some(attempt), Some(trace), Some(daemon)) = (
-            cfg.load::<Attempt>(),
-            telemetry::xray::TraceHeader::sampled_now(),
-            telemetry::xray::Daemon::get(),
-        ) else {
+        // An attempt is stored only when there is a daemon and the invocation is sampled.
+        let (Some(attempt), Some(daemon)) = (cfg.load::<Attempt>(), telemetry::xray::Daemon::get())
+        else {
             return Ok(());
         };
         let operation = cfg
@@ -161,7 +165,7 @@ impl aws_sdk_dynamodb::config::Intercept for TraceCalls {
             .map_or("", |m| m.name());
         let response = context.response();
         daemon.send(
-            &trace,
+            &attempt.trace,
             &telemetry::xray::Subsegment {
                 name: "DynamoDB",
                 operation,
