@@ -97,6 +97,8 @@ async fn the_explorer_shows_collections_in_order_and_runs_every_pattern() {
             .unwrap_or_default();
         let method = p["method"].as_str().unwrap();
         let target = example["target"].as_str().unwrap();
+        let function = p["function"].as_str().unwrap();
+        let documents = crate::metrics::documents(&stack, function).len();
         let (status, _, body) =
             http(port, method, target, example["body"].as_str(), &headers).await;
         assert!(
@@ -104,7 +106,16 @@ async fn the_explorer_shows_collections_in_order_and_runs_every_pattern() {
             "{} {method} {target} as {caller}: {status} {body}",
             p["id"]
         );
-        let function = p["function"].as_str().unwrap();
+        // Its metrics are counted under its pattern: its ID, or the function's name when the
+        // catalogue numbers none (shown as "—").
+        let docs = crate::metrics::invocation_count(&stack, function, documents + 1).await;
+        let id = p["id"].as_str().unwrap();
+        let expected = if id == "—" { function } else { id };
+        assert_eq!(
+            docs.get(documents).map(|d| &d["Pattern"]),
+            Some(&Value::from(expected)),
+            "{method} {target}: {docs:?}"
+        );
         let (_, seen) = get(
             port,
             &format!("/_local/explorer/exchanges?since={next}&function={function}"),

@@ -98,7 +98,7 @@ fn check_emf(doc: &Value) -> Result<(), String> {
 }
 
 /// The EMF documents `function` has printed so far, each checked.
-fn documents(stack: &Stack, function: &str) -> Vec<Value> {
+pub(crate) fn documents(stack: &Stack, function: &str) -> Vec<Value> {
     stack
         .function_output(function)
         .lines()
@@ -117,7 +117,7 @@ fn invocations(stack: &Stack, function: &str) -> Vec<Value> {
 }
 
 /// Waits (a little) for `function`'s output to settle: lines are copied asynchronously.
-async fn invocation_count(stack: &Stack, function: &str, at_least: usize) -> Vec<Value> {
+pub(crate) async fn invocation_count(stack: &Stack, function: &str, at_least: usize) -> Vec<Value> {
     for _ in 0..100 {
         let docs = invocations(stack, function);
         if docs.len() >= at_least {
@@ -156,8 +156,9 @@ async fn every_invocation_writes_one_valid_emf_document_with_what_it_did() {
     assert_eq!(doc["_aws"]["CloudWatchMetrics"][0]["Namespace"], "local");
     assert_eq!(
         doc["_aws"]["CloudWatchMetrics"][0]["Dimensions"],
-        serde_json::json!([["FunctionName"]])
+        serde_json::json!([["FunctionName", "Pattern"]])
     );
+    assert_eq!(doc["Pattern"], "C1");
     assert_eq!(doc["DynamoDBRequests"], 1, "{doc}");
     assert_eq!(doc["ItemsRead"], 1, "{doc}");
     assert_eq!(doc["ReadCapacityUnits"], 0.5, "{doc}");

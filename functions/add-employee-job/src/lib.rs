@@ -15,6 +15,8 @@ use store::{
     hr::{self, JobAdded},
 };
 
+/// Its metrics' `Pattern`: its own name, as the catalogue numbers none of its operations.
+pub const PATTERN: &str = "add-employee-job";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

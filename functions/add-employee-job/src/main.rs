@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        add_employee_job::PATTERN,
         add_employee_job::NEEDS,
         add_employee_job::ACCESS,
         add_employee_job::handle,

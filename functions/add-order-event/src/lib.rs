@@ -12,6 +12,8 @@ use model::commerce::TrackingEvent;
 use serde::Deserialize;
 use store::{Deps, Needs, commerce};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "C6";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

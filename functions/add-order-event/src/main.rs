@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        add_order_event::PATTERN,
         add_order_event::NEEDS,
         add_order_event::ACCESS,
         add_order_event::handle,

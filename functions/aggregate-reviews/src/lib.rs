@@ -24,6 +24,9 @@ use store::{
 };
 use streams::{BatchResponse, Change, Event};
 
+/// Its metrics' `Pattern`: its own name, as a stream handler serves no access pattern of the
+/// catalogue.
+pub const PATTERN: &str = "aggregate-reviews";
 pub const NEEDS: Needs = Needs::SHARDS;
 
 pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {

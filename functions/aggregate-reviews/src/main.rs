@@ -3,5 +3,10 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
-    streams::serve(aggregate_reviews::NEEDS, aggregate_reviews::handle).await
+    streams::serve(
+        aggregate_reviews::PATTERN,
+        aggregate_reviews::NEEDS,
+        aggregate_reviews::handle,
+    )
+    .await
 }

@@ -15,6 +15,9 @@ use streams::{BatchResponse, Event};
 pub mod status;
 pub mod totals;
 
+/// Its metrics' `Pattern`: its own name, as a stream handler serves no access pattern of the
+/// catalogue.
+pub const PATTERN: &str = "commerce-stream";
 /// What both parts need: the sharded counters' shard count.
 pub const NEEDS: Needs = Needs::SHARDS;
 

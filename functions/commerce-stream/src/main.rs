@@ -3,5 +3,10 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
-    streams::serve(commerce_stream::NEEDS, commerce_stream::handle).await
+    streams::serve(
+        commerce_stream::PATTERN,
+        commerce_stream::NEEDS,
+        commerce_stream::handle,
+    )
+    .await
 }

@@ -16,6 +16,8 @@ use model::learning::CourseOccurrence;
 use serde::Deserialize;
 use store::{Deps, Needs, learning};
 
+/// Its metrics' `Pattern`: its own name, as the catalogue numbers none of its operations.
+pub const PATTERN: &str = "create-course-occurrence";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        create_course_occurrence::PATTERN,
         create_course_occurrence::NEEDS,
         create_course_occurrence::ACCESS,
         create_course_occurrence::handle,

@@ -5,6 +5,8 @@ use api::{Access, ApiError};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, commerce};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "C7";
 pub const NEEDS: Needs = Needs::TABLE;
 /// The owner only: the caller whose id is in the path.
 pub const ACCESS: Access = Access::Owner {

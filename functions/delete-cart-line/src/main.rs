@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        delete_cart_line::PATTERN,
         delete_cart_line::NEEDS,
         delete_cart_line::ACCESS,
         delete_cart_line::handle,

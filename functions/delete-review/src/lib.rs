@@ -10,6 +10,8 @@ use api::{Access, ApiError};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, reviews};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "R3";
 pub const NEEDS: Needs = Needs::TABLE;
 /// The owner, or staff (moderation).
 pub const ACCESS: Access = Access::OwnerOrStaff {

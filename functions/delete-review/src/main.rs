@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        delete_review::PATTERN,
         delete_review::NEEDS,
         delete_review::ACCESS,
         delete_review::handle,

@@ -17,6 +17,8 @@ use model::reviews::{Book, Review};
 use serde_json::json;
 use store::{Deps, Needs};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "R1";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Anyone may read it.
 pub const ACCESS: Access = Access::Public;

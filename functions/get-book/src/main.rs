@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_book::NEEDS, get_book::ACCESS, get_book::handle).await
+    api::serve(
+        get_book::PATTERN,
+        get_book::NEEDS,
+        get_book::ACCESS,
+        get_book::handle,
+    )
+    .await
 }

@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_cart::NEEDS, get_cart::ACCESS, get_cart::handle).await
+    api::serve(
+        get_cart::PATTERN,
+        get_cart::NEEDS,
+        get_cart::ACCESS,
+        get_cart::handle,
+    )
+    .await
 }

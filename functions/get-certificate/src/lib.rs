@@ -8,6 +8,8 @@ use api::{Access, ApiError, learning as params, views::learning as view};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, learning};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "L7";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Anyone may read it.
 pub const ACCESS: Access = Access::Public;

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        get_certificate::PATTERN,
         get_certificate::NEEDS,
         get_certificate::ACCESS,
         get_certificate::handle,

@@ -14,6 +14,8 @@ use model::{
 use serde_json::json;
 use store::{Deps, Needs, StoreError};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "L8";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Anyone may read it.
 pub const ACCESS: Access = Access::Public;

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        get_course_day::PATTERN,
         get_course_day::NEEDS,
         get_course_day::ACCESS,
         get_course_day::handle,

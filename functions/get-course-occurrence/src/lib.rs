@@ -7,6 +7,8 @@ use lambda_http::{Body, Request, Response};
 use model::{Entity, learning::CourseOccurrence};
 use store::{Deps, Needs, Read};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "L1";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Anyone may read it.
 pub const ACCESS: Access = Access::Public;

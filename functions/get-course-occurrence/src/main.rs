@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        get_course_occurrence::PATTERN,
         get_course_occurrence::NEEDS,
         get_course_occurrence::ACCESS,
         get_course_occurrence::handle,

@@ -9,6 +9,8 @@ use model::commerce::{Customer, OrderSummary};
 use serde_json::json;
 use store::{Deps, Needs, ParentPage};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "C1";
 pub const NEEDS: Needs = Needs::TABLE;
 /// The owner only: the caller whose id is in the path.
 pub const ACCESS: Access = Access::Owner {

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        get_customer::PATTERN,
         get_customer::NEEDS,
         get_customer::ACCESS,
         get_customer::handle,

@@ -12,6 +12,8 @@ use model::derived::DailyStats;
 use serde_json::json;
 use store::{Deps, Needs, aggregate};
 
+/// Its metrics' `Pattern`: its own name, as the catalogue numbers none of its operations.
+pub const PATTERN: &str = "get-daily-stats";
 pub const NEEDS: Needs = Needs::SHARDS;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

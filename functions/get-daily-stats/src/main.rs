@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        get_daily_stats::PATTERN,
         get_daily_stats::NEEDS,
         get_daily_stats::ACCESS,
         get_daily_stats::handle,

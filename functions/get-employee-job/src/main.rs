@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        get_employee_job::PATTERN,
         get_employee_job::NEEDS,
         get_employee_job::ACCESS,
         get_employee_job::handle,

@@ -6,6 +6,8 @@ use api::{Access, ApiError, views::hr as view};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, hr};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "H1";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        get_employee::PATTERN,
         get_employee::NEEDS,
         get_employee::ACCESS,
         get_employee::handle,

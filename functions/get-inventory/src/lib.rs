@@ -8,6 +8,8 @@ use keys::commerce::Sku;
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, products};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "O12";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

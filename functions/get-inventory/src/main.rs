@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        get_inventory::PATTERN,
         get_inventory::NEEDS,
         get_inventory::ACCESS,
         get_inventory::handle,

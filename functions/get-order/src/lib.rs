@@ -16,6 +16,8 @@ use model::{
 use serde_json::json;
 use store::{Deps, Needs, StoreError};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "C5";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Signed in; the order must be the caller's (or the caller staff): checked on what is read.
 pub const ACCESS: Access = Access::SignedIn;

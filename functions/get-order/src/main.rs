@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_order::NEEDS, get_order::ACCESS, get_order::handle).await
+    api::serve(
+        get_order::PATTERN,
+        get_order::NEEDS,
+        get_order::ACCESS,
+        get_order::handle,
+    )
+    .await
 }

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        get_product_sales::PATTERN,
         get_product_sales::NEEDS,
         get_product_sales::ACCESS,
         get_product_sales::handle,

@@ -9,6 +9,8 @@ use keys::commerce::Sku;
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, products};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "O13";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Anyone may read it.
 pub const ACCESS: Access = Access::Public;

@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_product::NEEDS, get_product::ACCESS, get_product::handle).await
+    api::serve(
+        get_product::PATTERN,
+        get_product::NEEDS,
+        get_product::ACCESS,
+        get_product::handle,
+    )
+    .await
 }

@@ -16,6 +16,8 @@ use model::commerce::RepSales;
 use serde_json::json;
 use store::{Deps, Needs};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "O14";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        get_rep_ranking::PATTERN,
         get_rep_ranking::NEEDS,
         get_rep_ranking::ACCESS,
         get_rep_ranking::handle,

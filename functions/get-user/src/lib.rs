@@ -18,6 +18,8 @@ use model::reviews::{Review, User};
 use serde_json::json;
 use store::{Deps, Needs};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "R2";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Anyone may read it.
 pub const ACCESS: Access = Access::Public;

@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(get_user::NEEDS, get_user::ACCESS, get_user::handle).await
+    api::serve(
+        get_user::PATTERN,
+        get_user::NEEDS,
+        get_user::ACCESS,
+        get_user::handle,
+    )
+    .await
 }

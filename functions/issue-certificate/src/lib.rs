@@ -19,6 +19,8 @@ use store::{
     learning::{Issued, issue_certificate},
 };
 
+/// Its metrics' `Pattern`: its own name, as the catalogue numbers none of its operations.
+pub const PATTERN: &str = "issue-certificate";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

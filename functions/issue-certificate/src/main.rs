@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        issue_certificate::PATTERN,
         issue_certificate::NEEDS,
         issue_certificate::ACCESS,
         issue_certificate::handle,

@@ -17,6 +17,9 @@ use model::learning::Certificate;
 use serde_json::json;
 use store::{Deps, Needs};
 
+/// The access patterns its metrics are counted under (`Pattern`): the handler names the one a
+/// request asks for; this is a request refused before it is known.
+pub const PATTERN: &str = "L11-L13";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Anyone may read it.
 pub const ACCESS: Access = Access::Public;
@@ -33,6 +36,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             Name::parse("instructor", &i).map_err(|e| ApiError::invalid_parameter("instructor", e))
         })
         .transpose()?;
+    api::serving(match (&instructor, version) {
+        (Some(_), _) => "L13",
+        (None, Some(_)) => "L12",
+        (None, None) => "L11",
+    });
     // One stream per shard, and per version when an instructor's key depends on it.
     let versions: Vec<Option<CertVersion>> = match (&instructor, version) {
         (Some(_), None) => CertVersion::ALL.map(Some).to_vec(),

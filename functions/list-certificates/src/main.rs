@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        list_certificates::PATTERN,
         list_certificates::NEEDS,
         list_certificates::ACCESS,
         list_certificates::handle,

@@ -10,6 +10,9 @@ use model::learning::Certificate;
 use serde_json::json;
 use store::{Deps, Needs};
 
+/// The access patterns its metrics are counted under (`Pattern`): the handler names the one a
+/// request asks for; this is a request refused before it is known.
+pub const PATTERN: &str = "L9-L10";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Anyone may read it.
 pub const ACCESS: Access = Access::Public;
@@ -21,6 +24,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let date = api::query_date(&req, "date")?
         .ok_or_else(|| ApiError::invalid_parameter("date", "give date=YYYY-MM-DD"))?;
     let version = params::query_version(&req)?;
+    api::serving(if version.is_some() { "L10" } else { "L9" });
     let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
         format!("L9-10|{}|{date}|{version:?}|{limit}", course.key().as_key())
     })?;

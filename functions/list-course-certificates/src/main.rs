@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        list_course_certificates::PATTERN,
         list_course_certificates::NEEDS,
         list_course_certificates::ACCESS,
         list_course_certificates::handle,

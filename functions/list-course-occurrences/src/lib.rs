@@ -19,6 +19,9 @@ use model::learning::CourseOccurrence;
 use serde_json::json;
 use store::{Deps, Needs};
 
+/// The access patterns its metrics are counted under (`Pattern`): the handler names the one a
+/// request asks for; this is a request refused before it is known.
+pub const PATTERN: &str = "L2-L6";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Anyone may read it.
 pub const ACCESS: Access = Access::Public;
@@ -74,6 +77,13 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let location = api::query(&req, "location")
         .map(|l| Location::parse(&l).map_err(|e| ApiError::invalid_parameter("location", e)))
         .transpose()?;
+    api::serving(match (&location, period) {
+        (Some(_), _) => "L6",
+        (None, Period::Any) => "L2",
+        (None, Period::Year(_)) => "L3",
+        (None, Period::Month(..)) => "L4",
+        (None, Period::Day(_)) => "L5",
+    });
     let condition = match (&location, period) {
         (None, period) => k::occurrences(course.key(), period)
             .map_err(|e| ApiError::invalid_parameter("month", e))?,

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        list_course_occurrences::PATTERN,
         list_course_occurrences::NEEDS,
         list_course_occurrences::ACCESS,
         list_course_occurrences::handle,

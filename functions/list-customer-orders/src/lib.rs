@@ -17,6 +17,9 @@ use model::commerce::{Order, OrderHeader, OrderSummary};
 use serde_json::json;
 use store::{Deps, Needs, commerce};
 
+/// The access patterns its metrics are counted under (`Pattern`): the handler names the one a
+/// request asks for; this is a request refused before it is known.
+pub const PATTERN: &str = "C4";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// The owner only: the caller whose id is in the path.
 pub const ACCESS: Access = Access::Owner {
@@ -31,6 +34,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let customer = api::path_id(&req, "customerId")?;
     let status: Option<OrderStatus> = api::query_parsed(&req, "status")?;
     let (from, to) = api::query_order_dates(&req)?;
+    if status.is_some() {
+        api::serving("C4 by status");
+    }
     // A cursor is bound to this pattern, this customer, this status (if any) and this range.
     let paging =
         api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |_| match status {

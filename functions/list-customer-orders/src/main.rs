@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        list_customer_orders::PATTERN,
         list_customer_orders::NEEDS,
         list_customer_orders::ACCESS,
         list_customer_orders::handle,

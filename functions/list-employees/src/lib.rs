@@ -16,6 +16,9 @@ use model::hr::{CurrentJob, Employee};
 use serde_json::{Value, json};
 use store::{Deps, Needs, merge::Direction};
 
+/// The access patterns its metrics are counted under (`Pattern`): the handler names the one a
+/// request asks for; this is a request refused before it is known.
+pub const PATTERN: &str = "H2/H6/H11";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;
@@ -32,6 +35,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let next;
     match (name, title, since) {
         (Some(name), None, None) => {
+            api::serving("H2");
             let name =
                 Name::parse("name", &name).map_err(|e| ApiError::invalid_parameter("name", e))?;
             let paging =
@@ -45,6 +49,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             next = after;
         }
         (None, Some(title), None) => {
+            api::serving("H11");
             let title = Name::parse("jobTitle", &title)
                 .map_err(|e| ApiError::invalid_parameter("jobTitle", e))?;
             let paging =
@@ -58,6 +63,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             next = after;
         }
         (None, None, Some(since)) => {
+            api::serving("H6");
             let streams = Shard::all(HIRE_SHARDS)
                 .map(|shard| k::hired_since(shard, since))
                 .collect();

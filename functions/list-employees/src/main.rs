@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        list_employees::PATTERN,
         list_employees::NEEDS,
         list_employees::ACCESS,
         list_employees::handle,

@@ -20,6 +20,8 @@ use model::commerce::OrderHeader;
 use serde_json::json;
 use store::{Deps, Needs, merge::Direction};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "O5";
 /// `ORDER_STATUS_SHARDS`: every shard an order may have been placed on is read.
 pub const NEEDS: Needs = Needs::CURSORS.with_order_shards();
 /// Staff only.

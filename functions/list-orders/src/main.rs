@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(list_orders::NEEDS, list_orders::ACCESS, list_orders::handle).await
+    api::serve(
+        list_orders::PATTERN,
+        list_orders::NEEDS,
+        list_orders::ACCESS,
+        list_orders::handle,
+    )
+    .await
 }

@@ -17,6 +17,8 @@ use model::{
 use serde_json::json;
 use store::{Deps, Needs, StoreError};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "O8";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        list_product_order_items::PATTERN,
         list_product_order_items::NEEDS,
         list_product_order_items::ACCESS,
         list_product_order_items::handle,

@@ -14,6 +14,8 @@ use model::commerce::Customer;
 use serde_json::json;
 use store::{Deps, Needs};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "O9";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        list_rep_customers::PATTERN,
         list_rep_customers::NEEDS,
         list_rep_customers::ACCESS,
         list_rep_customers::handle,

@@ -24,6 +24,8 @@ use store::{
     merge::{Direction, MergeKey},
 };
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "O10";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

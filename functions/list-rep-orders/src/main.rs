@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        list_rep_orders::PATTERN,
         list_rep_orders::NEEDS,
         list_rep_orders::ACCESS,
         list_rep_orders::handle,

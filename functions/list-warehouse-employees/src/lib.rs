@@ -9,6 +9,8 @@ use model::hr::EmployeeWarehouse;
 use serde_json::json;
 use store::{Deps, Needs};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "H7";
 pub const NEEDS: Needs = Needs::CURSORS;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        list_warehouse_employees::PATTERN,
         list_warehouse_employees::NEEDS,
         list_warehouse_employees::ACCESS,
         list_warehouse_employees::handle,

@@ -22,6 +22,8 @@ use store::{
     commerce::{self, IdempotencyKey, NewOrder, PlaceOutcome},
 };
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "C3";
 /// `ORDER_STATUS_SHARDS`: the header's GSI2 shard is chosen among them (O5).
 pub const NEEDS: Needs = Needs::TABLE.with_order_shards();
 /// The owner only: the caller whose id is in the path.

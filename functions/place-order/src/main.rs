@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(place_order::NEEDS, place_order::ACCESS, place_order::handle).await
+    api::serve(
+        place_order::PATTERN,
+        place_order::NEEDS,
+        place_order::ACCESS,
+        place_order::handle,
+    )
+    .await
 }

@@ -11,6 +11,8 @@ use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
 use store::{Deps, Needs, reviews};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "R4";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(put_book::NEEDS, put_book::ACCESS, put_book::handle).await
+    api::serve(
+        put_book::PATTERN,
+        put_book::NEEDS,
+        put_book::ACCESS,
+        put_book::handle,
+    )
+    .await
 }

@@ -10,6 +10,8 @@ use serde::Deserialize;
 use serde_json::json;
 use store::{Deps, Needs, commerce};
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "C7";
 pub const NEEDS: Needs = Needs::TABLE;
 /// The owner only: the caller whose id is in the path.
 pub const ACCESS: Access = Access::Owner {

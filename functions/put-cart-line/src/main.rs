@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        put_cart_line::PATTERN,
         put_cart_line::NEEDS,
         put_cart_line::ACCESS,
         put_cart_line::handle,

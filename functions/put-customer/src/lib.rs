@@ -16,6 +16,8 @@ use store::{
     commerce::{self, CustomerPut, RepChange},
 };
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "C2";
 pub const NEEDS: Needs = Needs::TABLE;
 /// The owner, and staff (who alone may set the account rep).
 pub const ACCESS: Access = Access::OwnerOrStaff {

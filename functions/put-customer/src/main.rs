@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        put_customer::PATTERN,
         put_customer::NEEDS,
         put_customer::ACCESS,
         put_customer::handle,

@@ -13,6 +13,8 @@ use store::{
     hr::{self, EmployeeInput, Put},
 };
 
+/// Its metrics' `Pattern`: its own name, as the catalogue numbers none of its operations.
+pub const PATTERN: &str = "put-employee";
 pub const NEEDS: Needs = Needs::TABLE;
 /// Staff only.
 pub const ACCESS: Access = Access::Staff;

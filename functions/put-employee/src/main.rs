@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        put_employee::PATTERN,
         put_employee::NEEDS,
         put_employee::ACCESS,
         put_employee::handle,

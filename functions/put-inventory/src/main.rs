@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        put_inventory::PATTERN,
         put_inventory::NEEDS,
         put_inventory::ACCESS,
         put_inventory::handle,

@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(put_product::NEEDS, put_product::ACCESS, put_product::handle).await
+    api::serve(
+        put_product::PATTERN,
+        put_product::NEEDS,
+        put_product::ACCESS,
+        put_product::handle,
+    )
+    .await
 }

@@ -4,6 +4,7 @@
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     api::serve(
+        put_reference::PATTERN,
         put_reference::NEEDS,
         put_reference::ACCESS,
         put_reference::handle,

@@ -17,6 +17,8 @@ use store::{
     reviews::{self, NewReview, PutReviewOutcome},
 };
 
+/// The access pattern its metrics are counted under (`Pattern`).
+pub const PATTERN: &str = "R3";
 pub const NEEDS: Needs = Needs::TABLE;
 /// The owner only: the caller whose id is in the path.
 pub const ACCESS: Access = Access::Owner {

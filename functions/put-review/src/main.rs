@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(put_review::NEEDS, put_review::ACCESS, put_review::handle).await
+    api::serve(
+        put_review::PATTERN,
+        put_review::NEEDS,
+        put_review::ACCESS,
+        put_review::handle,
+    )
+    .await
 }

@@ -3,5 +3,11 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    api::serve(put_user::NEEDS, put_user::ACCESS, put_user::handle).await
+    api::serve(
+        put_user::PATTERN,
+        put_user::NEEDS,
+        put_user::ACCESS,
+        put_user::handle,
+    )
+    .await
 }

@@ -461,11 +461,13 @@ pub fn field<T>(name: &str, parsed: Result<T, KeyError>) -> Result<T, ApiError> 
     parsed.map_err(|e| invalid_field(name, e))
 }
 
-/// A function's whole `main`: logging and metrics ([`telemetry`]), its dependencies read once from the environment (a
-/// missing setting stops it here, not at its first request), then API Gateway requests answered
-/// until the runtime stops: each one authorized ([`auth::authorize`]), then handled by `handler`.
-/// Typed errors become JSON error responses; a 5xx is logged.
+/// A function's whole `main`: logging and metrics ([`telemetry`], counted under `pattern` unless
+/// the handler names another), its dependencies read once from the environment (a missing setting
+/// stops it here, not at its first request), then API Gateway requests answered until the runtime
+/// stops: each one authorized ([`auth::authorize`]), then handled by `handler`. Typed errors become
+/// JSON error responses; a 5xx is logged.
 pub async fn serve<F, Fut>(
+    pattern: &'static str,
     needs: Needs,
     access: Access,
     handler: F,
@@ -474,7 +476,7 @@ where
     F: Fn(&'static Deps, Request) -> Fut,
     Fut: Future<Output = Result<Response<Body>, ApiError>> + Send,
 {
-    let metrics = telemetry::init()?;
+    let metrics = telemetry::init(pattern)?;
     // Made once and kept for the life of the process, as Lambda keeps a warm instance.
     let deps: &'static Deps = Box::leak(Box::new(Deps::from_env(needs).await?));
     let handler = &handler;
@@ -529,3 +531,5 @@ pub mod learning;
 pub mod views;
 
 pub use auth::{Access, Caller};
+/// For a handler serving several patterns: [`telemetry::serving`].
+pub use telemetry::serving;

@@ -430,7 +430,7 @@ pub const PATTERNS: &[Pattern] = &[
         returns: "`{customerId, orders, nextCursor}` newest first; 404 unknown customer",
         example: Example {
             caller: Caller::Sub("123"),
-            target: "/customers/123/orders?from=2020-11-25&to=2020-12-06&limit=2",
+            target: "/customers/123/orders?status=OPEN&from=2020-11-25&to=2020-12-06&limit=2",
             body: None,
         },
     },

@@ -310,14 +310,19 @@ where
     (response, applied)
 }
 
-/// A stream handler's whole `main`: logging, its dependencies read once from the environment,
-/// then batches answered by `handler` with a partial batch response until the runtime stops.
-pub async fn serve<F, Fut>(needs: Needs, handler: F) -> Result<(), lambda_runtime::Error>
+/// A stream handler's whole `main`: logging and metrics (counted under `pattern`), its
+/// dependencies read once from the environment, then batches answered by `handler` with a partial
+/// batch response until the runtime stops.
+pub async fn serve<F, Fut>(
+    pattern: &'static str,
+    needs: Needs,
+    handler: F,
+) -> Result<(), lambda_runtime::Error>
 where
     F: Fn(&'static Deps, Event) -> Fut,
     Fut: std::future::Future<Output = BatchResponse> + Send,
 {
-    let metrics = telemetry::init()?;
+    let metrics = telemetry::init(pattern)?;
     // Made once and kept for the life of the process, as Lambda keeps a warm instance.
     let deps: &'static Deps = Box::leak(Box::new(Deps::from_env(needs).await?));
     let dead_letters: &'static DeadLetters = Box::leak(Box::new(DeadLetters::from_env().await?));

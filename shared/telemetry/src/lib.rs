@@ -6,9 +6,11 @@
 //!   are in its metrics document, which costs one line instead of many.
 //! - **Metrics**: CloudWatch's Embedded Metric Format. Code adds to the current invocation's
 //!   [`Metric`]s; when the invocation ends, [`MetricsLayer`] prints them as ONE JSON document on
-//!   stdout, with the `FunctionName` dimension (Lambda's own metrics use the same) and the request
-//!   id as a property, so a metric links back to the invocation's log lines. CloudWatch turns the
-//!   documents into metrics with no API call and no extra permission.
+//!   stdout, under one dimension set: `FunctionName` (Lambda's own metrics use the same) and
+//!   `Pattern`, the access pattern the invocation served (its catalogue ID, `C1` or `L3`, which a
+//!   handler serving several names with [`serving`]). The request id is a property, so a metric
+//!   links back to the invocation's log lines. CloudWatch turns the documents into metrics with no
+//!   API call and no extra permission.
 //! - **Traces**: X-Ray subsegments of the AWS calls of a sampled invocation ([`xray`]).
 //!
 //! The metrics are a fixed set of sums, so the document is written here, without a metrics
@@ -114,23 +116,45 @@ impl Metric {
     /// Adds `value` to the current invocation's.
     pub fn add(self, value: f64) {
         let mut current = lock();
-        let slot = &mut current[self as usize];
+        let slot = &mut current.values[self as usize];
         *slot = Some(slot.unwrap_or(0.0) + value);
     }
 
     /// Raises the current invocation's value to `value` if it is lower (an age: the oldest).
     pub fn at_least(self, value: f64) {
         let mut current = lock();
-        let slot = &mut current[self as usize];
+        let slot = &mut current.values[self as usize];
         *slot = Some(slot.map_or(value, |v| v.max(value)));
     }
 }
 
-/// The current invocation's values, by [`Metric`] (one invocation at a time per process, as
-/// Lambda runs a function).
-static CURRENT: Mutex<[Option<f64>; Metric::ALL.len()]> = Mutex::new([None; Metric::ALL.len()]);
+/// Names the access pattern the current invocation serves, for a function that serves several
+/// (`L2`-`L6` by their query parameters); the others are counted under the pattern given to
+/// [`init`].
+pub fn serving(pattern: &'static str) {
+    lock().pattern = Some(pattern);
+}
 
-fn lock() -> std::sync::MutexGuard<'static, [Option<f64>; Metric::ALL.len()]> {
+/// What the current invocation recorded (one invocation at a time per process, as Lambda runs a
+/// function).
+#[derive(Debug, Clone, Copy)]
+struct Invocation {
+    /// By [`Metric`].
+    values: [Option<f64>; Metric::ALL.len()],
+    /// Set by [`serving`].
+    pattern: Option<&'static str>,
+}
+
+impl Invocation {
+    const NONE: Invocation = Invocation {
+        values: [None; Metric::ALL.len()],
+        pattern: None,
+    };
+}
+
+static CURRENT: Mutex<Invocation> = Mutex::new(Invocation::NONE);
+
+fn lock() -> std::sync::MutexGuard<'static, Invocation> {
     CURRENT
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -139,36 +163,41 @@ fn lock() -> std::sync::MutexGuard<'static, [Option<f64>; Metric::ALL.len()]> {
 /// What every document of this process carries, fixed at start-up.
 #[derive(Debug)]
 pub struct Documents {
-    /// `{"Namespace":...,"Dimensions":[["FunctionName"]],"Metrics":[` up to the metric list.
+    /// `{"Namespace":...,"Dimensions":[["FunctionName","Pattern"]],"Metrics":[` up to the metric
+    /// list.
     head: String,
     /// `,"FunctionName":"<name>"`.
     function: String,
+    /// The pattern of an invocation that named none.
+    pattern: &'static str,
 }
 
 impl Documents {
-    pub fn new(namespace: &str, function: &str) -> Documents {
+    pub fn new(namespace: &str, function: &str, pattern: &'static str) -> Documents {
         Documents {
             head: format!(
-                r#"{{"Namespace":{},"Dimensions":[["FunctionName"]],"Metrics":["#,
+                r#"{{"Namespace":{},"Dimensions":[["FunctionName","Pattern"]],"Metrics":["#,
                 json_string(namespace)
             ),
             function: format!(r#","FunctionName":{}"#, json_string(function)),
+            pattern,
         }
     }
 
-    /// The invocation's document, its values taken (the next invocation starts from none); `None`
-    /// when it recorded nothing.
+    /// The invocation's document, what it recorded taken (the next invocation starts from
+    /// nothing); `None` when it recorded nothing.
     pub fn take(&self, request_id: &str, timestamp_ms: u128) -> Option<String> {
-        let values = std::mem::replace(&mut *lock(), [None; Metric::ALL.len()]);
-        self.render(&values, request_id, timestamp_ms)
+        let invocation = std::mem::replace(&mut *lock(), Invocation::NONE);
+        self.render(&invocation, request_id, timestamp_ms)
     }
 
     fn render(
         &self,
-        values: &[Option<f64>; Metric::ALL.len()],
+        invocation: &Invocation,
         request_id: &str,
         timestamp_ms: u128,
     ) -> Option<String> {
+        let values = &invocation.values;
         let written: Vec<(Metric, f64)> = Metric::ALL
             .iter()
             .filter_map(|m| {
@@ -197,6 +226,8 @@ impl Documents {
         }
         doc.push_str("]}]}");
         doc.push_str(&self.function);
+        doc.push_str(r#","Pattern":"#);
+        doc.push_str(&json_string(invocation.pattern.unwrap_or(self.pattern)));
         doc.push_str(r#","RequestId":"#);
         doc.push_str(&json_string(request_id));
         for (m, v) in &written {
@@ -214,12 +245,18 @@ fn json_string(s: &str) -> String {
 
 /// Logs, once, first thing in `main`, and the process's metrics documents (kept for the life of
 /// the process), written after each invocation by a [`MetricsLayer`] around the function's service.
-pub fn init() -> Result<&'static Documents, lambda_runtime::Error> {
+/// `pattern` is the access pattern an invocation is counted under unless it names another
+/// ([`serving`]): the function's catalogue ID, the range of IDs of a function serving several
+/// (`L2-L6`, for a request refused before its pattern is known), or its own name when the
+/// catalogue numbers none of its operations.
+pub fn init(pattern: &'static str) -> Result<&'static Documents, lambda_runtime::Error> {
     lambda_runtime::tracing::init_default_subscriber();
     let namespace =
         std::env::var("METRICS_NAMESPACE").unwrap_or_else(|_| DEFAULT_NAMESPACE.to_owned());
     let function = std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|_| "local".into());
-    Ok(Box::leak(Box::new(Documents::new(&namespace, &function))))
+    Ok(Box::leak(Box::new(Documents::new(
+        &namespace, &function, pattern,
+    ))))
 }
 
 /// Writes each invocation's document to stdout when its response is ready; the process's first
@@ -309,10 +346,10 @@ impl<F: Future> Future for Flushed<F> {
 mod tests {
     use super::*;
 
-    fn values(pairs: &[(Metric, f64)]) -> [Option<f64>; Metric::ALL.len()] {
-        let mut v = [None; Metric::ALL.len()];
+    fn values(pairs: &[(Metric, f64)]) -> Invocation {
+        let mut v = Invocation::NONE;
         for (m, x) in pairs {
-            v[*m as usize] = Some(*x);
+            v.values[*m as usize] = Some(*x);
         }
         v
     }
@@ -326,7 +363,7 @@ mod tests {
 
     #[test]
     fn a_document_holds_the_sums_and_leaves_out_counts_of_nothing() {
-        let docs = Documents::new("app\"stack", "get-customer");
+        let docs = Documents::new("app\"stack", "get-customer", "C1");
         let text = docs
             .render(
                 &values(&[
@@ -346,7 +383,7 @@ mod tests {
             serde_json::json!({
                 "_aws": {"Timestamp": 1_795_000_000_123u64, "CloudWatchMetrics": [{
                     "Namespace": "app\"stack",
-                    "Dimensions": [["FunctionName"]],
+                    "Dimensions": [["FunctionName", "Pattern"]],
                     "Metrics": [
                         {"Name": "DynamoDBRequests", "Unit": "Count"},
                         {"Name": "ReadCapacityUnits", "Unit": "Count"},
@@ -354,6 +391,7 @@ mod tests {
                     ],
                 }]},
                 "FunctionName": "get-customer",
+                "Pattern": "C1",
                 "RequestId": "req-1",
                 "DynamoDBRequests": 150,
                 "ReadCapacityUnits": 0,
@@ -368,8 +406,9 @@ mod tests {
 
     #[test]
     fn an_invocation_takes_what_was_recorded_and_leaves_nothing_for_the_next() {
-        let docs = Documents::new("ns", "f");
+        let docs = Documents::new("ns", "f", "L2-L6");
         let _ = docs.take("before", 1);
+        serving("L3");
         for _ in 0..1_000 {
             Metric::WriteCapacityUnits.add(2.0);
         }
@@ -379,6 +418,12 @@ mod tests {
             serde_json::from_str(&docs.take("one", 1_795_000_000_000).unwrap()).unwrap();
         assert_eq!(doc["WriteCapacityUnits"], 2000.0);
         assert_eq!(doc["StreamIteratorAge"], 40.0);
+        assert_eq!(doc["Pattern"], "L3");
         assert_eq!(docs.take("two", 1_795_000_000_001), None);
+        // The next invocation names no pattern: the function's.
+        Metric::ItemsRead.add(1.0);
+        let doc: serde_json::Value =
+            serde_json::from_str(&docs.take("three", 1_795_000_000_002).unwrap()).unwrap();
+        assert_eq!(doc["Pattern"], "L2-L6");
     }
 }
