@@ -198,18 +198,20 @@ pub fn write(
     }
     let _ = writeln!(
         md,
-        "\n*init*: from the process's start to its first `GET /next` (Lambda's Init Duration). \
-         *first response*: from the start to the first response, the cold start a caller waits \
+        "\n*init*: from the process's exec to its first `GET /next` (Lambda's Init Duration). \
+         *first response*: from the exec to the first response, the cold start a caller waits \
          for (without Lambda's own sandbox set-up). *CPU per warm call*: all the process's \
-         threads, counted by the kernel (cpuacct), over the warm calls. CPU to the first \
-         response, medians: {}.\n",
+         threads, counted by the kernel (cpuacct), over the warm calls. CPU to init and to the \
+         first response, medians (CPU, unlike wall-clock time, leaves out what else the machine \
+         was doing): {}.\n",
         results
             .iter()
             .map(|m| format!(
-                "{} {} {} MB {:.1} ms",
+                "{} {} {} MB {:.1} / {:.1} ms",
                 m.pattern.id(),
                 m.implementation.key(),
                 m.memory_mb,
+                median_u64(m.cold.iter().map(|c| c.init_cpu_ns)) as f64 / 1e6,
                 median_u64(m.cold.iter().map(|c| c.cpu_ns)) as f64 / 1e6
             ))
             .collect::<Vec<_>>()
