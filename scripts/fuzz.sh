@@ -47,8 +47,13 @@ api PUT "$FUZZ_STAFF_TOKEN" /employees/E100 '{"name":"Ada Lovelace","hireDate":"
 api POST "$FUZZ_STAFF_TOKEN" /employees/E100/jobs '{"jobId":"SA_REP","title":"Sales Representative","departmentId":"SALES","startDate":"2025-03-01"}'
 # E100 looks after the fuzzing customer (staff alone assign reps): the rep routes list something.
 api PUT "$FUZZ_STAFF_TOKEN" "/customers/$FUZZ_OWNER" '{"name":"Fuzz","email":"fuzz@example.com","accountRepId":"E100"}'
+# The order hooks.py points /orders/{orderId} paths at (C5, C6), placed for the fuzzing customer.
+FUZZ_ORDER=$(curl -sf -X POST -H "authorization: Bearer $FUZZ_OWNER_TOKEN" -H "Idempotency-Key: fuzz-order" \
+    "http://127.0.0.1:$port/customers/$FUZZ_OWNER/orders" -d '{"items":[{"sku":42,"quantity":1,"unitPrice":799}]}' |
+    .venv/bin/python -c 'import json, sys; print(json.load(sys.stdin)["orderId"])')
+export FUZZ_ORDER
 # The books hooks.py points /books paths at (an assignment, so a failing import stops the run).
-isbns=$(.venv/bin/python -c 'import sys; sys.path.insert(0, "tests/fuzz"); import os; os.environ.update(FUZZ_OWNER="", FUZZ_OWNER_TOKEN="", FUZZ_STAFF_TOKEN=""); import hooks; print(*hooks.ISBNS)')
+isbns=$(.venv/bin/python -c 'import sys; sys.path.insert(0, "tests/fuzz"); import os; os.environ.update(FUZZ_OWNER="", FUZZ_OWNER_TOKEN="", FUZZ_STAFF_TOKEN="", FUZZ_ORDER=""); import hooks; print(*hooks.ISBNS)')
 for isbn in $isbns; do
     api PUT "$FUZZ_STAFF_TOKEN" "/books/$isbn" '{"title":"Fuzz","author":"Fuzz","publicationYear":2000}'
 done

@@ -207,9 +207,13 @@ pub fn write(
         results
             .iter()
             .map(|m| format!(
-                "{} {} {} MB {:.1} / {:.1} ms",
-                m.pattern.id(),
-                m.implementation.key(),
+                "{} {} MB {:.1} / {:.1} ms",
+                // The hello pattern has one implementation, named the same.
+                if m.implementation == Implementation::Hello {
+                    m.pattern.id().to_owned()
+                } else {
+                    format!("{} {}", m.pattern.id(), m.implementation.key())
+                },
                 m.memory_mb,
                 median_u64(m.cold.iter().map(|c| c.init_cpu_ns)) as f64 / 1e6,
                 median_u64(m.cold.iter().map(|c| c.cpu_ns)) as f64 / 1e6
