@@ -540,7 +540,6 @@ async fn measure(
         first.get_or_insert(body);
         if run + 1 < cold_runs {
             stop(&mut child);
-            setting.tls.quiet(Duration::from_secs(2)).await;
             continue;
         }
 

@@ -8,11 +8,7 @@ use std::{
     io,
     net::SocketAddr,
     path::{Path, PathBuf},
-    sync::{
-        Arc,
-        atomic::{AtomicUsize, Ordering},
-    },
-    time::Duration,
+    sync::Arc,
 };
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
@@ -37,38 +33,7 @@ pub struct Terminator {
     pub bundle: PathBuf,
     /// This run's CA alone.
     pub ca: PathBuf,
-    /// Connections open now, each to a client and to DynamoDB Local.
-    open: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
-}
-
-impl Terminator {
-    /// Waits (up to `limit`) until every connection is closed, both sides: a process that was
-    /// killed leaves its connections to be torn down, by this terminator and by DynamoDB Local,
-    /// and on a 2-core machine that work would share the CPU with the next cold start (on
-    /// Lambda a new sandbox shares nothing with an old one).
-    pub async fn quiet(&self, limit: Duration) {
-        let until = tokio::time::Instant::now() + limit;
-        while self.open.load(Ordering::Acquire) > 0 && tokio::time::Instant::now() < until {
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-    }
-}
-
-/// Counts a connection open until it is dropped.
-struct Open(Arc<AtomicUsize>);
-
-impl Open {
-    fn new(count: &Arc<AtomicUsize>) -> Open {
-        count.fetch_add(1, Ordering::AcqRel);
-        Open(count.clone())
-    }
-}
-
-impl Drop for Open {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
 }
 
 impl Drop for Terminator {
@@ -122,14 +87,10 @@ pub async fn start(dir: &Path, upstream: SocketAddr) -> io::Result<Terminator> {
     let acceptor = TlsAcceptor::from(Arc::new(config));
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let port = listener.local_addr()?.port();
-    let open = Arc::new(AtomicUsize::new(0));
-    let counter = open.clone();
     let task = tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
             let acceptor = acceptor.clone();
-            let counted = Open::new(&counter);
             tokio::spawn(async move {
-                let _counted = counted;
                 let _ = stream.set_nodelay(true);
                 let Ok(mut tls) = acceptor.accept(stream).await else {
                     return;
@@ -146,7 +107,6 @@ pub async fn start(dir: &Path, upstream: SocketAddr) -> io::Result<Terminator> {
         port,
         bundle,
         ca,
-        open,
         task,
     })
 }
