@@ -503,11 +503,8 @@ async fn measure(
             command.env("AWS_XRAY_DAEMON_ADDRESS", &d.address);
         }
         cgroup.reset();
-        let mut child = cgroup.spawn(&mut command).map_err(|e| e.to_string())?;
-        // The clock starts once the program is exec'd (`spawn` returns then): the fork before
-        // it is this harness's, a copy of its own address space that took from 0.5 to 17 ms
-        // depending on its state, and no part of a Lambda cold start.
-        let started = Instant::now();
+        // The clock starts at the exec (see `Cgroup::spawn`), not at the fork before it.
+        let (mut child, started) = cgroup.spawn(&mut command).map_err(|e| e.to_string())?;
         let outcome = async {
             let init = match api.mark(INIT_TIMEOUT).await {
                 Some(Mark::Next(at)) => at - started,
