@@ -232,9 +232,7 @@ impl Timestamp {
     pub fn next(self) -> Timestamp {
         Timestamp((self.0 + 1).min(MAX_MS))
     }
-}
 
-impl Timestamp {
     /// The fixed-width form, written into a buffer (no allocation).
     fn write(self, out: &mut [u8; 24]) -> &str {
         let ms = self.0;
