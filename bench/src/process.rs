@@ -17,6 +17,8 @@ use std::{
 /// Lambda's memory size for one full vCPU.
 pub const MB_PER_VCPU: f64 = 1769.0;
 const PERIOD_US: u64 = 100_000;
+/// Long enough for the quota to refill: a period boundary passes with no process in the cgroup.
+pub const QUOTA_REFILL: Duration = Duration::from_micros(PERIOD_US + PERIOD_US / 10);
 const CPU_ROOT: &str = "/sys/fs/cgroup/cpu";
 const CPUACCT_ROOT: &str = "/sys/fs/cgroup/cpuacct";
 
