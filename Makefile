@@ -24,7 +24,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run seed token reconcile migrate bench catalogue workbench cost test fuzz browser lint build sam-build deploy dynamodb-install stop clean
+.PHONY: help run seed token reconcile migrate bench catalogue workbench cost test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -138,6 +138,9 @@ lint: $(VENV)/.installed $(VENV)/checkov/.installed ## Validate the SAM template
 	for t in template.yaml .local/template.json; do \
 	  $(CHECKOV) --file $$t --framework cloudformation --compact --quiet --skip-download; done
 	cargo fmt --all -- --check
+
+clippy: ## Rust lints on every crate and test, warnings as errors (not in `make test`: checking every dependency again would add about 2.5 minutes)
+	cargo clippy --workspace --all-targets -- -D warnings
 
 build: $(VENV)/.installed ## Release binaries for Lambda (arm64), as SAM's rust-cargolambda builds them
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cargo lambda build --release --arm64 $(addprefix -p ,$(FUNCTIONS))

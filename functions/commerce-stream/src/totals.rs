@@ -234,14 +234,15 @@ mod tests {
             .collect()
     }
 
-    /// (customer → (count, value), sku → units, day → (orders, revenue)), read from the table.
-    async fn derived(
-        table: &Table,
-    ) -> (
+    /// Customer → (count, value), sku → units, day → (orders, revenue).
+    type Derived = (
         BTreeMap<String, (i64, i64)>,
         BTreeMap<i64, i64>,
         BTreeMap<String, (i64, i64)>,
-    ) {
+    );
+
+    /// The derived totals, read from the table.
+    async fn derived(table: &Table) -> Derived {
         let (mut customers, mut sales, mut days) =
             (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
         for item in all_items(table).await {
@@ -268,11 +269,7 @@ mod tests {
         (customers, sales, days)
     }
 
-    fn expected() -> (
-        BTreeMap<String, (i64, i64)>,
-        BTreeMap<i64, i64>,
-        BTreeMap<String, (i64, i64)>,
-    ) {
+    fn expected() -> Derived {
         let customers = BTreeMap::from([
             ("ann".to_owned(), (2, 200 + 250 + 300)),
             ("bob".to_owned(), (1, 1000 + 999)),

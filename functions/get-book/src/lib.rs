@@ -331,7 +331,9 @@ mod tests {
         let forged = format!("{payload}x.{sig}");
         d.table.meter().reset();
         let long = "9".repeat(100);
-        let cases: Vec<(&str, Vec<(&str, &str)>, u16, &str)> = vec![
+        /// An id, its query, and the status and error code it must get.
+        type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, u16, &'a str);
+        let cases: Vec<Case> = vec![
             ("9780261102355", vec![], 400, "invalid_parameter"),
             ("0261102355", vec![], 400, "invalid_parameter"),
             ("978-0-261-10235", vec![], 400, "invalid_parameter"),

@@ -155,7 +155,14 @@ mod tests {
     async fn unknown_customer_and_bad_parameters_are_4xx_with_a_code() {
         let d = deps().await;
         fixtures::customer_with_seed_orders(&d.table, "123").await;
-        let cases: &[(&str, &[(&str, &str)], u16, &str)] = &[
+        /// A path, its query, and the status and error code it must get.
+        type Case = (
+            &'static str,
+            &'static [(&'static str, &'static str)],
+            u16,
+            &'static str,
+        );
+        let cases: &[Case] = &[
             ("/customers/404", &[], 404, "customer_not_found"),
             ("/customers/1%232", &[], 400, "invalid_parameter"),
             (

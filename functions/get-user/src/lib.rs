@@ -331,7 +331,9 @@ mod tests {
             .unwrap();
         d.table.meter().reset();
         let long = "u".repeat(65);
-        let cases: Vec<(&str, Vec<(&str, &str)>, u16, &str)> = vec![
+        /// An id, its query, and the status and error code it must get.
+        type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, u16, &'a str);
+        let cases: Vec<Case> = vec![
             ("a#b", vec![], 400, "invalid_parameter"),
             ("USER#frodo", vec![], 400, "invalid_parameter"),
             ("a b", vec![], 400, "invalid_parameter"),
