@@ -116,6 +116,7 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
     let open = OrderStatus::Open.to_string();
     // Status keys as stored: "order <id> header GSI1SK" → value; which orders have which.
     let mut status_keys: Values = BTreeMap::new();
+    let mut summaries: Vec<&Item> = Vec::new();
 
     for item in items {
         match model::type_of(item) {
@@ -127,48 +128,15 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
                 }
             }
             Some(OrderSummary::TYPE) => {
-                let (id, total) = (s(item, Order::CUSTOMER_ID), n(item, Order::TOTAL));
-                add(
-                    &mut expected,
-                    format!("customer {id} {}", Customer::ORDER_COUNT),
-                    1,
-                );
-                add(
-                    &mut expected,
-                    format!("customer {id} {}", Customer::LIFETIME_VALUE),
-                    total,
-                );
-                let day = day(item, Order::CREATED_AT);
-                add(
-                    &mut expected,
-                    format!("day {day} {}", DailyStats::ORDERS),
-                    1,
-                );
-                add(
-                    &mut expected,
-                    format!("day {day} {}", DailyStats::REVENUE),
-                    total,
-                );
+                summaries.push(item);
                 let order = s(item, Order::ORDER_ID);
                 let name = format!("order {order} summary {}", Order::STATUS);
                 expected_status
                     .entry(name.clone())
                     .or_insert_with(|| open.clone());
                 stored_status.insert(name, s(item, Order::STATUS).to_owned());
-                // Placed under a rep: counted in the rep's quarter, listed in the rep's GSI1.
-                let rep = s(item, Order::ACCOUNT_REP_ID);
-                if !rep.is_empty() {
-                    let period = quarter_of(item);
-                    add(
-                        &mut expected,
-                        rep_value(&period, rep, RepSales::TOTAL),
-                        total,
-                    );
-                    add(
-                        &mut expected,
-                        rep_value(&period, rep, RepSales::ORDER_COUNT),
-                        1,
-                    );
+                // Placed under a rep: listed in the rep's GSI1.
+                if !s(item, Order::ACCOUNT_REP_ID).is_empty() {
                     status_keys.insert(
                         format!("order {order} summary {GSI1SK}"),
                         s(item, GSI1SK).to_owned(),
@@ -300,6 +268,34 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
             _ => {}
         }
     }
+    // An order counts in its customer's, its day's and its rep's sums while it is a sale, by its
+    // status as stored: what the stream derives from it. A status behind its events is drift of
+    // its own (below), whose correction moves the sums through the stream like any status write.
+    for item in summaries {
+        let sale = s(item, Order::STATUS)
+            .parse::<OrderStatus>()
+            .map_or(true, model::commerce::is_sale);
+        if !sale {
+            continue;
+        }
+        let (id, total) = (s(item, Order::CUSTOMER_ID), n(item, Order::TOTAL));
+        let day = day(item, Order::CREATED_AT);
+        let mut sums = vec![
+            (format!("customer {id} {}", Customer::ORDER_COUNT), 1),
+            (format!("customer {id} {}", Customer::LIFETIME_VALUE), total),
+            (format!("day {day} {}", DailyStats::ORDERS), 1),
+            (format!("day {day} {}", DailyStats::REVENUE), total),
+        ];
+        let rep = s(item, Order::ACCOUNT_REP_ID);
+        if !rep.is_empty() {
+            let period = quarter_of(item);
+            sums.push((rep_value(&period, rep, RepSales::TOTAL), total));
+            sums.push((rep_value(&period, rep, RepSales::ORDER_COUNT), 1));
+        }
+        for (name, value) in sums {
+            add(&mut expected, name, value);
+        }
+    }
     for (order, (_, status)) in newest {
         for part in ["header", "summary"] {
             expected_status.insert(
@@ -389,7 +385,9 @@ pub struct Repaired {
 /// step aside instead of being overwritten (or double-counted); order statuses go through the
 /// projection's own write, conditioned on the newest event. A second run finds nothing to do.
 /// Run it once the stream has caught up: a record still in flight is in the expected values
-/// already, and its handler would add it again.
+/// already, and its handler would add it again. A status it corrects moves its order's sums
+/// through the stream, as every status write does (a cancelled order leaves them); with no stream
+/// running (a table loaded directly), a second run derives them.
 pub async fn repair(table: &Table) -> Result<(Report, Repaired), StoreError> {
     let items = scan(table).await?;
     let (expected, stored) = recompute(&items);
@@ -735,6 +733,95 @@ mod tests {
             (report.drift.len(), repaired.written),
             (0, 0),
             "nothing the second time"
+        );
+    }
+
+    /// A cancelled or returned order is no sale: the sums it fed expect it gone once its status
+    /// says so (as stored: what the stream derives from), and a stored value that still counts it
+    /// is drift.
+    #[test]
+    fn a_cancelled_or_returned_order_is_expected_out_of_the_sums() {
+        const O1: &str = "01KQ6W4K000000000000000001";
+        const O2: &str = "01KQ6W4K000000000000000002";
+        const O3: &str = "01KQ6W4K000000000000000003";
+        const O4: &str = "01KQ6W4K000000000000000004";
+        let order = |id: &str, total: i64, status: &str| {
+            item(&[
+                ("Type", text("Order")),
+                ("CustomerId", text("1")),
+                ("OrderId", text(id)),
+                ("Total", num(total)),
+                ("CreatedAt", text("2026-01-02T00:00:00.000Z")),
+                ("Status", text(status)),
+                ("AccountRepId", text("E1")),
+            ])
+        };
+        let event = |order: &str, id: &str, status: &str| {
+            item(&[
+                ("Type", text("TrackingEvent")),
+                ("OrderId", text(order)),
+                ("EventId", text(id)),
+                ("Status", text(status)),
+            ])
+        };
+        let items = vec![
+            item(&[
+                ("Type", text("Customer")),
+                ("CustomerId", text("1")),
+                // Still counting the cancelled O2.
+                ("OrderCount", num(3)),
+                ("LifetimeValue", num(1000)),
+            ]),
+            order(O1, 500, "SHIPPED"),
+            event(O1, "E1", "SHIPPED"),
+            order(O2, 200, "CANCELLED"),
+            event(O2, "E1", "PROCESSING"),
+            event(O2, "E2", "CANCELLED"),
+            order(O3, 900, "RETURNED"),
+            event(O3, "E1", "RETURNED"),
+            // Cancelled, its status not projected yet: still counted, until the projection's
+            // write reaches the stream.
+            order(O4, 300, "OPEN"),
+            event(O4, "E1", "CANCELLED"),
+            item(&[
+                ("Type", text("DailyStats")),
+                ("Date", text("2026-01-02")),
+                ("Orders", num(2)),
+                ("Revenue", num(800)),
+            ]),
+            item(&[
+                ("Type", text("RepSales")),
+                ("Period", text("2026-Q1")),
+                ("RepId", text("E1")),
+                ("Total", num(800)),
+                ("OrderCount", num(2)),
+                ("GSI1SK", text("000000000000800#E1")),
+            ]),
+        ];
+        let (expected, stored) = recompute(&items);
+        let report = compare(&expected, &stored);
+        let sums: Vec<_> = report
+            .drift
+            .iter()
+            .filter(|d| !d.0.starts_with("order "))
+            .map(|d| (d.0.as_str(), d.1.as_str(), d.2.as_str()))
+            .collect();
+        assert_eq!(
+            sums,
+            [
+                ("customer 1 LifetimeValue", "800", "1000"),
+                ("customer 1 OrderCount", "2", "3"),
+            ],
+            "{report}"
+        );
+        let status = format!("order {O4} summary Status");
+        assert!(
+            report
+                .drift
+                .iter()
+                .any(|d| (d.0.as_str(), d.1.as_str(), d.2.as_str())
+                    == (&status, "CANCELLED", "OPEN")),
+            "{report}"
         );
     }
 

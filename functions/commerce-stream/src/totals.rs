@@ -10,6 +10,10 @@
 //!
 //! Each record becomes deltas (a modify is new minus old); `store::aggregate::apply` coalesces
 //! them into one write per touched target and makes each record count exactly once.
+//!
+//! The customer's, the day's and the rep's sums count an order while it is a sale
+//! (`Order::is_sale`: not cancelled or returned). Units sold and revenue per product come from
+//! the order's lines, which carry no status: they count every order placed.
 
 use std::collections::BTreeMap;
 
@@ -60,6 +64,11 @@ fn presence<T>(o: &Option<T>) -> i64 {
     i64::from(o.is_some())
 }
 
+/// The image, if it counts as a sale.
+fn sale(o: &Option<OrderSummary>) -> Option<&OrderSummary> {
+    o.as_ref().filter(|o| o.0.is_sale())
+}
+
 fn order_contributions(
     change: &Change<'_>,
     old: Option<OrderSummary>,
@@ -69,8 +78,12 @@ fn order_contributions(
     let Some(OrderSummary(any)) = new.as_ref().or(old.as_ref()) else {
         return Vec::new();
     };
-    let count = presence(&new) - presence(&old);
-    let value = new.as_ref().map_or(0, |o| o.0.total) - old.as_ref().map_or(0, |o| o.0.total);
+    // An image counts while it is a sale: a cancellation or return (a MODIFY of `Status`, from
+    // the status projection) subtracts the order as a removal would, and a later event that
+    // makes it a sale again adds it back. Other status changes move nothing and write nothing.
+    let (new_sale, old_sale) = (sale(&new), sale(&old));
+    let count = presence(&new_sale) - presence(&old_sale);
+    let value = new_sale.map_or(0, |o| o.0.total) - old_sale.map_or(0, |o| o.0.total);
     let date = any.created_at.date();
     let shard = derived::daily_stats_shard(&any.order_id.to_string(), shards);
     let mut out = vec![
@@ -566,6 +579,95 @@ mod tests {
             now[&("2026-Q3".to_owned(), "E1".to_owned())],
             (2000, 1, key(2000, "E1"))
         );
+    }
+
+    /// A status change as the status projection writes it: the summary, old and new.
+    fn status_change(id: &str, seq: u64, summary: &Item, from: &str, to: &str) -> Value {
+        let with = |status: &str| {
+            let mut i = summary.clone();
+            i.insert("Status".into(), AttributeValue::S(status.into()));
+            i
+        };
+        stream_record(id, seq, C::Modify(&with(from), &with(to)))
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_or_returned_order_leaves_the_sums_and_comes_back_if_reopened() {
+        let deps = with_rep_orders().await;
+        handle_counted(
+            &deps,
+            &stream_event(inserts_of(&deps.table, &["Order"], 1).await),
+        )
+        .await;
+        let summary = |customer: &str, total: i64| {
+            let items = all_items(&deps.table);
+            let customer = customer.to_owned();
+            async move {
+                items
+                    .await
+                    .into_iter()
+                    .find(|i| {
+                        i["Type"].as_s().unwrap() == "Order"
+                            && i["CustomerId"].as_s().unwrap() == &customer
+                            && num(i, "Total") == total
+                    })
+                    .unwrap()
+            }
+        };
+        let (ann_2000, bob_3000) = (summary("ann", 2000).await, summary("bob", 3000).await);
+        let key = |total: u64, rep: &str| format!("{total:015}#{rep}");
+        let q3 = |rep: &str| ("2026-Q3".to_owned(), rep.to_owned());
+
+        // Ann's 2000 cancelled, bob's 3000 delivered then returned; replayed: counted once.
+        let batch = stream_event(vec![
+            status_change("c1", 50, &ann_2000, "PROCESSING", "CANCELLED"),
+            status_change("r1", 51, &bob_3000, "DELIVERED", "RETURNED"),
+        ]);
+        for _ in 0..2 {
+            let (r, _) = handle_counted(&deps, &batch).await;
+            assert!(r.batch_item_failures.is_empty());
+        }
+        let sales = rep_sales(&deps.table).await;
+        assert_eq!(sales[&q3("E1")], (1000, 1, key(1000, "E1")));
+        assert_eq!(sales[&q3("E2")], (0, 0, key(0, "E2")));
+        let (customers, _, days) = derived(&deps.table).await;
+        assert_eq!(customers["ann"], (2, 1000 + 500));
+        assert_eq!(customers["bob"], (0, 0));
+        // 2026-09-21 had ann's 1000 and 2000, bob's 3000 and cy's 700.
+        assert_eq!(days["2026-09-21"], (2, 1000 + 700));
+
+        // A change between two statuses that are both sales moves nothing and writes nothing.
+        let (_, applied) = handle_counted(
+            &deps,
+            &stream_event(vec![status_change(
+                "p1",
+                52,
+                &ann_2000,
+                "OPEN",
+                "PROCESSING",
+            )]),
+        )
+        .await;
+        assert_eq!((applied.target_writes, applied.ledger_writes), (0, 0));
+
+        // Reopened by a later event: counted again, with its ranking key.
+        let (r, _) = handle_counted(
+            &deps,
+            &stream_event(vec![status_change(
+                "o1",
+                53,
+                &ann_2000,
+                "CANCELLED",
+                "PROCESSING",
+            )]),
+        )
+        .await;
+        assert!(r.batch_item_failures.is_empty());
+        assert_eq!(
+            rep_sales(&deps.table).await[&q3("E1")],
+            (3000, 2, key(3000, "E1"))
+        );
+        assert_eq!(derived(&deps.table).await.0["ann"], (3, 3500));
     }
 
     #[tokio::test]

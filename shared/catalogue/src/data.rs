@@ -469,7 +469,7 @@ pub const PATTERNS: &[Pattern] = &[
         route: "`GET /reps/ranking?period=2026-Q4&limit=&cursor=` (staff; default 10, 1–100)",
         index: Index::Gsi1,
         request: "Query `GSI1PK = RANKING#<YYYY-Qn>` (rep sales, `GSI1SK = <total, 15 digits>#<repId>`), backwards",
-        returns: "`{period, reps: [{repId, total, orderCount}], nextCursor}` highest total first (ties: rep id descending); 400 bad `period`",
+        returns: "`{period, reps: [{repId, total, orderCount}], nextCursor}` highest total first (ties: rep id descending), over the period's orders placed under each rep less those since cancelled or returned; 400 bad `period`",
         example: Example {
             caller: Caller::Staff,
             target: "/reps/ranking?period=2026-Q4",

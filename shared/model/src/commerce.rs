@@ -74,6 +74,19 @@ impl Order {
         self.status_shard
             .unwrap_or_else(|| k::order_status_shard(self.order_id, k::DEFAULT_ORDER_STATUS_SHARDS))
     }
+
+    /// Whether the order is a sale, counted in the sums derived from its summary (the
+    /// customer's `OrderCount` and `LifetimeValue`, the day's `Orders` and `Revenue`, the rep's
+    /// `OrderCount` and `Total`): from the moment it is placed until a tracking event cancels
+    /// or returns it, and again if a later event takes it out of those states.
+    pub fn is_sale(&self) -> bool {
+        is_sale(self.status)
+    }
+}
+
+/// Whether an order in `status` is a sale ([`Order::is_sale`]).
+pub fn is_sale(status: OrderStatus) -> bool {
+    !matches!(status, OrderStatus::Cancelled | OrderStatus::Returned)
 }
 
 /// An order's summary in its customer's collection (seed 000: `#ORDER#<id>` under the customer).
