@@ -94,6 +94,8 @@ struct Instance {
     kill: Arc<Notify>,
     /// The binary's modification time when this process started: a rebuild retires it.
     binary_mtime: Option<SystemTime>,
+    /// Its Runtime API, which holds a start-up failure the process reported.
+    api: Arc<RuntimeApi>,
 }
 
 impl Instance {
@@ -127,6 +129,17 @@ impl Instance {
         }
     }
 
+    /// The start-up failure the process reported at `/runtime/init/error`, as Lambda answers the
+    /// invocation with it.
+    fn init_failure(&self) -> Option<InvokeError> {
+        self.api
+            .init_error()
+            .map(|(error_type, error_message)| InvokeError::Function {
+                error_type,
+                error_message,
+            })
+    }
+
     /// Runs one invocation on this (idle) instance.
     async fn run(&self, event: Bytes, timeout: Duration) -> Result<Bytes, InvokeError> {
         let (started_tx, started) = oneshot::channel();
@@ -146,13 +159,17 @@ impl Instance {
             return Err(InvokeError::Died("is no longer reachable".into()));
         }
 
-        // A new process first initialises: wait for it to take the event.
+        // A new process first initialises: wait for it to take the event. One that ends before
+        // it does fails the invocation with the start-up error it reported, if it reported one.
         tokio::select! {
             biased;
             taken = started => if taken.is_err() {
-                return Err(InvokeError::Died(self.lost_reason().await));
+                let reason = self.lost_reason().await;
+                return Err(self.init_failure().unwrap_or(InvokeError::Died(reason)));
             },
-            reason = self.exit_reason() => return Err(InvokeError::Died(reason)),
+            reason = self.exit_reason() => {
+                return Err(self.init_failure().unwrap_or(InvokeError::Died(reason)));
+            }
             _ = tokio::time::sleep(INIT_TIMEOUT) => {
                 eprintln!("[{}] did not initialise within {INIT_TIMEOUT:?}; killed", self.label);
                 self.kill();
@@ -399,7 +416,7 @@ impl Pool {
         let (queue_tx, queue_rx) = mpsc::channel(1);
         let (exit_tx, exited) = watch::channel(None);
         let api = Arc::new(RuntimeApi::new(label.clone(), spec.arn(), queue_rx));
-        tokio::spawn(runtime_api::serve(listener, api, exited.clone()));
+        tokio::spawn(runtime_api::serve(listener, api.clone(), exited.clone()));
 
         let kill = Arc::new(Notify::new());
         let instance = Arc::new(Instance {
@@ -409,6 +426,7 @@ impl Pool {
             exited,
             kill: kill.clone(),
             binary_mtime,
+            api,
         });
         let pool: Weak<Pool> = Arc::downgrade(self);
         tokio::spawn(async move {

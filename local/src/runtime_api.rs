@@ -50,6 +50,8 @@ pub(crate) struct RuntimeApi {
     queue: tokio::sync::Mutex<mpsc::Receiver<Invocation>>,
     /// The invocation the process is working on: its request id and reply channel.
     current: Mutex<Option<(String, oneshot::Sender<Outcome>)>>,
+    /// What the process reported at `/runtime/init/error`: its error type and message.
+    init_error: Mutex<Option<(String, String)>>,
 }
 
 impl RuntimeApi {
@@ -59,7 +61,13 @@ impl RuntimeApi {
             arn,
             queue: tokio::sync::Mutex::new(queue),
             current: Mutex::new(None),
+            init_error: Mutex::new(None),
         }
+    }
+
+    /// The start-up failure the process reported, if it did.
+    pub fn init_error(&self) -> Option<(String, String)> {
+        lock(&self.init_error).clone()
     }
 
     /// `GET /runtime/invocation/next`: a long poll until the pool hands this instance an event.
@@ -179,6 +187,8 @@ async fn handle(
     if route == "init/error" {
         let (error_type, error_message) = diagnostic(&body);
         eprintln!("[{}] init error: {error_type}: {error_message}", api.label);
+        // As Lambda does, the invocation that started the instance fails with it.
+        *lock(&api.init_error) = Some((error_type, error_message));
         return Ok(accepted());
     }
     let Some(rest) = route.strip_prefix("invocation/") else {

@@ -22,6 +22,11 @@ use tokio::{
 
 const FUNCTION: &str = r#"#!/bin/sh
 api="http://$AWS_LAMBDA_RUNTIME_API/2018-06-01/runtime"
+if [ -z "$TABLE_NAME" ]; then
+  curl -sS -o /dev/null -X POST "$api/init/error" \
+    -d '{"errorType":"Runtime.ConfigInvalid","errorMessage":"TABLE_NAME is not set"}'
+  exit 1
+fi
 while true; do
   hdr=$(mktemp)
   event=$(curl -sS -D "$hdr" "$api/invocation/next") || exit 1
@@ -145,6 +150,32 @@ async fn errors_crashes_and_timeouts() {
     assert_ne!(replaced, after);
     stack.shutdown().await;
     let _ = std::fs::remove_dir_all(test_dir("flaky"));
+}
+
+/// A process that reports a start-up failure and exits fails the invocation with that error, as
+/// Lambda answers it; the next invocation starts a new process, which fails the same way.
+#[tokio::test]
+async fn a_reported_start_up_failure_is_the_invocations_error() {
+    if !tools_available() {
+        return;
+    }
+    let mut spec = shell_function("unconfigured", Duration::from_secs(1));
+    spec.environment.clear();
+    let stack = Stack::start(vec![spec], 1);
+    for _ in 0..2 {
+        match stack.invoke("unconfigured", &json!({})).await {
+            Err(InvokeError::Function {
+                error_type,
+                error_message,
+            }) => {
+                assert_eq!(error_type, "Runtime.ConfigInvalid");
+                assert_eq!(error_message, "TABLE_NAME is not set");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    stack.shutdown().await;
+    let _ = std::fs::remove_dir_all(test_dir("unconfigured"));
 }
 
 #[tokio::test]

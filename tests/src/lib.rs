@@ -14,6 +14,8 @@
 //!   receive is one it documents;
 //! - `metrics`: every invocation of a real binary writes one valid EMF document with what it did;
 //! - `drift`: drifted derived values are shown as `null` and named, never a 500;
+//! - `startup`: an unusable configuration fails a real binary's start-up with its reason, reported
+//!   to the Runtime API as the invocation's error;
 //! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
 
 #[cfg(test)]
@@ -56,5 +58,7 @@ mod readme;
 mod samples;
 #[cfg(test)]
 mod stack;
+#[cfg(test)]
+mod startup;
 #[cfg(test)]
 mod watch_env;

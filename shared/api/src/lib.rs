@@ -477,8 +477,13 @@ where
     Fut: Future<Output = Result<Response<Body>, ApiError>> + Send,
 {
     let metrics = telemetry::init(pattern)?;
-    // Made once and kept for the life of the process, as Lambda keeps a warm instance.
-    let deps: &'static Deps = Box::leak(Box::new(Deps::from_env(needs).await?));
+    // Made once and kept for the life of the process, as Lambda keeps a warm instance; a
+    // configuration it cannot use is reported to Lambda as the reason the instance failed.
+    let deps = match Deps::from_env(needs).await {
+        Ok(deps) => deps,
+        Err(e) => return Err(telemetry::startup::failed(e).await),
+    };
+    let deps: &'static Deps = Box::leak(Box::new(deps));
     let handler = &handler;
     let service = service_fn(move |req: Request| {
         let answer = dispatch(deps, access, handler, req);

@@ -90,7 +90,7 @@ impl Table {
     pub async fn from_env() -> Result<Table, StoreError> {
         let name = std::env::var("TABLE_NAME")
             .map_err(|_| StoreError::Config("TABLE_NAME is not set".into()))?;
-        let client = sdk::dynamodb_client(&sdk::config().await, &name);
+        let client = sdk::dynamodb_client(&sdk::config().await?, &name);
         Ok(Table::new(client, name))
     }
 

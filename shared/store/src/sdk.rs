@@ -17,6 +17,8 @@
 //! as `aws_config::load_defaults` reads them.
 
 use aws_config::{BehaviorVersion, SdkConfig};
+
+use crate::StoreError;
 use aws_smithy_http_client::{
     Builder,
     tls::{self, TlsContext, TrustStore},
@@ -35,15 +37,19 @@ fn custom_roots() -> bool {
 /// The extra roots of `AWS_CA_BUNDLE`, if it names a file. Unreadable or holding no
 /// certificate, it stops the start-up: a function that cannot trust its endpoint would only fail
 /// later, on every request.
-fn extra_roots() -> Option<Vec<u8>> {
-    let path = std::env::var("AWS_CA_BUNDLE")
+fn extra_roots() -> Result<Option<Vec<u8>>, StoreError> {
+    let Some(path) = std::env::var("AWS_CA_BUNDLE")
         .ok()
-        .filter(|p| !p.is_empty())?;
-    let pem = std::fs::read(&path).unwrap_or_else(|e| panic!("AWS_CA_BUNDLE={path}: {e}"));
+        .filter(|p| !p.is_empty())
+    else {
+        return Ok(None);
+    };
+    let bad = |why: String| StoreError::Config(format!("AWS_CA_BUNDLE={path}: {why}"));
+    let pem = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
     match certificates_in(&pem) {
-        Ok(0) => panic!("AWS_CA_BUNDLE={path}: no certificate in the file"),
-        Ok(_) => Some(pem),
-        Err(e) => panic!("AWS_CA_BUNDLE={path}: {e}"),
+        Ok(0) => Err(bad("no certificate in the file".into())),
+        Ok(_) => Ok(Some(pem)),
+        Err(e) => Err(bad(e.to_string())),
     }
 }
 
@@ -60,20 +66,20 @@ fn lambda_credentials() -> bool {
         && std::env::var_os("AWS_SECRET_ACCESS_KEY").is_some()
 }
 
-/// The shared configuration, from the environment.
-pub async fn config() -> SdkConfig {
+/// The shared configuration, from the environment. Fails on a trust bundle it cannot use.
+pub async fn config() -> Result<SdkConfig, StoreError> {
     let mut loader = aws_config::defaults(BehaviorVersion::latest());
     if !custom_roots() {
         let mut trust = TrustStore::empty()
             .with_native_roots(false)
             .with_pem_certificate(AMAZON_TRUST_SERVICES.as_bytes());
-        if let Some(pem) = extra_roots() {
+        if let Some(pem) = extra_roots()? {
             trust = trust.with_pem_certificate(pem);
         }
         let context = TlsContext::builder()
             .with_trust_store(trust)
             .build()
-            .expect("a TLS context of PEM roots");
+            .map_err(|e| StoreError::Config(format!("a TLS context of PEM roots: {e}")))?;
         let client = Builder::new()
             .tls_provider(tls::Provider::Rustls(
                 tls::rustls_provider::CryptoMode::AwsLc,
@@ -87,7 +93,7 @@ pub async fn config() -> SdkConfig {
             aws_config::environment::EnvironmentVariableCredentialsProvider::new(),
         );
     }
-    loader.load().await
+    Ok(loader.load().await)
 }
 
 /// The DynamoDB client of a function: the shared configuration, and each call traced as an X-Ray

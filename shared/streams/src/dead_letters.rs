@@ -36,7 +36,7 @@ impl DeadLetters {
                 "FAILURE_QUEUE_URL is neither a queue URL nor file://: {url:?}"
             )));
         }
-        let config = store::sdk::config().await;
+        let config = store::sdk::config().await?;
         Ok(DeadLetters::Sqs {
             client: aws_sdk_sqs::Client::new(&config),
             queue_url: url.to_owned(),

@@ -12,11 +12,14 @@
 //!   links back to the invocation's log lines. CloudWatch turns the documents into metrics with no
 //!   API call and no extra permission.
 //! - **Traces**: X-Ray subsegments of the AWS calls of a sampled invocation ([`xray`]).
+//! - **A failed start-up**: logged and reported to Lambda, so the invocation fails with its cause
+//!   ([`startup`]).
 //!
 //! The metrics are a fixed set of sums, so the document is written here, without a metrics
 //! registry: recording is an addition under an uncontended lock, and a value per invocation
 //! (not per request) keeps a document small however many requests a stream batch makes.
 
+pub mod startup;
 pub mod xray;
 
 use std::fmt::Write as _;

@@ -1,0 +1,44 @@
+//! A start-up that fails is reported to Lambda before the process exits, as the Runtime API asks
+//! of a runtime (`POST /runtime/init/error`): the invocation that started the instance then fails
+//! with the cause (`TABLE_NAME is not set`) instead of Lambda's "Runtime exited with error", and
+//! the function's log says the same. Every start-up failure here comes from the function's
+//! environment (a variable missing or unusable, a trust bundle it cannot read).
+
+/// The error type Lambda is given: AWS's own name for a runtime's configuration problem.
+pub const CONFIG_INVALID: &str = "Runtime.ConfigInvalid";
+
+const INIT_ERROR_PATH: &str = "/2018-06-01/runtime/init/error";
+
+/// Logs `error`, reports it to the Runtime API (when there is one: `AWS_LAMBDA_RUNTIME_API`),
+/// and returns it for `main` to return.
+pub async fn failed(error: impl std::fmt::Display) -> lambda_runtime::Error {
+    let message = error.to_string();
+    tracing::error!(error = %message, "start-up failed");
+    if let Some(api) = std::env::var("AWS_LAMBDA_RUNTIME_API")
+        .ok()
+        .filter(|a| !a.is_empty())
+        && let Err(e) = report(&api, &message).await
+    {
+        tracing::error!(error = %e, "the start-up failure could not be reported to Lambda");
+    }
+    message.into()
+}
+
+async fn report(api: &str, message: &str) -> Result<(), lambda_runtime::Error> {
+    let client = lambda_runtime_api_client::Client::builder()
+        .with_endpoint(format!("http://{api}").parse()?)
+        .build()?;
+    let body = serde_json::json!({ "errorType": CONFIG_INVALID, "errorMessage": message });
+    let request = lambda_runtime_api_client::build_request()
+        .method(http::Method::POST)
+        .uri(INIT_ERROR_PATH)
+        .header("lambda-runtime-function-error-type", CONFIG_INVALID)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(body.to_string().into())?;
+    let status = client.call(request).await?.status();
+    if status.is_success() {
+        Ok(())
+    } else {
+        Err(format!("{INIT_ERROR_PATH} answered {status}").into())
+    }
+}

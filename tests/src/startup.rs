@@ -1,0 +1,81 @@
+//! A function whose configuration is unusable fails its start-up with the reason, reported to the
+//! Runtime API (`/runtime/init/error`), so the invocation that started it fails with that reason
+//! rather than "the process exited": the real binaries, through the local stack's Runtime API.
+
+use std::{path::PathBuf, time::Duration};
+
+use local::{FunctionSpec, InvokeError, Stack};
+use serde_json::json;
+
+fn spec(name: &str, environment: &[(&str, &str)]) -> FunctionSpec {
+    let binary: PathBuf = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| template::workspace_root().join("target"))
+        .join("debug")
+        .join(name);
+    assert!(
+        binary.is_file(),
+        "{} is missing: build the binaries first (cargo build --bins, as make test does)",
+        binary.display()
+    );
+    FunctionSpec {
+        name: name.into(),
+        binary,
+        environment: environment
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+        timeout: Duration::from_secs(10),
+        memory_mb: 128,
+        log_file: None,
+    }
+}
+
+#[tokio::test]
+async fn an_unusable_configuration_is_the_invocations_error() {
+    let cases = [
+        // An HTTP function without its table.
+        (spec("get-customer", &[]), "TABLE_NAME is not set"),
+        // A trust bundle that is not there (this used to be a panic).
+        (
+            spec(
+                "put-customer",
+                &[
+                    ("TABLE_NAME", "t"),
+                    ("AWS_CA_BUNDLE", "/nonexistent/ca.pem"),
+                ],
+            ),
+            "AWS_CA_BUNDLE=/nonexistent/ca.pem",
+        ),
+        // A stream handler whose failure destination is neither a queue nor a file.
+        (
+            spec(
+                "aggregate-reviews",
+                &[
+                    ("TABLE_NAME", "t"),
+                    ("AGGREGATE_SHARDS", "4"),
+                    ("FAILURE_QUEUE_URL", "ftp://queue"),
+                ],
+            ),
+            "FAILURE_QUEUE_URL is neither a queue URL nor file://",
+        ),
+    ];
+    for (spec, reason) in cases {
+        let name = spec.name.clone();
+        let stack = Stack::start(vec![spec], 1);
+        match stack.invoke(&name, &json!({})).await {
+            Err(InvokeError::Function {
+                error_type,
+                error_message,
+            }) => {
+                assert_eq!(error_type, telemetry::startup::CONFIG_INVALID, "{name}");
+                assert!(
+                    error_message.contains(reason),
+                    "{name}: {error_message:?} names {reason:?}"
+                );
+            }
+            other => panic!("{name}: {other:?}"),
+        }
+        stack.shutdown().await;
+    }
+}
