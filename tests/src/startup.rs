@@ -34,8 +34,12 @@ fn spec(name: &str, environment: &[(&str, &str)]) -> FunctionSpec {
 #[tokio::test]
 async fn an_unusable_configuration_is_the_invocations_error() {
     let cases = [
-        // An HTTP function without its table.
+        // An HTTP function without its table, or with an empty name.
         (spec("get-customer", &[]), "TABLE_NAME is not set"),
+        (
+            spec("get-customer", &[("TABLE_NAME", "")]),
+            "TABLE_NAME is not set",
+        ),
         // A trust bundle that is not there (this used to be a panic).
         (
             spec(

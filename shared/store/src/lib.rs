@@ -89,7 +89,9 @@ impl Table {
     /// Reads `TABLE_NAME` and the SDK's configuration ([`sdk::config`]) once, at start-up.
     pub async fn from_env() -> Result<Table, StoreError> {
         let name = std::env::var("TABLE_NAME")
-            .map_err(|_| StoreError::Config("TABLE_NAME is not set".into()))?;
+            .ok()
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| StoreError::Config("TABLE_NAME is not set".into()))?;
         let client = sdk::dynamodb_client(&sdk::config().await?, &name);
         Ok(Table::new(client, name))
     }

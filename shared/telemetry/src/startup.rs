@@ -19,14 +19,14 @@ pub async fn failed(error: impl std::fmt::Display) -> lambda_runtime::Error {
         .filter(|a| !a.is_empty())
         && let Err(e) = report(&api, &message).await
     {
-        tracing::error!(error = %e, "the start-up failure could not be reported to Lambda");
+        tracing::error!(error = %e, runtime_api = %api, "the start-up failure could not be reported");
     }
     message.into()
 }
 
 async fn report(api: &str, message: &str) -> Result<(), lambda_runtime::Error> {
     let client = lambda_runtime_api_client::Client::builder()
-        .with_endpoint(format!("http://{api}").parse()?)
+        .with_endpoint(endpoint(api).parse()?)
         .build()?;
     let body = serde_json::json!({ "errorType": CONFIG_INVALID, "errorMessage": message });
     let request = lambda_runtime_api_client::build_request()
@@ -40,5 +40,29 @@ async fn report(api: &str, message: &str) -> Result<(), lambda_runtime::Error> {
         Ok(())
     } else {
         Err(format!("{INIT_ERROR_PATH} answered {status}").into())
+    }
+}
+
+/// The Runtime API's base URL: Lambda gives `host:port`; emulators such as `cargo lambda watch`
+/// give a URL with a path (`http://[::]:9000/.rt/<function>`).
+fn endpoint(api: &str) -> String {
+    if api.contains("://") {
+        api.to_owned()
+    } else {
+        format!("http://{api}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::endpoint;
+
+    #[test]
+    fn the_runtime_api_is_read_as_lambda_and_emulators_give_it() {
+        assert_eq!(endpoint("127.0.0.1:9001"), "http://127.0.0.1:9001");
+        assert_eq!(
+            endpoint("http://[::]:9000/.rt/get-customer"),
+            "http://[::]:9000/.rt/get-customer"
+        );
     }
 }
