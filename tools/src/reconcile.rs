@@ -117,6 +117,7 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
     // Status keys as stored: "order <id> header GSI1SK" → value; which orders have which.
     let mut status_keys: Values = BTreeMap::new();
     let mut summaries: Vec<&Item> = Vec::new();
+    let mut lines: Vec<&Item> = Vec::new();
 
     for item in items {
         match model::type_of(item) {
@@ -192,21 +193,7 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
                 }
                 stored_status.insert(rep_value(period, rep, GSI1SK), s(item, GSI1SK).to_owned());
             }
-            Some(OrderLine::TYPE) => {
-                let sku = n(item, OrderLine::SKU);
-                let quantity = n(item, OrderLine::QUANTITY);
-                let revenue = quantity * n(item, OrderLine::UNIT_PRICE);
-                add(
-                    &mut expected,
-                    format!("product {sku} {}", ProductSales::UNITS_SOLD),
-                    quantity,
-                );
-                add(
-                    &mut expected,
-                    format!("product {sku} {}", ProductSales::REVENUE),
-                    revenue,
-                );
-            }
+            Some(OrderLine::TYPE) => lines.push(item),
             Some(TrackingEvent::TYPE) => {
                 let entry = newest
                     .entry(s(item, TrackingEvent::ORDER_ID).to_owned())
@@ -268,14 +255,39 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
             _ => {}
         }
     }
-    // An order counts in its customer's, its day's and its rep's sums while it is a sale, by its
-    // status as stored: what the stream derives from it. A status behind its events is drift of
-    // its own (below), whose correction moves the sums through the stream like any status write.
-    for item in summaries {
-        let sale = s(item, Order::STATUS)
+    // An order counts in every sum while it is a sale, by its status as stored: what the stream
+    // derives from it. A status behind its events is drift of its own (below), whose correction
+    // moves the sums through the stream like any status write.
+    let sale = |summary: &Item| {
+        s(summary, Order::STATUS)
             .parse::<OrderStatus>()
-            .map_or(true, model::commerce::is_sale);
-        if !sale {
+            .map_or(true, model::commerce::is_sale)
+    };
+    let not_sold: std::collections::BTreeSet<&str> = summaries
+        .iter()
+        .filter(|i| !sale(i))
+        .map(|i| s(i, Order::ORDER_ID))
+        .collect();
+    for item in lines {
+        if not_sold.contains(s(item, OrderLine::ORDER_ID)) {
+            continue;
+        }
+        let sku = n(item, OrderLine::SKU);
+        let quantity = n(item, OrderLine::QUANTITY);
+        let revenue = quantity * n(item, OrderLine::UNIT_PRICE);
+        add(
+            &mut expected,
+            format!("product {sku} {}", ProductSales::UNITS_SOLD),
+            quantity,
+        );
+        add(
+            &mut expected,
+            format!("product {sku} {}", ProductSales::REVENUE),
+            revenue,
+        );
+    }
+    for item in summaries {
+        if !sale(item) {
             continue;
         }
         let (id, total) = (s(item, Order::CUSTOMER_ID), n(item, Order::TOTAL));
@@ -764,6 +776,15 @@ mod tests {
                 ("Status", text(status)),
             ])
         };
+        let line = |order: &str, quantity: i64, price: i64| {
+            item(&[
+                ("Type", text("OrderItem")),
+                ("OrderId", text(order)),
+                ("Sku", num(7)),
+                ("Quantity", num(quantity)),
+                ("UnitPrice", num(price)),
+            ])
+        };
         let items = vec![
             item(&[
                 ("Type", text("Customer")),
@@ -783,6 +804,15 @@ mod tests {
             // write reaches the stream.
             order(O4, 300, "OPEN"),
             event(O4, "E1", "CANCELLED"),
+            // O1's line and the cancelled O2's, both of SKU 7: its sales still count O2's.
+            line(O1, 1, 500),
+            line(O2, 2, 100),
+            item(&[
+                ("Type", text("ProductSales")),
+                ("Sku", num(7)),
+                ("UnitsSold", num(3)),
+                ("Revenue", num(700)),
+            ]),
             item(&[
                 ("Type", text("DailyStats")),
                 ("Date", text("2026-01-02")),
@@ -811,6 +841,8 @@ mod tests {
             [
                 ("customer 1 LifetimeValue", "800", "1000"),
                 ("customer 1 OrderCount", "2", "3"),
+                ("product 7 Revenue", "500", "700"),
+                ("product 7 UnitsSold", "1", "3"),
             ],
             "{report}"
         );

@@ -11,13 +11,17 @@
 //! Each record becomes deltas (a modify is new minus old); `store::aggregate::apply` coalesces
 //! them into one write per touched target and makes each record count exactly once.
 //!
-//! The customer's, the day's and the rep's sums count an order while it is a sale
-//! (`Order::is_sale`: not cancelled or returned). Units sold and revenue per product come from
-//! the order's lines, which carry no status: they count every order placed.
+//! Every sum counts an order while it is a sale (`Order::is_sale`: not cancelled or returned): a
+//! status change that turns it into or out of one moves the customer's, the day's and the rep's
+//! sums from the summary's images, and the products' from the order's lines, read then.
 
 use std::collections::BTreeMap;
 
-use keys::{Quarter, commerce as k, derived};
+use keys::{
+    Quarter,
+    commerce::{self as k, OrderId},
+    derived,
+};
 use model::{
     Entity,
     commerce::{Customer, Inventory, OrderLine, OrderSummary, Product, ProductSales, RepSales},
@@ -35,15 +39,71 @@ use streams::{BatchResponse, Change, Event};
 pub const OWNS: &[&str] = &[OrderSummary::TYPE, OrderLine::TYPE, Inventory::TYPE];
 
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
-    streams::aggregate_batch(deps, event, OWNS, contributions_of).await
+    let (lines, unread) = lines_of_turned_orders(deps, event).await;
+    let (response, applied) = streams::aggregate_batch(deps, event, OWNS, |change, shards| {
+        contributions_of(change, shards, &lines)
+    })
+    .await;
+    if unread.is_empty() {
+        return (response, applied);
+    }
+    // Their products' share waits for a retry; what the records did apply, the ledger skips then.
+    let retry = BatchResponse::failures(event, &unread);
+    (BatchResponse::union(event, [response, retry]), applied)
 }
 
-fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution>, String> {
+/// The order summaries of the batch that stop or start being a sale (a status change, both images
+/// present), and the lines of their orders, read once per order. Lines are written once, with
+/// their order, so the lines read are the lines whose INSERTs added to the products' sales,
+/// whichever of those records is applied first. Also the positions of the changes whose order's
+/// lines could not be read (reported for a retry).
+async fn lines_of_turned_orders(
+    deps: &Deps,
+    event: &Event,
+) -> (BTreeMap<OrderId, Vec<OrderLine>>, Vec<usize>) {
+    let mut turned: BTreeMap<OrderId, Vec<usize>> = BTreeMap::new();
+    for change in streams::changes(event, &[OrderSummary::TYPE])
+        .into_iter()
+        .flatten()
+    {
+        // An image that does not decode is the aggregation's poison, not a read to make.
+        if let (Ok(Some(old)), Ok(Some(new))) =
+            (change.old::<OrderSummary>(), change.new::<OrderSummary>())
+            && old.0.is_sale() != new.0.is_sale()
+        {
+            turned.entry(new.0.order_id).or_default().push(change.index);
+        }
+    }
+    let reads = turned.keys().map(|order| async move {
+        let page = deps.table.query(k::order_lines(*order)).send_all().await;
+        (*order, page.and_then(|p| p.decode::<OrderLine>()))
+    });
+    let mut lines = BTreeMap::new();
+    let mut unread = Vec::new();
+    for (order, read) in futures::future::join_all(reads).await {
+        match read {
+            Ok(page) => {
+                lines.insert(order, page.items);
+            }
+            Err(e) => {
+                tracing::warn!(%order, error = %e, "an order's lines could not be read");
+                unread.extend(turned.get(&order).into_iter().flatten());
+            }
+        }
+    }
+    (lines, unread)
+}
+
+fn contributions_of(
+    change: &Change<'_>,
+    shards: u32,
+    lines: &BTreeMap<OrderId, Vec<OrderLine>>,
+) -> Result<Vec<Contribution>, String> {
     match change.type_name() {
         Some(OrderSummary::TYPE) => {
             let old = change.old::<OrderSummary>().map_err(|e| e.to_string())?;
             let new = change.new::<OrderSummary>().map_err(|e| e.to_string())?;
-            Ok(order_contributions(change, old, new, shards))
+            Ok(order_contributions(change, old, new, shards, lines))
         }
         Some(OrderLine::TYPE) => {
             let old = change.old::<OrderLine>().map_err(|e| e.to_string())?;
@@ -74,6 +134,7 @@ fn order_contributions(
     old: Option<OrderSummary>,
     new: Option<OrderSummary>,
     shards: u32,
+    lines: &BTreeMap<OrderId, Vec<OrderLine>>,
 ) -> Vec<Contribution> {
     let Some(OrderSummary(any)) = new.as_ref().or(old.as_ref()) else {
         return Vec::new();
@@ -114,6 +175,19 @@ fn order_contributions(
             ranked: None,
         },
     ];
+    // Its products' sales follow too: each line's units and amount, taken out or put back (the
+    // lines read for this batch; an order whose lines could not be read is retried).
+    if old.is_some() && new.is_some() && count != 0 {
+        for line in lines.get(&any.order_id).into_iter().flatten() {
+            out.push(product_sales(
+                change,
+                line,
+                count * i64::from(line.quantity),
+                count * line.amount(),
+                shards,
+            ));
+        }
+    }
     // The rep the order was placed under is part of the order and never changes: old and new
     // images name the same one.
     if let Some(rep) = &any.account_rep_id {
@@ -175,12 +249,23 @@ fn line_contributions(
         - old.as_ref().map_or(0, |l| i64::from(l.quantity));
     let revenue =
         new.as_ref().map_or(0, OrderLine::amount) - old.as_ref().map_or(0, OrderLine::amount);
-    // The shard comes from the source record, so a retry lands on the same shard.
-    let shard = k::product_sales_shard(any.order_id, shards);
-    vec![Contribution {
+    vec![product_sales(change, any, units, revenue, shards)]
+}
+
+/// Units and revenue added to the product of `line`, on its order's shard.
+fn product_sales(
+    change: &Change<'_>,
+    line: &OrderLine,
+    units: i64,
+    revenue: i64,
+    shards: u32,
+) -> Contribution {
+    // The shard comes from the order, so a retry lands on the same shard.
+    let shard = k::product_sales_shard(line.order_id, shards);
+    Contribution {
         record: change.index,
         event_id: change.event_id.clone(),
-        target: k::product_sales(any.sku, shard),
+        target: k::product_sales(line.sku, shard),
         target_type: ProductSales::TYPE,
         must_exist: false,
         adds: BTreeMap::from([
@@ -188,11 +273,11 @@ fn line_contributions(
             (ProductSales::REVENUE, revenue),
         ]),
         labels: BTreeMap::from([
-            (ProductSales::SKU, n(any.sku.get())),
+            (ProductSales::SKU, n(line.sku.get())),
             (ProductSales::SHARD, n(shard.number())),
         ]),
         ranked: None,
-    }]
+    }
 }
 
 #[cfg(test)]
@@ -594,11 +679,10 @@ mod tests {
     #[tokio::test]
     async fn a_cancelled_or_returned_order_leaves_the_sums_and_comes_back_if_reopened() {
         let deps = with_rep_orders().await;
-        handle_counted(
-            &deps,
-            &stream_event(inserts_of(&deps.table, &["Order"], 1).await),
-        )
-        .await;
+        let placed = inserts_of(&deps.table, &["Order", "OrderItem"], 1).await;
+        handle_counted(&deps, &stream_event(placed)).await;
+        // Five orders of one unit of SKU 1 each.
+        assert_eq!(derived(&deps.table).await.1[&1], 5);
         let summary = |customer: &str, total: i64| {
             let items = all_items(&deps.table);
             let customer = customer.to_owned();
@@ -630,9 +714,10 @@ mod tests {
         let sales = rep_sales(&deps.table).await;
         assert_eq!(sales[&q3("E1")], (1000, 1, key(1000, "E1")));
         assert_eq!(sales[&q3("E2")], (0, 0, key(0, "E2")));
-        let (customers, _, days) = derived(&deps.table).await;
+        let (customers, units, days) = derived(&deps.table).await;
         assert_eq!(customers["ann"], (2, 1000 + 500));
         assert_eq!(customers["bob"], (0, 0));
+        assert_eq!(units[&1], 3, "their lines' units are out of SKU 1's sales");
         // 2026-09-21 had ann's 1000 and 2000, bob's 3000 and cy's 700.
         assert_eq!(days["2026-09-21"], (2, 1000 + 700));
 
@@ -667,7 +752,9 @@ mod tests {
             rep_sales(&deps.table).await[&q3("E1")],
             (3000, 2, key(3000, "E1"))
         );
-        assert_eq!(derived(&deps.table).await.0["ann"], (3, 3500));
+        let (customers, units, _) = derived(&deps.table).await;
+        assert_eq!(customers["ann"], (3, 3500));
+        assert_eq!(units[&1], 4);
     }
 
     #[tokio::test]

@@ -287,6 +287,15 @@ pub fn order_collection(order: OrderId) -> KeyCondition<Base> {
     KeyCondition::new(order_pk(order), SortCondition::All)
 }
 
+/// An order's lines alone (`begins_with(SK, "ITEM#")`): what a cancellation takes out of the
+/// products' sales (`commerce-stream`).
+pub fn order_lines(order: OrderId) -> KeyCondition<Base> {
+    KeyCondition::new(
+        order_pk(order),
+        SortCondition::BeginsWith(Composite::new().lit(tag::ITEM).build_delimited()),
+    )
+}
+
 /// Shards of the GSI2 order-status partition unless configured otherwise (the template parameter
 /// `OrderStatusShards`, the functions' `ORDER_STATUS_SHARDS`). Seed 003's formula gives 13 for its
 /// example (3M orders, 20% OPEN, 250-byte order entities: see [`crate::shard_count`]); padded to
@@ -571,6 +580,10 @@ mod tests {
         );
         let all = order_collection(order);
         assert!(all.matches(&h) && all.matches(&tracking_event(order, event)));
+        let lines = order_lines(order);
+        assert_eq!(lines.sort(), &SortCondition::BeginsWith("ITEM#".into()));
+        assert!(lines.matches(&order_line(order, sku(42))));
+        assert!(!lines.matches(&h) && !lines.matches(&tracking_event(order, event)));
     }
 
     #[test]

@@ -519,6 +519,11 @@ mod tests {
                 commerce::order_collection(SortableId::at_ms(i.ms)),
                 &[ct::ORDER_HEADER, ct::ORDER_LINE, ct::TRACKING_EVENT],
             ),
+            q(
+                "order lines",
+                commerce::order_lines(SortableId::at_ms(i.ms)),
+                &[ct::ORDER_LINE],
+            ),
             q("C7", commerce::cart_lines(&i.a), &[ct::CART_LINE]),
             q(
                 "O5",

@@ -75,10 +75,11 @@ impl Order {
             .unwrap_or_else(|| k::order_status_shard(self.order_id, k::DEFAULT_ORDER_STATUS_SHARDS))
     }
 
-    /// Whether the order is a sale, counted in the sums derived from its summary (the
-    /// customer's `OrderCount` and `LifetimeValue`, the day's `Orders` and `Revenue`, the rep's
-    /// `OrderCount` and `Total`): from the moment it is placed until a tracking event cancels
-    /// or returns it, and again if a later event takes it out of those states.
+    /// Whether the order is a sale, counted in the sums derived from it (the customer's
+    /// `OrderCount` and `LifetimeValue`, the day's `Orders` and `Revenue`, the rep's `OrderCount`
+    /// and `Total`, its products' units sold and revenue): from the moment it is placed until a
+    /// tracking event cancels or returns it, and again if a later event takes it out of those
+    /// states.
     pub fn is_sale(&self) -> bool {
         is_sale(self.status)
     }
