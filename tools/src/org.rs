@@ -452,11 +452,14 @@ mod tests {
         // ranking then lists each rep of a quarter once, highest total first. The statuses it
         // projects move their orders' sums as the stream would apply them (a cancelled order
         // leaves them); with no stream here, a second repair is what derives those.
+        let mut statuses = Vec::new();
         for _ in 0..2 {
             let (report, repaired) = crate::reconcile::repair(&table).await.unwrap();
             assert!(repaired.skipped.is_empty(), "{:?}", repaired.skipped);
             assert_eq!(repaired.written, report.drift.len());
+            statuses.push(repaired.statuses);
         }
+        assert!(statuses[0] > 0 && statuses[1] == 0, "{statuses:?}");
         assert_eq!(crate::reconcile::run(&table).await.unwrap().drift, []);
         for quarter in ["2026-Q3", "2026-Q4"] {
             let period = keys::Quarter::parse(quarter).unwrap();

@@ -390,6 +390,9 @@ pub struct Repaired {
     pub written: usize,
     /// Drifted values left as they were, and why (changed while the repair ran: run it again).
     pub skipped: Vec<String>,
+    /// Order summaries whose status was corrected: their sums move when the stream applies
+    /// that write (a second repair derives them where no stream runs).
+    pub statuses: usize,
 }
 
 /// `make reconcile REPAIR=1`: writes a correction for every drifted value. Each is conditional on
@@ -407,7 +410,12 @@ pub async fn repair(table: &Table) -> Result<(Report, Repaired), StoreError> {
     let mut repaired = Repaired::default();
     for (name, want, have) in &report.drift {
         match correct(table, &items, name, want, have).await {
-            Ok(true) => repaired.written += 1,
+            Ok(true) => {
+                repaired.written += 1;
+                if name.ends_with(&format!(" summary {}", Order::STATUS)) {
+                    repaired.statuses += 1;
+                }
+            }
             Ok(false) => repaired.skipped.push(format!("{name}: changed meanwhile")),
             Err(e) => repaired.skipped.push(format!("{name}: {e}")),
         }

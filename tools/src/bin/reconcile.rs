@@ -18,6 +18,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         for why in &repaired.skipped {
             println!("  {why}");
         }
+        if repaired.statuses > 0 {
+            println!(
+                "{} order statuses corrected: the sums they move follow when the stream applies \
+                 them; with no stream running, run the repair again",
+                repaired.statuses
+            );
+        }
         if !repaired.skipped.is_empty() {
             std::process::exit(1);
         }
