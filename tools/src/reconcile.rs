@@ -258,16 +258,13 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
     // An order counts in every sum while it is a sale, by its status as stored: what the stream
     // derives from it. A status behind its events is drift of its own (below), whose correction
     // moves the sums through the stream like any status write.
-    let sale = |summary: &Item| {
+    let (sold, not_sold): (Vec<&Item>, Vec<&Item>) = summaries.into_iter().partition(|summary| {
         s(summary, Order::STATUS)
             .parse::<OrderStatus>()
             .map_or(true, model::commerce::is_sale)
-    };
-    let not_sold: std::collections::BTreeSet<&str> = summaries
-        .iter()
-        .filter(|i| !sale(i))
-        .map(|i| s(i, Order::ORDER_ID))
-        .collect();
+    });
+    let not_sold: std::collections::BTreeSet<&str> =
+        not_sold.iter().map(|i| s(i, Order::ORDER_ID)).collect();
     for item in lines {
         if not_sold.contains(s(item, OrderLine::ORDER_ID)) {
             continue;
@@ -286,10 +283,7 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
             revenue,
         );
     }
-    for item in summaries {
-        if !sale(item) {
-            continue;
-        }
+    for item in sold {
         let (id, total) = (s(item, Order::CUSTOMER_ID), n(item, Order::TOTAL));
         let day = day(item, Order::CREATED_AT);
         let mut sums = vec![

@@ -67,11 +67,11 @@ async fn lines_of_turned_orders(
         .flatten()
     {
         // An image that does not decode is the aggregation's poison, not a read to make.
-        if let (Ok(Some(old)), Ok(Some(new))) =
-            (change.old::<OrderSummary>(), change.new::<OrderSummary>())
-            && old.0.is_sale() != new.0.is_sale()
+        if let (Ok(old), Ok(new)) = (change.old::<OrderSummary>(), change.new::<OrderSummary>())
+            && turns(&old, &new)
+            && let Some(OrderSummary(order)) = &new
         {
-            turned.entry(new.0.order_id).or_default().push(change.index);
+            turned.entry(order.order_id).or_default().push(change.index);
         }
     }
     let reads = turned.keys().map(|order| async move {
@@ -129,6 +129,12 @@ fn sale(o: &Option<OrderSummary>) -> Option<&OrderSummary> {
     o.as_ref().filter(|o| o.0.is_sale())
 }
 
+/// Whether a change of an existing summary turns its order into or out of a sale: then its
+/// lines' share of the products' sales moves too.
+fn turns(old: &Option<OrderSummary>, new: &Option<OrderSummary>) -> bool {
+    matches!((old, new), (Some(o), Some(n)) if o.0.is_sale() != n.0.is_sale())
+}
+
 fn order_contributions(
     change: &Change<'_>,
     old: Option<OrderSummary>,
@@ -177,7 +183,7 @@ fn order_contributions(
     ];
     // Its products' sales follow too: each line's units and amount, taken out or put back (the
     // lines read for this batch; an order whose lines could not be read is retried).
-    if old.is_some() && new.is_some() && count != 0 {
+    if turns(&old, &new) {
         for line in lines.get(&any.order_id).into_iter().flatten() {
             out.push(product_sales(
                 change,

@@ -479,10 +479,7 @@ where
     let metrics = telemetry::init(pattern)?;
     // Made once and kept for the life of the process, as Lambda keeps a warm instance; a
     // configuration it cannot use is reported to Lambda as the reason the instance failed.
-    let deps = match Deps::from_env(needs).await {
-        Ok(deps) => deps,
-        Err(e) => return Err(telemetry::startup::failed(e).await),
-    };
+    let deps = telemetry::startup::checked(Deps::from_env(needs).await).await?;
     let deps: &'static Deps = Box::leak(Box::new(deps));
     let handler = &handler;
     let service = service_fn(move |req: Request| {

@@ -17,12 +17,12 @@
 //! as `aws_config::load_defaults` reads them.
 
 use aws_config::{BehaviorVersion, SdkConfig};
-
-use crate::StoreError;
 use aws_smithy_http_client::{
     Builder,
     tls::{self, TlsContext, TrustStore},
 };
+
+use crate::StoreError;
 
 /// Amazon Root CA 1-4 and Starfield Services Root Certificate Authority - G2, in PEM.
 pub const AMAZON_TRUST_SERVICES: &str = include_str!("amazon-trust-services.pem");

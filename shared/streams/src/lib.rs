@@ -325,15 +325,9 @@ where
     let metrics = telemetry::init(pattern)?;
     // Made once and kept for the life of the process, as Lambda keeps a warm instance; a
     // configuration it cannot use is reported to Lambda as the reason the instance failed.
-    let started = match Deps::from_env(needs).await {
-        Ok(deps) => DeadLetters::from_env().await.map(|dl| (deps, dl)),
-        Err(e) => Err(e),
-    };
-    let (deps, dead_letters) = match started {
-        Ok(started) => started,
-        Err(e) => return Err(telemetry::startup::failed(e).await),
-    };
+    let deps = telemetry::startup::checked(Deps::from_env(needs).await).await?;
     let deps: &'static Deps = Box::leak(Box::new(deps));
+    let dead_letters = telemetry::startup::checked(DeadLetters::from_env().await).await?;
     let dead_letters: &'static DeadLetters = Box::leak(Box::new(dead_letters));
     let handler = &handler;
     let service = lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<Event>| {

@@ -9,9 +9,18 @@ pub const CONFIG_INVALID: &str = "Runtime.ConfigInvalid";
 
 const INIT_ERROR_PATH: &str = "/2018-06-01/runtime/init/error";
 
-/// Logs `error`, reports it to the Runtime API (when there is one: `AWS_LAMBDA_RUNTIME_API`),
-/// and returns it for `main` to return.
-pub async fn failed(error: impl std::fmt::Display) -> lambda_runtime::Error {
+/// A start-up step's result; its failure is logged and reported to the Runtime API (when there is
+/// one: `AWS_LAMBDA_RUNTIME_API`), then returned for `main` to return.
+pub async fn checked<T, E: std::fmt::Display>(
+    result: Result<T, E>,
+) -> Result<T, lambda_runtime::Error> {
+    match result {
+        Ok(value) => Ok(value),
+        Err(e) => Err(failed(e).await),
+    }
+}
+
+async fn failed(error: impl std::fmt::Display) -> lambda_runtime::Error {
     let message = error.to_string();
     tracing::error!(error = %message, "start-up failed");
     if let Some(api) = std::env::var("AWS_LAMBDA_RUNTIME_API")
