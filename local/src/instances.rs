@@ -23,12 +23,10 @@ use tokio::{
 };
 
 use crate::{
-    ids, lock,
-    runtime_api::{self, Invocation, Outcome, RuntimeApi},
+    account, lock,
+    runtime_api::{self, Invocation, MAX_EVENT_BYTES, Outcome, RuntimeApi},
 };
 
-/// Lambda's limit on a synchronous invocation's event (and response).
-pub const MAX_EVENT_BYTES: usize = 6 * 1024 * 1024;
 /// How long Lambda lets a new instance initialise before it takes its first event.
 const INIT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The exit reason of an instance we killed on purpose (not worth a log line).
@@ -50,11 +48,7 @@ pub struct FunctionSpec {
 
 impl FunctionSpec {
     pub fn arn(&self) -> String {
-        format!(
-            "arn:aws:lambda:us-east-1:{}:function:{}",
-            crate::apigw::ACCOUNT_ID,
-            self.name
-        )
+        account::function_arn(&self.name)
     }
 }
 
@@ -148,9 +142,9 @@ impl Instance {
             .duration_since(SystemTime::UNIX_EPOCH)
             .unwrap_or_default();
         let invocation = Invocation {
-            request_id: ids::uuid(),
+            request_id: account::uuid(),
             event,
-            trace_id: ids::trace_id(now.as_secs()),
+            trace_id: account::trace_id(now.as_secs()),
             timeout,
             started: started_tx,
             reply: reply_tx,
@@ -386,7 +380,7 @@ impl Pool {
             command.env("RUST_LOG", level);
         }
         command
-            .env("AWS_DEFAULT_REGION", "us-east-1")
+            .env("AWS_DEFAULT_REGION", account::REGION)
             .env("AWS_LAMBDA_RUNTIME_API", format!("127.0.0.1:{port}"))
             .env("AWS_LAMBDA_FUNCTION_NAME", &spec.name)
             .env(

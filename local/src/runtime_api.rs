@@ -20,7 +20,10 @@ use tokio::{
     sync::{mpsc, oneshot, watch},
 };
 
-use crate::{instances::MAX_EVENT_BYTES, lock};
+use crate::lock;
+
+/// Lambda's limit on a synchronous invocation's event (and response).
+pub const MAX_EVENT_BYTES: usize = 6 * 1024 * 1024;
 
 /// One event for the process, and where its outcome goes.
 pub(crate) struct Invocation {

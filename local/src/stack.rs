@@ -9,7 +9,8 @@ use template::Template;
 
 use crate::{
     environment,
-    instances::{FunctionSpec, InvokeError, MAX_EVENT_BYTES, Pool},
+    instances::{FunctionSpec, InvokeError, Pool},
+    runtime_api::MAX_EVENT_BYTES,
 };
 
 /// Lambda's default, used because `template` does not read `MemorySize` (only reported to the
