@@ -10,12 +10,10 @@ use http::{HeaderMap, HeaderName, HeaderValue, Response, StatusCode, header, req
 use serde_json::{Map, Value, json};
 use time::{OffsetDateTime, macros::format_description};
 
-use crate::routes::{Match, percent_decode};
-
-/// The account id in every local ARN and event.
-pub const ACCOUNT_ID: &str = "123456789012";
-/// `requestContext.apiId` of the local API.
-pub const API_ID: &str = "local";
+use crate::{
+    account::{ACCOUNT_ID, API_ID},
+    routes::{Match, percent_decode},
+};
 
 /// What API Gateway knows about a request besides the request itself.
 #[derive(Debug, Clone)]

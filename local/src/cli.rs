@@ -6,6 +6,7 @@ use template::Template;
 use tokio::net::TcpListener;
 
 use crate::{
+    account,
     explorer::Explorer,
     gateway::{Gateway, RouteAuth},
     jwt::{self, Authorizer, Issuer},
@@ -243,7 +244,7 @@ fn print_streams(streams: Option<&StreamsHandle>, table: &str) {
         };
         let destination = m
             .destination
-            .map(|d| format!(", failures to {}/{d}.jsonl", streams::FAILURES_DIR))
+            .map(|d| format!(", failures to {}/{d}.jsonl", account::FAILURES_DIR))
             .unwrap_or_default();
         println!(
             "  {} <- {}, batches of {}{filters}{destination}",

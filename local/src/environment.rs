@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use template::{EnvValue, Function, Template};
 
+use crate::account;
+
 /// The value of every template parameter: `--param` first, then the parameter's `Default`.
 /// Fails on a `--param` the template does not declare (most likely a typo).
 pub fn parameter_values(
@@ -63,14 +65,14 @@ pub fn resolve(
             EnvValue::Ref(target) if is_failure_destination(template, target) => {
                 let path = std::env::current_dir()
                     .unwrap_or_default()
-                    .join(crate::streams::FAILURES_DIR)
+                    .join(account::FAILURES_DIR)
                     .join(format!("{target}.jsonl"));
                 format!("file://{}", path.display())
             }
             EnvValue::Ref(target) => match target.as_str() {
-                "AWS::Region" => "us-east-1".to_owned(),
-                "AWS::AccountId" => crate::apigw::ACCOUNT_ID.to_owned(),
-                "AWS::StackName" => "local".to_owned(),
+                "AWS::Region" => account::REGION.to_owned(),
+                "AWS::AccountId" => account::ACCOUNT_ID.to_owned(),
+                "AWS::StackName" => account::STACK_NAME.to_owned(),
                 _ => {
                     eprintln!(
                         "warning: {}: {name} is !Ref {target}, which the local stack cannot \

@@ -17,9 +17,9 @@ use time::OffsetDateTime;
 use tokio::net::TcpListener;
 
 use crate::{
+    account,
     apigw::{self, RequestInfo},
     explorer::Explorer,
-    ids,
     instances::InvokeError,
     jwt::{Authorizer, Refused},
     routes::Router,
@@ -158,8 +158,8 @@ impl Gateway {
         let info = RequestInfo {
             source_ip: peer.ip(),
             port: local.port(),
-            request_id: ids::apigw_request_id(),
-            trace_id: ids::trace_id(now.unix_timestamp() as u64),
+            request_id: account::apigw_request_id(),
+            trace_id: account::trace_id(now.unix_timestamp() as u64),
             time: now,
         };
         let line = format!("{} {}", req.method(), req.uri());

@@ -12,13 +12,13 @@
 //! - [`recorder`]: the functions' way to DynamoDB Local, keeping what they send, which the
 //!   item-collection [`explorer`] (`/_local/explorer`) shows.
 
+pub mod account;
 pub mod apigw;
 pub mod cli;
 pub mod environment;
 pub mod explorer;
 pub mod filter;
 pub mod gateway;
-pub mod ids;
 pub mod instances;
 pub mod jwt;
 pub mod recorder;

@@ -32,14 +32,17 @@ use serde_json::{Map, Value};
 use template::Template;
 use tokio::task::JoinHandle;
 
-use crate::{filter::Filters, lock, stack::Stack};
+use crate::{
+    account::{self, FAILURES_DIR},
+    filter::Filters,
+    lock,
+    stack::Stack,
+};
 use mapping::Mapping;
 pub use mapping::Timing;
 use queue::Limits;
 use shard::Start;
 
-/// Where the on-failure destinations' files go, relative to the working directory.
-pub const FAILURES_DIR: &str = ".local/failures";
 /// How long [`StreamsHandle::status`] waits for fresh reads before answering `drained: false`.
 const STATUS_WAIT: Duration = Duration::from_secs(3);
 
@@ -97,7 +100,7 @@ pub fn dynamodb_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
     use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
     let config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
+        .region(Region::new(account::REGION))
         .credentials_provider(Credentials::new("local", "local", None, None, "dev"))
         .endpoint_url(endpoint)
         .build();
@@ -109,7 +112,7 @@ pub fn streams_client(endpoint: &str) -> aws_sdk_dynamodbstreams::Client {
     use aws_sdk_dynamodbstreams::config::{BehaviorVersion, Credentials, Region};
     let config = aws_sdk_dynamodbstreams::Config::builder()
         .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
+        .region(Region::new(account::REGION))
         .credentials_provider(Credentials::new("local", "local", None, None, "dev"))
         .endpoint_url(endpoint)
         .build();

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use time::{OffsetDateTime, macros::format_description};
 
 use super::queue::{Condition, Entry};
-use crate::{ids, lock};
+use crate::{account, lock};
 
 /// Where a mapping's discarded records go.
 #[derive(Debug, Clone)]
@@ -59,7 +59,7 @@ pub fn record(source: &Source, condition: Condition, entries: &[Entry]) -> Value
     let failure = entries.iter().rev().find_map(|e| e.last_failure.clone());
     json!({
         "requestContext": {
-            "requestId": ids::uuid(),
+            "requestId": account::uuid(),
             "functionArn": source.function_arn,
             "condition": condition.as_str(),
             "approximateInvokeCount": invoked,

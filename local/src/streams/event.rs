@@ -11,8 +11,7 @@ use aws_sdk_dynamodbstreams::types::{AttributeValue, Record as SdkRecord};
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
-/// Lambda reports its own region, not the stream's (DynamoDB Local says `ddblocal`).
-const REGION: &str = "us-east-1";
+use crate::account;
 
 /// One stream record, ready to send.
 #[derive(Debug, Clone)]
@@ -103,7 +102,8 @@ impl Record {
             r.event_version().unwrap_or("1.1").into(),
         );
         record.insert("eventSource".into(), "aws:dynamodb".into());
-        record.insert("awsRegion".into(), REGION.into());
+        // Lambda reports its own region, not the stream's (DynamoDB Local says `ddblocal`).
+        record.insert("awsRegion".into(), account::REGION.into());
         record.insert("dynamodb".into(), Value::Object(dynamodb));
         record.insert("eventSourceARN".into(), stream_arn.into());
         // Only TTL deletions carry it.

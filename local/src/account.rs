@@ -1,4 +1,5 @@
-//! Identifiers in the shapes AWS uses. They only need to be unique, not secret, so std's randomly
+//! The emulated AWS account: its id and region, the names of its resources, and identifiers in
+//! the shapes AWS uses. The random ones only need to be unique, not secret, so std's randomly
 //! keyed hasher is a good enough source (no extra crate).
 
 use std::{
@@ -7,6 +8,24 @@ use std::{
 };
 
 use base64::Engine;
+
+/// The account id in every local ARN and event.
+pub const ACCOUNT_ID: &str = "123456789012";
+/// The region every function runs in and reports (`AWS::Region`, `awsRegion` of a stream
+/// record).
+pub const REGION: &str = "us-east-1";
+/// `AWS::StackName`.
+pub const STACK_NAME: &str = "local";
+/// `requestContext.apiId` of the local API.
+pub const API_ID: &str = "local";
+/// Where the stream mappings' on-failure destinations are, relative to the working directory:
+/// a JSON-lines file per destination (`<DestinationLogicalId>.jsonl`; an SQS queue in AWS).
+pub const FAILURES_DIR: &str = ".local/failures";
+
+/// A function's ARN.
+pub fn function_arn(function: &str) -> String {
+    format!("arn:aws:lambda:{REGION}:{ACCOUNT_ID}:function:{function}")
+}
 
 fn random_u64() -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -60,5 +79,9 @@ mod tests {
         assert_ne!(uuid(), uuid());
         assert_eq!(apigw_request_id().len(), 16);
         assert!(trace_id(0).starts_with("Root=1-00000000-"));
+        assert_eq!(
+            function_arn("f"),
+            "arn:aws:lambda:us-east-1:123456789012:function:f"
+        );
     }
 }
