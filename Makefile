@@ -70,10 +70,10 @@ workbench: dynamodb-install ## Write the table's NoSQL Workbench model (workbenc
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo run --quiet -p tools --bin workbench
 
-catalogue: ## Write README's access-pattern table from the catalogue (shared/catalogue), which the tests hold openapi.yaml and template.yaml to
+catalogue: ## Write docs/access-patterns.md's access-pattern table from the catalogue (shared/catalogue), which the tests hold openapi.yaml and template.yaml to
 	UPDATE_CATALOGUE=1 cargo test -p tests catalogue::the_readme_table
 
-cost: dynamodb-install ## Measure what each function's sample request consumes in DynamoDB (DynamoDB Local's reported capacity) and write README's cost table
+cost: dynamodb-install ## Measure what each function's sample request consumes in DynamoDB (DynamoDB Local's reported capacity) and write docs/access-patterns.md's cost table
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) UPDATE_COST_TABLE=1 \

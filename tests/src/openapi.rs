@@ -306,9 +306,10 @@ fn the_checker_refuses_what_the_document_does_not_say() {
 
 #[test]
 fn the_readme_error_table_names_exactly_the_documented_codes() {
-    // The README's "Errors" table is what a client developer reads; openapi.yaml's enum is what
-    // the checker holds every answer to. Neither may name a code the other does not.
-    let readme = std::fs::read_to_string(template::workspace_root().join("README.md")).unwrap();
+    // The error table of docs/errors.md is what a client developer reads; openapi.yaml's enum is
+    // what the checker holds every answer to. Neither may name a code the other does not.
+    let readme =
+        std::fs::read_to_string(template::workspace_root().join("docs/errors.md")).unwrap();
     let table: String = readme
         .lines()
         .skip_while(|l| !l.starts_with("| status | code | when |"))
@@ -316,7 +317,7 @@ fn the_readme_error_table_names_exactly_the_documented_codes() {
         .map(|l| l.split('|').nth(2).unwrap_or_default())
         .collect::<Vec<_>>()
         .join(" ");
-    assert!(!table.is_empty(), "the README has its error table");
+    assert!(!table.is_empty(), "docs/errors.md has its error table");
     let in_readme: BTreeSet<String> = table
         .split('`')
         .skip(1)
