@@ -45,6 +45,8 @@ mod explorer;
 #[cfg(test)]
 mod hr;
 #[cfg(test)]
+mod links;
+#[cfg(test)]
 mod load;
 #[cfg(test)]
 mod merged;
