@@ -3,8 +3,8 @@
 //! Lambda would, with its batching, filtering, partial batch responses, retries, bisection and
 //! on-failure destination.
 //!
-//! - [`mapping`]: one per function's stream event, each with its own position in every shard,
-//!   following the shards' lineage ([`shard`]).
+//! - [`mapping`]: one per function's stream event, each with its own position in every shard;
+//!   [`follow`] follows the shards' lineage ([`shard`]) and starts a worker for each.
 //! - [`worker`]: one mapping's processing of one shard; the retry rules are in [`queue`], the
 //!   reading of responses in [`response`], the event in [`event`], the on-failure record (a
 //!   JSON line in `.local/failures/<Destination>.jsonl`) in [`destination`].
@@ -15,6 +15,7 @@
 
 mod destination;
 pub mod event;
+mod follow;
 mod mapping;
 mod queue;
 mod response;
@@ -186,7 +187,7 @@ pub async fn start(
             state: Mutex::default(),
             wake: Default::default(),
         });
-        let task = mapping::start(mapping.clone()).await;
+        let task = follow::start(mapping.clone()).await;
         match task {
             Ok(task) => tasks.push(task),
             Err(e) => {
