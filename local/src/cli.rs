@@ -10,9 +10,9 @@ use crate::{
     explorer::Explorer,
     gateway::{Gateway, RouteAuth},
     jwt::{self, Authorizer, Issuer},
+    lambda::{Stack, StackConfig},
     recorder,
     routes::Router,
-    stack::{Stack, StackConfig},
     streams::{self, StreamsConfig, StreamsHandle},
 };
 

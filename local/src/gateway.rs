@@ -20,10 +20,9 @@ use crate::{
     account,
     apigw::{self, RequestInfo},
     explorer::Explorer,
-    instances::InvokeError,
     jwt::{Authorizer, Refused},
+    lambda::{InvokeError, Stack},
     routes::Router,
-    stack::Stack,
     streams::StreamsHandle,
 };
 

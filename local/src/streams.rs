@@ -36,8 +36,8 @@ use tokio::task::JoinHandle;
 use crate::{
     account::{self, FAILURES_DIR},
     filter::Filters,
-    lock,
-    stack::Stack,
+    lambda::Stack,
+    sync::lock,
 };
 use mapping::Mapping;
 pub use mapping::Timing;

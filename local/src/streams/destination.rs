@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use time::{OffsetDateTime, macros::format_description};
 
 use super::queue::{Condition, Entry};
-use crate::{account, lock};
+use crate::{account, sync::lock};
 
 /// Where a mapping's discarded records go.
 #[derive(Debug, Clone)]

@@ -16,7 +16,7 @@ use super::{
     shard::Start,
     status::MappingState,
 };
-use crate::{filter::Filters, lock, stack::Stack};
+use crate::{filter::Filters, lambda::Stack, sync::lock};
 
 /// How often things happen; the defaults suit people and tests alike.
 #[derive(Debug, Clone, Copy)]

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::queue::Failure;
-use crate::InvokeError;
+use crate::lambda::InvokeError;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {

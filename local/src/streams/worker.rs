@@ -13,7 +13,7 @@ use super::{
     response::{self, Outcome},
     shard::ShardReader,
 };
-use crate::runtime_api::MAX_EVENT_BYTES;
+use crate::lambda::runtime_api::MAX_EVENT_BYTES;
 
 /// Room for `{"Records":[]}` around the records.
 const MAX_BATCH_BYTES: usize = MAX_EVENT_BYTES - 64;

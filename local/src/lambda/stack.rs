@@ -7,7 +7,7 @@ use bytes::Bytes;
 use serde_json::Value;
 use template::Template;
 
-use crate::{
+use super::{
     environment,
     instances::{FunctionSpec, InvokeError, Pool},
     runtime_api::MAX_EVENT_BYTES,

@@ -20,7 +20,7 @@ use tokio::{
     sync::{mpsc, oneshot, watch},
 };
 
-use crate::lock;
+use crate::sync::lock;
 
 /// Lambda's limit on a synchronous invocation's event (and response).
 pub const MAX_EVENT_BYTES: usize = 6 * 1024 * 1024;

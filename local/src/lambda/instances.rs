@@ -22,10 +22,8 @@ use tokio::{
     sync::{Notify, mpsc, oneshot, watch},
 };
 
-use crate::{
-    account, lock,
-    runtime_api::{self, Invocation, MAX_EVENT_BYTES, Outcome, RuntimeApi},
-};
+use super::runtime_api::{self, Invocation, MAX_EVENT_BYTES, Outcome, RuntimeApi};
+use crate::{account, sync::lock};
 
 /// How long Lambda lets a new instance initialise before it takes its first event.
 const INIT_TIMEOUT: Duration = Duration::from_secs(10);
