@@ -7,7 +7,7 @@
 //! - [`lambda`]: every function's pool of processes, each process talking to its own Lambda
 //!   Runtime API emulator. [`Stack::invoke`] is the way in for any event source.
 //! - [`streams`]: the table's DynamoDB stream feeding the functions with stream events, as
-//!   Lambda's event source mappings do (event filtering in [`filter`]).
+//!   Lambda's event source mappings do (event filtering in [`streams::filter`]).
 //! - [`recorder`]: the functions' way to DynamoDB Local, keeping what they send, which the
 //!   item-collection [`explorer`] (`/_local/explorer`) shows.
 
@@ -15,7 +15,6 @@ pub mod account;
 pub mod apigw;
 pub mod cli;
 pub mod explorer;
-pub mod filter;
 pub mod gateway;
 pub mod jwt;
 pub mod lambda;

@@ -8,6 +8,7 @@
 //! - [`worker`]: one mapping's processing of one shard; the retry rules are in [`queue`], the
 //!   reading of responses in [`response`], the event in [`event`], the on-failure record (a
 //!   JSON line in `.local/failures/<Destination>.jsonl`) in [`destination`].
+//! - [`filter`]: the mappings' `FilterCriteria`, which decide the records a function sees.
 //! - [`status`]: the counters behind `GET /_local/streams`, and `drained`.
 //!
 //! Not emulated: `ParallelizationFactor` (one batch in flight per shard), tumbling windows, and
@@ -15,6 +16,7 @@
 
 mod destination;
 pub mod event;
+pub mod filter;
 mod follow;
 mod mapping;
 mod queue;
@@ -35,10 +37,10 @@ use tokio::task::JoinHandle;
 
 use crate::{
     account::{self, FAILURES_DIR},
-    filter::Filters,
     lambda::Stack,
     sync::lock,
 };
+use filter::Filters;
 use mapping::Mapping;
 pub use mapping::Timing;
 use queue::Limits;

@@ -12,11 +12,12 @@ use tokio::sync::Notify;
 
 use super::{
     destination::{self, Destination, Source},
+    filter::Filters,
     queue::{Condition, Entry, Limits},
     shard::Start,
     status::MappingState,
 };
-use crate::{filter::Filters, lambda::Stack, sync::lock};
+use crate::{lambda::Stack, sync::lock};
 
 /// How often things happen; the defaults suit people and tests alike.
 #[derive(Debug, Clone, Copy)]
