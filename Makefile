@@ -16,8 +16,8 @@ TABLE ?= local-table
 # Signs pagination cursors locally. In AWS it is the stack parameter CursorSigningKey.
 LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
 
-# Every crate under functions/ is a Lambda.
-FUNCTIONS := $(notdir $(wildcard functions/*))
+# Every crate under functions/ is a context; each of its binaries (src/bin/<name>.rs) a Lambda.
+CONTEXTS := $(notdir $(wildcard functions/*))
 
 VENV := .venv
 PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathesis==4.32.5 selenium==4.40.0
@@ -59,7 +59,7 @@ seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 
 
 bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks, each against its baseline in the same run: the functions as Lambda runs them (root: cgroup CPU shares) against a bare hello, Node + ElectroDB, Python + boto3; coalesced stream writes; merged pages of a sharded index
 	bench/python/install.sh >/dev/null
-	cargo build --release -p bench -p bench-hello -p get-customer -p list-orders -p place-order
+	cargo build --release -p bench -p bench-hello -p commerce --bin lambda-bench --bin bench-hello --bin get-customer --bin list-orders --bin place-order
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT); \
@@ -129,25 +129,36 @@ browser: dynamodb-install $(VENV)/.installed $(CHROMIUM) ## The explorer in head
 	  scripts/browser.sh http://127.0.0.1:$(TEST_DDB_PORT)
 
 # checkov scans the template as written and as SAM expands it (the roles, permissions and stage SAM
-# generates); a finding fails the build unless the resource skips it with a reason in its Metadata.
+# generates); a finding fails the build unless .checkov.yaml (checks every function or log group
+# passes) or the resource's Metadata (one resource's exception) skips it with a reason.
 lint: $(VENV)/.installed $(VENV)/checkov/.installed ## Validate the SAM template (sam validate --lint, cfn-lint with informational rules, checkov as written and as translated) and formatting
 	$(VENV)/bin/sam validate --lint --template template.yaml
 	$(VENV)/bin/cfn-lint --include-checks I -- template.yaml
 	mkdir -p .local
 	$(VENV)/bin/python scripts/sam-translate.py template.yaml > .local/template.json
 	for t in template.yaml .local/template.json; do \
-	  $(CHECKOV) --file $$t --framework cloudformation --compact --quiet --skip-download; done
+	  $(CHECKOV) --config-file .checkov.yaml --file $$t --framework cloudformation --compact --quiet --skip-download; done
 	cargo fmt --all -- --check
 
 clippy: ## Rust lints on every crate and test, warnings as errors (not in `make test`: checking every dependency again would add about 2.5 minutes)
 	cargo clippy --workspace --all-targets -- -D warnings
 
-build: $(VENV)/.installed ## Release binaries for Lambda (arm64), as SAM's rust-cargolambda builds them
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH cargo lambda build --release --arm64 $(addprefix -p ,$(FUNCTIONS))
+# Every function's release binary for Lambda (arm64), in one build: target/lambda/<function>/bootstrap.
+LAMBDA_BUILD = PATH=$(CURDIR)/$(VENV)/bin:$$PATH cargo lambda build --release --arm64 $(addprefix -p ,$(CONTEXTS))
+
+build: $(VENV)/.installed ## Release binaries of every function for Lambda (arm64), in one cargo lambda build: target/lambda/<function>/bootstrap
+	$(LAMBDA_BUILD)
 	@ls -l target/lambda/*/bootstrap | awk '{printf "%8d  %s\n", $$5, $$9}'
 
-sam-build: $(VENV)/.installed ## sam build (uses cargo-lambda through SAM's rust-cargolambda build method)
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/sam build --beta-features
+sam-build: $(VENV)/.installed ## sam build: every function built by one cargo lambda build (make build), then packaged by SAM
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/sam build
+
+# sam build runs `make build-<LogicalId>` here for each function (BuildMethod: makefile, in source:
+# samconfig.toml). The first call builds every function at once, so their links run in parallel;
+# the others find them built. The binary's name is the logical id's, as template::function_name reads it.
+build-%Function: $(VENV)/.installed
+	$(LAMBDA_BUILD)
+	cp target/lambda/$(shell echo '$*' | sed -E 's/([a-z0-9])([A-Z])/\1-\2/g' | tr A-Z a-z)/bootstrap "$(ARTIFACTS_DIR)/"
 
 deploy: sam-build ## sam deploy --guided (asks for stack name, region and CursorSigningKey)
 	$(VENV)/bin/sam deploy --guided

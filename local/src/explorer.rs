@@ -19,13 +19,16 @@ use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
 use keys::{Space, registry};
 use serde_json::{Value, json};
 
-use crate::{apigw, jwt::Issuer, recorder::Recorder, routes::percent_decode};
+pub mod recorder;
+
+use crate::{apigw, jwt::Issuer, routes::percent_decode};
+use recorder::Recorder;
 
 pub const PATH: &str = "/_local/explorer";
 
 type Item = HashMap<String, AttributeValue>;
 
-const PAGE: &str = include_str!("explorer.html");
+const PAGE: &str = include_str!("explorer/explorer.html");
 
 /// A partition's items shown at most (pages of a Query, in order).
 const MAX_ITEMS: usize = 1_000;
@@ -288,9 +291,9 @@ pub fn patterns() -> Value {
         .map(|p| {
             let o = p.operation();
             let caller = match p.example.caller {
-                catalogue::Caller::Anyone => "anyone".to_owned(),
-                catalogue::Caller::Staff => "staff".to_owned(),
-                catalogue::Caller::Sub(sub) => format!("sub:{sub}"),
+                catalogue::Sender::Anyone => "anyone".to_owned(),
+                catalogue::Sender::Staff => "staff".to_owned(),
+                catalogue::Sender::Sub(sub) => format!("sub:{sub}"),
             };
             json!({
                 "id": p.label(),

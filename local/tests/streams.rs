@@ -295,9 +295,9 @@ fn template_text(dir: &Path, handlers: &[Handler]) -> String {
     Type: AWS::SQS::Queue
 ",
     );
-    for (i, h) in handlers.iter().enumerate() {
+    for h in handlers {
         t += &format!(
-            "  Function{i}:
+            "  {logical_id}:
     Type: AWS::Serverless::Function
     Properties:
       CodeUri: functions/{name}
@@ -313,6 +313,8 @@ fn template_text(dir: &Path, handlers: &[Handler]) -> String {
             Stream: !GetAtt Table.StreamArn
 ",
             name = h.name,
+            // The template names a function by its logical id: `collector` is `CollectorFunction`.
+            logical_id = format!("{}{}Function", h.name[..1].to_uppercase(), &h.name[1..]),
             log = dir.join(format!("{}.log", h.name)).display(),
             state = dir.join("state").display(),
         );

@@ -51,7 +51,7 @@ fn openapi_has_exactly_the_catalogue_operations_with_its_summaries() {
             documented.insert((method, path.clone()));
         }
     }
-    for o in OPERATIONS {
+    for o in OPERATIONS.iter() {
         assert!(
             documented.contains(&(o.method.as_str().to_owned(), o.path.to_owned())),
             "{} {}: in the catalogue, not in openapi.yaml",
@@ -86,7 +86,7 @@ fn every_operation_is_served_by_its_function_in_the_template() {
 fn every_function_has_a_sample_request_among_its_patterns_examples() {
     // The events/ samples and the catalogue's examples exercise the same seed data: each API
     // function's sample is one of its patterns' examples, so neither drifts from the other.
-    for o in OPERATIONS {
+    for o in OPERATIONS.iter() {
         let path = template::workspace_root().join(format!("events/{}.json", o.function));
         let event: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("a sample")).unwrap();

@@ -287,13 +287,13 @@ async fn derive(table: &store::Table) -> Result<(), Box<dyn std::error::Error>> 
         .collect();
     for batch in records.chunks(100) {
         let event = testkit::stream_event(batch.to_vec());
-        let commerce = commerce_stream::handle(
-            &testkit::deps(table.clone(), commerce_stream::NEEDS),
+        let commerce = commerce::commerce_stream::handle(
+            &testkit::deps(table.clone(), commerce::commerce_stream::CONSUMER.needs),
             event.clone(),
         )
         .await;
-        let reviews = aggregate_reviews::handle(
-            &testkit::deps(table.clone(), aggregate_reviews::NEEDS),
+        let reviews = reviews::aggregate_reviews::handle(
+            &testkit::deps(table.clone(), reviews::aggregate_reviews::CONSUMER.needs),
             event,
         )
         .await;

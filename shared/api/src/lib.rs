@@ -19,7 +19,7 @@ use lambda_http::{
 };
 use model::Entity;
 use serde::{Serialize, de::DeserializeOwned};
-use store::{Deps, Needs, StoreError, Table, cursor::CursorError};
+use store::{Deps, StoreError, Table, cursor::CursorError};
 
 /// Largest request body accepted: bounding it bounds the work bad input can cause. Derived from
 /// the largest valid body, a review of 5,000 characters (`put-review`) written the longest way
@@ -467,16 +467,15 @@ pub fn field<T>(name: &str, parsed: Result<T, KeyError>) -> Result<T, ApiError> 
 /// stops: each one authorized ([`auth::authorize`]), then handled by `handler`. Typed errors become
 /// JSON error responses; a 5xx is logged.
 pub async fn serve<F, Fut>(
-    pattern: &'static str,
-    needs: Needs,
-    access: Access,
+    function: &'static Function,
     handler: F,
 ) -> Result<(), lambda_http::Error>
 where
     F: Fn(&'static Deps, Request) -> Fut,
     Fut: Future<Output = Result<Response<Body>, ApiError>> + Send,
 {
-    let metrics = telemetry::init(pattern)?;
+    let (needs, access) = (function.needs, function.access);
+    let metrics = telemetry::init(function.metrics_pattern().leak())?;
     // Made once and kept for the life of the process, as Lambda keeps a warm instance; a
     // configuration it cannot use is reported to Lambda as the reason the instance failed.
     let deps = telemetry::startup::checked(Deps::from_env(needs).await).await?;
@@ -529,9 +528,42 @@ pub fn respond(result: Result<Response<Body>, ApiError>) -> Response<Body> {
 }
 
 pub mod auth;
+pub mod function;
 pub mod learning;
 pub mod views;
 
 pub use auth::{Access, Caller};
+pub use function::{Function, Method, Route};
+
+/// A context crate's API functions, declared once: `functions![get_customer, put_customer]`
+/// makes each a public module (its `FUNCTION` and `handle`), the list [`FUNCTIONS`] in that
+/// order, and [`handle`], which answers a request as the named function's `main` would (for
+/// tests and tools that run handlers in process).
+#[macro_export]
+macro_rules! functions {
+    ($($function:ident),* $(,)?) => {
+        $(pub mod $function;)*
+
+        /// This context's API functions.
+        pub const FUNCTIONS: &[&$crate::Function] = &[$(&$function::FUNCTION),*];
+
+        /// The answer of the function named `function` to `req`, authorized as it declares,
+        /// with `deps` (made for its needs); `None` when no function of this context has the
+        /// name.
+        pub async fn handle(
+            function: &str,
+            deps: &store::Deps,
+            req: lambda_http::Request,
+        ) -> Option<lambda_http::Response<lambda_http::Body>> {
+            $(if function == $function::FUNCTION.name {
+                return Some(
+                    Box::pin($crate::dispatch(deps, $function::FUNCTION.access, $function::handle, req))
+                        .await,
+                );
+            })*
+            None
+        }
+    };
+}
 /// For a handler serving several patterns: [`telemetry::serving`].
 pub use telemetry::serving;

@@ -1,53 +1,33 @@
-//! The access-pattern catalogue, as data: every operation of the HTTP API ([`OPERATIONS`]) and
-//! every access pattern it serves ([`PATTERNS`]: its ID from the mission's catalogue, the index it
-//! reads, the DynamoDB request it sends, what comes back, and an example request on the seed
-//! data).
-//!
-//! One list, several readers, none kept by hand beside it: the README's access-pattern table is
-//! rendered from it ([`markdown_table`], checked by the tests crate), `openapi.yaml`'s operations
-//! and summaries are checked against it, the template's routes against [`Operation::function`], and
-//! the local stack's explorer lists and runs its patterns.
+//! The access-pattern catalogue: every function of the four contexts, as each declares itself
+//! beside its handler (`FUNCTION` of an API function, `CONSUMER` of a stream handler), collected
+//! here for their readers. Nothing is listed twice: the access-pattern table in
+//! `docs/access-patterns.md` is rendered from it ([`markdown_table`]), `openapi.yaml`'s operations
+//! and `template.yaml`'s routes are held to it by the tests crate, the tests dispatch requests by
+//! function name through it ([`handle`]), and the local stack's explorer lists and runs its
+//! patterns.
 
-mod data;
+use std::sync::LazyLock;
 
-pub use data::{OPERATIONS, PATTERNS};
+use api::Function;
+pub use api::function::{Example, Index, Method, Sender};
+use lambda_http::{Body, Request, Response};
+use store::Deps;
+use streams::Consumer;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Method {
-    Get,
-    Put,
-    Post,
-    Delete,
-}
+/// Every API function, context by context, each context's in its own order.
+pub static FUNCTIONS: LazyLock<Vec<&'static Function>> = LazyLock::new(|| {
+    [
+        commerce::FUNCTIONS,
+        reviews::FUNCTIONS,
+        learning::FUNCTIONS,
+        hr::FUNCTIONS,
+    ]
+    .concat()
+});
 
-impl Method {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Get => "GET",
-            Method::Put => "PUT",
-            Method::Post => "POST",
-            Method::Delete => "DELETE",
-        }
-    }
-}
-
-/// Where a pattern's items are read or written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Index {
-    Table,
-    Gsi1,
-    Gsi2,
-}
-
-impl Index {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Index::Table => "table",
-            Index::Gsi1 => "GSI1",
-            Index::Gsi2 => "GSI2",
-        }
-    }
-}
+/// Every stream handler.
+pub static CONSUMERS: LazyLock<Vec<&'static Consumer>> =
+    LazyLock::new(|| [commerce::CONSUMERS, reviews::CONSUMERS].concat());
 
 /// One route of the HTTP API and the function behind it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,52 +35,68 @@ pub struct Operation {
     pub method: Method,
     /// The route's path template, as API Gateway and OpenAPI spell it: `/customers/{customerId}`.
     pub path: &'static str,
-    /// The Lambda function serving it (its crate under `functions/`).
+    /// The Lambda function serving it.
     pub function: &'static str,
-    /// The operation's one-line summary, `openapi.yaml`'s exactly; it starts with the IDs of the
-    /// patterns it serves ("C1: …", "L2-L6: …") when the catalogue names them.
+    /// The operation's one-line summary, `openapi.yaml`'s exactly.
     pub summary: &'static str,
 }
 
-/// Who sends an example request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Caller {
-    /// No token: a public route.
-    Anyone,
-    /// A signed-in customer or user: the token's `sub`.
-    Sub(&'static str),
-    /// A member of the `staff` group.
-    Staff,
-}
+/// Every operation, in the order of [`FUNCTIONS`].
+pub static OPERATIONS: LazyLock<Vec<Operation>> = LazyLock::new(|| {
+    FUNCTIONS
+        .iter()
+        .flat_map(|f| {
+            f.routes.iter().map(|r| Operation {
+                method: r.method,
+                path: r.path,
+                function: f.name,
+                summary: r.summary,
+            })
+        })
+        .collect()
+});
 
-/// A request that exercises a pattern on the seed data (`make seed`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Example {
-    pub caller: Caller,
-    /// Path and query string, percent-encoded as sent: `/customers/123?orders=2`.
-    pub target: &'static str,
-    /// The JSON body of a write.
-    pub body: Option<&'static str>,
-}
-
-/// One access pattern: a row of the README's table.
+/// One access pattern with its route: a row of the access-pattern table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pattern {
-    /// The mission catalogue's ID (`C1`, `L11`), or `""` for an operation the catalogue does not
-    /// number (a write that creates reference data, a derived counter's read).
+    /// The mission catalogue's ID, or `""` (see [`api::function::Pattern::id`]).
     pub id: &'static str,
     pub method: Method,
-    /// The operation's path template (see [`Pattern::operation`]).
+    /// The operation's path template.
     pub path: &'static str,
-    /// The route as the README shows it, in Markdown: method, path, query and body, and notes.
+    /// The function serving it.
+    pub function: &'static str,
+    /// The route as the table shows it, in Markdown.
     pub route: &'static str,
     pub index: Index,
-    /// The DynamoDB request, in Markdown: key condition, request kind, conditions.
+    /// The DynamoDB request, in Markdown.
     pub request: &'static str,
-    /// What comes back, in Markdown, errors included.
+    /// What comes back, in Markdown.
     pub returns: &'static str,
     pub example: Example,
 }
+
+/// Every access pattern, in the order of [`FUNCTIONS`].
+pub static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
+    FUNCTIONS
+        .iter()
+        .flat_map(|f| {
+            f.routes.iter().flat_map(move |r| {
+                r.patterns.iter().map(move |p| Pattern {
+                    id: p.id,
+                    method: r.method,
+                    path: r.path,
+                    function: f.name,
+                    route: p.route,
+                    index: p.index,
+                    request: p.request,
+                    returns: p.returns,
+                    example: p.example,
+                })
+            })
+        })
+        .collect()
+});
 
 impl Pattern {
     /// The operation serving this pattern.
@@ -109,7 +105,7 @@ impl Pattern {
             .unwrap_or_else(|| panic!("{} {}: no such operation", self.method.as_str(), self.path))
     }
 
-    /// The ID as the README shows it: "—" when the catalogue numbers none.
+    /// The ID as the table shows it: "—" when the catalogue numbers none.
     pub fn label(&self) -> &'static str {
         if self.id.is_empty() { "—" } else { self.id }
     }
@@ -122,19 +118,56 @@ pub fn operation(method: Method, path: &str) -> Option<&'static Operation> {
         .find(|o| o.method == method && o.path == path)
 }
 
-/// The README's access-pattern table, one row per pattern.
+/// The API function of this name.
+pub fn function(name: &str) -> Option<&'static Function> {
+    FUNCTIONS.iter().copied().find(|f| f.name == name)
+}
+
+/// The stream handler of this name.
+pub fn consumer(name: &str) -> Option<&'static Consumer> {
+    CONSUMERS.iter().copied().find(|c| c.name == name)
+}
+
+/// The answer of the API function named `function` to `req`, as its `main` gives it (authorized
+/// as it declares), with `deps`; `None` for a name no context has.
+pub async fn handle(function: &str, deps: &Deps, req: Request) -> Option<Response<Body>> {
+    if let Some(r) = Box::pin(commerce::handle(function, deps, req.clone())).await {
+        return Some(r);
+    }
+    if let Some(r) = Box::pin(reviews::handle(function, deps, req.clone())).await {
+        return Some(r);
+    }
+    if let Some(r) = Box::pin(learning::handle(function, deps, req.clone())).await {
+        return Some(r);
+    }
+    Box::pin(hr::handle(function, deps, req)).await
+}
+
+/// A stream handler's batch response to `event`, with `deps`; `None` for a name no context has.
+pub async fn handle_batch(
+    consumer: &str,
+    deps: &Deps,
+    event: streams::Event,
+) -> Option<streams::BatchResponse> {
+    if let Some(r) = Box::pin(commerce::handle_batch(consumer, deps, event.clone())).await {
+        return Some(r);
+    }
+    Box::pin(reviews::handle_batch(consumer, deps, event)).await
+}
+
+/// The access-pattern table, one row per pattern.
 pub fn markdown_table() -> String {
     let mut out = String::from(
         "| ID | route | function | index | key condition / request | what comes back |\n\
          |---|---|---|---|---|---|\n",
     );
-    for p in PATTERNS {
+    for p in PATTERNS.iter() {
         let cell = |s: &str| s.replace('|', "\\|");
         out.push_str(&format!(
             "| {} | {} | `{}` | {} | {} | {} |\n",
             p.label(),
             cell(p.route),
-            p.operation().function,
+            p.function,
             p.index.as_str(),
             cell(p.request),
             cell(p.returns),
@@ -142,7 +175,6 @@ pub fn markdown_table() -> String {
     }
     out
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,7 +205,7 @@ mod tests {
 
     #[test]
     fn every_pattern_has_its_operation_and_every_operation_a_pattern() {
-        for p in PATTERNS {
+        for p in PATTERNS.iter() {
             p.operation();
             let shown = format!("`{} {}", p.method.as_str(), p.path);
             assert!(
@@ -183,7 +215,7 @@ mod tests {
                 p.route
             );
         }
-        for o in OPERATIONS {
+        for o in OPERATIONS.iter() {
             assert!(
                 PATTERNS
                     .iter()
@@ -199,7 +231,7 @@ mod tests {
 
     #[test]
     fn a_summary_starts_with_the_ids_of_its_patterns() {
-        for o in OPERATIONS {
+        for o in OPERATIONS.iter() {
             let ids: Vec<&str> = PATTERNS
                 .iter()
                 .filter(|p| p.method == o.method && p.path == o.path && !p.id.is_empty())
@@ -236,7 +268,7 @@ mod tests {
 
     #[test]
     fn every_example_fits_its_route() {
-        for p in PATTERNS {
+        for p in PATTERNS.iter() {
             let path = p.example.target.split('?').next().unwrap_or_default();
             let concrete: Vec<&str> = path.split('/').collect();
             let template: Vec<&str> = p.path.split('/').collect();

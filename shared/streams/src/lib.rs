@@ -310,19 +310,54 @@ where
     (response, applied)
 }
 
-/// A stream handler's whole `main`: logging and metrics (counted under `pattern`), its
+/// What a stream handler declares about itself, once, beside its handler: its name (its binary,
+/// its template resource, its sample event, and its metrics' `Pattern`: it serves no pattern of
+/// the catalogue) and what it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Consumer {
+    pub name: &'static str,
+    pub needs: Needs,
+}
+
+/// A context crate's stream handlers, declared once: `consumers![commerce_stream]` makes each a
+/// public module (its `CONSUMER` and `handle`), the list [`CONSUMERS`], and `handle_batch`, which
+/// answers a batch as the named handler's `main` would (for tests and tools).
+#[macro_export]
+macro_rules! consumers {
+    ($($consumer:ident),* $(,)?) => {
+        $(pub mod $consumer;)*
+
+        /// This context's stream handlers.
+        pub const CONSUMERS: &[&$crate::Consumer] = &[$(&$consumer::CONSUMER),*];
+
+        /// The batch response of the handler named `consumer` to `event`, with `deps` (made for
+        /// its needs); `None` when no handler of this context has the name.
+        pub async fn handle_batch(
+            consumer: &str,
+            deps: &store::Deps,
+            event: $crate::Event,
+        ) -> Option<$crate::BatchResponse> {
+            $(if consumer == $consumer::CONSUMER.name {
+                return Some(Box::pin($consumer::handle(deps, event)).await);
+            })*
+            None
+        }
+    };
+}
+
+/// A stream handler's whole `main`: logging and metrics (counted under its name), its
 /// dependencies read once from the environment, then batches answered by `handler` with a partial
 /// batch response until the runtime stops.
 pub async fn serve<F, Fut>(
-    pattern: &'static str,
-    needs: Needs,
+    consumer: &'static Consumer,
     handler: F,
 ) -> Result<(), lambda_runtime::Error>
 where
     F: Fn(&'static Deps, Event) -> Fut,
     Fut: std::future::Future<Output = BatchResponse> + Send,
 {
-    let metrics = telemetry::init(pattern)?;
+    let needs = consumer.needs;
+    let metrics = telemetry::init(consumer.name)?;
     // Made once and kept for the life of the process, as Lambda keeps a warm instance; a
     // configuration it cannot use is reported to Lambda as the reason the instance failed.
     let deps = telemetry::startup::checked(Deps::from_env(needs).await).await?;

@@ -106,8 +106,8 @@ pub enum EnvValue {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Function {
     pub logical_id: String,
-    /// `functions/<name>`.
-    pub code_uri: String,
+    /// Its binary's name, read from its logical id (see [`function_name`]).
+    pub name: String,
     pub environment: BTreeMap<String, EnvValue>,
     pub routes: Vec<Route>,
     pub streams: Vec<StreamMapping>,
@@ -157,10 +157,30 @@ impl Function {
 }
 
 impl Function {
-    /// The crate, binary and directory name: the last part of `CodeUri`.
+    /// The binary's name (`get-customer`), which is also the function's name in the code's
+    /// declarations and its sample event's (`events/get-customer.json`).
     pub fn name(&self) -> &str {
-        self.code_uri.rsplit('/').next().unwrap_or(&self.code_uri)
+        &self.name
     }
+}
+
+/// A function's binary name from its logical id: the id without its `Function` suffix, in
+/// kebab case (`GetCustomerFunction` -> `get-customer`). The template names a function once, by
+/// its logical id; `make sam-build` reads the binary name from it the same way.
+pub fn function_name(logical_id: &str) -> String {
+    let id = logical_id.strip_suffix("Function").unwrap_or(logical_id);
+    let mut name = String::with_capacity(id.len() + 4);
+    let mut previous: Option<char> = None;
+    for c in id.chars() {
+        if c.is_ascii_uppercase()
+            && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit())
+        {
+            name.push('-');
+        }
+        name.push(c.to_ascii_lowercase());
+        previous = Some(c);
+    }
+    name
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -464,10 +484,6 @@ fn parse_function(
     globals: &Value,
     resources: &serde_yaml::Mapping,
 ) -> Result<Function, TemplateError> {
-    let code_uri = str_at(props, &["CodeUri"])
-        .ok_or_else(|| shape(format!("{id} has no CodeUri")))?
-        .trim_end_matches('/')
-        .to_owned();
     let mut env = environment(globals);
     env.extend(environment(props));
     let mut routes = Vec::new();
@@ -503,7 +519,7 @@ fn parse_function(
     };
     Ok(Function {
         logical_id: id.to_owned(),
-        code_uri,
+        name: function_name(id),
         environment: env,
         routes,
         streams,
@@ -633,5 +649,16 @@ mod tests {
         assert!(user.allows("dynamodb:Query", Some("GSI1")));
         assert!(!user.allows("dynamodb:Query", None), "only the index");
         assert!(!user.allows("dynamodb:Query", Some("GSI2")));
+    }
+
+    #[test]
+    fn a_function_is_named_by_its_logical_id() {
+        assert_eq!(function_name("GetCustomerFunction"), "get-customer");
+        assert_eq!(
+            function_name("ListWarehouseEmployeesFunction"),
+            "list-warehouse-employees"
+        );
+        assert_eq!(function_name("CommerceStreamFunction"), "commerce-stream");
+        assert_eq!(function_name("F"), "f");
     }
 }

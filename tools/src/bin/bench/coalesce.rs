@@ -65,12 +65,12 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
     table.meter().reset();
     let deps = Deps::new(
         table,
-        commerce_stream::NEEDS,
+        commerce::commerce_stream::CONSUMER.needs,
         testkit::TEST_CURSOR_KEY,
         SHARDS,
     )?;
     let (response, coalesced) =
-        commerce_stream::totals::handle_counted(&deps, &stream_event(batch.clone())).await;
+        commerce::commerce_stream::totals::handle_counted(&deps, &stream_event(batch.clone())).await;
     assert!(
         response.batch_item_failures.is_empty(),
         "the batch failed: {response:?}"
@@ -96,14 +96,14 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
     table.meter().reset();
     let deps = Deps::new(
         table,
-        commerce_stream::NEEDS,
+        commerce::commerce_stream::CONSUMER.needs,
         testkit::TEST_CURSOR_KEY,
         SHARDS,
     )?;
     let (mut base_targets, mut base_ledger) = (0, 0);
     for record in records(&items) {
         let (r, applied) =
-            commerce_stream::totals::handle_counted(&deps, &stream_event(vec![record])).await;
+            commerce::commerce_stream::totals::handle_counted(&deps, &stream_event(vec![record])).await;
         assert!(r.batch_item_failures.is_empty());
         base_targets += applied.target_writes;
         base_ledger += applied.ledger_writes;

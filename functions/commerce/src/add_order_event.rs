@@ -1,0 +1,197 @@
+//! C6: `POST /orders/{orderId}/events` with `{"status", "note"?}`: appends a tracking event to an
+//! existing order. Event ids are ULIDs, so events sort by time in the order's collection. One
+//! transaction: a ConditionCheck that the order exists, and the event's Put.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError};
+use keys::{
+    SortableId, Timestamp,
+    commerce::{EventId, OrderStatus},
+};
+use lambda_http::{Body, Request, Response};
+use model::commerce::TrackingEvent;
+use serde::Deserialize;
+use store::{Deps, Needs, commerce};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "add-order-event",
+    access: Access::Staff,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Post,
+            path: "/orders/{orderId}/events",
+            summary: "C6: append a tracking event (the order's status follows through the stream)",
+            patterns: &[
+                Pattern {
+                    id: "C6",
+                    route: "`POST /orders/{orderId}/events` `{status, note?}`",
+                    index: Index::Table,
+                    request: "TransactWriteItems: ConditionCheck order exists; Put `EVENT#<eventId>`",
+                    returns: "201 the event; 404 unknown order",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/orders/01ERTNJ6000000000000000000/events",
+                        body: Some(r#"{"status": "SHIPPED", "note": "Left the warehouse"}"#),
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub const MAX_NOTE_CHARS: usize = 500;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AddEvent {
+    status: String,
+    #[serde(default)]
+    note: Option<String>,
+}
+
+fn parse_status(s: &str) -> Result<OrderStatus, ApiError> {
+    let allowed: Vec<_> = OrderStatus::ALL
+        .into_iter()
+        .filter(|st| *st != OrderStatus::Open)
+        .map(OrderStatus::as_str)
+        .collect();
+    s.parse::<OrderStatus>()
+        .ok()
+        .filter(|st| *st != OrderStatus::Open)
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_status",
+                format!("status: give one of {}", allowed.join(", ")),
+            )
+        })
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let order = api::path(&req, "orderId", SortableId::parse)?;
+    let body: AddEvent = api::json_body(&req)?;
+    let status = parse_status(&body.status)?;
+    let note = body
+        .note
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty());
+    if note
+        .as_ref()
+        .is_some_and(|n| n.chars().count() > MAX_NOTE_CHARS)
+    {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            format!("note: give at most {MAX_NOTE_CHARS} characters"),
+        ));
+    }
+    let event: EventId = SortableId::new();
+    let record = TrackingEvent {
+        order_id: order,
+        event_id: event,
+        status,
+        note,
+        at: Timestamp::from_ms(event.timestamp_ms())
+            .map_err(|e| ApiError::from(store::StoreError::from(e)))?,
+    };
+    if !commerce::add_tracking_event(&deps.table, &record).await? {
+        return Err(ApiError::not_found(
+            "order_not_found",
+            format!("There is no order {order}."),
+        ));
+    }
+    let mut view = api::views::commerce::tracking_event(&record);
+    view["orderId"] = order.to_string().into();
+    api::json(201, &view)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), FUNCTION.needs)
+    }
+    use serde_json::json;
+    use testkit::fixtures;
+    use testkit::{all_items, event, request, response_json};
+
+    const ROUTE: &str = "POST /orders/{orderId}/events";
+
+    async fn with_order() -> (Table, String) {
+        let table = testkit::table().await;
+        fixtures::customer(&table, "1").await;
+        let order = fixtures::order(&table, "1", keys::now_ms(), &[(1, 1, 1)]).await;
+        (table, order.order_id.to_string())
+    }
+
+    async fn post(table: &Table, order: &str, body: &str) -> (u16, serde_json::Value) {
+        let mut ev = event(ROUTE, "/orders/x/events", &[], Some(body));
+        ev["pathParameters"]["orderId"] = json!(order);
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+    }
+
+    #[tokio::test]
+    async fn appends_events_that_sort_by_time() {
+        let (table, order) = with_order().await;
+        let (s1, e1) = post(&table, &order, r#"{"status":"PROCESSING"}"#).await;
+        let (s2, e2) = post(
+            &table,
+            &order,
+            r#"{"status":"SHIPPED","note":"  via courier "}"#,
+        )
+        .await;
+        assert_eq!((s1, s2), (201, 201));
+        assert_eq!(e2["note"], "via courier");
+        assert!(e1["eventId"].as_str().unwrap() < e2["eventId"].as_str().unwrap());
+        let events: Vec<_> = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| i["Type"].as_s().unwrap() == "TrackingEvent")
+            .map(|i| i["SK"].as_s().unwrap().clone())
+            .collect();
+        assert_eq!(
+            events,
+            [
+                format!("EVENT#{}", e1["eventId"].as_str().unwrap()),
+                format!("EVENT#{}", e2["eventId"].as_str().unwrap())
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn bad_input_and_unknown_orders_are_4xx_and_write_nothing() {
+        let (table, order) = with_order().await;
+        let before = all_items(&table).await;
+        let unknown = SortableId::new().to_string();
+        let long_note = format!(r#"{{"status":"SHIPPED","note":"{}"}}"#, "x".repeat(501));
+        let cases: Vec<(&str, &str, u16, &str)> = vec![
+            (&unknown, r#"{"status":"SHIPPED"}"#, 404, "order_not_found"),
+            ("nope", r#"{"status":"SHIPPED"}"#, 400, "invalid_parameter"),
+            (&order, "", 400, "missing_body"),
+            (&order, "{", 400, "invalid_json"),
+            (&order, r#"{"status":"LOST"}"#, 400, "invalid_status"),
+            (&order, r#"{"status":"OPEN"}"#, 400, "invalid_status"),
+            (&order, r#"{"status":"shipped"}"#, 400, "invalid_status"),
+            (&order, r#"{"status":7}"#, 400, "invalid_body"),
+            (&order, r#"{"note":"x"}"#, 400, "invalid_body"),
+            (
+                &order,
+                r#"{"status":"SHIPPED","extra":1}"#,
+                400,
+                "invalid_body",
+            ),
+            (&order, &long_note, 400, "invalid_body"),
+        ];
+        for (id, body, status, code) in cases {
+            let (s, b) = post(&table, id, body).await;
+            assert_eq!(
+                (s, b["code"].as_str().unwrap()),
+                (status, code),
+                "{id} {body:.60}"
+            );
+        }
+        assert_eq!(all_items(&table).await, before);
+    }
+}

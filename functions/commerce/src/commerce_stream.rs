@@ -1,0 +1,29 @@
+//! The commerce context's one consumer of the table's stream. DynamoDB Streams serves at most two
+//! readers per shard before it throttles them, and the table has two contexts with derived data
+//! (commerce, reviews): one consumer each, whatever they derive. This one runs, on each batch:
+//! - [`status`]: tracking events → an order's current status (header, GSI2 key, summary);
+//! - [`totals`]: orders and lines → customer order count and lifetime value, units sold per
+//!   product and daily counts (sharded).
+//!
+//! Each part decides which records are its own and is idempotent (conditions, the ledger), so a
+//! batch retried because one part failed changes nothing the other already did. The batch's
+//! failures are the union of both parts'.
+
+use store::{Deps, Needs};
+use streams::{Consumer, BatchResponse, Event};
+
+pub mod status;
+pub mod totals;
+
+/// Its name (binary, template resource, sample event, metrics' `Pattern`) and what it needs.
+pub const CONSUMER: Consumer = Consumer {
+    name: "commerce-stream",
+    needs: Needs::SHARDS,
+};
+
+pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
+    // Boxed: each part's future is large, and together they are too deep for the compiler.
+    let status = Box::pin(status::handle(deps, &event)).await;
+    let (totals, _) = Box::pin(totals::handle_counted(deps, &event)).await;
+    BatchResponse::union(&event, [status, totals])
+}

@@ -1,0 +1,207 @@
+//! Tracking events → order status (part of the commerce stream consumer). For each order touched by a batch, the newest
+//! tracking event's status is written to the order header (and its GSI2 status key, so O5 sees
+//! the change) and to the order's summary in the customer's collection: one pair of conditional
+//! updates per order per batch, not per event. Conditions on `LastEventId` make it exact under
+//! replays, duplicates and out-of-order delivery. Removed events change nothing: events are
+//! append-only, and a status never rolls back.
+
+use std::collections::BTreeMap;
+
+use keys::commerce::{EventId, OrderId, OrderStatus};
+use model::{Entity, commerce::TrackingEvent};
+use store::{Deps, commerce::apply_order_status};
+use streams::{BatchResponse, Event, Kind, Poison};
+
+pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
+    let table = &deps.table;
+    let (mut failed, mut poison) = (Vec::new(), Vec::new());
+    // Order → (newest event, its status, the records it stands for).
+    let mut newest: BTreeMap<OrderId, (EventId, OrderStatus, Vec<usize>)> = BTreeMap::new();
+    for change in streams::changes(event, &[TrackingEvent::TYPE]) {
+        let change = match change {
+            Ok(c) => c,
+            Err(e) => {
+                poison.push(Poison {
+                    index: e.index(),
+                    reason: e.to_string(),
+                });
+                continue;
+            }
+        };
+        if change.kind == Kind::Remove || change.type_name() != Some(TrackingEvent::TYPE) {
+            continue;
+        }
+        let parsed = change
+            .new::<TrackingEvent>()
+            .map_err(|e| e.to_string())
+            .and_then(|e| {
+                let e = e.ok_or("no new image")?;
+                Ok::<_, String>((e.order_id, e.event_id, e.status))
+            });
+        let (order, event_id, status) = match parsed {
+            Ok(p) => p,
+            Err(e) => {
+                poison.push(Poison {
+                    index: change.index,
+                    reason: format!("tracking event does not decode: {e}"),
+                });
+                continue;
+            }
+        };
+        let entry = newest
+            .entry(order)
+            .or_insert((event_id, status, Vec::new()));
+        if event_id > entry.0 {
+            (entry.0, entry.1) = (event_id, status);
+        }
+        entry.2.push(change.index);
+    }
+    for (order, (event_id, status, records)) in newest {
+        if let Err(e) = apply_order_status(table, order, event_id, status).await {
+            tracing::error!(error = %e, %order, "status update failed");
+            failed.extend(records);
+        }
+    }
+    BatchResponse::failures(event, &failed).with_poison(poison)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::SortableId;
+    use model::Item;
+    use store::{Table, commerce::add_tracking_event};
+    use testkit::{Change as C, all_items, fixtures, stream_event, stream_record};
+
+    async fn handle(table: &Table, event: &Event) -> BatchResponse {
+        super::handle(&testkit::deps(table.clone(), super::super::CONSUMER.needs), event).await
+    }
+
+    async fn order_with_events() -> (Table, OrderId, Vec<Item>) {
+        let table = testkit::table().await;
+        fixtures::customer(&table, "ann").await;
+        let order = fixtures::order(&table, "ann", keys::now_ms(), &[(1, 1, 1)]).await;
+        let base = order.order_id.timestamp_ms();
+        for (i, status) in [OrderStatus::Processing, OrderStatus::Shipped]
+            .into_iter()
+            .enumerate()
+        {
+            let ev = SortableId::at_ms(base + 1000 * (i as u64 + 1));
+            let rec = TrackingEvent {
+                order_id: order.order_id,
+                event_id: ev,
+                status,
+                note: None,
+                at: fixtures::at(ev.timestamp_ms()),
+            };
+            add_tracking_event(&table, &rec).await.unwrap();
+        }
+        let events = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| i["Type"].as_s().unwrap() == "TrackingEvent")
+            .collect();
+        (table, order.order_id, events)
+    }
+
+    async fn statuses(table: &Table) -> Vec<(String, String)> {
+        all_items(table)
+            .await
+            .into_iter()
+            .filter(|i| matches!(i["Type"].as_s().unwrap().as_str(), "Order" | "OrderHeader"))
+            .map(|i| {
+                (
+                    i["Type"].as_s().unwrap().clone(),
+                    i["Status"].as_s().unwrap().clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn the_newest_event_wins_whatever_the_delivery_order() {
+        let (table, order, events) = order_with_events().await;
+        // Newest first, each in its own batch, then the older one replayed as a MODIFY whose old
+        // image is older than what the order already shows.
+        let r = handle(
+            &table,
+            &stream_event(vec![stream_record("e2", 2, C::Insert(&events[1]))]),
+        )
+        .await;
+        assert!(r.batch_item_failures.is_empty());
+        handle(
+            &table,
+            &stream_event(vec![stream_record("e1", 1, C::Insert(&events[0]))]),
+        )
+        .await;
+        let mut noted = events[0].clone();
+        noted.insert("Note".into(), model::s("late edit"));
+        handle(
+            &table,
+            &stream_event(vec![stream_record("e3", 3, C::Modify(&events[0], &noted))]),
+        )
+        .await;
+        assert_eq!(
+            statuses(&table).await,
+            [
+                ("Order".into(), "SHIPPED".into()),
+                ("OrderHeader".into(), "SHIPPED".into())
+            ]
+        );
+        let header = all_items(&table)
+            .await
+            .into_iter()
+            .find(|i| i["Type"].as_s().unwrap() == "OrderHeader")
+            .unwrap();
+        assert_eq!(
+            header["GSI2SK"].as_s().unwrap(),
+            &format!("SHIPPED#{order}"),
+            "O5's index follows the status"
+        );
+    }
+
+    #[tokio::test]
+    async fn one_batch_of_many_events_is_one_update_pair_and_replays_change_nothing() {
+        let (table, _, events) = order_with_events().await;
+        let batch = stream_event(vec![
+            stream_record("e1", 1, C::Insert(&events[0])),
+            stream_record("e2", 2, C::Insert(&events[1])),
+        ]);
+        table.meter().reset();
+        handle(&table, &batch).await;
+        assert_eq!(
+            table.meter().requests().len(),
+            2,
+            "header and summary, once"
+        );
+        let before = all_items(&table).await;
+        handle(&table, &batch).await;
+        assert_eq!(all_items(&table).await, before);
+        assert_eq!(statuses(&table).await[0].1, "SHIPPED");
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_event_is_poison_not_a_failure() {
+        let (table, _, events) = order_with_events().await;
+        let mut bad = events[1].clone();
+        bad.insert("Status".into(), model::s("TELEPORTED"));
+        let r = handle(
+            &table,
+            &stream_event(vec![
+                stream_record("e1", 1, C::Insert(&events[0])),
+                stream_record("bad", 2, C::Insert(&bad)),
+            ]),
+        )
+        .await;
+        // Never a batch failure (retried without bound, it would block the shard): poison, for
+        // the failure destination.
+        assert!(r.failed_sequence_numbers().is_empty());
+        assert_eq!(r.poison.len(), 1);
+        assert_eq!(r.poison[0].index, 1);
+        assert_eq!(
+            statuses(&table).await[0].1,
+            "PROCESSING",
+            "the good record was applied"
+        );
+    }
+}

@@ -1,0 +1,848 @@
+//! Orders and inventories → counters (part of the commerce stream consumer). From order
+//! summaries (`Type = Order`), order lines (`Type = OrderItem`) and inventories
+//! (`Type = Inventory`), inserted, modified or removed (TTL removals included):
+//! - the customer's `OrderCount` and `LifetimeValue` (cents) on its A record;
+//! - units sold and revenue per product, on `AGGREGATE_SHARDS` write shards;
+//! - site-wide orders and revenue per day (UTC), on `AGGREGATE_SHARDS` write shards;
+//! - the account rep's order count and total (cents) in the order's quarter, ranked by total in
+//!   GSI1 (O14), for orders placed under a rep;
+//! - a product's total inventory over all warehouses, on the product's own record (O13).
+//!
+//! Each record becomes deltas (a modify is new minus old); `store::aggregate::apply` coalesces
+//! them into one write per touched target and makes each record count exactly once.
+//!
+//! Every sum counts an order while it is a sale (`Order::is_sale`: not cancelled or returned): a
+//! status change that turns it into or out of one moves the customer's, the day's and the rep's
+//! sums from the summary's images, and the products' from the order's lines, read then.
+
+use std::collections::BTreeMap;
+
+use keys::{
+    Quarter,
+    commerce::{self as k, OrderId},
+    derived,
+};
+use model::{
+    Entity,
+    commerce::{Customer, Inventory, OrderLine, OrderSummary, Product, ProductSales, RepSales},
+    derived::DailyStats,
+    n, s,
+};
+use store::{
+    Deps,
+    aggregate::{Applied, Contribution, Ranked},
+};
+use streams::{BatchResponse, Change, Event};
+
+/// The order totals of a batch, and what was written (for logs, tests and the benchmark).
+/// The items whose changes move the totals; every other record is another part's or nobody's.
+pub const OWNS: &[&str] = &[OrderSummary::TYPE, OrderLine::TYPE, Inventory::TYPE];
+
+pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
+    let (lines, unread) = lines_of_turned_orders(deps, event).await;
+    let (response, applied) = streams::aggregate_batch(deps, event, OWNS, |change, shards| {
+        contributions_of(change, shards, &lines)
+    })
+    .await;
+    if unread.is_empty() {
+        return (response, applied);
+    }
+    // Their products' share waits for a retry; what the records did apply, the ledger skips then.
+    let retry = BatchResponse::failures(event, &unread);
+    (BatchResponse::union(event, [response, retry]), applied)
+}
+
+/// The order summaries of the batch that stop or start being a sale (a status change, both images
+/// present), and the lines of their orders, read once per order. Lines are written once, with
+/// their order, so the lines read are the lines whose INSERTs added to the products' sales,
+/// whichever of those records is applied first. Also the positions of the changes whose order's
+/// lines could not be read (reported for a retry).
+async fn lines_of_turned_orders(
+    deps: &Deps,
+    event: &Event,
+) -> (BTreeMap<OrderId, Vec<OrderLine>>, Vec<usize>) {
+    let mut turned: BTreeMap<OrderId, Vec<usize>> = BTreeMap::new();
+    for change in streams::changes(event, &[OrderSummary::TYPE])
+        .into_iter()
+        .flatten()
+    {
+        // An image that does not decode is the aggregation's poison, not a read to make.
+        if let (Ok(old), Ok(new)) = (change.old::<OrderSummary>(), change.new::<OrderSummary>())
+            && turns(&old, &new)
+            && let Some(OrderSummary(order)) = &new
+        {
+            turned.entry(order.order_id).or_default().push(change.index);
+        }
+    }
+    let reads = turned.keys().map(|order| async move {
+        let page = deps.table.query(k::order_lines(*order)).send_all().await;
+        (*order, page.and_then(|p| p.decode::<OrderLine>()))
+    });
+    let mut lines = BTreeMap::new();
+    let mut unread = Vec::new();
+    for (order, read) in futures::future::join_all(reads).await {
+        match read {
+            Ok(page) => {
+                lines.insert(order, page.items);
+            }
+            Err(e) => {
+                tracing::warn!(%order, error = %e, "an order's lines could not be read");
+                unread.extend(turned.get(&order).into_iter().flatten());
+            }
+        }
+    }
+    (lines, unread)
+}
+
+fn contributions_of(
+    change: &Change<'_>,
+    shards: u32,
+    lines: &BTreeMap<OrderId, Vec<OrderLine>>,
+) -> Result<Vec<Contribution>, String> {
+    match change.type_name() {
+        Some(OrderSummary::TYPE) => {
+            let old = change.old::<OrderSummary>().map_err(|e| e.to_string())?;
+            let new = change.new::<OrderSummary>().map_err(|e| e.to_string())?;
+            Ok(order_contributions(change, old, new, shards, lines))
+        }
+        Some(OrderLine::TYPE) => {
+            let old = change.old::<OrderLine>().map_err(|e| e.to_string())?;
+            let new = change.new::<OrderLine>().map_err(|e| e.to_string())?;
+            Ok(line_contributions(change, old, new, shards))
+        }
+        Some(Inventory::TYPE) => {
+            let old = change.old::<Inventory>().map_err(|e| e.to_string())?;
+            let new = change.new::<Inventory>().map_err(|e| e.to_string())?;
+            Ok(inventory_contributions(change, old, new))
+        }
+        // Other types are filtered out before they reach this function (FilterCriteria).
+        _ => Ok(Vec::new()),
+    }
+}
+
+fn presence<T>(o: &Option<T>) -> i64 {
+    i64::from(o.is_some())
+}
+
+/// The image, if it counts as a sale.
+fn sale(o: &Option<OrderSummary>) -> Option<&OrderSummary> {
+    o.as_ref().filter(|o| o.0.is_sale())
+}
+
+/// Whether a change of an existing summary turns its order into or out of a sale: then its
+/// lines' share of the products' sales moves too.
+fn turns(old: &Option<OrderSummary>, new: &Option<OrderSummary>) -> bool {
+    matches!((old, new), (Some(o), Some(n)) if o.0.is_sale() != n.0.is_sale())
+}
+
+fn order_contributions(
+    change: &Change<'_>,
+    old: Option<OrderSummary>,
+    new: Option<OrderSummary>,
+    shards: u32,
+    lines: &BTreeMap<OrderId, Vec<OrderLine>>,
+) -> Vec<Contribution> {
+    let Some(OrderSummary(any)) = new.as_ref().or(old.as_ref()) else {
+        return Vec::new();
+    };
+    // An image counts while it is a sale: a cancellation or return (a MODIFY of `Status`, from
+    // the status projection) subtracts the order as a removal would, and a later event that
+    // makes it a sale again adds it back. Other status changes move nothing and write nothing.
+    let (new_sale, old_sale) = (sale(&new), sale(&old));
+    let count = presence(&new_sale) - presence(&old_sale);
+    let value = new_sale.map_or(0, |o| o.0.total) - old_sale.map_or(0, |o| o.0.total);
+    let date = any.created_at.date();
+    let shard = derived::daily_stats_shard(&any.order_id.to_string(), shards);
+    let mut out = vec![
+        Contribution {
+            record: change.index,
+            event_id: change.event_id.clone(),
+            target: k::customer(&any.customer_id),
+            target_type: Customer::TYPE,
+            must_exist: true,
+            adds: BTreeMap::from([
+                (Customer::ORDER_COUNT, count),
+                (Customer::LIFETIME_VALUE, value),
+            ]),
+            labels: BTreeMap::new(),
+            ranked: None,
+        },
+        Contribution {
+            record: change.index,
+            event_id: change.event_id.clone(),
+            target: derived::daily_stats(date, shard),
+            target_type: DailyStats::TYPE,
+            must_exist: false,
+            adds: BTreeMap::from([(DailyStats::ORDERS, count), (DailyStats::REVENUE, value)]),
+            labels: BTreeMap::from([
+                (DailyStats::DATE, s(date.iso())),
+                (DailyStats::SHARD, n(shard.number())),
+            ]),
+            ranked: None,
+        },
+    ];
+    // Its products' sales follow too: each line's units and amount, taken out or put back (the
+    // lines read for this batch; an order whose lines could not be read is retried).
+    if turns(&old, &new) {
+        for line in lines.get(&any.order_id).into_iter().flatten() {
+            out.push(product_sales(
+                change,
+                line,
+                count * i64::from(line.quantity),
+                count * line.amount(),
+                shards,
+            ));
+        }
+    }
+    // The rep the order was placed under is part of the order and never changes: old and new
+    // images name the same one.
+    if let Some(rep) = &any.account_rep_id {
+        let period = Quarter::of(date);
+        out.push(Contribution {
+            record: change.index,
+            event_id: change.event_id.clone(),
+            target: k::rep_sales(period, rep),
+            target_type: RepSales::TYPE,
+            must_exist: false,
+            adds: BTreeMap::from([(RepSales::TOTAL, value), (RepSales::ORDER_COUNT, count)]),
+            labels: BTreeMap::from([
+                (RepSales::PERIOD, s(period.to_string())),
+                (RepSales::REP_ID, s(rep.as_str())),
+            ]),
+            ranked: Some(Ranked {
+                by: RepSales::TOTAL,
+                period,
+                rep: rep.clone(),
+            }),
+        });
+    }
+    out
+}
+
+/// A product's total inventory: new quantity minus old, on the product's record (which an
+/// inventory requires: it is checked when the inventory is written).
+fn inventory_contributions(
+    change: &Change<'_>,
+    old: Option<Inventory>,
+    new: Option<Inventory>,
+) -> Vec<Contribution> {
+    let Some(any) = new.as_ref().or(old.as_ref()) else {
+        return Vec::new();
+    };
+    let quantity = |i: &Option<Inventory>| i.as_ref().map_or(0, |i| i64::from(i.quantity));
+    vec![Contribution {
+        record: change.index,
+        event_id: change.event_id.clone(),
+        target: k::product(any.sku),
+        target_type: Product::TYPE,
+        must_exist: true,
+        adds: BTreeMap::from([(Product::TOTAL_INVENTORY, quantity(&new) - quantity(&old))]),
+        labels: BTreeMap::new(),
+        ranked: None,
+    }]
+}
+
+fn line_contributions(
+    change: &Change<'_>,
+    old: Option<OrderLine>,
+    new: Option<OrderLine>,
+    shards: u32,
+) -> Vec<Contribution> {
+    let Some(any) = new.as_ref().or(old.as_ref()) else {
+        return Vec::new();
+    };
+    let units = new.as_ref().map_or(0, |l| i64::from(l.quantity))
+        - old.as_ref().map_or(0, |l| i64::from(l.quantity));
+    let revenue =
+        new.as_ref().map_or(0, OrderLine::amount) - old.as_ref().map_or(0, OrderLine::amount);
+    vec![product_sales(change, any, units, revenue, shards)]
+}
+
+/// Units and revenue added to the product of `line`, on its order's shard.
+fn product_sales(
+    change: &Change<'_>,
+    line: &OrderLine,
+    units: i64,
+    revenue: i64,
+    shards: u32,
+) -> Contribution {
+    // The shard comes from the order, so a retry lands on the same shard.
+    let shard = k::product_sales_shard(line.order_id, shards);
+    Contribution {
+        record: change.index,
+        event_id: change.event_id.clone(),
+        target: k::product_sales(line.sku, shard),
+        target_type: ProductSales::TYPE,
+        must_exist: false,
+        adds: BTreeMap::from([
+            (ProductSales::UNITS_SOLD, units),
+            (ProductSales::REVENUE, revenue),
+        ]),
+        labels: BTreeMap::from([
+            (ProductSales::SKU, n(line.sku.get())),
+            (ProductSales::SHARD, n(shard.number())),
+        ]),
+        ranked: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::Item;
+    use serde_json::Value;
+    use store::{Table, aws_sdk_dynamodb::types::AttributeValue};
+    use testkit::{Change as C, all_items, fixtures, stream_event, stream_record};
+
+    const SHARDS: u32 = 4;
+
+    fn num(item: &Item, attr: &str) -> i64 {
+        item.get(attr)
+            .and_then(|v| v.as_n().ok())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Two customers, three orders, lines sharing SKUs across orders.
+    async fn with_orders() -> (Deps, Vec<Item>) {
+        let table = testkit::table().await;
+        for c in ["ann", "bob"] {
+            fixtures::customer(&table, c).await;
+        }
+        let orders = [
+            (
+                "ann",
+                1_790_000_000_000u64,
+                vec![(1u64, 2u32, 100i64), (2, 1, 250)],
+            ),
+            ("ann", 1_790_100_000_000, vec![(1, 3, 100)]),
+            ("bob", 1_790_000_500_000, vec![(2, 4, 250), (3, 1, 999)]),
+        ];
+        for (c, ms, lines) in orders {
+            fixtures::order(&table, c, ms, &lines).await;
+        }
+        let sources = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| matches!(i["Type"].as_s().unwrap().as_str(), "Order" | "OrderItem"))
+            .collect();
+        let deps = Deps::new(table, super::super::CONSUMER.needs, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
+        (deps, sources)
+    }
+
+    fn inserts(sources: &[Item]) -> Vec<Value> {
+        sources
+            .iter()
+            .enumerate()
+            .map(|(i, item)| stream_record(&format!("ev{i}"), i as u64 + 1, C::Insert(item)))
+            .collect()
+    }
+
+    /// Customer → (count, value), sku → units, day → (orders, revenue).
+    type Derived = (
+        BTreeMap<String, (i64, i64)>,
+        BTreeMap<i64, i64>,
+        BTreeMap<String, (i64, i64)>,
+    );
+
+    /// The derived totals, read from the table.
+    async fn derived(table: &Table) -> Derived {
+        let (mut customers, mut sales, mut days) =
+            (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
+        for item in all_items(table).await {
+            match item["Type"].as_s().unwrap().as_str() {
+                "Customer" => {
+                    customers.insert(
+                        item["CustomerId"].as_s().unwrap().clone(),
+                        (num(&item, "OrderCount"), num(&item, "LifetimeValue")),
+                    );
+                }
+                "ProductSales" => {
+                    *sales.entry(num(&item, "Sku")).or_default() += num(&item, "UnitsSold")
+                }
+                "DailyStats" => {
+                    let e: &mut (i64, i64) = days
+                        .entry(item["Date"].as_s().unwrap().clone())
+                        .or_default();
+                    e.0 += num(&item, "Orders");
+                    e.1 += num(&item, "Revenue");
+                }
+                _ => {}
+            }
+        }
+        (customers, sales, days)
+    }
+
+    fn expected() -> Derived {
+        let customers = BTreeMap::from([
+            ("ann".to_owned(), (2, 200 + 250 + 300)),
+            ("bob".to_owned(), (1, 1000 + 999)),
+        ]);
+        let sales = BTreeMap::from([(1, 5), (2, 5), (3, 1)]);
+        let days = BTreeMap::from([
+            ("2026-09-21".to_owned(), (2, 450 + 1999)),
+            ("2026-09-22".to_owned(), (1, 300)),
+        ]);
+        (customers, sales, days)
+    }
+
+    #[tokio::test]
+    async fn inserts_are_counted_once_under_replays_duplicates_and_bisection() {
+        let (deps, sources) = with_orders().await;
+        let records = inserts(&sources);
+        // A bisected retry: the first half alone, then the whole batch again.
+        let half = stream_event(records[..records.len() / 2].to_vec());
+        let (r, _) = handle_counted(&deps, &half).await;
+        assert!(r.batch_item_failures.is_empty());
+        let (r, applied) = handle_counted(&deps, &stream_event(records.clone())).await;
+        assert!(r.batch_item_failures.is_empty());
+        assert!(applied.already_applied > 0);
+        assert_eq!(derived(&deps.table).await, expected());
+
+        // The same batch replayed, and a batch with a record delivered twice: nothing changes,
+        // and nothing is written.
+        let (r, applied) = handle_counted(&deps, &stream_event(records.clone())).await;
+        assert!(r.batch_item_failures.is_empty());
+        assert_eq!((applied.target_writes, applied.ledger_writes), (0, 0));
+        let mut doubled = records.clone();
+        doubled.push(records[0].clone());
+        handle_counted(&deps, &stream_event(doubled)).await;
+        assert_eq!(derived(&deps.table).await, expected());
+    }
+
+    #[tokio::test]
+    async fn one_write_per_touched_target_per_batch() {
+        let (deps, sources) = with_orders().await;
+        let (_, applied) = handle_counted(&deps, &stream_event(inserts(&sources))).await;
+        let targets = all_items(&deps.table)
+            .await
+            .iter()
+            .filter(|i| {
+                matches!(
+                    i["Type"].as_s().unwrap().as_str(),
+                    "ProductSales" | "DailyStats"
+                )
+            })
+            .count()
+            + 2; // the two customers
+        assert_eq!(applied.target_writes, targets);
+        // 3 summaries touch a customer and a day; 5 lines touch a product shard.
+        assert_eq!(applied.ledger_writes, 3 * 2 + 5);
+    }
+
+    #[tokio::test]
+    async fn modify_is_a_delta_and_removals_ttl_included_subtract() {
+        let (deps, sources) = with_orders().await;
+        handle_counted(&deps, &stream_event(inserts(&sources))).await;
+        let line = sources
+            .iter()
+            .find(|i| i["Type"].as_s().unwrap() == "OrderItem" && num(i, "Sku") == 3)
+            .unwrap();
+        let mut more = line.clone();
+        more.insert("Quantity".into(), AttributeValue::N("4".into()));
+        let summary = sources
+            .iter()
+            .find(|i| {
+                i["Type"].as_s().unwrap() == "Order" && i["CustomerId"].as_s().unwrap() == "bob"
+            })
+            .unwrap();
+        let batch = stream_event(vec![
+            stream_record("m1", 100, C::Modify(line, &more)),
+            stream_record("t1", 101, C::TtlRemove(summary)),
+        ]);
+        let (r, _) = handle_counted(&deps, &batch).await;
+        assert!(r.batch_item_failures.is_empty());
+        let (customers, sales, _) = derived(&deps.table).await;
+        assert_eq!(sales[&3], 4, "1 unit, then 4");
+        assert_eq!(customers["bob"], (0, 0));
+        // Replaying the modify does not add again.
+        handle_counted(&deps, &batch).await;
+        assert_eq!(derived(&deps.table).await.1[&3], 4);
+    }
+
+    #[tokio::test]
+    async fn a_failed_write_is_reported_never_acknowledged_and_exact_after_the_retry() {
+        let (deps, sources) = with_orders().await;
+        let records = inserts(&sources);
+        // Break every shard of SKU 2: its counter holds a string, so ADD fails there only.
+        for shard in keys::Shard::all(SHARDS) {
+            let key = k::product_sales(fixtures::sku(2), shard);
+            let mut item = model::key_item(&key);
+            item.insert("UnitsSold".into(), AttributeValue::S("broken".into()));
+            deps.table
+                .client()
+                .put_item()
+                .table_name(deps.table.name())
+                .set_item(Some(item))
+                .send()
+                .await
+                .unwrap();
+        }
+        let event = stream_event(records.clone());
+        let (r, _) = handle_counted(&deps, &event).await;
+        let sku2: Vec<String> = sources
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i["Type"].as_s().unwrap() == "OrderItem" && num(i, "Sku") == 2)
+            .map(|(n, _)| format!("{:021}", n + 1))
+            .collect();
+        let mut reported: Vec<String> = r
+            .failed_sequence_numbers()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        reported.sort();
+        assert_eq!(reported, sku2, "exactly the records whose write failed");
+
+        // Repair, then Lambda retries from the first failure (here: the whole batch again).
+        for shard in keys::Shard::all(SHARDS) {
+            let key = k::product_sales(fixtures::sku(2), shard);
+            deps.table.delete(&key, None).await.unwrap();
+        }
+        let (r, _) = handle_counted(&deps, &event).await;
+        assert!(r.batch_item_failures.is_empty());
+        assert_eq!(derived(&deps.table).await, expected());
+    }
+
+    #[tokio::test]
+    async fn a_poison_record_goes_to_the_failure_destination_and_blocks_nothing() {
+        let (deps, sources) = with_orders().await;
+        let mut records = inserts(&sources);
+        let mut poison = records[0].clone();
+        poison["eventID"] = "poison".into();
+        poison["dynamodb"]["NewImage"] =
+            serde_json::json!({ "Type": { "S": "OrderItem" }, "Sku": { "S": "not a number" } });
+        records.insert(1, poison);
+        let event = stream_event(records.clone());
+        let (r, _) = handle_counted(&deps, &event).await;
+        assert!(r.failed_sequence_numbers().is_empty(), "not retried");
+        assert_eq!(r.poison.iter().map(|p| p.index).collect::<Vec<_>>(), [1]);
+        assert_eq!(derived(&deps.table).await, expected());
+
+        // Delivered to the failure destination, then acknowledged.
+        let file = std::env::temp_dir().join(format!("dead-letters-{}.jsonl", ulid::Ulid::new()));
+        let sink = streams::DeadLetters::at(&format!("file://{}", file.display()))
+            .await
+            .unwrap();
+        let answer = sink.settle(&event, r.clone()).await;
+        assert!(answer.batch_item_failures.is_empty());
+        let lines = std::fs::read_to_string(&file).unwrap();
+        let sent: Vec<serde_json::Value> = lines
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0]["record"]["eventID"], "poison");
+        assert!(
+            sent[0]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("does not decode"),
+            "{}",
+            sent[0]
+        );
+
+        // A destination that cannot be written: the record is retried like a failed write.
+        let nowhere = streams::DeadLetters::at("file:///proc/no/such/dir/x.jsonl")
+            .await
+            .unwrap();
+        let answer = nowhere.settle(&event, r).await;
+        assert_eq!(
+            answer.failed_sequence_numbers(),
+            [records[1]["dynamodb"]["SequenceNumber"].as_str().unwrap()]
+        );
+    }
+
+    /// Every item of `types`, as stream INSERT records (sequence numbers from `first`).
+    async fn inserts_of(table: &Table, types: &[&str], first: u64) -> Vec<Value> {
+        all_items(table)
+            .await
+            .into_iter()
+            .filter(|i| types.contains(&i["Type"].as_s().unwrap().as_str()))
+            .enumerate()
+            .map(|(n, item)| {
+                let seq = first + n as u64;
+                stream_record(&format!("ev{seq}"), seq, C::Insert(&item))
+            })
+            .collect()
+    }
+
+    /// (period, rep) → (total, order count, ranking sort key), read from the table.
+    async fn rep_sales(table: &Table) -> BTreeMap<(String, String), (i64, i64, String)> {
+        all_items(table)
+            .await
+            .into_iter()
+            .filter(|i| i["Type"].as_s().unwrap() == "RepSales")
+            .map(|i| {
+                assert_eq!(
+                    i["GSI1PK"].as_s().unwrap(),
+                    &format!("RANKING#{}", i["Period"].as_s().unwrap())
+                );
+                (
+                    (
+                        i["Period"].as_s().unwrap().clone(),
+                        i["RepId"].as_s().unwrap().clone(),
+                    ),
+                    (
+                        num(&i, "Total"),
+                        num(&i, "OrderCount"),
+                        i["GSI1SK"].as_s().unwrap().clone(),
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    /// 2026-09-21 (Q3).
+    const SEP_21_2026_MS: u64 = 1_790_000_000_000;
+    const DAY_MS: u64 = 86_400_000;
+
+    /// Reps E1 and E2; ann (E1) and bob (E2) order in two quarters, cy (no rep) too.
+    async fn with_rep_orders() -> Deps {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        for (e, name) in [("E1", "Ada Lovelace"), ("E2", "Alan Turing")] {
+            fixtures::employee(&table, e, name).await;
+        }
+        fixtures::customer_of_rep(&table, "ann", "E1").await;
+        fixtures::customer_of_rep(&table, "bob", "E2").await;
+        fixtures::customer(&table, "cy").await;
+        let q3 = SEP_21_2026_MS; // 2026-09-21: Q3
+        let q4 = SEP_21_2026_MS + 30 * DAY_MS; // 2026-10-21: Q4
+        for (c, ms, price) in [
+            ("ann", q3, 1000),
+            ("ann", q3 + 1, 2000),
+            ("ann", q4, 500),
+            ("bob", q3 + 2, 3000),
+            ("cy", q3 + 3, 700),
+        ] {
+            fixtures::order(&table, c, ms, &[(1, 1, price)]).await;
+        }
+        Deps::new(table, super::super::CONSUMER.needs, testkit::TEST_CURSOR_KEY, SHARDS).unwrap()
+    }
+
+    #[tokio::test]
+    async fn rep_sales_are_exact_and_their_ranking_key_follows_the_total_under_replays() {
+        let deps = with_rep_orders().await;
+        let records = inserts_of(&deps.table, &["Order"], 1).await;
+        // Bisected, then whole, replayed, and with a record delivered twice.
+        handle_counted(&deps, &stream_event(records[..2].to_vec())).await;
+        for _ in 0..2 {
+            let (r, _) = handle_counted(&deps, &stream_event(records.clone())).await;
+            assert!(r.batch_item_failures.is_empty());
+        }
+        let mut doubled = records.clone();
+        doubled.push(records[3].clone());
+        handle_counted(&deps, &stream_event(doubled)).await;
+        let key = |total: u64, rep: &str| format!("{total:015}#{rep}");
+        let expected = BTreeMap::from([
+            (
+                ("2026-Q3".to_owned(), "E1".to_owned()),
+                (3000, 2, key(3000, "E1")),
+            ),
+            (
+                ("2026-Q3".to_owned(), "E2".to_owned()),
+                (3000, 1, key(3000, "E2")),
+            ),
+            (
+                ("2026-Q4".to_owned(), "E1".to_owned()),
+                (500, 1, key(500, "E1")),
+            ),
+        ]);
+        assert_eq!(rep_sales(&deps.table).await, expected, "cy has no rep");
+
+        // An order removed (TTL): the total drops and the ranking key is rewritten with it.
+        let ann_first = all_items(&deps.table)
+            .await
+            .into_iter()
+            .find(|i| {
+                i["Type"].as_s().unwrap() == "Order"
+                    && i["CustomerId"].as_s().unwrap() == "ann"
+                    && num(i, "Total") == 1000
+            })
+            .unwrap();
+        let removal = stream_event(vec![stream_record("gone", 99, C::TtlRemove(&ann_first))]);
+        for _ in 0..2 {
+            handle_counted(&deps, &removal).await;
+        }
+        let now = rep_sales(&deps.table).await;
+        assert_eq!(
+            now[&("2026-Q3".to_owned(), "E1".to_owned())],
+            (2000, 1, key(2000, "E1"))
+        );
+    }
+
+    /// A status change as the status projection writes it: the summary, old and new.
+    fn status_change(id: &str, seq: u64, summary: &Item, from: &str, to: &str) -> Value {
+        let with = |status: &str| {
+            let mut i = summary.clone();
+            i.insert("Status".into(), AttributeValue::S(status.into()));
+            i
+        };
+        stream_record(id, seq, C::Modify(&with(from), &with(to)))
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_or_returned_order_leaves_the_sums_and_comes_back_if_reopened() {
+        let deps = with_rep_orders().await;
+        let placed = inserts_of(&deps.table, &["Order", "OrderItem"], 1).await;
+        handle_counted(&deps, &stream_event(placed)).await;
+        // Five orders of one unit of SKU 1 each.
+        assert_eq!(derived(&deps.table).await.1[&1], 5);
+        let summary = |customer: &str, total: i64| {
+            let items = all_items(&deps.table);
+            let customer = customer.to_owned();
+            async move {
+                items
+                    .await
+                    .into_iter()
+                    .find(|i| {
+                        i["Type"].as_s().unwrap() == "Order"
+                            && i["CustomerId"].as_s().unwrap() == &customer
+                            && num(i, "Total") == total
+                    })
+                    .unwrap()
+            }
+        };
+        let (ann_2000, bob_3000) = (summary("ann", 2000).await, summary("bob", 3000).await);
+        let key = |total: u64, rep: &str| format!("{total:015}#{rep}");
+        let q3 = |rep: &str| ("2026-Q3".to_owned(), rep.to_owned());
+
+        // Ann's 2000 cancelled, bob's 3000 delivered then returned; replayed: counted once.
+        let batch = stream_event(vec![
+            status_change("c1", 50, &ann_2000, "PROCESSING", "CANCELLED"),
+            status_change("r1", 51, &bob_3000, "DELIVERED", "RETURNED"),
+        ]);
+        for _ in 0..2 {
+            let (r, _) = handle_counted(&deps, &batch).await;
+            assert!(r.batch_item_failures.is_empty());
+        }
+        let sales = rep_sales(&deps.table).await;
+        assert_eq!(sales[&q3("E1")], (1000, 1, key(1000, "E1")));
+        assert_eq!(sales[&q3("E2")], (0, 0, key(0, "E2")));
+        let (customers, units, days) = derived(&deps.table).await;
+        assert_eq!(customers["ann"], (2, 1000 + 500));
+        assert_eq!(customers["bob"], (0, 0));
+        assert_eq!(units[&1], 3, "their lines' units are out of SKU 1's sales");
+        // 2026-09-21 had ann's 1000 and 2000, bob's 3000 and cy's 700.
+        assert_eq!(days["2026-09-21"], (2, 1000 + 700));
+
+        // A change between two statuses that are both sales moves nothing and writes nothing.
+        let (_, applied) = handle_counted(
+            &deps,
+            &stream_event(vec![status_change(
+                "p1",
+                52,
+                &ann_2000,
+                "OPEN",
+                "PROCESSING",
+            )]),
+        )
+        .await;
+        assert_eq!((applied.target_writes, applied.ledger_writes), (0, 0));
+
+        // Reopened by a later event: counted again, with its ranking key.
+        let (r, _) = handle_counted(
+            &deps,
+            &stream_event(vec![status_change(
+                "o1",
+                53,
+                &ann_2000,
+                "CANCELLED",
+                "PROCESSING",
+            )]),
+        )
+        .await;
+        assert!(r.batch_item_failures.is_empty());
+        assert_eq!(
+            rep_sales(&deps.table).await[&q3("E1")],
+            (3000, 2, key(3000, "E1"))
+        );
+        let (customers, units, _) = derived(&deps.table).await;
+        assert_eq!(customers["ann"], (3, 3500));
+        assert_eq!(units[&1], 4);
+    }
+
+    #[tokio::test]
+    async fn concurrent_batches_for_one_rep_leave_the_key_matching_the_total() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        fixtures::customer_of_rep(&table, "ann", "E1").await;
+        let mut expected = 0;
+        for n in 0..12u64 {
+            let price = 100 + n as i64;
+            expected += price;
+            fixtures::order(&table, "ann", SEP_21_2026_MS + n, &[(1, 1, price)]).await;
+        }
+        let deps = Deps::new(table, super::super::CONSUMER.needs, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
+        let records = inserts_of(&deps.table, &["Order"], 1).await;
+        // Four batches at once, all on the same rep's total: each one's read-modify-write
+        // races the others'.
+        let batches: Vec<_> = records
+            .chunks(3)
+            .map(|c| stream_event(c.to_vec()))
+            .collect();
+        let results =
+            futures::future::join_all(batches.iter().map(|b| handle_counted(&deps, b))).await;
+        for (r, _) in &results {
+            assert!(r.batch_item_failures.is_empty());
+        }
+        let sales = rep_sales(&deps.table).await;
+        let (total, count, sk) = &sales[&("2026-Q3".to_owned(), "E1".to_owned())];
+        assert_eq!((*total, *count), (expected, 12));
+        assert_eq!(sk, &format!("{expected:015}#E1"));
+    }
+
+    #[tokio::test]
+    async fn a_products_total_inventory_follows_its_inventories_exactly_once() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::product(&table, 7).await;
+        fixtures::product(&table, 8).await;
+        fixtures::inventory(&table, 7, "W1", 5).await;
+        fixtures::inventory(&table, 7, "W2", 7).await;
+        fixtures::inventory(&table, 8, "W1", 1).await;
+        let deps = Deps::new(table, super::super::CONSUMER.needs, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
+        let records = inserts_of(&deps.table, &["Inventory"], 1).await;
+        let totals = async || -> BTreeMap<i64, i64> {
+            all_items(&deps.table)
+                .await
+                .into_iter()
+                .filter(|i| i["Type"].as_s().unwrap() == "Product")
+                .map(|i| (num(&i, "Sku"), num(&i, "TotalInventory")))
+                .collect()
+        };
+        handle_counted(&deps, &stream_event(records[..1].to_vec())).await;
+        let (r, _) = handle_counted(&deps, &stream_event(records.clone())).await;
+        assert!(r.batch_item_failures.is_empty());
+        handle_counted(&deps, &stream_event(records.clone())).await;
+        assert_eq!(totals().await, BTreeMap::from([(7, 12), (8, 1)]));
+
+        // W1's stock of 7 goes from 5 to 2, W2's is removed: 12 → 2, replays included.
+        let items = all_items(&deps.table).await;
+        let stock = |w: &str| {
+            items
+                .iter()
+                .find(|i| {
+                    i["Type"].as_s().unwrap() == "Inventory"
+                        && num(i, "Sku") == 7
+                        && i["WarehouseId"].as_s().unwrap() == w
+                })
+                .unwrap()
+                .clone()
+        };
+        let (w1, w2) = (stock("W1"), stock("W2"));
+        let mut fewer = w1.clone();
+        fewer.insert("Quantity".into(), AttributeValue::N("2".into()));
+        let changes = stream_event(vec![
+            stream_record("m", 50, C::Modify(&w1, &fewer)),
+            stream_record("r", 51, C::Remove(&w2)),
+        ]);
+        for _ in 0..2 {
+            let (r, _) = handle_counted(&deps, &changes).await;
+            assert!(r.batch_item_failures.is_empty());
+        }
+        assert_eq!(totals().await, BTreeMap::from([(7, 2), (8, 1)]));
+    }
+}

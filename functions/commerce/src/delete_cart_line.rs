@@ -1,0 +1,97 @@
+//! C7: `DELETE /carts/{cartId}/items/{productId}`: removes one line of a cart. Idempotent: removing
+//! a line that is not there is also a 204.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError};
+use lambda_http::{Body, Request, Response};
+use store::{Deps, Needs, commerce};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "delete-cart-line",
+    access: Access::Owner {
+    param: "cartId",
+    not_found: "cart_not_found",
+},
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Delete,
+            path: "/carts/{cartId}/items/{productId}",
+            summary: "C7: remove a cart line (also when absent)",
+            patterns: &[
+                Pattern {
+                    id: "C7",
+                    route: "`DELETE /carts/{cartId}/items/{productId}`",
+                    index: Index::Table,
+                    request: "DeleteItem",
+                    returns: "204 (also when absent)",
+                    example: Example {
+                        caller: Sender::Sub("petes-cart"),
+                        target: "/carts/petes-cart/items/veggies",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let cart = api::path_id(&req, "cartId")?;
+    let product = api::path_id(&req, "productId")?;
+    commerce::delete_cart_line(&deps.table, &cart, &product).await?;
+    api::no_content()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), FUNCTION.needs)
+    }
+    use model::commerce::CartLine;
+    use serde_json::json;
+    use store::commerce::put_cart_line;
+    use testkit::fixtures::{at, id};
+    use testkit::{all_items, event, request, response_json};
+
+    const ROUTE: &str = "DELETE /carts/{cartId}/items/{productId}";
+
+    async fn delete(table: &Table, cart: &str, product: &str) -> (u16, serde_json::Value) {
+        let mut ev = event(ROUTE, "/carts/x/items/y", &[], None);
+        ev["pathParameters"] = json!({ "cartId": cart, "productId": product });
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+    }
+
+    #[tokio::test]
+    async fn removes_only_that_line_and_is_idempotent() {
+        let table = testkit::table().await;
+        for p in ["coffee", "veggies"] {
+            let line = CartLine {
+                cart_id: id("cart-1"),
+                product_id: id(p),
+                quantity: 1,
+                updated_at: at(1_577_836_800_000),
+            };
+            put_cart_line(&table, &line).await.unwrap();
+        }
+        assert_eq!(delete(&table, "cart-1", "coffee").await.0, 204);
+        assert_eq!(delete(&table, "cart-1", "coffee").await.0, 204);
+        let items = all_items(&table).await;
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0]["SK"].as_s().unwrap(), "PRODUCT#veggies");
+    }
+
+    #[tokio::test]
+    async fn bad_ids_are_400() {
+        let table = testkit::table().await;
+        for (cart, product) in [("a#b", "p"), ("c", "%"), ("", "p"), (&*"x".repeat(65), "p")] {
+            let (s, b) = delete(&table, cart, product).await;
+            assert_eq!((s, b["code"].as_str().unwrap()), (400, "invalid_parameter"));
+        }
+        assert!(table.meter().requests().is_empty());
+    }
+}

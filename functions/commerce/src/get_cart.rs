@@ -1,0 +1,167 @@
+//! C7: `GET /carts/{cartId}`: the cart's lines, by product id, in ONE query of its item
+//! collection (one request per 1 MB: a cart past DynamoDB's page is read to its end, never cut
+//! short). A cart nobody has filled yet is an empty cart.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError};
+use keys::commerce as k;
+use lambda_http::{Body, Request, Response};
+use model::commerce::CartLine;
+use serde_json::json;
+use store::{Deps, Needs};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-cart",
+    access: Access::Owner {
+    param: "cartId",
+    not_found: "cart_not_found",
+},
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/carts/{cartId}",
+            summary: "C7: a cart's lines",
+            patterns: &[
+                Pattern {
+                    id: "C7",
+                    route: "`GET /carts/{cartId}`",
+                    index: Index::Table,
+                    request: r#"Query `PK = CART#<cartId> AND begins_with(SK, "PRODUCT#")`, read to its end (one request per 1 MB page)"#,
+                    returns: "`{cartId, items}`",
+                    example: Example {
+                        caller: Sender::Sub("petes-cart"),
+                        target: "/carts/petes-cart",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let cart = api::path_id(&req, "cartId")?;
+    let lines = deps
+        .table
+        .query(k::cart_lines(&cart))
+        .send_all()
+        .await?
+        .decode::<CartLine>()?;
+    api::json(
+        200,
+        &json!({
+            "cartId": cart.as_str(),
+            "items": lines.items.iter().map(api::views::commerce::cart_line).collect::<Vec<_>>(),
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), FUNCTION.needs)
+    }
+    use store::commerce::put_cart_line;
+    use testkit::fixtures::{at, id};
+    use testkit::{all_items, event, query_read_units, request, response_json};
+
+    const ROUTE: &str = "GET /carts/{cartId}";
+
+    #[tokio::test]
+    async fn all_lines_in_one_minimal_query() {
+        let table = testkit::table().await;
+        // Seed 004's cart: Pete likes coffee more than veggies, but not as much as chocolates.
+        for (cart, product, qty) in [
+            ("petes-cart", "coffee", 2),
+            ("petes-cart", "veggies", 1),
+            ("petes-cart", "chocolates", 5),
+            ("other", "tea", 1),
+        ] {
+            let line = CartLine {
+                cart_id: id(cart),
+                product_id: id(product),
+                quantity: qty,
+                updated_at: at(1_671_062_400_000),
+            };
+            put_cart_line(&table, &line).await.unwrap();
+        }
+        table.meter().reset();
+        let (s, body) = response_json(
+            &handle(
+                &deps(&table),
+                request(&event(ROUTE, "/carts/petes-cart", &[], None)),
+            )
+            .await
+            .unwrap(),
+        );
+        assert_eq!(s, 200);
+        assert_eq!(body["cartId"], "petes-cart");
+        let got: Vec<_> = body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                (
+                    l["productId"].as_str().unwrap(),
+                    l["quantity"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, [("chocolates", 5), ("coffee", 2), ("veggies", 1)]);
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 1);
+        let read: Vec<_> = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| i["PK"].as_s().unwrap() == "CART#petes-cart")
+            .collect();
+        assert_eq!(requests[0].read_units, query_read_units(&read, false));
+
+        let (s, body) = response_json(
+            &handle(
+                &deps(&table),
+                request(&event(ROUTE, "/carts/empty", &[], None)),
+            )
+            .await
+            .unwrap(),
+        );
+        assert_eq!((s, body["items"].clone()), (200, json!([])));
+    }
+
+    #[tokio::test]
+    async fn bad_cart_ids_are_400() {
+        let table = testkit::table().await;
+        let mut ev = event(ROUTE, "/carts/x", &[], None);
+        ev["pathParameters"]["cartId"] = json!("a#b");
+        let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
+        assert_eq!((s, b["code"].as_str().unwrap()), (400, "invalid_parameter"));
+    }
+
+    /// Past DynamoDB's 1 MB page (6,000 lines with long product ids, ~1.4 MB): every line
+    /// comes back, over as many requests as pages.
+    #[tokio::test]
+    async fn a_cart_past_one_megabyte_comes_back_whole() {
+        let table = testkit::table().await;
+        let lines: Vec<CartLine> = (0..6000)
+            .map(|n| CartLine {
+                cart_id: keys::Id::parse("c", "big").unwrap(),
+                product_id: keys::Id::parse("p", &format!("{n:05}-{}", "p".repeat(58))).unwrap(),
+                quantity: 1,
+                updated_at: keys::Timestamp::now(),
+            })
+            .collect();
+        testkit::batch_put(&table, &lines).await;
+        table.meter().reset();
+        let ev = testkit::event("GET /carts/{cartId}", "/carts/big", &[], None);
+        let (s, body) =
+            testkit::response_json(&handle(&deps(&table), testkit::request(&ev)).await.unwrap());
+        assert_eq!(s, 200);
+        assert_eq!(body["items"].as_array().unwrap().len(), 6000);
+        assert!(table.meter().requests().len() >= 2, "more than one page");
+    }
+}

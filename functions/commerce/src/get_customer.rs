@@ -1,0 +1,231 @@
+//! C1: `GET /customers/{customerId}?orders=N`: the customer and their newest N orders (default
+//! 10, 1..=100), newest first, in ONE query: the customer's collection read backwards from its
+//! `A` record with `Limit = N + 1` (seed 000).
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::commerce as view};
+use keys::commerce as k;
+use lambda_http::{Body, Request, Response};
+use model::commerce::{Customer, OrderSummary};
+use serde_json::json;
+use store::{Deps, Needs, ParentPage};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-customer",
+    access: Access::Owner {
+    param: "customerId",
+    not_found: "customer_not_found",
+},
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/customers/{customerId}",
+            summary: "C1: a customer and their newest orders",
+            patterns: &[
+                Pattern {
+                    id: "C1",
+                    route: "`GET /customers/{customerId}?orders=N` (default 10, 1–100)",
+                    index: Index::Table,
+                    request: r##"Query `PK = CUSTOMER#<id> AND SK BETWEEN "#ORDER#" AND "A"`, backwards, `Limit N+1`"##,
+                    returns: "`{customer, orders}` newest first; 404 `customer_not_found`",
+                    example: Example {
+                        caller: Sender::Sub("123"),
+                        target: "/customers/123?orders=2",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_ORDERS: u32 = 10;
+pub const MAX_ORDERS: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let customer = api::path_id(&req, "customerId")?;
+    let newest = api::query_u32(&req, "orders", DEFAULT_ORDERS, 1, MAX_ORDERS)?;
+    let page = deps
+        .table
+        .query(k::customer_and_orders(&customer))
+        .parent_page::<Customer, OrderSummary>(newest, None)
+        .await?;
+    let Some(ParentPage {
+        parent: Some(c),
+        children: orders,
+        ..
+    }) = page
+    else {
+        return Err(ApiError::not_found(
+            "customer_not_found",
+            format!("There is no customer {customer}; create it with PUT /customers/{customer}."),
+        ));
+    };
+    api::json(
+        200,
+        &json!({
+            "customer": view::customer(&c),
+            "orders": orders.iter().map(|o| view::order_summary(&o.0)).collect::<Vec<_>>(),
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+    use testkit::{all_items, event, fixtures, query_read_units, request, response_json};
+
+    const ROUTE: &str = "GET /customers/{customerId}";
+
+    async fn deps() -> Deps {
+        testkit::deps(testkit::table().await, FUNCTION.needs)
+    }
+
+    async fn get(deps: &Deps, path: &str, query: &[(&str, &str)]) -> (u16, Value) {
+        let res = api::respond(handle(deps, request(&event(ROUTE, path, query, None))).await);
+        response_json(&res)
+    }
+
+    #[tokio::test]
+    async fn customer_and_newest_orders_in_one_minimal_query() {
+        let d = deps().await;
+        let orders = fixtures::customer_with_seed_orders(&d.table, "123").await;
+        d.table.meter().reset();
+
+        let (status, body) = get(&d, "/customers/123", &[("orders", "2")]).await;
+        assert_eq!(status, 200);
+        assert_eq!(body["customer"]["customerId"], "123");
+        assert_eq!(body["customer"]["name"], "Customer 123");
+        let got: Vec<_> = body["orders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["orderId"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                orders[2].order_id.to_string(),
+                orders[1].order_id.to_string()
+            ],
+            "newest first, N of them"
+        );
+
+        // One request, costing exactly what the three items it read cost.
+        let requests = d.table.meter().requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(requests[0].operation, "Query");
+        let read: Vec<_> = all_items(&d.table)
+            .await
+            .into_iter()
+            .filter(|i| i["PK"].as_s().unwrap() == "CUSTOMER#123")
+            .filter(|i| {
+                let sk = i["SK"].as_s().unwrap();
+                sk == "A" || got.iter().any(|id| sk.ends_with(id.as_str()))
+            })
+            .collect();
+        assert_eq!(read.len(), 3);
+        assert_eq!(requests[0].read_units, query_read_units(&read, false));
+    }
+
+    #[tokio::test]
+    async fn reading_a_few_of_many_orders_pays_for_the_few() {
+        // 60 orders are about 10 KB: reading them all would cost 1.5 read units, the customer and
+        // 2 orders cost 0.5. DynamoDB's bill shows whether Limit bounded the read.
+        let d = deps().await;
+        fixtures::customer(&d.table, "many").await;
+        for i in 0..60u64 {
+            fixtures::order(
+                &d.table,
+                "many",
+                1_600_000_000_000 + i * 60_000,
+                &[(i + 1, 1, 100)],
+            )
+            .await;
+        }
+        let all: Vec<_> = all_items(&d.table)
+            .await
+            .into_iter()
+            .filter(|i| i["PK"].as_s().unwrap() == "CUSTOMER#many")
+            .collect();
+        assert!(
+            query_read_units(&all, false) >= 1.5,
+            "the collection is big enough to tell"
+        );
+        d.table.meter().reset();
+        let (_, body) = get(&d, "/customers/many", &[("orders", "2")]).await;
+        assert_eq!(body["orders"].as_array().unwrap().len(), 2);
+        let requests = d.table.meter().requests();
+        assert_eq!((requests.len(), requests[0].items), (1, 3));
+        assert_eq!(requests[0].read_units, 0.5);
+    }
+
+    #[tokio::test]
+    async fn default_is_ten_orders_and_a_customer_without_orders_has_none() {
+        let d = deps().await;
+        let orders = fixtures::customer_with_seed_orders(&d.table, "123").await;
+        let (_, body) = get(&d, "/customers/123", &[]).await;
+        assert_eq!(body["orders"].as_array().unwrap().len(), orders.len());
+
+        fixtures::customer(&d.table, "9").await;
+        let (_, body) = get(&d, "/customers/9", &[]).await;
+        assert_eq!(body["orders"], json!([]));
+    }
+
+    #[tokio::test]
+    async fn unknown_customer_and_bad_parameters_are_4xx_with_a_code() {
+        let d = deps().await;
+        fixtures::customer_with_seed_orders(&d.table, "123").await;
+        /// A path, its query, and the status and error code it must get.
+        type Case = (
+            &'static str,
+            &'static [(&'static str, &'static str)],
+            u16,
+            &'static str,
+        );
+        let cases: &[Case] = &[
+            ("/customers/404", &[], 404, "customer_not_found"),
+            ("/customers/1%232", &[], 400, "invalid_parameter"),
+            (
+                "/customers/123",
+                &[("orders", "0")],
+                400,
+                "invalid_parameter",
+            ),
+            (
+                "/customers/123",
+                &[("orders", "101")],
+                400,
+                "invalid_parameter",
+            ),
+            (
+                "/customers/123",
+                &[("orders", "-1")],
+                400,
+                "invalid_parameter",
+            ),
+            (
+                "/customers/123",
+                &[("orders", "ten")],
+                400,
+                "invalid_parameter",
+            ),
+        ];
+        for (path, query, status, code) in cases {
+            let mut ev = event(ROUTE, path, query, None);
+            if path.contains("%23") {
+                ev["pathParameters"]["customerId"] = json!("1#2");
+            }
+            let res = api::respond(handle(&d, request(&ev)).await);
+            let (s, body) = response_json(&res);
+            assert_eq!(
+                (s, body["code"].as_str().unwrap()),
+                (*status, *code),
+                "{path} {query:?}"
+            );
+            assert!(!body["message"].as_str().unwrap().is_empty());
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! `GET /stats/daily/{date}`: the site's orders, revenue (cents) and reviews of a day (UTC),
+//! kept by the stream handlers on `AGGREGATE_SHARDS` write shards and summed here from ONE
+//! BatchGetItem of every shard.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{
+    Access, ApiError,
+    views::{derived, with_drift},
+};
+use keys::{Date, derived};
+use lambda_http::{Body, Request, Response};
+use model::derived::DailyStats;
+use serde_json::json;
+use store::{Deps, Needs, aggregate};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-daily-stats",
+    access: Access::Staff,
+    needs: Needs::SHARDS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/stats/daily/{date}",
+            summary: "Site-wide counts of a day (a sharded counter, summed)",
+            patterns: &[
+                Pattern {
+                    id: "",
+                    route: "`GET /stats/daily/{date}`",
+                    index: Index::Table,
+                    request: "BatchGetItem of every `STATS#<date>#<shard>`",
+                    returns: "`{date, orders, revenue, reviews}`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/stats/daily/2020-12-06",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let date = api::path(&req, "date", Date::parse_iso)?;
+    let shards = derived::daily_stats_shards(date, deps.shards()?);
+    let sums = aggregate::sum_shards(
+        &deps.table,
+        &shards,
+        &[DailyStats::ORDERS, DailyStats::REVENUE, DailyStats::REVIEWS],
+    )
+    .await?;
+    let mut drift = Vec::new();
+    let mut shown = |attribute, name| derived(&sums[attribute], name, &mut drift);
+    let view = json!({
+        "date": date,
+        "orders": shown(DailyStats::ORDERS, "orders"),
+        "revenue": shown(DailyStats::REVENUE, "revenue"),
+        "reviews": shown(DailyStats::REVIEWS, "reviews"),
+    });
+    api::json(200, &with_drift(view, drift))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::Shard;
+    use store::Table;
+    use testkit::{event, request, response_json};
+
+    fn deps(table: Table) -> Deps {
+        Deps::new(table, FUNCTION.needs, testkit::TEST_CURSOR_KEY, 3).unwrap()
+    }
+
+    const ROUTE: &str = "GET /stats/daily/{date}";
+
+    #[tokio::test]
+    async fn sums_every_shard_in_one_request() {
+        let deps = deps(testkit::table().await);
+        let day = Date::parse_iso("2026-11-22").unwrap();
+        for (shard, orders, reviews) in [(0, 2, 1), (1, 5, 0), (2, 1, 7)] {
+            let stats = DailyStats {
+                date: day,
+                shard: Shard::new(shard, 3).unwrap(),
+                orders: orders.into(),
+                revenue: (orders * 1000).into(),
+                reviews: reviews.into(),
+            };
+            deps.table.put(&stats, None).await.unwrap();
+        }
+        let (status, body) = response_json(
+            &handle(
+                &deps,
+                request(&event(ROUTE, "/stats/daily/2026-11-22", &[], None)),
+            )
+            .await
+            .unwrap(),
+        );
+        assert_eq!(status, 200);
+        assert_eq!(
+            body,
+            json!({ "date": "2026-11-22", "orders": 8, "revenue": 8000, "reviews": 8 })
+        );
+        let requests = deps.table.meter().requests();
+        assert_eq!(requests.len(), 4, "3 puts, then one read");
+        assert_eq!(requests[3].operation, "BatchGetItem");
+    }
+
+    #[tokio::test]
+    async fn impossible_dates_are_400() {
+        let deps = deps(testkit::table().await);
+        for bad in ["2026-02-30", "2026-13-01", "today", "2026-1-1", ""] {
+            let mut ev = event(ROUTE, "/stats/daily/x", &[], None);
+            ev["pathParameters"]["date"] = json!(bad);
+            let (status, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(
+                (status, body["code"].as_str().unwrap()),
+                (400, "invalid_parameter"),
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! O12: `GET /products/{sku}/inventory/{warehouseId}` → a product's stock in one warehouse (seed
+//! 003 #12): ONE GetItem of `PRODUCT#<sku>`, `WAREHOUSE#<warehouseId>`. 404
+//! `inventory_not_found` when the warehouse holds no record of the product (or either does not
+//! exist). Staff only.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::commerce as view};
+use keys::commerce::Sku;
+use lambda_http::{Body, Request, Response};
+use store::{Deps, Needs, products};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-inventory",
+    access: Access::Staff,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/products/{sku}/inventory/{warehouseId}",
+            summary: "O12: a product's stock in one warehouse: one GetItem",
+            patterns: &[
+                Pattern {
+                    id: "O12",
+                    route: "`GET /products/{sku}/inventory/{warehouseId}` (staff)",
+                    index: Index::Table,
+                    request: "GetItem `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>`",
+                    returns: "the inventory; 404 `inventory_not_found`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/products/42/inventory/W1",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let sku = api::path(&req, "sku", Sku::parse)?;
+    let warehouse = api::path_id(&req, "warehouseId")?;
+    let found = products::inventory(&deps.table, sku, &warehouse).await?;
+    let inventory = ApiError::or_not_found(found, "inventory_not_found", || {
+        format!("Warehouse {warehouse} holds no inventory of product {sku}")
+    })?;
+    api::json(200, &view::inventory(&inventory))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+    use store::Table;
+    use testkit::{as_staff, event, fixtures, request, response_json};
+
+    const ROUTE: &str = "GET /products/{sku}/inventory/{warehouseId}";
+
+    async fn get(table: &Table, sku: &str, warehouse: &str) -> (u16, Value) {
+        let mut ev = as_staff(event(ROUTE, "/products/x/inventory/y", &[], None));
+        // Set as API Gateway passes them (decoded), whatever they hold.
+        ev["pathParameters"] = json!({ "sku": sku, "warehouseId": warehouse });
+        response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+        ))
+    }
+
+    #[tokio::test]
+    async fn o12_is_one_get_item_of_one_small_item() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::product(&table, 42).await;
+        fixtures::inventory(&table, 42, "W1", 12).await;
+        fixtures::inventory(&table, 42, "W2", 30).await;
+        table.meter().reset();
+        let (s, b) = get(&table, "42", "W1").await;
+        assert_eq!(s, 200, "{b}");
+        let updated_at = b["updatedAt"].as_str().unwrap_or_default();
+        assert!(keys::Timestamp::parse(updated_at).is_ok(), "{b}");
+        assert_eq!(
+            b,
+            json!({ "sku": 42, "warehouseId": "W1", "quantity": 12, "updatedAt": updated_at })
+        );
+        let requests = table.meter().requests();
+        assert_eq!(
+            (
+                requests.len(),
+                requests[0].operation,
+                requests[0].items,
+                requests[0].read_units
+            ),
+            (1, "GetItem", 1, 0.5),
+            "one eventually consistent read of an item under 4 KB"
+        );
+    }
+
+    #[tokio::test]
+    async fn no_inventory_is_404() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::product(&table, 42).await;
+        fixtures::inventory(&table, 42, "W1", 12).await;
+        // Another warehouse, another product, a warehouse that does not exist.
+        for (sku, warehouse) in [("42", "W2"), ("43", "W1"), ("42", "W9")] {
+            let (s, b) = get(&table, sku, warehouse).await;
+            assert_eq!(
+                (s, b["code"].as_str()),
+                (404, Some("inventory_not_found")),
+                "{sku} {warehouse}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn bad_path_parameters_are_400_and_read_nothing() {
+        let table = testkit::table().await;
+        for (sku, warehouse) in [
+            ("0", "W1"),
+            ("042", "W1"),
+            ("abc", "W1"),
+            ("1000000000000", "W1"),
+            ("42", "W#1"),
+            ("42", "W 1"),
+            ("42", &"w".repeat(65)),
+        ] {
+            let (s, b) = get(&table, sku, warehouse).await;
+            assert_eq!(
+                (s, b["code"].as_str()),
+                (400, Some("invalid_parameter")),
+                "{sku} {warehouse}"
+            );
+        }
+        assert!(table.meter().requests().is_empty());
+    }
+}

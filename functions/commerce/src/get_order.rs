@@ -1,0 +1,247 @@
+//! C5: `GET /orders/{orderId}`: an order's tracking page: the header, the purchased items and the
+//! tracking events, read together in ONE query of the order's item collection (seed 004); an
+//! order with more than 1 MB of events takes one request per 1 MB page, read to the end: the page
+//! is never cut short silently.
+//!
+//! The path does not say whose order it is: the header read by the same query does. A caller who
+//! is neither that customer nor staff gets the same 404 as for an order that does not exist.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::commerce as view};
+use keys::{SortableId, commerce as k};
+use lambda_http::{Body, Request, Response};
+use model::{
+    Entity,
+    commerce::{OrderHeader, OrderLine, TrackingEvent},
+};
+use serde_json::json;
+use store::{Deps, Needs, StoreError};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-order",
+    access: Access::SignedIn,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/orders/{orderId}",
+            summary: "C5: an order with its lines and tracking events",
+            patterns: &[
+                Pattern {
+                    id: "C5",
+                    route: "`GET /orders/{orderId}`",
+                    index: Index::Table,
+                    request: "Query `PK = ORDER#<orderId>`, read to its end (one request per 1 MB page)",
+                    returns: "`{order, items, events}`; 404 `order_not_found`",
+                    example: Example {
+                        caller: Sender::Sub("123"),
+                        target: "/orders/01ERTNJ6000000000000000000",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let caller = api::auth::signed_in_caller(&req)?;
+    let order = api::path(&req, "orderId", SortableId::parse)?;
+    let page = deps
+        .table
+        .query(k::order_collection(order))
+        .send_all()
+        .await?;
+    let (mut header, mut lines, mut events) = (None, Vec::new(), Vec::new());
+    for item in page.items {
+        match model::type_of(&item) {
+            Some(OrderHeader::TYPE) => header = Some(model::from_item::<OrderHeader>(item)?),
+            Some(OrderLine::TYPE) => lines.push(model::from_item::<OrderLine>(item)?),
+            Some(TrackingEvent::TYPE) => events.push(model::from_item::<TrackingEvent>(item)?),
+            other => {
+                let e = StoreError::Corrupt(format!("unexpected {other:?} in an order collection"));
+                return Err(e.into());
+            }
+        }
+    }
+    // Another customer's order is answered as one that does not exist.
+    let Some(OrderHeader(order)) = header.filter(|h| caller.may_see(&h.0.customer_id)) else {
+        return Err(ApiError::not_found(
+            "order_not_found",
+            format!("There is no order {order}."),
+        ));
+    };
+    api::json(
+        200,
+        &json!({
+            "order": view::order_summary(&order),
+            "items": lines.iter().map(view::order_line).collect::<Vec<_>>(),
+            "events": events.iter().map(view::tracking_event).collect::<Vec<_>>(),
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), FUNCTION.needs)
+    }
+    use keys::commerce::{EventId, OrderStatus};
+    use serde_json::Value;
+    use store::commerce::add_tracking_event;
+    use testkit::fixtures;
+    use testkit::{
+        all_items, as_staff, event, query_read_units, request, response_json, signed_in_as,
+    };
+
+    const ROUTE: &str = "GET /orders/{orderId}";
+
+    #[tokio::test]
+    async fn header_items_and_events_in_one_minimal_query() {
+        let table = testkit::table().await;
+        fixtures::customer(&table, "123").await;
+        let order = fixtures::order(
+            &table,
+            "123",
+            keys::now_ms(),
+            &[(42, 2, 500), (7, 1, 100), (100000, 3, 1)],
+        )
+        .await;
+        let base = order.order_id.timestamp_ms();
+        for (i, status) in [OrderStatus::Processing, OrderStatus::Shipped]
+            .into_iter()
+            .enumerate()
+        {
+            let ev: EventId = SortableId::at_ms(base + 1000 * (i as u64 + 1));
+            let rec = TrackingEvent {
+                order_id: order.order_id,
+                event_id: ev,
+                status,
+                note: None,
+                at: fixtures::at(ev.timestamp_ms()),
+            };
+            assert!(add_tracking_event(&table, &rec).await.unwrap());
+        }
+        table.meter().reset();
+
+        let path = format!("/orders/{}", order.order_id);
+        let ev = signed_in_as(event(ROUTE, &path, &[], None), "123", &[]);
+        let (s, body) = response_json(&handle(&deps(&table), request(&ev)).await.unwrap());
+        assert_eq!(s, 200);
+        assert_eq!(body["order"]["orderId"], order.order_id.to_string());
+        let skus: Vec<_> = body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["sku"].as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            skus,
+            [7, 42, 100000],
+            "numeric SKUs sort as numbers: zero-padded sort keys"
+        );
+        let statuses: Vec<_> = body["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(statuses, ["PROCESSING", "SHIPPED"], "events in time order");
+
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 1);
+        let read: Vec<_> = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| i["PK"].as_s().unwrap() == &format!("ORDER#{}", order.order_id))
+            .collect();
+        assert_eq!(read.len(), 6);
+        assert_eq!(requests[0].read_units, query_read_units(&read, false));
+    }
+
+    #[tokio::test]
+    async fn unknown_or_malformed_order_ids_are_4xx() {
+        let table = testkit::table().await;
+        for (id, status, code) in [
+            (SortableId::new().to_string(), 404, "order_not_found"),
+            ("not-an-order".to_owned(), 400, "invalid_parameter"),
+            (
+                "01ARZ3NDEKTSV4RRFFQ69G5FA#".to_owned(),
+                400,
+                "invalid_parameter",
+            ),
+            (
+                SortableId::new().to_string().to_lowercase(),
+                400,
+                "invalid_parameter",
+            ),
+        ] {
+            let mut ev = signed_in_as(event(ROUTE, "/orders/x", &[], None), "123", &[]);
+            ev["pathParameters"]["orderId"] = json!(id);
+            let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
+            assert_eq!((s, b["code"].as_str().unwrap()), (status, code), "{id}");
+        }
+    }
+
+    #[tokio::test]
+    async fn another_customers_order_is_not_found_for_them_and_visible_to_staff() {
+        let table = testkit::table().await;
+        fixtures::customer(&table, "123").await;
+        let order = fixtures::order(&table, "123", keys::now_ms(), &[(1, 1, 100)]).await;
+        let path = format!("/orders/{}", order.order_id);
+        let unknown = format!("/orders/{}", SortableId::new());
+        let get = async |path: &str, ev: fn(Value) -> Value| {
+            let ev = ev(event(ROUTE, path, &[], None));
+            let d = deps(&table);
+            response_json(&api::dispatch(&d, FUNCTION.access, handle, request(&ev)).await)
+        };
+        let (s, theirs) = get(&path, |e| signed_in_as(e, "456", &[])).await;
+        let (_, missing) = get(&unknown, |e| signed_in_as(e, "456", &[])).await;
+        assert_eq!((s, theirs["code"].as_str()), (404, Some("order_not_found")));
+        assert_eq!(
+            theirs["code"], missing["code"],
+            "indistinguishable from a missing order"
+        );
+        let (s, staff) = get(&path, as_staff).await;
+        assert_eq!(
+            (s, staff["order"]["customerId"].as_str()),
+            (200, Some("123"))
+        );
+        let (s, anonymous) = get(&path, |e| e).await;
+        assert_eq!((s, anonymous["code"].as_str()), (401, Some("unauthorized")));
+    }
+
+    /// Past DynamoDB's 1 MB page (2,000 events with 500-character notes, ~1.3 MB): every event
+    /// comes back, over as many requests as pages.
+    #[tokio::test]
+    async fn an_order_page_past_one_megabyte_comes_back_whole() {
+        let table = testkit::table().await;
+        fixtures::customer(&table, "123").await;
+        let order = fixtures::order(&table, "123", 1_600_000_000_000, &[(42, 1, 499)]).await;
+        let events: Vec<TrackingEvent> = (0..2000u64)
+            .map(|n| TrackingEvent {
+                order_id: order.order_id,
+                event_id: SortableId::at_ms(order.order_id.timestamp_ms() + 1 + n),
+                status: OrderStatus::InTransit,
+                note: Some("n".repeat(500)),
+                at: keys::Timestamp::now(),
+            })
+            .collect();
+        testkit::batch_put(&table, &events).await;
+        table.meter().reset();
+        let path = format!("/orders/{}", order.order_id);
+        let ev = signed_in_as(event(ROUTE, &path, &[], None), "123", &[]);
+        let (s, body) = response_json(&handle(&deps(&table), request(&ev)).await.unwrap());
+        assert_eq!(s, 200);
+        assert_eq!(body["events"].as_array().unwrap().len(), 2000);
+        assert!(
+            !body["items"].as_array().unwrap().is_empty(),
+            "the lines sort after the events"
+        );
+        assert!(table.meter().requests().len() >= 2, "more than one page");
+    }
+}

@@ -1,0 +1,147 @@
+//! O13: `GET /products/{sku}` → a product with its total inventory over every warehouse (seed 003
+//! #13): ONE GetItem of `PRODUCT#<sku>`, `A`. The total is not summed here: the stream pipeline
+//! keeps it on the product's own record as inventories change, so the read is one small item
+//! whatever the number of warehouses. A drifted total shows as `null`, named in
+//! `X-Derived-Inconsistent`. 404 `product_not_found`. Anyone may read it (a catalogue page).
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::commerce as view};
+use keys::commerce::Sku;
+use lambda_http::{Body, Request, Response};
+use store::{Deps, Needs, products};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-product",
+    access: Access::Public,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/products/{sku}",
+            summary: "O13: a product with its total inventory over every warehouse (derived): one GetItem",
+            patterns: &[
+                Pattern {
+                    id: "O13",
+                    route: "`GET /products/{sku}` (public)",
+                    index: Index::Table,
+                    request: "GetItem `PRODUCT#<sku>` / `A` (the total is on the product, kept by `commerce-stream`)",
+                    returns: "`{sku, name, description, createdAt, updatedAt, totalInventory}`; 404 `product_not_found`",
+                    example: Example {
+                        caller: Sender::Anyone,
+                        target: "/products/42",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let sku = api::path(&req, "sku", Sku::parse)?;
+    let found = products::product(&deps.table, sku).await?;
+    let product = ApiError::or_not_found(found, "product_not_found", || {
+        format!("No such product: {sku}")
+    })?;
+    api::json(200, &view::product(&product))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::commerce::Product;
+    use serde_json::{Value, json};
+    use store::{Table, Update};
+    use testkit::{event, fixtures, request};
+
+    const ROUTE: &str = "GET /products/{sku}";
+
+    /// Status, body and the drift header, as anyone (no token) gets them.
+    async fn get(table: &Table, sku: &str) -> (u16, Value, Option<String>) {
+        let mut ev = event(ROUTE, "/products/x", &[], None);
+        // Set as API Gateway passes it (decoded), whatever it holds.
+        ev["pathParameters"]["sku"] = json!(sku);
+        let response =
+            api::respond(handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await);
+        let header = response
+            .headers()
+            .get(api::DERIVED_INCONSISTENT)
+            .map(|v| v.to_str().unwrap().to_owned());
+        let (status, body) = testkit::response_json(&response);
+        (status, body, header)
+    }
+
+    async fn set_total(
+        table: &Table,
+        sku: u64,
+        total: store::aws_sdk_dynamodb::types::AttributeValue,
+    ) {
+        let update = Update::new().set(Product::TOTAL_INVENTORY, total);
+        table
+            .update(&keys::commerce::product(fixtures::sku(sku)), &update, None)
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn o13_is_one_get_item_with_the_derived_total() {
+        let table = testkit::table().await;
+        fixtures::product(&table, 42).await;
+        // What the stream pipeline keeps from the product's inventories.
+        set_total(&table, 42, model::n(42)).await;
+        table.meter().reset();
+        let (s, b, drift) = get(&table, "42").await;
+        assert_eq!((s, drift), (200, None), "{b}");
+        assert_eq!(
+            (
+                &b["sku"],
+                &b["name"],
+                &b["description"],
+                &b["totalInventory"]
+            ),
+            (&json!(42), &json!("Product 42"), &Value::Null, &json!(42))
+        );
+        assert!(b["createdAt"].is_string() && b["updatedAt"].is_string());
+        let requests = table.meter().requests();
+        assert_eq!(
+            (
+                requests.len(),
+                requests[0].operation,
+                requests[0].items,
+                requests[0].read_units
+            ),
+            (1, "GetItem", 1, 0.5),
+            "one eventually consistent read of an item under 4 KB"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_drifted_total_is_null_and_named_never_a_500() {
+        let table = testkit::table().await;
+        fixtures::product(&table, 42).await;
+        set_total(&table, 42, model::n(-3)).await;
+        let (s, b, drift) = get(&table, "42").await;
+        assert_eq!((s, drift.as_deref()), (200, Some("totalInventory")), "{b}");
+        assert_eq!(b["totalInventory"], Value::Null);
+        assert_eq!(b["name"], "Product 42", "the rest shows as usual");
+    }
+
+    #[tokio::test]
+    async fn a_missing_product_is_404_and_bad_skus_are_400() {
+        let table = testkit::table().await;
+        fixtures::product(&table, 42).await;
+        let (s, b, _) = get(&table, "43").await;
+        assert_eq!((s, b["code"].as_str()), (404, Some("product_not_found")));
+        table.meter().reset();
+        for bad in ["0", "042", "abc", "-1", "1.5", "1000000000000", "4#2", ""] {
+            let (s, b, _) = get(&table, bad).await;
+            assert_eq!(
+                (s, b["code"].as_str()),
+                (400, Some("invalid_parameter")),
+                "{bad:?}"
+            );
+        }
+        assert!(table.meter().requests().is_empty(), "nothing read");
+    }
+}

@@ -1,0 +1,145 @@
+//! `GET /products/{sku}/sales` (the numeric SKU; answered as `productId`): units sold and revenue
+//! (cents), kept by the `commerce-stream` stream consumer on `AGGREGATE_SHARDS` write shards and
+//! summed here from ONE BatchGetItem of every shard.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{
+    Access, ApiError,
+    views::{derived, with_drift},
+};
+use keys::commerce::{self as k, Sku};
+use lambda_http::{Body, Request, Response};
+use model::commerce::ProductSales;
+use serde_json::json;
+use store::{Deps, Needs, aggregate};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-product-sales",
+    access: Access::Staff,
+    needs: Needs::SHARDS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/products/{sku}/sales",
+            summary: "Units sold and revenue of a product (a sharded counter, summed)",
+            patterns: &[
+                Pattern {
+                    id: "",
+                    route: "`GET /products/{sku}/sales`",
+                    index: Index::Table,
+                    request: "BatchGetItem of every `SALES#<sku>#<shard>`",
+                    returns: "`{productId, unitsSold, revenue}`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/products/1003/sales",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let sku = api::path(&req, "sku", Sku::parse)?;
+    let shards = k::product_sales_shards(sku, deps.shards()?);
+    let sums = aggregate::sum_shards(
+        &deps.table,
+        &shards,
+        &[ProductSales::UNITS_SOLD, ProductSales::REVENUE],
+    )
+    .await?;
+    let mut drift = Vec::new();
+    let mut shown = |attribute, name| derived(&sums[attribute], name, &mut drift);
+    let view = json!({
+        "productId": sku,
+        "unitsSold": shown(ProductSales::UNITS_SOLD, "unitsSold"),
+        "revenue": shown(ProductSales::REVENUE, "revenue"),
+    });
+    api::json(200, &with_drift(view, drift))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::Shard;
+    use model::Entity;
+    use store::Table;
+    use testkit::{event, fixtures::sku, request, response_json};
+
+    fn deps(table: Table) -> Deps {
+        Deps::new(table, FUNCTION.needs, testkit::TEST_CURSOR_KEY, 5).unwrap()
+    }
+
+    const ROUTE: &str = "GET /products/{sku}/sales";
+
+    #[tokio::test]
+    async fn sums_every_shard_in_one_request() {
+        let deps = deps(testkit::table().await);
+        for (shard, units) in [(0, 3), (2, 4), (4, 10)] {
+            let shard = ProductSales {
+                sku: sku(42),
+                shard: Shard::new(shard, 5).unwrap(),
+                units_sold: units.into(),
+                revenue: (units * 100).into(),
+            };
+            assert_eq!(
+                shard.key().pk(),
+                format!("SALES#000000000042#0{}", shard.shard.number())
+            );
+            deps.table.put(&shard, None).await.unwrap();
+        }
+        let (status, body) = response_json(
+            &handle(
+                &deps,
+                request(&event(ROUTE, "/products/42/sales", &[], None)),
+            )
+            .await
+            .unwrap(),
+        );
+        assert_eq!(status, 200);
+        assert_eq!(
+            body,
+            json!({ "productId": 42, "unitsSold": 17, "revenue": 1700 })
+        );
+        let requests = deps.table.meter().requests();
+        let requests = &requests[3..];
+        assert_eq!((requests.len(), requests[0].operation), (1, "BatchGetItem"));
+        // BatchGetItem bills each item found like a GetItem: half a unit per 4 KB, eventually
+        // consistent (DynamoDB Local bills the 3 shards found; DynamoDB may also bill the
+        // missing ones their minimum).
+        assert_eq!(requests[0].items, 3);
+        assert_eq!(requests[0].read_units, 0.5 * 3.0);
+
+        let (status, body) = response_json(
+            &handle(
+                &deps,
+                request(&event(ROUTE, "/products/7/sales", &[], None)),
+            )
+            .await
+            .unwrap(),
+        );
+        assert_eq!(
+            (status, body["unitsSold"].as_i64()),
+            (200, Some(0)),
+            "no sales yet is zero"
+        );
+    }
+
+    #[tokio::test]
+    async fn bad_product_ids_are_400() {
+        let deps = deps(testkit::table().await);
+        for bad in ["0", "-1", "abc", "1.5", "1000000000000", "007", "4#2"] {
+            let mut ev = event(ROUTE, "/products/x/sales", &[], None);
+            ev["pathParameters"]["sku"] = json!(bad);
+            let (status, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(
+                (status, body["code"].as_str().unwrap()),
+                (400, "invalid_parameter"),
+                "{bad}"
+            );
+        }
+        assert!(deps.table.meter().requests().is_empty());
+    }
+}

@@ -1,0 +1,378 @@
+//! O14: `GET /reps/ranking?period=2026-Q4&limit=&cursor=` → the account reps of a sales period
+//! (a quarter) ranked by the total of the orders placed under them, highest first, a page at a
+//! time (`limit`, default 10, 1..=100, signed `cursor`). Staff only.
+//!
+//! Seed 003 #14 asks for derived items: the stream pipeline keeps one `RepSales` item per rep and
+//! period (its total and order count) and writes its total into its GSI1 sort key, in the
+//! period's partition: `RANKING#<YYYY-Qn>` / `<total, 15 digits>#<repId>`. The ranking is then ONE
+//! query of that partition, backwards: highest total first, equal totals by rep id, descending.
+//! Total and order count are derived values: one that drifted is `null` and named in the
+//! `X-Derived-Inconsistent` header.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::commerce as view};
+use keys::{Quarter, commerce as k};
+use lambda_http::{Body, Request, Response};
+use model::commerce::RepSales;
+use serde_json::json;
+use store::{Deps, Needs};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-rep-ranking",
+    access: Access::Staff,
+    needs: Needs::CURSORS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/reps/ranking",
+            summary: "O14: account reps ranked by order total in a sales period (derived, GSI1), highest first",
+            patterns: &[
+                Pattern {
+                    id: "O14",
+                    route: "`GET /reps/ranking?period=2026-Q4&limit=&cursor=` (staff; default 10, 1–100)",
+                    index: Index::Gsi1,
+                    request: "Query `GSI1PK = RANKING#<YYYY-Qn>` (rep sales, `GSI1SK = <total, 15 digits>#<repId>`), backwards",
+                    returns: "`{period, reps: [{repId, total, orderCount}], nextCursor}` highest total first (ties: rep id descending), over the period's orders placed under each rep less those since cancelled or returned; 400 bad `period`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/reps/ranking?period=2026-Q4",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 10;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let period = api::query(&req, "period")
+        .ok_or_else(|| ApiError::invalid_parameter("period", "give period=2026-Q4 (a quarter)"))
+        .and_then(|p| Quarter::parse(&p).map_err(|e| ApiError::invalid_parameter("period", e)))?;
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("O14|{period}|{limit}")
+    })?;
+    let (items, next) = paging
+        .page::<RepSales, _>(deps.table.query(k::rep_ranking(period)).backwards())
+        .await?;
+    api::json(
+        200,
+        &json!({
+            "period": period.to_string(),
+            "reps": items.iter().map(view::rep_sales).collect::<Vec<_>>(),
+            "nextCursor": next,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::{Derived, Item};
+    use serde_json::Value;
+    use store::Table;
+    use testkit::{
+        all_items, as_staff, event, fixtures::id, query_read_units, request, response_json,
+        signed_in_as, walk_pages,
+    };
+
+    const ROUTE: &str = "GET /reps/ranking";
+
+    /// The answer to `GET /reps/ranking?<query>` sent by `who`, authorized as `main` does, and
+    /// its `X-Derived-Inconsistent` header.
+    async fn get_with_header(
+        table: &Table,
+        query: &[(&str, &str)],
+        who: fn(Value) -> Value,
+    ) -> (u16, Value, Option<String>) {
+        let ev = who(event(ROUTE, "/reps/ranking", query, None));
+        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        let response = api::dispatch(&deps, FUNCTION.access, handle, request(&ev)).await;
+        let drifted = response
+            .headers()
+            .get(api::DERIVED_INCONSISTENT)
+            .map(|v| v.to_str().unwrap().to_owned());
+        let (status, body) = response_json(&response);
+        (status, body, drifted)
+    }
+
+    async fn get(table: &Table, query: &[(&str, &str)], who: fn(Value) -> Value) -> (u16, Value) {
+        let (status, body, _) = get_with_header(table, query, who).await;
+        (status, body)
+    }
+
+    /// A signed-in customer, not staff.
+    fn as_customer(ev: Value) -> Value {
+        signed_in_as(ev, "123", &[])
+    }
+
+    /// No token at all (the route's authorizer missing).
+    fn anonymous(ev: Value) -> Value {
+        ev
+    }
+
+    /// A rep's sales in a period, written as the stream pipeline keeps them: the item and its
+    /// ranking key, made from `ranked_total` (what the total was when the key was written).
+    async fn put_sales(
+        table: &Table,
+        period: &str,
+        rep: &str,
+        total: Derived,
+        order_count: Derived,
+        ranked_total: u64,
+    ) {
+        let period = Quarter::parse(period).unwrap();
+        let sales = RepSales {
+            period,
+            rep_id: id(rep),
+            total,
+            order_count,
+        };
+        let mut item = model::to_item(&sales).unwrap();
+        item.extend(model::key_item(
+            &k::rep_ranking_index(period, ranked_total, &id(rep)).unwrap(),
+        ));
+        table
+            .client()
+            .put_item()
+            .table_name(table.name())
+            .set_item(Some(item))
+            .send()
+            .await
+            .unwrap();
+    }
+
+    async fn sales(table: &Table, period: &str, rep: &str, total: i64, orders: i64) {
+        put_sales(
+            table,
+            period,
+            rep,
+            total.into(),
+            orders.into(),
+            total as u64,
+        )
+        .await;
+    }
+
+    fn reps(body: &Value) -> Vec<String> {
+        body["reps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["repId"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// 2026-Q4: E2 120,000 cents, E1 and E3 50,000 each, E4 nothing yet; E1 also sold in
+    /// 2026-Q3 (another ranking).
+    async fn seeded() -> Table {
+        let table = testkit::table().await;
+        sales(&table, "2026-Q4", "E1", 50_000, 2).await;
+        sales(&table, "2026-Q4", "E2", 120_000, 3).await;
+        sales(&table, "2026-Q4", "E3", 50_000, 1).await;
+        sales(&table, "2026-Q4", "E4", 0, 0).await;
+        sales(&table, "2026-Q3", "E1", 900_000, 9).await;
+        table.meter().reset();
+        table
+    }
+
+    #[tokio::test]
+    async fn o14_ranks_the_periods_reps_highest_first_in_one_minimal_query() {
+        let table = seeded().await;
+        let (s, body) = get(&table, &[("period", "2026-Q4")], as_staff).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(
+            body,
+            json!({
+                "period": "2026-Q4",
+                "reps": [
+                    {"repId": "E2", "total": 120_000, "orderCount": 3},
+                    // Equal totals: by rep id, descending.
+                    {"repId": "E3", "total": 50_000, "orderCount": 1},
+                    {"repId": "E1", "total": 50_000, "orderCount": 2},
+                    {"repId": "E4", "total": 0, "orderCount": 0},
+                ],
+                "nextCursor": null,
+            })
+        );
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(
+            (requests[0].operation, requests[0].index, requests[0].items),
+            ("Query", Some("GSI1"), 4)
+        );
+        let ranked: Vec<Item> = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| {
+                i.get("GSI1PK").and_then(|v| v.as_s().ok()) == Some(&"RANKING#2026-Q4".into())
+            })
+            .collect();
+        assert_eq!(
+            requests[0].index_read_units,
+            query_read_units(&ranked, false)
+        );
+        assert_eq!(requests[0].read_units, 0.0, "nothing read from the table");
+
+        let (_, q3) = get(&table, &[("period", "2026-Q3")], as_staff).await;
+        assert_eq!(reps(&q3), ["E1"]);
+        assert_eq!(q3["reps"][0]["total"], 900_000);
+        let (s, empty) = get(&table, &[("period", "2025-Q1")], as_staff).await;
+        assert_eq!((s, &empty["reps"]), (200, &json!([])));
+    }
+
+    #[tokio::test]
+    async fn a_new_total_moves_a_rep_in_the_ranking() {
+        let table = seeded().await;
+        // E4's item rewritten, total and ranking key together (as the stream pipeline does).
+        sales(&table, "2026-Q4", "E4", 200_000, 4).await;
+        let (_, body) = get(&table, &[("period", "2026-Q4")], as_staff).await;
+        assert_eq!(reps(&body), ["E4", "E2", "E3", "E1"]);
+    }
+
+    #[tokio::test]
+    async fn walking_the_pages_returns_every_rep_once_in_rank_order() {
+        let table = seeded().await;
+        for limit in ["1", "3"] {
+            let pages = walk_pages(limit, async |q| {
+                let mut query = vec![("period", "2026-Q4")];
+                query.extend_from_slice(q);
+                table.meter().reset();
+                let (s, body) = get(&table, &query, as_staff).await;
+                assert_eq!(s, 200, "{body}");
+                assert_eq!(table.meter().requests().len(), 1, "one query per page");
+                body
+            })
+            .await;
+            let seen: Vec<_> = pages.iter().flat_map(reps).collect();
+            assert_eq!(seen, ["E2", "E3", "E1", "E4"], "limit {limit}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_drifted_total_is_null_and_named_in_a_header() {
+        let table = testkit::table().await;
+        // A total below zero and a count that is not a number cannot be right.
+        put_sales(
+            &table,
+            "2026-Q4",
+            "E1",
+            Derived::from(-5),
+            Derived::from(2),
+            0,
+        )
+        .await;
+        put_sales(
+            &table,
+            "2026-Q4",
+            "E2",
+            Derived::from(700),
+            Derived(Err("lots".into())),
+            700,
+        )
+        .await;
+        let (s, body, drifted) = get_with_header(&table, &[("period", "2026-Q4")], as_staff).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(
+            body["reps"],
+            json!([
+                {"repId": "E2", "total": 700, "orderCount": null},
+                {"repId": "E1", "total": null, "orderCount": 2},
+            ])
+        );
+        assert_eq!(drifted.as_deref(), Some("orderCount, total"));
+    }
+
+    #[tokio::test]
+    async fn a_customer_is_refused_and_bad_input_is_a_4xx_reading_nothing() {
+        let table = seeded().await;
+        let (_, page) = get(&table, &[("period", "2026-Q4"), ("limit", "1")], as_staff).await;
+        let cursor = page["nextCursor"].as_str().unwrap().to_owned();
+        table.meter().reset();
+        type Case<'a> = (Vec<(&'a str, &'a str)>, fn(Value) -> Value, u16, &'a str);
+        let cases: Vec<Case> = vec![
+            (vec![("period", "2026-Q4")], as_customer, 403, "forbidden"),
+            (vec![("period", "2026-Q4")], anonymous, 401, "unauthorized"),
+            (vec![], as_staff, 400, "invalid_parameter"),
+            (vec![("period", "")], as_staff, 400, "invalid_parameter"),
+            (
+                vec![("period", "2026-Q5")],
+                as_staff,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                vec![("period", "2026-Q0")],
+                as_staff,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                vec![("period", "2026Q4")],
+                as_staff,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                vec![("period", "26-Q4")],
+                as_staff,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                vec![("period", "2026-q4")],
+                as_staff,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                vec![("period", "2026-12-01")],
+                as_staff,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                vec![("period", "2026-Q4"), ("limit", "0")],
+                as_staff,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                vec![("period", "2026-Q4"), ("limit", "101")],
+                as_staff,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                vec![("period", "2026-Q4"), ("cursor", "forged")],
+                as_staff,
+                400,
+                "invalid_cursor",
+            ),
+            // The cursor of another period, or of another page size.
+            (
+                vec![("period", "2026-Q3"), ("limit", "1"), ("cursor", &cursor)],
+                as_staff,
+                400,
+                "invalid_cursor",
+            ),
+            (
+                vec![("period", "2026-Q4"), ("limit", "2"), ("cursor", &cursor)],
+                as_staff,
+                400,
+                "invalid_cursor",
+            ),
+        ];
+        for (q, who, status, code) in cases {
+            let (s, b) = get(&table, &q, who).await;
+            assert_eq!(
+                (s, b["code"].as_str().unwrap_or("")),
+                (status, code),
+                "{q:?}"
+            );
+        }
+        assert!(table.meter().requests().is_empty(), "nothing read");
+    }
+}

@@ -1,0 +1,202 @@
+//! O5: `GET /orders?status=OPEN&from=YYYY-MM-DD&to=YYYY-MM-DD&limit=&cursor=`: every order in a
+//! status placed in the date range (UTC, both ends included; open-ended when omitted), across
+//! customers, newest first. Staff only.
+//!
+//! Seed 003's write-sharded GSI2: an order header stands in `ORDERS#<shard>` (its id's code
+//! points modulo 15: the seed's worked example, 13 shards, padded to 15), sorted by
+//! `<STATUS>#<orderId>`. Every shard is queried in parallel with `GSI2SK BETWEEN
+//! <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>`, backwards, and the shards are
+//! merged into ONE order with ONE signed cursor (`store::merge`). The status projection rewrites
+//! the header's GSI2 key when a tracking event changes the status, so an order leaves the OPEN
+//! list as it ships.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::commerce as view};
+use keys::{
+    Shard,
+    commerce::{self as k, OrderStatus},
+};
+use lambda_http::{Body, Request, Response};
+use model::commerce::OrderHeader;
+use serde_json::json;
+use store::{Deps, Needs, merge::Direction};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "list-orders",
+    access: Access::Staff,
+    needs: Needs::CURSORS.with_order_shards(),
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/orders",
+            summary: "O5: orders in a status across customers (15 GSI2 shards merged), newest first",
+            patterns: &[
+                Pattern {
+                    id: "O5",
+                    route: "`GET /orders?status=&from=&to=&limit=&cursor=` (staff)",
+                    index: Index::Gsi2,
+                    request: "15 Queries in parallel `GSI2PK = ORDERS#<00..14> AND GSI2SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>`, backwards, merged",
+                    returns: "`{status, orders, nextCursor}` newest first",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/orders?status=OPEN&from=2020-11-01&to=2020-12-31",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 20;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let status: OrderStatus = api::query_parsed(&req, "status")?.ok_or_else(|| {
+        ApiError::invalid_parameter("status", "give status=OPEN (or another status)")
+    })?;
+    let (from, to) = api::query_order_dates(&req)?;
+    let streams = Shard::all(deps.order_shards()?)
+        .map(|shard| k::order_status_range(shard, status, from, to))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ApiError::invalid_parameter("to", e))?;
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("O5|{status}|{from}|{to}|{limit}")
+    })?;
+    let (items, next) = paging
+        .merged_page(&deps.table, streams, Direction::Descending)
+        .await?;
+    let orders = items
+        .into_iter()
+        .map(|i| model::from_item::<OrderHeader>(i).map(|h| view::order_summary(&h.0)))
+        .collect::<Result<Vec<_>, _>>()?;
+    api::json(
+        200,
+        &json!({"status": status.as_str(), "orders": orders, "nextCursor": next}),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+    use store::Table;
+    use testkit::{as_staff, event, fixtures, request, response_json, walk_pages};
+
+    async fn get(table: &Table, query: &[(&str, &str)]) -> (u16, Value) {
+        let ev = as_staff(event("GET /orders", "/orders", query, None));
+        response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+        ))
+    }
+
+    #[tokio::test]
+    async fn o5_merges_every_shard_newest_first_and_follows_status() {
+        let table = testkit::table().await;
+        let mut placed = Vec::new();
+        for c in 0..3 {
+            fixtures::customer(&table, &format!("c{c}")).await;
+        }
+        // 24 orders a day apart from 2026-01-01, over three customers.
+        for n in 0..24u64 {
+            let ms = 1_767_225_600_000 + n * 86_400_000;
+            let order = fixtures::order(&table, &format!("c{}", n % 3), ms, &[(1, 1, 100)]).await;
+            placed.push(order.order_id.to_string());
+        }
+        // One shipped: it leaves the OPEN list (as the status projection writes it).
+        let shipped = keys::SortableId::parse(&placed[23]).unwrap();
+        let event = keys::SortableId::at_ms(1_780_000_000_000);
+        assert!(
+            store::commerce::apply_order_status(&table, shipped, event, OrderStatus::Shipped)
+                .await
+                .unwrap()
+        );
+        let walk = async |query: Vec<(&'static str, &'static str)>| {
+            walk_pages("5", async |page: &[(&str, &str)]| {
+                let mut q = query.clone();
+                q.extend_from_slice(page);
+                let (s, b) = get(&table, &q).await;
+                assert_eq!(s, 200, "{b}");
+                b
+            })
+            .await
+            .iter()
+            .flat_map(|p| p["orders"].as_array().unwrap().clone())
+            .map(|o| o["orderId"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+        };
+        let open = walk(vec![("status", "OPEN")]).await;
+        let mut expected: Vec<_> = placed[..23].to_vec();
+        expected.reverse();
+        assert_eq!(open, expected, "every open order once, newest first");
+        assert_eq!(
+            walk(vec![("status", "SHIPPED")]).await,
+            [placed[23].clone()]
+        );
+        // 2026-01-05 to 2026-01-07: three days.
+        let range = walk(vec![
+            ("status", "OPEN"),
+            ("from", "2026-01-05"),
+            ("to", "2026-01-07"),
+        ])
+        .await;
+        assert_eq!(
+            range,
+            [placed[6].clone(), placed[5].clone(), placed[4].clone()]
+        );
+    }
+
+    #[tokio::test]
+    async fn placed_on_4_shards_then_read_on_4_or_raised_to_15_every_order_is_listed() {
+        let table = testkit::table().await;
+        fixtures::customer(&table, "c0").await;
+        let mut placed = Vec::new();
+        for n in 0..10u64 {
+            let ms = 1_767_225_600_000 + n * 3_600_000;
+            let order = store::commerce::NewOrder {
+                customer: fixtures::id("c0"),
+                order_id: keys::SortableId::at_ms(ms),
+                created_at: fixtures::at(ms),
+                lines: vec![(fixtures::sku(1), 1, 100)],
+                status_shards: 4,
+            };
+            let placed_now = store::commerce::place_order(&table, &order, None).await;
+            assert_eq!(placed_now.unwrap(), store::commerce::PlaceOutcome::Placed);
+            placed.push(order.order_id.to_string());
+        }
+        placed.reverse();
+        for count in [4, 15] {
+            let deps = testkit::deps(table.clone(), FUNCTION.needs)
+                .with_order_shards(count)
+                .unwrap();
+            let ev = as_staff(event("GET /orders", "/orders", &[("status", "OPEN")], None));
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, 200, "{body}");
+            let listed: Vec<_> = body["orders"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["orderId"].as_str().unwrap().to_owned())
+                .collect();
+            assert_eq!(listed, placed, "read on {count} shards");
+        }
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_a_400() {
+        let table = testkit::table().await;
+        for q in [
+            vec![],
+            vec![("status", "open")],
+            vec![("status", "OPEN"), ("from", "2026-02-30")],
+            vec![
+                ("status", "OPEN"),
+                ("from", "2026-02-03"),
+                ("to", "2026-02-01"),
+            ],
+            vec![("status", "OPEN"), ("cursor", "forged")],
+        ] {
+            assert_eq!(get(&table, &q).await.0, 400, "{q:?}");
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! O8: `GET /products/{sku}/order-items` → a product's warehouse inventories and its order lines,
+//! `{sku, inventories, orderItems, nextCursor}`, from ONE query of GSI1 per page (seed 003 #8,
+//! "GSI overloading"): the product's partition `PRODUCT#<sku>` holds two kinds, each order line
+//! (`ORDERITEM#<orderId>`) and each inventory (`WAREHOUSE#<warehouseId>`). Read backwards, the
+//! inventories come first (`W` > `O`), then the order lines newest first (order ids are ULIDs).
+//! Each item is decoded by its `Type`; any other kind there is a corrupt item, never skipped.
+//! Paged (`limit`, default 50, 1..=100, signed `cursor`). A product with neither answers empty
+//! lists: telling an unknown product apart would cost a second request. Staff only.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::commerce as view};
+use keys::commerce::{self as k, Sku};
+use lambda_http::{Body, Request, Response};
+use model::{
+    Entity,
+    commerce::{Inventory, OrderLine},
+};
+use serde_json::json;
+use store::{Deps, Needs, StoreError};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "list-product-order-items",
+    access: Access::Staff,
+    needs: Needs::CURSORS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/products/{sku}/order-items",
+            summary: "O8: a product's warehouse inventories and order lines (newest first): one query of its GSI1 partition per page",
+            patterns: &[
+                Pattern {
+                    id: "O8",
+                    route: "`GET /products/{sku}/order-items?limit=&cursor=` (staff; default 50, 1–100)",
+                    index: Index::Gsi1,
+                    request: "Query `GSI1PK = PRODUCT#<sku>` (inventories `WAREHOUSE#<id>` and order lines `ORDERITEM#<orderId>`, one overloaded partition), backwards",
+                    returns: "`{sku, inventories, orderItems: [{orderId, sku, quantity, unitPrice}], nextCursor}`: the inventories first, then the order lines newest first",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/products/42/order-items?limit=10",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let sku = api::path(&req, "sku", Sku::parse)?;
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("O8|{sku}|{limit}")
+    })?;
+    let (items, next) = paging
+        .items(deps.table.query(k::product_order_items(sku)).backwards())
+        .await?;
+    let (mut inventories, mut order_items) = (Vec::new(), Vec::new());
+    for item in items {
+        match model::type_of(&item) {
+            Some(Inventory::TYPE) => {
+                inventories.push(view::inventory(&model::from_item::<Inventory>(item)?))
+            }
+            Some(OrderLine::TYPE) => {
+                // The line as an order page shows it, with the order it belongs to.
+                let line = model::from_item::<OrderLine>(item)?;
+                order_items.push(json!({
+                    "orderId": line.order_id,
+                    "sku": line.sku,
+                    "quantity": line.quantity,
+                    "unitPrice": line.unit_price,
+                }));
+            }
+            other => {
+                let e = StoreError::Corrupt(format!("unexpected {other:?} in a product's items"));
+                return Err(e.into());
+            }
+        }
+    }
+    api::json(
+        200,
+        &json!({
+            "sku": sku,
+            "inventories": inventories,
+            "orderItems": order_items,
+            "nextCursor": next,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+    use store::Table;
+    use testkit::{
+        all_items, as_staff, event, fixtures, query_read_units, request, response_json, walk_pages,
+    };
+
+    const ROUTE: &str = "GET /products/{sku}/order-items";
+
+    async fn get(table: &Table, sku: &str, query: &[(&str, &str)]) -> (u16, Value) {
+        let mut ev = as_staff(event(ROUTE, "/products/x/order-items", query, None));
+        // Set as API Gateway passes it (decoded), whatever it holds.
+        ev["pathParameters"]["sku"] = json!(sku);
+        response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+        ))
+    }
+
+    /// Product 42 in W1 and W2 and in three orders; beside it, every other kind GSI1 holds: a
+    /// neighbouring product's inventory and lines, an employee's warehouse edge and current job,
+    /// a customer under a rep with order headers and summaries, a user and a review.
+    async fn overloaded_index(table: &Table) -> Vec<String> {
+        fixtures::org(table).await;
+        fixtures::employee(table, "E1", "Ada Lovelace").await;
+        store::hr::add_job(table, &fixtures::job("E1", "REP", "2024-01-01"))
+            .await
+            .unwrap();
+        fixtures::customer_of_rep(table, "c1", "E1").await;
+        for sku in [42, 43] {
+            fixtures::product(table, sku).await;
+        }
+        fixtures::inventory(table, 42, "W1", 12).await;
+        fixtures::inventory(table, 42, "W2", 30).await;
+        fixtures::inventory(table, 43, "W1", 5).await;
+        let mut orders = Vec::new();
+        for (i, ms) in fixtures::ORDER_DATES_MS.into_iter().enumerate() {
+            let lines = [(42, 1 + i as u32, 499), (43, 7, 100), (4200, 1, 1)];
+            orders.push(
+                fixtures::order(table, "c1", ms, &lines)
+                    .await
+                    .order_id
+                    .to_string(),
+            );
+        }
+        fixtures::book(table, fixtures::FELLOWSHIP).await;
+        fixtures::user(table, "frodo").await;
+        fixtures::review(
+            table,
+            fixtures::FELLOWSHIP,
+            "frodo",
+            fixtures::REVIEW_2001_MS,
+            9,
+            "Good.",
+        )
+        .await;
+        orders.reverse();
+        orders
+    }
+
+    #[tokio::test]
+    async fn o8_one_query_returns_the_products_inventories_and_order_lines_and_nothing_else() {
+        let table = testkit::table().await;
+        let newest_first = overloaded_index(&table).await;
+        table.meter().reset();
+        let (s, b) = get(&table, "42", &[]).await;
+        assert_eq!(s, 200, "{b}");
+        let warehouses: Vec<_> = b["inventories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                (
+                    i["warehouseId"].as_str().unwrap(),
+                    i["quantity"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(warehouses, [("W2", 30), ("W1", 12)], "backwards: W2 first");
+        assert!(
+            b["inventories"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|i| i["sku"] == 42)
+        );
+        let lines = b["orderItems"].as_array().unwrap();
+        let orders: Vec<_> = lines
+            .iter()
+            .map(|l| l["orderId"].as_str().unwrap())
+            .collect();
+        assert_eq!(orders, newest_first, "newest first");
+        assert_eq!(
+            lines[0],
+            json!({ "orderId": newest_first[0], "sku": 42, "quantity": 3, "unitPrice": 499 })
+        );
+        assert_eq!((&b["sku"], &b["nextCursor"]), (&json!(42), &Value::Null));
+
+        // One query of GSI1, paying for exactly the five items of the product's partition.
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(
+            (requests[0].operation, requests[0].index, requests[0].items),
+            ("Query", Some("GSI1"), 5)
+        );
+        let partition: Vec<_> = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| {
+                i.get("GSI1PK")
+                    .and_then(|v| v.as_s().ok())
+                    .map(String::as_str)
+                    == Some("PRODUCT#000000000042")
+            })
+            .collect();
+        assert_eq!(partition.len(), 5);
+        assert_eq!(
+            requests[0].index_read_units,
+            query_read_units(&partition, false)
+        );
+        assert_eq!(requests[0].read_units, 0.0, "nothing read from the table");
+
+        // A product with neither: empty lists, one query.
+        let (s, b) = get(&table, "44", &[]).await;
+        assert_eq!(s, 200);
+        assert_eq!(
+            (&b["inventories"], &b["orderItems"]),
+            (&json!([]), &json!([]))
+        );
+    }
+
+    #[tokio::test]
+    async fn pages_walk_every_item_once_in_order() {
+        let table = testkit::table().await;
+        let newest_first = overloaded_index(&table).await;
+        let pages = walk_pages("2", async |query| {
+            let (s, b) = get(&table, "42", query).await;
+            assert_eq!(s, 200, "{b}");
+            b
+        })
+        .await;
+        // Five items, two a page: the third page holds the last one, and no cursor.
+        assert_eq!(pages.len(), 3);
+        let warehouses: Vec<_> = pages
+            .iter()
+            .flat_map(|p| p["inventories"].as_array().unwrap().clone())
+            .map(|i| i["warehouseId"].as_str().unwrap().to_owned())
+            .collect();
+        let orders: Vec<_> = pages
+            .iter()
+            .flat_map(|p| p["orderItems"].as_array().unwrap().clone())
+            .map(|l| l["orderId"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(warehouses, ["W2", "W1"]);
+        assert_eq!(orders, newest_first);
+
+        // A cursor is bound to its product and page size.
+        let cursor = pages[0]["nextCursor"].as_str().unwrap();
+        for (sku, limit) in [("43", "2"), ("42", "3")] {
+            let (s, b) = get(&table, sku, &[("limit", limit), ("cursor", cursor)]).await;
+            assert_eq!(
+                (s, b["code"].as_str()),
+                (400, Some("invalid_cursor")),
+                "{sku} {limit}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn bad_parameters_are_400_and_read_nothing() {
+        let table = testkit::table().await;
+        for bad in ["0", "042", "abc", "-1", "1000000000000", "4#2"] {
+            let (s, b) = get(&table, bad, &[]).await;
+            assert_eq!(
+                (s, b["code"].as_str()),
+                (400, Some("invalid_parameter")),
+                "{bad}"
+            );
+        }
+        for limit in ["0", "101", "x", "-1"] {
+            let (s, b) = get(&table, "42", &[("limit", limit)]).await;
+            assert_eq!(
+                (s, b["code"].as_str()),
+                (400, Some("invalid_parameter")),
+                "{limit}"
+            );
+        }
+        let (s, b) = get(&table, "42", &[("cursor", "not-a-cursor")]).await;
+        assert_eq!((s, b["code"].as_str()), (400, Some("invalid_cursor")));
+        assert!(table.meter().requests().is_empty());
+    }
+
+    #[tokio::test]
+    async fn another_kind_in_the_partition_is_a_corrupt_item_not_skipped() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::product(&table, 42).await;
+        fixtures::inventory(&table, 42, "W1", 12).await;
+        // A hand edit retypes the inventory: the answer is a 500, not a list short of it.
+        let key = k::inventory(fixtures::sku(42), &fixtures::id("W1"));
+        let retype = store::Update::new().set(model::attr::TYPE, model::s("Product"));
+        table.update(&key, &retype, None).await.unwrap();
+        let (s, b) = get(&table, "42", &[]).await;
+        assert_eq!(
+            (s, b["code"].as_str()),
+            (500, Some("internal_error")),
+            "{b}"
+        );
+    }
+}

@@ -1,0 +1,282 @@
+//! O9: `GET /reps/{repId}/customers` → the customers an account rep (an employee) looks after,
+//! from GSI1's `REP#<repId>` partition, where a customer with a rep stands at
+//! `CUSTOMER#<customerId>` (seed 003 #9), a page at a time (`limit`, default 50, 1..=100, signed
+//! `cursor`), by customer id. Staff only.
+//!
+//! The rep's orders share that partition (`<STATUS>#<orderId>`, O10); `begins_with(GSI1SK,
+//! "CUSTOMER#")` reads the customers only, so a page never pays for an order. An unknown rep, or
+//! one without customers, is an empty list.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::commerce as view};
+use keys::commerce as k;
+use lambda_http::{Body, Request, Response};
+use model::commerce::Customer;
+use serde_json::json;
+use store::{Deps, Needs};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "list-rep-customers",
+    access: Access::Staff,
+    needs: Needs::CURSORS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/reps/{repId}/customers",
+            summary: "O9: the customers of an account rep (GSI1), by customer id",
+            patterns: &[
+                Pattern {
+                    id: "O9",
+                    route: "`GET /reps/{repId}/customers?limit=&cursor=` (staff; default 50, 1–100)",
+                    index: Index::Gsi1,
+                    request: r#"Query `GSI1PK = REP#<repId> AND begins_with(GSI1SK, "CUSTOMER#")` (never the rep's orders, which share the partition)"#,
+                    returns: "`{repId, customers, nextCursor}` by customer id",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/reps/E100/customers",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let rep = api::path_id(&req, "repId")?;
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("O9|{rep}|{limit}")
+    })?;
+    let (items, next) = paging
+        .page::<Customer, _>(deps.table.query(k::rep_customers(&rep)))
+        .await?;
+    api::json(
+        200,
+        &json!({
+            "repId": rep.as_str(),
+            "customers": items.iter().map(view::customer).collect::<Vec<_>>(),
+            "nextCursor": next,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::Item;
+    use serde_json::Value;
+    use store::Table;
+    use testkit::{
+        all_items, as_staff, event, fixtures, query_read_units, request, response_json,
+        signed_in_as, walk_pages,
+    };
+
+    const ROUTE: &str = "GET /reps/{repId}/customers";
+
+    /// The answer to `GET /reps/<rep>/customers?<query>` sent by `who` (an event as API Gateway
+    /// passes it), authorized as `main` does.
+    async fn get(
+        table: &Table,
+        rep: &str,
+        query: &[(&str, &str)],
+        who: fn(Value) -> Value,
+    ) -> (u16, Value) {
+        let mut ev = event(ROUTE, &format!("/reps/{rep}/customers"), query, None);
+        ev["pathParameters"]["repId"] = json!(rep);
+        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        response_json(&api::dispatch(&deps, FUNCTION.access, handle, request(&who(ev))).await)
+    }
+
+    /// A signed-in customer (of rep E1), not staff.
+    fn as_customer(ev: Value) -> Value {
+        signed_in_as(ev, "c1", &[])
+    }
+
+    /// No token at all (the route's authorizer missing).
+    fn anonymous(ev: Value) -> Value {
+        ev
+    }
+
+    fn customer_ids(body: &Value) -> Vec<String> {
+        body["customers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["customerId"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// Reps E1 and E2; E1 looks after c1, c2, c3 (each with two orders, which stand in E1's GSI1
+    /// partition too), E2 after c4; c5 has no rep.
+    async fn seeded() -> Table {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        fixtures::employee(&table, "E2", "Alan Turing").await;
+        for c in ["c3", "c1", "c2"] {
+            fixtures::customer_of_rep(&table, c, "E1").await;
+            for day in 0..2u64 {
+                let ms = 1_767_225_600_000 + day * 86_400_000;
+                fixtures::order(&table, c, ms, &[(1, 1, 100)]).await;
+            }
+        }
+        fixtures::customer_of_rep(&table, "c4", "E2").await;
+        fixtures::customer(&table, "c5").await;
+        table.meter().reset();
+        table
+    }
+
+    #[tokio::test]
+    async fn o9_lists_the_reps_customers_only_in_one_minimal_query() {
+        let table = seeded().await;
+        let (s, body) = get(&table, "E1", &[], as_staff).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(customer_ids(&body), ["c1", "c2", "c3"]);
+        assert_eq!(body["repId"], "E1");
+        assert_eq!(body["nextCursor"], Value::Null);
+        assert_eq!(body["customers"][0]["accountRepId"], "E1");
+        assert_eq!(body["customers"][0]["name"], "Customer c1");
+        // One GSI1 query, paying for the three customers and nothing else: the rep's six orders
+        // share the partition.
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(
+            (requests[0].operation, requests[0].index, requests[0].items),
+            ("Query", Some("GSI1"), 3)
+        );
+        let partition: Vec<Item> = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| i.get("GSI1PK").and_then(|v| v.as_s().ok()) == Some(&"REP#E1".into()))
+            .collect();
+        assert_eq!(partition.len(), 9, "three customers and their six orders");
+        let customers: Vec<Item> = partition
+            .into_iter()
+            .filter(|i| i["Type"].as_s().unwrap() == "Customer")
+            .collect();
+        assert_eq!(
+            requests[0].index_read_units,
+            query_read_units(&customers, false)
+        );
+        assert_eq!(requests[0].read_units, 0.0, "nothing read from the table");
+
+        assert_eq!(
+            customer_ids(&get(&table, "E2", &[], as_staff).await.1),
+            ["c4"]
+        );
+        // An unknown rep, or an employee who looks after nobody: an empty list.
+        assert_eq!(
+            get(&table, "E9", &[], as_staff).await.1["customers"],
+            json!([])
+        );
+    }
+
+    #[tokio::test]
+    async fn reassigning_a_customer_moves_it_to_the_new_reps_list() {
+        let table = seeded().await;
+        store::commerce::put_customer(
+            &table,
+            &fixtures::id("c2"),
+            "Customer c2",
+            "c2@example.com",
+            store::commerce::RepChange::Assign(fixtures::id("E2")),
+            fixtures::at(1_790_000_000_000),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            customer_ids(&get(&table, "E1", &[], as_staff).await.1),
+            ["c1", "c3"]
+        );
+        assert_eq!(
+            customer_ids(&get(&table, "E2", &[], as_staff).await.1),
+            ["c2", "c4"]
+        );
+    }
+
+    #[tokio::test]
+    async fn walking_the_pages_returns_every_customer_once_one_query_per_page() {
+        let table = seeded().await;
+        let pages = walk_pages("2", async |q| {
+            table.meter().reset();
+            let (s, body) = get(&table, "E1", q, as_staff).await;
+            assert_eq!(s, 200, "{body}");
+            assert_eq!(table.meter().requests().len(), 1, "one query per page");
+            body
+        })
+        .await;
+        let seen: Vec<_> = pages.iter().flat_map(customer_ids).collect();
+        assert_eq!(seen, ["c1", "c2", "c3"]);
+        assert!(pages.len() >= 2);
+    }
+
+    #[tokio::test]
+    async fn a_customer_is_refused_and_bad_input_is_a_4xx_reading_nothing() {
+        let table = seeded().await;
+        let (_, page) = get(&table, "E1", &[("limit", "1")], as_staff).await;
+        let cursor = page["nextCursor"].as_str().unwrap().to_owned();
+        table.meter().reset();
+        let long_id = "x".repeat(65);
+        type Case<'a> = (
+            &'a str,
+            Vec<(&'a str, &'a str)>,
+            fn(Value) -> Value,
+            u16,
+            &'a str,
+        );
+        let cases: Vec<Case> = vec![
+            ("E1", vec![], as_customer, 403, "forbidden"),
+            ("E1", vec![], anonymous, 401, "unauthorized"),
+            ("E#1", vec![], as_staff, 400, "invalid_parameter"),
+            (&long_id, vec![], as_staff, 400, "invalid_parameter"),
+            (
+                "E1",
+                vec![("limit", "0")],
+                as_staff,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                "E1",
+                vec![("limit", "101")],
+                as_staff,
+                400,
+                "invalid_parameter",
+            ),
+            (
+                "E1",
+                vec![("cursor", "forged")],
+                as_staff,
+                400,
+                "invalid_cursor",
+            ),
+            // A cursor of another rep, or of another page size.
+            (
+                "E2",
+                vec![("cursor", &cursor)],
+                as_staff,
+                400,
+                "invalid_cursor",
+            ),
+            (
+                "E1",
+                vec![("cursor", &cursor), ("limit", "2")],
+                as_staff,
+                400,
+                "invalid_cursor",
+            ),
+        ];
+        for (rep, q, who, status, code) in cases {
+            let (s, b) = get(&table, rep, &q, who).await;
+            assert_eq!(
+                (s, b["code"].as_str().unwrap_or("")),
+                (status, code),
+                "{rep} {q:?}"
+            );
+        }
+        assert!(table.meter().requests().is_empty(), "nothing read");
+    }
+}

@@ -1,0 +1,593 @@
+//! C3: `POST /customers/{customerId}/orders` with `{"items": [{"sku", "quantity", "unitPrice"}]}`
+//! and an optional `Idempotency-Key` header.
+//!
+//! One transaction: the customer must exist (ConditionCheck, seed 000's open question), the order
+//! summary goes into the customer's collection, the header and line items into the order's own.
+//! Under an `Idempotency-Key`, a retry returns the first attempt's response and writes nothing;
+//! the same key with a different body is refused.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use std::collections::HashSet;
+
+use api::{Access, ApiError};
+use keys::{
+    Id, SortableId, Timestamp,
+    commerce::{OrderStatus, Sku},
+};
+use lambda_http::{Body, Request, Response, http::header::LOCATION};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use store::{
+    Deps, Needs,
+    commerce::{self, IdempotencyKey, NewOrder, PlaceOutcome},
+};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "place-order",
+    access: Access::Owner {
+    param: "customerId",
+    not_found: "customer_not_found",
+},
+    needs: Needs::TABLE.with_order_shards(),
+    routes: &[
+        Route {
+            method: Method::Post,
+            path: "/customers/{customerId}/orders",
+            summary: "C3: place an order (all or nothing, idempotent with an Idempotency-Key)",
+            patterns: &[
+                Pattern {
+                    id: "C3",
+                    route: "`POST /customers/{customerId}/orders` `{items: [{sku, quantity, unitPrice}]}`, `Idempotency-Key` header",
+                    index: Index::Table,
+                    request: "TransactWriteItems: ConditionCheck customer exists; Put idempotency record (if a key); Put summary, header, lines (all `attribute_not_exists`)",
+                    returns: "201 `{orderId, customerId, status, createdAt, total, items}`, `Location`; 404 unknown customer; 422 key reused with another body",
+                    example: Example {
+                        caller: Sender::Sub("123"),
+                        target: "/customers/123/orders",
+                        body: Some(
+                            r#"{"items": [{"sku": 1001, "quantity": 2, "unitPrice": 1250}, {"sku": 42, "quantity": 1, "unitPrice": 499}]}"#,
+                        ),
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+/// At most this many lines: the transaction holds 3 + lines actions, within DynamoDB's 100.
+pub const MAX_LINES: usize = 50;
+pub const MAX_QUANTITY: u32 = 10_000;
+/// In cents: $1,000,000.
+pub const MAX_UNIT_PRICE: i64 = 100_000_000;
+/// How long a key is remembered. A retry after that places a new order.
+pub const IDEMPOTENCY_TTL_SECONDS: i64 = 24 * 3600;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlaceOrder {
+    items: Vec<Line>,
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Line {
+    sku: u64,
+    quantity: u32,
+    unit_price: i64,
+}
+
+fn invalid(msg: impl Into<String>) -> ApiError {
+    ApiError::bad_request("invalid_body", msg)
+}
+
+fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
+    if body.items.is_empty() || body.items.len() > MAX_LINES {
+        return Err(invalid(format!("items: give 1 to {MAX_LINES} lines")));
+    }
+    let mut seen = HashSet::new();
+    for (i, l) in body.items.iter().enumerate() {
+        if Sku::new(l.sku).is_err() {
+            return Err(invalid(format!(
+                "items[{i}].sku: give an integer from 1 to {}",
+                Sku::MAX
+            )));
+        }
+        if l.quantity == 0 || l.quantity > MAX_QUANTITY {
+            return Err(invalid(format!(
+                "items[{i}].quantity: give an integer from 1 to {MAX_QUANTITY}"
+            )));
+        }
+        if !(0..=MAX_UNIT_PRICE).contains(&l.unit_price) {
+            return Err(invalid(format!(
+                "items[{i}].unitPrice: give cents from 0 to {MAX_UNIT_PRICE}"
+            )));
+        }
+        if !seen.insert(l.sku) {
+            return Err(ApiError::bad_request(
+                "duplicate_sku",
+                format!(
+                    "items[{i}].sku: {} appears twice; give one line per SKU with the total quantity",
+                    l.sku
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let customer = api::path_id(&req, "customerId")?;
+    // A key that is there but not a valid id is refused, never ignored: ignoring it would make
+    // a retry a second order.
+    let key = req
+        .headers()
+        .get("idempotency-key")
+        .map(|v| {
+            let refused = |why: String| {
+                ApiError::bad_request("invalid_idempotency_key", format!("Idempotency-Key: {why}"))
+            };
+            let text = v.to_str().map_err(|_| {
+                refused("give 1 to 64 ASCII letters, digits, '-', '_' or '.'".into())
+            })?;
+            Id::parse("Idempotency-Key", text).map_err(|e| refused(e.to_string()))
+        })
+        .transpose()?;
+    let body: PlaceOrder = api::json_body(&req)?;
+    validate(&body)?;
+
+    let order_id = SortableId::new();
+    let created_ms = order_id.timestamp_ms();
+    let created_at =
+        Timestamp::from_ms(created_ms).map_err(|e| ApiError::from(store::StoreError::from(e)))?;
+    let lines = body
+        .items
+        .iter()
+        .map(|l| Ok((Sku::new(l.sku)?, l.quantity, l.unit_price)))
+        .collect::<Result<_, keys::KeyError>>()
+        .map_err(|e| invalid(e.to_string()))?;
+    let order = NewOrder {
+        customer: customer.clone(),
+        order_id,
+        created_at,
+        lines,
+        status_shards: deps.order_shards()?,
+    };
+    // The answer is made before the write (a retry under the same key replays it), so it does
+    // not name the account rep the order records: GET /orders/{orderId} does.
+    let response = json!({
+        "orderId": order.order_id,
+        "customerId": order.customer,
+        "status": OrderStatus::Open,
+        "createdAt": order.created_at,
+        "total": order.total(),
+        "items": body.items,
+    })
+    .to_string();
+    let idempotency = key.map(|key| IdempotencyKey {
+        key,
+        request_hash: request_hash(&body.items),
+        response: response.clone(),
+        expires_at: (created_ms / 1000) as i64 + IDEMPOTENCY_TTL_SECONDS,
+    });
+
+    match commerce::place_order(&deps.table, &order, idempotency.as_ref()).await? {
+        PlaceOutcome::Placed => created(&response, &order_id.to_string(), false),
+        PlaceOutcome::CustomerNotFound => Err(ApiError::not_found(
+            "customer_not_found",
+            format!(
+                "There is no customer {customer}; create it with PUT /customers/{customer} first."
+            ),
+        )),
+        PlaceOutcome::Replayed {
+            response,
+            same_request: true,
+        } => {
+            let id = serde_json::from_str::<serde_json::Value>(&response)
+                .ok()
+                .and_then(|v| v["orderId"].as_str().map(str::to_owned))
+                .unwrap_or_default();
+            created(&response, &id, true)
+        }
+        PlaceOutcome::Replayed {
+            same_request: false,
+            ..
+        } => Err(ApiError::new(
+            422,
+            "idempotency_key_reused",
+            "This Idempotency-Key was used for a different order; use a new key for a new order.",
+        )),
+    }
+}
+
+fn created(body: &str, order_id: &str, replayed: bool) -> Result<Response<Body>, ApiError> {
+    let body: serde_json::Value = serde_json::from_str(body)
+        .map_err(|e| ApiError::from(store::StoreError::Corrupt(e.to_string())))?;
+    let mut res = api::json(201, &body)?;
+    if let Ok(v) = format!("/orders/{order_id}").parse() {
+        res.headers_mut().insert(LOCATION, v);
+    }
+    if replayed {
+        res.headers_mut()
+            .insert("idempotent-replayed", "true".parse().expect("static"));
+    }
+    Ok(res)
+}
+
+/// A digest of the order's lines, to tell a retry from a different order under the same key.
+fn request_hash(lines: &[Line]) -> String {
+    let canonical = serde_json::to_vec(lines).unwrap_or_default();
+    Sha256::digest(canonical)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use store::Table;
+
+    fn deps(table: &Table) -> Deps {
+        testkit::deps(table.clone(), FUNCTION.needs)
+    }
+    use serde_json::Value;
+    use testkit::{all_items, event, request, response_json, with_header};
+
+    const ROUTE: &str = "POST /customers/{customerId}/orders";
+    const BODY: &str = r#"{"items":[{"sku":42,"quantity":2,"unitPrice":1250},{"sku":7,"quantity":1,"unitPrice":99}]}"#;
+
+    async fn table_with_customer() -> Table {
+        let table = testkit::table().await;
+        testkit::fixtures::customer(&table, "123").await;
+        table.meter().reset();
+        table
+    }
+
+    async fn post(table: &Table, customer: &str, body: &str, key: Option<&str>) -> (u16, Value) {
+        let mut ev = event(
+            ROUTE,
+            &format!("/customers/{customer}/orders"),
+            &[],
+            Some(body),
+        );
+        if let Some(k) = key {
+            ev = with_header(ev, "Idempotency-Key", k);
+        }
+        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+    }
+
+    fn count(items: &[model::Item], ty: &str) -> usize {
+        items
+            .iter()
+            .filter(|i| i["Type"].as_s().unwrap() == ty)
+            .count()
+    }
+
+    #[tokio::test]
+    async fn places_summary_header_and_lines_in_one_transaction() {
+        let table = table_with_customer().await;
+        let (s, body) = post(&table, "123", BODY, None).await;
+        assert_eq!(s, 201);
+        assert_eq!(body["total"], 2 * 1250 + 99);
+        assert_eq!(body["status"], "OPEN");
+        let id = body["orderId"].as_str().unwrap();
+        let requests = table.meter().requests();
+        let ops: Vec<_> = requests.iter().map(|r| r.operation).collect();
+        // The customer read for its account rep (strongly consistent), then one transaction.
+        assert_eq!(ops, ["GetItem", "TransactWriteItems"]);
+        assert_eq!(requests[0].read_units, 1.0);
+
+        let items = all_items(&table).await;
+        let keys: Vec<(String, String)> = items
+            .iter()
+            .map(|i| {
+                (
+                    i["PK"].as_s().unwrap().clone(),
+                    i["SK"].as_s().unwrap().clone(),
+                )
+            })
+            .collect();
+        assert!(keys.contains(&("CUSTOMER#123".into(), format!("#ORDER#{id}"))));
+        assert!(keys.contains(&(format!("ORDER#{id}"), "A".into())));
+        assert!(keys.contains(&(format!("ORDER#{id}"), "ITEM#000000000042".into())));
+        assert!(keys.contains(&(format!("ORDER#{id}"), "ITEM#000000000007".into())));
+        assert_eq!(items.len(), 5, "customer + summary + header + 2 lines");
+        assert!(
+            items.iter().all(|i| i.contains_key("Type")),
+            "every item has a Type"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_order_records_its_customers_rep_in_the_reps_and_customers_status_lists() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        testkit::fixtures::customer_of_rep(&table, "123", "E1").await;
+        let (s, body) = post(&table, "123", BODY, None).await;
+        assert_eq!(s, 201, "{body}");
+        let id = body["orderId"].as_str().unwrap();
+        let items = all_items(&table).await;
+        let of_type = |ty: &str| {
+            items
+                .iter()
+                .find(|i| i["Type"].as_s().unwrap() == ty)
+                .unwrap()
+                .clone()
+        };
+        let (summary, header) = (of_type("Order"), of_type("OrderHeader"));
+        for item in [&summary, &header] {
+            assert_eq!(item["AccountRepId"].as_s().unwrap(), "E1");
+        }
+        let gsi1 = |i: &model::Item| {
+            (
+                i["GSI1PK"].as_s().unwrap().clone(),
+                i["GSI1SK"].as_s().unwrap().clone(),
+            )
+        };
+        assert_eq!(gsi1(&summary), ("REP#E1".into(), format!("OPEN#{id}")));
+        assert_eq!(gsi1(&header), ("CUSTOMER#123".into(), format!("OPEN#{id}")));
+    }
+
+    #[tokio::test]
+    async fn the_header_records_its_o5_shard_among_the_configured_count() {
+        let table = table_with_customer().await;
+        let deps = deps(&table).with_order_shards(4).unwrap();
+        for _ in 0..12 {
+            let ev = event(ROUTE, "/customers/123/orders", &[], Some(BODY));
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, 201, "{body}");
+        }
+        let items = all_items(&table).await;
+        let mut shards = std::collections::BTreeSet::new();
+        for i in &items {
+            match i["Type"].as_s().unwrap().as_str() {
+                "OrderHeader" => {
+                    let shard: u32 = i["StatusShard"].as_n().unwrap().parse().unwrap();
+                    assert!(shard < 4, "{i:?}");
+                    assert_eq!(i["GSI2PK"].as_s().unwrap(), &format!("ORDERS#{shard:02}"));
+                    shards.insert(shard);
+                }
+                "Order" => assert!(!i.contains_key("StatusShard"), "on the header only"),
+                _ => {}
+            }
+        }
+        assert!(
+            shards.len() > 1,
+            "12 orders spread over the shards: {shards:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn without_a_rep_the_summary_stays_out_of_gsi1() {
+        let table = table_with_customer().await;
+        let (s, _) = post(&table, "123", BODY, None).await;
+        assert_eq!(s, 201);
+        let summary = all_items(&table)
+            .await
+            .into_iter()
+            .find(|i| i["Type"].as_s().unwrap() == "Order")
+            .unwrap();
+        assert!(!summary.contains_key("GSI1PK") && !summary.contains_key("AccountRepId"));
+    }
+
+    #[tokio::test]
+    async fn unknown_customer_is_404_and_writes_nothing() {
+        let table = testkit::table().await;
+        let (s, body) = post(&table, "nobody", BODY, None).await;
+        assert_eq!(
+            (s, body["code"].as_str().unwrap()),
+            (404, "customer_not_found")
+        );
+        assert!(all_items(&table).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_retry_with_the_same_key_returns_the_same_order_and_writes_nothing() {
+        let table = table_with_customer().await;
+        let (s1, first) = post(&table, "123", BODY, Some("retry-1")).await;
+        let before = all_items(&table).await;
+        let (s2, second) = post(&table, "123", BODY, Some("retry-1")).await;
+        assert_eq!((s1, s2), (201, 201));
+        assert_eq!(first, second);
+        assert_eq!(all_items(&table).await, before, "the retry wrote nothing");
+        let (s3, other) = post(
+            &table,
+            "123",
+            r#"{"items":[{"sku":1,"quantity":1,"unitPrice":1}]}"#,
+            Some("retry-1"),
+        )
+        .await;
+        assert_eq!(
+            (s3, other["code"].as_str().unwrap()),
+            (422, "idempotency_key_reused")
+        );
+        assert_eq!(all_items(&table).await, before);
+        // The same key for another customer is another key.
+        testkit::fixtures::customer(&table, "456").await;
+        let (s4, third) = post(&table, "456", BODY, Some("retry-1")).await;
+        assert_eq!(s4, 201);
+        assert_ne!(third["orderId"], first["orderId"]);
+    }
+
+    /// A key that is not a valid id is refused, never ignored (ignored, a retry became a second
+    /// order): non-ASCII, empty, too long, with a delimiter.
+    #[tokio::test]
+    async fn an_invalid_idempotency_key_is_a_400_not_ignored() {
+        let table = table_with_customer().await;
+        let before = all_items(&table).await;
+        for key in ["ké", "", &"k".repeat(65), "a#b", "a b"] {
+            let (s, body) = post(&table, "123", BODY, Some(key)).await;
+            assert_eq!(
+                (s, body["code"].as_str()),
+                (400, Some("invalid_idempotency_key")),
+                "{key:?}: {body}"
+            );
+        }
+        assert_eq!(all_items(&table).await, before, "nothing written");
+    }
+
+    /// TTL deletes lazily: an idempotency record past its expiry is treated as absent, so the
+    /// key places a new order instead of replaying (or refusing as reused) the old one.
+    #[tokio::test]
+    async fn an_expired_idempotency_record_does_not_replay() {
+        let table = table_with_customer().await;
+        let (s, old) = post(&table, "123", BODY, Some("reused-later")).await;
+        assert_eq!(s, 201);
+        // Age the record past its expiry (TTL has not deleted it yet).
+        let key = keys::commerce::idempotency(
+            &Id::parse("c", "123").unwrap(),
+            &Id::parse("k", "reused-later").unwrap(),
+        );
+        let past = store::Update::new().set(
+            model::commerce::Idempotency::EXPIRES_AT,
+            model::n((keys::now_ms() / 1000) as i64 - 60),
+        );
+        table.update(&key, &past, None).await.unwrap();
+        let other = r#"{"items":[{"sku":9,"quantity":1,"unitPrice":5}]}"#;
+        let (s, new) = post(&table, "123", other, Some("reused-later")).await;
+        assert_eq!(s, 201, "{new}");
+        assert_ne!(new["orderId"], old["orderId"], "a new order, not a replay");
+        // And the renewed record replays the new order.
+        let (s, again) = post(&table, "123", other, Some("reused-later")).await;
+        assert_eq!((s, &again), (201, &new));
+    }
+
+    #[tokio::test]
+    async fn fifty_parallel_orders_on_one_customer_are_fifty_orders() {
+        let table = table_with_customer().await;
+        let calls = (0..50).map(|_| post(&table, "123", BODY, None));
+        let results = futures::future::join_all(calls).await;
+        assert!(results.iter().all(|(s, _)| *s == 201), "{results:?}");
+        let items = all_items(&table).await;
+        assert_eq!(count(&items, "Order"), 50);
+        assert_eq!(count(&items, "OrderHeader"), 50);
+        assert_eq!(count(&items, "OrderItem"), 100);
+    }
+
+    #[tokio::test]
+    async fn twenty_parallel_retries_with_one_key_are_one_order() {
+        let table = table_with_customer().await;
+        let calls = (0..20).map(|_| post(&table, "123", BODY, Some("same-key")));
+        let results = futures::future::join_all(calls).await;
+        assert!(results.iter().all(|(s, _)| *s == 201), "{results:?}");
+        let ids: HashSet<_> = results
+            .iter()
+            .map(|(_, b)| b["orderId"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(ids.len(), 1, "every retry answers with the one order");
+        let items = all_items(&table).await;
+        assert_eq!(count(&items, "Order"), 1);
+        assert_eq!(count(&items, "Idempotency"), 1);
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_4xx_and_writes_nothing() {
+        let table = table_with_customer().await;
+        let before = all_items(&table).await;
+        let too_many = format!(
+            r#"{{"items":[{}]}}"#,
+            (1..=51)
+                .map(|i| format!(r#"{{"sku":{i},"quantity":1,"unitPrice":1}}"#))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let cases: Vec<(&str, &str, Option<&str>, u16, &str)> = vec![
+            ("123", "", None, 400, "missing_body"),
+            ("123", "not json", None, 400, "invalid_json"),
+            ("123", r#"{}"#, None, 400, "invalid_body"),
+            ("123", r#"{"items":[]}"#, None, 400, "invalid_body"),
+            ("123", &too_many, None, 400, "invalid_body"),
+            (
+                "123",
+                r#"{"items":[{"sku":"42","quantity":1,"unitPrice":1}]}"#,
+                None,
+                400,
+                "invalid_body",
+            ),
+            (
+                "123",
+                r#"{"items":[{"sku":42.5,"quantity":1,"unitPrice":1}]}"#,
+                None,
+                400,
+                "invalid_body",
+            ),
+            (
+                "123",
+                r#"{"items":[{"sku":42,"quantity":0,"unitPrice":1}]}"#,
+                None,
+                400,
+                "invalid_body",
+            ),
+            (
+                "123",
+                r#"{"items":[{"sku":42,"quantity":-1,"unitPrice":1}]}"#,
+                None,
+                400,
+                "invalid_body",
+            ),
+            (
+                "123",
+                r#"{"items":[{"sku":42,"quantity":1,"unitPrice":-5}]}"#,
+                None,
+                400,
+                "invalid_body",
+            ),
+            (
+                "123",
+                r#"{"items":[{"sku":0,"quantity":1,"unitPrice":1}]}"#,
+                None,
+                400,
+                "invalid_body",
+            ),
+            (
+                "123",
+                r#"{"items":[{"sku":1000000000000,"quantity":1,"unitPrice":1}]}"#,
+                None,
+                400,
+                "invalid_body",
+            ),
+            (
+                "123",
+                r#"{"items":[{"sku":42,"quantity":1}]}"#,
+                None,
+                400,
+                "invalid_body",
+            ),
+            (
+                "123",
+                r#"{"items":[{"sku":1,"quantity":1,"unitPrice":1},{"sku":1,"quantity":2,"unitPrice":1}]}"#,
+                None,
+                400,
+                "duplicate_sku",
+            ),
+            (
+                "123",
+                BODY,
+                Some("has space"),
+                400,
+                "invalid_idempotency_key",
+            ),
+            ("123", BODY, Some("a#b"), 400, "invalid_idempotency_key"),
+            ("1#2", BODY, None, 400, "invalid_parameter"),
+            ("", BODY, None, 400, "invalid_parameter"),
+            ("ghost", BODY, None, 404, "customer_not_found"),
+        ];
+        for (customer, body, key, status, code) in cases {
+            let mut ev = event(ROUTE, "/customers/x/orders", &[], Some(body));
+            ev["pathParameters"]["customerId"] = serde_json::json!(customer);
+            if let Some(k) = key {
+                ev = with_header(ev, "Idempotency-Key", k);
+            }
+            let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
+            assert_eq!(
+                (s, b["code"].as_str().unwrap()),
+                (status, code),
+                "{customer} {body:.80} {key:?}"
+            );
+        }
+        assert_eq!(all_items(&table).await, before, "nothing written");
+    }
+}

@@ -1,0 +1,252 @@
+//! `PUT /products/{sku}/inventory/{warehouseId}` with `{"quantity"}`: a product's stock in one
+//! warehouse (seed 003's OE-Inventory), in the product's partition (O12) and in its GSI1 partition
+//! beside its order lines (O8). ONE transaction checks that the product and the warehouse exist
+//! and puts the inventory: 201 when created, 200 when replaced (a second transaction, without the
+//! `attribute_not_exists`), 404 `product_not_found` / `warehouse_not_found` with nothing written.
+//! The product's total inventory (O13) follows through the stream pipeline. Staff only.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::commerce as view};
+use keys::{Timestamp, commerce::Sku};
+use lambda_http::{Body, Request, Response};
+use model::commerce::Inventory;
+use serde::Deserialize;
+use store::{
+    Deps, Needs,
+    products::{self, InventoryPut},
+};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "put-inventory",
+    access: Access::Staff,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Put,
+            path: "/products/{sku}/inventory/{warehouseId}",
+            summary: "A product's stock in a warehouse; the product and the warehouse are checked in the same transaction",
+            patterns: &[
+                Pattern {
+                    id: "",
+                    route: "`PUT /products/{sku}/inventory/{warehouseId}` `{quantity: 0–1,000,000,000}` (staff)",
+                    index: Index::Table,
+                    request: "TransactWriteItems: ConditionCheck the product, ConditionCheck the warehouse; Put `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>` (`attribute_not_exists`, then again without when it exists)",
+                    returns: "`{sku, warehouseId, quantity, updatedAt}`; 201 / 200; 404 `product_not_found`, `warehouse_not_found`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/products/42/inventory/W2",
+                        body: Some(r#"{"quantity": 25}"#),
+                    },
+                },
+            ],
+        },
+    ],
+};
+/// The most one warehouse may hold of one product (a bound, so a total over many warehouses
+/// stays far within a number DynamoDB and every client can hold exactly).
+pub const MAX_QUANTITY: u32 = 1_000_000_000;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PutInventory {
+    /// Signed, so a negative quantity gets the range message rather than serde's.
+    quantity: i64,
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let sku = api::path(&req, "sku", Sku::parse)?;
+    let warehouse = api::path_id(&req, "warehouseId")?;
+    let body: PutInventory = api::json_body(&req)?;
+    let quantity = u32::try_from(body.quantity)
+        .ok()
+        .filter(|q| *q <= MAX_QUANTITY)
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_body",
+                format!("quantity: give a whole number from 0 to {MAX_QUANTITY}"),
+            )
+        })?;
+    let inventory = Inventory {
+        sku,
+        warehouse_id: warehouse,
+        quantity,
+        updated_at: Timestamp::now(),
+    };
+    match products::put_inventory(&deps.table, &inventory).await? {
+        InventoryPut::Stored(created) => api::json(
+            if created { 201 } else { 200 },
+            &view::inventory(&inventory),
+        ),
+        InventoryPut::NoProduct => Err(ApiError::not_found(
+            "product_not_found",
+            format!("No such product: {sku}"),
+        )),
+        InventoryPut::NoWarehouse => Err(ApiError::not_found(
+            "warehouse_not_found",
+            format!("No such warehouse: {}", inventory.warehouse_id),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::Entity;
+    use serde_json::{Value, json};
+    use store::Table;
+    use testkit::{all_items, as_staff, event, fixtures, request, response_json};
+
+    const ROUTE: &str = "PUT /products/{sku}/inventory/{warehouseId}";
+
+    async fn put(table: &Table, sku: &str, warehouse: &str, body: &str) -> (u16, Value) {
+        let mut ev = as_staff(event(ROUTE, "/products/x/inventory/y", &[], Some(body)));
+        // Set as API Gateway passes them (decoded), whatever they hold.
+        ev["pathParameters"] = json!({ "sku": sku, "warehouseId": warehouse });
+        response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+        ))
+    }
+
+    #[tokio::test]
+    async fn created_in_one_transaction_then_replaced() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::product(&table, 42).await;
+        table.meter().reset();
+        let (s, b) = put(&table, "42", "W1", r#"{"quantity":12}"#).await;
+        assert_eq!(s, 201, "{b}");
+        assert_eq!(
+            (&b["sku"], &b["warehouseId"], &b["quantity"]),
+            (&json!(42), &json!("W1"), &json!(12))
+        );
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 1, "{requests:?}");
+        assert_eq!(requests[0].operation, "TransactWriteItems");
+        // The IAM actions of its parts (the product's and the warehouse's checks, the put).
+        let mut parts = requests[0].parts.clone();
+        parts.sort();
+        assert_eq!(parts, ["dynamodb:ConditionCheckItem", "dynamodb:PutItem"]);
+        // Three small items (two checked, one put) at a transaction's double rate: the minimum.
+        // (DynamoDB also bills the put's GSI1 entry; DynamoDB Local's transaction accounting
+        // leaves it out.)
+        assert_eq!(requests[0].write_units, 6.0, "{requests:?}");
+
+        let items = all_items(&table).await;
+        let stored: Vec<_> = items
+            .iter()
+            .filter(|i| model::type_of(i) == Some(Inventory::TYPE))
+            .collect();
+        assert_eq!(stored.len(), 1);
+        let item = stored[0];
+        for (attribute, value) in [
+            ("PK", "PRODUCT#000000000042"),
+            ("SK", "WAREHOUSE#W1"),
+            ("GSI1PK", "PRODUCT#000000000042"),
+            ("GSI1SK", "WAREHOUSE#W1"),
+        ] {
+            assert_eq!(item[attribute].as_s().unwrap(), value, "{attribute}");
+        }
+
+        // A replace answers 200 (the create's condition fails, the second transaction replaces).
+        table.meter().reset();
+        let (s, b) = put(&table, "42", "W1", r#"{"quantity":0}"#).await;
+        assert_eq!((s, &b["quantity"]), (200, &json!(0)), "{b}");
+        let ops: Vec<_> = table
+            .meter()
+            .requests()
+            .iter()
+            .map(|r| r.operation)
+            .collect();
+        assert_eq!(ops, ["TransactWriteItems", "TransactWriteItems"]);
+        let stored = store::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(stored.quantity, 0);
+        assert_eq!(
+            all_items(&table).await.len(),
+            items.len(),
+            "replaced, not added"
+        );
+
+        // The bound itself is fine.
+        let (s, b) = put(&table, "42", "W2", r#"{"quantity":1000000000}"#).await;
+        assert_eq!((s, &b["quantity"]), (201, &json!(MAX_QUANTITY)));
+    }
+
+    #[tokio::test]
+    async fn a_missing_product_or_warehouse_is_404_and_writes_nothing() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::product(&table, 42).await;
+        let before = all_items(&table).await;
+        for (sku, warehouse, code) in [
+            ("43", "W1", "product_not_found"),
+            ("42", "W9", "warehouse_not_found"),
+            // Both missing: the product is named first.
+            ("43", "W9", "product_not_found"),
+        ] {
+            let (s, b) = put(&table, sku, warehouse, r#"{"quantity":1}"#).await;
+            assert_eq!(
+                (s, b["code"].as_str()),
+                (404, Some(code)),
+                "{sku} {warehouse}"
+            );
+        }
+        assert_eq!(all_items(&table).await, before, "nothing written");
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_4xx_and_writes_nothing() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::product(&table, 42).await;
+        let before = all_items(&table).await;
+        table.meter().reset();
+        let long_id = "w".repeat(65);
+        let good = r#"{"quantity":1}"#;
+        let cases: Vec<(&str, &str, &str, u16, &str)> = vec![
+            ("0", "W1", good, 400, "invalid_parameter"),
+            ("042", "W1", good, 400, "invalid_parameter"),
+            ("abc", "W1", good, 400, "invalid_parameter"),
+            ("1000000000000", "W1", good, 400, "invalid_parameter"),
+            ("42", "W#1", good, 400, "invalid_parameter"),
+            ("42", "W 1", good, 400, "invalid_parameter"),
+            ("42", &long_id, good, 400, "invalid_parameter"),
+            ("42", "W1", "", 400, "missing_body"),
+            ("42", "W1", "{", 400, "invalid_json"),
+            ("42", "W1", "[1]", 400, "invalid_body"),
+            ("42", "W1", "{}", 400, "invalid_body"),
+            ("42", "W1", r#"{"quantity":-1}"#, 400, "invalid_body"),
+            (
+                "42",
+                "W1",
+                r#"{"quantity":1000000001}"#,
+                400,
+                "invalid_body",
+            ),
+            ("42", "W1", r#"{"quantity":1e20}"#, 400, "invalid_body"),
+            ("42", "W1", r#"{"quantity":1.5}"#, 400, "invalid_body"),
+            ("42", "W1", r#"{"quantity":"5"}"#, 400, "invalid_body"),
+            ("42", "W1", r#"{"quantity":null}"#, 400, "invalid_body"),
+            (
+                "42",
+                "W1",
+                r#"{"quantity":1,"warehouseId":"W2"}"#,
+                400,
+                "invalid_body",
+            ),
+        ];
+        for (sku, warehouse, body, status, code) in cases {
+            let (s, b) = put(&table, sku, warehouse, body).await;
+            assert_eq!(
+                (s, b["code"].as_str().unwrap_or_default()),
+                (status, code),
+                "{sku} {warehouse} {body}: {b}"
+            );
+        }
+        assert!(table.meter().requests().is_empty(), "nothing even sent");
+        assert_eq!(all_items(&table).await, before, "nothing written");
+    }
+}

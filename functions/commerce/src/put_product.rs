@@ -1,0 +1,236 @@
+//! `PUT /products/{sku}` with `{"name", "description"?}` (seed 003's OE-Product): creates the
+//! product (201) or replaces its name and description (200), keeping its total inventory, which
+//! the stream pipeline derives from its inventories. One UpdateItem. Staff only.
+//!
+//! A PUT replaces: a description that is absent or `null` removes the one stored.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::commerce as view};
+use keys::{Timestamp, commerce::Sku};
+use lambda_http::{Body, Request, Response};
+use serde::Deserialize;
+use store::{Deps, Needs, products};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "put-product",
+    access: Access::Staff,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Put,
+            path: "/products/{sku}",
+            summary: "Create or replace a product (seed 003's order entry); keeps its derived total inventory",
+            patterns: &[
+                Pattern {
+                    id: "",
+                    route: "`PUT /products/{sku}` `{name, description?}` (staff)",
+                    index: Index::Table,
+                    request: "UpdateItem `PRODUCT#<sku>` / `A` (keeps the derived total inventory)",
+                    returns: "the product; 201 / 200",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/products/1004",
+                        body: Some(r#"{"name": "Coffee tamper", "description": "Stainless steel, 58 mm"}"#),
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const MAX_NAME_CHARS: usize = 200;
+pub const MAX_DESCRIPTION_CHARS: usize = 2000;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PutProduct {
+    name: String,
+    /// Absent and `null` alike: no description.
+    #[serde(default)]
+    description: Option<String>,
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let sku = api::path(&req, "sku", Sku::parse)?;
+    let body: PutProduct = api::json_body(&req)?;
+    let name = body.name.trim();
+    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            format!("name: give 1 to {MAX_NAME_CHARS} characters"),
+        ));
+    }
+    if let Some(d) = &body.description
+        && d.chars().count() > MAX_DESCRIPTION_CHARS
+    {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            format!("description: give at most {MAX_DESCRIPTION_CHARS} characters"),
+        ));
+    }
+    let (product, created) = products::put_product(
+        &deps.table,
+        sku,
+        name,
+        body.description.as_deref(),
+        Timestamp::now(),
+    )
+    .await?;
+    api::json(if created { 201 } else { 200 }, &view::product(&product))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::{Entity, commerce::Product};
+    use serde_json::{Value, json};
+    use store::{Table, Update};
+    use testkit::{all_items, as_staff, event, request, response_json};
+
+    const ROUTE: &str = "PUT /products/{sku}";
+
+    async fn put(table: &Table, sku: &str, body: &str) -> (u16, Value) {
+        let mut ev = as_staff(event(ROUTE, "/products/x", &[], Some(body)));
+        // Set as API Gateway passes it (decoded), whatever it holds.
+        ev["pathParameters"]["sku"] = json!(sku);
+        response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+        ))
+    }
+
+    #[tokio::test]
+    async fn creates_then_replaces_in_one_write_each_keeping_the_total_inventory() {
+        let table = testkit::table().await;
+        let (s, p) = put(
+            &table,
+            "42",
+            r#"{"name":"  Espresso cup ","description":"Porcelain, 80 ml"}"#,
+        )
+        .await;
+        assert_eq!(s, 201, "{p}");
+        assert_eq!(
+            (
+                &p["sku"],
+                &p["name"],
+                &p["description"],
+                &p["totalInventory"]
+            ),
+            (
+                &json!(42),
+                &json!("Espresso cup"),
+                &json!("Porcelain, 80 ml"),
+                &json!(0)
+            ),
+            "the name is trimmed; nothing in stock yet"
+        );
+        assert_eq!(p["createdAt"], p["updatedAt"]);
+        let requests = table.meter().requests();
+        assert_eq!(
+            (
+                requests.len(),
+                requests[0].operation,
+                requests[0].write_units
+            ),
+            (1, "UpdateItem", 1.0),
+            "one write of one small item (a product is in no index)"
+        );
+
+        // What the stream pipeline keeps is kept by a replace.
+        let key = keys::commerce::product(testkit::fixtures::sku(42));
+        let total = Update::new().set(Product::TOTAL_INVENTORY, model::n(7));
+        table.update(&key, &total, None).await.unwrap();
+        table.meter().reset();
+        let (s, p2) = put(
+            &table,
+            "42",
+            r#"{"name":"Espresso cup","description":null}"#,
+        )
+        .await;
+        assert_eq!(s, 200, "{p2}");
+        assert_eq!(p2["totalInventory"], 7);
+        assert_eq!(p2["description"], Value::Null, "null removes it");
+        assert_eq!(p2["createdAt"], p["createdAt"], "creation time is kept");
+        let requests = table.meter().requests();
+        assert_eq!(
+            (
+                requests.len(),
+                requests[0].operation,
+                requests[0].write_units
+            ),
+            (1, "UpdateItem", 1.0)
+        );
+        let items = all_items(&table).await;
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0]["PK"].as_s().unwrap(), "PRODUCT#000000000042");
+        assert_eq!(items[0]["SK"].as_s().unwrap(), "A");
+        assert_eq!(items[0]["Type"].as_s().unwrap(), Product::TYPE);
+        assert!(!items[0].contains_key(Product::DESCRIPTION));
+        assert!(!items[0].contains_key("GSI1PK"), "a product is in no index");
+
+        // Absent is the same as null: no description.
+        let (s, p3) = put(&table, "42", r#"{"name":"Cup"}"#).await;
+        assert_eq!((s, &p3["description"]), (200, &Value::Null));
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_4xx_and_writes_nothing() {
+        let table = testkit::table().await;
+        let long_name = format!(r#"{{"name":"{}"}}"#, "n".repeat(MAX_NAME_CHARS + 1));
+        let long_description = format!(
+            r#"{{"name":"Cup","description":"{}"}}"#,
+            "é".repeat(MAX_DESCRIPTION_CHARS + 1)
+        );
+        let huge = format!(r#"{{"name":"{}"}}"#, "n".repeat(api::MAX_BODY_BYTES));
+        let good = r#"{"name":"Cup"}"#;
+        let cases: Vec<(&str, &str, u16, &str)> = vec![
+            ("0", good, 400, "invalid_parameter"),
+            ("042", good, 400, "invalid_parameter"),
+            ("abc", good, 400, "invalid_parameter"),
+            ("-1", good, 400, "invalid_parameter"),
+            ("1.5", good, 400, "invalid_parameter"),
+            ("1000000000000", good, 400, "invalid_parameter"),
+            ("4#2", good, 400, "invalid_parameter"),
+            ("42", "", 400, "missing_body"),
+            ("42", "{", 400, "invalid_json"),
+            ("42", "[]", 400, "invalid_body"),
+            ("42", "{}", 400, "invalid_body"),
+            ("42", r#"{"name":null}"#, 400, "invalid_body"),
+            ("42", r#"{"name":5}"#, 400, "invalid_body"),
+            ("42", r#"{"name":"   "}"#, 400, "invalid_body"),
+            ("42", &long_name, 400, "invalid_body"),
+            ("42", &long_description, 400, "invalid_body"),
+            (
+                "42",
+                r#"{"name":"Cup","description":5}"#,
+                400,
+                "invalid_body",
+            ),
+            (
+                "42",
+                r#"{"name":"Cup","totalInventory":100}"#,
+                400,
+                "invalid_body",
+            ),
+            ("42", r#"{"name":"Cup","sku":42}"#, 400, "invalid_body"),
+            ("42", &huge, 413, "body_too_large"),
+        ];
+        for (sku, body, status, code) in cases {
+            let (s, b) = put(&table, sku, body).await;
+            assert_eq!(
+                (s, b["code"].as_str().unwrap_or_default()),
+                (status, code),
+                "{sku} {body:.60}: {b}"
+            );
+        }
+        assert!(table.meter().requests().is_empty(), "nothing even sent");
+        assert!(all_items(&table).await.is_empty(), "nothing written");
+
+        // The limits themselves are fine.
+        let longest = format!(
+            r#"{{"name":"{}","description":"{}"}}"#,
+            "n".repeat(MAX_NAME_CHARS),
+            "é".repeat(MAX_DESCRIPTION_CHARS)
+        );
+        assert_eq!(put(&table, "999999999999", &longest).await.0, 201);
+    }
+}

@@ -1,0 +1,93 @@
+//! H1: `GET /employees/{employeeId}` → the employee, its current job and its warehouse, from
+//! ONE query of its partition (`SK <= A`: the edges sort before the employee's `A` record, the
+//! job history after it, so the history is never read). Staff only; 404 `employee_not_found`.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::hr as view};
+use lambda_http::{Body, Request, Response};
+use store::{Deps, Needs, hr};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-employee",
+    access: Access::Staff,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/employees/{employeeId}",
+            summary: "H1: an employee with current job and warehouse, one query (SK <= A)",
+            patterns: &[
+                Pattern {
+                    id: "H1",
+                    route: "`GET /employees/{employeeId}` (staff)",
+                    index: Index::Table,
+                    request: "Query `PK = EMPLOYEE#<id> AND SK <= A` (edges `#JOB`, `#WAREHOUSE#<w>` and `A`; never the history)",
+                    returns: "the employee with `currentJob` and `warehouse`; 404 `employee_not_found`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/employees/E100",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let id = api::path_id(&req, "employeeId")?;
+    let found = hr::employee(&deps.table, &id, false).await?;
+    let employee = ApiError::or_not_found(found, "employee_not_found", || {
+        format!("No such employee: {id}")
+    })?;
+    api::json(200, &view::employee_view(&employee))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testkit::{as_staff, event, request, response_json};
+
+    #[tokio::test]
+    async fn h1_is_one_query_that_never_reads_the_history() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        for (job, start) in [
+            ("CLERK", "2023-01-01"),
+            ("REP", "2024-01-01"),
+            ("LEAD", "2025-01-01"),
+        ] {
+            let j = testkit::fixtures::job("E1", job, start);
+            store::hr::add_job(&table, &j).await.unwrap();
+        }
+        table.meter().reset();
+        let ev = as_staff(event(
+            "GET /employees/{employeeId}",
+            "/employees/E1",
+            &[],
+            None,
+        ));
+        let (s, b) = response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+        ));
+        assert_eq!(s, 200, "{b}");
+        assert_eq!(b["currentJob"]["jobId"], "LEAD");
+        assert_eq!(b["warehouse"]["warehouseId"], "W1");
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 1, "one query");
+        assert_eq!(requests[0].items, 3, "employee and two edges, no history");
+        assert_eq!(requests[0].read_units, 0.5);
+        let ev = as_staff(event(
+            "GET /employees/{employeeId}",
+            "/employees/E2",
+            &[],
+            None,
+        ));
+        let (s, b) = response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+        ));
+        assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
+    }
+}

@@ -1,0 +1,86 @@
+//! H3: `GET /employees/{employeeId}/job` → the employee's current job details: ONE query of its
+//! job history backwards, `begins_with(SK, "JH#")`, `Limit = 1` (seed 003 #3): start dates are
+//! written broad to narrow, so the newest comes first and only it is read. Staff only; 404
+//! `job_not_found` when the employee has no job (or does not exist).
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::hr as view};
+use lambda_http::{Body, Request, Response};
+use store::{Deps, Needs, hr};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-employee-job",
+    access: Access::Staff,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/employees/{employeeId}/job",
+            summary: "H3: an employee's current job details: one query backwards, begins_with JH#, Limit 1",
+            patterns: &[
+                Pattern {
+                    id: "H3",
+                    route: "`GET /employees/{employeeId}/job` (staff)",
+                    index: Index::Table,
+                    request: r#"Query `PK = EMPLOYEE#<id> AND begins_with(SK, "JH#")`, backwards, `Limit = 1`"#,
+                    returns: "the current job; 404 `job_not_found`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/employees/E100/job",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let id = api::path_id(&req, "employeeId")?;
+    let found = hr::current_job(&deps.table, &id).await?;
+    let job = ApiError::or_not_found(found, "job_not_found", || format!("{id} has no job"))?;
+    let mut out = view::job(&job);
+    out["employeeId"] = id.as_str().into();
+    api::json(200, &out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testkit::{as_staff, event, request, response_json};
+
+    #[tokio::test]
+    async fn h3_reads_one_item_the_newest() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let get = async || {
+            let ev = as_staff(event(
+                "GET /employees/{employeeId}/job",
+                "/employees/E1/job",
+                &[],
+                None,
+            ));
+            response_json(&api::respond(
+                handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+            ))
+        };
+        let (s, b) = get().await;
+        assert_eq!((s, b["code"].as_str()), (404, Some("job_not_found")));
+        for (job, start) in [
+            ("REP", "2024-01-01"),
+            ("LEAD", "2025-01-01"),
+            ("CLERK", "2023-01-01"),
+        ] {
+            store::hr::add_job(&table, &testkit::fixtures::job("E1", job, start))
+                .await
+                .unwrap();
+        }
+        table.meter().reset();
+        let (s, b) = get().await;
+        assert_eq!((s, b["jobId"].as_str()), (200, Some("LEAD")), "{b}");
+        let requests = table.meter().requests();
+        assert_eq!((requests.len(), requests[0].items), (1, 1));
+    }
+}

@@ -1,0 +1,14 @@
+//! HR: reference data (regions, countries, locations, departments, warehouses), employees and their jobs.
+//!
+//! One module per Lambda (its declaration, handler and tests); one binary per Lambda in
+//! `src/bin/`, a few lines that serve the module.
+
+api::functions![
+    put_reference,
+    put_employee,
+    get_employee,
+    add_employee_job,
+    get_employee_job,
+    list_employees,
+    list_warehouse_employees,
+];

@@ -1,0 +1,96 @@
+//! H7: `GET /warehouses/{warehouseId}/employees` → the employees who work there, from GSI1's
+//! `WAREHOUSE#<warehouseId>` partition, where each employee's warehouse edge stands (seed 003
+//! #7), a page at a time (`limit`, default 50, 1..=100, signed `cursor`). Staff only.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::hr as view};
+use keys::hr as k;
+use lambda_http::{Body, Request, Response};
+use model::hr::EmployeeWarehouse;
+use serde_json::json;
+use store::{Deps, Needs};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "list-warehouse-employees",
+    access: Access::Staff,
+    needs: Needs::CURSORS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/warehouses/{warehouseId}/employees",
+            summary: "H7: the employees of a warehouse (GSI1)",
+            patterns: &[
+                Pattern {
+                    id: "H7",
+                    route: "`GET /warehouses/{warehouseId}/employees?limit=&cursor=` (staff)",
+                    index: Index::Gsi1,
+                    request: "Query `GSI1PK = WAREHOUSE#<warehouseId>` (warehouse edges)",
+                    returns: "`{warehouseId, employees, nextCursor}`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/warehouses/W1/employees",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let warehouse = api::path_id(&req, "warehouseId")?;
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("H7|{warehouse}|{limit}")
+    })?;
+    let (items, next) = paging
+        .page::<EmployeeWarehouse, _>(deps.table.query(k::warehouse_employees(&warehouse)))
+        .await?;
+    api::json(
+        200,
+        &json!({
+            "warehouseId": warehouse.as_str(),
+            "employees": items.iter().map(|e| view::listed(&e.employee_id, &e.employee_name)).collect::<Vec<_>>(),
+            "nextCursor": next,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testkit::{as_staff, event, request, response_json};
+
+    #[tokio::test]
+    async fn h7_lists_a_warehouses_employees_only() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        for (e, name) in [("E1", "Ada Lovelace"), ("E2", "Alan Turing")] {
+            testkit::fixtures::employee(&table, e, name).await;
+        }
+        let get = async |w: &str| {
+            let ev = as_staff(event(
+                "GET /warehouses/{warehouseId}/employees",
+                &format!("/warehouses/{w}/employees"),
+                &[],
+                None,
+            ));
+            response_json(&api::respond(
+                handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+            ))
+        };
+        let (s, b) = get("W1").await;
+        assert_eq!(s, 200, "{b}");
+        let names: Vec<_> = b["employees"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["Ada Lovelace", "Alan Turing"]);
+        assert_eq!(get("W2").await.1["employees"], json!([]));
+        assert_eq!(get("W%231").await.0, 400);
+    }
+}

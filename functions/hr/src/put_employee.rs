@@ -1,0 +1,137 @@
+//! `PUT /employees/{employeeId}` `{name, hireDate, warehouseId?}`: creates (201) or replaces
+//! (200) an employee, staff only. ONE transaction writes the employee (on the revision it read)
+//! and keeps its edges in step: the warehouse edge follows `warehouseId` (the warehouse checked
+//! to exist: 404 `warehouse_not_found` otherwise, nothing written) and a new name is copied onto
+//! the current-job and warehouse edges (`store::hr::put_employee`).
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::hr as view};
+use keys::{Date, Id, Name};
+use lambda_http::{Body, Request, Response};
+use serde::Deserialize;
+use store::{
+    Deps, Needs,
+    hr::{self, EmployeeInput, Put},
+};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "put-employee",
+    access: Access::Staff,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Put,
+            path: "/employees/{employeeId}",
+            summary: "Create or replace an employee; its warehouse and current-job edges follow in the same transaction",
+            patterns: &[
+                Pattern {
+                    id: "",
+                    route: "`PUT /employees/{employeeId}` `{name, hireDate, warehouseId?}` (staff)",
+                    index: Index::Table,
+                    request: "GetItem the warehouse; Query H1 (consistent); TransactWriteItems: Put employee (on its revision), ConditionCheck warehouse, Put / Delete the warehouse edge, Put the renamed current-job edge",
+                    returns: "201 / 200 the employee; 404 `warehouse_not_found`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/employees/E101",
+                        body: Some(r#"{"name": "Alan Turing", "hireDate": "2025-06-02", "warehouseId": "W1"}"#),
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct NewEmployee {
+    name: String,
+    hire_date: String,
+    warehouse_id: Option<String>,
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let employee_id = api::path_id(&req, "employeeId")?;
+    let body: NewEmployee = api::json_body(&req)?;
+    let input = EmployeeInput {
+        employee_id,
+        name: api::field("name", Name::parse("name", &body.name))?,
+        hire_date: api::field("hireDate", Date::parse_iso(&body.hire_date))?,
+        warehouse_id: body
+            .warehouse_id
+            .map(|w| api::field("warehouseId", Id::parse("warehouseId", &w)))
+            .transpose()?,
+    };
+    match hr::put_employee(&deps.table, &input).await? {
+        Put::Created(e) => api::json(201, &view::employee(&e)),
+        Put::Replaced(e) => api::json(200, &view::employee(&e)),
+        Put::Missing(_) => Err(ApiError::not_found(
+            "warehouse_not_found",
+            format!(
+                "No such warehouse: {}",
+                input.warehouse_id.as_ref().map_or("", Id::as_str)
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+    use store::Table;
+    use testkit::{all_items, as_staff, event, request, response_json};
+
+    async fn put(table: &Table, path: &str, body: &str) -> (u16, Value) {
+        let ev = as_staff(event("PUT /employees/{employeeId}", path, &[], Some(body)));
+        response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+        ))
+    }
+
+    #[tokio::test]
+    async fn creates_then_replaces_and_refuses_a_missing_warehouse() {
+        let table = testkit::table().await;
+        let body = r#"{"name":"Ada Lovelace","hireDate":"2024-01-15","warehouseId":"W1"}"#;
+        let (s, b) = put(&table, "/employees/E1", body).await;
+        assert_eq!((s, b["code"].as_str()), (404, Some("warehouse_not_found")));
+        assert!(all_items(&table).await.is_empty());
+        testkit::fixtures::org(&table).await;
+        let (s, b) = put(&table, "/employees/E1", body).await;
+        assert_eq!(s, 201, "{b}");
+        assert_eq!(b["warehouseId"], "W1");
+        let (s, b) = put(
+            &table,
+            "/employees/E1",
+            r#"{"name":"Ada King","hireDate":"2024-01-15"}"#,
+        )
+        .await;
+        assert_eq!((s, b["name"].as_str()), (200, Some("Ada King")));
+        assert_eq!(b["warehouseId"], Value::Null);
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_a_400_and_writes_nothing() {
+        let table = testkit::table().await;
+        for (path, body) in [
+            ("/employees/E1", r#"{"name":"Ada","hireDate":"2024-02-30"}"#),
+            ("/employees/E1", r#"{"name":" ","hireDate":"2024-02-01"}"#),
+            (
+                "/employees/E1",
+                r#"{"name":"Ada","hireDate":"2024-02-01","warehouseId":"W#1"}"#,
+            ),
+            (
+                "/employees/E%231",
+                r#"{"name":"Ada","hireDate":"2024-02-01"}"#,
+            ),
+            ("/employees/E1", r#"{"name":"Ada"}"#),
+            (
+                "/employees/E1",
+                r#"{"name":"Ada","hireDate":"2024-02-01","salary":1}"#,
+            ),
+        ] {
+            assert_eq!(put(&table, path, body).await.0, 400, "{path} {body}");
+        }
+        assert!(all_items(&table).await.is_empty());
+    }
+}

@@ -1,0 +1,160 @@
+//! `POST /courses` with `{"courseName", "startDate", "location", "courseType"}`: creates a course
+//! occurrence (seed 001's "Course"), 201. One PutItem, on `attribute_not_exists`: the same name,
+//! date and location (as normalised in the key: case and spacing ignored, numbers padded) is a
+//! 409 `course_exists`. Staff only.
+//!
+//! The item also carries its GSI1 key (`course#<course>#`, `<yyyy/mm/dd>#<location>#`), so the
+//! occurrence reads (L2–L6) find it apart from the course's certificates.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::learning as view};
+use keys::{
+    Date,
+    learning::{Course, Location},
+};
+use lambda_http::{Body, Request, Response};
+use model::learning::CourseOccurrence;
+use serde::Deserialize;
+use store::{Deps, Needs, learning};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "create-course-occurrence",
+    access: Access::Staff,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Post,
+            path: "/courses",
+            summary: "Create a course occurrence (seed 001's Course)",
+            patterns: &[
+                Pattern {
+                    id: "",
+                    route: "`POST /courses` `{courseName, startDate, location, courseType}` (staff)",
+                    index: Index::Table,
+                    request: "PutItem, `attribute_not_exists`",
+                    returns: "201 the occurrence; 409 `course_exists`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/courses",
+                        body: Some(
+                            r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#,
+                        ),
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub const MAX_COURSE_TYPE_CHARS: usize = 100;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct NewOccurrence {
+    course_name: String,
+    start_date: String,
+    location: String,
+    course_type: String,
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let body: NewOccurrence = api::json_body(&req)?;
+    let course_type = body.course_type.trim();
+    if course_type.is_empty() || course_type.chars().count() > MAX_COURSE_TYPE_CHARS {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            format!("courseType: give 1 to {MAX_COURSE_TYPE_CHARS} characters"),
+        ));
+    }
+    let occurrence = CourseOccurrence {
+        course_name: api::field("courseName", Course::parse(&body.course_name))?,
+        start_date: api::field("startDate", Date::parse_iso(&body.start_date))?,
+        location: api::field("location", Location::parse(&body.location))?,
+        course_type: course_type.to_owned(),
+    };
+    if !learning::create_occurrence(&deps.table, &occurrence).await? {
+        return Err(ApiError::new(
+            409,
+            "course_exists",
+            format!(
+                "{} on {} at {} exists already.",
+                occurrence.course_name, occurrence.start_date, occurrence.location
+            ),
+        ));
+    }
+    api::json(201, &view::occurrence(&occurrence))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use store::Table;
+    use testkit::{all_items, as_staff, event, request, response_json};
+
+    const ROUTE: &str = "POST /courses";
+
+    async fn post(table: &Table, body: &str) -> (u16, serde_json::Value) {
+        let ev = as_staff(event(ROUTE, "/courses", &[], Some(body)));
+        response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+        ))
+    }
+
+    const SEED: &str = r#"{"courseName":"Intro to DynamoDB","startDate":"2022-03-15","location":"Building 1","courseType":"DevChat"}"#;
+
+    #[tokio::test]
+    async fn creates_the_seed_occurrence_with_the_talks_keys_once() {
+        let table = testkit::table().await;
+        let (s, body) = post(&table, SEED).await;
+        assert_eq!(s, 201, "{body}");
+        assert_eq!(
+            body,
+            json!({"courseName": "Intro to DynamoDB", "courseKey": "introtodynamodb",
+                   "startDate": "2022-03-15", "location": "Building 1", "courseType": "DevChat"})
+        );
+        let items = all_items(&table).await;
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0]["SK"], model::s("2022/03/15#course#01#building01#"));
+        // The same occurrence however it is spelled.
+        let again = r#"{"courseName":"intro to  dynamodb","startDate":"2022-03-15","location":"building 01","courseType":"Other"}"#;
+        let (s, body) = post(&table, again).await;
+        assert_eq!((s, body["code"].as_str()), (409, Some("course_exists")));
+        assert_eq!(all_items(&table).await, items, "nothing written");
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_a_400_and_writes_nothing() {
+        let table = testkit::table().await;
+        for body in [
+            r#"{"courseName":"Intro","startDate":"2022-02-30","location":"B 1","courseType":"x"}"#,
+            r#"{"courseName":"Intro","startDate":"15/03/2022","location":"B 1","courseType":"x"}"#,
+            r#"{"courseName":"Intro","startDate":"2022-03-15","location":"Building 100","courseType":"x"}"#,
+            r#"{"courseName":"  ","startDate":"2022-03-15","location":"B 1","courseType":"x"}"#,
+            r#"{"courseName":"Intro","startDate":"2022-03-15","location":"B 1","courseType":""}"#,
+            r#"{"courseName":"Intro","startDate":"2022-03-15","location":"B 1"}"#,
+            r#"{"courseName":"Intro","startDate":"2022-03-15","location":"B 1","courseType":"x","extra":1}"#,
+        ] {
+            let (s, b) = post(&table, body).await;
+            assert_eq!(s, 400, "{body}: {b}");
+        }
+        let long = format!(
+            r#"{{"courseName":"{}","startDate":"2022-03-15","location":"B 1","courseType":"x"}}"#,
+            "c".repeat(129)
+        );
+        assert_eq!(post(&table, &long).await.0, 400);
+        assert!(all_items(&table).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_delimiter_in_a_name_is_escaped_not_a_new_key_part() {
+        let table = testkit::table().await;
+        let body = r#"{"courseName":"A#B","startDate":"2022-03-15","location":"Room #1","courseType":"x"}"#;
+        let (s, b) = post(&table, body).await;
+        assert_eq!(s, 201, "{b}");
+        let items = all_items(&table).await;
+        assert_eq!(items[0]["PK"], model::s("a%23b"));
+        assert_eq!(items[0]["SK"], model::s("2022/03/15#course#01#room%2301#"));
+    }
+}

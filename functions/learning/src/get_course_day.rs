@@ -1,0 +1,160 @@
+//! L8: `GET /courses/{course}/days/{date}`: a course's occurrences and certificates of one date,
+//! `{courses: [...], certificates: [...]}`, from ONE query per page: the course's partition,
+//! `begins_with(SK, "2022/03/15#")` (the talk's point: static prefixes after the date keep the
+//! day's items together). Paged (`limit`, default 50, 1..=100, and a signed `cursor`), so a day
+//! with many certificates is never cut short silently. Anyone may read it.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, learning as params, views::learning as view};
+use keys::learning as k;
+use lambda_http::{Body, Request, Response};
+use model::{
+    Entity,
+    learning::{Certificate, CourseOccurrence},
+};
+use serde_json::json;
+use store::{Deps, Needs, StoreError};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-course-day",
+    access: Access::Public,
+    needs: Needs::CURSORS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/courses/{course}/days/{date}",
+            summary: "L8: a course day's occurrences and certificates, one query per page",
+            patterns: &[
+                Pattern {
+                    id: "L8",
+                    route: "`GET /courses/{course}/days/{date}?limit=&cursor=`",
+                    index: Index::Table,
+                    request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#")`"#,
+                    returns: "`{courses, certificates, nextCursor}`",
+                    example: Example {
+                        caller: Sender::Anyone,
+                        target: "/courses/introtodynamodb/days/2022-03-15",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let course = params::path_course(&req)?;
+    let date = params::path_date(&req, "date")?;
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("L8|{}|{date}|{limit}", course.key().as_key())
+    })?;
+    let (items, next) = paging
+        .items(deps.table.query(k::course_day(course.key(), date)))
+        .await?;
+    let (mut courses, mut certificates) = (Vec::new(), Vec::new());
+    for item in items {
+        match model::type_of(&item) {
+            Some(CourseOccurrence::TYPE) => courses.push(view::occurrence(&model::from_item::<
+                CourseOccurrence,
+            >(item)?)),
+            Some(Certificate::TYPE) => {
+                certificates.push(view::certificate(&model::from_item::<Certificate>(item)?))
+            }
+            other => {
+                let e = StoreError::Corrupt(format!("unexpected {other:?} in a course day"));
+                return Err(e.into());
+            }
+        }
+    }
+    api::json(
+        200,
+        &json!({
+            "courseKey": course.key().as_key(),
+            "date": date,
+            "courses": courses,
+            "certificates": certificates,
+            "nextCursor": next,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::learning::CertVersion;
+    use testkit::{event, fixtures, request, response_json, walk_pages};
+
+    const ROUTE: &str = "GET /courses/{course}/days/{date}";
+
+    #[tokio::test]
+    async fn one_query_holds_the_days_courses_and_certificates() {
+        let table = testkit::table().await;
+        for date in ["2022-03-15", "2022-03-16"] {
+            let o = fixtures::occurrence(fixtures::INTRO, date, "Building 1");
+            table.put(&o, None).await.unwrap();
+        }
+        for (student, date, v) in [
+            ("David Spurdy", "2022-03-15", CertVersion::V1),
+            ("Ann Lee", "2022-03-15", CertVersion::V2),
+            ("Bo", "2022-03-16", CertVersion::V2),
+        ] {
+            let c = fixtures::certificate(date, student, "Tyler Walch", v);
+            table.put(&c, None).await.unwrap();
+        }
+        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        table.meter().reset();
+        let ev = event(ROUTE, "/courses/introtodynamodb/days/2022-03-15", &[], None);
+        let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(body["courses"].as_array().unwrap().len(), 1);
+        let students: Vec<_> = body["certificates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["student"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            students,
+            ["David Spurdy", "Ann Lee"],
+            "v01 sorts before v02"
+        );
+        assert_eq!(table.meter().requests().len(), 1);
+        // Paged, every item once.
+        let pages = walk_pages("1", async |q: &[(&str, &str)]| {
+            let ev = event(ROUTE, "/courses/introtodynamodb/days/2022-03-15", q, None);
+            response_json(&api::respond(handle(&deps, request(&ev)).await)).1
+        })
+        .await;
+        let items: usize = pages
+            .iter()
+            .map(|p| {
+                p["courses"].as_array().unwrap().len() + p["certificates"].as_array().unwrap().len()
+            })
+            .sum();
+        assert_eq!(items, 3);
+        // Forged, and another day's cursor: 400.
+        let first = event(
+            ROUTE,
+            "/courses/introtodynamodb/days/2022-03-15",
+            &[("limit", "1")],
+            None,
+        );
+        let (_, body) = response_json(&api::respond(handle(&deps, request(&first)).await));
+        let cursor = body["nextCursor"].as_str().unwrap().to_owned();
+        for (path, cursor) in [
+            ("/courses/introtodynamodb/days/2022-03-16", cursor.as_str()),
+            ("/courses/introtodynamodb/days/2022-03-15", "forged"),
+        ] {
+            let ev = event(ROUTE, path, &[("limit", "1"), ("cursor", cursor)], None);
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(
+                (s, body["code"].as_str()),
+                (400, Some("invalid_cursor")),
+                "{path}"
+            );
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! L1: `GET /courses/{course}/occurrences/{date}/{location}`: one course occurrence by name, date
+//! (`YYYY-MM-DD`) and location. ONE GetItem. 404 `course_not_found`. Anyone may read it.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, learning as params, views::learning as view};
+use keys::learning as k;
+use lambda_http::{Body, Request, Response};
+use model::{Entity, learning::CourseOccurrence};
+use store::{Deps, Needs, Read};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-course-occurrence",
+    access: Access::Public,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/courses/{course}/occurrences/{date}/{location}",
+            summary: "L1: a course occurrence by name, date and location",
+            patterns: &[
+                Pattern {
+                    id: "L1",
+                    route: "`GET /courses/{course}/occurrences/{date}/{location}`",
+                    index: Index::Table,
+                    request: "GetItem",
+                    returns: "the occurrence; 404 `course_not_found`",
+                    example: Example {
+                        caller: Sender::Anyone,
+                        target: "/courses/Intro%20to%20DynamoDB/occurrences/2022-03-15/Building%201",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let course = params::path_course(&req)?;
+    let date = params::path_date(&req, "date")?;
+    let location = params::path_location(&req)?;
+    let key = k::course_occurrence(course.key(), date, CourseOccurrence::VERSION, &location);
+    let occurrence: Option<CourseOccurrence> = deps.table.get(&key, Read::Eventual).await?;
+    let occurrence = occurrence.ok_or_else(|| {
+        ApiError::not_found(
+            "course_not_found",
+            format!("There is no {course} on {date} at {location}."),
+        )
+    })?;
+    api::json(200, &view::occurrence(&occurrence))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testkit::{event, request, response_json};
+
+    const ROUTE: &str = "GET /courses/{course}/occurrences/{date}/{location}";
+
+    #[tokio::test]
+    async fn finds_the_occurrence_however_the_course_and_location_are_spelled() {
+        let table = testkit::table().await;
+        let seed =
+            testkit::fixtures::occurrence(testkit::fixtures::INTRO, "2022-03-15", "Building 1");
+        table.put(&seed, None).await.unwrap();
+        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        for (course, location) in [
+            ("Intro to DynamoDB", "Building 1"),
+            ("introtodynamodb", "building01"),
+        ] {
+            table.meter().reset();
+            let path = format!("/courses/{course}/occurrences/2022-03-15/{location}");
+            let mut ev = event(ROUTE, &path, &[], None);
+            ev["pathParameters"] =
+                serde_json::json!({"course": course, "date": "2022-03-15", "location": location});
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, 200, "{body}");
+            assert_eq!(body["courseName"], "Intro to DynamoDB");
+            assert_eq!(body["location"], "Building 1");
+            let requests = table.meter().requests();
+            assert_eq!(requests.len(), 1);
+            assert_eq!(requests[0].operation, "GetItem");
+        }
+        for (date, location, status) in [
+            ("2022-03-16", "Building 1", 404),
+            ("2022-03-15", "Building 2", 404),
+            ("2022-02-30", "Building 1", 400),
+            ("2022-03-15", "Building 100", 400),
+        ] {
+            let mut ev = event(ROUTE, "/courses/x/occurrences/d/l", &[], None);
+            ev["pathParameters"] = serde_json::json!({"course": "Intro to DynamoDB", "date": date, "location": location});
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, status, "{date} {location}: {body}");
+            if status == 404 {
+                assert_eq!(body["code"], "course_not_found");
+            }
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! `POST /certificates` with `{"courseName", "date", "location", "student", "certType",
+//! "instructor"}`: issues a certificate for a course occurrence, 201. Written as entity v02 (word
+//! boundaries kept in people's keys). ONE TransactWriteItems: the occurrence exists (else 404
+//! `course_not_found`), no v02 certificate has the key, and no v01 certificate of this student
+//! exists for that course day (else 409 `certificate_exists`). A v01 item that shares the v01 key
+//! but names another student (`David Spurdy` for `Davids Purdy`) does not stop the issue: that
+//! collision is what v02 is for. Staff only.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, learning as params, views::learning as view};
+use keys::{
+    Date,
+    learning::{CertVersion, Course, Location, Name},
+};
+use lambda_http::{Body, Request, Response};
+use model::learning::Certificate;
+use serde::Deserialize;
+use store::{
+    Deps, Needs,
+    learning::{Issued, issue_certificate},
+};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "issue-certificate",
+    access: Access::Staff,
+    needs: Needs::TABLE,
+    routes: &[
+        Route {
+            method: Method::Post,
+            path: "/certificates",
+            summary: "Issue a certificate for a course occurrence (written as entity v02)",
+            patterns: &[
+                Pattern {
+                    id: "",
+                    route: "`POST /certificates` `{courseName, date, location, student, certType, instructor}` (staff)",
+                    index: Index::Table,
+                    request: "TransactWriteItems: ConditionCheck occurrence; Put v02 (`attribute_not_exists`); ConditionCheck v01 key (absent or another student)",
+                    returns: "201 the certificate; 404 `course_not_found`; 409 `certificate_exists`",
+                    example: Example {
+                        caller: Sender::Staff,
+                        target: "/certificates",
+                        body: Some(
+                            r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#,
+                        ),
+                    },
+                },
+            ],
+        },
+    ],
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct NewCertificate {
+    course_name: String,
+    date: String,
+    location: String,
+    student: String,
+    cert_type: String,
+    instructor: String,
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let body: NewCertificate = api::json_body(&req)?;
+    let certificate = Certificate {
+        cert_name: api::field("courseName", Course::parse(&body.course_name))?,
+        issued_date: api::field("date", Date::parse_iso(&body.date))?,
+        location: api::field("location", Location::parse(&body.location))?,
+        student: api::field("student", Name::parse("student", &body.student))?,
+        cert_type: params::cert_type("certType", &body.cert_type)
+            .map_err(|e| ApiError::bad_request("invalid_body", e.message))?,
+        instructor: api::field("instructor", Name::parse("instructor", &body.instructor))?,
+        entity_version: CertVersion::CURRENT,
+    };
+    match issue_certificate(&deps.table, &certificate).await? {
+        Issued::Issued => api::json(201, &view::certificate(&certificate)),
+        Issued::CourseNotFound => Err(ApiError::not_found(
+            "course_not_found",
+            format!(
+                "There is no {} on {} at {}; create it with POST /courses first.",
+                certificate.cert_name, certificate.issued_date, certificate.location
+            ),
+        )),
+        Issued::AlreadyHeld => Err(ApiError::new(
+            409,
+            "certificate_exists",
+            format!(
+                "{} holds the certificate of {} on {} already.",
+                certificate.student, certificate.cert_name, certificate.issued_date
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+    use store::{Table, learning::create_occurrence};
+    use testkit::{all_items, as_staff, event, request, response_json};
+
+    async fn post(table: &Table, student: &str) -> (u16, Value) {
+        let body = format!(
+            r#"{{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 1","student":"{student}","certType":"Completion","instructor":"Tyler Walch"}}"#
+        );
+        let ev = as_staff(event(
+            "POST /certificates",
+            "/certificates",
+            &[],
+            Some(&body),
+        ));
+        response_json(&api::respond(
+            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+        ))
+    }
+
+    async fn with_course() -> Table {
+        let table = testkit::table().await;
+        let course =
+            testkit::fixtures::occurrence(testkit::fixtures::INTRO, "2022-03-15", "Building 1");
+        assert!(create_occurrence(&table, &course).await.unwrap());
+        table
+    }
+
+    #[tokio::test]
+    async fn issues_v02_once_per_student_and_only_for_an_occurrence() {
+        let table = with_course().await;
+        let (s, body) = post(&table, "David Spurdy").await;
+        assert_eq!(s, 201, "{body}");
+        assert_eq!(body["version"], 2);
+        let items = all_items(&table).await;
+        let cert = items
+            .iter()
+            .find(|i| model::type_of(i) == Some("Certificate"))
+            .unwrap();
+        assert_eq!(cert["SK"], model::s("2022/03/15#cert#02#david-spurdy#"));
+        // The same student again, however spelled: 409, nothing written.
+        let (s, body) = post(&table, "david  SPURDY").await;
+        assert_eq!(
+            (s, body["code"].as_str()),
+            (409, Some("certificate_exists"))
+        );
+        // The seed's collision: another student with the same v01 key is a different person.
+        let (s, body) = post(&table, "Davids Purdy").await;
+        assert_eq!(s, 201, "{body}");
+        assert_eq!(all_items(&table).await.len(), 3);
+
+        let empty = testkit::table().await;
+        let (s, body) = post(&empty, "David Spurdy").await;
+        assert_eq!((s, body["code"].as_str()), (404, Some("course_not_found")));
+        assert!(all_items(&empty).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_v01_certificate_of_the_same_student_counts_one_of_another_does_not() {
+        let table = with_course().await;
+        let v1 = testkit::fixtures::certificate(
+            "2022-03-15",
+            "David Spurdy",
+            "Tyler Walch",
+            CertVersion::V1,
+        );
+        table.put(&v1, None).await.unwrap();
+        let (s, body) = post(&table, "David Spurdy").await;
+        assert_eq!(
+            (s, body["code"].as_str()),
+            (409, Some("certificate_exists"))
+        );
+        let (s, body) = post(&table, "Davids Purdy").await;
+        assert_eq!(s, 201, "{body}");
+    }
+
+    #[tokio::test]
+    async fn bad_input_is_a_400() {
+        let table = with_course().await;
+        for body in [
+            r#"{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 1","student":"A","certType":"Gold","instructor":"T"}"#,
+            r#"{"courseName":"Intro to DynamoDB","date":"2022-02-30","location":"Building 1","student":"A","certType":"Completion","instructor":"T"}"#,
+            r#"{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 1","student":" ","certType":"Completion","instructor":"T"}"#,
+            r#"{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 999","student":"A","certType":"Completion","instructor":"T"}"#,
+            r#"{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 1","student":"A","certType":"Completion"}"#,
+        ] {
+            let ev = as_staff(event(
+                "POST /certificates",
+                "/certificates",
+                &[],
+                Some(body),
+            ));
+            let (s, b) = response_json(&api::respond(
+                handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
+            ));
+            assert_eq!(s, 400, "{body}: {b}");
+        }
+        assert_eq!(all_items(&table).await.len(), 1);
+    }
+}

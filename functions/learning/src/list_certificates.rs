@@ -1,0 +1,267 @@
+//! L11–L13: `GET /certificates?type=completion[&version=1][&instructor=Tyler Walch]`: every
+//! certificate of a type (L11), of one entity version (L12), or taught by an instructor (L13),
+//! from GSI1, whose certificate partitions are write sharded (`<type>#<00..19>#`, the sort key's
+//! code points modulo 20). Every shard is queried in parallel and the shards are merged into ONE
+//! order (by `GSI1SK`: version, then instructor; ties by shard), a page at a time (`limit`,
+//! default 20, 1..=100) with ONE signed cursor that holds every shard's position
+//! (`store::merge`). An instructor without `version` reads both versions' keys (40 streams) until
+//! the v01 certificates are migrated. Anyone may read it.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, learning as params, views::learning as view};
+use keys::{
+    Shard,
+    learning::{self as k, CERTIFICATE_SHARDS, CertVersion, Name, Person},
+};
+use lambda_http::{Body, Request, Response};
+use model::learning::Certificate;
+use serde_json::json;
+use store::{Deps, Needs};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "list-certificates",
+    access: Access::Public,
+    needs: Needs::CURSORS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/certificates",
+            summary: "L11-L13: certificates of a type (one version, one instructor): every shard merged into one list",
+            patterns: &[
+                Pattern {
+                    id: "L11",
+                    route: "`GET /certificates?type=&limit=&cursor=`",
+                    index: Index::Gsi1,
+                    request: "20 Queries in parallel `GSI1PK = <type>#00#` … `<type>#19#`, merged",
+                    returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
+                    example: Example {
+                        caller: Sender::Anyone,
+                        target: "/certificates?type=completion",
+                        body: None,
+                    },
+                },
+                Pattern {
+                    id: "L12",
+                    route: "`GET /certificates?type=&version=&limit=&cursor=`",
+                    index: Index::Gsi1,
+                    request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#01#")`, merged"#,
+                    returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
+                    example: Example {
+                        caller: Sender::Anyone,
+                        target: "/certificates?type=completion&version=1",
+                        body: None,
+                    },
+                },
+                Pattern {
+                    id: "L13",
+                    route: "`GET /certificates?type=&instructor=[&version=]&limit=&cursor=`",
+                    index: Index::Gsi1,
+                    request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#0v#<instructor>#")`, merged"#,
+                    returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
+                    example: Example {
+                        caller: Sender::Anyone,
+                        target: "/certificates?type=completion&instructor=Tyler%20Walch",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 20;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let cert_type = api::query(&req, "type")
+        .ok_or_else(|| ApiError::invalid_parameter("type", "give type=completion or attendance"))
+        .and_then(|t| params::cert_type("type", &t))?;
+    let version = params::query_version(&req)?;
+    let instructor = api::query(&req, "instructor")
+        .map(|i| {
+            Name::parse("instructor", &i).map_err(|e| ApiError::invalid_parameter("instructor", e))
+        })
+        .transpose()?;
+    api::serving(match (&instructor, version) {
+        (Some(_), _) => "L13",
+        (None, Some(_)) => "L12",
+        (None, None) => "L11",
+    });
+    // One stream per shard, and per version when an instructor's key depends on it.
+    let versions: Vec<Option<CertVersion>> = match (&instructor, version) {
+        (Some(_), None) => CertVersion::ALL.map(Some).to_vec(),
+        _ => vec![version],
+    };
+    let mut streams = Vec::new();
+    for v in &versions {
+        let person = instructor.as_ref().zip(*v).map(|(i, v)| Person::of(v, i));
+        for n in 0..CERTIFICATE_SHARDS {
+            let shard = Shard::new(n, CERTIFICATE_SHARDS).expect("a shard below the count");
+            streams.push(k::certificates_of_type(
+                cert_type,
+                shard,
+                *v,
+                person.as_ref(),
+            ));
+        }
+    }
+    let binding = |limit| {
+        let who = instructor.as_ref().map(Name::as_str).unwrap_or("");
+        format!("L11-13|{}|{version:?}|{who}|{limit}", cert_type.tag())
+    };
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, binding)?;
+    let (items, next) = paging
+        .merged_page(&deps.table, streams, store::merge::Direction::Ascending)
+        .await?;
+    let certificates = items
+        .into_iter()
+        .map(model::from_item::<Certificate>)
+        .collect::<Result<Vec<_>, _>>()?;
+    api::json(
+        200,
+        &json!({
+            "certType": cert_type.tag(),
+            "certificates": certificates.iter().map(view::certificate).collect::<Vec<_>>(),
+            "nextCursor": next,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::learning::CertType;
+    use serde_json::Value;
+    use testkit::{event, request, response_json, walk_pages};
+
+    const ROUTE: &str = "GET /certificates";
+
+    fn cert(student: &str, instructor: &str, v: CertVersion, t: CertType) -> Certificate {
+        Certificate {
+            cert_type: t,
+            ..testkit::fixtures::certificate("2022-03-15", student, instructor, v)
+        }
+    }
+
+    fn students(pages: &[Value]) -> Vec<String> {
+        pages
+            .iter()
+            .flat_map(|p| p["certificates"].as_array().unwrap().clone())
+            .map(|c| c["student"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn l11_to_l13_walk_every_shard_as_one_list() {
+        let table = testkit::table().await;
+        let mut written = Vec::new();
+        for n in 0..30 {
+            let v = if n % 3 == 0 {
+                CertVersion::V1
+            } else {
+                CertVersion::V2
+            };
+            let teacher = if n % 2 == 0 { "Tyler Walch" } else { "Ann Lee" };
+            let c = cert(&format!("Student {n}"), teacher, v, CertType::Completion);
+            table.put(&c, None).await.unwrap();
+            written.push(c);
+        }
+        table
+            .put(
+                &cert(
+                    "Other",
+                    "Tyler Walch",
+                    CertVersion::V2,
+                    CertType::Attendance,
+                ),
+                None,
+            )
+            .await
+            .unwrap();
+        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        let walk = async |query: Vec<(&str, &str)>| {
+            walk_pages("4", async |page: &[(&str, &str)]| {
+                let mut q = query.clone();
+                q.extend_from_slice(page);
+                let ev = event(ROUTE, "/certificates", &q, None);
+                let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+                assert_eq!(s, 200, "{body}");
+                body
+            })
+            .await
+        };
+        let count = |f: &dyn Fn(&Certificate) -> bool| written.iter().filter(|c| f(c)).count();
+        let all = students(&walk(vec![("type", "completion")]).await);
+        assert_eq!(all.len(), 30);
+        let v1 = students(&walk(vec![("type", "Completion"), ("version", "1")]).await);
+        assert_eq!(v1.len(), count(&|c| c.entity_version == CertVersion::V1));
+        let tyler =
+            students(&walk(vec![("type", "completion"), ("instructor", "Tyler Walch")]).await);
+        assert_eq!(
+            tyler.len(),
+            count(&|c| c.instructor.as_str() == "Tyler Walch")
+        );
+        let tyler_v2 = students(
+            &walk(vec![
+                ("type", "completion"),
+                ("instructor", "tyler walch"),
+                ("version", "2"),
+            ])
+            .await,
+        );
+        assert_eq!(
+            tyler_v2.len(),
+            count(
+                &|c| c.instructor.as_str() == "Tyler Walch" && c.entity_version == CertVersion::V2
+            )
+        );
+        let mut distinct = all.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 30, "each once");
+    }
+
+    #[tokio::test]
+    async fn bad_parameters_and_foreign_cursors_are_400s() {
+        let table = testkit::table().await;
+        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        for query in [
+            vec![],
+            vec![("type", "gold")],
+            vec![("type", "completion"), ("version", "9")],
+            vec![("type", "completion"), ("instructor", "  ")],
+            vec![("type", "completion"), ("limit", "101")],
+            vec![("type", "completion"), ("cursor", "forged")],
+        ] {
+            let ev = event(ROUTE, "/certificates", &query, None);
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, 400, "{query:?}: {body}");
+        }
+        // A cursor of one read is refused by another.
+        for n in 0..3 {
+            let c = cert(
+                &format!("S{n}"),
+                "Bo",
+                CertVersion::V2,
+                CertType::Attendance,
+            );
+            table.put(&c, None).await.unwrap();
+        }
+        let first = event(
+            ROUTE,
+            "/certificates",
+            &[("type", "attendance"), ("limit", "1")],
+            None,
+        );
+        let (_, body) = response_json(&api::respond(handle(&deps, request(&first)).await));
+        let cursor = body["nextCursor"].as_str().unwrap().to_owned();
+        let other = event(
+            ROUTE,
+            "/certificates",
+            &[("type", "completion"), ("limit", "1"), ("cursor", &cursor)],
+            None,
+        );
+        let (s, body) = response_json(&api::respond(handle(&deps, request(&other)).await));
+        assert_eq!((s, body["code"].as_str()), (400, Some("invalid_cursor")));
+    }
+}

@@ -1,0 +1,164 @@
+//! L9 and L10: `GET /courses/{course}/certificates?date=2022-03-15[&version=1]`: a course day's
+//! certificates, every version (L9: `begins_with(SK, "2022/03/15#cert#")`) or one (L10:
+//! `"2022/03/15#cert#01#"`), a page at a time (`limit`, default 50, 1..=100, signed `cursor`).
+//! ONE query per page; the day's course occurrences are never read. Anyone may read it.
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, learning as params, views::learning as view};
+use keys::learning as k;
+use lambda_http::{Body, Request, Response};
+use model::learning::Certificate;
+use serde_json::json;
+use store::{Deps, Needs};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "list-course-certificates",
+    access: Access::Public,
+    needs: Needs::CURSORS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/courses/{course}/certificates",
+            summary: "L9-L10: a course day's certificates, every entity version or one",
+            patterns: &[
+                Pattern {
+                    id: "L9",
+                    route: "`GET /courses/{course}/certificates?date=&limit=&cursor=`",
+                    index: Index::Table,
+                    request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#")`"#,
+                    returns: "`{certificates, nextCursor}`: every entity version",
+                    example: Example {
+                        caller: Sender::Anyone,
+                        target: "/courses/introtodynamodb/certificates?date=2022-03-15",
+                        body: None,
+                    },
+                },
+                Pattern {
+                    id: "L10",
+                    route: "`GET /courses/{course}/certificates?date=&version=&limit=&cursor=`",
+                    index: Index::Table,
+                    request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#01#")`"#,
+                    returns: "`{certificates, nextCursor}`: one entity version",
+                    example: Example {
+                        caller: Sender::Anyone,
+                        target: "/courses/introtodynamodb/certificates?date=2022-03-15&version=1",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let course = params::path_course(&req)?;
+    let date = api::query_date(&req, "date")?
+        .ok_or_else(|| ApiError::invalid_parameter("date", "give date=YYYY-MM-DD"))?;
+    let version = params::query_version(&req)?;
+    api::serving(if version.is_some() { "L10" } else { "L9" });
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("L9-10|{}|{date}|{version:?}|{limit}", course.key().as_key())
+    })?;
+    let (items, next) = paging
+        .page::<Certificate, _>(
+            deps.table
+                .query(k::certificates_on(course.key(), date, version)),
+        )
+        .await?;
+    api::json(
+        200,
+        &json!({
+            "courseKey": course.key().as_key(),
+            "date": date,
+            "certificates": items.iter().map(view::certificate).collect::<Vec<_>>(),
+            "nextCursor": next,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::learning::CertVersion;
+    use testkit::{event, request, response_json};
+
+    const ROUTE: &str = "GET /courses/{course}/certificates";
+
+    #[tokio::test]
+    async fn l9_every_version_l10_one_never_the_occurrence() {
+        let table = testkit::table().await;
+        let o = testkit::fixtures::occurrence(testkit::fixtures::INTRO, "2022-03-15", "Building 1");
+        table.put(&o, None).await.unwrap();
+        for (student, v) in [
+            ("David Spurdy", CertVersion::V1),
+            ("Ann Lee", CertVersion::V2),
+        ] {
+            let c = testkit::fixtures::certificate("2022-03-15", student, "Tyler Walch", v);
+            table.put(&c, None).await.unwrap();
+        }
+        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        for (query, expected) in [
+            (
+                vec![("date", "2022-03-15")],
+                vec!["David Spurdy", "Ann Lee"],
+            ),
+            (
+                vec![("date", "2022-03-15"), ("version", "1")],
+                vec!["David Spurdy"],
+            ),
+            (
+                vec![("date", "2022-03-15"), ("version", "2")],
+                vec!["Ann Lee"],
+            ),
+            (vec![("date", "2022-03-16")], vec![]),
+        ] {
+            table.meter().reset();
+            let ev = event(ROUTE, "/courses/introtodynamodb/certificates", &query, None);
+            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, 200, "{body}");
+            let students: Vec<_> = body["certificates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["student"].as_str().unwrap().to_owned())
+                .collect();
+            assert_eq!(students, expected, "{query:?}");
+            let r = table.meter().requests();
+            assert_eq!(
+                (r.len(), r[0].items),
+                (1, expected.len()),
+                "one query, no occurrence read"
+            );
+        }
+        for query in [
+            vec![],
+            vec![("date", "2022-03-15"), ("version", "3")],
+            vec![("date", "x")],
+            vec![("date", "2022-03-15"), ("cursor", "forged")],
+        ] {
+            let ev = event(ROUTE, "/courses/introtodynamodb/certificates", &query, None);
+            let (s, _) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            assert_eq!(s, 400, "{query:?}");
+        }
+        // A cursor of one day is refused for another.
+        let first = event(
+            ROUTE,
+            "/courses/introtodynamodb/certificates",
+            &[("date", "2022-03-15"), ("limit", "1")],
+            None,
+        );
+        let (_, body) = response_json(&api::respond(handle(&deps, request(&first)).await));
+        let cursor = body["nextCursor"].as_str().unwrap().to_owned();
+        let other = event(
+            ROUTE,
+            "/courses/introtodynamodb/certificates",
+            &[("date", "2022-03-16"), ("limit", "1"), ("cursor", &cursor)],
+            None,
+        );
+        let (s, body) = response_json(&api::respond(handle(&deps, request(&other)).await));
+        assert_eq!((s, body["code"].as_str()), (400, Some("invalid_cursor")));
+    }
+}

@@ -1,0 +1,423 @@
+//! R1: `GET /books/{isbn}?limit=&cursor=`: the book and its reviews, newest first, a page at a
+//! time (default 15 reviews, as seed 002's example; 1..=100). ONE query per page.
+//!
+//! First page: the book's collection read backwards from the book's own record (`SK <= BOOK#<isbn>`;
+//! review sort keys start with their date, which sorts before `B`), `Limit = limit + 1`: the book
+//! and its `limit` newest reviews. Later pages start after the cursor's key with `Limit = limit`
+//! and hold reviews only (`"book": null`). A review written during a walk is newer than every
+//! review already listed, so it sorts before the cursor: the walk neither repeats nor skips.
+//!
+//! `rating` is derived by the stream handlers (`RatingCount`, `RatingSum` on the book): the count
+//! and the average grade to 2 decimals (`null` without reviews).
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::reviews as view};
+use keys::reviews as k;
+use lambda_http::{Body, Request, Response};
+use model::reviews::{Book, Review};
+use serde_json::json;
+use store::{Deps, Needs};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-book",
+    access: Access::Public,
+    needs: Needs::CURSORS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/books/{isbn}",
+            summary: "R1: a book with its rating and its reviews, newest first, paginated",
+            patterns: &[
+                Pattern {
+                    id: "R1",
+                    route: "`GET /books/{isbn}?limit=&cursor=` (default 15, 1–100)",
+                    index: Index::Table,
+                    request: "Query `PK = BOOK#<isbn> AND SK <= BOOK#<isbn>`, backwards; first page `Limit = limit + 1` (the book and `limit` reviews)",
+                    returns: "`{book (rating: count, average), reviews, nextCursor}` newest first; 404 `book_not_found`",
+                    example: Example {
+                        caller: Sender::Anyone,
+                        target: "/books/9780261102354?limit=2",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 15;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let isbn = api::path_isbn(&req)?;
+    // A cursor is bound to this pattern, this book and this page size.
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("R1|{isbn}|{limit}")
+    })?;
+    let Some((book, reviews, next)) = paging
+        .parent_page::<Book, Review, _>(&deps.table, k::book_and_reviews(&isbn))
+        .await?
+    else {
+        return Err(ApiError::not_found(
+            "book_not_found",
+            format!("There is no book {isbn}; create it with PUT /books/{isbn}."),
+        ));
+    };
+    api::json(
+        200,
+        &json!({
+            "book": book.as_ref().map(view::book),
+            "reviews": reviews.iter().map(view::review).collect::<Vec<_>>(),
+            "nextCursor": next,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::{Date, Id, reviews::Isbn};
+    use model::Item;
+    use serde_json::Value;
+    use store::{
+        Table, Update,
+        reviews::{self, NewReview, put_review},
+    };
+    use testkit::{all_items, event, query_read_units, request, response_json};
+
+    const ROUTE: &str = "GET /books/{isbn}";
+    const ISBN: &str = "9780261102354";
+    const OTHER: &str = "9780261102361";
+    /// 2001-08-05T02:46:00Z, seed 002's first review date.
+    const T0: u64 = 996_979_560_000;
+
+    fn deps(table: Table) -> Deps {
+        testkit::deps(table, FUNCTION.needs)
+    }
+
+    fn id(s: &str) -> Id {
+        Id::parse("u", s).unwrap()
+    }
+
+    async fn add_review(table: &Table, isbn: &str, user: &str, at_ms: u64, text: &str) {
+        let d = Date::parse_iso("2000-09-29").unwrap();
+        reviews::put_user(table, &id(user), Some(d), d)
+            .await
+            .unwrap();
+        put_review(
+            table,
+            &NewReview {
+                isbn: Isbn::parse(isbn).unwrap(),
+                user: id(user),
+                grade: (at_ms % 10) as u8 + 1,
+                text: text.into(),
+                at: testkit::fixtures::at(at_ms),
+            },
+        )
+        .await
+        .unwrap();
+    }
+
+    /// The Fellowship with `n` reviews by user-00.. one day apart (user-00 the oldest), and the Two
+    /// Towers with one review.
+    async fn seeded(n: u64) -> Deps {
+        let table = testkit::table().await;
+        for isbn in [ISBN, OTHER] {
+            reviews::put_book(
+                &table,
+                &Isbn::parse(isbn).unwrap(),
+                "The Fellowship of the Ring",
+                "J.R.R. Tolkien",
+                1954,
+            )
+            .await
+            .unwrap();
+        }
+        for i in 0..n {
+            add_review(
+                &table,
+                ISBN,
+                &format!("user-{i:02}"),
+                T0 + i * 86_400_000,
+                "Good.",
+            )
+            .await;
+        }
+        add_review(&table, OTHER, "user-00", T0, "Also good.").await;
+        table.meter().reset();
+        deps(table)
+    }
+
+    async fn get(d: &Deps, isbn: &str, query: &[(&str, &str)]) -> (u16, Value) {
+        let mut ev = event(ROUTE, "/books/x", query, None);
+        ev["pathParameters"]["isbn"] = json!(isbn);
+        response_json(&api::respond(handle(d, request(&ev)).await))
+    }
+
+    fn users_of(body: &Value) -> Vec<String> {
+        body["reviews"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["username"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    /// The stored items of a page: the book (if shown) and its reviews, by key.
+    async fn items_of(d: &Deps, body: &Value) -> Vec<Item> {
+        let all = all_items(&d.table).await;
+        let mut sks: Vec<String> = body["reviews"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}#USER#{}",
+                    r["reviewDate"].as_str().unwrap(),
+                    r["username"].as_str().unwrap()
+                )
+            })
+            .collect();
+        if !body["book"].is_null() {
+            sks.push(format!("BOOK#{ISBN}"));
+        }
+        let items: Vec<Item> = all
+            .into_iter()
+            .filter(|i| i["PK"].as_s().unwrap() == &format!("BOOK#{ISBN}"))
+            .filter(|i| sks.contains(i["SK"].as_s().unwrap()))
+            .collect();
+        assert_eq!(items.len(), sks.len());
+        items
+    }
+
+    fn expected_users(range: impl DoubleEndedIterator<Item = u64>) -> Vec<String> {
+        range.rev().map(|i| format!("user-{i:02}")).collect()
+    }
+
+    #[tokio::test]
+    async fn the_book_and_its_newest_reviews_in_one_minimal_query() {
+        let d = seeded(5).await;
+        let (s, body) = get(&d, ISBN, &[("limit", "3")]).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(
+            body["book"],
+            json!({
+                "isbn": ISBN,
+                "title": "The Fellowship of the Ring",
+                "author": "J.R.R. Tolkien",
+                "publicationYear": 1954,
+                "rating": { "count": 0, "average": null },
+            })
+        );
+        assert_eq!(users_of(&body), expected_users(2..5), "newest first");
+        assert_eq!(
+            body["reviews"][0],
+            json!({
+                "isbn": ISBN,
+                "username": "user-04",
+                "grade": 1,
+                "text": "Good.",
+                "reviewDate": "2001-08-09T02:46:00.000Z",
+            })
+        );
+        assert!(body["nextCursor"].is_string());
+        let requests = d.table.meter().requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!((requests[0].operation, requests[0].items), ("Query", 4));
+        let read = items_of(&d, &body).await;
+        assert_eq!(requests[0].read_units, query_read_units(&read, false));
+        eprintln!("R1 first page: {requests:?}");
+    }
+
+    #[tokio::test]
+    async fn reading_a_few_of_many_reviews_pays_for_the_few() {
+        // 60 reviews of ~500 bytes are ~35 KB: reading them all would cost 4.5 units; the book
+        // and 2 reviews cost 0.5. DynamoDB's bill shows whether Limit bounded the read.
+        let table = testkit::table().await;
+        reviews::put_book(&table, &Isbn::parse(ISBN).unwrap(), "T", "A", 1954)
+            .await
+            .unwrap();
+        let text = "A long walk, well told. ".repeat(20);
+        for i in 0..60u64 {
+            add_review(&table, ISBN, &format!("user-{i:02}"), T0 + i * 1000, &text).await;
+        }
+        let collection: Vec<_> = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| i["PK"].as_s().unwrap() == &format!("BOOK#{ISBN}"))
+            .collect();
+        assert!(query_read_units(&collection, false) >= 4.0);
+        table.meter().reset();
+        let d = deps(table);
+        let (s, body) = get(&d, ISBN, &[("limit", "2")]).await;
+        assert_eq!((s, users_of(&body)), (200, expected_users(58..60)));
+        let requests = d.table.meter().requests();
+        assert_eq!((requests.len(), requests[0].items), (1, 3));
+        assert_eq!(requests[0].read_units, 0.5);
+    }
+
+    #[tokio::test]
+    async fn walking_the_pages_returns_every_review_once_one_query_per_page() {
+        let d = seeded(12).await;
+        let pages = testkit::walk_pages("5", async |q| {
+            d.table.meter().reset();
+            let (s, body) = get(&d, ISBN, q).await;
+            assert_eq!(s, 200, "{body}");
+            let requests = d.table.meter().requests();
+            assert_eq!(requests.len(), 1, "one query per page");
+            let read = items_of(&d, &body).await;
+            assert_eq!(requests[0].items, read.len());
+            assert_eq!(requests[0].read_units, query_read_units(&read, false));
+            body
+        })
+        .await;
+        let books: Vec<_> = pages.iter().map(|p| !p["book"].is_null()).collect();
+        assert_eq!(books, [true, false, false], "5 + 5 + 2, the book first");
+        let seen: Vec<_> = pages.iter().flat_map(users_of).collect();
+        assert_eq!(seen, expected_users(0..12));
+    }
+
+    #[tokio::test]
+    async fn reviews_written_during_a_walk_are_neither_skipped_nor_repeated() {
+        let d = seeded(12).await;
+        let mut newcomers = 0;
+        let pages = testkit::walk_pages("4", async |q| {
+            let (s, body) = get(&d, ISBN, q).await;
+            assert_eq!(s, 200);
+            // Two new reviews between every two pages, written now: newer than all of them.
+            for _ in 0..2 {
+                let user = format!("new-{newcomers}");
+                add_review(&d.table, ISBN, &user, keys::now_ms(), "New.").await;
+                newcomers += 1;
+            }
+            body
+        })
+        .await;
+        let seen: Vec<_> = pages.iter().flat_map(users_of).collect();
+        assert_eq!(
+            seen,
+            expected_users(0..12),
+            "exactly the reviews there at the start"
+        );
+        // A new walk sees the newcomers first.
+        let (_, body) = get(&d, ISBN, &[("limit", "2")]).await;
+        assert_eq!(
+            users_of(&body),
+            [
+                format!("new-{}", newcomers - 1),
+                format!("new-{}", newcomers - 2)
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn the_rating_is_the_derived_count_and_average() {
+        let d = seeded(1).await;
+        // What the stream handlers maintain.
+        let derived = Update::new()
+            .add(Book::RATING_COUNT, 3)
+            .add(Book::RATING_SUM, 25);
+        let book = k::book(&Isbn::parse(ISBN).unwrap());
+        d.table.update(&book, &derived, None).await.unwrap();
+        let (_, body) = get(&d, "0-261-10235-4", &[]).await;
+        assert_eq!(
+            body["book"]["rating"],
+            json!({ "count": 3, "average": 8.33 })
+        );
+    }
+
+    #[tokio::test]
+    async fn a_book_without_reviews_is_a_page_without_reviews() {
+        let d = seeded(0).await;
+        let (s, body) = get(&d, ISBN, &[]).await;
+        assert_eq!(s, 200);
+        assert_eq!(body["book"]["isbn"], ISBN);
+        assert_eq!(
+            (body["reviews"].clone(), body["nextCursor"].clone()),
+            (json!([]), Value::Null)
+        );
+    }
+
+    #[tokio::test]
+    async fn bad_input_and_foreign_cursors_are_4xx() {
+        let d = seeded(6).await;
+        let (_, page) = get(&d, ISBN, &[("limit", "2")]).await;
+        let cursor = page["nextCursor"].as_str().unwrap().to_owned();
+        let (_, other) = get(&d, OTHER, &[("limit", "2")]).await;
+        assert!(other["nextCursor"].is_null());
+        // A cursor of the other book: made with a shorter page, which runs into its review.
+        let (_, other) = get(&d, OTHER, &[("limit", "1")]).await;
+        let foreign = other["nextCursor"].as_str().unwrap().to_owned();
+        let mut tampered = cursor.clone();
+        tampered.replace_range(3..4, if &cursor[3..4] == "A" { "B" } else { "A" });
+        let (payload, sig) = cursor.split_once('.').unwrap();
+        let forged = format!("{payload}x.{sig}");
+        d.table.meter().reset();
+        let long = "9".repeat(100);
+        /// An id, its query, and the status and error code it must get.
+        type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, u16, &'a str);
+        let cases: Vec<Case> = vec![
+            ("9780261102355", vec![], 400, "invalid_parameter"),
+            ("0261102355", vec![], 400, "invalid_parameter"),
+            ("978-0-261-10235", vec![], 400, "invalid_parameter"),
+            ("BOOK#9780261102354", vec![], 400, "invalid_parameter"),
+            (&long, vec![], 400, "invalid_parameter"),
+            (ISBN, vec![("limit", "0")], 400, "invalid_parameter"),
+            (ISBN, vec![("limit", "101")], 400, "invalid_parameter"),
+            (ISBN, vec![("limit", "-1")], 400, "invalid_parameter"),
+            (ISBN, vec![("limit", "2.5")], 400, "invalid_parameter"),
+            (ISBN, vec![("limit", "ten")], 400, "invalid_parameter"),
+            (ISBN, vec![("cursor", "garbage")], 400, "invalid_cursor"),
+            (
+                ISBN,
+                vec![("cursor", &tampered), ("limit", "2")],
+                400,
+                "invalid_cursor",
+            ),
+            (
+                ISBN,
+                vec![("cursor", &forged), ("limit", "2")],
+                400,
+                "invalid_cursor",
+            ),
+            // Another page size, another book.
+            (
+                ISBN,
+                vec![("cursor", &cursor), ("limit", "3")],
+                400,
+                "invalid_cursor",
+            ),
+            (ISBN, vec![("cursor", &cursor)], 400, "invalid_cursor"),
+            (
+                OTHER,
+                vec![("cursor", &cursor), ("limit", "2")],
+                400,
+                "invalid_cursor",
+            ),
+            (
+                ISBN,
+                vec![("cursor", &foreign), ("limit", "1")],
+                400,
+                "invalid_cursor",
+            ),
+        ];
+        for (isbn, q, status, code) in cases {
+            let (s, b) = get(&d, isbn, &q).await;
+            assert_eq!(
+                (s, b["code"].as_str().unwrap_or_default()),
+                (status, code),
+                "{isbn} {q:?}"
+            );
+            assert!(!b["message"].as_str().unwrap().is_empty());
+        }
+        assert!(
+            d.table.meter().requests().is_empty(),
+            "nothing sent for bad input"
+        );
+        let (s, b) = get(&d, "9780306406157", &[]).await;
+        assert_eq!((s, b["code"].as_str().unwrap()), (404, "book_not_found"));
+        // The same book's cursor under its ISBN-10 is the same binding.
+        let (s, b) = get(&d, "0-261-10235-4", &[("cursor", &cursor), ("limit", "2")]).await;
+        assert_eq!((s, users_of(&b)), (200, expected_users(2..4)));
+    }
+}

@@ -1,0 +1,418 @@
+//! R2: `GET /users/{username}?limit=&cursor=`: the user and their reviews, newest first, a page at
+//! a time (default 15, 1..=100). ONE query of GSI1 per page.
+//!
+//! The user's record and their reviews share the GSI1 partition `USER#<username>`; review GSI1
+//! sort keys start with their date, which sorts before `U`, so reading the partition backwards
+//! from the user's record (`GSI1SK <= USER#<username>`, `Limit = limit + 1`) yields the user, then
+//! their `limit` newest reviews. Later pages start after the cursor's key with `Limit = limit` and
+//! hold reviews only (`"user": null`). Review markers live in the user's base-table partition and
+//! carry no GSI1 attributes: this read never meets them. GSI reads are eventually consistent: a
+//! review written a moment ago may take a moment to show here.
+//!
+//! `reviewCount` is derived by the stream handlers (`ReviewCount` on the user).
+
+use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{Access, ApiError, views::reviews as view};
+use keys::reviews as k;
+use lambda_http::{Body, Request, Response};
+use model::reviews::{Review, User};
+use serde_json::json;
+use store::{Deps, Needs};
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "get-user",
+    access: Access::Public,
+    needs: Needs::CURSORS,
+    routes: &[
+        Route {
+            method: Method::Get,
+            path: "/users/{username}",
+            summary: "R2: a user with their review count and their reviews, newest first, paginated",
+            patterns: &[
+                Pattern {
+                    id: "R2",
+                    route: "`GET /users/{username}?limit=&cursor=`",
+                    index: Index::Gsi1,
+                    request: "Query `GSI1PK = USER#<u> AND GSI1SK <= USER#<u>`, backwards, as R1",
+                    returns: "`{user (reviewCount), reviews, nextCursor}` newest first",
+                    example: Example {
+                        caller: Sender::Anyone,
+                        target: "/users/frodo?limit=2",
+                        body: None,
+                    },
+                },
+            ],
+        },
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 15;
+pub const MAX_LIMIT: u32 = 100;
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let user = api::path_id(&req, "username")?;
+    // A cursor is bound to this pattern, this user and this page size.
+    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+        format!("R2|{user}|{limit}")
+    })?;
+    let Some((user, reviews, next)) = paging
+        .parent_page::<User, Review, _>(&deps.table, k::user_and_reviews(&user))
+        .await?
+    else {
+        return Err(ApiError::not_found(
+            "user_not_found",
+            format!("There is no user {user}; create it with PUT /users/{user}."),
+        ));
+    };
+    api::json(
+        200,
+        &json!({
+            "user": user.as_ref().map(view::user),
+            "reviews": reviews.iter().map(view::review).collect::<Vec<_>>(),
+            "nextCursor": next,
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::{Date, Id, reviews::Isbn};
+    use model::Item;
+    use serde_json::Value;
+    use store::{
+        Table, Update,
+        cursor::CursorCodec,
+        reviews::{self, NewReview, put_review},
+    };
+    use testkit::{all_items, event, query_read_units, request, response_json};
+
+    const ROUTE: &str = "GET /users/{username}";
+    /// 2001-08-05T02:46:00Z, seed 002's first review date.
+    const T0: u64 = 996_979_560_000;
+
+    fn deps(table: Table) -> Deps {
+        testkit::deps(table, FUNCTION.needs)
+    }
+
+    fn id(s: &str) -> Id {
+        Id::parse("u", s).unwrap()
+    }
+
+    /// The ISBN-13 of `978000000<i:3>` with its check digit: a distinct valid book per `i`.
+    fn isbn(i: u64) -> Isbn {
+        (0..10)
+            .find_map(|c| Isbn::parse(&format!("978000000{i:03}{c}")).ok())
+            .unwrap()
+    }
+
+    async fn add_user(table: &Table, user: &str) {
+        let d = Date::parse_iso("2000-09-29").unwrap();
+        reviews::put_user(table, &id(user), Some(d), d)
+            .await
+            .unwrap();
+    }
+
+    async fn add_review(table: &Table, book: u64, user: &str, at_ms: u64, text: &str) {
+        let isbn = isbn(book);
+        reviews::put_book(table, &isbn, &format!("Book {book}"), "A", 1954)
+            .await
+            .unwrap();
+        put_review(
+            table,
+            &NewReview {
+                isbn,
+                user: id(user),
+                grade: (book % 10) as u8 + 1,
+                text: text.into(),
+                at: testkit::fixtures::at(at_ms),
+            },
+        )
+        .await
+        .unwrap();
+    }
+
+    /// frodo with `n` reviews of books 0.. one day apart (book 0 the oldest); sam with one.
+    async fn seeded(n: u64) -> Deps {
+        let table = testkit::table().await;
+        add_user(&table, "frodo").await;
+        add_user(&table, "sam").await;
+        for i in 0..n {
+            add_review(&table, i, "frodo", T0 + i * 86_400_000, "Good.").await;
+        }
+        add_review(&table, 0, "sam", T0, "Also good.").await;
+        table.meter().reset();
+        deps(table)
+    }
+
+    async fn get(d: &Deps, user: &str, query: &[(&str, &str)]) -> (u16, Value) {
+        let mut ev = event(ROUTE, "/users/x", query, None);
+        ev["pathParameters"]["username"] = json!(user);
+        response_json(&api::respond(handle(d, request(&ev)).await))
+    }
+
+    fn books_of(body: &Value) -> Vec<String> {
+        body["reviews"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["isbn"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn expected_books(range: impl DoubleEndedIterator<Item = u64>) -> Vec<String> {
+        range.rev().map(|i| isbn(i).to_string()).collect()
+    }
+
+    /// The stored items of a page: the user (if shown) and the reviews, by GSI1 key.
+    async fn items_of(d: &Deps, user: &str, body: &Value) -> Vec<Item> {
+        let mut sks: Vec<String> = body["reviews"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}#BOOK#{}",
+                    r["reviewDate"].as_str().unwrap(),
+                    r["isbn"].as_str().unwrap()
+                )
+            })
+            .collect();
+        if !body["user"].is_null() {
+            sks.push(format!("USER#{user}"));
+        }
+        let items: Vec<Item> = all_items(&d.table)
+            .await
+            .into_iter()
+            .filter(|i| {
+                i.get("GSI1PK").and_then(|v| v.as_s().ok()) == Some(&format!("USER#{user}"))
+            })
+            .filter(|i| sks.contains(i["GSI1SK"].as_s().unwrap()))
+            .collect();
+        assert_eq!(items.len(), sks.len());
+        items
+    }
+
+    #[tokio::test]
+    async fn the_user_and_their_newest_reviews_in_one_minimal_index_query() {
+        let d = seeded(5).await;
+        let (s, body) = get(&d, "frodo", &[("limit", "3")]).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(
+            body["user"],
+            json!({ "username": "frodo", "membershipDate": "2000-09-29", "reviewCount": 0 })
+        );
+        assert_eq!(books_of(&body), expected_books(2..5), "newest first");
+        assert_eq!(
+            body["reviews"][0],
+            json!({
+                "isbn": isbn(4).as_str(),
+                "username": "frodo",
+                "grade": 5,
+                "text": "Good.",
+                "reviewDate": "2001-08-09T02:46:00.000Z",
+            })
+        );
+        assert!(body["nextCursor"].is_string());
+        let requests = d.table.meter().requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!((requests[0].operation, requests[0].items), ("Query", 4));
+        let read = items_of(&d, "frodo", &body).await;
+        assert_eq!(requests[0].index_read_units, query_read_units(&read, false));
+        assert_eq!(requests[0].read_units, 0.0, "nothing read from the table");
+        eprintln!("R2 first page: {requests:?}");
+    }
+
+    #[tokio::test]
+    async fn reading_a_few_of_many_reviews_pays_for_the_few() {
+        let table = testkit::table().await;
+        add_user(&table, "frodo").await;
+        let text = "A long walk, well told. ".repeat(20);
+        for i in 0..60u64 {
+            add_review(&table, i, "frodo", T0 + i * 1000, &text).await;
+        }
+        let partition: Vec<_> = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| {
+                i.get("GSI1PK")
+                    .and_then(|v| v.as_s().ok())
+                    .map(String::as_str)
+                    == Some("USER#frodo")
+            })
+            .collect();
+        assert_eq!(partition.len(), 61);
+        assert!(query_read_units(&partition, false) >= 4.0);
+        table.meter().reset();
+        let d = deps(table);
+        let (s, body) = get(&d, "frodo", &[("limit", "2")]).await;
+        assert_eq!((s, books_of(&body)), (200, expected_books(58..60)));
+        let requests = d.table.meter().requests();
+        assert_eq!((requests.len(), requests[0].items), (1, 3));
+        assert_eq!(requests[0].index_read_units, 0.5);
+    }
+
+    #[tokio::test]
+    async fn walking_the_pages_returns_every_review_once_one_query_per_page() {
+        let d = seeded(12).await;
+        let pages = testkit::walk_pages("5", async |q| {
+            d.table.meter().reset();
+            let (s, body) = get(&d, "frodo", q).await;
+            assert_eq!(s, 200, "{body}");
+            let requests = d.table.meter().requests();
+            assert_eq!(requests.len(), 1, "one query per page");
+            let read = items_of(&d, "frodo", &body).await;
+            assert_eq!(requests[0].items, read.len());
+            assert_eq!(requests[0].index_read_units, query_read_units(&read, false));
+            body
+        })
+        .await;
+        let users: Vec<_> = pages.iter().map(|p| !p["user"].is_null()).collect();
+        assert_eq!(users, [true, false, false], "5 + 5 + 2, the user first");
+        let seen: Vec<_> = pages.iter().flat_map(books_of).collect();
+        assert_eq!(seen, expected_books(0..12));
+    }
+
+    #[tokio::test]
+    async fn reviews_written_during_a_walk_are_neither_skipped_nor_repeated() {
+        let d = seeded(12).await;
+        let mut newcomers = 100;
+        let pages = testkit::walk_pages("4", async |q| {
+            let (s, body) = get(&d, "frodo", q).await;
+            assert_eq!(s, 200);
+            for _ in 0..2 {
+                add_review(&d.table, newcomers, "frodo", keys::now_ms(), "New.").await;
+                newcomers += 1;
+            }
+            body
+        })
+        .await;
+        let seen: Vec<_> = pages.iter().flat_map(books_of).collect();
+        assert_eq!(
+            seen,
+            expected_books(0..12),
+            "exactly the reviews there at the start"
+        );
+        let (_, body) = get(&d, "frodo", &[("limit", "2")]).await;
+        assert_eq!(books_of(&body), expected_books(newcomers - 2..newcomers));
+    }
+
+    #[tokio::test]
+    async fn markers_never_show_and_the_review_count_is_derived() {
+        let d = seeded(2).await;
+        // Markers exist, in the user's base-table partition.
+        let markers = all_items(&d.table)
+            .await
+            .into_iter()
+            .filter(|i| i["Type"].as_s().unwrap() == "ReviewMarker")
+            .count();
+        assert_eq!(markers, 3);
+        let derived = Update::new().add(User::REVIEW_COUNT, 2);
+        let frodo = k::user(&id("frodo"));
+        d.table.update(&frodo, &derived, None).await.unwrap();
+        d.table.meter().reset();
+        let (s, body) = get(&d, "frodo", &[]).await;
+        assert_eq!(s, 200);
+        assert_eq!(body["user"]["reviewCount"], 2);
+        assert_eq!(body["reviews"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            d.table.meter().requests()[0].items,
+            3,
+            "the user and 2 reviews, no marker"
+        );
+        // A user without reviews.
+        add_user(&d.table, "pippin").await;
+        let (s, body) = get(&d, "pippin", &[]).await;
+        assert_eq!(
+            (s, body["reviews"].clone(), body["nextCursor"].clone()),
+            (200, json!([]), Value::Null)
+        );
+    }
+
+    #[tokio::test]
+    async fn bad_input_and_foreign_cursors_are_4xx() {
+        let d = seeded(6).await;
+        let (_, page) = get(&d, "frodo", &[("limit", "2")]).await;
+        let cursor = page["nextCursor"].as_str().unwrap().to_owned();
+        let (_, other) = get(&d, "sam", &[("limit", "1")]).await;
+        let foreign = other["nextCursor"].as_str().unwrap().to_owned();
+        let mut tampered = cursor.clone();
+        tampered.replace_range(3..4, if &cursor[3..4] == "A" { "B" } else { "A" });
+        // Someone else's book cursor (R1), for the same page size.
+        let r1 = CursorCodec::new(testkit::TEST_CURSOR_KEY)
+            .unwrap()
+            .encode(
+                "R1|9780261102354|2",
+                &Item::from([
+                    ("PK".to_owned(), model::s("BOOK#9780261102354")),
+                    (
+                        "SK".to_owned(),
+                        model::s("2001-08-05T02:46:00.000Z#USER#frodo"),
+                    ),
+                ]),
+            )
+            .unwrap();
+        d.table.meter().reset();
+        let long = "u".repeat(65);
+        /// An id, its query, and the status and error code it must get.
+        type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, u16, &'a str);
+        let cases: Vec<Case> = vec![
+            ("a#b", vec![], 400, "invalid_parameter"),
+            ("USER#frodo", vec![], 400, "invalid_parameter"),
+            ("a b", vec![], 400, "invalid_parameter"),
+            (&long, vec![], 400, "invalid_parameter"),
+            ("", vec![], 400, "invalid_parameter"),
+            ("frodo", vec![("limit", "0")], 400, "invalid_parameter"),
+            ("frodo", vec![("limit", "101")], 400, "invalid_parameter"),
+            ("frodo", vec![("limit", "x")], 400, "invalid_parameter"),
+            ("frodo", vec![("cursor", "garbage")], 400, "invalid_cursor"),
+            (
+                "frodo",
+                vec![("cursor", &tampered), ("limit", "2")],
+                400,
+                "invalid_cursor",
+            ),
+            (
+                "frodo",
+                vec![("cursor", &cursor), ("limit", "3")],
+                400,
+                "invalid_cursor",
+            ),
+            (
+                "sam",
+                vec![("cursor", &cursor), ("limit", "2")],
+                400,
+                "invalid_cursor",
+            ),
+            (
+                "frodo",
+                vec![("cursor", &foreign), ("limit", "1")],
+                400,
+                "invalid_cursor",
+            ),
+            (
+                "frodo",
+                vec![("cursor", &r1), ("limit", "2")],
+                400,
+                "invalid_cursor",
+            ),
+        ];
+        for (user, q, status, code) in cases {
+            let (s, b) = get(&d, user, &q).await;
+            assert_eq!(
+                (s, b["code"].as_str().unwrap_or_default()),
+                (status, code),
+                "{user} {q:?}"
+            );
+            assert!(!b["message"].as_str().unwrap().is_empty());
+        }
+        assert!(
+            d.table.meter().requests().is_empty(),
+            "nothing sent for bad input"
+        );
+        let (s, b) = get(&d, "gollum", &[]).await;
+        assert_eq!((s, b["code"].as_str().unwrap()), (404, "user_not_found"));
+        let (s, b) = get(&d, "frodo", &[("cursor", &cursor), ("limit", "2")]).await;
+        assert_eq!((s, books_of(&b)), (200, expected_books(2..4)));
+    }
+}

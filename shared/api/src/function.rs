@@ -1,0 +1,183 @@
+//! What an API function declares about itself, once, beside its handler: its name, who may call
+//! it, what it needs, its routes and the access patterns each route serves. Everything else is
+//! read from this declaration: its `main` (`serve(&FUNCTION, handle)`), its metrics' `Pattern`,
+//! the catalogue and its generated tables, the tests' dispatch, the explorer's list.
+
+use store::Needs;
+
+use crate::Access;
+
+/// An API function: one Lambda, its binary `name`, its template resource (`GetCustomerFunction`
+/// for `get-customer`) and its sample event `events/<name>.json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Function {
+    pub name: &'static str,
+    pub access: Access,
+    pub needs: Needs,
+    /// The routes it serves (one for every function but the reference data's writer).
+    pub routes: &'static [Route],
+}
+
+/// One route of the HTTP API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    pub method: Method,
+    /// The path template, as API Gateway and OpenAPI spell it: `/customers/{customerId}`.
+    pub path: &'static str,
+    /// The one-line summary, `openapi.yaml`'s exactly; it starts with the IDs of the patterns it
+    /// serves ("C1: …", "L2-L6: …") when the catalogue numbers them.
+    pub summary: &'static str,
+    pub patterns: &'static [Pattern],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Method {
+    Get,
+    Put,
+    Post,
+    Delete,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Put => "PUT",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+/// One access pattern a route serves: a row of the access-pattern table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pattern {
+    /// The mission catalogue's ID (`C1`, `L11`, `C4 by status` for a variant), or `""` for an
+    /// operation the catalogue does not number (a write that creates reference data, a derived
+    /// counter's read).
+    pub id: &'static str,
+    /// The route as the table shows it, in Markdown: method, path, query and body, and notes.
+    pub route: &'static str,
+    pub index: Index,
+    /// The DynamoDB request, in Markdown: key condition, request kind, conditions.
+    pub request: &'static str,
+    /// What comes back, in Markdown, errors included.
+    pub returns: &'static str,
+    pub example: Example,
+}
+
+/// Where a pattern's items are read or written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Index {
+    Table,
+    Gsi1,
+    Gsi2,
+}
+
+impl Index {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Index::Table => "table",
+            Index::Gsi1 => "GSI1",
+            Index::Gsi2 => "GSI2",
+        }
+    }
+}
+
+/// A request that exercises a pattern on the seed data (`make seed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Example {
+    pub caller: Sender,
+    /// Path and query string, percent-encoded as sent: `/customers/123?orders=2`.
+    pub target: &'static str,
+    /// The JSON body of a write.
+    pub body: Option<&'static str>,
+}
+
+/// Who sends an example request (not [`crate::Caller`], who calls a running function).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sender {
+    /// No token: a public route.
+    Anyone,
+    /// A signed-in customer or user: the token's `sub`.
+    Sub(&'static str),
+    /// A member of the `staff` group.
+    Staff,
+}
+
+impl Function {
+    /// The `Pattern` its metrics are counted under: the catalogue ID of the patterns it serves
+    /// (`C1`; a run of one letter's numbers as a range, `L2-L6`; others joined, `H2/H6/H11`),
+    /// or its own name when it serves no numbered pattern. A handler serving several names the
+    /// one of each invocation with [`crate::serving`].
+    pub fn metrics_pattern(&self) -> String {
+        let mut ids: Vec<&str> = Vec::new();
+        for p in self.routes.iter().flat_map(|r| r.patterns) {
+            let id = p.id.split(' ').next().unwrap_or(p.id);
+            if !id.is_empty() && !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        let number = |id: &str| -> Option<(char, u32)> {
+            Some((id.chars().next()?, id.get(1..)?.parse().ok()?))
+        };
+        let numbers: Option<Vec<(char, u32)>> = ids.iter().map(|id| number(id)).collect();
+        let is_run = numbers.is_some_and(|n| {
+            n.windows(2)
+                .all(|w| w[0].0 == w[1].0 && w[1].1 == w[0].1 + 1)
+        });
+        match ids.as_slice() {
+            [] => self.name.to_owned(),
+            [one] => (*one).to_owned(),
+            [first, .., last] if is_run => format!("{first}-{last}"),
+            many => many.join("/"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serving(ids: &'static [&'static str]) -> String {
+        let patterns: Vec<Pattern> = ids
+            .iter()
+            .map(|id| Pattern {
+                id,
+                route: "",
+                index: Index::Table,
+                request: "",
+                returns: "",
+                example: Example {
+                    caller: Sender::Anyone,
+                    target: "",
+                    body: None,
+                },
+            })
+            .collect();
+        let routes = [Route {
+            method: Method::Get,
+            path: "/x",
+            summary: "",
+            patterns: patterns.leak(),
+        }];
+        Function {
+            name: "the-function",
+            access: Access::Public,
+            needs: Needs::TABLE,
+            routes: routes.to_vec().leak(),
+        }
+        .metrics_pattern()
+    }
+
+    #[test]
+    fn the_metrics_pattern_names_the_ids_served() {
+        assert_eq!(serving(&[]), "the-function");
+        assert_eq!(serving(&[""]), "the-function");
+        assert_eq!(serving(&["C1"]), "C1");
+        assert_eq!(serving(&["C4", "C4 by status"]), "C4");
+        assert_eq!(serving(&["L2", "L3", "L4", "L5", "L6"]), "L2-L6");
+        assert_eq!(serving(&["L9", "L10"]), "L9-L10");
+        assert_eq!(serving(&["H2", "H6", "H11"]), "H2/H6/H11");
+    }
+}
