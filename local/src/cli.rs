@@ -7,11 +7,10 @@ use tokio::net::TcpListener;
 
 use crate::{
     account,
-    explorer::Explorer,
+    explorer::{Explorer, recorder},
     gateway::{Gateway, RouteAuth},
     jwt::{self, Authorizer, Issuer},
     lambda::{Stack, StackConfig},
-    recorder,
     routes::Router,
     streams::{self, StreamsConfig, StreamsHandle},
 };

@@ -8,8 +8,8 @@
 //!   Runtime API emulator. [`Stack::invoke`] is the way in for any event source.
 //! - [`streams`]: the table's DynamoDB stream feeding the functions with stream events, as
 //!   Lambda's event source mappings do (event filtering in [`streams::filter`]).
-//! - [`recorder`]: the functions' way to DynamoDB Local, keeping what they send, which the
-//!   item-collection [`explorer`] (`/_local/explorer`) shows.
+//! - [`explorer`]: the item-collection explorer (`/_local/explorer`), and the functions' way to
+//!   DynamoDB Local ([`explorer::recorder`]), which keeps what they send for it to show.
 
 pub mod account;
 pub mod apigw;
@@ -18,7 +18,6 @@ pub mod explorer;
 pub mod gateway;
 pub mod jwt;
 pub mod lambda;
-pub mod recorder;
 pub mod routes;
 pub mod streams;
 mod sync;
