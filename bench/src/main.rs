@@ -688,7 +688,7 @@ mod data {
     //! reads the newest 10), and 200 open orders of 20 customers in November 2020, the range of
     //! the O5 sample event, spread over the 15 status shards.
 
-    use testkit::fixtures;
+    use dev::fixtures;
 
     /// 2020-11-01T00:00:00Z.
     const NOVEMBER_2020_MS: u64 = 1_604_188_800_000;

@@ -72,9 +72,9 @@ pub async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dev::fixtures;
     use std::collections::BTreeSet;
     use store::learning::{certificate, issue_certificate};
-    use testkit::fixtures;
 
     /// Every completion certificate, by (date, student), through L11 walked to its end.
     async fn l11(table: &Table, version: Option<CertVersion>) -> BTreeSet<(String, String)> {
@@ -107,7 +107,7 @@ mod tests {
     /// run has nothing to do.
     #[tokio::test]
     async fn moves_every_v01_certificate_online_and_then_has_nothing_to_do() {
-        let table = testkit::table().await;
+        let table = dev::table().await;
         table
             .put(
                 &fixtures::occurrence(fixtures::INTRO, "2022-03-15", "Building 1"),

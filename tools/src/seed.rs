@@ -383,16 +383,16 @@ mod tests {
 
     #[tokio::test]
     async fn loading_twice_changes_nothing_and_seed_002_is_there() {
-        let table = testkit::table().await;
+        let table = dev::table().await;
         load(&table).await.unwrap();
-        let first = testkit::all_items(&table).await;
+        let first = dev::all_items(&table).await;
         assert_eq!(
             load(&table).await.unwrap(),
             0,
             "nothing new the second time"
         );
         assert_eq!(
-            without_versions(testkit::all_items(&table).await),
+            without_versions(dev::all_items(&table).await),
             without_versions(first.clone())
         );
         let count = |ty: &str| {

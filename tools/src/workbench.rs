@@ -233,12 +233,12 @@ pub const SAMPLE_ORDERS: u64 = 20;
 /// (`AWS_ENDPOINT_URL_DYNAMODB`) and returns the model of what they wrote.
 pub async fn generate() -> Result<Value, Box<dyn std::error::Error>> {
     let template = template::Template::workspace()?;
-    let table = testkit::table().await;
+    let table = dev::table().await;
     crate::seed::load(&table).await?;
     crate::org::load_with(&table, SAMPLE_ORDERS).await?;
     place_idempotent_order(&table).await?;
     derive(&table).await?;
-    let items = testkit::all_items(&table).await;
+    let items = dev::all_items(&table).await;
     table
         .client()
         .delete_table()
@@ -273,27 +273,27 @@ async fn place_idempotent_order(table: &store::Table) -> Result<(), Box<dyn std:
 /// record each, in batches as Lambda delivers them), so the derived items and counters are
 /// those the pipeline keeps.
 async fn derive(table: &store::Table) -> Result<(), Box<dyn std::error::Error>> {
-    let items = testkit::all_items(table).await;
+    let items = dev::all_items(table).await;
     let records: Vec<Value> = items
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            testkit::stream_record(
+            dev::stream_record(
                 &format!("workbench{i:06}"),
                 i as u64 + 1,
-                testkit::Change::Insert(item),
+                dev::Change::Insert(item),
             )
         })
         .collect();
     for batch in records.chunks(100) {
-        let event = testkit::stream_event(batch.to_vec());
+        let event = dev::stream_event(batch.to_vec());
         let commerce = commerce::commerce_stream::handle(
-            &testkit::deps(table.clone(), commerce::commerce_stream::CONSUMER.needs),
+            &dev::deps(table.clone(), commerce::commerce_stream::CONSUMER.needs),
             event.clone(),
         )
         .await;
         let reviews = reviews::aggregate_reviews::handle(
-            &testkit::deps(table.clone(), reviews::aggregate_reviews::CONSUMER.needs),
+            &dev::deps(table.clone(), reviews::aggregate_reviews::CONSUMER.needs),
             event,
         )
         .await;

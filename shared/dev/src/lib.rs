@@ -1,7 +1,24 @@
-//! Development-only helpers shared by the local stack, the tests and the maintenance commands.
-//! Nothing here is deployed: in AWS, CloudFormation creates the table from `template.yaml`.
+//! Development-only helpers shared by the local stack, the tests, the benchmarks and the
+//! maintenance commands. Nothing here is deployed: in AWS, CloudFormation creates the table from
+//! `template.yaml`.
+//!
+//! - [`client`], [`create_table`]: DynamoDB Local, and the table as the template declares it;
+//! - [`table`] and the rest of [`scratch`]: a throwaway table, filled fast, read whole;
+//! - [`fixtures`]: the seeds' entities written through the store;
+//! - [`stream_record`] / [`stream_event`]: DynamoDB Streams records made from items;
+//! - [`item_size`] / [`query_read_units`]: DynamoDB's size and capacity arithmetic.
 
+pub mod fixtures;
 pub mod json;
+pub mod scratch;
+pub mod size;
+pub mod stream;
+
+pub use scratch::{
+    TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, table,
+};
+pub use size::{item_size, query_read_units};
+pub use stream::{Change, stream_event, stream_record};
 
 use std::time::Duration;
 

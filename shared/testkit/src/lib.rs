@@ -9,26 +9,20 @@
 //!   `events/` or built like them, turned into `lambda_http` requests the way the runtime does;
 //! - [`item_size`] / [`query_read_units`]: DynamoDB's own size and capacity arithmetic, so a test
 //!   can state the minimum a read should cost and compare it with what DynamoDB reports.
+//!
+//! The DynamoDB helpers among them (tables, fixtures, stream records, sizes) are `dev`'s,
+//! re-exported here: the benchmarks and maintenance commands use them outside tests.
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use lambda_http::{Body, Request, Response};
 use model::Item;
 use serde_json::{Value, json};
-use store::{Deps, Needs, Table};
 
-pub mod fixtures;
-
-/// Signs pagination cursors in tests.
-pub const TEST_CURSOR_KEY: &str = "tests-cursor-signing-key-0123456789";
-/// Write shards of the sharded counters in tests (the template's default).
-pub const TEST_SHARDS: u32 = 10;
-
-/// A function's dependencies on `table`: only what `needs` declares is set, as in AWS.
-pub fn deps(table: Table, needs: Needs) -> Deps {
-    Deps::new(table, needs, TEST_CURSOR_KEY, TEST_SHARDS).expect("valid test settings")
-}
+pub use dev::{
+    Change, TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, fixtures,
+    item_size, query_read_units, stream_event, stream_record, table,
+};
 
 /// An API handler's answer to `event`, as status and JSON body (errors rendered as API Gateway
 /// would return them).
@@ -61,137 +55,6 @@ pub async fn walk_pages(
         assert!(pages.len() < 1000, "a walk that does not end");
         pages.push(page(&query).await);
     }
-}
-
-/// The prefixes of throwaway tables: a test's (`test-`) and a test stack's (`e2e-`).
-pub const TABLE_PREFIXES: &[&str] = &["test", "e2e"];
-
-/// A new, empty table in DynamoDB Local (at `AWS_ENDPOINT_URL_DYNAMODB`), recording every request.
-/// The tables of earlier test processes are deleted first (once per process).
-pub async fn table() -> Table {
-    let client = dev::client();
-    dev::reap_test_tables(&client, TABLE_PREFIXES).await;
-    let name = dev::test_table_name("test", &ulid::Ulid::new().to_string().to_lowercase());
-    dev::create_workspace_table(&client, &name)
-        .await
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot create a table in DynamoDB Local at {} ({e}); start one with `scripts/dynamodb-local.sh start 8001` and set AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8001, or run `make test`",
-                dev::endpoint()
-            )
-        });
-    Table::new(client, name).recording()
-}
-
-/// Writes entities fast, 25 to a BatchWriteItem (tests that need big collections).
-pub async fn batch_put<E: model::Entity>(table: &Table, entities: &[E]) {
-    use store::aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
-    for chunk in entities.chunks(25) {
-        let mut pending: Vec<WriteRequest> = chunk
-            .iter()
-            .map(|e| {
-                let put = PutRequest::builder()
-                    .set_item(Some(model::to_item(e).expect("an item")))
-                    .build()
-                    .expect("a put");
-                WriteRequest::builder().put_request(put).build()
-            })
-            .collect();
-        while !pending.is_empty() {
-            let out = table
-                .client()
-                .batch_write_item()
-                .request_items(table.name(), pending)
-                .send()
-                .await
-                .expect("batch write");
-            pending = out
-                .unprocessed_items
-                .and_then(|mut u| u.remove(table.name()))
-                .unwrap_or_default();
-        }
-    }
-}
-
-/// Every item of a table (tests only: the functions never scan).
-pub async fn all_items(table: &Table) -> Vec<Item> {
-    let mut items = Vec::new();
-    let mut start = None;
-    loop {
-        let out = table
-            .client()
-            .scan()
-            .table_name(table.name())
-            .consistent_read(true)
-            .set_exclusive_start_key(start)
-            .send()
-            .await
-            .expect("scan");
-        items.extend(out.items.unwrap_or_default());
-        start = out.last_evaluated_key;
-        if start.is_none() {
-            break;
-        }
-    }
-    items.sort_by_key(key_of);
-    items
-}
-
-fn key_of(item: &Item) -> (String, String) {
-    let get = |k: &str| {
-        item.get(k)
-            .and_then(|v| v.as_s().ok())
-            .cloned()
-            .unwrap_or_default()
-    };
-    (get("PK"), get("SK"))
-}
-
-/// The size DynamoDB bills for an item: the UTF-8 length of each attribute name plus its value's
-/// size (strings: UTF-8 length; numbers: about 1 byte per 2 significant digits + 1; booleans and
-/// nulls: 1; lists and maps: 3 + their elements, names included for maps, 1 byte per element).
-pub fn item_size(item: &Item) -> usize {
-    item.iter().map(|(k, v)| k.len() + value_size(v)).sum()
-}
-
-fn value_size(v: &AttributeValue) -> usize {
-    match v {
-        AttributeValue::S(s) => s.len(),
-        AttributeValue::N(n) => number_size(n),
-        AttributeValue::B(b) => b.as_ref().len(),
-        AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
-        AttributeValue::Ss(l) => l.iter().map(String::len).sum(),
-        AttributeValue::Ns(l) => l.iter().map(|n| number_size(n)).sum(),
-        AttributeValue::Bs(l) => l.iter().map(|b| b.as_ref().len()).sum(),
-        AttributeValue::L(l) => 3 + l.iter().map(|v| value_size(v) + 1).sum::<usize>(),
-        AttributeValue::M(m) => {
-            3 + m
-                .iter()
-                .map(|(k, v)| k.len() + value_size(v) + 1)
-                .sum::<usize>()
-        }
-        _ => 0,
-    }
-}
-
-fn number_size(n: &str) -> usize {
-    let digits: String = n
-        .trim_start_matches('-')
-        .chars()
-        .filter(char::is_ascii_digit)
-        .collect();
-    let significant = digits.trim_start_matches('0').trim_end_matches('0');
-    let negative = usize::from(n.starts_with('-'));
-    significant.len().div_ceil(2) + 1 + negative
-}
-
-/// Read units a Query (or Scan) costs for the items it reads: their sizes summed, then rounded up
-/// to the next 4 KB, half a unit per 4 KB when eventually consistent (seed 004). Reading nothing
-/// still costs the minimum.
-pub fn query_read_units(items: &[Item], consistent: bool) -> f64 {
-    let bytes: usize = items.iter().map(item_size).sum();
-    let blocks = bytes.div_ceil(4096).max(1) as f64;
-    if consistent { blocks } else { blocks / 2.0 }
 }
 
 /// A sample event of `events/` (by file name), as JSON.
@@ -347,61 +210,4 @@ pub fn response_json(response: &Response<Body>) -> (u16, Value) {
 /// An item in DynamoDB JSON (`{"S": ".."}`, `{"N": ".."}`, ...), as stream records carry it.
 pub fn dynamodb_json(item: &Item) -> Value {
     dev::json::item(item)
-}
-
-/// What happened to an item, for [`stream_record`].
-pub enum Change<'a> {
-    Insert(&'a Item),
-    Modify(&'a Item, &'a Item),
-    Remove(&'a Item),
-    /// A removal by DynamoDB's TTL.
-    TtlRemove(&'a Item),
-}
-
-/// One DynamoDB Streams record as Lambda delivers it (`NEW_AND_OLD_IMAGES`), with sequence
-/// number `seq` (written zero padded, as DynamoDB's are: they compare as numbers).
-pub fn stream_record(event_id: &str, seq: u64, change: Change<'_>) -> Value {
-    let (name, old, new) = match change {
-        Change::Insert(n) => ("INSERT", None, Some(n)),
-        Change::Modify(o, n) => ("MODIFY", Some(o), Some(n)),
-        Change::Remove(o) | Change::TtlRemove(o) => ("REMOVE", Some(o), None),
-    };
-    let any = new.or(old).expect("an image");
-    let keys: Item = any
-        .iter()
-        .filter(|(k, _)| *k == "PK" || *k == "SK")
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let mut dynamodb = json!({
-        "ApproximateCreationDateTime": 1_795_860_000,
-        "Keys": dynamodb_json(&keys),
-        "SequenceNumber": format!("{seq:021}"),
-        "SizeBytes": item_size(any),
-        "StreamViewType": "NEW_AND_OLD_IMAGES",
-    });
-    if let Some(o) = old {
-        dynamodb["OldImage"] = dynamodb_json(o);
-    }
-    if let Some(n) = new {
-        dynamodb["NewImage"] = dynamodb_json(n);
-    }
-    let mut record = json!({
-        "eventID": event_id,
-        "eventName": name,
-        "eventVersion": "1.1",
-        "eventSource": "aws:dynamodb",
-        "awsRegion": "us-east-1",
-        "dynamodb": dynamodb,
-        "eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/test/stream/2026-11-22T00:00:00.000",
-    });
-    if matches!(change, Change::TtlRemove(_)) {
-        record["userIdentity"] =
-            json!({ "type": "Service", "principalId": "dynamodb.amazonaws.com" });
-    }
-    record
-}
-
-/// A DynamoDB Streams event of these records, as the handler receives it.
-pub fn stream_event(records: Vec<Value>) -> streams::Event {
-    serde_json::from_value(json!({ "Records": records })).expect("a DynamoDB Streams event")
 }

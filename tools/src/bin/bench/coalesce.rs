@@ -10,6 +10,7 @@
 
 use std::collections::BTreeSet;
 
+use dev::{Change, fixtures, stream_event, stream_record};
 use model::{
     Entity, Item,
     commerce::{Customer, OrderLine, OrderSummary, ProductSales},
@@ -17,12 +18,11 @@ use model::{
 };
 use serde_json::Value;
 use store::{Deps, Table};
-use testkit::{Change, fixtures, stream_event, stream_record};
 
 const SHARDS: u32 = 10;
 
 async fn source_items() -> Result<(Table, Vec<Item>), Box<dyn std::error::Error>> {
-    let table = testkit::table().await;
+    let table = dev::table().await;
     for c in 0..10 {
         fixtures::customer(&table, &format!("c{c}")).await;
     }
@@ -33,7 +33,7 @@ async fn source_items() -> Result<(Table, Vec<Item>), Box<dyn std::error::Error>
             .collect();
         fixtures::order(&table, &format!("c{}", o % 10), ms, &lines).await;
     }
-    let items = testkit::all_items(&table)
+    let items = dev::all_items(&table)
         .await
         .into_iter()
         .filter(|i| {
@@ -66,17 +66,18 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let deps = Deps::new(
         table,
         commerce::commerce_stream::CONSUMER.needs,
-        testkit::TEST_CURSOR_KEY,
+        dev::TEST_CURSOR_KEY,
         SHARDS,
     )?;
     let (response, coalesced) =
-        commerce::commerce_stream::totals::handle_counted(&deps, &stream_event(batch.clone())).await;
+        commerce::commerce_stream::totals::handle_counted(&deps, &stream_event(batch.clone()))
+            .await;
     assert!(
         response.batch_item_failures.is_empty(),
         "the batch failed: {response:?}"
     );
     let coalesced_units = write_units(&deps.table);
-    let targets: BTreeSet<(Option<String>, Option<String>)> = testkit::all_items(&deps.table)
+    let targets: BTreeSet<(Option<String>, Option<String>)> = dev::all_items(&deps.table)
         .await
         .iter()
         .filter(|i| {
@@ -97,13 +98,14 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let deps = Deps::new(
         table,
         commerce::commerce_stream::CONSUMER.needs,
-        testkit::TEST_CURSOR_KEY,
+        dev::TEST_CURSOR_KEY,
         SHARDS,
     )?;
     let (mut base_targets, mut base_ledger) = (0, 0);
     for record in records(&items) {
         let (r, applied) =
-            commerce::commerce_stream::totals::handle_counted(&deps, &stream_event(vec![record])).await;
+            commerce::commerce_stream::totals::handle_counted(&deps, &stream_event(vec![record]))
+                .await;
         assert!(r.batch_item_failures.is_empty());
         base_targets += applied.target_writes;
         base_ledger += applied.ledger_writes;

@@ -8,6 +8,7 @@
 //! Reported per page size: read units per page and per returned item, Query requests per page,
 //! and items read per item returned (what a page reads and throws away).
 
+use dev::fixtures;
 use keys::{
     Shard,
     learning::{
@@ -20,7 +21,6 @@ use store::{
     Table,
     merge::{Direction, Positions, merged_page},
 };
-use testkit::fixtures;
 
 const CERTIFICATES: usize = 1_000;
 const DATE: &str = "2022-03-15";
@@ -120,7 +120,7 @@ async fn single_partition(table: &Table, limit: u32) -> Result<Walk, Box<dyn std
 }
 
 pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let table = testkit::table().await;
+    let table = dev::table().await;
     // 40 × 25 distinct names: a realistic spread over the shards (their code-point sums vary as
     // real names' do, unlike "Student 1", "Student 2", ...).
     let certificates: Vec<Certificate> = (0..CERTIFICATES)
@@ -130,8 +130,8 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
             fixtures::certificate(DATE, &student, instructor, CertVersion::V2)
         })
         .collect();
-    testkit::batch_put(&table, &certificates).await;
-    let size = testkit::item_size(&model::to_item(&certificates[0])?);
+    dev::batch_put(&table, &certificates).await;
+    let size = dev::item_size(&model::to_item(&certificates[0])?);
     let mut per_shard = [0usize; CERTIFICATE_SHARDS as usize];
     for c in &certificates {
         per_shard[certificate_shard(&model::Entity::key(c)).number() as usize] += 1;
