@@ -7,11 +7,13 @@ use tokio::net::TcpListener;
 
 use crate::{
     account,
+    apigw::{
+        Gateway, RouteAuth,
+        jwt::{self, Authorizer, Issuer},
+        routes::Router,
+    },
     explorer::{Explorer, recorder},
-    gateway::{Gateway, RouteAuth},
-    jwt::{self, Authorizer, Issuer},
     lambda::{Stack, StackConfig},
-    routes::Router,
     streams::{self, StreamsConfig, StreamsHandle},
 };
 

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 pub mod recorder;
 
-use crate::{apigw, jwt::Issuer, routes::percent_decode};
+use crate::apigw::{jwt::Issuer, payload, routes::percent_decode};
 use recorder::Recorder;
 
 pub const PATH: &str = "/_local/explorer";
@@ -125,13 +125,13 @@ impl Explorer {
             return None;
         }
         if !loopback(headers) {
-            return Some(apigw::error_response(
+            return Some(payload::error_response(
                 StatusCode::FORBIDDEN,
                 "the explorer answers requests to 127.0.0.1 or localhost only",
             ));
         }
         if method != http::Method::GET {
-            return Some(apigw::error_response(
+            return Some(payload::error_response(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "Method Not Allowed",
             ));
@@ -147,7 +147,7 @@ impl Explorer {
                 );
                 page
             }
-            "/patterns" => apigw::json_response(StatusCode::OK, &patterns()),
+            "/patterns" => payload::json_response(StatusCode::OK, &patterns()),
             "/partitions" => match space_of(param("index")) {
                 Some(space) => self.partitions(space).await,
                 None => bad_request("index: table, GSI1 or GSI2"),
@@ -161,7 +161,7 @@ impl Explorer {
             "/exchanges" => {
                 let since = param("since").parse().unwrap_or(u64::MAX);
                 let function = Some(param("function")).filter(|f| !f.is_empty());
-                apigw::json_response(
+                payload::json_response(
                     StatusCode::OK,
                     &json!({
                         "next": self.recorder.next_seq(),
@@ -169,7 +169,7 @@ impl Explorer {
                     }),
                 )
             }
-            _ => apigw::error_response(StatusCode::NOT_FOUND, "Not Found"),
+            _ => payload::error_response(StatusCode::NOT_FOUND, "Not Found"),
         })
     }
 
@@ -207,7 +207,7 @@ impl Explorer {
             .into_iter()
             .map(|(pk, items)| json!({ "pk": pk, "items": items }))
             .collect();
-        apigw::json_response(
+        payload::json_response(
             StatusCode::OK,
             &json!({
                 "index": space.index().unwrap_or("table"),
@@ -251,7 +251,7 @@ impl Explorer {
                 break;
             }
         }
-        apigw::json_response(
+        payload::json_response(
             StatusCode::OK,
             &json!({
                 "index": space.index().unwrap_or("table"),
@@ -267,7 +267,7 @@ impl Explorer {
     fn token(&self, caller: &str) -> Response<Bytes> {
         let (sub, groups): (&str, &[&str]) = match caller {
             "anyone" | "" => {
-                return apigw::json_response(StatusCode::OK, &json!({ "token": null }));
+                return payload::json_response(StatusCode::OK, &json!({ "token": null }));
             }
             "staff" => ("explorer-staff", &["staff"]),
             other => match other.strip_prefix("sub:") {
@@ -276,11 +276,11 @@ impl Explorer {
             },
         };
         let Some((issuer, scope)) = &self.issuer else {
-            return apigw::json_response(StatusCode::OK, &json!({ "token": null }));
+            return payload::json_response(StatusCode::OK, &json!({ "token": null }));
         };
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
         let token = issuer.access_token(sub, groups, scope, now);
-        apigw::json_response(StatusCode::OK, &json!({ "token": token }))
+        payload::json_response(StatusCode::OK, &json!({ "token": token }))
     }
 }
 
@@ -313,11 +313,11 @@ pub fn patterns() -> Value {
 }
 
 fn bad_request(message: &str) -> Response<Bytes> {
-    apigw::error_response(StatusCode::BAD_REQUEST, message)
+    payload::error_response(StatusCode::BAD_REQUEST, message)
 }
 
 fn dynamodb_error(e: impl std::fmt::Display) -> Response<Bytes> {
-    apigw::error_response(StatusCode::BAD_GATEWAY, &format!("DynamoDB: {e}"))
+    payload::error_response(StatusCode::BAD_GATEWAY, &format!("DynamoDB: {e}"))
 }
 
 #[cfg(test)]

@@ -11,8 +11,10 @@ use std::{
 
 use local::{
     FunctionSpec, InvokeError, Stack,
-    gateway::Gateway,
-    routes::{RouteEntry, Router},
+    apigw::{
+        Gateway,
+        routes::{RouteEntry, Router},
+    },
 };
 use serde_json::{Value, json};
 use tokio::{

@@ -15,8 +15,7 @@ use std::{
 use aws_sdk_dynamodb::types::AttributeValue;
 use local::{
     Stack, StackConfig,
-    gateway::Gateway,
-    routes::Router,
+    apigw::{Gateway, routes::Router},
     streams::{self, StreamsConfig, StreamsHandle},
 };
 use serde_json::Value;

@@ -10,10 +10,8 @@ use http::{HeaderMap, HeaderName, HeaderValue, Response, StatusCode, header, req
 use serde_json::{Map, Value, json};
 use time::{OffsetDateTime, macros::format_description};
 
-use crate::{
-    account::{ACCOUNT_ID, API_ID},
-    routes::{Match, percent_decode},
-};
+use super::routes::{Match, percent_decode};
+use crate::account::{ACCOUNT_ID, API_ID};
 
 /// What API Gateway knows about a request besides the request itself.
 #[derive(Debug, Clone)]
@@ -277,7 +275,7 @@ fn header_value(name: &str, value: &Value) -> Result<HeaderValue, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::routes::{RouteEntry, Router};
+    use crate::apigw::routes::{RouteEntry, Router};
     use lambda_http::{Body, RequestExt, request::LambdaRequest};
 
     fn info() -> RequestInfo {

@@ -320,7 +320,8 @@ mod tests {
         let Outcome::Response(json) = streamed_response(&body) else {
             panic!("not a response")
         };
-        let response = crate::apigw::http_response(serde_json::from_slice(&json).unwrap()).unwrap();
+        let response =
+            crate::apigw::payload::http_response(serde_json::from_slice(&json).unwrap()).unwrap();
         assert_eq!(response.status(), 201);
         assert_eq!(response.headers()["a"], "b");
         assert_eq!(response.body(), "hello");

@@ -16,13 +16,15 @@ use serde_json::json;
 use time::OffsetDateTime;
 use tokio::net::TcpListener;
 
+use super::{
+    jwt::{Authorizer, Refused},
+    payload::{self, RequestInfo},
+    routes::Router,
+};
 use crate::{
     account,
-    apigw::{self, RequestInfo},
     explorer::Explorer,
-    jwt::{Authorizer, Refused},
     lambda::{InvokeError, Stack},
-    routes::Router,
     streams::StreamsHandle,
 };
 
@@ -141,7 +143,7 @@ impl Gateway {
                 Some(streams) => streams.status().await,
                 None => json!({ "drained": true }),
             };
-            return apigw::json_response(StatusCode::OK, &status).map(Full::new);
+            return payload::json_response(StatusCode::OK, &status).map(Full::new);
         }
         if let Some(explorer) = &self.explorer {
             let (method, uri) = (req.method().clone(), req.uri().clone());
@@ -186,7 +188,7 @@ impl Gateway {
         let Some(route) = self.router.find(parts.method.as_str(), parts.uri.path()) else {
             // What API Gateway answers for a path and method no route matches.
             return (
-                apigw::error_response(StatusCode::NOT_FOUND, "Not Found"),
+                payload::error_response(StatusCode::NOT_FOUND, "Not Found"),
                 None,
             );
         };
@@ -220,19 +222,19 @@ impl Gateway {
             Ok(collected) => collected.to_bytes(),
             Err(e) if e.is::<LengthLimitError>() => return (too_large(), function),
             Err(_) => {
-                let response = apigw::error_response(StatusCode::BAD_REQUEST, "Bad Request");
+                let response = payload::error_response(StatusCode::BAD_REQUEST, "Bad Request");
                 return (response, function);
             }
         };
 
-        let mut event = apigw::build_event(&parts, &body, &route, info);
+        let mut event = payload::build_event(&parts, &body, &route, info);
         if let Some(accepted) = authorizer {
             event["requestContext"]["authorizer"] = json!({
                 "jwt": { "claims": accepted.claims, "scopes": accepted.scopes }
             });
         }
         let response = match self.stack.invoke(&route.route.function, &event).await {
-            Ok(value) => apigw::http_response(value).unwrap_or_else(|e| {
+            Ok(value) => payload::http_response(value).unwrap_or_else(|e| {
                 eprintln!("[{}] malformed response: {e}", route.route.function);
                 internal_error()
             }),
@@ -249,12 +251,12 @@ impl Gateway {
 fn error_response(e: &InvokeError) -> Response<Bytes> {
     match e {
         InvokeError::Timeout(_) => {
-            apigw::error_response(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable")
+            payload::error_response(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable")
         }
         // Lambda refuses the invocation; API Gateway passes that on as 413.
         InvokeError::EventTooLarge(_) => too_large(),
         InvokeError::Died(_) => {
-            apigw::error_response(StatusCode::BAD_GATEWAY, "Internal Server Error")
+            payload::error_response(StatusCode::BAD_GATEWAY, "Internal Server Error")
         }
         _ => internal_error(),
     }
@@ -263,7 +265,7 @@ fn error_response(e: &InvokeError) -> Response<Bytes> {
 /// API Gateway's answer to a refused token: 401, `{"message":"Unauthorized"}`, and the reason in
 /// `www-authenticate`.
 fn unauthorized(refused: &Refused, scopes: &[String]) -> Response<Bytes> {
-    let mut response = apigw::error_response(StatusCode::UNAUTHORIZED, "Unauthorized");
+    let mut response = payload::error_response(StatusCode::UNAUTHORIZED, "Unauthorized");
     let challenge = format!(
         "Bearer scope=\"{}\" error=\"invalid_token\" error_description=\"{refused}\"",
         scopes.join(" ")
@@ -277,9 +279,9 @@ fn unauthorized(refused: &Refused, scopes: &[String]) -> Response<Bytes> {
 }
 
 fn internal_error() -> Response<Bytes> {
-    apigw::error_response(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
+    payload::error_response(StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error")
 }
 
 fn too_large() -> Response<Bytes> {
-    apigw::error_response(StatusCode::PAYLOAD_TOO_LARGE, "Request Entity Too Large")
+    payload::error_response(StatusCode::PAYLOAD_TOO_LARGE, "Request Entity Too Large")
 }
