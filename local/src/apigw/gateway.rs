@@ -69,17 +69,9 @@ impl Gateway {
         })
     }
 
-    /// A gateway whose routes, except the public ones, need a token `auth` accepts.
-    pub fn with_auth(
-        router: Router,
-        stack: Arc<Stack>,
-        streams: Option<StreamsHandle>,
-        auth: Option<RouteAuth>,
-    ) -> Arc<Gateway> {
-        Gateway::with_explorer(router, stack, streams, auth, None)
-    }
-
-    /// A gateway that also serves the item-collection explorer under [`crate::explorer::PATH`].
+    /// A gateway whose routes, except the public ones, need a token `auth` accepts (when there
+    /// is one), and that also serves the item-collection explorer under
+    /// [`crate::explorer::PATH`].
     pub fn with_explorer(
         router: Router,
         stack: Arc<Stack>,
