@@ -2,8 +2,11 @@
 //! existing order. Event ids are ULIDs, so events sort by time in the order's collection. One
 //! transaction: a ConditionCheck that the order exists, and the event's Put.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{
     SortableId, Timestamp,
     commerce::{EventId, OrderStatus},
@@ -18,27 +21,20 @@ pub const FUNCTION: Function = Function {
     name: "add-order-event",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Post,
-            path: "/orders/{orderId}/events",
-            summary: "C6: append a tracking event (the order's status follows through the stream)",
-            patterns: &[
-                Pattern {
-                    id: "C6",
-                    route: "`POST /orders/{orderId}/events` `{status, note?}`",
-                    index: Index::Table,
-                    request: "TransactWriteItems: ConditionCheck order exists; Put `EVENT#<eventId>`",
-                    returns: "201 the event; 404 unknown order",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/orders/01ERTNJ6000000000000000000/events",
-                        body: Some(r#"{"status": "SHIPPED", "note": "Left the warehouse"}"#),
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Post,
+        path: "/orders/{orderId}/events",
+        summary: "C6: append a tracking event (the order's status follows through the stream)",
+        patterns: &[Pattern {
+            id: "C6",
+            route: "`POST /orders/{orderId}/events` `{status, note?}`",
+            index: Index::Table,
+            request: "TransactWriteItems: ConditionCheck order exists; Put `EVENT#<eventId>`",
+            returns: "201 the event; 404 unknown order",
+            example: Example::staff("/orders/01ERTNJ6000000000000000000/events")
+                .with_body(r#"{"status": "SHIPPED", "note": "Left the warehouse"}"#),
+        }],
+    }],
 };
 
 pub const MAX_NOTE_CHARS: usize = 500;

@@ -10,7 +10,7 @@
 //! failures are the union of both parts'.
 
 use store::{Deps, Needs};
-use streams::{Consumer, BatchResponse, Event};
+use streams::{BatchResponse, Consumer, Event};
 
 pub mod status;
 pub mod totals;

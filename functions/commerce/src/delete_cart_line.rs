@@ -1,8 +1,11 @@
 //! C7: `DELETE /carts/{cartId}/items/{productId}`: removes one line of a cart. Idempotent: removing
 //! a line that is not there is also a 204.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, commerce};
 
@@ -10,31 +13,23 @@ use store::{Deps, Needs, commerce};
 pub const FUNCTION: Function = Function {
     name: "delete-cart-line",
     access: Access::Owner {
-    param: "cartId",
-    not_found: "cart_not_found",
-},
+        param: "cartId",
+        not_found: "cart_not_found",
+    },
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Delete,
-            path: "/carts/{cartId}/items/{productId}",
-            summary: "C7: remove a cart line (also when absent)",
-            patterns: &[
-                Pattern {
-                    id: "C7",
-                    route: "`DELETE /carts/{cartId}/items/{productId}`",
-                    index: Index::Table,
-                    request: "DeleteItem",
-                    returns: "204 (also when absent)",
-                    example: Example {
-                        caller: Sender::Sub("petes-cart"),
-                        target: "/carts/petes-cart/items/veggies",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Delete,
+        path: "/carts/{cartId}/items/{productId}",
+        summary: "C7: remove a cart line (also when absent)",
+        patterns: &[Pattern {
+            id: "C7",
+            route: "`DELETE /carts/{cartId}/items/{productId}`",
+            index: Index::Table,
+            request: "DeleteItem",
+            returns: "204 (also when absent)",
+            example: Example::sub("petes-cart", "/carts/petes-cart/items/veggies"),
+        }],
+    }],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

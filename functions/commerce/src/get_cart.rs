@@ -2,8 +2,11 @@
 //! collection (one request per 1 MB: a cart past DynamoDB's page is read to its end, never cut
 //! short). A cart nobody has filled yet is an empty cart.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
 use model::commerce::CartLine;
@@ -14,31 +17,23 @@ use store::{Deps, Needs};
 pub const FUNCTION: Function = Function {
     name: "get-cart",
     access: Access::Owner {
-    param: "cartId",
-    not_found: "cart_not_found",
-},
+        param: "cartId",
+        not_found: "cart_not_found",
+    },
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/carts/{cartId}",
-            summary: "C7: a cart's lines",
-            patterns: &[
-                Pattern {
-                    id: "C7",
-                    route: "`GET /carts/{cartId}`",
-                    index: Index::Table,
-                    request: r#"Query `PK = CART#<cartId> AND begins_with(SK, "PRODUCT#")`, read to its end (one request per 1 MB page)"#,
-                    returns: "`{cartId, items}`",
-                    example: Example {
-                        caller: Sender::Sub("petes-cart"),
-                        target: "/carts/petes-cart",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/carts/{cartId}",
+        summary: "C7: a cart's lines",
+        patterns: &[Pattern {
+            id: "C7",
+            route: "`GET /carts/{cartId}`",
+            index: Index::Table,
+            request: r#"Query `PK = CART#<cartId> AND begins_with(SK, "PRODUCT#")`, read to its end (one request per 1 MB page)"#,
+            returns: "`{cartId, items}`",
+            example: Example::sub("petes-cart", "/carts/petes-cart"),
+        }],
+    }],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

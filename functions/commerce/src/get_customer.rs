@@ -2,8 +2,11 @@
 //! 10, 1..=100), newest first, in ONE query: the customer's collection read backwards from its
 //! `A` record with `Limit = N + 1` (seed 000).
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::commerce as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
 use model::commerce::{Customer, OrderSummary};
@@ -14,31 +17,23 @@ use store::{Deps, Needs, ParentPage};
 pub const FUNCTION: Function = Function {
     name: "get-customer",
     access: Access::Owner {
-    param: "customerId",
-    not_found: "customer_not_found",
-},
+        param: "customerId",
+        not_found: "customer_not_found",
+    },
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/customers/{customerId}",
-            summary: "C1: a customer and their newest orders",
-            patterns: &[
-                Pattern {
-                    id: "C1",
-                    route: "`GET /customers/{customerId}?orders=N` (default 10, 1–100)",
-                    index: Index::Table,
-                    request: r##"Query `PK = CUSTOMER#<id> AND SK BETWEEN "#ORDER#" AND "A"`, backwards, `Limit N+1`"##,
-                    returns: "`{customer, orders}` newest first; 404 `customer_not_found`",
-                    example: Example {
-                        caller: Sender::Sub("123"),
-                        target: "/customers/123?orders=2",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/customers/{customerId}",
+        summary: "C1: a customer and their newest orders",
+        patterns: &[Pattern {
+            id: "C1",
+            route: "`GET /customers/{customerId}?orders=N` (default 10, 1–100)",
+            index: Index::Table,
+            request: r##"Query `PK = CUSTOMER#<id> AND SK BETWEEN "#ORDER#" AND "A"`, backwards, `Limit N+1`"##,
+            returns: "`{customer, orders}` newest first; 404 `customer_not_found`",
+            example: Example::sub("123", "/customers/123?orders=2"),
+        }],
+    }],
 };
 pub const DEFAULT_ORDERS: u32 = 10;
 pub const MAX_ORDERS: u32 = 100;

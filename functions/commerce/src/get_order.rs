@@ -6,8 +6,11 @@
 //! The path does not say whose order it is: the header read by the same query does. A caller who
 //! is neither that customer nor staff gets the same 404 as for an order that does not exist.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::commerce as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{SortableId, commerce as k};
 use lambda_http::{Body, Request, Response};
 use model::{
@@ -22,27 +25,19 @@ pub const FUNCTION: Function = Function {
     name: "get-order",
     access: Access::SignedIn,
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/orders/{orderId}",
-            summary: "C5: an order with its lines and tracking events",
-            patterns: &[
-                Pattern {
-                    id: "C5",
-                    route: "`GET /orders/{orderId}`",
-                    index: Index::Table,
-                    request: "Query `PK = ORDER#<orderId>`, read to its end (one request per 1 MB page)",
-                    returns: "`{order, items, events}`; 404 `order_not_found`",
-                    example: Example {
-                        caller: Sender::Sub("123"),
-                        target: "/orders/01ERTNJ6000000000000000000",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/orders/{orderId}",
+        summary: "C5: an order with its lines and tracking events",
+        patterns: &[Pattern {
+            id: "C5",
+            route: "`GET /orders/{orderId}`",
+            index: Index::Table,
+            request: "Query `PK = ORDER#<orderId>`, read to its end (one request per 1 MB page)",
+            returns: "`{order, items, events}`; 404 `order_not_found`",
+            example: Example::sub("123", "/orders/01ERTNJ6000000000000000000"),
+        }],
+    }],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -9,8 +9,11 @@
 //! Total and order count are derived values: one that drifted is `null` and named in the
 //! `X-Derived-Inconsistent` header.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::commerce as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{Quarter, commerce as k};
 use lambda_http::{Body, Request, Response};
 use model::commerce::RepSales;
@@ -22,27 +25,19 @@ pub const FUNCTION: Function = Function {
     name: "get-rep-ranking",
     access: Access::Staff,
     needs: Needs::CURSORS,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/reps/ranking",
-            summary: "O14: account reps ranked by order total in a sales period (derived, GSI1), highest first",
-            patterns: &[
-                Pattern {
-                    id: "O14",
-                    route: "`GET /reps/ranking?period=2026-Q4&limit=&cursor=` (staff; default 10, 1–100)",
-                    index: Index::Gsi1,
-                    request: "Query `GSI1PK = RANKING#<YYYY-Qn>` (rep sales, `GSI1SK = <total, 15 digits>#<repId>`), backwards",
-                    returns: "`{period, reps: [{repId, total, orderCount}], nextCursor}` highest total first (ties: rep id descending), over the period's orders placed under each rep less those since cancelled or returned; 400 bad `period`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/reps/ranking?period=2026-Q4",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/reps/ranking",
+        summary: "O14: account reps ranked by order total in a sales period (derived, GSI1), highest first",
+        patterns: &[Pattern {
+            id: "O14",
+            route: "`GET /reps/ranking?period=2026-Q4&limit=&cursor=` (staff; default 10, 1–100)",
+            index: Index::Gsi1,
+            request: "Query `GSI1PK = RANKING#<YYYY-Qn>` (rep sales, `GSI1SK = <total, 15 digits>#<repId>`), backwards",
+            returns: "`{period, reps: [{repId, total, orderCount}], nextCursor}` highest total first (ties: rep id descending), over the period's orders placed under each rep less those since cancelled or returned; 400 bad `period`",
+            example: Example::staff("/reps/ranking?period=2026-Q4"),
+        }],
+    }],
 };
 pub const DEFAULT_LIMIT: u32 = 10;
 pub const MAX_LIMIT: u32 = 100;

@@ -10,8 +10,11 @@
 //! An unknown customer is a 404. Telling it apart from a customer without orders in the range
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::commerce as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::commerce::{self as k, OrderStatus};
 use lambda_http::{Body, Request, Response};
 use model::commerce::{Order, OrderHeader, OrderSummary};
@@ -22,43 +25,39 @@ use store::{Deps, Needs, commerce};
 pub const FUNCTION: Function = Function {
     name: "list-customer-orders",
     access: Access::Owner {
-    param: "customerId",
-    not_found: "customer_not_found",
-},
+        param: "customerId",
+        not_found: "customer_not_found",
+    },
     needs: Needs::CURSORS,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/customers/{customerId}/orders",
-            summary: "C4: a customer's orders in a date range (and a status), newest first, paginated",
-            patterns: &[
-                Pattern {
-                    id: "C4",
-                    route: "`GET /customers/{customerId}/orders?from=&to=&limit=&cursor=`",
-                    index: Index::Table,
-                    request: "Query `PK = CUSTOMER#<id> AND SK BETWEEN #ORDER#<first ULID of from> AND #ORDER#<last ULID of to>`, backwards",
-                    returns: "`{customerId, orders, nextCursor}`; 404 unknown customer",
-                    example: Example {
-                        caller: Sender::Sub("123"),
-                        target: "/customers/123/orders?from=2020-11-25&to=2020-12-06&limit=2",
-                        body: None,
-                    },
-                },
-                Pattern {
-                    id: "C4 by status",
-                    route: "`GET /customers/{customerId}/orders?status=&from=&to=&limit=&cursor=`",
-                    index: Index::Gsi1,
-                    request: "Query `GSI1PK = CUSTOMER#<id> AND GSI1SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>` (order headers), backwards",
-                    returns: "`{customerId, orders, nextCursor}` newest first; 404 unknown customer",
-                    example: Example {
-                        caller: Sender::Sub("123"),
-                        target: "/customers/123/orders?status=OPEN&from=2020-11-25&to=2020-12-06&limit=2",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/customers/{customerId}/orders",
+        summary: "C4: a customer's orders in a date range (and a status), newest first, paginated",
+        patterns: &[
+            Pattern {
+                id: "C4",
+                route: "`GET /customers/{customerId}/orders?from=&to=&limit=&cursor=`",
+                index: Index::Table,
+                request: "Query `PK = CUSTOMER#<id> AND SK BETWEEN #ORDER#<first ULID of from> AND #ORDER#<last ULID of to>`, backwards",
+                returns: "`{customerId, orders, nextCursor}`; 404 unknown customer",
+                example: Example::sub(
+                    "123",
+                    "/customers/123/orders?from=2020-11-25&to=2020-12-06&limit=2",
+                ),
+            },
+            Pattern {
+                id: "C4 by status",
+                route: "`GET /customers/{customerId}/orders?status=&from=&to=&limit=&cursor=`",
+                index: Index::Gsi1,
+                request: "Query `GSI1PK = CUSTOMER#<id> AND GSI1SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>` (order headers), backwards",
+                returns: "`{customerId, orders, nextCursor}` newest first; 404 unknown customer",
+                example: Example::sub(
+                    "123",
+                    "/customers/123/orders?status=OPEN&from=2020-11-25&to=2020-12-06&limit=2",
+                ),
+            },
+        ],
+    }],
 };
 
 pub const DEFAULT_LIMIT: u32 = 20;

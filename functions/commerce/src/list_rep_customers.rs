@@ -7,8 +7,11 @@
 //! "CUSTOMER#")` reads the customers only, so a page never pays for an order. An unknown rep, or
 //! one without customers, is an empty list.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::commerce as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
 use model::commerce::Customer;
@@ -20,27 +23,19 @@ pub const FUNCTION: Function = Function {
     name: "list-rep-customers",
     access: Access::Staff,
     needs: Needs::CURSORS,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/reps/{repId}/customers",
-            summary: "O9: the customers of an account rep (GSI1), by customer id",
-            patterns: &[
-                Pattern {
-                    id: "O9",
-                    route: "`GET /reps/{repId}/customers?limit=&cursor=` (staff; default 50, 1–100)",
-                    index: Index::Gsi1,
-                    request: r#"Query `GSI1PK = REP#<repId> AND begins_with(GSI1SK, "CUSTOMER#")` (never the rep's orders, which share the partition)"#,
-                    returns: "`{repId, customers, nextCursor}` by customer id",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/reps/E100/customers",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/reps/{repId}/customers",
+        summary: "O9: the customers of an account rep (GSI1), by customer id",
+        patterns: &[Pattern {
+            id: "O9",
+            route: "`GET /reps/{repId}/customers?limit=&cursor=` (staff; default 50, 1–100)",
+            index: Index::Gsi1,
+            request: r#"Query `GSI1PK = REP#<repId> AND begins_with(GSI1SK, "CUSTOMER#")` (never the rep's orders, which share the partition)"#,
+            returns: "`{repId, customers, nextCursor}` by customer id",
+            example: Example::staff("/reps/E100/customers"),
+        }],
+    }],
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;

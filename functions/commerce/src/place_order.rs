@@ -6,7 +6,10 @@
 //! Under an `Idempotency-Key`, a retry returns the first attempt's response and writes nothing;
 //! the same key with a different body is refused.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use std::collections::HashSet;
 
 use api::{Access, ApiError};
@@ -43,13 +46,7 @@ pub const FUNCTION: Function = Function {
                     index: Index::Table,
                     request: "TransactWriteItems: ConditionCheck customer exists; Put idempotency record (if a key); Put summary, header, lines (all `attribute_not_exists`)",
                     returns: "201 `{orderId, customerId, status, createdAt, total, items}`, `Location`; 404 unknown customer; 422 key reused with another body",
-                    example: Example {
-                        caller: Sender::Sub("123"),
-                        target: "/customers/123/orders",
-                        body: Some(
-                            r#"{"items": [{"sku": 1001, "quantity": 2, "unitPrice": 1250}, {"sku": 42, "quantity": 1, "unitPrice": 499}]}"#,
-                        ),
-                    },
+                    example: Example::sub("123", "/customers/123/orders").with_body(r#"{"items": [{"sku": 1001, "quantity": 2, "unitPrice": 1250}, {"sku": 42, "quantity": 1, "unitPrice": 499}]}"#),
                 },
             ],
         },

@@ -2,8 +2,11 @@
 //! quantity of 0 removes it. A cart is an item collection with one small item per product
 //! (seed 004), so changing a line is one small write however full the cart.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::Timestamp;
 use lambda_http::{Body, Request, Response};
 use model::commerce::CartLine;
@@ -15,31 +18,24 @@ use store::{Deps, Needs, commerce};
 pub const FUNCTION: Function = Function {
     name: "put-cart-line",
     access: Access::Owner {
-    param: "cartId",
-    not_found: "cart_not_found",
-},
+        param: "cartId",
+        not_found: "cart_not_found",
+    },
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Put,
-            path: "/carts/{cartId}/items/{productId}",
-            summary: "C7: set a cart line's quantity (0 removes it)",
-            patterns: &[
-                Pattern {
-                    id: "C7",
-                    route: "`PUT /carts/{cartId}/items/{productId}` `{quantity}`",
-                    index: Index::Table,
-                    request: "PutItem (quantity 0: DeleteItem) `CART#<cartId>` / `PRODUCT#<productId>`",
-                    returns: "the line",
-                    example: Example {
-                        caller: Sender::Sub("petes-cart"),
-                        target: "/carts/petes-cart/items/coffee",
-                        body: Some(r#"{"quantity": 3}"#),
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Put,
+        path: "/carts/{cartId}/items/{productId}",
+        summary: "C7: set a cart line's quantity (0 removes it)",
+        patterns: &[Pattern {
+            id: "C7",
+            route: "`PUT /carts/{cartId}/items/{productId}` `{quantity}`",
+            index: Index::Table,
+            request: "PutItem (quantity 0: DeleteItem) `CART#<cartId>` / `PRODUCT#<productId>`",
+            returns: "the line",
+            example: Example::sub("petes-cart", "/carts/petes-cart/items/coffee")
+                .with_body(r#"{"quantity": 3}"#),
+        }],
+    }],
 };
 
 pub const MAX_QUANTITY: u32 = 1000;

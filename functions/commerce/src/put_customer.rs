@@ -7,8 +7,11 @@
 //! it is; `null` removes it; an id assigns that employee, checked in the same transaction (404
 //! `employee_not_found`), and puts the customer in the rep's GSI1 partition (O9).
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::commerce as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{Id, Timestamp};
 use lambda_http::{Body, Request, Response};
 use serde::{Deserialize, Deserializer};
@@ -21,31 +24,24 @@ use store::{
 pub const FUNCTION: Function = Function {
     name: "put-customer",
     access: Access::OwnerOrStaff {
-    param: "customerId",
-    not_found: "customer_not_found",
-},
+        param: "customerId",
+        not_found: "customer_not_found",
+    },
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Put,
-            path: "/customers/{customerId}",
-            summary: "C2: create or update a customer (keeps its derived counters); staff may assign its account rep",
-            patterns: &[
-                Pattern {
-                    id: "C2",
-                    route: "`PUT /customers/{customerId}` `{name, email}`",
-                    index: Index::Table,
-                    request: "UpdateItem `CUSTOMER#<id>` / `A` (keeps derived attributes)",
-                    returns: "the customer; 201 created, 200 updated",
-                    example: Example {
-                        caller: Sender::Sub("123"),
-                        target: "/customers/123",
-                        body: Some(r#"{"name": "David Good", "email": "david@example.com"}"#),
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Put,
+        path: "/customers/{customerId}",
+        summary: "C2: create or update a customer (keeps its derived counters); staff may assign its account rep",
+        patterns: &[Pattern {
+            id: "C2",
+            route: "`PUT /customers/{customerId}` `{name, email}`",
+            index: Index::Table,
+            request: "UpdateItem `CUSTOMER#<id>` / `A` (keeps derived attributes)",
+            returns: "the customer; 201 created, 200 updated",
+            example: Example::sub("123", "/customers/123")
+                .with_body(r#"{"name": "David Good", "email": "david@example.com"}"#),
+        }],
+    }],
 };
 
 pub const MAX_NAME_CHARS: usize = 200;

@@ -5,8 +5,11 @@
 //! `attribute_not_exists`), 404 `product_not_found` / `warehouse_not_found` with nothing written.
 //! The product's total inventory (O13) follows through the stream pipeline. Staff only.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::commerce as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{Timestamp, commerce::Sku};
 use lambda_http::{Body, Request, Response};
 use model::commerce::Inventory;
@@ -21,27 +24,19 @@ pub const FUNCTION: Function = Function {
     name: "put-inventory",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Put,
-            path: "/products/{sku}/inventory/{warehouseId}",
-            summary: "A product's stock in a warehouse; the product and the warehouse are checked in the same transaction",
-            patterns: &[
-                Pattern {
-                    id: "",
-                    route: "`PUT /products/{sku}/inventory/{warehouseId}` `{quantity: 0–1,000,000,000}` (staff)",
-                    index: Index::Table,
-                    request: "TransactWriteItems: ConditionCheck the product, ConditionCheck the warehouse; Put `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>` (`attribute_not_exists`, then again without when it exists)",
-                    returns: "`{sku, warehouseId, quantity, updatedAt}`; 201 / 200; 404 `product_not_found`, `warehouse_not_found`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/products/42/inventory/W2",
-                        body: Some(r#"{"quantity": 25}"#),
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Put,
+        path: "/products/{sku}/inventory/{warehouseId}",
+        summary: "A product's stock in a warehouse; the product and the warehouse are checked in the same transaction",
+        patterns: &[Pattern {
+            id: "",
+            route: "`PUT /products/{sku}/inventory/{warehouseId}` `{quantity: 0–1,000,000,000}` (staff)",
+            index: Index::Table,
+            request: "TransactWriteItems: ConditionCheck the product, ConditionCheck the warehouse; Put `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>` (`attribute_not_exists`, then again without when it exists)",
+            returns: "`{sku, warehouseId, quantity, updatedAt}`; 201 / 200; 404 `product_not_found`, `warehouse_not_found`",
+            example: Example::staff("/products/42/inventory/W2").with_body(r#"{"quantity": 25}"#),
+        }],
+    }],
 };
 /// The most one warehouse may hold of one product (a bound, so a total over many warehouses
 /// stays far within a number DynamoDB and every client can hold exactly).

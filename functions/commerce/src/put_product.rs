@@ -4,8 +4,11 @@
 //!
 //! A PUT replaces: a description that is absent or `null` removes the one stored.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::commerce as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{Timestamp, commerce::Sku};
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
@@ -16,27 +19,20 @@ pub const FUNCTION: Function = Function {
     name: "put-product",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Put,
-            path: "/products/{sku}",
-            summary: "Create or replace a product (seed 003's order entry); keeps its derived total inventory",
-            patterns: &[
-                Pattern {
-                    id: "",
-                    route: "`PUT /products/{sku}` `{name, description?}` (staff)",
-                    index: Index::Table,
-                    request: "UpdateItem `PRODUCT#<sku>` / `A` (keeps the derived total inventory)",
-                    returns: "the product; 201 / 200",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/products/1004",
-                        body: Some(r#"{"name": "Coffee tamper", "description": "Stainless steel, 58 mm"}"#),
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Put,
+        path: "/products/{sku}",
+        summary: "Create or replace a product (seed 003's order entry); keeps its derived total inventory",
+        patterns: &[Pattern {
+            id: "",
+            route: "`PUT /products/{sku}` `{name, description?}` (staff)",
+            index: Index::Table,
+            request: "UpdateItem `PRODUCT#<sku>` / `A` (keeps the derived total inventory)",
+            returns: "the product; 201 / 200",
+            example: Example::staff("/products/1004")
+                .with_body(r#"{"name": "Coffee tamper", "description": "Stainless steel, 58 mm"}"#),
+        }],
+    }],
 };
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_DESCRIPTION_CHARS: usize = 2000;

@@ -5,8 +5,11 @@
 //! title only. 404 `employee_not_found` / `department_not_found`, 409 `job_exists` (the same job
 //! from the same date); nothing written then.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::hr as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{Date, Id, Name};
 use lambda_http::{Body, Request, Response};
 use model::hr::JobHistory;
@@ -33,13 +36,7 @@ pub const FUNCTION: Function = Function {
                     index: Index::Table,
                     request: "Query H1 (consistent); TransactWriteItems: Update the employee's revision (conditioned), ConditionCheck department, Put `JH#<date>#<jobId>` (`attribute_not_exists`), Put `#JOB` when newest",
                     returns: "201 the job and `current`; 404 `employee_not_found`, `department_not_found`; 409 `job_exists`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/employees/E100/jobs",
-                        body: Some(
-                            r#"{"jobId": "SA_MAN", "title": "Sales Manager", "departmentId": "SALES", "startDate": "2026-01-05"}"#,
-                        ),
-                    },
+                    example: Example::staff("/employees/E100/jobs").with_body(r#"{"jobId": "SA_MAN", "title": "Sales Manager", "departmentId": "SALES", "startDate": "2026-01-05"}"#),
                 },
             ],
         },

@@ -3,8 +3,11 @@
 //! written broad to narrow, so the newest comes first and only it is read. Staff only; 404
 //! `job_not_found` when the employee has no job (or does not exist).
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::hr as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, hr};
 
@@ -13,27 +16,19 @@ pub const FUNCTION: Function = Function {
     name: "get-employee-job",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/employees/{employeeId}/job",
-            summary: "H3: an employee's current job details: one query backwards, begins_with JH#, Limit 1",
-            patterns: &[
-                Pattern {
-                    id: "H3",
-                    route: "`GET /employees/{employeeId}/job` (staff)",
-                    index: Index::Table,
-                    request: r#"Query `PK = EMPLOYEE#<id> AND begins_with(SK, "JH#")`, backwards, `Limit = 1`"#,
-                    returns: "the current job; 404 `job_not_found`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/employees/E100/job",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/employees/{employeeId}/job",
+        summary: "H3: an employee's current job details: one query backwards, begins_with JH#, Limit 1",
+        patterns: &[Pattern {
+            id: "H3",
+            route: "`GET /employees/{employeeId}/job` (staff)",
+            index: Index::Table,
+            request: r#"Query `PK = EMPLOYEE#<id> AND begins_with(SK, "JH#")`, backwards, `Limit = 1`"#,
+            returns: "the current job; 404 `job_not_found`",
+            example: Example::staff("/employees/E100/job"),
+        }],
+    }],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -6,8 +6,11 @@
 //! - H6 `?hiredSince=2025-01-01`: GSI2's write-sharded `HIRED#<shard>` partitions, every shard
 //!   queried in parallel (`SK >= <date>#`, backwards) and merged newest first with ONE cursor.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::hr as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{
     Name, Shard,
     hr::{self as k, HIRE_SHARDS},
@@ -22,51 +25,37 @@ pub const FUNCTION: Function = Function {
     name: "list-employees",
     access: Access::Staff,
     needs: Needs::CURSORS,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/employees",
-            summary: "H2 (name), H11 (current job title), H6 (hired since, 4 shards merged newest first): exactly one",
-            patterns: &[
-                Pattern {
-                    id: "H2",
-                    route: "`GET /employees?name=&limit=&cursor=` (staff)",
-                    index: Index::Gsi1,
-                    request: "Query `GSI1PK = EMPLOYEENAME#<name>`",
-                    returns: "`{employees, nextCursor}`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/employees?name=Ada%20Lovelace",
-                        body: None,
-                    },
-                },
-                Pattern {
-                    id: "H6",
-                    route: "`GET /employees?hiredSince=&limit=&cursor=` (staff)",
-                    index: Index::Gsi2,
-                    request: "4 Queries in parallel `GSI2PK = HIRED#<00..03> AND GSI2SK >= <yyyy/mm/dd>#`, backwards, merged",
-                    returns: "`{employees, nextCursor}` newest first",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/employees?hiredSince=2024-01-01",
-                        body: None,
-                    },
-                },
-                Pattern {
-                    id: "H11",
-                    route: "`GET /employees?jobTitle=&limit=&cursor=` (staff)",
-                    index: Index::Gsi1,
-                    request: "Query `GSI1PK = JOBTITLE#<title>` (current-job edges only)",
-                    returns: "`{employees, nextCursor}`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/employees?jobTitle=Sales%20Representative",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/employees",
+        summary: "H2 (name), H11 (current job title), H6 (hired since, 4 shards merged newest first): exactly one",
+        patterns: &[
+            Pattern {
+                id: "H2",
+                route: "`GET /employees?name=&limit=&cursor=` (staff)",
+                index: Index::Gsi1,
+                request: "Query `GSI1PK = EMPLOYEENAME#<name>`",
+                returns: "`{employees, nextCursor}`",
+                example: Example::staff("/employees?name=Ada%20Lovelace"),
+            },
+            Pattern {
+                id: "H6",
+                route: "`GET /employees?hiredSince=&limit=&cursor=` (staff)",
+                index: Index::Gsi2,
+                request: "4 Queries in parallel `GSI2PK = HIRED#<00..03> AND GSI2SK >= <yyyy/mm/dd>#`, backwards, merged",
+                returns: "`{employees, nextCursor}` newest first",
+                example: Example::staff("/employees?hiredSince=2024-01-01"),
+            },
+            Pattern {
+                id: "H11",
+                route: "`GET /employees?jobTitle=&limit=&cursor=` (staff)",
+                index: Index::Gsi1,
+                request: "Query `GSI1PK = JOBTITLE#<title>` (current-job edges only)",
+                returns: "`{employees, nextCursor}`",
+                example: Example::staff("/employees?jobTitle=Sales%20Representative"),
+            },
+        ],
+    }],
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;

@@ -2,8 +2,11 @@
 //! `WAREHOUSE#<warehouseId>` partition, where each employee's warehouse edge stands (seed 003
 //! #7), a page at a time (`limit`, default 50, 1..=100, signed `cursor`). Staff only.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::hr as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::hr as k;
 use lambda_http::{Body, Request, Response};
 use model::hr::EmployeeWarehouse;
@@ -15,27 +18,19 @@ pub const FUNCTION: Function = Function {
     name: "list-warehouse-employees",
     access: Access::Staff,
     needs: Needs::CURSORS,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/warehouses/{warehouseId}/employees",
-            summary: "H7: the employees of a warehouse (GSI1)",
-            patterns: &[
-                Pattern {
-                    id: "H7",
-                    route: "`GET /warehouses/{warehouseId}/employees?limit=&cursor=` (staff)",
-                    index: Index::Gsi1,
-                    request: "Query `GSI1PK = WAREHOUSE#<warehouseId>` (warehouse edges)",
-                    returns: "`{warehouseId, employees, nextCursor}`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/warehouses/W1/employees",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/warehouses/{warehouseId}/employees",
+        summary: "H7: the employees of a warehouse (GSI1)",
+        patterns: &[Pattern {
+            id: "H7",
+            route: "`GET /warehouses/{warehouseId}/employees?limit=&cursor=` (staff)",
+            index: Index::Gsi1,
+            request: "Query `GSI1PK = WAREHOUSE#<warehouseId>` (warehouse edges)",
+            returns: "`{warehouseId, employees, nextCursor}`",
+            example: Example::staff("/warehouses/W1/employees"),
+        }],
+    }],
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;

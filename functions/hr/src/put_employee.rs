@@ -4,8 +4,11 @@
 //! to exist: 404 `warehouse_not_found` otherwise, nothing written) and a new name is copied onto
 //! the current-job and warehouse edges (`store::hr::put_employee`).
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::hr as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{Date, Id, Name};
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
@@ -19,27 +22,21 @@ pub const FUNCTION: Function = Function {
     name: "put-employee",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Put,
-            path: "/employees/{employeeId}",
-            summary: "Create or replace an employee; its warehouse and current-job edges follow in the same transaction",
-            patterns: &[
-                Pattern {
-                    id: "",
-                    route: "`PUT /employees/{employeeId}` `{name, hireDate, warehouseId?}` (staff)",
-                    index: Index::Table,
-                    request: "GetItem the warehouse; Query H1 (consistent); TransactWriteItems: Put employee (on its revision), ConditionCheck warehouse, Put / Delete the warehouse edge, Put the renamed current-job edge",
-                    returns: "201 / 200 the employee; 404 `warehouse_not_found`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/employees/E101",
-                        body: Some(r#"{"name": "Alan Turing", "hireDate": "2025-06-02", "warehouseId": "W1"}"#),
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Put,
+        path: "/employees/{employeeId}",
+        summary: "Create or replace an employee; its warehouse and current-job edges follow in the same transaction",
+        patterns: &[Pattern {
+            id: "",
+            route: "`PUT /employees/{employeeId}` `{name, hireDate, warehouseId?}` (staff)",
+            index: Index::Table,
+            request: "GetItem the warehouse; Query H1 (consistent); TransactWriteItems: Put employee (on its revision), ConditionCheck warehouse, Put / Delete the warehouse edge, Put the renamed current-job edge",
+            returns: "201 / 200 the employee; 404 `warehouse_not_found`",
+            example: Example::staff("/employees/E101").with_body(
+                r#"{"name": "Alan Turing", "hireDate": "2025-06-02", "warehouseId": "W1"}"#,
+            ),
+        }],
+    }],
 };
 
 #[derive(Debug, Deserialize)]

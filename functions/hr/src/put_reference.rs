@@ -8,8 +8,11 @@
 //! `<parent>_not_found` (nothing written) when the parent is missing. One function for the five
 //! kinds: they are one access pattern (write a reference record) with one shape and one policy.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{Id, hr::Reference};
 use lambda_http::{Body, Request, RequestExt, Response};
 use model::hr::{Country, Department, Location, ReferenceRecord, Region, Warehouse};
@@ -30,96 +33,70 @@ pub const FUNCTION: Function = Function {
             method: Method::Put,
             path: "/regions/{regionId}",
             summary: "HR reference data: a region",
-            patterns: &[
-                Pattern {
-                    id: "",
-                    route: "`PUT /regions/{regionId}` `{name}` (staff)",
-                    index: Index::Table,
-                    request: "TransactWriteItems: Put `REGION#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
-                    returns: "201 / 200 the region",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/regions/EU",
-                        body: Some(r#"{"name": "Europe"}"#),
-                    },
-                },
-            ],
+            patterns: &[Pattern {
+                id: "",
+                route: "`PUT /regions/{regionId}` `{name}` (staff)",
+                index: Index::Table,
+                request: "TransactWriteItems: Put `REGION#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
+                returns: "201 / 200 the region",
+                example: Example::staff("/regions/EU").with_body(r#"{"name": "Europe"}"#),
+            }],
         },
         Route {
             method: Method::Put,
             path: "/countries/{countryId}",
             summary: "HR reference data: a country, in a region (checked in the same transaction)",
-            patterns: &[
-                Pattern {
-                    id: "",
-                    route: "`PUT /countries/{countryId}` `{name, regionId}` (staff)",
-                    index: Index::Table,
-                    request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
-                    returns: "201 / 200 the country; 404 `region_not_found`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/countries/DE",
-                        body: Some(r#"{"name": "Germany", "regionId": "EU"}"#),
-                    },
-                },
-            ],
+            patterns: &[Pattern {
+                id: "",
+                route: "`PUT /countries/{countryId}` `{name, regionId}` (staff)",
+                index: Index::Table,
+                request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
+                returns: "201 / 200 the country; 404 `region_not_found`",
+                example: Example::staff("/countries/DE")
+                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#),
+            }],
         },
         Route {
             method: Method::Put,
             path: "/locations/{locationId}",
             summary: "HR reference data: a location, in a country (checked in the same transaction)",
-            patterns: &[
-                Pattern {
-                    id: "",
-                    route: "`PUT /locations/{locationId}` `{name, countryId}` (staff)",
-                    index: Index::Table,
-                    request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
-                    returns: "201 / 200 the location; 404 `country_not_found`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/locations/BER",
-                        body: Some(r#"{"name": "Berlin", "countryId": "DE"}"#),
-                    },
-                },
-            ],
+            patterns: &[Pattern {
+                id: "",
+                route: "`PUT /locations/{locationId}` `{name, countryId}` (staff)",
+                index: Index::Table,
+                request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
+                returns: "201 / 200 the location; 404 `country_not_found`",
+                example: Example::staff("/locations/BER")
+                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#),
+            }],
         },
         Route {
             method: Method::Put,
             path: "/departments/{departmentId}",
             summary: "HR reference data: a department, at a location (checked in the same transaction)",
-            patterns: &[
-                Pattern {
-                    id: "",
-                    route: "`PUT /departments/{departmentId}` `{name, locationId}` (staff)",
-                    index: Index::Table,
-                    request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
-                    returns: "201 / 200 the department; 404 `location_not_found`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/departments/SALES",
-                        body: Some(r#"{"name": "Sales", "locationId": "BER"}"#),
-                    },
-                },
-            ],
+            patterns: &[Pattern {
+                id: "",
+                route: "`PUT /departments/{departmentId}` `{name, locationId}` (staff)",
+                index: Index::Table,
+                request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
+                returns: "201 / 200 the department; 404 `location_not_found`",
+                example: Example::staff("/departments/SALES")
+                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#),
+            }],
         },
         Route {
             method: Method::Put,
             path: "/warehouses/{warehouseId}",
             summary: "HR reference data: a warehouse, in a region (checked in the same transaction)",
-            patterns: &[
-                Pattern {
-                    id: "",
-                    route: "`PUT /warehouses/{warehouseId}` `{name, regionId}` (staff)",
-                    index: Index::Table,
-                    request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
-                    returns: "201 / 200 the warehouse; 404 `region_not_found`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/warehouses/W3",
-                        body: Some(r#"{"name": "Marzahn", "regionId": "EU"}"#),
-                    },
-                },
-            ],
+            patterns: &[Pattern {
+                id: "",
+                route: "`PUT /warehouses/{warehouseId}` `{name, regionId}` (staff)",
+                index: Index::Table,
+                request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
+                returns: "201 / 200 the warehouse; 404 `region_not_found`",
+                example: Example::staff("/warehouses/W3")
+                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#),
+            }],
         },
     ],
 };

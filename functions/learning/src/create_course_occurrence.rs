@@ -6,8 +6,11 @@
 //! The item also carries its GSI1 key (`course#<course>#`, `<yyyy/mm/dd>#<location>#`), so the
 //! occurrence reads (L2–L6) find it apart from the course's certificates.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::learning as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{
     Date,
     learning::{Course, Location},
@@ -34,13 +37,7 @@ pub const FUNCTION: Function = Function {
                     index: Index::Table,
                     request: "PutItem, `attribute_not_exists`",
                     returns: "201 the occurrence; 409 `course_exists`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/courses",
-                        body: Some(
-                            r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#,
-                        ),
-                    },
+                    example: Example::staff("/courses").with_body(r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#),
                 },
             ],
         },

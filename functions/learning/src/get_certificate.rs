@@ -4,8 +4,11 @@
 //! word boundaries: `Davids Purdy` must not get `David Spurdy`'s certificate). 404
 //! `certificate_not_found`. Anyone may read it.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, learning};
 
@@ -14,27 +17,21 @@ pub const FUNCTION: Function = Function {
     name: "get-certificate",
     access: Access::Public,
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/courses/{course}/certificates/{date}/{student}",
-            summary: "L7: a student's certificate of a course day, in either entity version",
-            patterns: &[
-                Pattern {
-                    id: "L7",
-                    route: "`GET /courses/{course}/certificates/{date}/{student}`",
-                    index: Index::Table,
-                    request: "BatchGetItem of the v02 and v01 keys; on a miss once more, strongly consistent",
-                    returns: "the certificate; 404 `certificate_not_found`",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/courses/introtodynamodb/certificates/2022-03-15/David%20Spurdy",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/courses/{course}/certificates/{date}/{student}",
+        summary: "L7: a student's certificate of a course day, in either entity version",
+        patterns: &[Pattern {
+            id: "L7",
+            route: "`GET /courses/{course}/certificates/{date}/{student}`",
+            index: Index::Table,
+            request: "BatchGetItem of the v02 and v01 keys; on a miss once more, strongly consistent",
+            returns: "the certificate; 404 `certificate_not_found`",
+            example: Example::anyone(
+                "/courses/introtodynamodb/certificates/2022-03-15/David%20Spurdy",
+            ),
+        }],
+    }],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

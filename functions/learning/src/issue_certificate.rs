@@ -6,8 +6,11 @@
 //! but names another student (`David Spurdy` for `Davids Purdy`) does not stop the issue: that
 //! collision is what v02 is for. Staff only.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{
     Date,
     learning::{CertVersion, Course, Location, Name},
@@ -37,13 +40,7 @@ pub const FUNCTION: Function = Function {
                     index: Index::Table,
                     request: "TransactWriteItems: ConditionCheck occurrence; Put v02 (`attribute_not_exists`); ConditionCheck v01 key (absent or another student)",
                     returns: "201 the certificate; 404 `course_not_found`; 409 `certificate_exists`",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/certificates",
-                        body: Some(
-                            r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#,
-                        ),
-                    },
+                    example: Example::staff("/certificates").with_body(r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#),
                 },
             ],
         },

@@ -7,8 +7,11 @@
 //! (`store::merge`). An instructor without `version` reads both versions' keys (40 streams) until
 //! the v01 certificates are migrated. Anyone may read it.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::{
     Shard,
     learning::{self as k, CERTIFICATE_SHARDS, CertVersion, Name, Person},
@@ -23,51 +26,37 @@ pub const FUNCTION: Function = Function {
     name: "list-certificates",
     access: Access::Public,
     needs: Needs::CURSORS,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/certificates",
-            summary: "L11-L13: certificates of a type (one version, one instructor): every shard merged into one list",
-            patterns: &[
-                Pattern {
-                    id: "L11",
-                    route: "`GET /certificates?type=&limit=&cursor=`",
-                    index: Index::Gsi1,
-                    request: "20 Queries in parallel `GSI1PK = <type>#00#` … `<type>#19#`, merged",
-                    returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/certificates?type=completion",
-                        body: None,
-                    },
-                },
-                Pattern {
-                    id: "L12",
-                    route: "`GET /certificates?type=&version=&limit=&cursor=`",
-                    index: Index::Gsi1,
-                    request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#01#")`, merged"#,
-                    returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/certificates?type=completion&version=1",
-                        body: None,
-                    },
-                },
-                Pattern {
-                    id: "L13",
-                    route: "`GET /certificates?type=&instructor=[&version=]&limit=&cursor=`",
-                    index: Index::Gsi1,
-                    request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#0v#<instructor>#")`, merged"#,
-                    returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/certificates?type=completion&instructor=Tyler%20Walch",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/certificates",
+        summary: "L11-L13: certificates of a type (one version, one instructor): every shard merged into one list",
+        patterns: &[
+            Pattern {
+                id: "L11",
+                route: "`GET /certificates?type=&limit=&cursor=`",
+                index: Index::Gsi1,
+                request: "20 Queries in parallel `GSI1PK = <type>#00#` … `<type>#19#`, merged",
+                returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
+                example: Example::anyone("/certificates?type=completion"),
+            },
+            Pattern {
+                id: "L12",
+                route: "`GET /certificates?type=&version=&limit=&cursor=`",
+                index: Index::Gsi1,
+                request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#01#")`, merged"#,
+                returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
+                example: Example::anyone("/certificates?type=completion&version=1"),
+            },
+            Pattern {
+                id: "L13",
+                route: "`GET /certificates?type=&instructor=[&version=]&limit=&cursor=`",
+                index: Index::Gsi1,
+                request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#0v#<instructor>#")`, merged"#,
+                returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
+                example: Example::anyone("/certificates?type=completion&instructor=Tyler%20Walch"),
+            },
+        ],
+    }],
 };
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;

@@ -3,8 +3,11 @@
 //! `"2022/03/15#cert#01#"`), a page at a time (`limit`, default 50, 1..=100, signed `cursor`).
 //! ONE query per page; the day's course occurrences are never read. Anyone may read it.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::learning as k;
 use lambda_http::{Body, Request, Response};
 use model::learning::Certificate;
@@ -16,39 +19,31 @@ pub const FUNCTION: Function = Function {
     name: "list-course-certificates",
     access: Access::Public,
     needs: Needs::CURSORS,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/courses/{course}/certificates",
-            summary: "L9-L10: a course day's certificates, every entity version or one",
-            patterns: &[
-                Pattern {
-                    id: "L9",
-                    route: "`GET /courses/{course}/certificates?date=&limit=&cursor=`",
-                    index: Index::Table,
-                    request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#")`"#,
-                    returns: "`{certificates, nextCursor}`: every entity version",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/courses/introtodynamodb/certificates?date=2022-03-15",
-                        body: None,
-                    },
-                },
-                Pattern {
-                    id: "L10",
-                    route: "`GET /courses/{course}/certificates?date=&version=&limit=&cursor=`",
-                    index: Index::Table,
-                    request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#01#")`"#,
-                    returns: "`{certificates, nextCursor}`: one entity version",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/courses/introtodynamodb/certificates?date=2022-03-15&version=1",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/courses/{course}/certificates",
+        summary: "L9-L10: a course day's certificates, every entity version or one",
+        patterns: &[
+            Pattern {
+                id: "L9",
+                route: "`GET /courses/{course}/certificates?date=&limit=&cursor=`",
+                index: Index::Table,
+                request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#")`"#,
+                returns: "`{certificates, nextCursor}`: every entity version",
+                example: Example::anyone("/courses/introtodynamodb/certificates?date=2022-03-15"),
+            },
+            Pattern {
+                id: "L10",
+                route: "`GET /courses/{course}/certificates?date=&version=&limit=&cursor=`",
+                index: Index::Table,
+                request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#01#")`"#,
+                returns: "`{certificates, nextCursor}`: one entity version",
+                example: Example::anyone(
+                    "/courses/introtodynamodb/certificates?date=2022-03-15&version=1",
+                ),
+            },
+        ],
+    }],
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;

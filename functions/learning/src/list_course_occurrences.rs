@@ -12,8 +12,11 @@
 //! | L5 | `... AND begins_with(GSI1SK, "2022/03/15#")` |
 //! | L6 | `... AND begins_with(GSI1SK, "2022/03/15#build")` |
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::learning::{self as k, Location, Period};
 use lambda_http::{Body, Request, Response};
 use model::learning::CourseOccurrence;
@@ -25,75 +28,55 @@ pub const FUNCTION: Function = Function {
     name: "list-course-occurrences",
     access: Access::Public,
     needs: Needs::CURSORS,
-    routes: &[
-        Route {
-            method: Method::Get,
-            path: "/courses/{course}/occurrences",
-            summary: "L2-L6: a course's occurrences (by year, month, date, partial location), in date order",
-            patterns: &[
-                Pattern {
-                    id: "L2",
-                    route: "`GET /courses/{course}/occurrences?limit=&cursor=`",
-                    index: Index::Gsi1,
-                    request: "Query `GSI1PK = course#<course>#`",
-                    returns: "`{courseKey, occurrences, nextCursor}` in date order",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/courses/introtodynamodb/occurrences",
-                        body: None,
-                    },
-                },
-                Pattern {
-                    id: "L3",
-                    route: "`GET /courses/{course}/occurrences?year=2022`",
-                    index: Index::Gsi1,
-                    request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/")`"#,
-                    returns: "`{courseKey, occurrences, nextCursor}` in date order",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/courses/introtodynamodb/occurrences?year=2022",
-                        body: None,
-                    },
-                },
-                Pattern {
-                    id: "L4",
-                    route: "`GET /courses/{course}/occurrences?month=2022-03`",
-                    index: Index::Gsi1,
-                    request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/03/")`"#,
-                    returns: "`{courseKey, occurrences, nextCursor}` in date order",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/courses/introtodynamodb/occurrences?month=2022-03",
-                        body: None,
-                    },
-                },
-                Pattern {
-                    id: "L5",
-                    route: "`GET /courses/{course}/occurrences?date=2022-03-15`",
-                    index: Index::Gsi1,
-                    request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/03/15#")`"#,
-                    returns: "`{courseKey, occurrences, nextCursor}` in date order",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/courses/introtodynamodb/occurrences?date=2022-03-15",
-                        body: None,
-                    },
-                },
-                Pattern {
-                    id: "L6",
-                    route: "`GET /courses/{course}/occurrences?date=2022-03-15&location=build` (a location's prefix)",
-                    index: Index::Gsi1,
-                    request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/03/15#build")`"#,
-                    returns: "`{courseKey, occurrences, nextCursor}` in date order",
-                    example: Example {
-                        caller: Sender::Anyone,
-                        target: "/courses/introtodynamodb/occurrences?date=2022-03-15&location=build",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Get,
+        path: "/courses/{course}/occurrences",
+        summary: "L2-L6: a course's occurrences (by year, month, date, partial location), in date order",
+        patterns: &[
+            Pattern {
+                id: "L2",
+                route: "`GET /courses/{course}/occurrences?limit=&cursor=`",
+                index: Index::Gsi1,
+                request: "Query `GSI1PK = course#<course>#`",
+                returns: "`{courseKey, occurrences, nextCursor}` in date order",
+                example: Example::anyone("/courses/introtodynamodb/occurrences"),
+            },
+            Pattern {
+                id: "L3",
+                route: "`GET /courses/{course}/occurrences?year=2022`",
+                index: Index::Gsi1,
+                request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/")`"#,
+                returns: "`{courseKey, occurrences, nextCursor}` in date order",
+                example: Example::anyone("/courses/introtodynamodb/occurrences?year=2022"),
+            },
+            Pattern {
+                id: "L4",
+                route: "`GET /courses/{course}/occurrences?month=2022-03`",
+                index: Index::Gsi1,
+                request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/03/")`"#,
+                returns: "`{courseKey, occurrences, nextCursor}` in date order",
+                example: Example::anyone("/courses/introtodynamodb/occurrences?month=2022-03"),
+            },
+            Pattern {
+                id: "L5",
+                route: "`GET /courses/{course}/occurrences?date=2022-03-15`",
+                index: Index::Gsi1,
+                request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/03/15#")`"#,
+                returns: "`{courseKey, occurrences, nextCursor}` in date order",
+                example: Example::anyone("/courses/introtodynamodb/occurrences?date=2022-03-15"),
+            },
+            Pattern {
+                id: "L6",
+                route: "`GET /courses/{course}/occurrences?date=2022-03-15&location=build` (a location's prefix)",
+                index: Index::Gsi1,
+                request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/03/15#build")`"#,
+                returns: "`{courseKey, occurrences, nextCursor}` in date order",
+                example: Example::anyone(
+                    "/courses/introtodynamodb/occurrences?date=2022-03-15&location=build",
+                ),
+            },
+        ],
+    }],
 };
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;

@@ -22,7 +22,7 @@ use store::{
     Deps, Needs,
     aggregate::{Applied, Contribution},
 };
-use streams::{Consumer, BatchResponse, Change, Event};
+use streams::{BatchResponse, Change, Consumer, Event};
 
 /// Its name (binary, template resource, sample event, metrics' `Pattern`) and what it needs.
 pub const CONSUMER: Consumer = Consumer {

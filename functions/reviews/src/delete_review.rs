@@ -6,8 +6,11 @@
 //! If a concurrent write replaced the review in between, the marker's condition fails and the
 //! delete reads again: it removes whichever review is current.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, reviews};
 
@@ -15,31 +18,23 @@ use store::{Deps, Needs, reviews};
 pub const FUNCTION: Function = Function {
     name: "delete-review",
     access: Access::OwnerOrStaff {
-    param: "username",
-    not_found: "review_not_found",
-},
+        param: "username",
+        not_found: "review_not_found",
+    },
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Delete,
-            path: "/books/{isbn}/reviews/{username}",
-            summary: "R3: delete the user's review of the book (the user, or staff moderating)",
-            patterns: &[
-                Pattern {
-                    id: "R3",
-                    route: "`DELETE /books/{isbn}/reviews/{username}`",
-                    index: Index::Table,
-                    request: "GetItem the marker, then TransactWriteItems deleting marker and review",
-                    returns: "204",
-                    example: Example {
-                        caller: Sender::Sub("frodo"),
-                        target: "/books/9780261102361/reviews/frodo",
-                        body: None,
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Delete,
+        path: "/books/{isbn}/reviews/{username}",
+        summary: "R3: delete the user's review of the book (the user, or staff moderating)",
+        patterns: &[Pattern {
+            id: "R3",
+            route: "`DELETE /books/{isbn}/reviews/{username}`",
+            index: Index::Table,
+            request: "GetItem the marker, then TransactWriteItems deleting marker and review",
+            returns: "204",
+            example: Example::sub("frodo", "/books/9780261102361/reviews/frodo"),
+        }],
+    }],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

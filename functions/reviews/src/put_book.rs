@@ -6,8 +6,11 @@
 //! digit included) and normalised to its 13 digits, so both forms of one book are one item. The
 //! answer shows the normalised ISBN.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::reviews as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
 use store::{Deps, Needs, reviews};
@@ -29,13 +32,7 @@ pub const FUNCTION: Function = Function {
                     index: Index::Table,
                     request: "UpdateItem `BOOK#<isbn>` / `BOOK#<isbn>` (keeps the derived rating)",
                     returns: "the book; 201 created, 200 updated",
-                    example: Example {
-                        caller: Sender::Staff,
-                        target: "/books/978-0-261-10235-4",
-                        body: Some(
-                            r#"{"title": "The Fellowship of the Ring", "author": "J.R.R. Tolkien", "publicationYear": 1954}"#,
-                        ),
-                    },
+                    example: Example::staff("/books/978-0-261-10235-4").with_body(r#"{"title": "The Fellowship of the Ring", "author": "J.R.R. Tolkien", "publicationYear": 1954}"#),
                 },
             ],
         },

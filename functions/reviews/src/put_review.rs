@@ -8,8 +8,11 @@
 //! review goes, the new one comes. A writer that lost a race to another reads again and retries.
 //! An update re-dates the review: it moves to the top of the book's and the user's lists.
 
-use api::{Function, Route, function::{Example, Index, Method, Pattern, Sender}};
 use api::{Access, ApiError, views::reviews as view};
+use api::{
+    Function, Route,
+    function::{Example, Index, Method, Pattern},
+};
 use keys::Timestamp;
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
@@ -22,31 +25,24 @@ use store::{
 pub const FUNCTION: Function = Function {
     name: "put-review",
     access: Access::Owner {
-    param: "username",
-    not_found: "user_not_found",
-},
+        param: "username",
+        not_found: "user_not_found",
+    },
     needs: Needs::TABLE,
-    routes: &[
-        Route {
-            method: Method::Put,
-            path: "/books/{isbn}/reviews/{username}",
-            summary: "R3: write or replace the user's one review of the book",
-            patterns: &[
-                Pattern {
-                    id: "R3",
-                    route: "`PUT /books/{isbn}/reviews/{username}` `{grade: 1–10, text}`",
-                    index: Index::Table,
-                    request: "GetItem the marker, then TransactWriteItems: book and user exist, marker unchanged, old review deleted, new review put",
-                    returns: "the review; 201 created, 200 updated",
-                    example: Example {
-                        caller: Sender::Sub("sam"),
-                        target: "/books/9780261102354/reviews/sam",
-                        body: Some(r#"{"grade": 9, "text": "Better on the second reading."}"#),
-                    },
-                },
-            ],
-        },
-    ],
+    routes: &[Route {
+        method: Method::Put,
+        path: "/books/{isbn}/reviews/{username}",
+        summary: "R3: write or replace the user's one review of the book",
+        patterns: &[Pattern {
+            id: "R3",
+            route: "`PUT /books/{isbn}/reviews/{username}` `{grade: 1–10, text}`",
+            index: Index::Table,
+            request: "GetItem the marker, then TransactWriteItems: book and user exist, marker unchanged, old review deleted, new review put",
+            returns: "the review; 201 created, 200 updated",
+            example: Example::sub("sam", "/books/9780261102354/reviews/sam")
+                .with_body(r#"{"grade": 9, "text": "Better on the second reading."}"#),
+        }],
+    }],
 };
 
 pub const MIN_GRADE: u8 = 1;

@@ -94,6 +94,43 @@ pub struct Example {
     pub body: Option<&'static str>,
 }
 
+impl Example {
+    /// A request with no token.
+    pub const fn anyone(target: &'static str) -> Example {
+        Example {
+            caller: Sender::Anyone,
+            target,
+            body: None,
+        }
+    }
+
+    /// A request signed in as `sub`.
+    pub const fn sub(sub: &'static str, target: &'static str) -> Example {
+        Example {
+            caller: Sender::Sub(sub),
+            target,
+            body: None,
+        }
+    }
+
+    /// A request signed in as staff.
+    pub const fn staff(target: &'static str) -> Example {
+        Example {
+            caller: Sender::Staff,
+            target,
+            body: None,
+        }
+    }
+
+    /// The request with a JSON body (a write).
+    pub const fn with_body(self, body: &'static str) -> Example {
+        Example {
+            body: Some(body),
+            ..self
+        }
+    }
+}
+
 /// Who sends an example request (not [`crate::Caller`], who calls a running function).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sender {

@@ -74,7 +74,11 @@ mod tests {
     use testkit::{Change as C, all_items, fixtures, stream_event, stream_record};
 
     async fn handle(table: &Table, event: &Event) -> BatchResponse {
-        super::handle(&testkit::deps(table.clone(), super::super::CONSUMER.needs), event).await
+        super::handle(
+            &testkit::deps(table.clone(), super::super::CONSUMER.needs),
+            event,
+        )
+        .await
     }
 
     async fn order_with_events() -> (Table, OrderId, Vec<Item>) {

@@ -326,7 +326,13 @@ mod tests {
             .into_iter()
             .filter(|i| matches!(i["Type"].as_s().unwrap().as_str(), "Order" | "OrderItem"))
             .collect();
-        let deps = Deps::new(table, super::super::CONSUMER.needs, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
+        let deps = Deps::new(
+            table,
+            super::super::CONSUMER.needs,
+            testkit::TEST_CURSOR_KEY,
+            SHARDS,
+        )
+        .unwrap();
         (deps, sources)
     }
 
@@ -618,7 +624,13 @@ mod tests {
         ] {
             fixtures::order(&table, c, ms, &[(1, 1, price)]).await;
         }
-        Deps::new(table, super::super::CONSUMER.needs, testkit::TEST_CURSOR_KEY, SHARDS).unwrap()
+        Deps::new(
+            table,
+            super::super::CONSUMER.needs,
+            testkit::TEST_CURSOR_KEY,
+            SHARDS,
+        )
+        .unwrap()
     }
 
     #[tokio::test]
@@ -775,7 +787,13 @@ mod tests {
             expected += price;
             fixtures::order(&table, "ann", SEP_21_2026_MS + n, &[(1, 1, price)]).await;
         }
-        let deps = Deps::new(table, super::super::CONSUMER.needs, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
+        let deps = Deps::new(
+            table,
+            super::super::CONSUMER.needs,
+            testkit::TEST_CURSOR_KEY,
+            SHARDS,
+        )
+        .unwrap();
         let records = inserts_of(&deps.table, &["Order"], 1).await;
         // Four batches at once, all on the same rep's total: each one's read-modify-write
         // races the others'.
@@ -803,7 +821,13 @@ mod tests {
         fixtures::inventory(&table, 7, "W1", 5).await;
         fixtures::inventory(&table, 7, "W2", 7).await;
         fixtures::inventory(&table, 8, "W1", 1).await;
-        let deps = Deps::new(table, super::super::CONSUMER.needs, testkit::TEST_CURSOR_KEY, SHARDS).unwrap();
+        let deps = Deps::new(
+            table,
+            super::super::CONSUMER.needs,
+            testkit::TEST_CURSOR_KEY,
+            SHARDS,
+        )
+        .unwrap();
         let records = inserts_of(&deps.table, &["Inventory"], 1).await;
         let totals = async || -> BTreeMap<i64, i64> {
             all_items(&deps.table)
