@@ -63,7 +63,7 @@ bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT); \
-	  target/release/lambda-bench && cargo run --quiet -p tools --bin bench
+	  target/release/lambda-bench && cargo run --quiet -p bench --bin design-bench
 
 workbench: dynamodb-install ## Write the table's NoSQL Workbench model (workbench/single-table-design.json) from the seeds, loaded through the model layer
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
