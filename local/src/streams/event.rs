@@ -7,8 +7,11 @@ use std::{
     time::{Duration, SystemTime},
 };
 
-use aws_sdk_dynamodbstreams::types::{AttributeValue, Record as SdkRecord};
-use base64::Engine;
+use aws_sdk_dynamodb::{primitives::Blob as TableBlob, types::AttributeValue as TableValue};
+use aws_sdk_dynamodbstreams::{
+    primitives::Blob,
+    types::{AttributeValue, Record as SdkRecord},
+};
 use serde_json::{Map, Value, json};
 
 use crate::account;
@@ -128,37 +131,38 @@ pub fn event<'a>(records: impl IntoIterator<Item = &'a Record>) -> Value {
     json!({ "Records": records })
 }
 
-/// An item (or key) in DynamoDB JSON, attributes sorted by name for stable output.
+/// An image (or key) in DynamoDB JSON, as [`dev::json`] writes a table's items: the Streams SDK's
+/// values are DynamoDB's, in a type of its own, so they are converted first. A value of a type
+/// newer than the SDK (DynamoDB Local 3.x sends none) has no counterpart: its attribute is left
+/// out.
 pub fn item(attributes: &HashMap<String, AttributeValue>) -> Value {
-    let mut names: Vec<&String> = attributes.keys().collect();
-    names.sort();
-    Value::Object(
-        names
-            .into_iter()
-            .map(|n| (n.clone(), attribute(&attributes[n])))
-            .collect(),
-    )
+    let item: HashMap<String, TableValue> = attributes
+        .iter()
+        .filter_map(|(name, value)| Some((name.clone(), table_value(value)?)))
+        .collect();
+    dev::json::item(&item)
 }
 
-/// One attribute value in DynamoDB JSON: `{"S": ".."}`, `{"N": ".."}`, binary in base64...
-pub fn attribute(value: &AttributeValue) -> Value {
-    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
-    match value {
-        AttributeValue::S(s) => json!({ "S": s }),
-        AttributeValue::N(n) => json!({ "N": n }),
-        AttributeValue::B(b) => json!({ "B": b64(b.as_ref()) }),
-        AttributeValue::Bool(b) => json!({ "BOOL": b }),
-        AttributeValue::Null(b) => json!({ "NULL": b }),
-        AttributeValue::Ss(l) => json!({ "SS": l }),
-        AttributeValue::Ns(l) => json!({ "NS": l }),
-        AttributeValue::Bs(l) => {
-            json!({ "BS": l.iter().map(|b| b64(b.as_ref())).collect::<Vec<_>>() })
-        }
-        AttributeValue::L(l) => json!({ "L": l.iter().map(attribute).collect::<Vec<_>>() }),
-        AttributeValue::M(m) => json!({ "M": item(m) }),
-        // A type newer than this SDK; DynamoDB Local 3.x sends none.
-        _ => Value::Null,
-    }
+/// The same value as the DynamoDB SDK's type.
+fn table_value(value: &AttributeValue) -> Option<TableValue> {
+    let blob = |b: &Blob| TableBlob::new(b.as_ref());
+    Some(match value {
+        AttributeValue::S(s) => TableValue::S(s.clone()),
+        AttributeValue::N(n) => TableValue::N(n.clone()),
+        AttributeValue::B(b) => TableValue::B(blob(b)),
+        AttributeValue::Bool(b) => TableValue::Bool(*b),
+        AttributeValue::Null(b) => TableValue::Null(*b),
+        AttributeValue::Ss(l) => TableValue::Ss(l.clone()),
+        AttributeValue::Ns(l) => TableValue::Ns(l.clone()),
+        AttributeValue::Bs(l) => TableValue::Bs(l.iter().map(blob).collect()),
+        AttributeValue::L(l) => TableValue::L(l.iter().map(table_value).collect::<Option<_>>()?),
+        AttributeValue::M(m) => TableValue::M(
+            m.iter()
+                .map(|(k, v)| Some((k.clone(), table_value(v)?)))
+                .collect::<Option<_>>()?,
+        ),
+        _ => return None,
+    })
 }
 
 /// Orders sequence numbers: decimal strings of any length (DynamoDB Local pads them to 21
