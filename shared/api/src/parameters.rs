@@ -1,0 +1,121 @@
+//! Request parameters: path parameters, query parameters and headers, each refused with a 400
+//! naming it when it is not acceptable.
+
+use keys::{Date, Id, KeyError};
+use lambda_http::{Request, RequestExt};
+
+use crate::ApiError;
+
+/// A path parameter as an identifier.
+pub fn path_id(req: &Request, name: &'static str) -> Result<Id, ApiError> {
+    let params = req.path_parameters();
+    let value = params
+        .first(name)
+        .ok_or_else(|| ApiError::invalid_parameter(name, "missing"))?;
+    // The key error names the parameter already.
+    Id::parse(name, value).map_err(|e| ApiError::bad_request("invalid_parameter", e.to_string()))
+}
+
+/// A raw path parameter.
+pub fn path_param(req: &Request, name: &'static str) -> Result<String, ApiError> {
+    req.path_parameters()
+        .first(name)
+        .map(str::to_owned)
+        .ok_or_else(|| ApiError::invalid_parameter(name, "missing"))
+}
+
+/// A path parameter parsed by a key type's own parser (`SortableId::parse`, `Sku::parse`,
+/// `Date::parse_iso`, `Isbn::parse`...): a value it refuses is a 400 naming the parameter.
+pub fn path<T>(
+    req: &Request,
+    name: &'static str,
+    parse: impl FnOnce(&str) -> Result<T, KeyError>,
+) -> Result<T, ApiError> {
+    let value = path_param(req, name)?;
+    parse(&value).map_err(|e| ApiError::invalid_parameter(name, e))
+}
+
+/// The `{isbn}` path parameter: an ISBN-10 or ISBN-13 (hyphens allowed), normalised to 13 digits.
+pub fn path_isbn(req: &Request) -> Result<keys::reviews::Isbn, ApiError> {
+    path(req, "isbn", keys::reviews::Isbn::parse)
+}
+
+/// A query parameter; `None` when absent. Present but empty counts as absent.
+pub fn query(req: &Request, name: &str) -> Option<String> {
+    req.query_string_parameters_ref()
+        .and_then(|q| q.first(name))
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned)
+}
+
+/// A query parameter parsed by its type's `FromStr` (an enum such as an order status), or `None`
+/// when absent; a value that does not parse is a 400 naming the parameter.
+pub fn query_parsed<T>(req: &Request, name: &str) -> Result<Option<T>, ApiError>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    query(req, name)
+        .map(|v| v.parse().map_err(|e| ApiError::invalid_parameter(name, e)))
+        .transpose()
+}
+
+/// An integer query parameter within `min..=max`, or `default` when absent.
+pub fn query_u32(
+    req: &Request,
+    name: &str,
+    default: u32,
+    min: u32,
+    max: u32,
+) -> Result<u32, ApiError> {
+    match query(req, name) {
+        None => Ok(default),
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (min..=max).contains(n))
+            .ok_or_else(|| {
+                ApiError::invalid_parameter(
+                    name,
+                    format!("{v:?} is not an integer from {min} to {max}"),
+                )
+            }),
+    }
+}
+
+/// A `YYYY-MM-DD` query parameter.
+pub fn query_date(req: &Request, name: &str) -> Result<Option<Date>, ApiError> {
+    query(req, name)
+        .map(|v| Date::parse_iso(&v).map_err(|e| ApiError::invalid_parameter(name, e)))
+        .transpose()
+}
+
+/// The order date range of `?from=YYYY-MM-DD&to=YYYY-MM-DD` (both ends included; open-ended
+/// when omitted). Order ids count milliseconds from 1970, so earlier dates hold no orders and are
+/// refused; `from` after `to` is a 400 `invalid_range`.
+pub fn query_order_dates(req: &Request) -> Result<(Date, Date), ApiError> {
+    let earliest = Date::from_ymd(1970, 1, 1).expect("valid");
+    let from = query_date(req, "from")?.unwrap_or(earliest);
+    let to = query_date(req, "to")?.unwrap_or(Date::from_ymd(9999, 12, 31).expect("valid"));
+    if from < earliest {
+        return Err(ApiError::invalid_parameter(
+            "from",
+            "give a date from 1970-01-01",
+        ));
+    }
+    if from > to {
+        return Err(ApiError::bad_request(
+            "invalid_range",
+            format!("from ({from}) is after to ({to})"),
+        ));
+    }
+    Ok((from, to))
+}
+
+/// A header's value, if present and text.
+pub fn header(req: &Request, name: &str) -> Option<String> {
+    req.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}

@@ -1,0 +1,97 @@
+//! Start-up and dispatch: a function's whole `main` ([`serve`]), one request as it answers it
+//! ([`dispatch`]), and the [`functions!`](crate::functions) declaration of a context's functions.
+
+use std::future::Future;
+
+use lambda_http::{
+    Body, Request, Response,
+    lambda_runtime::{Runtime, layers::TracingLayer},
+    service_fn,
+};
+use store::Deps;
+
+use crate::{Access, ApiError, Function, auth, respond};
+
+/// A function's whole `main`: logging and metrics ([`telemetry`], counted under `pattern` unless
+/// the handler names another), its dependencies read once from the environment (a missing setting
+/// stops it here, not at its first request), then API Gateway requests answered until the runtime
+/// stops: each one authorized ([`auth::authorize`]), then handled by `handler`. Typed errors become
+/// JSON error responses; a 5xx is logged.
+pub async fn serve<F, Fut>(
+    function: &'static Function,
+    handler: F,
+) -> Result<(), lambda_http::Error>
+where
+    F: Fn(&'static Deps, Request) -> Fut,
+    Fut: Future<Output = Result<Response<Body>, ApiError>> + Send,
+{
+    let (needs, access) = (function.needs, function.access);
+    let metrics = telemetry::init(function.metrics_pattern().leak())?;
+    // Made once and kept for the life of the process, as Lambda keeps a warm instance; a
+    // configuration it cannot use is reported to Lambda as the reason the instance failed.
+    let deps = telemetry::startup::checked(Deps::from_env(needs).await).await?;
+    let deps: &'static Deps = Box::leak(Box::new(deps));
+    let handler = &handler;
+    let service = service_fn(move |req: Request| {
+        let answer = dispatch(deps, access, handler, req);
+        async move { Ok::<_, lambda_http::Error>(answer.await) }
+    });
+    // `lambda_http::run`, with each invocation's metrics document written when it ends.
+    Runtime::new(lambda_http::Adapter::from(service))
+        .layer(TracingLayer::new())
+        .layer(telemetry::MetricsLayer::new(metrics))
+        .run()
+        .await
+}
+
+/// One request, as [`serve`] answers it: authorized first (a refused request never reaches the
+/// handler), then handled and rendered.
+pub fn dispatch<'d, F, Fut>(
+    deps: &'d Deps,
+    access: Access,
+    handler: F,
+    req: Request,
+) -> impl Future<Output = Response<Body>> + use<'d, F, Fut>
+where
+    F: FnOnce(&'d Deps, Request) -> Fut,
+    Fut: Future<Output = Result<Response<Body>, ApiError>>,
+{
+    let answer = auth::authorize(access, &req).map(|_| handler(deps, req));
+    async move {
+        match answer {
+            Ok(handled) => respond(handled.await),
+            Err(refused) => respond(Err(refused)),
+        }
+    }
+}
+
+/// A context crate's API functions, declared once: `functions![get_customer, put_customer]`
+/// makes each a public module (its `FUNCTION` and `handle`), the list [`FUNCTIONS`] in that
+/// order, and [`handle`], which answers a request as the named function's `main` would (for
+/// tests and tools that run handlers in process).
+#[macro_export]
+macro_rules! functions {
+    ($($function:ident),* $(,)?) => {
+        $(pub mod $function;)*
+
+        /// This context's API functions.
+        pub const FUNCTIONS: &[&$crate::Function] = &[$(&$function::FUNCTION),*];
+
+        /// The answer of the function named `function` to `req`, authorized as it declares,
+        /// with `deps` (made for its needs); `None` when no function of this context has the
+        /// name.
+        pub async fn handle(
+            function: &str,
+            deps: &store::Deps,
+            req: lambda_http::Request,
+        ) -> Option<lambda_http::Response<lambda_http::Body>> {
+            $(if function == $function::FUNCTION.name {
+                return Some(
+                    Box::pin($crate::dispatch(deps, $function::FUNCTION.access, $function::handle, req))
+                        .await,
+                );
+            })*
+            None
+        }
+    };
+}
