@@ -11,4 +11,4 @@ pub mod jwt;
 pub mod payload;
 pub mod routes;
 
-pub use gateway::{Gateway, RouteAuth};
+pub use gateway::{Gateway, LocalSite, RouteAuth};

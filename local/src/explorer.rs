@@ -10,6 +10,8 @@
 
 use std::{
     collections::{BTreeMap, HashMap},
+    future::Future,
+    pin::Pin,
     sync::Arc,
 };
 
@@ -21,7 +23,7 @@ use serde_json::{Value, json};
 
 pub mod recorder;
 
-use crate::apigw::{jwt::Issuer, payload, routes::percent_decode};
+use crate::apigw::{LocalSite, jwt::Issuer, payload, routes::percent_decode};
 use recorder::Recorder;
 
 pub const PATH: &str = "/_local/explorer";
@@ -281,6 +283,18 @@ impl Explorer {
         let now = time::OffsetDateTime::now_utc().unix_timestamp();
         let token = issuer.access_token(sub, groups, scope, now);
         payload::json_response(StatusCode::OK, &json!({ "token": token }))
+    }
+}
+
+impl LocalSite for Explorer {
+    fn answer<'a>(
+        &'a self,
+        method: &'a http::Method,
+        path: &'a str,
+        query: Option<&'a str>,
+        headers: &'a HeaderMap,
+    ) -> Pin<Box<dyn Future<Output = Option<Response<Bytes>>> + Send + 'a>> {
+        Box::pin(self.handle(method, path, query, headers))
     }
 }
 

@@ -2,13 +2,15 @@
 
 use std::{
     convert::Infallible,
+    future::Future,
     net::SocketAddr,
+    pin::Pin,
     sync::Arc,
     time::{Duration, Instant},
 };
 
 use bytes::Bytes;
-use http::{HeaderValue, Request, Response, StatusCode, header};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::{body::Incoming, server::conn::http1, service::service_fn};
 use hyper_util::rt::TokioIo;
@@ -23,7 +25,6 @@ use super::{
 };
 use crate::{
     account,
-    explorer::Explorer,
     lambda::{InvokeError, Stack},
     streams::StreamsHandle,
 };
@@ -39,13 +40,25 @@ pub struct Gateway {
     stack: Arc<Stack>,
     streams: Option<StreamsHandle>,
     auth: Option<RouteAuth>,
-    explorer: Option<Explorer>,
+    site: Option<Box<dyn LocalSite>>,
 }
 
 /// The API's JWT authorizer and the scopes its routes require (template: `Auth` of the HttpApi).
 pub struct RouteAuth {
     pub authorizer: Authorizer,
     pub scopes: Vec<String>,
+}
+
+/// A local-only site the gateway serves ahead of the API's routes: the item-collection explorer.
+pub trait LocalSite: Send + Sync {
+    /// The answer to a request for one of the site's paths; `None` for any other path.
+    fn answer<'a>(
+        &'a self,
+        method: &'a Method,
+        path: &'a str,
+        query: Option<&'a str>,
+        headers: &'a HeaderMap,
+    ) -> Pin<Box<dyn Future<Output = Option<Response<Bytes>>> + Send + 'a>>;
 }
 
 impl Gateway {
@@ -65,26 +78,25 @@ impl Gateway {
             stack,
             streams,
             auth: None,
-            explorer: None,
+            site: None,
         })
     }
 
     /// A gateway whose routes, except the public ones, need a token `auth` accepts (when there
-    /// is one), and that also serves the item-collection explorer under
-    /// [`crate::explorer::PATH`].
+    /// is one), and that also serves `explorer`, the item-collection explorer, ahead of them.
     pub fn with_explorer(
         router: Router,
         stack: Arc<Stack>,
         streams: Option<StreamsHandle>,
         auth: Option<RouteAuth>,
-        explorer: Option<Explorer>,
+        explorer: Option<impl LocalSite + 'static>,
     ) -> Arc<Gateway> {
         Arc::new(Gateway {
             router,
             stack,
             streams,
             auth,
-            explorer,
+            site: explorer.map(|e| Box::new(e) as Box<dyn LocalSite>),
         })
     }
 
@@ -137,10 +149,10 @@ impl Gateway {
             };
             return payload::json_response(StatusCode::OK, &status).map(Full::new);
         }
-        if let Some(explorer) = &self.explorer {
+        if let Some(site) = &self.site {
             let (method, uri) = (req.method().clone(), req.uri().clone());
-            if let Some(response) = explorer
-                .handle(&method, uri.path(), uri.query(), req.headers())
+            if let Some(response) = site
+                .answer(&method, uri.path(), uri.query(), req.headers())
                 .await
             {
                 return response.map(Full::new);
