@@ -1,6 +1,11 @@
 //! The `local-stack` command: arguments, start-up, and shutdown on Ctrl-C / SIGTERM.
 
-use std::{collections::BTreeMap, net::SocketAddr, path::PathBuf, sync::Arc};
+use std::{
+    collections::BTreeMap,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 
 use template::Template;
 use tokio::net::TcpListener;
@@ -20,7 +25,7 @@ use crate::{
 pub const USAGE: &str = "\
 usage: local-stack [--template template.yaml] [--port 3000] [--table NAME] [--bin-dir target/debug]
                    [--param Name=Value ...] [--max-instances 8] [--no-streams]
-                   [--issuer-dir .local/issuer] [--log-dir DIR]
+                   [--issuer-dir .local/issuer] [--log-dir DIR] [--failures-dir .local/failures]
 
 Runs template.yaml's functions locally behind an API Gateway HTTP API emulation, against
 DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start it with
@@ -36,9 +41,11 @@ DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start 
                         the API's JWT authorizer accepts its tokens (`make token SUB=<id>`)
   --log-dir DIR         also append each function's output (its logs and metrics documents) to
                         DIR/<function>.log, as its CloudWatch log group would keep it
+  --failures-dir DIR    where the stream mappings' on-failure destinations are, a JSON-lines file
+                        each (DIR/<Destination>.jsonl; default .local/failures)
   --no-streams          do not feed the table's stream to the functions with stream events
                         (by default each gets an event source mapping; the status is at
-                        GET /_local/streams, discarded records in .local/failures/)
+                        GET /_local/streams, discarded records in --failures-dir)
 ";
 
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +62,8 @@ pub struct Args {
     pub issuer_dir: PathBuf,
     /// Where each function's output is also kept (`<function>.log`).
     pub log_dir: Option<PathBuf>,
+    /// Where the stream mappings' on-failure destinations are (`<Destination>.jsonl`).
+    pub failures_dir: PathBuf,
 }
 
 impl Default for Args {
@@ -69,6 +78,7 @@ impl Default for Args {
             streams: true,
             issuer_dir: ".local/issuer".into(),
             log_dir: None,
+            failures_dir: account::FAILURES_DIR.into(),
         }
     }
 }
@@ -109,6 +119,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             "--bin-dir" => out.bin_dir = value()?.into(),
             "--issuer-dir" => out.issuer_dir = value()?.into(),
             "--log-dir" => out.log_dir = Some(value()?.into()),
+            "--failures-dir" => out.failures_dir = value()?.into(),
             "--max-instances" => {
                 out.max_instances = number(&flag, &value()?)?;
                 if out.max_instances == 0 {
@@ -144,6 +155,7 @@ pub async fn run(args: Args) -> Result<(), String> {
         params: args.params.clone(),
         max_instances: args.max_instances,
         log_dir: args.log_dir.clone(),
+        failures_dir: args.failures_dir.clone(),
     };
     // Everything that can be wrong in the arguments fails here, before anything starts.
     let mut specs = Stack::function_specs(&template, &config).map_err(|e| e.to_string())?;
@@ -189,7 +201,10 @@ pub async fn run(args: Args) -> Result<(), String> {
 
     let stack = Arc::new(Stack::start(specs, args.max_instances));
     let streams = if args.streams {
-        let config = StreamsConfig::new(&args.table);
+        let config = StreamsConfig {
+            failures_dir: args.failures_dir.clone(),
+            ..StreamsConfig::new(&args.table)
+        };
         match streams::start(&template, stack.clone(), config).await {
             Ok(streams) => Some(streams),
             Err(e) => {
@@ -227,7 +242,7 @@ pub async fn run(args: Args) -> Result<(), String> {
     Ok(())
 }
 
-fn print_streams(streams: Option<&StreamsHandle>, table: &str) {
+fn print_streams(streams: Option<&StreamsHandle>, table: &str, failures_dir: &Path) {
     let Some(streams) = streams else {
         println!("Streams: off (--no-streams)");
         return;
@@ -245,7 +260,12 @@ fn print_streams(streams: Option<&StreamsHandle>, table: &str) {
         };
         let destination = m
             .destination
-            .map(|d| format!(", failures to {}/{d}.jsonl", account::FAILURES_DIR))
+            .map(|d| {
+                format!(
+                    ", failures to {}",
+                    failures_dir.join(format!("{d}.jsonl")).display()
+                )
+            })
             .unwrap_or_default();
         println!(
             "  {} <- {}, batches of {}{filters}{destination}",
@@ -285,7 +305,7 @@ fn print_banner(
         args.table,
         if created { "created" } else { "already there" }
     );
-    print_streams(streams, &args.table);
+    print_streams(streams, &args.table, &args.failures_dir);
     println!(
         "Explorer: {base}{} (item collections, access patterns and the DynamoDB requests they send)",
         crate::explorer::PATH
@@ -344,6 +364,8 @@ mod tests {
             "2",
             "--no-streams",
             "--log-dir=logs",
+            "--failures-dir",
+            "f",
         ]) else {
             panic!()
         };
@@ -356,6 +378,7 @@ mod tests {
         assert_eq!(a.max_instances, 2);
         assert!(!a.streams);
         assert_eq!(a.log_dir, Some(PathBuf::from("logs")));
+        assert_eq!(a.failures_dir, PathBuf::from("f"));
         assert!(matches!(
             args(&[]),
             Ok(Command::Run(Args { streams: true, .. }))

@@ -165,6 +165,7 @@ impl Scenario {
             params: BTreeMap::new(),
             max_instances: 1,
             log_dir: None,
+            failures_dir: dir.join("failures"),
         };
         let specs = Stack::function_specs(&template, &config).unwrap();
         let stack = Arc::new(Stack::start(specs, 1));

@@ -1,6 +1,6 @@
 //! A function's environment as CloudFormation would resolve the template's values.
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, path::Path};
 
 use template::{EnvValue, Function, Template};
 
@@ -44,6 +44,7 @@ pub fn resolve(
     template: &Template,
     table_name: &str,
     parameters: &BTreeMap<String, Option<String>>,
+    failures_dir: &Path,
 ) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     for (name, value) in &function.environment {
@@ -65,7 +66,7 @@ pub fn resolve(
             EnvValue::Ref(target) if is_failure_destination(template, target) => {
                 let path = std::env::current_dir()
                     .unwrap_or_default()
-                    .join(account::FAILURES_DIR)
+                    .join(failures_dir)
                     .join(format!("{target}.jsonl"));
                 format!("file://{}", path.display())
             }
@@ -142,7 +143,7 @@ Resources:
         let t = Template::parse(TEMPLATE).unwrap();
         let given = BTreeMap::from([("Key".to_owned(), "secret".to_owned())]);
         let params = parameter_values(&t, &given).unwrap();
-        let env = resolve(&t.functions[0], &t, "local-table", &params).unwrap();
+        let env = resolve(&t.functions[0], &t, "local-table", &params, Path::new("f")).unwrap();
         let env: BTreeMap<_, _> = env.into_iter().collect();
         assert_eq!(env["TABLE_NAME"], "local-table");
         assert_eq!(env["RUST_LOG"], "info");
@@ -155,7 +156,7 @@ Resources:
     fn a_parameter_without_value_is_an_error() {
         let t = Template::parse(TEMPLATE).unwrap();
         let params = parameter_values(&t, &BTreeMap::new()).unwrap();
-        let err = resolve(&t.functions[0], &t, "x", &params).unwrap_err();
+        let err = resolve(&t.functions[0], &t, "x", &params, Path::new("f")).unwrap_err();
         assert!(err.contains("--param Key=VALUE"), "{err}");
     }
 

@@ -30,6 +30,8 @@ pub struct StackConfig {
     pub max_instances: usize,
     /// Where each function's output is also kept (`<function>.log`); only stderr when `None`.
     pub log_dir: Option<PathBuf>,
+    /// Where a stream handler's on-failure queue is (`<Destination>.jsonl`, `FAILURE_QUEUE_URL`).
+    pub failures_dir: PathBuf,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -54,9 +56,14 @@ impl Stack {
             .functions
             .iter()
             .map(|f| {
-                let mut environment =
-                    environment::resolve(f, template, &config.table_name, &parameters)
-                        .map_err(StackError)?;
+                let mut environment = environment::resolve(
+                    f,
+                    template,
+                    &config.table_name,
+                    &parameters,
+                    &config.failures_dir,
+                )
+                .map_err(StackError)?;
                 // What Lambda sets from the function's LoggingConfig.
                 let logging = [
                     ("AWS_LAMBDA_LOG_FORMAT", &f.log_format),
