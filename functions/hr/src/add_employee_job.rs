@@ -94,40 +94,29 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use serde_json::Value;
-    use store::Table;
-    use testkit::{as_staff, event, request, response_json};
-
-    async fn post(table: &Table, path: &str, body: &str) -> (u16, Value) {
-        let ev = as_staff(event(
-            "POST /employees/{employeeId}/jobs",
-            path,
-            &[],
-            Some(body),
-        ));
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
-    }
+    use testkit::Harness;
 
     const REP: &str = r#"{"jobId":"SA_REP","title":"Sales Representative","departmentId":"D1","startDate":"2025-03-01"}"#;
 
     #[tokio::test]
     async fn a_newer_job_becomes_current_an_older_one_does_not() {
         let table = testkit::table().await;
-        let (s, b) = post(&table, "/employees/E1/jobs", REP).await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let post = async |path: &str, body: &str| h.as_staff().post(path, body).await;
+        let (s, b) = post("/employees/E1/jobs", REP).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
         testkit::fixtures::org(&table).await;
         testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
-        let (s, b) = post(&table, "/employees/E1/jobs", REP).await;
+        let (s, b) = post("/employees/E1/jobs", REP).await;
         assert_eq!((s, &b["current"]), (201, &Value::Bool(true)), "{b}");
         let older =
             r#"{"jobId":"CLERK","title":"Clerk","departmentId":"D1","startDate":"2024-01-15"}"#;
-        let (s, b) = post(&table, "/employees/E1/jobs", older).await;
+        let (s, b) = post("/employees/E1/jobs", older).await;
         assert_eq!((s, &b["current"]), (201, &Value::Bool(false)));
-        let (s, b) = post(&table, "/employees/E1/jobs", REP).await;
+        let (s, b) = post("/employees/E1/jobs", REP).await;
         assert_eq!((s, b["code"].as_str()), (409, Some("job_exists")));
         let elsewhere = REP.replace("D1", "D9").replace("2025", "2026");
-        let (s, b) = post(&table, "/employees/E1/jobs", &elsewhere).await;
+        let (s, b) = post("/employees/E1/jobs", &elsewhere).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("department_not_found")));
         for bad in [
             REP.replace("2025-03-01", "2025-02-30"),
@@ -135,11 +124,7 @@ mod tests {
             REP.replace("Sales Representative", " "),
             REP.replace("\"D1\"", "\"\""),
         ] {
-            assert_eq!(
-                post(&table, "/employees/E1/jobs", &bad).await.0,
-                400,
-                "{bad}"
-            );
+            assert_eq!(post("/employees/E1/jobs", &bad).await.0, 400, "{bad}");
         }
     }
 }

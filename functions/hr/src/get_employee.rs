@@ -42,7 +42,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use testkit::{as_staff, event, request, response_json};
+    use testkit::Harness;
 
     #[tokio::test]
     async fn h1_is_one_query_that_never_reads_the_history() {
@@ -58,15 +58,8 @@ mod tests {
             store::hr::add_job(&table, &j).await.unwrap();
         }
         table.meter().reset();
-        let ev = as_staff(event(
-            "GET /employees/{employeeId}",
-            "/employees/E1",
-            &[],
-            None,
-        ));
-        let (s, b) = response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ));
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let (s, b) = h.as_staff().get("/employees/E1", &[]).await;
         assert_eq!(s, 200, "{b}");
         assert_eq!(b["currentJob"]["jobId"], "LEAD");
         assert_eq!(b["warehouse"]["warehouseId"], "W1");
@@ -74,15 +67,7 @@ mod tests {
         assert_eq!(requests.len(), 1, "one query");
         assert_eq!(requests[0].items, 3, "employee and two edges, no history");
         assert_eq!(requests[0].read_units, 0.5);
-        let ev = as_staff(event(
-            "GET /employees/{employeeId}",
-            "/employees/E2",
-            &[],
-            None,
-        ));
-        let (s, b) = response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ));
+        let (s, b) = h.as_staff().get("/employees/E2", &[]).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
     }
 }

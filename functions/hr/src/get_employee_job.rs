@@ -43,24 +43,15 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use testkit::{as_staff, event, request, response_json};
+    use testkit::Harness;
 
     #[tokio::test]
     async fn h3_reads_one_item_the_newest() {
         let table = testkit::table().await;
         testkit::fixtures::org(&table).await;
         testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
-        let get = async || {
-            let ev = as_staff(event(
-                "GET /employees/{employeeId}/job",
-                "/employees/E1/job",
-                &[],
-                None,
-            ));
-            response_json(&api::respond(
-                handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-            ))
-        };
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let get = async || h.as_staff().get("/employees/E1/job", &[]).await;
         let (s, b) = get().await;
         assert_eq!((s, b["code"].as_str()), (404, Some("job_not_found")));
         for (job, start) in [

@@ -124,15 +124,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::{Date, Id};
-    use store::{Table, hr::EmployeeInput};
-    use testkit::{as_staff, event, request, response_json, walk_pages};
-
-    async fn get(table: &Table, query: &[(&str, &str)]) -> (u16, Value) {
-        let ev = as_staff(event("GET /employees", "/employees", query, None));
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
-    }
+    use store::hr::EmployeeInput;
+    use testkit::Harness;
 
     fn ids(pages: &[Value]) -> Vec<String> {
         pages
@@ -164,15 +157,9 @@ mod tests {
         store::hr::add_job(&table, &testkit::fixtures::job("E2", "LEAD", "2025-01-01"))
             .await
             .unwrap();
-        let walk = async |query: Vec<(&'static str, &'static str)>| {
-            ids(&walk_pages("2", async |page: &[(&str, &str)]| {
-                let mut q = query.clone();
-                q.extend_from_slice(page);
-                let (s, b) = get(&table, &q).await;
-                assert_eq!(s, 200, "{b}");
-                b
-            })
-            .await)
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let walk = async |query: Vec<(&str, &str)>| {
+            ids(&h.as_staff().walk("/employees", &query, "2").await)
         };
         let mut sams = walk(vec![("name", "sam  LEE")]).await;
         sams.sort();
@@ -190,7 +177,7 @@ mod tests {
 
     #[tokio::test]
     async fn exactly_one_selector_and_valid_values() {
-        let table = testkit::table().await;
+        let h = Harness::new(&FUNCTION, handle, testkit::table().await);
         for q in [
             vec![],
             vec![("name", "a"), ("jobTitle", "b")],
@@ -199,7 +186,7 @@ mod tests {
             vec![("name", "a"), ("limit", "0")],
             vec![("hiredSince", "2024-01-01"), ("cursor", "forged")],
         ] {
-            assert_eq!(get(&table, &q).await.0, 400, "{q:?}");
+            assert_eq!(h.as_staff().get("/employees", &q).await.0, 400, "{q:?}");
         }
     }
 }

@@ -56,7 +56,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use testkit::{as_staff, event, request, response_json};
+    use testkit::Harness;
 
     #[tokio::test]
     async fn h7_lists_a_warehouses_employees_only() {
@@ -65,16 +65,10 @@ mod tests {
         for (e, name) in [("E1", "Ada Lovelace"), ("E2", "Alan Turing")] {
             testkit::fixtures::employee(&table, e, name).await;
         }
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         let get = async |w: &str| {
-            let ev = as_staff(event(
-                "GET /warehouses/{warehouseId}/employees",
-                &format!("/warehouses/{w}/employees"),
-                &[],
-                None,
-            ));
-            response_json(&api::respond(
-                handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-            ))
+            let path = format!("/warehouses/{w}/employees");
+            h.as_staff().get(&path, &[]).await
         };
         let (s, b) = get("W1").await;
         assert_eq!(s, 200, "{b}");

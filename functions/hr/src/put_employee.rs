@@ -76,29 +76,22 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use serde_json::Value;
-    use store::Table;
-    use testkit::{all_items, as_staff, event, request, response_json};
-
-    async fn put(table: &Table, path: &str, body: &str) -> (u16, Value) {
-        let ev = as_staff(event("PUT /employees/{employeeId}", path, &[], Some(body)));
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
-    }
+    use testkit::{Harness, all_items};
 
     #[tokio::test]
     async fn creates_then_replaces_and_refuses_a_missing_warehouse() {
         let table = testkit::table().await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let put = async |path: &str, body: &str| h.as_staff().put(path, body).await;
         let body = r#"{"name":"Ada Lovelace","hireDate":"2024-01-15","warehouseId":"W1"}"#;
-        let (s, b) = put(&table, "/employees/E1", body).await;
+        let (s, b) = put("/employees/E1", body).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("warehouse_not_found")));
         assert!(all_items(&table).await.is_empty());
         testkit::fixtures::org(&table).await;
-        let (s, b) = put(&table, "/employees/E1", body).await;
+        let (s, b) = put("/employees/E1", body).await;
         assert_eq!(s, 201, "{b}");
         assert_eq!(b["warehouseId"], "W1");
         let (s, b) = put(
-            &table,
             "/employees/E1",
             r#"{"name":"Ada King","hireDate":"2024-01-15"}"#,
         )
@@ -110,6 +103,8 @@ mod tests {
     #[tokio::test]
     async fn bad_input_is_a_400_and_writes_nothing() {
         let table = testkit::table().await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let put = async |path: &str, body: &str| h.as_staff().put(path, body).await;
         for (path, body) in [
             ("/employees/E1", r#"{"name":"Ada","hireDate":"2024-02-30"}"#),
             ("/employees/E1", r#"{"name":" ","hireDate":"2024-02-01"}"#),
@@ -127,7 +122,7 @@ mod tests {
                 r#"{"name":"Ada","hireDate":"2024-02-01","salary":1}"#,
             ),
         ] {
-            assert_eq!(put(&table, path, body).await.0, 400, "{path} {body}");
+            assert_eq!(put(path, body).await.0, 400, "{path} {body}");
         }
         assert!(all_items(&table).await.is_empty());
     }

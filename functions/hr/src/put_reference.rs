@@ -267,62 +267,33 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::Table;
-    use testkit::{all_items, as_staff, event, request, response_json};
-
-    async fn call(table: &Table, route: &str, path: &str, body: &str) -> (u16, Value) {
-        let ev = as_staff(event(route, path, &[], Some(body)));
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
-    }
+    use testkit::{Harness, all_items};
 
     #[tokio::test]
     async fn each_kind_needs_its_parent_and_is_created_then_replaced() {
         let table = testkit::table().await;
-        let (s, b) = call(
-            &table,
-            "PUT /countries/{countryId}",
-            "/countries/DE",
-            r#"{"name":"Germany","regionId":"EU"}"#,
-        )
-        .await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let put = async |path: &str, body: &str| h.as_staff().put(path, body).await;
+        let (s, b) = put("/countries/DE", r#"{"name":"Germany","regionId":"EU"}"#).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("region_not_found")));
         assert!(all_items(&table).await.is_empty(), "nothing written");
-        for (route, path, body) in [
+        for (path, body) in [
+            ("/regions/EU", r#"{"name":"Europe"}"#),
+            ("/countries/DE", r#"{"name":"Germany","regionId":"EU"}"#),
+            ("/locations/BER", r#"{"name":"Berlin","countryId":"DE"}"#),
             (
-                "PUT /regions/{regionId}",
-                "/regions/EU",
-                r#"{"name":"Europe"}"#,
-            ),
-            (
-                "PUT /countries/{countryId}",
-                "/countries/DE",
-                r#"{"name":"Germany","regionId":"EU"}"#,
-            ),
-            (
-                "PUT /locations/{locationId}",
-                "/locations/BER",
-                r#"{"name":"Berlin","countryId":"DE"}"#,
-            ),
-            (
-                "PUT /departments/{departmentId}",
                 "/departments/SALES",
                 r#"{"name":"Sales","locationId":"BER"}"#,
             ),
-            (
-                "PUT /warehouses/{warehouseId}",
-                "/warehouses/W1",
-                r#"{"name":"Spandau","regionId":"EU"}"#,
-            ),
+            ("/warehouses/W1", r#"{"name":"Spandau","regionId":"EU"}"#),
         ] {
-            let (s, b) = call(&table, route, path, body).await;
+            let (s, b) = put(path, body).await;
             assert_eq!(s, 201, "{path}: {b}");
             assert_eq!(
                 b["name"],
                 serde_json::from_str::<Value>(body).unwrap()["name"]
             );
-            let (s, _) = call(&table, route, path, body).await;
+            let (s, _) = put(path, body).await;
             assert_eq!(s, 200, "{path} replaced");
         }
         let types: Vec<_> = all_items(&table)
@@ -336,40 +307,18 @@ mod tests {
     #[tokio::test]
     async fn a_body_names_exactly_its_own_parent() {
         let table = testkit::table().await;
-        for (route, path, body) in [
-            (
-                "PUT /regions/{regionId}",
-                "/regions/EU",
-                r#"{"name":"Europe","regionId":"EU"}"#,
-            ),
-            (
-                "PUT /countries/{countryId}",
-                "/countries/DE",
-                r#"{"name":"Germany"}"#,
-            ),
-            (
-                "PUT /countries/{countryId}",
-                "/countries/DE",
-                r#"{"name":"Germany","countryId":"EU"}"#,
-            ),
-            (
-                "PUT /warehouses/{warehouseId}",
-                "/warehouses/W1",
-                r#"{"name":"W","regionId":"E#U"}"#,
-            ),
-            (
-                "PUT /regions/{regionId}",
-                "/regions/E%23U",
-                r#"{"name":"Europe"}"#,
-            ),
-            ("PUT /regions/{regionId}", "/regions/EU", r#"{"name":"  "}"#),
-            (
-                "PUT /regions/{regionId}",
-                "/regions/EU",
-                r#"{"name":"Europe","extra":1}"#,
-            ),
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let put = async |path: &str, body: &str| h.as_staff().put(path, body).await;
+        for (path, body) in [
+            ("/regions/EU", r#"{"name":"Europe","regionId":"EU"}"#),
+            ("/countries/DE", r#"{"name":"Germany"}"#),
+            ("/countries/DE", r#"{"name":"Germany","countryId":"EU"}"#),
+            ("/warehouses/W1", r#"{"name":"W","regionId":"E#U"}"#),
+            ("/regions/E%23U", r#"{"name":"Europe"}"#),
+            ("/regions/EU", r#"{"name":"  "}"#),
+            ("/regions/EU", r#"{"name":"Europe","extra":1}"#),
         ] {
-            let (s, b) = call(&table, route, path, body).await;
+            let (s, b) = put(path, body).await;
             assert_eq!(s, 400, "{path} {body}: {b}");
         }
         assert!(all_items(&table).await.is_empty());

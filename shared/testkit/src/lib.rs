@@ -3,6 +3,8 @@
 //! - [`table`]: a fresh table in DynamoDB Local, created as `template.yaml` declares it, so tests
 //!   run in parallel without seeing each other's items; its meter records every request;
 //! - [`deps`]: a function's dependencies on that table, exactly as it declares them;
+//! - [`Harness`]: one API function under test on that table, its handler called in process with
+//!   events built on its declared routes (`h.as_staff().get("/orders", &[])`);
 //! - [`fixtures`]: the seeds' entities written through the store, as every function's tests
 //!   need them;
 //! - [`event`] / [`request`]: real API Gateway HTTP API (payload v2) events, the samples of
@@ -13,11 +15,15 @@
 //! The DynamoDB helpers among them (tables, fixtures, stream records, sizes) are `dev`'s,
 //! re-exported here: the benchmarks and maintenance commands use them outside tests.
 
+mod harness;
+
 use std::collections::HashMap;
 
 use lambda_http::{Body, Request, Response};
 use model::Item;
 use serde_json::{Value, json};
+
+pub use harness::{Call, Harness};
 
 pub use dev::{
     Change, TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, fixtures,
