@@ -305,9 +305,9 @@ pub fn patterns() -> Value {
         .map(|p| {
             let o = p.operation();
             let caller = match p.example.caller {
-                catalogue::Caller::Anyone => "anyone".to_owned(),
-                catalogue::Caller::Staff => "staff".to_owned(),
-                catalogue::Caller::Sub(sub) => format!("sub:{sub}"),
+                catalogue::Sender::Anyone => "anyone".to_owned(),
+                catalogue::Sender::Staff => "staff".to_owned(),
+                catalogue::Sender::Sub(sub) => format!("sub:{sub}"),
             };
             json!({
                 "id": p.label(),
