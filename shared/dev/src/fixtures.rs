@@ -9,14 +9,12 @@ use store::{
     reviews::{self, NewReview, PutReviewOutcome},
 };
 
-/// Seed 002's review dates: 2001-08-05T02:46:00Z and 2002-08-05T02:46:00Z.
+/// Seed 002's first review date: 2001-08-05T02:46:00Z.
 pub const REVIEW_2001_MS: u64 = 996_979_560_000;
-pub const REVIEW_2002_MS: u64 = 1_028_515_560_000;
 /// Seed 000's three order dates: 2020-11-25, 2020-12-01, 2020-12-06 (midnight UTC).
 pub const ORDER_DATES_MS: [u64; 3] = [1_606_262_400_000, 1_606_780_800_000, 1_607_212_800_000];
-/// The Fellowship of the Ring and The Two Towers (HarperCollins, 1954).
+/// The Fellowship of the Ring (HarperCollins, 1954).
 pub const FELLOWSHIP: &str = "9780261102354";
-pub const TWO_TOWERS: &str = "9780261102361";
 
 pub fn id(s: &str) -> Id {
     Id::parse("id", s).expect("a valid test id")

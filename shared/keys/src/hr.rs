@@ -98,16 +98,6 @@ impl Reference {
         }
     }
 
-    pub fn entity_type(self) -> &'static str {
-        match self {
-            Reference::Region => types::REGION,
-            Reference::Country => types::COUNTRY,
-            Reference::Location => types::LOCATION,
-            Reference::Department => types::DEPARTMENT,
-            Reference::Warehouse => types::WAREHOUSE,
-        }
-    }
-
     /// The kind its records name as parent (seed 003's relational schema: a country is in a
     /// region, a location in a country, a department at a location, a warehouse in a region).
     pub fn parent(self) -> Option<Reference> {

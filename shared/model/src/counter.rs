@@ -1,8 +1,11 @@
-//! Values the stream handlers derive (counts, sums), as read back. They are written with `ADD`
-//! and should never be negative; after a drift (a lost or doubled record, a hand edit) one may be.
-//! A read must then degrade visibly, not fail: a [`Derived`] holds what is stored, and
+//! Values the stream handlers derive (counts, sums), as read back: an attribute of a record
+//! (`Customer::ORDER_COUNT`), or the sum of a sharded counter's shards
+//! (`store::aggregate::sum_shards`). The handlers add to them exactly once (`store::aggregate`),
+//! so they should never be negative; after a drift (a lost or doubled record, a hand edit) one may
+//! be. A read must then degrade visibly, not fail: a [`Derived`] holds what is stored, and
 //! [`Derived::value`] is `None` for anything that is not a non-negative integer in range, so the
-//! API shows `null` and names the field (see `api::json_derived`).
+//! API shows `null` and names the field in its `X-Derived-Inconsistent` header
+//! (`api::views::derived`); `make reconcile REPAIR=1` corrects the stored value.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 

@@ -1,10 +1,12 @@
 //! DynamoDB Streams plumbing shared by the stream handlers.
 //!
-//! A handler receives Lambda's DynamoDB Streams event, turns each record into a [`Change`] (old
-//! and new image decoded into the record types of `store`), writes what it derives, and answers
-//! with a partial batch response: the sequence numbers of the records whose writes failed
-//! ([`BatchResponse`]). Lambda then retries from the first failed record, without bound;
-//! everything before it is done. A record is never reported done if its write failed.
+//! A handler receives Lambda's DynamoDB Streams event and reads, through [`changes`], only the
+//! records whose item is of a type it owns, each a [`Change`] whose old and new images decode on
+//! demand into `model`'s entities. It writes what it derives (a counter handler gives
+//! [`aggregate_batch`] its mapping from a change to contributions, applied coalesced and exactly
+//! once) and answers with a partial batch response: the sequence numbers of the records whose
+//! writes failed ([`BatchResponse`]). Lambda then retries from the first failed record, without
+//! bound; everything before it is done. A record is never reported done if its write failed.
 //!
 //! A record that can never succeed (it does not decode; its values fit no write) is *poison*:
 //! retried without bound it would block its shard forever. Handlers name it in
@@ -85,14 +87,6 @@ impl Change<'_> {
         model::from_image(image)
             .map(Some)
             .map_err(|e| ChangeError::Image(self.index, e.to_string()))
-    }
-
-    /// A removal by DynamoDB's TTL rather than by a client (handled like any removal).
-    pub fn is_ttl_delete(&self) -> bool {
-        self.record
-            .user_identity
-            .as_ref()
-            .is_some_and(|u| u.type_ == "Service" && u.principal_id == "dynamodb.amazonaws.com")
     }
 
     pub fn sequence_number(&self) -> Option<&str> {
