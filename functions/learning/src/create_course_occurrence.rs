@@ -87,24 +87,16 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use serde_json::json;
-    use store::Table;
-    use testkit::{all_items, as_staff, event, request, response_json};
-
-    const ROUTE: &str = "POST /courses";
-
-    async fn post(table: &Table, body: &str) -> (u16, serde_json::Value) {
-        let ev = as_staff(event(ROUTE, "/courses", &[], Some(body)));
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
-    }
+    use testkit::{Harness, all_items};
 
     const SEED: &str = r#"{"courseName":"Intro to DynamoDB","startDate":"2022-03-15","location":"Building 1","courseType":"DevChat"}"#;
 
     #[tokio::test]
     async fn creates_the_seed_occurrence_with_the_talks_keys_once() {
         let table = testkit::table().await;
-        let (s, body) = post(&table, SEED).await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let post = async |body: &str| h.as_staff().post("/courses", body).await;
+        let (s, body) = post(SEED).await;
         assert_eq!(s, 201, "{body}");
         assert_eq!(
             body,
@@ -116,7 +108,7 @@ mod tests {
         assert_eq!(items[0]["SK"], model::s("2022/03/15#course#01#building01#"));
         // The same occurrence however it is spelled.
         let again = r#"{"courseName":"intro to  dynamodb","startDate":"2022-03-15","location":"building 01","courseType":"Other"}"#;
-        let (s, body) = post(&table, again).await;
+        let (s, body) = post(again).await;
         assert_eq!((s, body["code"].as_str()), (409, Some("course_exists")));
         assert_eq!(all_items(&table).await, items, "nothing written");
     }
@@ -124,6 +116,8 @@ mod tests {
     #[tokio::test]
     async fn bad_input_is_a_400_and_writes_nothing() {
         let table = testkit::table().await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let post = async |body: &str| h.as_staff().post("/courses", body).await;
         for body in [
             r#"{"courseName":"Intro","startDate":"2022-02-30","location":"B 1","courseType":"x"}"#,
             r#"{"courseName":"Intro","startDate":"15/03/2022","location":"B 1","courseType":"x"}"#,
@@ -133,22 +127,24 @@ mod tests {
             r#"{"courseName":"Intro","startDate":"2022-03-15","location":"B 1"}"#,
             r#"{"courseName":"Intro","startDate":"2022-03-15","location":"B 1","courseType":"x","extra":1}"#,
         ] {
-            let (s, b) = post(&table, body).await;
+            let (s, b) = post(body).await;
             assert_eq!(s, 400, "{body}: {b}");
         }
         let long = format!(
             r#"{{"courseName":"{}","startDate":"2022-03-15","location":"B 1","courseType":"x"}}"#,
             "c".repeat(129)
         );
-        assert_eq!(post(&table, &long).await.0, 400);
+        assert_eq!(post(&long).await.0, 400);
         assert!(all_items(&table).await.is_empty());
     }
 
     #[tokio::test]
     async fn a_delimiter_in_a_name_is_escaped_not_a_new_key_part() {
         let table = testkit::table().await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let post = async |body: &str| h.as_staff().post("/courses", body).await;
         let body = r#"{"courseName":"A#B","startDate":"2022-03-15","location":"Room #1","courseType":"x"}"#;
-        let (s, b) = post(&table, body).await;
+        let (s, b) = post(body).await;
         assert_eq!(s, 201, "{b}");
         let items = all_items(&table).await;
         assert_eq!(items[0]["PK"], model::s("a%23b"));

@@ -49,9 +49,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::learning::CertVersion;
-    use testkit::{event, request, response_json};
-
-    const ROUTE: &str = "GET /courses/{course}/certificates/{date}/{student}";
+    use testkit::Harness;
 
     fn cert(student: &str, version: CertVersion) -> model::learning::Certificate {
         testkit::fixtures::certificate("2022-03-15", student, "Tyler Walch", version)
@@ -68,7 +66,7 @@ mod tests {
             .put(&cert("Ann Lee", CertVersion::V2), None)
             .await
             .unwrap();
-        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         for (student, status, version) in [
             ("David%20Spurdy", 200, Some(1u64)),
             ("david%20spurdy", 200, Some(1)),
@@ -78,8 +76,7 @@ mod tests {
         ] {
             table.meter().reset();
             let path = format!("/courses/Intro%20to%20DynamoDB/certificates/2022-03-15/{student}");
-            let ev = event(ROUTE, &path, &[], None);
-            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let (s, body) = h.get(&path, &[]).await;
             assert_eq!(s, status, "{student}: {body}");
             assert_eq!(body["version"].as_u64(), version, "{student}");
             if status == 404 {
@@ -92,8 +89,7 @@ mod tests {
             assert_eq!(requests.len(), expected, "{student}: requests");
             assert!(requests.iter().all(|r| r.operation == "BatchGetItem"));
         }
-        let ev = event(ROUTE, "/courses/x/certificates/2022-02-30/Ann", &[], None);
-        let (s, _) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+        let (s, _) = h.get("/courses/x/certificates/2022-02-30/Ann", &[]).await;
         assert_eq!(s, 400);
     }
 }

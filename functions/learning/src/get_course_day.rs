@@ -80,9 +80,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::learning::CertVersion;
-    use testkit::{event, fixtures, request, response_json, walk_pages};
-
-    const ROUTE: &str = "GET /courses/{course}/days/{date}";
+    use testkit::{Harness, fixtures, walk_pages};
 
     #[tokio::test]
     async fn one_query_holds_the_days_courses_and_certificates() {
@@ -99,10 +97,9 @@ mod tests {
             let c = fixtures::certificate(date, student, "Tyler Walch", v);
             table.put(&c, None).await.unwrap();
         }
-        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         table.meter().reset();
-        let ev = event(ROUTE, "/courses/introtodynamodb/days/2022-03-15", &[], None);
-        let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+        let (s, body) = h.get("/courses/introtodynamodb/days/2022-03-15", &[]).await;
         assert_eq!(s, 200, "{body}");
         assert_eq!(body["courses"].as_array().unwrap().len(), 1);
         let students: Vec<_> = body["certificates"]
@@ -119,8 +116,7 @@ mod tests {
         assert_eq!(table.meter().requests().len(), 1);
         // Paged, every item once.
         let pages = walk_pages("1", async |q: &[(&str, &str)]| {
-            let ev = event(ROUTE, "/courses/introtodynamodb/days/2022-03-15", q, None);
-            response_json(&api::respond(handle(&deps, request(&ev)).await)).1
+            h.get("/courses/introtodynamodb/days/2022-03-15", q).await.1
         })
         .await;
         let items: usize = pages
@@ -131,20 +127,18 @@ mod tests {
             .sum();
         assert_eq!(items, 3);
         // Forged, and another day's cursor: 400.
-        let first = event(
-            ROUTE,
-            "/courses/introtodynamodb/days/2022-03-15",
-            &[("limit", "1")],
-            None,
-        );
-        let (_, body) = response_json(&api::respond(handle(&deps, request(&first)).await));
+        let (_, body) = h
+            .get(
+                "/courses/introtodynamodb/days/2022-03-15",
+                &[("limit", "1")],
+            )
+            .await;
         let cursor = body["nextCursor"].as_str().unwrap().to_owned();
         for (path, cursor) in [
             ("/courses/introtodynamodb/days/2022-03-16", cursor.as_str()),
             ("/courses/introtodynamodb/days/2022-03-15", "forged"),
         ] {
-            let ev = event(ROUTE, path, &[("limit", "1"), ("cursor", cursor)], None);
-            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let (s, body) = h.get(path, &[("limit", "1"), ("cursor", cursor)]).await;
             assert_eq!(
                 (s, body["code"].as_str()),
                 (400, Some("invalid_cursor")),

@@ -51,9 +51,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use testkit::{event, request, response_json};
-
-    const ROUTE: &str = "GET /courses/{course}/occurrences/{date}/{location}";
+    use testkit::{Harness, percent_encode};
 
     #[tokio::test]
     async fn finds_the_occurrence_however_the_course_and_location_are_spelled() {
@@ -61,17 +59,15 @@ mod tests {
         let seed =
             testkit::fixtures::occurrence(testkit::fixtures::INTRO, "2022-03-15", "Building 1");
         table.put(&seed, None).await.unwrap();
-        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         for (course, location) in [
             ("Intro to DynamoDB", "Building 1"),
             ("introtodynamodb", "building01"),
         ] {
             table.meter().reset();
+            let (course, location) = (percent_encode(course), percent_encode(location));
             let path = format!("/courses/{course}/occurrences/2022-03-15/{location}");
-            let mut ev = event(ROUTE, &path, &[], None);
-            ev["pathParameters"] =
-                serde_json::json!({"course": course, "date": "2022-03-15", "location": location});
-            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let (s, body) = h.get(&path, &[]).await;
             assert_eq!(s, 200, "{body}");
             assert_eq!(body["courseName"], "Intro to DynamoDB");
             assert_eq!(body["location"], "Building 1");
@@ -85,9 +81,11 @@ mod tests {
             ("2022-02-30", "Building 1", 400),
             ("2022-03-15", "Building 100", 400),
         ] {
-            let mut ev = event(ROUTE, "/courses/x/occurrences/d/l", &[], None);
-            ev["pathParameters"] = serde_json::json!({"course": "Intro to DynamoDB", "date": date, "location": location});
-            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let path = format!(
+                "/courses/Intro%20to%20DynamoDB/occurrences/{date}/{}",
+                percent_encode(location)
+            );
+            let (s, body) = h.get(&path, &[]).await;
             assert_eq!(s, status, "{date} {location}: {body}");
             if status == 404 {
                 assert_eq!(body["code"], "course_not_found");

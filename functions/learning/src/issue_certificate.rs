@@ -95,21 +95,14 @@ mod tests {
     use super::*;
     use serde_json::Value;
     use store::{Table, learning::create_occurrence};
-    use testkit::{all_items, as_staff, event, request, response_json};
+    use testkit::{Harness, all_items};
 
     async fn post(table: &Table, student: &str) -> (u16, Value) {
         let body = format!(
             r#"{{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 1","student":"{student}","certType":"Completion","instructor":"Tyler Walch"}}"#
         );
-        let ev = as_staff(event(
-            "POST /certificates",
-            "/certificates",
-            &[],
-            Some(&body),
-        ));
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.as_staff().post("/certificates", &body).await
     }
 
     async fn with_course() -> Table {
@@ -171,6 +164,7 @@ mod tests {
     #[tokio::test]
     async fn bad_input_is_a_400() {
         let table = with_course().await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         for body in [
             r#"{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 1","student":"A","certType":"Gold","instructor":"T"}"#,
             r#"{"courseName":"Intro to DynamoDB","date":"2022-02-30","location":"Building 1","student":"A","certType":"Completion","instructor":"T"}"#,
@@ -178,15 +172,7 @@ mod tests {
             r#"{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 999","student":"A","certType":"Completion","instructor":"T"}"#,
             r#"{"courseName":"Intro to DynamoDB","date":"2022-03-15","location":"Building 1","student":"A","certType":"Completion"}"#,
         ] {
-            let ev = as_staff(event(
-                "POST /certificates",
-                "/certificates",
-                &[],
-                Some(body),
-            ));
-            let (s, b) = response_json(&api::respond(
-                handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-            ));
+            let (s, b) = h.as_staff().post("/certificates", body).await;
             assert_eq!(s, 400, "{body}: {b}");
         }
         assert_eq!(all_items(&table).await.len(), 1);

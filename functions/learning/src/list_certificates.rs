@@ -121,9 +121,7 @@ mod tests {
     use super::*;
     use keys::learning::CertType;
     use serde_json::Value;
-    use testkit::{event, request, response_json, walk_pages};
-
-    const ROUTE: &str = "GET /certificates";
+    use testkit::Harness;
 
     fn cert(student: &str, instructor: &str, v: CertVersion, t: CertType) -> Certificate {
         Certificate {
@@ -167,18 +165,9 @@ mod tests {
             )
             .await
             .unwrap();
-        let deps = testkit::deps(table.clone(), FUNCTION.needs);
-        let walk = async |query: Vec<(&str, &str)>| {
-            walk_pages("4", async |page: &[(&str, &str)]| {
-                let mut q = query.clone();
-                q.extend_from_slice(page);
-                let ev = event(ROUTE, "/certificates", &q, None);
-                let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
-                assert_eq!(s, 200, "{body}");
-                body
-            })
-            .await
-        };
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let walk =
+            async |query: Vec<(&str, &str)>| h.anyone().walk("/certificates", &query, "4").await;
         let count = |f: &dyn Fn(&Certificate) -> bool| written.iter().filter(|c| f(c)).count();
         let all = students(&walk(vec![("type", "completion")]).await);
         assert_eq!(all.len(), 30);
@@ -213,7 +202,7 @@ mod tests {
     #[tokio::test]
     async fn bad_parameters_and_foreign_cursors_are_400s() {
         let table = testkit::table().await;
-        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         for query in [
             vec![],
             vec![("type", "gold")],
@@ -222,8 +211,7 @@ mod tests {
             vec![("type", "completion"), ("limit", "101")],
             vec![("type", "completion"), ("cursor", "forged")],
         ] {
-            let ev = event(ROUTE, "/certificates", &query, None);
-            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let (s, body) = h.get("/certificates", &query).await;
             assert_eq!(s, 400, "{query:?}: {body}");
         }
         // A cursor of one read is refused by another.
@@ -236,21 +224,16 @@ mod tests {
             );
             table.put(&c, None).await.unwrap();
         }
-        let first = event(
-            ROUTE,
-            "/certificates",
-            &[("type", "attendance"), ("limit", "1")],
-            None,
-        );
-        let (_, body) = response_json(&api::respond(handle(&deps, request(&first)).await));
+        let (_, body) = h
+            .get("/certificates", &[("type", "attendance"), ("limit", "1")])
+            .await;
         let cursor = body["nextCursor"].as_str().unwrap().to_owned();
-        let other = event(
-            ROUTE,
-            "/certificates",
-            &[("type", "completion"), ("limit", "1"), ("cursor", &cursor)],
-            None,
-        );
-        let (s, body) = response_json(&api::respond(handle(&deps, request(&other)).await));
+        let (s, body) = h
+            .get(
+                "/certificates",
+                &[("type", "completion"), ("limit", "1"), ("cursor", &cursor)],
+            )
+            .await;
         assert_eq!((s, body["code"].as_str()), (400, Some("invalid_cursor")));
     }
 }

@@ -78,9 +78,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::learning::CertVersion;
-    use testkit::{event, request, response_json};
-
-    const ROUTE: &str = "GET /courses/{course}/certificates";
+    use testkit::Harness;
 
     #[tokio::test]
     async fn l9_every_version_l10_one_never_the_occurrence() {
@@ -94,7 +92,7 @@ mod tests {
             let c = testkit::fixtures::certificate("2022-03-15", student, "Tyler Walch", v);
             table.put(&c, None).await.unwrap();
         }
-        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         for (query, expected) in [
             (
                 vec![("date", "2022-03-15")],
@@ -111,8 +109,7 @@ mod tests {
             (vec![("date", "2022-03-16")], vec![]),
         ] {
             table.meter().reset();
-            let ev = event(ROUTE, "/courses/introtodynamodb/certificates", &query, None);
-            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let (s, body) = h.get("/courses/introtodynamodb/certificates", &query).await;
             assert_eq!(s, 200, "{body}");
             let students: Vec<_> = body["certificates"]
                 .as_array()
@@ -134,26 +131,23 @@ mod tests {
             vec![("date", "x")],
             vec![("date", "2022-03-15"), ("cursor", "forged")],
         ] {
-            let ev = event(ROUTE, "/courses/introtodynamodb/certificates", &query, None);
-            let (s, _) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let (s, _) = h.get("/courses/introtodynamodb/certificates", &query).await;
             assert_eq!(s, 400, "{query:?}");
         }
         // A cursor of one day is refused for another.
-        let first = event(
-            ROUTE,
-            "/courses/introtodynamodb/certificates",
-            &[("date", "2022-03-15"), ("limit", "1")],
-            None,
-        );
-        let (_, body) = response_json(&api::respond(handle(&deps, request(&first)).await));
+        let (_, body) = h
+            .get(
+                "/courses/introtodynamodb/certificates",
+                &[("date", "2022-03-15"), ("limit", "1")],
+            )
+            .await;
         let cursor = body["nextCursor"].as_str().unwrap().to_owned();
-        let other = event(
-            ROUTE,
-            "/courses/introtodynamodb/certificates",
-            &[("date", "2022-03-16"), ("limit", "1"), ("cursor", &cursor)],
-            None,
-        );
-        let (s, body) = response_json(&api::respond(handle(&deps, request(&other)).await));
+        let (s, body) = h
+            .get(
+                "/courses/introtodynamodb/certificates",
+                &[("date", "2022-03-16"), ("limit", "1"), ("cursor", &cursor)],
+            )
+            .await;
         assert_eq!((s, body["code"].as_str()), (400, Some("invalid_cursor")));
     }
 }

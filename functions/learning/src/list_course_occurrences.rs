@@ -174,9 +174,7 @@ mod tests {
     use super::*;
     use serde_json::Value;
     use store::{Table, learning::create_occurrence};
-    use testkit::{event, request, response_json, walk_pages};
-
-    const ROUTE: &str = "GET /courses/{course}/occurrences";
+    use testkit::{Harness, walk_pages};
 
     async fn seed(table: &Table) {
         for (course, date, location) in [
@@ -201,18 +199,10 @@ mod tests {
         table.put(&cert, None).await.unwrap();
     }
 
-    async fn get(table: &Table, query: &[(&str, &str)]) -> (u16, Value) {
-        let ev = event(
-            ROUTE,
-            "/courses/Intro%20to%20DynamoDB/occurrences",
-            query,
-            None,
-        );
-        let mut ev = ev;
-        ev["pathParameters"] = json!({"course": "Intro to DynamoDB"});
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
+    /// `query` of the seed's course, spelled as it was created.
+    async fn get(h: &Harness, query: &[(&str, &str)]) -> (u16, Value) {
+        h.get("/courses/Intro%20to%20DynamoDB/occurrences", query)
+            .await
     }
 
     fn places(body: &Value) -> Vec<String> {
@@ -235,6 +225,7 @@ mod tests {
         let table = testkit::table().await;
         seed(&table).await;
         for (query, expected) in [
+        let h = Harness::new(&FUNCTION, handle, table.clone());
             (
                 vec![],
                 vec![
@@ -284,7 +275,7 @@ mod tests {
             (vec![("year", "2021")], vec![]),
         ] {
             table.meter().reset();
-            let (s, body) = get(&table, &query).await;
+            let (s, body) = get(&h, &query).await;
             assert_eq!(s, 200, "{query:?}: {body}");
             assert_eq!(places(&body), expected, "{query:?}");
             let requests = table.meter().requests();
@@ -302,10 +293,9 @@ mod tests {
     async fn pages_walk_every_occurrence_once() {
         let table = testkit::table().await;
         seed(&table).await;
-        let deps = testkit::deps(table.clone(), FUNCTION.needs);
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         let pages = walk_pages("2", async |query: &[(&str, &str)]| {
-            let ev = event(ROUTE, "/courses/introtodynamodb/occurrences", query, None);
-            response_json(&api::respond(handle(&deps, request(&ev)).await)).1
+            h.get("/courses/introtodynamodb/occurrences", query).await.1
         })
         .await;
         let all: Vec<String> = pages.iter().flat_map(places).collect();
@@ -315,7 +305,7 @@ mod tests {
 
     #[tokio::test]
     async fn bad_parameters_are_400s() {
-        let table = testkit::table().await;
+        let h = Harness::new(&FUNCTION, handle, testkit::table().await);
         for query in [
             vec![("year", "22")],
             vec![("year", "2022"), ("month", "2022-03")],
@@ -328,7 +318,7 @@ mod tests {
             vec![("limit", "0")],
             vec![("cursor", "forged")],
         ] {
-            let (s, body) = get(&table, &query).await;
+            let (s, body) = get(&h, &query).await;
             assert_eq!(s, 400, "{query:?}: {body}");
         }
     }

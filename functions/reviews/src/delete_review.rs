@@ -49,23 +49,17 @@ mod tests {
     use super::*;
     use store::Table;
 
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
     use keys::{Id, reviews::Isbn};
     use model::Item;
-    use serde_json::{Value, json};
+    use serde_json::Value;
     use store::reviews::{NewReview, put_review};
     use testkit::fixtures;
-    use testkit::{all_items, event, request, response_json};
-
-    const ROUTE: &str = "DELETE /books/{isbn}/reviews/{username}";
+    use testkit::{Harness, all_items};
     const ISBN: &str = "9780261102354";
 
     async fn delete(table: &Table, isbn: &str, user: &str) -> (u16, Value) {
-        let mut ev = event(ROUTE, "/books/x/reviews/y", &[], None);
-        ev["pathParameters"] = json!({ "isbn": isbn, "username": user });
-        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.delete(&h.path(&[isbn, user])).await
     }
 
     fn id(s: &str) -> Id {

@@ -78,17 +78,11 @@ mod tests {
         Table, Update,
         reviews::{self, NewReview, put_review},
     };
-    use testkit::{all_items, event, query_read_units, request, response_json};
-
-    const ROUTE: &str = "GET /books/{isbn}";
+    use testkit::{Harness, all_items, query_read_units};
     const ISBN: &str = "9780261102354";
     const OTHER: &str = "9780261102361";
     /// 2001-08-05T02:46:00Z, seed 002's first review date.
     const T0: u64 = 996_979_560_000;
-
-    fn deps(table: Table) -> Deps {
-        testkit::deps(table, FUNCTION.needs)
-    }
 
     fn id(s: &str) -> Id {
         Id::parse("u", s).unwrap()
@@ -115,7 +109,7 @@ mod tests {
 
     /// The Fellowship with `n` reviews by user-00.. one day apart (user-00 the oldest), and the Two
     /// Towers with one review.
-    async fn seeded(n: u64) -> Deps {
+    async fn seeded(n: u64) -> Harness {
         let table = testkit::table().await;
         for isbn in [ISBN, OTHER] {
             reviews::put_book(
@@ -140,13 +134,11 @@ mod tests {
         }
         add_review(&table, OTHER, "user-00", T0, "Also good.").await;
         table.meter().reset();
-        deps(table)
+        Harness::new(&FUNCTION, handle, table)
     }
 
-    async fn get(d: &Deps, isbn: &str, query: &[(&str, &str)]) -> (u16, Value) {
-        let mut ev = event(ROUTE, "/books/x", query, None);
-        ev["pathParameters"]["isbn"] = json!(isbn);
-        response_json(&api::respond(handle(d, request(&ev)).await))
+    async fn get(h: &Harness, isbn: &str, query: &[(&str, &str)]) -> (u16, Value) {
+        h.get(&h.path(&[isbn]), query).await
     }
 
     fn users_of(body: &Value) -> Vec<String> {
@@ -243,7 +235,7 @@ mod tests {
             .collect();
         assert!(query_read_units(&collection, false) >= 4.0);
         table.meter().reset();
-        let d = deps(table);
+        let d = Harness::new(&FUNCTION, handle, table);
         let (s, body) = get(&d, ISBN, &[("limit", "2")]).await;
         assert_eq!((s, users_of(&body)), (200, expected_users(58..60)));
         let requests = d.table.meter().requests();

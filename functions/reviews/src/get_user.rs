@@ -80,15 +80,9 @@ mod tests {
         cursor::CursorCodec,
         reviews::{self, NewReview, put_review},
     };
-    use testkit::{all_items, event, query_read_units, request, response_json};
-
-    const ROUTE: &str = "GET /users/{username}";
+    use testkit::{Harness, all_items, query_read_units};
     /// 2001-08-05T02:46:00Z, seed 002's first review date.
     const T0: u64 = 996_979_560_000;
-
-    fn deps(table: Table) -> Deps {
-        testkit::deps(table, FUNCTION.needs)
-    }
 
     fn id(s: &str) -> Id {
         Id::parse("u", s).unwrap()
@@ -128,7 +122,7 @@ mod tests {
     }
 
     /// frodo with `n` reviews of books 0.. one day apart (book 0 the oldest); sam with one.
-    async fn seeded(n: u64) -> Deps {
+    async fn seeded(n: u64) -> Harness {
         let table = testkit::table().await;
         add_user(&table, "frodo").await;
         add_user(&table, "sam").await;
@@ -137,13 +131,11 @@ mod tests {
         }
         add_review(&table, 0, "sam", T0, "Also good.").await;
         table.meter().reset();
-        deps(table)
+        Harness::new(&FUNCTION, handle, table)
     }
 
-    async fn get(d: &Deps, user: &str, query: &[(&str, &str)]) -> (u16, Value) {
-        let mut ev = event(ROUTE, "/users/x", query, None);
-        ev["pathParameters"]["username"] = json!(user);
-        response_json(&api::respond(handle(d, request(&ev)).await))
+    async fn get(h: &Harness, user: &str, query: &[(&str, &str)]) -> (u16, Value) {
+        h.get(&h.path(&[user]), query).await
     }
 
     fn books_of(body: &Value) -> Vec<String> {
@@ -239,7 +231,7 @@ mod tests {
         assert_eq!(partition.len(), 61);
         assert!(query_read_units(&partition, false) >= 4.0);
         table.meter().reset();
-        let d = deps(table);
+        let d = Harness::new(&FUNCTION, handle, table);
         let (s, body) = get(&d, "frodo", &[("limit", "2")]).await;
         assert_eq!((s, books_of(&body)), (200, expected_books(58..60)));
         let requests = d.table.meter().requests();

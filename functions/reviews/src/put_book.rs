@@ -97,21 +97,15 @@ mod tests {
     use super::*;
     use store::Table;
 
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
     use model::reviews::Book;
     use serde_json::{Value, json};
     use store::Update;
-    use testkit::{all_items, event, request, response_json};
-
-    const ROUTE: &str = "PUT /books/{isbn}";
+    use testkit::{Harness, all_items};
     const BODY: &str = r#"{"title":"The Fellowship of the Ring","author":"J.R.R. Tolkien","publicationYear":1954}"#;
 
     async fn put(table: &Table, isbn: &str, body: &str) -> (u16, Value) {
-        let mut ev = event(ROUTE, "/books/x", &[], Some(body));
-        ev["pathParameters"]["isbn"] = json!(isbn);
-        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.put(&h.path(&[isbn]), body).await
     }
 
     #[tokio::test]

@@ -106,18 +106,13 @@ mod tests {
     use super::*;
     use store::Table;
 
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
     use keys::{Date, Id, reviews::Isbn};
     use model::{
         Item,
         reviews::{Book, Review, User},
     };
-    use serde_json::{Value, json};
-    use testkit::{all_items, event, request, response_json};
-
-    const ROUTE: &str = "PUT /books/{isbn}/reviews/{username}";
+    use serde_json::Value;
+    use testkit::{Harness, all_items};
     const ISBN: &str = "9780261102354";
 
     async fn table_with(books: &[&str], users: &[&str]) -> Table {
@@ -138,9 +133,8 @@ mod tests {
     }
 
     async fn put(table: &Table, isbn: &str, user: &str, body: &str) -> (u16, Value) {
-        let mut ev = event(ROUTE, "/books/x/reviews/y", &[], Some(body));
-        ev["pathParameters"] = json!({ "isbn": isbn, "username": user });
-        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.put(&h.path(&[isbn, user]), body).await
     }
 
     fn of_type<'a>(items: &'a [Item], ty: &str) -> Vec<&'a Item> {

@@ -148,18 +148,12 @@ mod tests {
         }
     }
 
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
     use serde_json::{Value, json};
-    use testkit::{all_items, event, request, response_json};
-
-    const ROUTE: &str = "PUT /users/{username}";
+    use testkit::{Harness, all_items};
 
     async fn put(table: &Table, user: &str, body: Option<&str>) -> (u16, Value) {
-        let mut ev = event(ROUTE, "/users/x", &[], body);
-        ev["pathParameters"]["username"] = json!(user);
-        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.anyone().send("PUT", &h.path(&[user]), &[], body).await
     }
 
     #[tokio::test]

@@ -1,6 +1,6 @@
 //! [`Harness`]: one API function under test, its handler called in process as a test calls it.
 
-use std::{future::Future, pin::Pin};
+use std::{future::Future, ops::Deref, pin::Pin};
 
 use api::{ApiError, Function};
 use lambda_http::{Body, Request, Response};
@@ -8,7 +8,8 @@ use serde_json::Value;
 use store::{Deps, Table};
 
 use crate::{
-    TEST_CURSOR_KEY, TEST_SHARDS, event, request, response_json, signed_in_as, with_header,
+    TEST_CURSOR_KEY, TEST_SHARDS, event, percent_encode, request, response_json, signed_in_as,
+    with_header,
 };
 
 type Answer = Pin<Box<dyn Future<Output = Response<Body>>>>;
@@ -130,6 +131,29 @@ impl Harness {
         (self.answer)(self.deps, request(event), self.dispatched).await
     }
 
+    /// The concrete path of the function's one route with `params` for its `{parameters}`, in
+    /// order, percent-encoded as a client sends them (API Gateway decodes them again).
+    pub fn path(&self, params: &[&str]) -> String {
+        let [route] = self.function.routes else {
+            panic!("{} has several routes: name the path", self.function.name);
+        };
+        let mut params = params.iter();
+        let path: Vec<String> = route
+            .path
+            .split('/')
+            .map(|segment| match segment.starts_with('{') {
+                true => percent_encode(params.next().expect("a value for every parameter")),
+                false => segment.to_owned(),
+            })
+            .collect();
+        assert!(
+            params.next().is_none(),
+            "more values than {} has parameters",
+            route.path
+        );
+        path.join("/")
+    }
+
     /// The route key of the declared route `method` and `path` fit: literal segments equal,
     /// a `{parameter}` any segment; of several, the one with the most literal segments.
     pub fn route(&self, method: &str, path: &str) -> String {
@@ -155,6 +179,15 @@ impl Harness {
                     self.function.name
                 )
             })
+    }
+}
+
+/// A harness is its function's dependencies (`h.table`, `&h` for a `&Deps`) with a handler.
+impl Deref for Harness {
+    type Target = Deps;
+
+    fn deref(&self) -> &Deps {
+        self.deps
     }
 }
 
