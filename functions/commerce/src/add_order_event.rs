@@ -105,15 +105,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use store::Table;
+    use testkit::Harness;
 
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
-    use serde_json::json;
+    use testkit::all_items;
     use testkit::fixtures;
-    use testkit::{all_items, event, request, response_json};
-
-    const ROUTE: &str = "POST /orders/{orderId}/events";
 
     async fn with_order() -> (Table, String) {
         let table = testkit::table().await;
@@ -123,9 +118,8 @@ mod tests {
     }
 
     async fn post(table: &Table, order: &str, body: &str) -> (u16, serde_json::Value) {
-        let mut ev = event(ROUTE, "/orders/x/events", &[], Some(body));
-        ev["pathParameters"]["orderId"] = json!(order);
-        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.post(&h.path(&[order]), body).await
     }
 
     #[tokio::test]

@@ -43,22 +43,16 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use store::Table;
+    use testkit::Harness;
 
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
     use model::commerce::CartLine;
-    use serde_json::json;
     use store::commerce::put_cart_line;
+    use testkit::all_items;
     use testkit::fixtures::{at, id};
-    use testkit::{all_items, event, request, response_json};
-
-    const ROUTE: &str = "DELETE /carts/{cartId}/items/{productId}";
 
     async fn delete(table: &Table, cart: &str, product: &str) -> (u16, serde_json::Value) {
-        let mut ev = event(ROUTE, "/carts/x/items/y", &[], None);
-        ev["pathParameters"] = json!({ "cartId": cart, "productId": product });
-        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.delete(&h.path(&[cart, product])).await
     }
 
     #[tokio::test]

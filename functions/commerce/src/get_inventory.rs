@@ -47,17 +47,12 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
     use store::Table;
-    use testkit::{as_staff, event, fixtures, request, response_json};
-
-    const ROUTE: &str = "GET /products/{sku}/inventory/{warehouseId}";
+    use testkit::Harness;
+    use testkit::fixtures;
 
     async fn get(table: &Table, sku: &str, warehouse: &str) -> (u16, Value) {
-        let mut ev = as_staff(event(ROUTE, "/products/x/inventory/y", &[], None));
-        // Set as API Gateway passes them (decoded), whatever they hold.
-        ev["pathParameters"] = json!({ "sku": sku, "warehouseId": warehouse });
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.as_staff().get(&h.path(&[sku, warehouse]), &[]).await
     }
 
     #[tokio::test]

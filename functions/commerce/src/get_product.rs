@@ -48,17 +48,13 @@ mod tests {
     use model::commerce::Product;
     use serde_json::{Value, json};
     use store::{Table, Update};
-    use testkit::{event, fixtures, request};
-
-    const ROUTE: &str = "GET /products/{sku}";
+    use testkit::Harness;
+    use testkit::fixtures;
 
     /// Status, body and the drift header, as anyone (no token) gets them.
     async fn get(table: &Table, sku: &str) -> (u16, Value, Option<String>) {
-        let mut ev = event(ROUTE, "/products/x", &[], None);
-        // Set as API Gateway passes it (decoded), whatever it holds.
-        ev["pathParameters"]["sku"] = json!(sku);
-        let response =
-            api::respond(handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await);
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let response = h.anyone().get_response(&h.path(&[sku]), &[]).await;
         let header = response
             .headers()
             .get(api::DERIVED_INCONSISTENT)

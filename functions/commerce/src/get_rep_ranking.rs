@@ -67,13 +67,12 @@ mod tests {
     use super::*;
     use model::{Derived, Item};
     use serde_json::Value;
+    use testkit::Harness;
     use store::Table;
     use testkit::{
-        all_items, as_staff, event, fixtures::id, query_read_units, request, response_json,
-        signed_in_as, walk_pages,
+        all_items, as_staff, fixtures::id, query_read_units, response_json, signed_in_as,
+        walk_pages,
     };
-
-    const ROUTE: &str = "GET /reps/ranking";
 
     /// The answer to `GET /reps/ranking?<query>` sent by `who`, authorized as `main` does, and
     /// its `X-Derived-Inconsistent` header.
@@ -82,9 +81,10 @@ mod tests {
         query: &[(&str, &str)],
         who: fn(Value) -> Value,
     ) -> (u16, Value, Option<String>) {
-        let ev = who(event(ROUTE, "/reps/ranking", query, None));
-        let deps = testkit::deps(table.clone(), FUNCTION.needs);
-        let response = api::dispatch(&deps, FUNCTION.access, handle, request(&ev)).await;
+        let h = Harness::new(&FUNCTION, handle, table.clone()).dispatched();
+        let response = h
+            .respond(&who(h.anyone().event("GET", "/reps/ranking", query, None)))
+            .await;
         let drifted = response
             .headers()
             .get(api::DERIVED_INCONSISTENT)

@@ -117,22 +117,16 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use serde_json::Value;
-    use store::Table;
+    use testkit::Harness;
     use testkit::fixtures;
-    use testkit::{all_items, event, query_read_units, request, response_json};
-
-    const ROUTE: &str = "GET /customers/{customerId}/orders";
-
-    fn deps(table: Table) -> Deps {
-        testkit::deps(table, FUNCTION.needs)
-    }
+    use testkit::{all_items, query_read_units};
 
     fn day_ms(iso: &str, plus_ms: i128) -> u64 {
         (keys::Date::parse_iso(iso).unwrap().start_ms() + plus_ms) as u64
     }
 
     /// Customer 123 with one order per day from 2020-11-25 to 2020-12-06 (12 orders).
-    async fn seeded() -> (Deps, Vec<String>) {
+    async fn seeded() -> (Harness, Vec<String>) {
         let table = testkit::table().await;
         fixtures::customer(&table, "123").await;
         let mut ids = Vec::new();
@@ -142,13 +136,11 @@ mod tests {
             ids.push(order.order_id.to_string());
         }
         table.meter().reset();
-        (deps(table), ids)
+        (Harness::new(&FUNCTION, handle, table), ids)
     }
 
-    async fn get(d: &Deps, customer: &str, query: &[(&str, &str)]) -> (u16, Value) {
-        let mut ev = event(ROUTE, &format!("/customers/{customer}/orders"), query, None);
-        ev["pathParameters"]["customerId"] = json!(customer);
-        response_json(&api::respond(handle(d, request(&ev)).await))
+    async fn get(h: &Harness, customer: &str, query: &[(&str, &str)]) -> (u16, Value) {
+        h.get(&h.path(&[customer]), query).await
     }
 
     fn ids_of(body: &Value) -> Vec<String> {
@@ -271,7 +263,7 @@ mod tests {
     }
 
     /// [`seeded`], orders 3 and 8 shipped, and customer 456 with an open order of its own.
-    async fn seeded_with_statuses() -> (Deps, Vec<String>) {
+    async fn seeded_with_statuses() -> (Harness, Vec<String>) {
         let (d, ids) = seeded().await;
         set_status(&d, &ids[3], "2021-01-01", OrderStatus::Shipped).await;
         set_status(&d, &ids[8], "2021-01-01", OrderStatus::Shipped).await;

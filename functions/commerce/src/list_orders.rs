@@ -77,12 +77,11 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::{as_staff, event, fixtures, request, response_json, walk_pages};
+    use testkit::Harness;
 
     async fn get(table: &Table, query: &[(&str, &str)]) -> (u16, Value) {
-        let ev = as_staff(event("GET /orders", "/orders", query, None));
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.as_staff().get("/orders", query).await
     }
 
     #[tokio::test]

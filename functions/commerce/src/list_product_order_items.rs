@@ -89,19 +89,12 @@ mod tests {
     use super::*;
     use serde_json::Value;
     use store::Table;
-    use testkit::{
-        all_items, as_staff, event, fixtures, query_read_units, request, response_json, walk_pages,
-    };
-
-    const ROUTE: &str = "GET /products/{sku}/order-items";
+    use testkit::Harness;
+    use testkit::{all_items, fixtures, query_read_units, walk_pages};
 
     async fn get(table: &Table, sku: &str, query: &[(&str, &str)]) -> (u16, Value) {
-        let mut ev = as_staff(event(ROUTE, "/products/x/order-items", query, None));
-        // Set as API Gateway passes it (decoded), whatever it holds.
-        ev["pathParameters"]["sku"] = json!(sku);
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.as_staff().get(&h.path(&[sku]), query).await
     }
 
     /// Product 42 in W1 and W2 and in three orders; beside it, every other kind GSI1 holds: a

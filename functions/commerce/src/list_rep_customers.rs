@@ -64,12 +64,8 @@ mod tests {
     use model::Item;
     use serde_json::Value;
     use store::Table;
-    use testkit::{
-        all_items, as_staff, event, fixtures, query_read_units, request, response_json,
-        signed_in_as, walk_pages,
-    };
-
-    const ROUTE: &str = "GET /reps/{repId}/customers";
+    use testkit::Harness;
+    use testkit::{all_items, as_staff, fixtures, query_read_units, signed_in_as, walk_pages};
 
     /// The answer to `GET /reps/<rep>/customers?<query>` sent by `who` (an event as API Gateway
     /// passes it), authorized as `main` does.
@@ -79,10 +75,9 @@ mod tests {
         query: &[(&str, &str)],
         who: fn(Value) -> Value,
     ) -> (u16, Value) {
-        let mut ev = event(ROUTE, &format!("/reps/{rep}/customers"), query, None);
-        ev["pathParameters"]["repId"] = json!(rep);
-        let deps = testkit::deps(table.clone(), FUNCTION.needs);
-        response_json(&api::dispatch(&deps, FUNCTION.access, handle, request(&who(ev))).await)
+        let h = Harness::new(&FUNCTION, handle, table.clone()).dispatched();
+        h.send(&who(h.anyone().event("GET", &h.path(&[rep]), query, None)))
+            .await
     }
 
     /// A signed-in customer (of rep E1), not staff.

@@ -79,18 +79,13 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use store::Table;
+    use testkit::Harness;
 
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
-    use testkit::{all_items, event, request, response_json};
-
-    const ROUTE: &str = "PUT /carts/{cartId}/items/{productId}";
+    use testkit::all_items;
 
     async fn put(table: &Table, cart: &str, product: &str, body: &str) -> (u16, serde_json::Value) {
-        let mut ev = event(ROUTE, "/carts/x/items/y", &[], Some(body));
-        ev["pathParameters"] = json!({ "cartId": cart, "productId": product });
-        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.put(&h.path(&[cart, product]), body).await
     }
 
     #[tokio::test]

@@ -90,17 +90,12 @@ mod tests {
     use model::Entity;
     use serde_json::{Value, json};
     use store::Table;
-    use testkit::{all_items, as_staff, event, fixtures, request, response_json};
-
-    const ROUTE: &str = "PUT /products/{sku}/inventory/{warehouseId}";
+    use testkit::Harness;
+    use testkit::{all_items, fixtures};
 
     async fn put(table: &Table, sku: &str, warehouse: &str, body: &str) -> (u16, Value) {
-        let mut ev = as_staff(event(ROUTE, "/products/x/inventory/y", &[], Some(body)));
-        // Set as API Gateway passes them (decoded), whatever they hold.
-        ev["pathParameters"] = json!({ "sku": sku, "warehouseId": warehouse });
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.as_staff().put(&h.path(&[sku, warehouse]), body).await
     }
 
     #[tokio::test]

@@ -81,17 +81,12 @@ mod tests {
     use model::{Entity, commerce::Product};
     use serde_json::{Value, json};
     use store::{Table, Update};
-    use testkit::{all_items, as_staff, event, request, response_json};
-
-    const ROUTE: &str = "PUT /products/{sku}";
+    use testkit::Harness;
+    use testkit::all_items;
 
     async fn put(table: &Table, sku: &str, body: &str) -> (u16, Value) {
-        let mut ev = as_staff(event(ROUTE, "/products/x", &[], Some(body)));
-        // Set as API Gateway passes it (decoded), whatever it holds.
-        ev["pathParameters"]["sku"] = json!(sku);
-        response_json(&api::respond(
-            handle(&testkit::deps(table.clone(), FUNCTION.needs), request(&ev)).await,
-        ))
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        h.as_staff().put(&h.path(&[sku]), body).await
     }
 
     #[tokio::test]
