@@ -46,9 +46,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let period = api::query(&req, "period")
         .ok_or_else(|| ApiError::invalid_parameter("period", "give period=2026-Q4 (a quarter)"))
         .and_then(|p| Quarter::parse(&p).map_err(|e| ApiError::invalid_parameter("period", e)))?;
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
-        format!("O14|{period}|{limit}")
-    })?;
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, |limit| format!("O14|{period}|{limit}"))?;
     let (items, next) = paging
         .page::<RepSales, _>(deps.table.query(k::rep_ranking(period)).backwards())
         .await?;

@@ -71,11 +71,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         api::serving("C4 by status");
     }
     // A cursor is bound to this pattern, this customer, this status (if any) and this range.
-    let paging =
-        api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |_| match status {
-            None => format!("C4|{customer}|{from}|{to}"),
-            Some(status) => format!("C4|{customer}|{status}|{from}|{to}"),
-        })?;
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, |_| match status {
+        None => format!("C4|{customer}|{from}|{to}"),
+        Some(status) => format!("C4|{customer}|{status}|{from}|{to}"),
+    })?;
 
     // Without a status the summaries in the customer's collection, with one the headers in GSI1.
     let bad_range = |e: keys::KeyError| ApiError::invalid_parameter("from", e);

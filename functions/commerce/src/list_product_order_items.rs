@@ -45,9 +45,8 @@ pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
-        format!("O8|{sku}|{limit}")
-    })?;
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, |limit| format!("O8|{sku}|{limit}"))?;
     let (items, next) = paging
         .items(deps.table.query(k::product_order_items(sku)).backwards())
         .await?;

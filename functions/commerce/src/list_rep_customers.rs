@@ -42,9 +42,8 @@ pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let rep = api::path_id(&req, "repId")?;
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
-        format!("O9|{rep}|{limit}")
-    })?;
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, |limit| format!("O9|{rep}|{limit}"))?;
     let (items, next) = paging
         .page::<Customer, _>(deps.table.query(k::rep_customers(&rep)))
         .await?;

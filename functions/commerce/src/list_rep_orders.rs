@@ -60,7 +60,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     // A cursor is bound to this rep, status (or all of them), range and page size: a merged
     // cursor holds every status's position, a single one DynamoDB's key.
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, |limit| {
         let status = status.map_or("*", OrderStatus::as_str);
         format!("O10|{rep}|{status}|{from}|{to}|{limit}")
     })?;

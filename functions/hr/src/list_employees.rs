@@ -73,10 +73,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             api::serving("H2");
             let name =
                 Name::parse("name", &name).map_err(|e| ApiError::invalid_parameter("name", e))?;
-            let paging =
-                api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
-                    format!("H2|{}|{limit}", name.key().as_key())
-                })?;
+            let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+            let paging = store::Paging::new(deps, page, |limit| {
+                format!("H2|{}|{limit}", name.key().as_key())
+            })?;
             let (items, after) = paging
                 .page::<Employee, _>(deps.table.query(k::employees_named(&name.key())))
                 .await?;
@@ -87,10 +87,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             api::serving("H11");
             let title = Name::parse("jobTitle", &title)
                 .map_err(|e| ApiError::invalid_parameter("jobTitle", e))?;
-            let paging =
-                api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
-                    format!("H11|{}|{limit}", title.key().as_key())
-                })?;
+            let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+            let paging = store::Paging::new(deps, page, |limit| {
+                format!("H11|{}|{limit}", title.key().as_key())
+            })?;
             let (items, after) = paging
                 .page::<CurrentJob, _>(deps.table.query(k::employees_titled(&title.key())))
                 .await?;
@@ -102,10 +102,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             let streams = Shard::all(HIRE_SHARDS)
                 .map(|shard| k::hired_since(shard, since))
                 .collect();
-            let paging =
-                api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
-                    format!("H6|{since}|{limit}")
-                })?;
+            let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+            let paging = store::Paging::new(deps, page, |limit| format!("H6|{since}|{limit}"))?;
             let (items, cursor) = paging
                 .merged_page(&deps.table, streams, Direction::Descending)
                 .await?;

@@ -37,9 +37,8 @@ pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let warehouse = api::path_id(&req, "warehouseId")?;
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
-        format!("H7|{warehouse}|{limit}")
-    })?;
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, |limit| format!("H7|{warehouse}|{limit}"))?;
     let (items, next) = paging
         .page::<EmployeeWarehouse, _>(deps.table.query(k::warehouse_employees(&warehouse)))
         .await?;

@@ -43,7 +43,8 @@ pub const MAX_LIMIT: u32 = 100;
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;
     let date = params::path_date(&req, "date")?;
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, |limit| {
         format!("L8|{}|{date}|{limit}", course.key().as_key())
     })?;
     let (items, next) = paging

@@ -98,7 +98,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         let who = instructor.as_ref().map(Name::as_str).unwrap_or("");
         format!("L11-13|{}|{version:?}|{who}|{limit}", cert_type.tag())
     };
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, binding)?;
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, binding)?;
     let (items, next) = paging
         .merged_page(&deps.table, streams, store::merge::Direction::Ascending)
         .await?;

@@ -155,7 +155,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             course.key().as_key()
         )
     };
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, binding)?;
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, binding)?;
     let (items, next) = paging
         .page::<CourseOccurrence, _>(deps.table.query(condition))
         .await?;

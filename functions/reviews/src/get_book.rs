@@ -46,9 +46,8 @@ pub const MAX_LIMIT: u32 = 100;
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;
     // A cursor is bound to this pattern, this book and this page size.
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
-        format!("R1|{isbn}|{limit}")
-    })?;
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, |limit| format!("R1|{isbn}|{limit}"))?;
     let Some((book, reviews, next)) = paging
         .parent_page::<Book, Review, _>(&deps.table, k::book_and_reviews(&isbn))
         .await?

@@ -47,9 +47,8 @@ pub const MAX_LIMIT: u32 = 100;
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let user = api::path_id(&req, "username")?;
     // A cursor is bound to this pattern, this user and this page size.
-    let paging = api::Paging::from_request(&req, deps, DEFAULT_LIMIT, MAX_LIMIT, |limit| {
-        format!("R2|{user}|{limit}")
-    })?;
+    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let paging = store::Paging::new(deps, page, |limit| format!("R2|{user}|{limit}"))?;
     let Some((user, reviews, next)) = paging
         .parent_page::<User, Review, _>(&deps.table, k::user_and_reviews(&user))
         .await?

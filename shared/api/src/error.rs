@@ -1,7 +1,7 @@
 //! The typed error every handler returns: an HTTP status, a stable machine-readable code and a
 //! message a person can act on, and how the store's errors map to it.
 
-use store::{StoreError, cursor::CursorError};
+use store::{PagingError, StoreError, cursor::CursorError};
 
 /// An error answer: HTTP status, a stable machine-readable code, a message a person can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -86,5 +86,16 @@ impl From<CursorError> for ApiError {
                 "{e}: pass back the nextCursor of the previous page unchanged, with the same parameters"
             ),
         )
+    }
+}
+
+/// A page that could not be read: a cursor this query did not issue is the client's 400
+/// `invalid_cursor`, anything else the store's.
+impl From<PagingError> for ApiError {
+    fn from(e: PagingError) -> ApiError {
+        match e {
+            PagingError::Cursor(e) => ApiError::from(e),
+            PagingError::Store(e) => ApiError::from(e),
+        }
     }
 }

@@ -13,8 +13,9 @@
 //! By concern:
 //! - [`error`]: [`ApiError`], its constructors, and how the store's errors map to it;
 //! - [`response`]: JSON responses ([`json`], [`no_content`]) and error responses ([`respond`]);
-//! - [`parameters`]: path and query parameters and headers ([`path_id`], [`query`]...);
-//! - [`paging`]: a page's size and cursor, and the pages of a query ([`Paging`]);
+//! - [`parameters`]: path and query parameters and headers ([`path_id`], [`query`]...), and a
+//!   paginated pattern's page request ([`page_request`]; the pages are the store's:
+//!   [`store::Paging`]);
 //! - [`body`]: the JSON body ([`json_body`]) and its fields ([`field`]);
 //! - [`serve`](mod@serve): a function's `main` ([`serve()`]) and one request's dispatch
 //!   ([`dispatch`]), authorized first ([`auth`]);
@@ -28,7 +29,6 @@ pub mod body;
 pub mod error;
 pub mod function;
 pub mod learning;
-pub mod paging;
 pub mod parameters;
 pub mod response;
 pub mod serve;
@@ -38,10 +38,9 @@ pub use auth::{Access, Caller};
 pub use body::{MAX_BODY_BYTES, field, invalid_field, json_body};
 pub use error::ApiError;
 pub use function::{Function, Method, Route};
-pub use paging::Paging;
 pub use parameters::{
-    header, path, path_id, path_isbn, path_param, query, query_date, query_order_dates,
-    query_parsed, query_u32,
+    header, page_request, path, path_id, path_isbn, path_param, query, query_date,
+    query_order_dates, query_parsed, query_u32,
 };
 pub use response::{DERIVED_INCONSISTENT, error_response, json, no_content, respond};
 pub use serve::{dispatch, serve};

@@ -3,6 +3,7 @@
 
 use keys::{Date, Id, KeyError};
 use lambda_http::{Request, RequestExt};
+use store::PageRequest;
 
 use crate::ApiError;
 
@@ -110,6 +111,15 @@ pub fn query_order_dates(req: &Request) -> Result<(Date, Date), ApiError> {
         ));
     }
     Ok((from, to))
+}
+
+/// The page a paginated pattern is asked for: `limit` (`default` when absent, within `1..=max`)
+/// and `cursor` (the previous page's `nextCursor`), for [`store::Paging`] to read.
+pub fn page_request(req: &Request, default: u32, max: u32) -> Result<PageRequest, ApiError> {
+    Ok(PageRequest {
+        limit: query_u32(req, "limit", default, 1, max)?,
+        cursor: query(req, "cursor"),
+    })
 }
 
 /// A header's value, if present and text.

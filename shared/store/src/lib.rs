@@ -7,7 +7,8 @@
 //! update or delete with a [`Condition`], a [`Transaction`] that knows each part's IAM action, a
 //! batch get that asks again for unprocessed keys. Every request asks for
 //! `ReturnConsumedCapacity` and is recorded by the table's [`Meter`]; errors map to one
-//! [`StoreError`]; retries share one backoff policy.
+//! [`StoreError`]; retries share one backoff policy. A [`Paging`] reads the pages of a paginated
+//! pattern and signs their cursors ([`cursor`]).
 
 mod deps;
 mod error;
@@ -25,6 +26,7 @@ pub mod cursor;
 pub mod hr;
 pub mod learning;
 pub mod merge;
+pub mod paging;
 pub mod products;
 pub mod reviews;
 
@@ -44,6 +46,7 @@ pub use deps::{Deps, Needs};
 pub use error::StoreError;
 pub use expr::{Condition, Update};
 pub use meter::{Meter, Request};
+pub use paging::{PageRequest, Paging, PagingError};
 pub use query::{Page, ParentPage, Query};
 pub use txn::{Part, Transaction};
 

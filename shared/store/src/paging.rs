@@ -1,0 +1,164 @@
+//! The pages of a paginated pattern, and their cursors.
+//!
+//! A client asks for a page with a size and, after the first page, the previous page's cursor
+//! ([`PageRequest`]: what the HTTP layer reads from `?limit=&cursor=`). A [`Paging`] checks that
+//! cursor against its *binding* (the pattern and every parameter that selects its items, so a
+//! cursor cannot be replayed against another pattern, item or range), reads the page (one query,
+//! a collection under its parent, or write-sharded streams merged) and signs the next page's
+//! cursor ([`crate::cursor`]).
+
+use keys::{KeyCondition, KeySpace};
+use model::{Entity, Item};
+
+use crate::{
+    Deps, Query, StoreError, Table,
+    cursor::{CursorCodec, CursorError},
+    merge::{self, Direction, MergeKey, Positions},
+};
+
+/// What a client asked for: how many items, and from where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageRequest {
+    /// Items per page, already checked against the pattern's bounds.
+    pub limit: u32,
+    /// The previous page's `nextCursor`, as the client passed it back; `None` for a first page.
+    pub cursor: Option<String>,
+}
+
+/// Why a page could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum PagingError {
+    /// The cursor is not one this query issued (malformed, forged, or for another binding): the
+    /// client's mistake.
+    #[error(transparent)]
+    Cursor(#[from] CursorError),
+    /// The table, or a configuration without a cursor key.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A page of a paginated pattern: its size, where it starts and what its cursors are bound to.
+#[derive(Debug)]
+pub struct Paging<'d> {
+    /// Items per page: the request's, or the pattern's default.
+    pub limit: u32,
+    /// DynamoDB's `ExclusiveStartKey`; `None` for a first page.
+    pub start: Option<Item>,
+    binding: String,
+    cursors: &'d CursorCodec,
+}
+
+impl<'d> Paging<'d> {
+    /// The page `page` asks for, its cursors signed with `deps`' key; `bind` makes the binding
+    /// from the limit (include it when a page's shape depends on it). A cursor issued for another
+    /// binding, or not issued by us, is a [`PagingError::Cursor`].
+    pub fn new(
+        deps: &'d Deps,
+        page: PageRequest,
+        bind: impl FnOnce(u32) -> String,
+    ) -> Result<Paging<'d>, PagingError> {
+        let binding = bind(page.limit);
+        let cursors = deps.cursors()?;
+        let start = page
+            .cursor
+            .map(|c| cursors.decode(&binding, &c))
+            .transpose()?;
+        Ok(Paging {
+            limit: page.limit,
+            start,
+            binding,
+            cursors,
+        })
+    }
+
+    pub fn is_first(&self) -> bool {
+        self.start.is_none()
+    }
+
+    /// One page of `query` (its index, direction and filters set by the caller): at most `limit`
+    /// items from the cursor's position, and the next page's cursor.
+    pub async fn items<S: KeySpace>(
+        &self,
+        query: Query<'_, S>,
+    ) -> Result<(Vec<Item>, Option<String>), PagingError> {
+        let page = query
+            .limit(self.limit)
+            .start(self.start.clone())
+            .send()
+            .await?;
+        Ok((page.items, self.next_cursor(page.last_key)?))
+    }
+
+    /// [`Paging::items`], each decoded as `E` (a pattern that reads one kind of item).
+    pub async fn page<E: Entity, S: KeySpace>(
+        &self,
+        query: Query<'_, S>,
+    ) -> Result<(Vec<E>, Option<String>), PagingError> {
+        let (items, next) = self.items(query).await?;
+        let items = items
+            .into_iter()
+            .map(model::from_item::<E>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(StoreError::from)?;
+        Ok((items, next))
+    }
+
+    /// One page of a collection read backwards from its parent's own record
+    /// ([`Query::parent_page`]): the parent (first page only), its children newest first, and the
+    /// next page's cursor. `None` when the parent does not exist.
+    pub async fn parent_page<P: Entity, C: Entity, S: KeySpace>(
+        &self,
+        table: &Table,
+        condition: KeyCondition<S>,
+    ) -> Result<Option<(Option<P>, Vec<C>, Option<String>)>, PagingError> {
+        let Some(page) = table
+            .query(condition)
+            .parent_page::<P, C>(self.limit, self.start.clone())
+            .await?
+        else {
+            return Ok(None);
+        };
+        let next = self.next_cursor(page.last_key)?;
+        Ok(Some((page.parent, page.children, next)))
+    }
+
+    /// One page of write-sharded `streams` merged into one order ([`merge`]), and the next page's
+    /// cursor (every stream's position, signed as one).
+    pub async fn merged_page<S: KeySpace>(
+        &self,
+        table: &Table,
+        streams: Vec<KeyCondition<S>>,
+        direction: Direction,
+    ) -> Result<(Vec<Item>, Option<String>), PagingError> {
+        self.merged_page_by(table, streams, direction, MergeKey::SortKey)
+            .await
+    }
+
+    /// [`Paging::merged_page`] with the streams merged by `by` ([`MergeKey`]): streams whose sort
+    /// keys start with a part of their own (one per order status) merged by an attribute.
+    pub async fn merged_page_by<S: KeySpace>(
+        &self,
+        table: &Table,
+        streams: Vec<KeyCondition<S>>,
+        direction: Direction,
+        by: MergeKey,
+    ) -> Result<(Vec<Item>, Option<String>), PagingError> {
+        let positions = match &self.start {
+            None => Positions::start(streams.len()),
+            Some(flat) => {
+                Positions::from_item(flat, streams.len()).ok_or(CursorError::Malformed)?
+            }
+        };
+        let page =
+            merge::merged_page_by(table, streams, positions, self.limit, direction, by).await?;
+        let next = self.next_cursor(page.next.map(|p| p.to_item()))?;
+        Ok((page.items, next))
+    }
+
+    /// The `nextCursor` after a page: DynamoDB's `LastEvaluatedKey`, signed and bound.
+    pub fn next_cursor(&self, last_key: Option<Item>) -> Result<Option<String>, StoreError> {
+        last_key
+            .map(|k| self.cursors.encode(&self.binding, &k))
+            .transpose()
+    }
+}
