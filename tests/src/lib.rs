@@ -3,6 +3,8 @@
 //! - `bodies`: a body that is not the documented JSON object is a 400 on every route;
 //! - `contract`: `template.yaml` and the code agree: every function has its crate and its sample
 //!   event, every crate is in the template, every route has a handler;
+//! - `sample_events`: the API functions' `events/` samples are their declarations' examples
+//!   (`make samples` writes them);
 //! - `samples`: every sample of `events/` goes through its handler against DynamoDB Local, uses
 //!   only the DynamoDB actions its IAM policy grants, and costs what the README's table says
 //!   (`cost`);
@@ -56,6 +58,8 @@ mod metrics;
 mod openapi;
 #[cfg(test)]
 mod readme;
+#[cfg(test)]
+mod sample_events;
 #[cfg(test)]
 mod samples;
 #[cfg(test)]

@@ -66,8 +66,8 @@ mod tests {
     use super::*;
     use model::{Derived, Item};
     use serde_json::Value;
-    use testkit::Harness;
     use store::Table;
+    use testkit::Harness;
     use testkit::{
         all_items, as_staff, fixtures::id, query_read_units, response_json, signed_in_as,
         walk_pages,

@@ -77,8 +77,8 @@ mod tests {
     use super::*;
     use serde_json::Value;
     use store::Table;
-    use testkit::{as_staff, event, fixtures, request, response_json, walk_pages};
     use testkit::Harness;
+    use testkit::{as_staff, event, fixtures, request, response_json, walk_pages};
 
     async fn get(table: &Table, query: &[(&str, &str)]) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());

@@ -46,7 +46,9 @@ pub const FUNCTION: Function = Function {
                     index: Index::Table,
                     request: "TransactWriteItems: ConditionCheck customer exists; Put idempotency record (if a key); Put summary, header, lines (all `attribute_not_exists`)",
                     returns: "201 `{orderId, customerId, status, createdAt, total, items}`, `Location`; 404 unknown customer; 422 key reused with another body",
-                    example: Example::sub("123", "/customers/123/orders").with_body(r#"{"items": [{"sku": 1001, "quantity": 2, "unitPrice": 1250}, {"sku": 42, "quantity": 1, "unitPrice": 499}]}"#),
+                    example: Example::sub("123", "/customers/123/orders")
+                .with_headers(&[("Idempotency-Key", "3f1c2a9e-7b4d-4e8a-9c1f-2b6d8e0a5c71")])
+                .with_body(r#"{"items": [{"sku": 1001, "quantity": 2, "unitPrice": 1250}, {"sku": 42, "quantity": 1, "unitPrice": 499}]}"#),
                 },
             ],
         },

@@ -225,8 +225,8 @@ mod tests {
     async fn l2_to_l6_each_one_query_in_date_then_location_order() {
         let table = testkit::table().await;
         seed(&table).await;
-        for (query, expected) in [
         let h = Harness::new(&FUNCTION, handle, table.clone());
+        for (query, expected) in [
             (
                 vec![],
                 vec![

@@ -92,6 +92,8 @@ pub struct Example {
     pub target: &'static str,
     /// The JSON body of a write.
     pub body: Option<&'static str>,
+    /// Headers beyond the caller's token (`Idempotency-Key`).
+    pub headers: &'static [(&'static str, &'static str)],
 }
 
 impl Example {
@@ -101,6 +103,7 @@ impl Example {
             caller: Sender::Anyone,
             target,
             body: None,
+            headers: &[],
         }
     }
 
@@ -110,6 +113,7 @@ impl Example {
             caller: Sender::Sub(sub),
             target,
             body: None,
+            headers: &[],
         }
     }
 
@@ -119,7 +123,13 @@ impl Example {
             caller: Sender::Staff,
             target,
             body: None,
+            headers: &[],
         }
+    }
+
+    /// The request with these headers.
+    pub const fn with_headers(self, headers: &'static [(&'static str, &'static str)]) -> Example {
+        Example { headers, ..self }
     }
 
     /// The request with a JSON body (a write).
@@ -185,11 +195,7 @@ mod tests {
                 index: Index::Table,
                 request: "",
                 returns: "",
-                example: Example {
-                    caller: Sender::Anyone,
-                    target: "",
-                    body: None,
-                },
+                example: Example::anyone(""),
             })
             .collect();
         let routes = [Route {
