@@ -2,11 +2,8 @@
 //! existing order. Event ids are ULIDs, so events sort by time in the order's collection. One
 //! transaction: a ConditionCheck that the order exists, and the event's Put.
 
+use api::declare::*;
 use api::{Access, ApiError};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{
     SortableId, Timestamp,
     commerce::{EventId, OrderStatus},
@@ -21,11 +18,10 @@ pub const FUNCTION: Function = Function {
     name: "add-order-event",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Post,
-        path: "/orders/{orderId}/events",
-        summary: "C6: append a tracking event (the order's status follows through the stream)",
-        patterns: &[Pattern {
+    routes: &[Route::post(
+        "/orders/{orderId}/events",
+        "C6: append a tracking event (the order's status follows through the stream)",
+        &[Pattern {
             id: "C6",
             route: "`POST /orders/{orderId}/events` `{status, note?}`",
             index: Index::Table,
@@ -34,7 +30,7 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/orders/01ERTNJ6000000000000000000/events")
                 .with_body(r#"{"status": "SHIPPED", "note": "Left the warehouse"}"#),
         }],
-    }],
+    )],
 };
 
 pub const MAX_NOTE_CHARS: usize = 500;

@@ -1,27 +1,20 @@
 //! C7: `DELETE /carts/{cartId}/items/{productId}`: removes one line of a cart. Idempotent: removing
 //! a line that is not there is also a 204.
 
+use api::declare::*;
 use api::{Access, ApiError};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, commerce};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "delete-cart-line",
-    access: Access::Owner {
-        param: "cartId",
-        not_found: "cart_not_found",
-    },
+    access: Access::owner("cartId", "cart_not_found"),
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Delete,
-        path: "/carts/{cartId}/items/{productId}",
-        summary: "C7: remove a cart line (also when absent)",
-        patterns: &[Pattern {
+    routes: &[Route::delete(
+        "/carts/{cartId}/items/{productId}",
+        "C7: remove a cart line (also when absent)",
+        &[Pattern {
             id: "C7",
             route: "`DELETE /carts/{cartId}/items/{productId}`",
             index: Index::Table,
@@ -29,7 +22,7 @@ pub const FUNCTION: Function = Function {
             returns: "204 (also when absent)",
             example: Example::sub("petes-cart", "/carts/petes-cart/items/veggies"),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -2,11 +2,8 @@
 //! collection (one request per 1 MB: a cart past DynamoDB's page is read to its end, never cut
 //! short). A cart nobody has filled yet is an empty cart.
 
+use api::declare::*;
 use api::{Access, ApiError};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
 use model::commerce::CartLine;
@@ -16,16 +13,12 @@ use store::{Deps, Needs};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "get-cart",
-    access: Access::Owner {
-        param: "cartId",
-        not_found: "cart_not_found",
-    },
+    access: Access::owner("cartId", "cart_not_found"),
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/carts/{cartId}",
-        summary: "C7: a cart's lines",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/carts/{cartId}",
+        "C7: a cart's lines",
+        &[Pattern {
             id: "C7",
             route: "`GET /carts/{cartId}`",
             index: Index::Table,
@@ -33,7 +26,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{cartId, items}`",
             example: Example::sub("petes-cart", "/carts/petes-cart"),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

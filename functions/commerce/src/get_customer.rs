@@ -2,11 +2,8 @@
 //! 10, 1..=100), newest first, in ONE query: the customer's collection read backwards from its
 //! `A` record with `Limit = N + 1` (seed 000).
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
 use model::commerce::{Customer, OrderSummary};
@@ -16,16 +13,12 @@ use store::{Deps, Needs, ParentPage};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "get-customer",
-    access: Access::Owner {
-        param: "customerId",
-        not_found: "customer_not_found",
-    },
+    access: Access::owner("customerId", "customer_not_found"),
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/customers/{customerId}",
-        summary: "C1: a customer and their newest orders",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/customers/{customerId}",
+        "C1: a customer and their newest orders",
+        &[Pattern {
             id: "C1",
             route: "`GET /customers/{customerId}?orders=N` (default 10, 1–100)",
             index: Index::Table,
@@ -33,7 +26,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{customer, orders}` newest first; 404 `customer_not_found`",
             example: Example::sub("123", "/customers/123?orders=2"),
         }],
-    }],
+    )],
 };
 pub const DEFAULT_ORDERS: u32 = 10;
 pub const MAX_ORDERS: u32 = 100;

@@ -2,13 +2,10 @@
 //! kept by the stream handlers on `AGGREGATE_SHARDS` write shards and summed here from ONE
 //! BatchGetItem of every shard.
 
+use api::declare::*;
 use api::{
     Access, ApiError,
     views::{derived, with_drift},
-};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
 };
 use keys::{Date, derived};
 use lambda_http::{Body, Request, Response};
@@ -21,11 +18,10 @@ pub const FUNCTION: Function = Function {
     name: "get-daily-stats",
     access: Access::Staff,
     needs: Needs::SHARDS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/stats/daily/{date}",
-        summary: "Site-wide counts of a day (a sharded counter, summed)",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/stats/daily/{date}",
+        "Site-wide counts of a day (a sharded counter, summed)",
+        &[Pattern {
             id: "",
             route: "`GET /stats/daily/{date}`",
             index: Index::Table,
@@ -33,7 +29,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{date, orders, revenue, reviews}`",
             example: Example::staff("/stats/daily/2020-12-06"),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

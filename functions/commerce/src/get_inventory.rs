@@ -3,11 +3,8 @@
 //! `inventory_not_found` when the warehouse holds no record of the product (or either does not
 //! exist). Staff only.
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::commerce::Sku;
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, products};
@@ -17,11 +14,10 @@ pub const FUNCTION: Function = Function {
     name: "get-inventory",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/products/{sku}/inventory/{warehouseId}",
-        summary: "O12: a product's stock in one warehouse: one GetItem",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/products/{sku}/inventory/{warehouseId}",
+        "O12: a product's stock in one warehouse: one GetItem",
+        &[Pattern {
             id: "O12",
             route: "`GET /products/{sku}/inventory/{warehouseId}` (staff)",
             index: Index::Table,
@@ -29,7 +25,7 @@ pub const FUNCTION: Function = Function {
             returns: "the inventory; 404 `inventory_not_found`",
             example: Example::staff("/products/42/inventory/W1"),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

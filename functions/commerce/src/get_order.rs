@@ -6,11 +6,8 @@
 //! The path does not say whose order it is: the header read by the same query does. A caller who
 //! is neither that customer nor staff gets the same 404 as for an order that does not exist.
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{SortableId, commerce as k};
 use lambda_http::{Body, Request, Response};
 use model::{
@@ -25,11 +22,10 @@ pub const FUNCTION: Function = Function {
     name: "get-order",
     access: Access::SignedIn,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/orders/{orderId}",
-        summary: "C5: an order with its lines and tracking events",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/orders/{orderId}",
+        "C5: an order with its lines and tracking events",
+        &[Pattern {
             id: "C5",
             route: "`GET /orders/{orderId}`",
             index: Index::Table,
@@ -37,7 +33,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{order, items, events}`; 404 `order_not_found`",
             example: Example::sub("123", "/orders/01ERTNJ6000000000000000000"),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -4,11 +4,8 @@
 //! whatever the number of warehouses. A drifted total shows as `null`, named in
 //! `X-Derived-Inconsistent`. 404 `product_not_found`. Anyone may read it (a catalogue page).
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::commerce::Sku;
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, products};
@@ -18,11 +15,10 @@ pub const FUNCTION: Function = Function {
     name: "get-product",
     access: Access::Public,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/products/{sku}",
-        summary: "O13: a product with its total inventory over every warehouse (derived): one GetItem",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/products/{sku}",
+        "O13: a product with its total inventory over every warehouse (derived): one GetItem",
+        &[Pattern {
             id: "O13",
             route: "`GET /products/{sku}` (public)",
             index: Index::Table,
@@ -30,7 +26,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{sku, name, description, createdAt, updatedAt, totalInventory}`; 404 `product_not_found`",
             example: Example::anyone("/products/42"),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

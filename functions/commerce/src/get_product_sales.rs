@@ -2,13 +2,10 @@
 //! (cents), kept by the `commerce-stream` stream consumer on `AGGREGATE_SHARDS` write shards and
 //! summed here from ONE BatchGetItem of every shard.
 
+use api::declare::*;
 use api::{
     Access, ApiError,
     views::{derived, with_drift},
-};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
 };
 use keys::commerce::{self as k, Sku};
 use lambda_http::{Body, Request, Response};
@@ -21,11 +18,10 @@ pub const FUNCTION: Function = Function {
     name: "get-product-sales",
     access: Access::Staff,
     needs: Needs::SHARDS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/products/{sku}/sales",
-        summary: "Units sold and revenue of a product (a sharded counter, summed)",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/products/{sku}/sales",
+        "Units sold and revenue of a product (a sharded counter, summed)",
+        &[Pattern {
             id: "",
             route: "`GET /products/{sku}/sales`",
             index: Index::Table,
@@ -33,7 +29,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{productId, unitsSold, revenue}`",
             example: Example::staff("/products/1003/sales"),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

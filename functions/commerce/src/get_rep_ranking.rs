@@ -9,11 +9,8 @@
 //! Total and order count are derived values: one that drifted is `null` and named in the
 //! `X-Derived-Inconsistent` header.
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{Quarter, commerce as k};
 use lambda_http::{Body, Request, Response};
 use model::commerce::RepSales;
@@ -25,11 +22,10 @@ pub const FUNCTION: Function = Function {
     name: "get-rep-ranking",
     access: Access::Staff,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/reps/ranking",
-        summary: "O14: account reps ranked by order total in a sales period (derived, GSI1), highest first",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/reps/ranking",
+        "O14: account reps ranked by order total in a sales period (derived, GSI1), highest first",
+        &[Pattern {
             id: "O14",
             route: "`GET /reps/ranking?period=2026-Q4&limit=&cursor=` (staff; default 10, 1–100)",
             index: Index::Gsi1,
@@ -37,7 +33,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{period, reps: [{repId, total, orderCount}], nextCursor}` highest total first (ties: rep id descending), over the period's orders placed under each rep less those since cancelled or returned; 400 bad `period`",
             example: Example::staff("/reps/ranking?period=2026-Q4"),
         }],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 10;
 pub const MAX_LIMIT: u32 = 100;

@@ -10,11 +10,8 @@
 //! An unknown customer is a 404. Telling it apart from a customer without orders in the range
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::commerce::{self as k, OrderStatus};
 use lambda_http::{Body, Request, Response};
 use model::commerce::{Order, OrderHeader, OrderSummary};
@@ -24,16 +21,12 @@ use store::{Deps, Needs, commerce};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "list-customer-orders",
-    access: Access::Owner {
-        param: "customerId",
-        not_found: "customer_not_found",
-    },
+    access: Access::owner("customerId", "customer_not_found"),
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/customers/{customerId}/orders",
-        summary: "C4: a customer's orders in a date range (and a status), newest first, paginated",
-        patterns: &[
+    routes: &[Route::get(
+        "/customers/{customerId}/orders",
+        "C4: a customer's orders in a date range (and a status), newest first, paginated",
+        &[
             Pattern {
                 id: "C4",
                 route: "`GET /customers/{customerId}/orders?from=&to=&limit=&cursor=`",
@@ -57,7 +50,7 @@ pub const FUNCTION: Function = Function {
                 ),
             },
         ],
-    }],
+    )],
 };
 
 pub const DEFAULT_LIMIT: u32 = 20;

@@ -10,11 +10,8 @@
 //! the header's GSI2 key when a tracking event changes the status, so an order leaves the OPEN
 //! list as it ships.
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{
     Shard,
     commerce::{self as k, OrderStatus},
@@ -29,11 +26,10 @@ pub const FUNCTION: Function = Function {
     name: "list-orders",
     access: Access::Staff,
     needs: Needs::CURSORS.with_order_shards(),
-    routes: &[Route {
-        method: Method::Get,
-        path: "/orders",
-        summary: "O5: orders in a status across customers (15 GSI2 shards merged), newest first",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/orders",
+        "O5: orders in a status across customers (15 GSI2 shards merged), newest first",
+        &[Pattern {
             id: "O5",
             route: "`GET /orders?status=&from=&to=&limit=&cursor=` (staff)",
             index: Index::Gsi2,
@@ -41,7 +37,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{status, orders, nextCursor}` newest first",
             example: Example::staff("/orders?status=OPEN&from=2020-11-01&to=2020-12-31"),
         }],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;

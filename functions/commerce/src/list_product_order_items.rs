@@ -7,11 +7,8 @@
 //! Paged (`limit`, default 50, 1..=100, signed `cursor`). A product with neither answers empty
 //! lists: telling an unknown product apart would cost a second request. Staff only.
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::commerce::{self as k, Sku};
 use lambda_http::{Body, Request, Response};
 use model::{
@@ -26,11 +23,10 @@ pub const FUNCTION: Function = Function {
     name: "list-product-order-items",
     access: Access::Staff,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/products/{sku}/order-items",
-        summary: "O8: a product's warehouse inventories and order lines (newest first): one query of its GSI1 partition per page",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/products/{sku}/order-items",
+        "O8: a product's warehouse inventories and order lines (newest first): one query of its GSI1 partition per page",
+        &[Pattern {
             id: "O8",
             route: "`GET /products/{sku}/order-items?limit=&cursor=` (staff; default 50, 1–100)",
             index: Index::Gsi1,
@@ -38,7 +34,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{sku, inventories, orderItems: [{orderId, sku, quantity, unitPrice}], nextCursor}`: the inventories first, then the order lines newest first",
             example: Example::staff("/products/42/order-items?limit=10"),
         }],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;

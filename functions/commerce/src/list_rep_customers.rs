@@ -7,11 +7,8 @@
 //! "CUSTOMER#")` reads the customers only, so a page never pays for an order. An unknown rep, or
 //! one without customers, is an empty list.
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::commerce as k;
 use lambda_http::{Body, Request, Response};
 use model::commerce::Customer;
@@ -23,11 +20,10 @@ pub const FUNCTION: Function = Function {
     name: "list-rep-customers",
     access: Access::Staff,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/reps/{repId}/customers",
-        summary: "O9: the customers of an account rep (GSI1), by customer id",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/reps/{repId}/customers",
+        "O9: the customers of an account rep (GSI1), by customer id",
+        &[Pattern {
             id: "O9",
             route: "`GET /reps/{repId}/customers?limit=&cursor=` (staff; default 50, 1–100)",
             index: Index::Gsi1,
@@ -35,7 +31,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{repId, customers, nextCursor}` by customer id",
             example: Example::staff("/reps/E100/customers"),
         }],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;

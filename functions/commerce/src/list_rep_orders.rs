@@ -14,11 +14,8 @@
 //! The rep's customers share the partition (`CUSTOMER#<id>`, O9) and fall outside every status
 //! range: a page never pays for them. An unknown rep, or one without orders, is an empty list.
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::commerce::{self as k, OrderStatus};
 use lambda_http::{Body, Request, Response};
 use model::commerce::{Order, OrderSummary};
@@ -33,11 +30,10 @@ pub const FUNCTION: Function = Function {
     name: "list-rep-orders",
     access: Access::Staff,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/reps/{repId}/orders",
-        summary: "O10: the orders placed under an account rep in a date range, newest first (one status: one GSI1 query; else every status merged)",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/reps/{repId}/orders",
+        "O10: the orders placed under an account rep in a date range, newest first (one status: one GSI1 query; else every status merged)",
+        &[Pattern {
             id: "O10",
             route: "`GET /reps/{repId}/orders?status=&from=&to=&limit=&cursor=` (staff)",
             index: Index::Gsi1,
@@ -45,7 +41,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{repId, orders, nextCursor}` newest first",
             example: Example::staff("/reps/E100/orders?from=2020-11-01&to=2020-12-31"),
         }],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;

@@ -6,10 +6,7 @@
 //! Under an `Idempotency-Key`, a retry returns the first attempt's response and writes nothing;
 //! the same key with a different body is refused.
 
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
+use api::declare::*;
 use std::collections::HashSet;
 
 use api::{Access, ApiError};
@@ -29,17 +26,13 @@ use store::{
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "place-order",
-    access: Access::Owner {
-    param: "customerId",
-    not_found: "customer_not_found",
-},
+    access: Access::owner("customerId", "customer_not_found"),
     needs: Needs::TABLE.with_order_shards(),
     routes: &[
-        Route {
-            method: Method::Post,
-            path: "/customers/{customerId}/orders",
-            summary: "C3: place an order (all or nothing, idempotent with an Idempotency-Key)",
-            patterns: &[
+        Route::post(
+            "/customers/{customerId}/orders",
+            "C3: place an order (all or nothing, idempotent with an Idempotency-Key)",
+            &[
                 Pattern {
                     id: "C3",
                     route: "`POST /customers/{customerId}/orders` `{items: [{sku, quantity, unitPrice}]}`, `Idempotency-Key` header",
@@ -51,7 +44,7 @@ pub const FUNCTION: Function = Function {
                 .with_body(r#"{"items": [{"sku": 1001, "quantity": 2, "unitPrice": 1250}, {"sku": 42, "quantity": 1, "unitPrice": 499}]}"#),
                 },
             ],
-        },
+),
     ],
 };
 

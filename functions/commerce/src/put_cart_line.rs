@@ -2,11 +2,8 @@
 //! quantity of 0 removes it. A cart is an item collection with one small item per product
 //! (seed 004), so changing a line is one small write however full the cart.
 
+use api::declare::*;
 use api::{Access, ApiError};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::Timestamp;
 use lambda_http::{Body, Request, Response};
 use model::commerce::CartLine;
@@ -17,16 +14,12 @@ use store::{Deps, Needs, commerce};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "put-cart-line",
-    access: Access::Owner {
-        param: "cartId",
-        not_found: "cart_not_found",
-    },
+    access: Access::owner("cartId", "cart_not_found"),
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Put,
-        path: "/carts/{cartId}/items/{productId}",
-        summary: "C7: set a cart line's quantity (0 removes it)",
-        patterns: &[Pattern {
+    routes: &[Route::put(
+        "/carts/{cartId}/items/{productId}",
+        "C7: set a cart line's quantity (0 removes it)",
+        &[Pattern {
             id: "C7",
             route: "`PUT /carts/{cartId}/items/{productId}` `{quantity}`",
             index: Index::Table,
@@ -35,7 +28,7 @@ pub const FUNCTION: Function = Function {
             example: Example::sub("petes-cart", "/carts/petes-cart/items/coffee")
                 .with_body(r#"{"quantity": 3}"#),
         }],
-    }],
+    )],
 };
 
 pub const MAX_QUANTITY: u32 = 1000;

@@ -7,11 +7,8 @@
 //! it is; `null` removes it; an id assigns that employee, checked in the same transaction (404
 //! `employee_not_found`), and puts the customer in the rep's GSI1 partition (O9).
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{Id, Timestamp};
 use lambda_http::{Body, Request, Response};
 use serde::{Deserialize, Deserializer};
@@ -23,16 +20,12 @@ use store::{
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "put-customer",
-    access: Access::OwnerOrStaff {
-        param: "customerId",
-        not_found: "customer_not_found",
-    },
+    access: Access::owner_or_staff("customerId", "customer_not_found"),
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Put,
-        path: "/customers/{customerId}",
-        summary: "C2: create or update a customer (keeps its derived counters); staff may assign its account rep",
-        patterns: &[Pattern {
+    routes: &[Route::put(
+        "/customers/{customerId}",
+        "C2: create or update a customer (keeps its derived counters); staff may assign its account rep",
+        &[Pattern {
             id: "C2",
             route: "`PUT /customers/{customerId}` `{name, email}`",
             index: Index::Table,
@@ -41,7 +34,7 @@ pub const FUNCTION: Function = Function {
             example: Example::sub("123", "/customers/123")
                 .with_body(r#"{"name": "David Good", "email": "david@example.com"}"#),
         }],
-    }],
+    )],
 };
 
 pub const MAX_NAME_CHARS: usize = 200;

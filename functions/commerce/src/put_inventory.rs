@@ -5,11 +5,8 @@
 //! `attribute_not_exists`), 404 `product_not_found` / `warehouse_not_found` with nothing written.
 //! The product's total inventory (O13) follows through the stream pipeline. Staff only.
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{Timestamp, commerce::Sku};
 use lambda_http::{Body, Request, Response};
 use model::commerce::Inventory;
@@ -24,11 +21,10 @@ pub const FUNCTION: Function = Function {
     name: "put-inventory",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Put,
-        path: "/products/{sku}/inventory/{warehouseId}",
-        summary: "A product's stock in a warehouse; the product and the warehouse are checked in the same transaction",
-        patterns: &[Pattern {
+    routes: &[Route::put(
+        "/products/{sku}/inventory/{warehouseId}",
+        "A product's stock in a warehouse; the product and the warehouse are checked in the same transaction",
+        &[Pattern {
             id: "",
             route: "`PUT /products/{sku}/inventory/{warehouseId}` `{quantity: 0–1,000,000,000}` (staff)",
             index: Index::Table,
@@ -36,7 +32,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{sku, warehouseId, quantity, updatedAt}`; 201 / 200; 404 `product_not_found`, `warehouse_not_found`",
             example: Example::staff("/products/42/inventory/W2").with_body(r#"{"quantity": 25}"#),
         }],
-    }],
+    )],
 };
 /// The most one warehouse may hold of one product (a bound, so a total over many warehouses
 /// stays far within a number DynamoDB and every client can hold exactly).

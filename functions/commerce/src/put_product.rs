@@ -4,11 +4,8 @@
 //!
 //! A PUT replaces: a description that is absent or `null` removes the one stored.
 
+use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{Timestamp, commerce::Sku};
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
@@ -19,11 +16,10 @@ pub const FUNCTION: Function = Function {
     name: "put-product",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Put,
-        path: "/products/{sku}",
-        summary: "Create or replace a product (seed 003's order entry); keeps its derived total inventory",
-        patterns: &[Pattern {
+    routes: &[Route::put(
+        "/products/{sku}",
+        "Create or replace a product (seed 003's order entry); keeps its derived total inventory",
+        &[Pattern {
             id: "",
             route: "`PUT /products/{sku}` `{name, description?}` (staff)",
             index: Index::Table,
@@ -32,7 +28,7 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/products/1004")
                 .with_body(r#"{"name": "Coffee tamper", "description": "Stainless steel, 58 mm"}"#),
         }],
-    }],
+    )],
 };
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_DESCRIPTION_CHARS: usize = 2000;

@@ -5,11 +5,8 @@
 //! title only. 404 `employee_not_found` / `department_not_found`, 409 `job_exists` (the same job
 //! from the same date); nothing written then.
 
+use api::declare::*;
 use api::{Access, ApiError, views::hr as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{Date, Id, Name};
 use lambda_http::{Body, Request, Response};
 use model::hr::JobHistory;
@@ -25,11 +22,10 @@ pub const FUNCTION: Function = Function {
     access: Access::Staff,
     needs: Needs::TABLE,
     routes: &[
-        Route {
-            method: Method::Post,
-            path: "/employees/{employeeId}/jobs",
-            summary: "Add a job to an employee's history; the newest becomes the current job",
-            patterns: &[
+        Route::post(
+            "/employees/{employeeId}/jobs",
+            "Add a job to an employee's history; the newest becomes the current job",
+            &[
                 Pattern {
                     id: "",
                     route: "`POST /employees/{employeeId}/jobs` `{jobId, title, departmentId, startDate}` (staff)",
@@ -39,7 +35,7 @@ pub const FUNCTION: Function = Function {
                     example: Example::staff("/employees/E100/jobs").with_body(r#"{"jobId": "SA_MAN", "title": "Sales Manager", "departmentId": "SALES", "startDate": "2026-01-05"}"#),
                 },
             ],
-        },
+),
     ],
 };
 

@@ -2,11 +2,8 @@
 //! ONE query of its partition (`SK <= A`: the edges sort before the employee's `A` record, the
 //! job history after it, so the history is never read). Staff only; 404 `employee_not_found`.
 
+use api::declare::*;
 use api::{Access, ApiError, views::hr as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, hr};
 
@@ -15,11 +12,10 @@ pub const FUNCTION: Function = Function {
     name: "get-employee",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/employees/{employeeId}",
-        summary: "H1: an employee with current job and warehouse, one query (SK <= A)",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/employees/{employeeId}",
+        "H1: an employee with current job and warehouse, one query (SK <= A)",
+        &[Pattern {
             id: "H1",
             route: "`GET /employees/{employeeId}` (staff)",
             index: Index::Table,
@@ -27,7 +23,7 @@ pub const FUNCTION: Function = Function {
             returns: "the employee with `currentJob` and `warehouse`; 404 `employee_not_found`",
             example: Example::staff("/employees/E100"),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

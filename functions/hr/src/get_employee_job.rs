@@ -3,11 +3,8 @@
 //! written broad to narrow, so the newest comes first and only it is read. Staff only; 404
 //! `job_not_found` when the employee has no job (or does not exist).
 
+use api::declare::*;
 use api::{Access, ApiError, views::hr as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, hr};
 
@@ -16,11 +13,10 @@ pub const FUNCTION: Function = Function {
     name: "get-employee-job",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/employees/{employeeId}/job",
-        summary: "H3: an employee's current job details: one query backwards, begins_with JH#, Limit 1",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/employees/{employeeId}/job",
+        "H3: an employee's current job details: one query backwards, begins_with JH#, Limit 1",
+        &[Pattern {
             id: "H3",
             route: "`GET /employees/{employeeId}/job` (staff)",
             index: Index::Table,
@@ -28,7 +24,7 @@ pub const FUNCTION: Function = Function {
             returns: "the current job; 404 `job_not_found`",
             example: Example::staff("/employees/E100/job"),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -6,11 +6,8 @@
 //! - H6 `?hiredSince=2025-01-01`: GSI2's write-sharded `HIRED#<shard>` partitions, every shard
 //!   queried in parallel (`SK >= <date>#`, backwards) and merged newest first with ONE cursor.
 
+use api::declare::*;
 use api::{Access, ApiError, views::hr as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{
     Name, Shard,
     hr::{self as k, HIRE_SHARDS},
@@ -25,11 +22,10 @@ pub const FUNCTION: Function = Function {
     name: "list-employees",
     access: Access::Staff,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/employees",
-        summary: "H2 (name), H11 (current job title), H6 (hired since, 4 shards merged newest first): exactly one",
-        patterns: &[
+    routes: &[Route::get(
+        "/employees",
+        "H2 (name), H11 (current job title), H6 (hired since, 4 shards merged newest first): exactly one",
+        &[
             Pattern {
                 id: "H2",
                 route: "`GET /employees?name=&limit=&cursor=` (staff)",
@@ -55,7 +51,7 @@ pub const FUNCTION: Function = Function {
                 example: Example::staff("/employees?jobTitle=Sales%20Representative"),
             },
         ],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;

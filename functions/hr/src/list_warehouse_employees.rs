@@ -2,11 +2,8 @@
 //! `WAREHOUSE#<warehouseId>` partition, where each employee's warehouse edge stands (seed 003
 //! #7), a page at a time (`limit`, default 50, 1..=100, signed `cursor`). Staff only.
 
+use api::declare::*;
 use api::{Access, ApiError, views::hr as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::hr as k;
 use lambda_http::{Body, Request, Response};
 use model::hr::EmployeeWarehouse;
@@ -18,11 +15,10 @@ pub const FUNCTION: Function = Function {
     name: "list-warehouse-employees",
     access: Access::Staff,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/warehouses/{warehouseId}/employees",
-        summary: "H7: the employees of a warehouse (GSI1)",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/warehouses/{warehouseId}/employees",
+        "H7: the employees of a warehouse (GSI1)",
+        &[Pattern {
             id: "H7",
             route: "`GET /warehouses/{warehouseId}/employees?limit=&cursor=` (staff)",
             index: Index::Gsi1,
@@ -30,7 +26,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{warehouseId, employees, nextCursor}`",
             example: Example::staff("/warehouses/W1/employees"),
         }],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;

@@ -4,11 +4,8 @@
 //! to exist: 404 `warehouse_not_found` otherwise, nothing written) and a new name is copied onto
 //! the current-job and warehouse edges (`store::hr::put_employee`).
 
+use api::declare::*;
 use api::{Access, ApiError, views::hr as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{Date, Id, Name};
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
@@ -22,11 +19,10 @@ pub const FUNCTION: Function = Function {
     name: "put-employee",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Put,
-        path: "/employees/{employeeId}",
-        summary: "Create or replace an employee; its warehouse and current-job edges follow in the same transaction",
-        patterns: &[Pattern {
+    routes: &[Route::put(
+        "/employees/{employeeId}",
+        "Create or replace an employee; its warehouse and current-job edges follow in the same transaction",
+        &[Pattern {
             id: "",
             route: "`PUT /employees/{employeeId}` `{name, hireDate, warehouseId?}` (staff)",
             index: Index::Table,
@@ -36,7 +32,7 @@ pub const FUNCTION: Function = Function {
                 r#"{"name": "Alan Turing", "hireDate": "2025-06-02", "warehouseId": "W1"}"#,
             ),
         }],
-    }],
+    )],
 };
 
 #[derive(Debug, Deserialize)]

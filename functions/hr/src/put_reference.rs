@@ -8,11 +8,8 @@
 //! `<parent>_not_found` (nothing written) when the parent is missing. One function for the five
 //! kinds: they are one access pattern (write a reference record) with one shape and one policy.
 
+use api::declare::*;
 use api::{Access, ApiError};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{Id, hr::Reference};
 use lambda_http::{Body, Request, RequestExt, Response};
 use model::hr::{Country, Department, Location, ReferenceRecord, Region, Warehouse};
@@ -29,11 +26,10 @@ pub const FUNCTION: Function = Function {
     access: Access::Staff,
     needs: Needs::TABLE,
     routes: &[
-        Route {
-            method: Method::Put,
-            path: "/regions/{regionId}",
-            summary: "HR reference data: a region",
-            patterns: &[Pattern {
+        Route::put(
+            "/regions/{regionId}",
+            "HR reference data: a region",
+            &[Pattern {
                 id: "",
                 route: "`PUT /regions/{regionId}` `{name}` (staff)",
                 index: Index::Table,
@@ -41,12 +37,11 @@ pub const FUNCTION: Function = Function {
                 returns: "201 / 200 the region",
                 example: Example::staff("/regions/EU").with_body(r#"{"name": "Europe"}"#),
             }],
-        },
-        Route {
-            method: Method::Put,
-            path: "/countries/{countryId}",
-            summary: "HR reference data: a country, in a region (checked in the same transaction)",
-            patterns: &[Pattern {
+        ),
+        Route::put(
+            "/countries/{countryId}",
+            "HR reference data: a country, in a region (checked in the same transaction)",
+            &[Pattern {
                 id: "",
                 route: "`PUT /countries/{countryId}` `{name, regionId}` (staff)",
                 index: Index::Table,
@@ -55,12 +50,11 @@ pub const FUNCTION: Function = Function {
                 example: Example::staff("/countries/DE")
                     .with_body(r#"{"name": "Germany", "regionId": "EU"}"#),
             }],
-        },
-        Route {
-            method: Method::Put,
-            path: "/locations/{locationId}",
-            summary: "HR reference data: a location, in a country (checked in the same transaction)",
-            patterns: &[Pattern {
+        ),
+        Route::put(
+            "/locations/{locationId}",
+            "HR reference data: a location, in a country (checked in the same transaction)",
+            &[Pattern {
                 id: "",
                 route: "`PUT /locations/{locationId}` `{name, countryId}` (staff)",
                 index: Index::Table,
@@ -69,12 +63,11 @@ pub const FUNCTION: Function = Function {
                 example: Example::staff("/locations/BER")
                     .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#),
             }],
-        },
-        Route {
-            method: Method::Put,
-            path: "/departments/{departmentId}",
-            summary: "HR reference data: a department, at a location (checked in the same transaction)",
-            patterns: &[Pattern {
+        ),
+        Route::put(
+            "/departments/{departmentId}",
+            "HR reference data: a department, at a location (checked in the same transaction)",
+            &[Pattern {
                 id: "",
                 route: "`PUT /departments/{departmentId}` `{name, locationId}` (staff)",
                 index: Index::Table,
@@ -83,12 +76,11 @@ pub const FUNCTION: Function = Function {
                 example: Example::staff("/departments/SALES")
                     .with_body(r#"{"name": "Sales", "locationId": "BER"}"#),
             }],
-        },
-        Route {
-            method: Method::Put,
-            path: "/warehouses/{warehouseId}",
-            summary: "HR reference data: a warehouse, in a region (checked in the same transaction)",
-            patterns: &[Pattern {
+        ),
+        Route::put(
+            "/warehouses/{warehouseId}",
+            "HR reference data: a warehouse, in a region (checked in the same transaction)",
+            &[Pattern {
                 id: "",
                 route: "`PUT /warehouses/{warehouseId}` `{name, regionId}` (staff)",
                 index: Index::Table,
@@ -97,7 +89,7 @@ pub const FUNCTION: Function = Function {
                 example: Example::staff("/warehouses/W3")
                     .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#),
             }],
-        },
+        ),
     ],
 };
 pub const MAX_NAME_CHARS: usize = 200;

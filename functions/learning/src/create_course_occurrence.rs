@@ -6,11 +6,8 @@
 //! The item also carries its GSI1 key (`course#<course>#`, `<yyyy/mm/dd>#<location>#`), so the
 //! occurrence reads (L2–L6) find it apart from the course's certificates.
 
+use api::declare::*;
 use api::{Access, ApiError, views::learning as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{
     Date,
     learning::{Course, Location},
@@ -26,11 +23,10 @@ pub const FUNCTION: Function = Function {
     access: Access::Staff,
     needs: Needs::TABLE,
     routes: &[
-        Route {
-            method: Method::Post,
-            path: "/courses",
-            summary: "Create a course occurrence (seed 001's Course)",
-            patterns: &[
+        Route::post(
+            "/courses",
+            "Create a course occurrence (seed 001's Course)",
+            &[
                 Pattern {
                     id: "",
                     route: "`POST /courses` `{courseName, startDate, location, courseType}` (staff)",
@@ -40,7 +36,7 @@ pub const FUNCTION: Function = Function {
                     example: Example::staff("/courses").with_body(r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#),
                 },
             ],
-        },
+),
     ],
 };
 

@@ -4,11 +4,8 @@
 //! word boundaries: `Davids Purdy` must not get `David Spurdy`'s certificate). 404
 //! `certificate_not_found`. Anyone may read it.
 
+use api::declare::*;
 use api::{Access, ApiError, learning as params, views::learning as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, learning};
 
@@ -17,11 +14,10 @@ pub const FUNCTION: Function = Function {
     name: "get-certificate",
     access: Access::Public,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/courses/{course}/certificates/{date}/{student}",
-        summary: "L7: a student's certificate of a course day, in either entity version",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/courses/{course}/certificates/{date}/{student}",
+        "L7: a student's certificate of a course day, in either entity version",
+        &[Pattern {
             id: "L7",
             route: "`GET /courses/{course}/certificates/{date}/{student}`",
             index: Index::Table,
@@ -31,7 +27,7 @@ pub const FUNCTION: Function = Function {
                 "/courses/introtodynamodb/certificates/2022-03-15/David%20Spurdy",
             ),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

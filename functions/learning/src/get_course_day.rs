@@ -4,11 +4,8 @@
 //! day's items together). Paged (`limit`, default 50, 1..=100, and a signed `cursor`), so a day
 //! with many certificates is never cut short silently. Anyone may read it.
 
+use api::declare::*;
 use api::{Access, ApiError, learning as params, views::learning as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::learning as k;
 use lambda_http::{Body, Request, Response};
 use model::{
@@ -23,11 +20,10 @@ pub const FUNCTION: Function = Function {
     name: "get-course-day",
     access: Access::Public,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/courses/{course}/days/{date}",
-        summary: "L8: a course day's occurrences and certificates, one query per page",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/courses/{course}/days/{date}",
+        "L8: a course day's occurrences and certificates, one query per page",
+        &[Pattern {
             id: "L8",
             route: "`GET /courses/{course}/days/{date}?limit=&cursor=`",
             index: Index::Table,
@@ -35,7 +31,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{courses, certificates, nextCursor}`",
             example: Example::anyone("/courses/introtodynamodb/days/2022-03-15"),
         }],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;

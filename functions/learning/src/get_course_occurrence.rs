@@ -1,11 +1,8 @@
 //! L1: `GET /courses/{course}/occurrences/{date}/{location}`: one course occurrence by name, date
 //! (`YYYY-MM-DD`) and location. ONE GetItem. 404 `course_not_found`. Anyone may read it.
 
+use api::declare::*;
 use api::{Access, ApiError, learning as params, views::learning as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::learning as k;
 use lambda_http::{Body, Request, Response};
 use model::{Entity, learning::CourseOccurrence};
@@ -16,11 +13,10 @@ pub const FUNCTION: Function = Function {
     name: "get-course-occurrence",
     access: Access::Public,
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/courses/{course}/occurrences/{date}/{location}",
-        summary: "L1: a course occurrence by name, date and location",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/courses/{course}/occurrences/{date}/{location}",
+        "L1: a course occurrence by name, date and location",
+        &[Pattern {
             id: "L1",
             route: "`GET /courses/{course}/occurrences/{date}/{location}`",
             index: Index::Table,
@@ -30,7 +26,7 @@ pub const FUNCTION: Function = Function {
                 "/courses/Intro%20to%20DynamoDB/occurrences/2022-03-15/Building%201",
             ),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

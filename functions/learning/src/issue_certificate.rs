@@ -6,11 +6,8 @@
 //! but names another student (`David Spurdy` for `Davids Purdy`) does not stop the issue: that
 //! collision is what v02 is for. Staff only.
 
+use api::declare::*;
 use api::{Access, ApiError, learning as params, views::learning as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{
     Date,
     learning::{CertVersion, Course, Location, Name},
@@ -29,11 +26,10 @@ pub const FUNCTION: Function = Function {
     access: Access::Staff,
     needs: Needs::TABLE,
     routes: &[
-        Route {
-            method: Method::Post,
-            path: "/certificates",
-            summary: "Issue a certificate for a course occurrence (written as entity v02)",
-            patterns: &[
+        Route::post(
+            "/certificates",
+            "Issue a certificate for a course occurrence (written as entity v02)",
+            &[
                 Pattern {
                     id: "",
                     route: "`POST /certificates` `{courseName, date, location, student, certType, instructor}` (staff)",
@@ -43,7 +39,7 @@ pub const FUNCTION: Function = Function {
                     example: Example::staff("/certificates").with_body(r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#),
                 },
             ],
-        },
+),
     ],
 };
 

@@ -7,11 +7,8 @@
 //! (`store::merge`). An instructor without `version` reads both versions' keys (40 streams) until
 //! the v01 certificates are migrated. Anyone may read it.
 
+use api::declare::*;
 use api::{Access, ApiError, learning as params, views::learning as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::{
     Shard,
     learning::{self as k, CERTIFICATE_SHARDS, CertVersion, Name, Person},
@@ -26,11 +23,10 @@ pub const FUNCTION: Function = Function {
     name: "list-certificates",
     access: Access::Public,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/certificates",
-        summary: "L11-L13: certificates of a type (one version, one instructor): every shard merged into one list",
-        patterns: &[
+    routes: &[Route::get(
+        "/certificates",
+        "L11-L13: certificates of a type (one version, one instructor): every shard merged into one list",
+        &[
             Pattern {
                 id: "L11",
                 route: "`GET /certificates?type=&limit=&cursor=`",
@@ -56,7 +52,7 @@ pub const FUNCTION: Function = Function {
                 example: Example::anyone("/certificates?type=completion&instructor=Tyler%20Walch"),
             },
         ],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;

@@ -3,11 +3,8 @@
 //! `"2022/03/15#cert#01#"`), a page at a time (`limit`, default 50, 1..=100, signed `cursor`).
 //! ONE query per page; the day's course occurrences are never read. Anyone may read it.
 
+use api::declare::*;
 use api::{Access, ApiError, learning as params, views::learning as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::learning as k;
 use lambda_http::{Body, Request, Response};
 use model::learning::Certificate;
@@ -19,11 +16,10 @@ pub const FUNCTION: Function = Function {
     name: "list-course-certificates",
     access: Access::Public,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/courses/{course}/certificates",
-        summary: "L9-L10: a course day's certificates, every entity version or one",
-        patterns: &[
+    routes: &[Route::get(
+        "/courses/{course}/certificates",
+        "L9-L10: a course day's certificates, every entity version or one",
+        &[
             Pattern {
                 id: "L9",
                 route: "`GET /courses/{course}/certificates?date=&limit=&cursor=`",
@@ -43,7 +39,7 @@ pub const FUNCTION: Function = Function {
                 ),
             },
         ],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;

@@ -12,11 +12,8 @@
 //! | L5 | `... AND begins_with(GSI1SK, "2022/03/15#")` |
 //! | L6 | `... AND begins_with(GSI1SK, "2022/03/15#build")` |
 
+use api::declare::*;
 use api::{Access, ApiError, learning as params, views::learning as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::learning::{self as k, Location, Period};
 use lambda_http::{Body, Request, Response};
 use model::learning::CourseOccurrence;
@@ -28,11 +25,10 @@ pub const FUNCTION: Function = Function {
     name: "list-course-occurrences",
     access: Access::Public,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/courses/{course}/occurrences",
-        summary: "L2-L6: a course's occurrences (by year, month, date, partial location), in date order",
-        patterns: &[
+    routes: &[Route::get(
+        "/courses/{course}/occurrences",
+        "L2-L6: a course's occurrences (by year, month, date, partial location), in date order",
+        &[
             Pattern {
                 id: "L2",
                 route: "`GET /courses/{course}/occurrences?limit=&cursor=`",
@@ -76,7 +72,7 @@ pub const FUNCTION: Function = Function {
                 ),
             },
         ],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;

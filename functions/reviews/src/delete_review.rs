@@ -6,27 +6,20 @@
 //! If a concurrent write replaced the review in between, the marker's condition fails and the
 //! delete reads again: it removes whichever review is current.
 
+use api::declare::*;
 use api::{Access, ApiError};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use lambda_http::{Body, Request, Response};
 use store::{Deps, Needs, reviews};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "delete-review",
-    access: Access::OwnerOrStaff {
-        param: "username",
-        not_found: "review_not_found",
-    },
+    access: Access::owner_or_staff("username", "review_not_found"),
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Delete,
-        path: "/books/{isbn}/reviews/{username}",
-        summary: "R3: delete the user's review of the book (the user, or staff moderating)",
-        patterns: &[Pattern {
+    routes: &[Route::delete(
+        "/books/{isbn}/reviews/{username}",
+        "R3: delete the user's review of the book (the user, or staff moderating)",
+        &[Pattern {
             id: "R3",
             route: "`DELETE /books/{isbn}/reviews/{username}`",
             index: Index::Table,
@@ -34,7 +27,7 @@ pub const FUNCTION: Function = Function {
             returns: "204",
             example: Example::sub("frodo", "/books/9780261102361/reviews/frodo"),
         }],
-    }],
+    )],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

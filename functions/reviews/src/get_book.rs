@@ -10,11 +10,8 @@
 //! `rating` is derived by the stream handlers (`RatingCount`, `RatingSum` on the book): the count
 //! and the average grade to 2 decimals (`null` without reviews).
 
+use api::declare::*;
 use api::{Access, ApiError, views::reviews as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::reviews as k;
 use lambda_http::{Body, Request, Response};
 use model::reviews::{Book, Review};
@@ -26,11 +23,10 @@ pub const FUNCTION: Function = Function {
     name: "get-book",
     access: Access::Public,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/books/{isbn}",
-        summary: "R1: a book with its rating and its reviews, newest first, paginated",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/books/{isbn}",
+        "R1: a book with its rating and its reviews, newest first, paginated",
+        &[Pattern {
             id: "R1",
             route: "`GET /books/{isbn}?limit=&cursor=` (default 15, 1–100)",
             index: Index::Table,
@@ -38,7 +34,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{book (rating: count, average), reviews, nextCursor}` newest first; 404 `book_not_found`",
             example: Example::anyone("/books/9780261102354?limit=2"),
         }],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 15;
 pub const MAX_LIMIT: u32 = 100;

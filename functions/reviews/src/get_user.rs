@@ -11,11 +11,8 @@
 //!
 //! `reviewCount` is derived by the stream handlers (`ReviewCount` on the user).
 
+use api::declare::*;
 use api::{Access, ApiError, views::reviews as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::reviews as k;
 use lambda_http::{Body, Request, Response};
 use model::reviews::{Review, User};
@@ -27,11 +24,10 @@ pub const FUNCTION: Function = Function {
     name: "get-user",
     access: Access::Public,
     needs: Needs::CURSORS,
-    routes: &[Route {
-        method: Method::Get,
-        path: "/users/{username}",
-        summary: "R2: a user with their review count and their reviews, newest first, paginated",
-        patterns: &[Pattern {
+    routes: &[Route::get(
+        "/users/{username}",
+        "R2: a user with their review count and their reviews, newest first, paginated",
+        &[Pattern {
             id: "R2",
             route: "`GET /users/{username}?limit=&cursor=`",
             index: Index::Gsi1,
@@ -39,7 +35,7 @@ pub const FUNCTION: Function = Function {
             returns: "`{user (reviewCount), reviews, nextCursor}` newest first",
             example: Example::anyone("/users/frodo?limit=2"),
         }],
-    }],
+    )],
 };
 pub const DEFAULT_LIMIT: u32 = 15;
 pub const MAX_LIMIT: u32 = 100;

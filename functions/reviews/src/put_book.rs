@@ -6,11 +6,8 @@
 //! digit included) and normalised to its 13 digits, so both forms of one book are one item. The
 //! answer shows the normalised ISBN.
 
+use api::declare::*;
 use api::{Access, ApiError, views::reviews as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
 use store::{Deps, Needs, reviews};
@@ -21,11 +18,10 @@ pub const FUNCTION: Function = Function {
     access: Access::Staff,
     needs: Needs::TABLE,
     routes: &[
-        Route {
-            method: Method::Put,
-            path: "/books/{isbn}",
-            summary: "R4: create or update a book (keeps its rating)",
-            patterns: &[
+        Route::put(
+            "/books/{isbn}",
+            "R4: create or update a book (keeps its rating)",
+            &[
                 Pattern {
                     id: "R4",
                     route: "`PUT /books/{isbn}` `{title, author, publicationYear}` (staff)",
@@ -35,7 +31,7 @@ pub const FUNCTION: Function = Function {
                     example: Example::staff("/books/978-0-261-10235-4").with_body(r#"{"title": "The Fellowship of the Ring", "author": "J.R.R. Tolkien", "publicationYear": 1954}"#),
                 },
             ],
-        },
+),
     ],
 };
 

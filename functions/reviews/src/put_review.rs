@@ -8,11 +8,8 @@
 //! review goes, the new one comes. A writer that lost a race to another reads again and retries.
 //! An update re-dates the review: it moves to the top of the book's and the user's lists.
 
+use api::declare::*;
 use api::{Access, ApiError, views::reviews as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::Timestamp;
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
@@ -24,16 +21,12 @@ use store::{
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "put-review",
-    access: Access::Owner {
-        param: "username",
-        not_found: "user_not_found",
-    },
+    access: Access::owner("username", "user_not_found"),
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Put,
-        path: "/books/{isbn}/reviews/{username}",
-        summary: "R3: write or replace the user's one review of the book",
-        patterns: &[Pattern {
+    routes: &[Route::put(
+        "/books/{isbn}/reviews/{username}",
+        "R3: write or replace the user's one review of the book",
+        &[Pattern {
             id: "R3",
             route: "`PUT /books/{isbn}/reviews/{username}` `{grade: 1–10, text}`",
             index: Index::Table,
@@ -42,7 +35,7 @@ pub const FUNCTION: Function = Function {
             example: Example::sub("sam", "/books/9780261102354/reviews/sam")
                 .with_body(r#"{"grade": 9, "text": "Better on the second reading."}"#),
         }],
-    }],
+    )],
 };
 
 pub const MIN_GRADE: u8 = 1;

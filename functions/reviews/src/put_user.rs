@@ -5,11 +5,8 @@
 //! existing user's is kept. A date after today is refused. The user's record also carries its
 //! GSI1 keys (`USER#<username>` twice): R2 reads it from GSI1 together with the user's reviews.
 
+use api::declare::*;
 use api::{Access, ApiError, views::reviews as view};
-use api::{
-    Function, Route,
-    function::{Example, Index, Method, Pattern},
-};
 use keys::Date;
 use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
@@ -18,16 +15,12 @@ use store::{Deps, Needs, reviews};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "put-user",
-    access: Access::Owner {
-        param: "username",
-        not_found: "user_not_found",
-    },
+    access: Access::owner("username", "user_not_found"),
     needs: Needs::TABLE,
-    routes: &[Route {
-        method: Method::Put,
-        path: "/users/{username}",
-        summary: "R4: create or update a user (keeps their review count)",
-        patterns: &[Pattern {
+    routes: &[Route::put(
+        "/users/{username}",
+        "R4: create or update a user (keeps their review count)",
+        &[Pattern {
             id: "R4",
             route: "`PUT /users/{username}` `{membershipDate?}` (`2000-09-29`, or seed 002's `2000-09-29T04:31:00`: the date is stored)",
             index: Index::Table,
@@ -36,7 +29,7 @@ pub const FUNCTION: Function = Function {
             example: Example::sub("pippin", "/users/pippin")
                 .with_body(r#"{"membershipDate": "2002-02-02"}"#),
         }],
-    }],
+    )],
 };
 
 #[derive(Debug, Default, Deserialize)]

@@ -44,6 +44,18 @@ pub enum Access {
 }
 
 impl Access {
+    /// [`Access::Owner`]: a signed-in caller whose `sub` is the path parameter `param`.
+    pub const fn owner(param: &'static str, not_found: &'static str) -> Access {
+        Access::Owner { param, not_found }
+    }
+
+    /// [`Access::OwnerOrStaff`]: the owner, or staff.
+    pub const fn owner_or_staff(param: &'static str, not_found: &'static str) -> Access {
+        Access::OwnerOrStaff { param, not_found }
+    }
+}
+
+impl Access {
     /// Whether the route needs a token (an authorizer in the template).
     pub fn signed_in(self) -> bool {
         self != Access::Public

@@ -30,6 +30,64 @@ pub struct Route {
     pub patterns: &'static [Pattern],
 }
 
+impl Route {
+    /// A `GET` route.
+    pub const fn get(
+        path: &'static str,
+        summary: &'static str,
+        patterns: &'static [Pattern],
+    ) -> Route {
+        Route {
+            method: Method::Get,
+            path,
+            summary,
+            patterns,
+        }
+    }
+
+    /// A `PUT` route.
+    pub const fn put(
+        path: &'static str,
+        summary: &'static str,
+        patterns: &'static [Pattern],
+    ) -> Route {
+        Route {
+            method: Method::Put,
+            path,
+            summary,
+            patterns,
+        }
+    }
+
+    /// A `POST` route.
+    pub const fn post(
+        path: &'static str,
+        summary: &'static str,
+        patterns: &'static [Pattern],
+    ) -> Route {
+        Route {
+            method: Method::Post,
+            path,
+            summary,
+            patterns,
+        }
+    }
+
+    /// A `DELETE` route.
+    pub const fn delete(
+        path: &'static str,
+        summary: &'static str,
+        patterns: &'static [Pattern],
+    ) -> Route {
+        Route {
+            method: Method::Delete,
+            path,
+            summary,
+            patterns,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Method {
     Get,

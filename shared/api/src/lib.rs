@@ -35,6 +35,13 @@ pub mod serve;
 pub mod views;
 
 pub use auth::{Access, Caller};
+
+/// What a function's declaration names, in one import: `use api::declare::*;`.
+pub mod declare {
+    pub use crate::Access;
+    pub use crate::function::{Example, Function, Index, Pattern, Route};
+    pub use store::Needs;
+}
 pub use body::{MAX_BODY_BYTES, field, invalid_field, json_body};
 pub use error::ApiError;
 pub use function::{Function, Method, Route};
