@@ -238,7 +238,11 @@ pub async fn generate() -> Result<Value, Box<dyn std::error::Error>> {
     crate::org::load_with(&table, SAMPLE_ORDERS).await?;
     place_idempotent_order(&table).await?;
     derive(&table).await?;
-    let items = dev::all_items(&table).await;
+    let items = dev::all_items(&table)
+        .await
+        .into_iter()
+        .map(as_of_the_sample)
+        .collect();
     table
         .client()
         .delete_table()
@@ -246,6 +250,21 @@ pub async fn generate() -> Result<Value, Box<dyn std::error::Error>> {
         .send()
         .await?;
     Ok(model(&template, items))
+}
+
+/// When the sample's stream records were written (`dev::stream_record`'s creation time).
+const SAMPLE_EPOCH_SECONDS: i64 = 1_795_860_000;
+
+/// The item as of the sample's moment: a ledger entry expires `LEDGER_TTL_SECONDS` after the
+/// record it counts, not after whenever `make workbench` ran, so the model is the same file at
+/// every run.
+fn as_of_the_sample(mut item: Item) -> Item {
+    let ledger = item.get(model::attr::TYPE).and_then(|t| t.as_s().ok());
+    if ledger.map(String::as_str) == Some(keys::derived::types::LEDGER) {
+        let expires = SAMPLE_EPOCH_SECONDS + store::aggregate::LEDGER_TTL_SECONDS;
+        item.insert(model::attr::EXPIRES_AT.to_owned(), model::n(expires));
+    }
+    item
 }
 
 /// One order placed with an `Idempotency-Key`, so the model shows the idempotency record.
