@@ -1,6 +1,6 @@
-//! End to end, HR (seed 003's HR half) over HTTP through the real binaries: staff build an org,
-//! hire 30 employees and promote some; H1, H2, H3, H6 (walked through its merged cursor), H7
-//! and H11 answer from it; a customer is refused everywhere.
+//! End to end, HR (the HR half of AWS's relational example) over HTTP through the real binaries:
+//! staff build an org, hire 30 employees and promote some; H1, H2, H3, H6 (walked through its
+//! merged cursor), H7 and H11 answer from it; a customer is refused everywhere.
 
 use std::collections::BTreeSet;
 

@@ -1,6 +1,6 @@
-//! End to end, the learning platform (seed 001) over HTTP through the real binaries: staff create
-//! a course day and issue certificates; anyone reads them, walking the sharded L11 list page by
-//! page through its merged cursor.
+//! End to end, the learning platform (Walch's talk) over HTTP through the real binaries: staff
+//! create a course day and issue certificates; anyone reads them, walking the sharded L11 list page
+//! by page through its merged cursor.
 
 use std::collections::BTreeSet;
 

@@ -25,7 +25,8 @@ async fn the_explorer_shows_collections_in_order_and_runs_every_pattern() {
     let table = store::Table::new(dev::client(), stack.table.clone());
     tools::seed::load(&table).await.unwrap();
 
-    // Seed 000's collection: the orders newest last, then the customer's A record after them.
+    // The collection of Good's data-modeling post: the orders newest last, then the customer's A
+    // record after them.
     let (status, c) = get(
         port,
         &format!(

@@ -1,5 +1,5 @@
-//! `store::merge` against DynamoDB Local: seed 001's certificates, written sharded over 20 GSI1
-//! partitions per type, read back as one list (L11–L13) page by page through a cursor.
+//! `store::merge` against DynamoDB Local: the certificates of Walch's talk, written sharded over
+//! 20 GSI1 partitions per type, read back as one list (L11–L13) page by page through a cursor.
 
 use std::collections::BTreeSet;
 

@@ -1,10 +1,10 @@
 //! `make migrate`: moves every v01 certificate to v02, online. It finds them with the index, as
-//! seed 001 advises ("leverage indexes in your migrations"): L12, the v01 certificates of a type,
-//! is exactly the list to move, read as one list over the 20 shards (`store::merge`). Each item
-//! moves in its own transaction (`store::learning::migrate_certificate`), so a kill loses nothing
-//! and a rerun continues with what is left; reads stay correct throughout (L7 reads both versions
-//! at once; a list walked during the migration may show a certificate in both versions, once
-//! each, as it moves past the walk).
+//! Walch's talk advises ("leverage indexes in your migrations"): L12, the v01 certificates of a
+//! type, is exactly the list to move, read as one list over the 20 shards (`store::merge`). Each
+//! item moves in its own transaction (`store::learning::migrate_certificate`), so a kill loses
+//! nothing and a rerun continues with what is left; reads stay correct throughout (L7 reads both
+//! versions at once; a list walked during the migration may show a certificate in both versions,
+//! once each, as it moves past the walk).
 
 use keys::{
     Shard,

@@ -1,9 +1,9 @@
-//! `make seed`'s realistic org (seed 003), on top of the seeds' own rows ([`crate::seed`]): three
-//! regions with their countries, locations, departments and warehouses; 30 employees with job
-//! histories (promotions included), five of them account reps with four customers each;
-//! products stocked in several warehouses; a few hundred orders over two quarters, some of them
-//! moved on by tracking events. Everything is drawn from a fixed-seed generator, so every machine
-//! gets the same org, and loading twice changes nothing.
+//! `make seed`'s realistic org (after AWS's relational example), on top of the write-ups' own rows
+//! ([`crate::seed`]): three regions with their countries, locations, departments and warehouses; 30
+//! employees with job histories (promotions included), five of them account reps with four
+//! customers each; products stocked in several warehouses; a few hundred orders over two quarters,
+//! some of them moved on by tracking events. Everything is drawn from a fixed-seed generator, so
+//! every machine gets the same org, and loading twice changes nothing.
 
 use crate::Draw;
 use keys::{

@@ -1,16 +1,18 @@
-//! The seeds' own example rows, so the local stack answers at once:
-//! - seed 000: customer 123 and its orders of 2020-11-25, 2020-12-01 and 2020-12-06 (order ids are
-//!   the first ULIDs of those dates, so they are the same on every machine), plus a tracking event;
-//! - seed 004: Pete's cart (coffee, veggies and chocolates);
-//! - seed 002: two books, two users and three reviews, on seed 002's review dates (a user reviews a
-//!   book once, so three reviews need two books);
-//! - seed 001: the course occurrence "Intro to DynamoDB" of 2022-03-15 in Building 1 and David
+//! The write-ups' own example rows, so the local stack answers at once:
+//! - Good's data-modeling post: customer 123 and its orders of 2020-11-25, 2020-12-01 and
+//!   2020-12-06 (order ids are the first ULIDs of those dates, so they are the same on every
+//!   machine), plus a tracking event;
+//! - Naylor's post: Pete's cart (coffee, veggies and chocolates);
+//! - Pernin's introduction: two books, two users and three reviews, on its review dates (a user
+//!   reviews a book once, so three reviews need two books);
+//! - Walch's talk: the course occurrence "Intro to DynamoDB" of 2022-03-15 in Building 1 and David
 //!   Spurdy's completion certificate (instructor Tyler Walch), in the talk's v01 keys.
 //!
-//! - seed 003 (HR): region EU, country DE, location BER, department SALES, warehouses W1 and W2,
-//!   and employee E100 (Ada Lovelace, warehouse W1), a sales clerk promoted to sales representative;
-//! - seed 003 (order entry): E100 is customer 123's account rep (so its orders are E100's), and
-//!   the products of its order lines are stocked in W1 and W2.
+//! - AWS's relational example (HR): region EU, country DE, location BER, department SALES,
+//!   warehouses W1 and W2, and employee E100 (Ada Lovelace, warehouse W1), a sales clerk promoted
+//!   to sales representative;
+//! - AWS's relational example (order entry): E100 is customer 123's account rep (so its orders are
+//!   E100's), and the products of its order lines are stocked in W1 and W2.
 //!
 //! `make seed` then loads a realistic org on top ([`crate::org`]).
 //!
@@ -46,7 +48,7 @@ pub const PRODUCTS: [(u64, &str, u32, u32); 4] = [
 pub const ORDER_DATES: [&str; 3] = ["2020-11-25", "2020-12-01", "2020-12-06"];
 pub const CART: &str = "petes-cart";
 pub const CART_LINES: [(&str, u32); 3] = [("coffee", 2), ("veggies", 1), ("chocolates", 5)];
-/// Seed 002's books: ISBN, title, author, publication year.
+/// The books of Pernin's introduction: ISBN, title, author, publication year.
 pub const BOOKS: [(&str, &str, &str, i32); 2] = [
     (
         "9780261102354",
@@ -56,10 +58,10 @@ pub const BOOKS: [(&str, &str, &str, i32); 2] = [
     ),
     ("9780261102361", "The Two Towers", "J.R.R. Tolkien", 1954),
 ];
-/// Seed 002's users and their membership dates.
+/// The users of Pernin's introduction and their membership dates.
 pub const USERS: [(&str, &str); 2] = [("frodo", "2000-09-29"), ("sam", "2001-01-15")];
-/// Seed 002's reviews: ISBN, username, grade, text, date (ms; 2001-08-05T02:46:00Z and
-/// 2002-08-05T02:46:00Z are the seed's own).
+/// The reviews of Pernin's introduction: ISBN, username, grade, text, date (ms;
+/// 2001-08-05T02:46:00Z and 2002-08-05T02:46:00Z are the introduction's own).
 pub const REVIEWS: [(&str, &str, u8, &str, u64); 3] = [
     ("9780261102354", "frodo", 10, "Must read.", 996_979_560_000),
     ("9780261102361", "frodo", 5, "Fantastic", 1_028_515_560_000),
@@ -202,9 +204,9 @@ async fn load_products(table: &Table) -> Result<usize, StoreError> {
     Ok(written)
 }
 
-/// A small org (seed 003's HR half): a region, a country, a location, a department, two
-/// warehouses, and employee `E100` (Ada Lovelace, of warehouse W1) who was a sales clerk and is
-/// now a sales representative.
+/// A small org (the HR half of AWS's relational example): a region, a country, a location, a
+/// department, two warehouses, and employee `E100` (Ada Lovelace, of warehouse W1) who was a sales
+/// clerk and is now a sales representative.
 async fn load_hr(table: &Table) -> Result<usize, StoreError> {
     use model::hr::{Country, Department, Location as Office, Region, Warehouse};
     use store::hr::{self, EmployeeInput, JobAdded, Put};
@@ -297,8 +299,8 @@ async fn load_hr(table: &Table) -> Result<usize, StoreError> {
     Ok(written)
 }
 
-/// Seed 001's course occurrence and certificate, the certificate as the talk writes it: entity
-/// v01 (`make migrate` moves it to v02; a later load does not bring the v01 back).
+/// The course occurrence and certificate of Walch's talk, the certificate as the talk writes it:
+/// entity v01 (`make migrate` moves it to v02; a later load does not bring the v01 back).
 async fn load_learning(table: &Table) -> Result<usize, StoreError> {
     let occurrence = CourseOccurrence {
         course_name: Course::parse("Intro to DynamoDB").expect("valid"),
@@ -326,8 +328,9 @@ async fn load_learning(table: &Table) -> Result<usize, StoreError> {
     Ok(written)
 }
 
-/// Seed 002's books, users and reviews. Books and users are upserts; a review is written only if
-/// its user has none of its book yet (an existing one is left as it is, not re-dated).
+/// The books, users and reviews of Pernin's introduction. Books and users are upserts; a review is
+/// written only if its user has none of its book yet (an existing one is left as it is, not
+/// re-dated).
 async fn load_reviews(table: &Table) -> Result<usize, StoreError> {
     let mut written = 0;
     for (isbn, title, author, year) in BOOKS {

@@ -63,7 +63,8 @@ mod tests {
     #[tokio::test]
     async fn all_lines_in_one_minimal_query() {
         let table = testkit::table().await;
-        // Seed 004's cart: Pete likes coffee more than veggies, but not as much as chocolates.
+        // The cart of Naylor's post: Pete likes coffee more than veggies, but not as much as
+        // chocolates.
         for (cart, product, qty) in [
             ("petes-cart", "coffee", 2),
             ("petes-cart", "veggies", 1),

@@ -1,6 +1,6 @@
 //! C1: `GET /customers/{customerId}?orders=N`: the customer and their newest N orders (default
 //! 10, 1..=100), newest first, in ONE query: the customer's collection read backwards from its
-//! `A` record with `Limit = N + 1` (seed 000).
+//! `A` record with `Limit = N + 1` (Good's data-modeling post).
 
 use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};

@@ -1,5 +1,5 @@
 //! C5: `GET /orders/{orderId}`: an order's tracking page: the header, the purchased items and the
-//! tracking events, read together in ONE query of the order's item collection (seed 004); an
+//! tracking events, read together in ONE query of the order's item collection (Naylor's post); an
 //! order with more than 1 MB of events takes one request per 1 MB page, read to the end: the page
 //! is never cut short silently.
 //!

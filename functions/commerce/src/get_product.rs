@@ -1,8 +1,8 @@
-//! O13: `GET /products/{sku}` → a product with its total inventory over every warehouse (seed 003
-//! #13): ONE GetItem of `PRODUCT#<sku>`, `A`. The total is not summed here: the stream pipeline
-//! keeps it on the product's own record as inventories change, so the read is one small item
-//! whatever the number of warehouses. A drifted total shows as `null`, named in
-//! `X-Derived-Inconsistent`. 404 `product_not_found`. Anyone may read it (a catalogue page).
+//! O13: `GET /products/{sku}` → a product with its total inventory over every warehouse (AWS's
+//! relational example, pattern 13): ONE GetItem of `PRODUCT#<sku>`, `A`. The total is not summed
+//! here: the stream pipeline keeps it on the product's own record as inventories change, so the
+//! read is one small item whatever the number of warehouses. A drifted total shows as `null`, named
+//! in `X-Derived-Inconsistent`. 404 `product_not_found`. Anyone may read it (a catalogue page).
 
 use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};

@@ -2,12 +2,12 @@
 //! (a quarter) ranked by the total of the orders placed under them, highest first, a page at a
 //! time (`limit`, default 10, 1..=100, signed `cursor`). Staff only.
 //!
-//! Seed 003 #14 asks for derived items: the stream pipeline keeps one `RepSales` item per rep and
-//! period (its total and order count) and writes its total into its GSI1 sort key, in the
-//! period's partition: `RANKING#<YYYY-Qn>` / `<total, 15 digits>#<repId>`. The ranking is then ONE
-//! query of that partition, backwards: highest total first, equal totals by rep id, descending.
-//! Total and order count are derived values: one that drifted is `null` and named in the
-//! `X-Derived-Inconsistent` header.
+//! AWS's relational example (pattern 14) asks for derived items: the stream pipeline keeps one
+//! `RepSales` item per rep and period (its total and order count) and writes its total into its
+//! GSI1 sort key, in the period's partition: `RANKING#<YYYY-Qn>` / `<total, 15 digits>#<repId>`.
+//! The ranking is then ONE query of that partition, backwards: highest total first, equal totals by
+//! rep id, descending. Total and order count are derived values: one that drifted is `null` and
+//! named in the `X-Derived-Inconsistent` header.
 
 use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};

@@ -3,9 +3,9 @@
 //! at a time. One query per page:
 //! - without `status`: order ids are ULIDs, so a date range is a sort-key range of the customer's
 //!   collection (its order summaries);
-//! - with `status` (seed 003 #4): the order headers stand in GSI1's `CUSTOMER#<customerId>`
-//!   partition at `<STATUS>#<orderId>` (rewritten by the status projection as the order moves
-//!   on), so one status in a date range is one GSI1 sort-key range.
+//! - with `status` (AWS's relational example, pattern 4): the order headers stand in GSI1's
+//!   `CUSTOMER#<customerId>` partition at `<STATUS>#<orderId>` (rewritten by the status projection
+//!   as the order moves on), so one status in a date range is one GSI1 sort-key range.
 //!
 //! An unknown customer is a 404. Telling it apart from a customer without orders in the range
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.

@@ -2,13 +2,12 @@
 //! status placed in the date range (UTC, both ends included; open-ended when omitted), across
 //! customers, newest first. Staff only.
 //!
-//! Seed 003's write-sharded GSI2: an order header stands in `ORDERS#<shard>` (its id's code
-//! points modulo 15: the seed's worked example, 13 shards, padded to 15), sorted by
-//! `<STATUS>#<orderId>`. Every shard is queried in parallel with `GSI2SK BETWEEN
-//! <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>`, backwards, and the shards are
-//! merged into ONE order with ONE signed cursor (`store::merge`). The status projection rewrites
-//! the header's GSI2 key when a tracking event changes the status, so an order leaves the OPEN
-//! list as it ships.
+//! The write-sharded GSI2 of AWS's relational example: an order header stands in `ORDERS#<shard>`
+//! (its id's code points modulo 15: the example's worked figures, 13 shards, padded to 15), sorted
+//! by `<STATUS>#<orderId>`. Every shard is queried in parallel with `GSI2SK BETWEEN <STATUS>#<first
+//! ULID of from> AND <STATUS>#<last ULID of to>`, backwards, and the shards are merged into ONE
+//! order with ONE signed cursor (`store::merge`). The status projection rewrites the header's GSI2
+//! key when a tracking event changes the status, so an order leaves the OPEN list as it ships.
 
 use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};

@@ -1,11 +1,11 @@
 //! O8: `GET /products/{sku}/order-items` → a product's warehouse inventories and its order lines,
-//! `{sku, inventories, orderItems, nextCursor}`, from ONE query of GSI1 per page (seed 003 #8,
-//! "GSI overloading"): the product's partition `PRODUCT#<sku>` holds two kinds, each order line
-//! (`ORDERITEM#<orderId>`) and each inventory (`WAREHOUSE#<warehouseId>`). Read backwards, the
-//! inventories come first (`W` > `O`), then the order lines newest first (order ids are ULIDs).
-//! Each item is decoded by its `Type`; any other kind there is a corrupt item, never skipped.
-//! Paged (`limit`, default 50, 1..=100, signed `cursor`). A product with neither answers empty
-//! lists: telling an unknown product apart would cost a second request. Staff only.
+//! `{sku, inventories, orderItems, nextCursor}`, from ONE query of GSI1 per page (AWS's relational
+//! example, pattern 8, "GSI overloading"): the product's partition `PRODUCT#<sku>` holds two kinds,
+//! each order line (`ORDERITEM#<orderId>`) and each inventory (`WAREHOUSE#<warehouseId>`). Read
+//! backwards, the inventories come first (`W` > `O`), then the order lines newest first (order ids
+//! are ULIDs). Each item is decoded by its `Type`; any other kind there is a corrupt item, never
+//! skipped. Paged (`limit`, default 50, 1..=100, signed `cursor`). A product with neither answers
+//! empty lists: telling an unknown product apart would cost a second request. Staff only.
 
 use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};

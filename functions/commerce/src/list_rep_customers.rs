@@ -1,7 +1,7 @@
 //! O9: `GET /reps/{repId}/customers` → the customers an account rep (an employee) looks after,
 //! from GSI1's `REP#<repId>` partition, where a customer with a rep stands at
-//! `CUSTOMER#<customerId>` (seed 003 #9), a page at a time (`limit`, default 50, 1..=100, signed
-//! `cursor`), by customer id. Staff only.
+//! `CUSTOMER#<customerId>` (AWS's relational example, pattern 9), a page at a time (`limit`,
+//! default 50, 1..=100, signed `cursor`), by customer id. Staff only.
 //!
 //! The rep's orders share that partition (`<STATUS>#<orderId>`, O10); `begins_with(GSI1SK,
 //! "CUSTOMER#")` reads the customers only, so a page never pays for an order. An unknown rep, or

@@ -4,7 +4,7 @@
 //!
 //! An order summary placed under a rep stands in GSI1's `REP#<repId>` partition at
 //! `<STATUS>#<orderId>`, and the status projection rewrites that sort key as the order moves on
-//! (seed 003 #10: "for each StatusCode"):
+//! (AWS's relational example, pattern 10: "for each StatusCode"):
 //! - with `status`: ONE query, `GSI1SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last
 //!   ULID of to>`, backwards;
 //! - without: that query for every status, in parallel, merged into ONE order, newest first,

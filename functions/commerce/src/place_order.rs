@@ -1,8 +1,9 @@
 //! C3: `POST /customers/{customerId}/orders` with `{"items": [{"sku", "quantity", "unitPrice"}]}`
 //! and an optional `Idempotency-Key` header.
 //!
-//! One transaction: the customer must exist (ConditionCheck, seed 000's open question), the order
-//! summary goes into the customer's collection, the header and line items into the order's own.
+//! One transaction: the customer must exist (ConditionCheck, an open question of Good's
+//! data-modeling post), the order summary goes into the customer's collection, the header and
+//! line items into the order's own.
 //! Under an `Idempotency-Key`, a retry returns the first attempt's response and writes nothing;
 //! the same key with a different body is refused.
 

@@ -1,6 +1,6 @@
 //! C7: `PUT /carts/{cartId}/items/{productId}` with `{"quantity"}`: sets one line of a cart; a
 //! quantity of 0 removes it. A cart is an item collection with one small item per product
-//! (seed 004), so changing a line is one small write however full the cart.
+//! (Naylor's post), so changing a line is one small write however full the cart.
 
 use api::declare::*;
 use api::{Access, ApiError};

@@ -2,10 +2,10 @@
 //! customer (201) or updates its name and email (200), keeping what the stream pipeline derives
 //! (order count, lifetime value). One UpdateItem.
 //!
-//! `accountRepId` (seed 003's account rep, an employee) is staff business: a customer who sends
-//! it gets 403 (else a customer could probe which employee ids exist). Absent, the rep stays as
-//! it is; `null` removes it; an id assigns that employee, checked in the same transaction (404
-//! `employee_not_found`), and puts the customer in the rep's GSI1 partition (O9).
+//! `accountRepId` (the account rep of AWS's relational example, an employee) is staff business: a
+//! customer who sends it gets 403 (else a customer could probe which employee ids exist). Absent,
+//! the rep stays as it is; `null` removes it; an id assigns that employee, checked in the same
+//! transaction (404 `employee_not_found`), and puts the customer in the rep's GSI1 partition (O9).
 
 use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};

@@ -1,9 +1,10 @@
 //! `PUT /products/{sku}/inventory/{warehouseId}` with `{"quantity"}`: a product's stock in one
-//! warehouse (seed 003's OE-Inventory), in the product's partition (O12) and in its GSI1 partition
-//! beside its order lines (O8). ONE transaction checks that the product and the warehouse exist
-//! and puts the inventory: 201 when created, 200 when replaced (a second transaction, without the
-//! `attribute_not_exists`), 404 `product_not_found` / `warehouse_not_found` with nothing written.
-//! The product's total inventory (O13) follows through the stream pipeline. Staff only.
+//! warehouse (the OE-Inventory of AWS's relational example), in the product's partition (O12) and
+//! in its GSI1 partition beside its order lines (O8). ONE transaction checks that the product and
+//! the warehouse exist and puts the inventory: 201 when created, 200 when replaced (a second
+//! transaction, without the `attribute_not_exists`), 404 `product_not_found` /
+//! `warehouse_not_found` with nothing written. The product's total inventory (O13) follows through
+//! the stream pipeline. Staff only.
 
 use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};

@@ -1,6 +1,7 @@
-//! `PUT /products/{sku}` with `{"name", "description"?}` (seed 003's OE-Product): creates the
-//! product (201) or replaces its name and description (200), keeping its total inventory, which
-//! the stream pipeline derives from its inventories. One UpdateItem. Staff only.
+//! `PUT /products/{sku}` with `{"name", "description"?}` (the OE-Product of AWS's relational
+//! example): creates the product (201) or replaces its name and description (200), keeping its
+//! total inventory, which the stream pipeline derives from its inventories. One UpdateItem. Staff
+//! only.
 //!
 //! A PUT replaces: a description that is absent or `null` removes the one stored.
 
@@ -18,7 +19,7 @@ pub const FUNCTION: Function = Function {
     needs: Needs::TABLE,
     routes: &[Route::put(
         "/products/{sku}",
-        "Create or replace a product (seed 003's order entry); keeps its derived total inventory",
+        "Create or replace a product (the order entry of AWS's relational example); keeps its derived total inventory",
         &[Pattern {
             id: "",
             route: "`PUT /products/{sku}` `{name, description?}` (staff)",

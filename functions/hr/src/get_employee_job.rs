@@ -1,7 +1,7 @@
-//! H3: `GET /employees/{employeeId}/job` → the employee's current job details: ONE query of its
-//! job history backwards, `begins_with(SK, "JH#")`, `Limit = 1` (seed 003 #3): start dates are
-//! written broad to narrow, so the newest comes first and only it is read. Staff only; 404
-//! `job_not_found` when the employee has no job (or does not exist).
+//! H3: `GET /employees/{employeeId}/job` → the employee's current job details: ONE query of its job
+//! history backwards, `begins_with(SK, "JH#")`, `Limit = 1` (AWS's relational example, pattern 3):
+//! start dates are written broad to narrow, so the newest comes first and only it is read. Staff
+//! only; 404 `job_not_found` when the employee has no job (or does not exist).
 
 use api::declare::*;
 use api::{Access, ApiError, views::hr as view};

@@ -1,6 +1,7 @@
 //! H7: `GET /warehouses/{warehouseId}/employees` → the employees who work there, from GSI1's
-//! `WAREHOUSE#<warehouseId>` partition, where each employee's warehouse edge stands (seed 003
-//! #7), a page at a time (`limit`, default 50, 1..=100, signed `cursor`). Staff only.
+//! `WAREHOUSE#<warehouseId>` partition, where each employee's warehouse edge stands (AWS's
+//! relational example, pattern 7), a page at a time (`limit`, default 50, 1..=100, signed
+//! `cursor`). Staff only.
 
 use api::declare::*;
 use api::{Access, ApiError, views::hr as view};

@@ -1,4 +1,5 @@
-//! HR reference data (seed 003's relational schema), one route per kind, staff only:
+//! HR reference data (the relational schema of AWS's relational example), one route per kind,
+//! staff only:
 //! `PUT /regions/{regionId}` `{name}`, `PUT /countries/{countryId}` `{name, regionId}`,
 //! `PUT /locations/{locationId}` `{name, countryId}`, `PUT /departments/{departmentId}`
 //! `{name, locationId}`, `PUT /warehouses/{warehouseId}` `{name, regionId}`.

@@ -1,7 +1,7 @@
 //! `POST /courses` with `{"courseName", "startDate", "location", "courseType"}`: creates a course
-//! occurrence (seed 001's "Course"), 201. One PutItem, on `attribute_not_exists`: the same name,
-//! date and location (as normalised in the key: case and spacing ignored, numbers padded) is a
-//! 409 `course_exists`. Staff only.
+//! occurrence (the "Course" of Walch's talk), 201. One PutItem, on `attribute_not_exists`: the same
+//! name, date and location (as normalised in the key: case and spacing ignored, numbers padded) is
+//! a 409 `course_exists`. Staff only.
 //!
 //! The item also carries its GSI1 key (`course#<course>#`, `<yyyy/mm/dd>#<location>#`), so the
 //! occurrence reads (L2–L6) find it apart from the course's certificates.
@@ -25,7 +25,7 @@ pub const FUNCTION: Function = Function {
     routes: &[
         Route::post(
             "/courses",
-            "Create a course occurrence (seed 001's Course)",
+            "Create a course occurrence (the Course of Walch's talk)",
             &[
                 Pattern {
                     id: "",

@@ -1,5 +1,6 @@
 //! R1: `GET /books/{isbn}?limit=&cursor=`: the book and its reviews, newest first, a page at a
-//! time (default 15 reviews, as seed 002's example; 1..=100). ONE query per page.
+//! time (default 15 reviews, as in the example of Pernin's introduction; 1..=100). ONE query per
+//! page.
 //!
 //! First page: the book's collection read backwards from the book's own record (`SK <= BOOK#<isbn>`;
 //! review sort keys start with their date, which sorts before `B`), `Limit = limit + 1`: the book
@@ -76,7 +77,7 @@ mod tests {
     use testkit::{Harness, all_items, query_read_units};
     const ISBN: &str = "9780261102354";
     const OTHER: &str = "9780261102361";
-    /// 2001-08-05T02:46:00Z, seed 002's first review date.
+    /// 2001-08-05T02:46:00Z, the first review date of Pernin's introduction.
     const T0: u64 = 996_979_560_000;
 
     fn id(s: &str) -> Id {

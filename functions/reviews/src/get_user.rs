@@ -76,7 +76,7 @@ mod tests {
         reviews::{self, NewReview, put_review},
     };
     use testkit::{Harness, all_items, query_read_units};
-    /// 2001-08-05T02:46:00Z, seed 002's first review date.
+    /// 2001-08-05T02:46:00Z, the first review date of Pernin's introduction.
     const T0: u64 = 996_979_560_000;
 
     fn id(s: &str) -> Id {

@@ -55,9 +55,9 @@ fn today() -> Date {
         .unwrap_or_else(|| Date::from_ymd(1970, 1, 1).expect("valid"))
 }
 
-/// `membershipDate`: a date (`2000-09-29`) or, as seed 002 writes it, a date and a time of day
-/// (`2000-09-29T04:31:00`, seconds and a trailing `Z` optional). The date is what is stored: a
-/// membership starts on a day.
+/// `membershipDate`: a date (`2000-09-29`) or, as Pernin's introduction writes it, a date and a
+/// time of day (`2000-09-29T04:31:00`, seconds and a trailing `Z` optional). The date is what is
+/// stored: a membership starts on a day.
 fn membership_date(value: &str) -> Result<Date, ApiError> {
     let invalid = || {
         ApiError::bad_request(
@@ -166,7 +166,7 @@ mod tests {
         // A date: set.
         let (s, u) = put(&table, "frodo", Some(r#"{"membershipDate":"2001-01-15"}"#)).await;
         assert_eq!((s, u["membershipDate"].as_str()), (200, Some("2001-01-15")));
-        // Seed 002's own form, a date and a time: the date is stored.
+        // The form of Pernin's introduction, a date and a time: the date is stored.
         let seed = r#"{"membershipDate":"2000-09-29T04:31:00"}"#;
         let (s, u) = put(&table, "frodo", Some(seed)).await;
         assert_eq!((s, u["membershipDate"].as_str()), (200, Some("2000-09-29")));
@@ -248,7 +248,8 @@ mod tests {
                 400,
                 "invalid_body",
             ),
-            // Seed 002's own form (`2000-09-29T04:31:00`) is accepted; a time that is not one is not.
+            // The form of Pernin's introduction (`2000-09-29T04:31:00`) is accepted; a time that is
+            // not one is not.
             (
                 "frodo",
                 r#"{"membershipDate":"2000-09-29T25:31:00"}"#,

@@ -1,5 +1,5 @@
-//! Parameters of the learning routes (seed 001): a course named by its name or its key, dates as
-//! `YYYY-MM-DD`, locations and people as free text, certificate types and versions.
+//! Parameters of the learning routes (Walch's talk): a course named by its name or its key, dates
+//! as `YYYY-MM-DD`, locations and people as free text, certificate types and versions.
 
 use keys::{
     Date,

@@ -9,9 +9,10 @@ use store::{
     reviews::{self, NewReview, PutReviewOutcome},
 };
 
-/// Seed 002's first review date: 2001-08-05T02:46:00Z.
+/// The first review date of Pernin's introduction: 2001-08-05T02:46:00Z.
 pub const REVIEW_2001_MS: u64 = 996_979_560_000;
-/// Seed 000's three order dates: 2020-11-25, 2020-12-01, 2020-12-06 (midnight UTC).
+/// The three order dates of Good's data-modeling post: 2020-11-25, 2020-12-01, 2020-12-06
+/// (midnight UTC).
 pub const ORDER_DATES_MS: [u64; 3] = [1_606_262_400_000, 1_606_780_800_000, 1_607_212_800_000];
 /// The Fellowship of the Ring (HarperCollins, 1954).
 pub const FELLOWSHIP: &str = "9780261102354";
@@ -93,7 +94,8 @@ pub async fn order(table: &Table, customer: &str, ms: u64, lines: &[(u64, u32, i
         .0
 }
 
-/// Seed 000: customer `customer` and an order on each of the seed's three dates (one line each).
+/// Good's data-modeling post: customer `customer` and an order on each of the post's three dates
+/// (one line each).
 pub async fn customer_with_seed_orders(table: &Table, customer: &str) -> Vec<Order> {
     self::customer(table, customer).await;
     let mut orders = Vec::new();
@@ -149,7 +151,7 @@ pub async fn review(
     }
 }
 
-/// Seed 001's course: "Intro to DynamoDB".
+/// The course of Walch's talk: "Intro to DynamoDB".
 pub const INTRO: &str = "Intro to DynamoDB";
 
 /// A course occurrence (not written), of type "DevChat".
@@ -163,7 +165,8 @@ pub fn occurrence(course: &str, date: &str, location: &str) -> model::learning::
     }
 }
 
-/// A completion certificate (not written) of seed 001's course in Building 1, in `version`.
+/// A completion certificate (not written) of the course of Walch's talk in Building 1, in
+/// `version`.
 pub fn certificate(
     date: &str,
     student: &str,

@@ -43,8 +43,8 @@ fn number_size(n: &str) -> usize {
 }
 
 /// Read units a Query (or Scan) costs for the items it reads: their sizes summed, then rounded up
-/// to the next 4 KB, half a unit per 4 KB when eventually consistent (seed 004). Reading nothing
-/// still costs the minimum.
+/// to the next 4 KB, half a unit per 4 KB when eventually consistent (Naylor's post). Reading
+/// nothing still costs the minimum.
 pub fn query_read_units(items: &[Item], consistent: bool) -> f64 {
     let bytes: usize = items.iter().map(item_size).sum();
     let blocks = bytes.div_ceil(4096).max(1) as f64;

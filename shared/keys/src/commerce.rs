@@ -1,5 +1,6 @@
-//! Commerce keys: customers and their orders (seed 000), orders with line items and tracking
-//! events (seed 004), shopping carts (seed 004), order idempotency, and units sold per product.
+//! Commerce keys: customers and their orders (Good's data-modeling post), orders with line items
+//! and tracking events and shopping carts (Naylor's post), order idempotency, and units sold per
+//! product.
 //!
 //! | item            | PK                               | SK                    |
 //! |-----------------|----------------------------------|-----------------------|
@@ -15,7 +16,7 @@
 //! | inventory       | `PRODUCT#<sku:12>`               | `WAREHOUSE#<warehouseId>` |
 //! | rep sales       | `SALESPERIOD#<YYYY-Qn>`          | `REP#<repId>`         |
 //!
-//! Index keys (seed 003's order entry: GSI1 overloaded, GSI2 write-sharded):
+//! Index keys (the order entry of AWS's relational example: GSI1 overloaded, GSI2 write-sharded):
 //!
 //! | item          | index | partition key           | sort key                   | pattern |
 //! |---------------|-------|-------------------------|----------------------------|---------|
@@ -32,8 +33,9 @@
 //! stream's status projection), so each status list holds exactly the orders in that status.
 //!
 //! Order summaries sort before the customer's `A` record because `#` < `A`: reading the
-//! collection backwards yields the customer first, then its newest orders (seed 000). Order ids
-//! are ULIDs, so their string order is creation order and a date range is a key range.
+//! collection backwards yields the customer first, then its newest orders (Good's data-modeling
+//! post). Order ids are ULIDs, so their string order is creation order and a date range is a key
+//! range.
 
 use std::{borrow::Cow, fmt, str::FromStr};
 
@@ -58,13 +60,15 @@ pub mod tag {
     pub const REP: &str = "REP";
     pub const SALES_PERIOD: &str = "SALESPERIOD";
     pub const RANKING: &str = "RANKING";
-    /// The sort key of an entity's own record in its collection (seed 000's "A record").
+    /// The sort key of an entity's own record in its collection (the "A record" of Good's
+    /// data-modeling post).
     pub const A_RECORD: &str = "A";
-    /// Seed 000's order summaries start with the delimiter (`#ORDER#`), so they sort before `A`.
+    /// The order summaries of Good's data-modeling post start with the delimiter (`#ORDER#`), so
+    /// they sort before `A`.
     pub const LEADING: &str = "";
 }
 
-/// `Type` attribute values (seed 000: every item has one).
+/// `Type` attribute values (Good's data-modeling post: every item has one).
 pub mod types {
     pub const CUSTOMER: &str = "Customer";
     pub const ORDER_SUMMARY: &str = "Order";
@@ -79,8 +83,8 @@ pub mod types {
     pub const REP_SALES: &str = "RepSales";
 }
 
-/// A numeric SKU, 1 to [`Sku::MAX`]: 12 digits in a key (seed 004: a numeric SKU stored as a
-/// string sort key, so lines share the order's collection with its tracking events).
+/// A numeric SKU, 1 to [`Sku::MAX`]: 12 digits in a key (Naylor's post: a numeric SKU stored
+/// as a string sort key, so lines share the order's collection with its tracking events).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Sku(u64);
 
@@ -229,7 +233,7 @@ pub fn order_summary(customer: &Id, order: OrderId) -> PrimaryKey {
 }
 
 /// C1: the customer's record and its order summaries, nothing else: `SK BETWEEN #ORDER# AND A`,
-/// read backwards from the `A` record (seed 000).
+/// read backwards from the `A` record (Good's data-modeling post).
 pub fn customer_and_orders(customer: &Id) -> KeyCondition<Base> {
     KeyCondition::new(
         customer_pk(customer),
@@ -282,7 +286,7 @@ pub fn tracking_event(order: OrderId, event: EventId) -> PrimaryKey {
     )
 }
 
-/// C5: the whole order collection: header, lines and tracking events (seed 004).
+/// C5: the whole order collection: header, lines and tracking events (Naylor's post).
 pub fn order_collection(order: OrderId) -> KeyCondition<Base> {
     KeyCondition::new(order_pk(order), SortCondition::All)
 }
@@ -297,9 +301,10 @@ pub fn order_lines(order: OrderId) -> KeyCondition<Base> {
 }
 
 /// Shards of the GSI2 order-status partition unless configured otherwise (the template parameter
-/// `OrderStatusShards`, the functions' `ORDER_STATUS_SHARDS`). Seed 003's formula gives 13 for its
-/// example (3M orders, 20% OPEN, 250-byte order entities: see [`crate::shard_count`]); padded to
-/// 15 as the seed advises. Orders placed before their header recorded its shard were placed on 15.
+/// `OrderStatusShards`, the functions' `ORDER_STATUS_SHARDS`). The formula of AWS's relational
+/// example gives 13 for its own figures (3M orders, 20% OPEN, 250-byte order entities: see
+/// [`crate::shard_count`]); padded to 15 as it advises. Orders placed before their header recorded
+/// its shard were placed on 15.
 pub const DEFAULT_ORDER_STATUS_SHARDS: u32 = 15;
 
 /// The GSI2 shard of an order among `count`: a hash of its id, so a replayed placement lands on
@@ -387,8 +392,8 @@ pub fn rep_order_index(rep: &Id, order: OrderId, status: OrderStatus) -> Gsi1Key
     Key::new(rep_pk(rep), status_sort_key(status, order))
 }
 
-/// O10, one status: the rep's orders in `status` placed on the dates `from..=to` (seed 003:
-/// "for each StatusCode").
+/// O10, one status: the rep's orders in `status` placed on the dates `from..=to` (AWS's
+/// relational example: "for each StatusCode").
 pub fn rep_orders_in_status(
     rep: &Id,
     status: OrderStatus,
@@ -436,7 +441,8 @@ pub fn inventory_product_index(sku: Sku, warehouse: &Id) -> Gsi1Key {
     Key::new(product_pk(sku), warehouse_sk(warehouse))
 }
 
-/// O8: a product's order lines and inventories, ONE GSI1 partition (seed 003 #8).
+/// O8: a product's order lines and inventories, ONE GSI1 partition (AWS's relational example,
+/// pattern 8).
 pub fn product_order_items(sku: Sku) -> KeyCondition<Gsi1> {
     KeyCondition::new(product_pk(sku), SortCondition::All)
 }
@@ -502,7 +508,7 @@ fn cart_pk(cart: &Id) -> String {
     Composite::new().lit(tag::CART).seg(cart).build()
 }
 
-/// One product's line in a cart: `CART#<cartId>`, `PRODUCT#<productId>` (seed 004).
+/// One product's line in a cart: `CART#<cartId>`, `PRODUCT#<productId>` (Naylor's post).
 pub fn cart_line(cart: &Id, product: &Id) -> PrimaryKey {
     Key::new(
         cart_pk(cart),

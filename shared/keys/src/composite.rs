@@ -5,8 +5,8 @@
 //! it, numbers and dates are digits. So splitting a key at its delimiters gives back exactly its
 //! segments, which is what the registry's isolation proof relies on.
 //!
-//! Seed 001 puts a delimiter after each attribute, so that a partial key (the leading attributes)
-//! is a `begins_with` prefix that ends on a delimiter:
+//! Walch's talk puts a delimiter after each attribute, so that a partial key (the leading
+//! attributes) is a `begins_with` prefix that ends on a delimiter:
 //!
 //! ```
 //! use keys::{Composite, Date, Text};
@@ -19,8 +19,8 @@
 //! assert_eq!(key, "2022/03/15#cert#01#davidspurdy#");
 //! ```
 //!
-//! Seeds 000 and 002 write their keys without the trailing delimiter (`CUSTOMER#123`,
-//! `#ORDER#<id>`): [`Composite::build`].
+//! Good's data-modeling post and Pernin's introduction write their keys without the trailing
+//! delimiter (`CUSTOMER#123`, `#ORDER#<id>`): [`Composite::build`].
 
 use std::borrow::Cow;
 
@@ -55,7 +55,8 @@ impl Composite {
         self
     }
 
-    /// A static tag (`CUSTOMER`, `cert`; `""` for seed 000's leading delimiter in `#ORDER#`).
+    /// A static tag (`CUSTOMER`, `cert`; `""` for the leading delimiter in `#ORDER#` of Good's
+    /// data-modeling post).
     pub fn lit(self, tag: &'static str) -> Composite {
         assert!(
             !tag.contains(DELIMITER),
@@ -80,7 +81,8 @@ impl Composite {
         self.key
     }
 
-    /// The segments with a delimiter after each one (seed 001): `2022/03/15#cert#01#davidspurdy#`.
+    /// The segments with a delimiter after each one (Walch's talk):
+    /// `2022/03/15#cert#01#davidspurdy#`.
     /// Also the form of every `begins_with` prefix: it ends on a delimiter, so `jackson` never
     /// reaches `jacksonville`.
     pub fn build_delimited(mut self) -> String {
@@ -89,8 +91,8 @@ impl Composite {
     }
 
     /// The delimited key so far plus the beginning of one more attribute, for "partial" matches
-    /// within an attribute (seed 001: occurrences by name, date and *partial* location). The only
-    /// key form that does not end on a delimiter, and only ever used with `begins_with`.
+    /// within an attribute (Walch's talk: occurrences by name, date and *partial* location). The
+    /// only key form that does not end on a delimiter, and only ever used with `begins_with`.
     pub fn build_with_partial(self, partial: &impl Segment) -> String {
         let mut s = self.build_delimited();
         s.push_str(&partial.segment());

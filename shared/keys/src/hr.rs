@@ -1,5 +1,5 @@
-//! HR keys (the HR half of seed 003): reference data, employees as adjacency lists, and the
-//! GSI1 and GSI2 entries the HR read patterns use.
+//! HR keys (the HR half of AWS's relational example): reference data, employees as adjacency
+//! lists, and the GSI1 and GSI2 entries the HR read patterns use.
 //!
 //! | item                     | PK                          | SK                            | GSI1PK / GSI1SK                          | GSI2PK / GSI2SK                      |
 //! |--------------------------|-----------------------------|-------------------------------|------------------------------------------|--------------------------------------|
@@ -13,20 +13,20 @@
 //! | warehouse (edge)         | `EMPLOYEE#<employeeId>`     | `#WAREHOUSE#<warehouseId>`    | `WAREHOUSE#<warehouseId>` / `EMPLOYEE#<id>` (H7) |                            |
 //! | job history              | `EMPLOYEE#<employeeId>`     | `JH#<yyyy/mm/dd>#<jobId>`     |                                          |                                      |
 //!
-//! An employee's partition is seed 003's adjacency list: the entity item and its edges. The
-//! edges sort before the `A` record (`#` < `A`) and the job history after it (`J` > `A`), so H1
-//! (the employee, current job and warehouse) is ONE query, `SK <= A`, that never reads the
-//! history, and H3 (the current job's details, seed 003: "SK starts with JH") is one query
-//! backwards, `begins_with(SK, "JH#")`, `Limit = 1`: start dates are written broad to narrow, so
-//! the newest comes first.
+//! An employee's partition is the adjacency list of AWS's relational example: the entity item and
+//! its edges. The edges sort before the `A` record (`#` < `A`) and the job history after it (`J` >
+//! `A`), so H1 (the employee, current job and warehouse) is ONE query, `SK <= A`, that never reads
+//! the history, and H3 (the current job's details, AWS's relational example: "SK starts with JH")
+//! is one query backwards, `begins_with(SK, "JH#")`, `Limit = 1`: start dates are written broad to
+//! narrow, so the newest comes first.
 //!
 //! The current-job edge is the newest job history entry, copied: it alone carries the job title
 //! into GSI1, so H11 finds employees by their current title only, and a promotion moves them.
 //! Names and titles are free text, normalised (case and spacing ignored) and escaped ([`Text`]).
 //!
-//! H6 (hired since a date) is seed 003's `HR-CONFIDENTIAL` partition, write-sharded: every hire
-//! lands in one of [`HIRE_SHARDS`] partitions, by its employee id's code points, and a read
-//! queries them all in parallel and merges them.
+//! H6 (hired since a date) is the `HR-CONFIDENTIAL` partition of AWS's relational example,
+//! write-sharded: every hire lands in one of [`HIRE_SHARDS`] partitions, by its employee id's code
+//! points, and a read queries them all in parallel and merges them.
 
 use crate::{
     Base, Composite, Date, Gsi1, Gsi1Key, Gsi2, Gsi2Key, Id, Key, KeyCondition, PrimaryKey, Shard,
@@ -47,7 +47,8 @@ pub mod tag {
     pub const JOB_HISTORY: &str = "JH";
     pub const HIRED: &str = "HIRED";
     pub const A_RECORD: &str = "A";
-    /// The empty segment that starts an edge's sort key (`#JOB`), as seed 000's `#ORDER#`.
+    /// The empty segment that starts an edge's sort key (`#JOB`), as the `#ORDER#` of Good's
+    /// data-modeling post.
     pub const LEADING: &str = "";
 }
 
@@ -65,8 +66,8 @@ pub mod types {
 }
 
 /// Shards of the hires partition (H6). Hires are few (an org hires hundreds a year, not
-/// thousands a second), so seed 003's formula gives 1; 4 spreads the writes of a bulk load and
-/// keeps the merged read cheap (4 × 0.5 RCU at least per page).
+/// thousands a second), so the formula of AWS's relational example gives 1; 4 spreads the writes
+/// of a bulk load and keeps the merged read cheap (4 × 0.5 RCU at least per page).
 pub const HIRE_SHARDS: u32 = 4;
 
 /// The kinds of reference data: each is `<TAG>#<id>`, `A`.
@@ -98,8 +99,9 @@ impl Reference {
         }
     }
 
-    /// The kind its records name as parent (seed 003's relational schema: a country is in a
-    /// region, a location in a country, a department at a location, a warehouse in a region).
+    /// The kind its records name as parent (the relational schema of AWS's relational example: a
+    /// country is in a region, a location in a country, a department at a location, a warehouse
+    /// in a region).
     pub fn parent(self) -> Option<Reference> {
         match self {
             Reference::Region => None,

@@ -1,5 +1,5 @@
-//! Learning keys (seed 001, Tyler Walch's key-design talk): course occurrences and certificates,
-//! in the talk's final design, verbatim.
+//! Learning keys (Walch's talk, on key design): course occurrences and certificates, in the
+//! talk's final design, verbatim.
 //!
 //! | item              | PK                  | SK                                          | GSI1PK                   | GSI1SK                          |
 //! |-------------------|---------------------|---------------------------------------------|--------------------------|---------------------------------|
@@ -211,7 +211,7 @@ pub use crate::Name;
 
 /// A person (student, instructor) as a certificate of a given version writes them.
 ///
-/// - v01: seed 001's rule, [`Text`]: lower case, whitespace removed, escaped.
+/// - v01: the rule of Walch's talk, [`Text`]: lower case, whitespace removed, escaped.
 /// - v02: the words of the name, lower case, joined by `-`; inside a word `%`, `#` and `-` are
 ///   escaped (`%25`, `%23`, `%2d`), so a `-` in the key is always a word boundary and two names
 ///   with different words (after lower-casing) never share a key.
@@ -298,7 +298,7 @@ fn words(name: &str) -> String {
     out
 }
 
-/// Shards of the certificates' GSI1 partitions (seed 001: `% 20`).
+/// Shards of the certificates' GSI1 partitions (Walch's talk: `% 20`).
 pub const CERTIFICATE_SHARDS: u32 = 20;
 
 fn course_pk(course: &Text) -> String {

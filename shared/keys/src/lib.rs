@@ -4,11 +4,11 @@
 //! here, from typed values, by one builder ([`Composite`]), and every key shape is declared in one
 //! registry ([`registry`]) that proves no entity's keys can reach another's.
 //!
-//! The rules, after seeds 000 and 001:
+//! The rules, after Good's data-modeling post and Walch's talk:
 //! - keys are typed by where they live ([`PrimaryKey`], [`Gsi1Key`], [`Gsi2Key`]): a key for one
 //!   index cannot be used on another;
-//! - every entity key starts with a static tag (`CUSTOMER`, `ORDER`, ...) or, for seed 001's
-//!   unprefixed course keys, is lower-case text without a delimiter, which no tagged key is;
+//! - every entity key starts with a static tag (`CUSTOMER`, `ORDER`, ...) or, for the unprefixed
+//!   course keys of Walch's talk, is lower-case text without a delimiter, which no tagged key is;
 //! - `#` is the delimiter; identifiers ([`Id`]) may not contain it (rejected), free text
 //!   ([`Text`]) is normalised and escaped so it never does;
 //! - numbers are zero padded to a fixed width (a wider number is an error), dates are written

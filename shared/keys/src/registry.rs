@@ -20,7 +20,8 @@ use crate::{
 /// What one segment of a key may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Seg {
-    /// A static tag, exactly (`""` is seed 000's leading delimiter, or a trailing one).
+    /// A static tag, exactly (`""` is the leading delimiter of Good's data-modeling post, or a
+    /// trailing one).
     Lit(&'static str),
     /// An identifier ([`Id`]).
     Id,
@@ -135,7 +136,8 @@ pub const KINDS: &[Kind] = &[
     Kind { entity: ct::PRODUCT, context: COMMERCE, space: Space::Base, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::A_RECORD)] },
     Kind { entity: ct::INVENTORY, context: COMMERCE, space: Space::Base, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::WAREHOUSE), Id] },
     Kind { entity: ct::REP_SALES, context: COMMERCE, space: Space::Base, pk: &[Lit(c::SALES_PERIOD), Quarter], sk: &[Lit(c::REP), Id] },
-    // Commerce, indexes (seed 003's order entry: GSI1 overloaded, GSI2 write-sharded).
+    // Commerce, indexes (the order entry of AWS's relational example: GSI1 overloaded, GSI2
+    // write-sharded).
     Kind { entity: ct::ORDER_LINE, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::ORDER_ITEM), Ulid] },
     Kind { entity: ct::INVENTORY, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::WAREHOUSE), Id] },
     Kind { entity: ct::ORDER_HEADER, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::CUSTOMER), Id], sk: &[Status, Ulid] },
@@ -150,12 +152,12 @@ pub const KINDS: &[Kind] = &[
     Kind { entity: rt::REVIEW_MARKER, context: REVIEWS, space: Space::Base, pk: &[Lit(r::USER), Id], sk: &[Lit(r::REVIEW_OF), Isbn] },
     Kind { entity: rt::USER, context: REVIEWS, space: Space::Gsi1, pk: &[Lit(r::USER), Id], sk: &[Lit(r::USER), Id] },
     Kind { entity: rt::REVIEW, context: REVIEWS, space: Space::Gsi1, pk: &[Lit(r::USER), Id], sk: &[Timestamp, Lit(r::BOOK), Isbn] },
-    // Learning (seed 001): unprefixed, lower-case course partitions.
+    // Learning (Walch's talk): unprefixed, lower-case course partitions.
     Kind { entity: lt::COURSE_OCCURRENCE, context: LEARNING, space: Space::Base, pk: &[Text], sk: &[Date, Lit(l::COURSE), Version, Text, Lit("")] },
     Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Base, pk: &[Text], sk: &[Date, Lit(l::CERT), Version, Person, Lit("")] },
     Kind { entity: lt::COURSE_OCCURRENCE, context: LEARNING, space: Space::Gsi1, pk: &[Lit(l::COURSE), Text, Lit("")], sk: &[Date, Text, Lit("")] },
     Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Gsi1, pk: &[CertType, Shard, Lit("")], sk: &[Lit(l::CERT), Version, Person, Lit("")] },
-    // HR (seed 003): reference data, and employees as adjacency lists.
+    // HR (AWS's relational example): reference data, and employees as adjacency lists.
     Kind { entity: ht::REGION, context: HR, space: Space::Base, pk: &[Lit(h::REGION), Id], sk: &[Lit(h::A_RECORD)] },
     Kind { entity: ht::COUNTRY, context: HR, space: Space::Base, pk: &[Lit(h::COUNTRY), Id], sk: &[Lit(h::A_RECORD)] },
     Kind { entity: ht::LOCATION, context: HR, space: Space::Base, pk: &[Lit(h::LOCATION), Id], sk: &[Lit(h::A_RECORD)] },

@@ -1,5 +1,5 @@
-//! Review keys: books, users and their reviews, newest first (seed 002, Alexandre Pernin's final,
-//! timestamped design).
+//! Review keys: books, users and their reviews, newest first (Pernin's introduction: Alexandre
+//! Pernin's final, timestamped design).
 //!
 //! | item           | PK                   | SK                               | GSI1PK            | GSI1SK                          |
 //! |----------------|----------------------|----------------------------------|-------------------|---------------------------------|
@@ -11,7 +11,7 @@
 //! The timestamp is [`crate::iso_timestamp`]'s fixed-width UTC form (`2002-08-05T02:46:00.000Z`).
 //! Its first character is a digit, and digits sort before `B` and `U`: reading a book's collection
 //! (or a user's GSI1 partition) backwards meets the book (the user) first, then its reviews newest
-//! first, so R1 and R2 are one query each with `Limit = N + 1` (seed 002).
+//! first, so R1 and R2 are one query each with `Limit = N + 1` (Pernin's introduction).
 //!
 //! The marker makes "one review per user per book" hold although a review's sort key carries a
 //! time: it names the current review's sort key, and every write of a review goes through it in
@@ -272,7 +272,8 @@ pub(crate) mod tests {
 
     /// The Fellowship of the Ring (1954), HarperCollins: ISBN-10 0-261-10235-4.
     const FELLOWSHIP: &str = "9780261102354";
-    /// Seed 002's review dates: 2001-08-05T02:46:00 and 2002-08-05T02:46:00 (UTC).
+    /// The review dates of Pernin's introduction: 2001-08-05T02:46:00 and 2002-08-05T02:46:00
+    /// (UTC).
     const MS_2001: u64 = 996_979_560_000;
     const MS_2002: u64 = 1_028_515_560_000;
 
@@ -289,7 +290,8 @@ pub(crate) mod tests {
         assert_eq!(pair(&user(&u)), ("USER#frodo", "USER#frodo"));
         assert_eq!(pair(&user_index(&u)), ("USER#frodo", "USER#frodo"));
         // Review: SK 2002-08-05T02:46:00#USER#<Username>, GSI1SK 2002-08-05T02:46:00#BOOK#<ISBN>
-        // (seed 002), with milliseconds and the zone so that every timestamp has one width.
+        // (Pernin's introduction), with milliseconds and the zone so that every timestamp has one
+        // width.
         let newer = review(&book_isbn, &u, at(MS_2002));
         assert_eq!(
             pair(&newer),

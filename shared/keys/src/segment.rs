@@ -62,7 +62,7 @@ crate::serde_as_string!(Id, |s: &str| Id::parse("id", s));
 
 /// Free text that takes part in a key (a course name, a location, a person's name).
 ///
-/// Normalised as seed 001 asks (lower case, no whitespace) so that "Intro to DynamoDB" and
+/// Normalised as Walch's talk asks (lower case, no whitespace) so that "Intro to DynamoDB" and
 /// "intro to  dynamodb" are the same key, then escaped so that it never contains the delimiter.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Text(String);
@@ -100,7 +100,7 @@ impl Segment for Text {
     }
 }
 
-/// Seed 001's casing and spacing rule: lower case, whitespace removed.
+/// The casing and spacing rule of Walch's talk: lower case, whitespace removed.
 pub fn normalize(value: &str) -> String {
     value
         .chars()
@@ -224,7 +224,7 @@ impl Name {
         &self.0
     }
 
-    /// The key form: seed 001's normalisation (lower case, no whitespace), escaped.
+    /// The key form: the normalisation of Walch's talk (lower case, no whitespace), escaped.
     pub fn key(&self) -> Text {
         Text::parse("name", &self.0).expect("a Name is valid text")
     }

@@ -42,7 +42,8 @@ impl Segment for Shard {
     }
 }
 
-/// Seed 001's deterministic shard: the sum of the value's Unicode code points, modulo `count`.
+/// The deterministic shard of Walch's talk: the sum of the value's Unicode code points, modulo
+/// `count`.
 /// The same source value always lands on the same shard, so a retried write does too.
 pub fn code_point_shard(value: &str, count: u32) -> Shard {
     assert!(
@@ -53,7 +54,8 @@ pub fn code_point_shard(value: &str, count: u32) -> Shard {
     Shard((sum % u64::from(count)) as u32)
 }
 
-/// Seed 003's formula for the number of write shards a GSI partition key needs:
+/// The formula of AWS's relational example for the number of write shards a GSI partition key
+/// needs:
 ///
 /// ```text
 /// ItemsPerRCU          = 4KB / AvgItemSize
@@ -62,8 +64,8 @@ pub fn code_point_shard(value: &str, count: u32) -> Shard {
 /// ```
 ///
 /// `ItemsPerRCU` is rounded down (a partial item still costs a read) and `N` up (a fraction of a
-/// partition's rate still needs a partition). Seed 003 then advises padding the answer for
-/// anomalies in the data; that choice is the caller's.
+/// partition's rate still needs a partition). AWS's relational example then advises padding the
+/// answer for anomalies in the data; that choice is the caller's.
 pub fn shard_count(max_required_io: u64, avg_item_size_bytes: u64) -> u32 {
     assert!(avg_item_size_bytes > 0, "item size must be positive");
     let items_per_rcu = (4096 / avg_item_size_bytes).max(1);

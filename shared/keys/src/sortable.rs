@@ -1,5 +1,6 @@
 //! Time-sortable unique ids (ULIDs): 48 bits of milliseconds then 80 random bits, written as 26
-//! Crockford base-32 characters whose string order is creation order (seed 000's advice).
+//! Crockford base-32 characters whose string order is creation order (the advice of Good's
+//! data-modeling post).
 
 use std::{borrow::Cow, fmt};
 

@@ -156,8 +156,8 @@ pub enum SortCondition {
     /// The whole partition.
     All,
     Eq(String),
-    /// A partial key: always whole attributes, ending on a delimiter (or, for seed 001's partial
-    /// location, inside the last attribute: see [`crate::Composite::build_with_partial`]).
+    /// A partial key: always whole attributes, ending on a delimiter (or, for the partial location
+    /// of Walch's talk, inside the last attribute: see [`crate::Composite::build_with_partial`]).
     BeginsWith(String),
     /// Both ends included.
     Between(String, String),

@@ -1,6 +1,6 @@
-//! Commerce entities: customers and their orders (seed 000), orders with line items and tracking
-//! events (seed 004), shopping carts (seed 004), order idempotency, and units sold per product.
-//! Their keys are in `keys::commerce`.
+//! Commerce entities: customers and their orders (Good's data-modeling post), orders with line
+//! items and tracking events and shopping carts (Naylor's post), order idempotency, and units sold
+//! per product. Their keys are in `keys::commerce`.
 
 use keys::{
     Gsi1Key, Gsi2Key, Id, PrimaryKey, Quarter, Shard, Timestamp,
@@ -10,7 +10,7 @@ use keys::{
 use crate::{Entity, record};
 
 record! {
-    /// A customer's own record (seed 000's `A` record).
+    /// A customer's own record (the `A` record of Good's data-modeling post).
     pub struct Customer {
         customer_id: Id => CUSTOMER_ID = "CustomerId",
         name: String => NAME = "Name",
@@ -23,7 +23,8 @@ record! {
         /// Derived: sum of order totals, in cents.
         #[serde(default)]
         lifetime_value: crate::Derived => LIFETIME_VALUE = "LifetimeValue",
-        /// The employee who looks after the customer (seed 003's account rep), if any.
+        /// The employee who looks after the customer (the account rep of AWS's relational example),
+        /// if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         account_rep_id: Option<Id> => ACCOUNT_REP_ID = "AccountRepId",
     }
@@ -90,7 +91,8 @@ pub fn is_sale(status: OrderStatus) -> bool {
     !matches!(status, OrderStatus::Cancelled | OrderStatus::Returned)
 }
 
-/// An order's summary in its customer's collection (seed 000: `#ORDER#<id>` under the customer).
+/// An order's summary in its customer's collection (Good's data-modeling post: `#ORDER#<id>`
+/// under the customer).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(transparent)]
 pub struct OrderSummary(pub Order);
@@ -139,7 +141,8 @@ impl Entity for OrderHeader {
 }
 
 record! {
-    /// A purchased item (seed 004), in its order's collection and its product's GSI1 partition.
+    /// A purchased item (Naylor's post), in its order's collection and its product's GSI1
+    /// partition.
     pub struct OrderLine {
         order_id: OrderId => ORDER_ID = "OrderId",
         sku: Sku => SKU = "Sku",
@@ -169,7 +172,7 @@ impl Entity for OrderLine {
 }
 
 record! {
-    /// A tracking event (seed 004), in its order's collection, oldest first.
+    /// A tracking event (Naylor's post), in its order's collection, oldest first.
     pub struct TrackingEvent {
         order_id: OrderId => ORDER_ID = "OrderId",
         event_id: EventId => EVENT_ID = "EventId",
@@ -188,7 +191,7 @@ impl Entity for TrackingEvent {
 }
 
 record! {
-    /// One product's line in a cart (seed 004: one small item per product).
+    /// One product's line in a cart (Naylor's post: one small item per product).
     pub struct CartLine {
         cart_id: Id => CART_ID = "CartId",
         product_id: Id => PRODUCT_ID = "ProductId",
@@ -247,8 +250,8 @@ impl Entity for ProductSales {
 }
 
 record! {
-    /// A product (seed 003's OE-Product): its own record carries its total inventory over all
-    /// warehouses (O13), derived by the stream pipeline from its inventories.
+    /// A product (the OE-Product of AWS's relational example): its own record carries its total
+    /// inventory over all warehouses (O13), derived by the stream pipeline from its inventories.
     pub struct Product {
         sku: Sku => SKU = "Sku",
         name: String => NAME = "Name",

@@ -1,5 +1,5 @@
-//! HR entities (the HR half of seed 003): reference data, employees, and the edges of an
-//! employee's adjacency list. Their keys are in `keys::hr`.
+//! HR entities (the HR half of AWS's relational example): reference data, employees, and the
+//! edges of an employee's adjacency list. Their keys are in `keys::hr`.
 //!
 //! Edges copy what their readers show (an employee's name on its current-job and warehouse
 //! edges, the warehouse's name on the warehouse edge), so H1, H7 and H11 read nothing else. The
@@ -54,7 +54,7 @@ macro_rules! reference_record {
 }
 
 reference_record!(
-    /// A region (seed 003's HR-Region).
+    /// A region (the HR-Region of AWS's relational example).
     Region, REGION, region_id = "RegionId", REGION_ID
 );
 reference_record!(
@@ -73,13 +73,13 @@ reference_record!(
     parent location_id = "LocationId", LOCATION_ID
 );
 reference_record!(
-    /// A warehouse (seed 003's OE-Warehouse), in a region.
+    /// A warehouse (the OE-Warehouse of AWS's relational example), in a region.
     Warehouse, WAREHOUSE, warehouse_id = "WarehouseId", WAREHOUSE_ID,
     parent region_id = "RegionId", REGION_ID
 );
 
 record! {
-    /// An employee's own record (seed 003's HR-Employee).
+    /// An employee's own record (the HR-Employee of AWS's relational example).
     pub struct Employee {
         employee_id: Id => EMPLOYEE_ID = "EmployeeId",
         name: Name => NAME = "Name",
@@ -106,7 +106,7 @@ impl Entity for Employee {
 }
 
 record! {
-    /// A job an employee held from a date (seed 003's job history, `JH#`).
+    /// A job an employee held from a date (the job history of AWS's relational example, `JH#`).
     pub struct JobHistory {
         employee_id: Id => EMPLOYEE_ID = "EmployeeId",
         job_id: Id => JOB_ID = "JobId",

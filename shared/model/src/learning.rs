@@ -1,5 +1,5 @@
-//! Learning entities (seed 001): course occurrences and the certificates issued for them, in two
-//! entity versions. Their keys are in `keys::learning`.
+//! Learning entities (Walch's talk): course occurrences and the certificates issued for them, in
+//! two entity versions. Their keys are in `keys::learning`.
 
 use keys::{
     Date, Gsi1Key, PrimaryKey, Version,
@@ -9,7 +9,8 @@ use keys::{
 use crate::{Entity, record};
 
 record! {
-    /// One occurrence of a course: a name, a start date and a location (seed 001's "Course").
+    /// One occurrence of a course: a name, a start date and a location (the "Course" of Walch's
+    /// talk).
     pub struct CourseOccurrence {
         course_name: Course => COURSE_NAME = "CourseName",
         start_date: Date => START_DATE = "StartDate",
@@ -38,8 +39,8 @@ impl Entity for CourseOccurrence {
 }
 
 record! {
-    /// A certificate a student earned at a course occurrence (seed 001's "Certificate"), in the
-    /// entity version its keys are written in.
+    /// A certificate a student earned at a course occurrence (the "Certificate" of Walch's talk),
+    /// in the entity version its keys are written in.
     pub struct Certificate {
         cert_name: Course => CERT_NAME = "CertName",
         issued_date: Date => ISSUED_DATE = "IssuedDate",

@@ -30,7 +30,7 @@ pub type Item = HashMap<String, AttributeValue>;
 
 /// Attributes every context shares.
 pub mod attr {
-    /// Entity type, on every item (seed 000).
+    /// Entity type, on every item (Good's data-modeling post).
     pub const TYPE: &str = "Type";
     /// Epoch seconds after which DynamoDB's TTL may delete the item (`template.yaml`'s
     /// `TimeToLiveSpecification`).
@@ -43,7 +43,7 @@ pub mod attr {
 pub trait Entity: Serialize + DeserializeOwned {
     /// The `Type` attribute of its items.
     const TYPE: &'static str;
-    /// Its version. Written into the keys of entities whose design versions them (seed 001's
+    /// Its version. Written into the keys of entities whose design versions them (Walch's talk:
     /// `cert#01#`), so a later version can coexist with this one during a migration.
     const VERSION: Version = Version::new(1);
 
@@ -117,7 +117,7 @@ pub fn to_item<E: Entity>(entity: &E) -> Result<Item, ModelError> {
     Ok(item)
 }
 
-/// The `Type` of an item: how a heterogeneous collection is decoded (seed 000).
+/// The `Type` of an item: how a heterogeneous collection is decoded (Good's data-modeling post).
 pub fn type_of(item: &Item) -> Option<&str> {
     item.get(attr::TYPE)
         .and_then(|v| v.as_s().ok())

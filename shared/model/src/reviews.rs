@@ -1,5 +1,5 @@
-//! Review entities (seed 002): books, users, reviews newest first, and the marker that keeps one
-//! review per user per book. Their keys are in `keys::reviews`.
+//! Review entities (Pernin's introduction): books, users, reviews newest first, and the marker
+//! that keeps one review per user per book. Their keys are in `keys::reviews`.
 
 use keys::{
     Date, Gsi1Key, Id, PrimaryKey, Timestamp,

@@ -372,7 +372,7 @@ pub async fn apply_order_status(
 // C7: shopping cart
 
 /// Sets one line of a cart: one small item per product, so changing a line costs one small write
-/// however big the cart (seed 004).
+/// however big the cart (Naylor's post).
 pub async fn put_cart_line(table: &Table, line: &CartLine) -> Result<(), StoreError> {
     table.put(line, None).await
 }

@@ -1,5 +1,6 @@
-//! HR writes and point reads (the HR half of seed 003), shared by the functions, the seed loader
-//! and the tests. The list reads (H2, H6, H7, H11) are declared in the function that serves them.
+//! HR writes and point reads (the HR half of AWS's relational example), shared by the functions,
+//! the seed loader and the tests. The list reads (H2, H6, H7, H11) are declared in the function
+//! that serves them.
 //!
 //! An employee's partition is an adjacency list: the employee, its current-job and warehouse
 //! edges, its job history. Every write to it goes through the employee item's `Revision` (the
@@ -106,7 +107,7 @@ pub async fn employee(
 }
 
 /// H3: the employee's current job details: the newest job history entry, ONE query backwards
-/// with `Limit = 1` (seed 003: "SK starts with JH").
+/// with `Limit = 1` (AWS's relational example: "SK starts with JH").
 pub async fn current_job(table: &Table, id: &Id) -> Result<Option<JobHistory>, StoreError> {
     let page = table
         .query(k::jobs_of(id))

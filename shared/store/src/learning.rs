@@ -1,4 +1,4 @@
-//! Learning writes and point reads (seed 001), shared by the functions, the seed loader, the
+//! Learning writes and point reads (Walch's talk), shared by the functions, the seed loader, the
 //! migration and the tests. The list reads (L2–L6, L8–L13) are declared in the functions that
 //! serve them.
 //!

@@ -1,12 +1,13 @@
 //! A write-sharded index read as ONE ordered, pageable list.
 //!
-//! A sharded pattern (seed 001's certificates by type, seed 003's open orders) spreads one logical
-//! partition over N partition keys, one per shard. Each shard is a *stream*: a key condition that
-//! DynamoDB returns in sort-key order. [`merged_page`] queries the streams in parallel and merges
-//! them into one order: by sort key (or, [`merged_page_by`], by an attribute whose order each
-//! stream's sort key follows), ties broken by stream number (the order of `streams`), and within
-//! a stream as DynamoDB returns it. [`Positions`] is where each stream stands after the
-//! page: not started, after a given item, or done. It becomes one cursor (the caller signs it).
+//! A sharded pattern (the certificates by type of Walch's talk, the open orders of AWS's relational
+//! example) spreads one logical partition over N partition keys, one per shard. Each shard is a
+//! *stream*: a key condition that DynamoDB returns in sort-key order. [`merged_page`] queries the
+//! streams in parallel and merges them into one order: by sort key (or, [`merged_page_by`], by an
+//! attribute whose order each stream's sort key follows), ties broken by stream number (the order
+//! of `streams`), and within a stream as DynamoDB returns it. [`Positions`] is where each stream
+//! stands after the page: not started, after a given item, or done. It becomes one cursor (the
+//! caller signs it).
 //!
 //! Cost. A query that returns nothing still costs 0.5 RCU, so a page costs at least
 //! `active streams × 0.5 RCU`, and the number of queries is what a page's cost mostly depends on

@@ -1,6 +1,6 @@
-//! Products and their inventories (seed 003's order entry): writes and point reads (O12, O13),
-//! shared by the functions, the seed loader and the tests. O8 is declared in the function that
-//! serves it.
+//! Products and their inventories (the order entry of AWS's relational example): writes and point
+//! reads (O12, O13), shared by the functions, the seed loader and the tests. O8 is declared in the
+//! function that serves it.
 
 use keys::{
     Id, Timestamp,

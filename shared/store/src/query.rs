@@ -189,9 +189,9 @@ impl<'t, S: KeySpace> Query<'t, S> {
     }
 }
 
-/// A page of a collection read backwards from its parent's own record (seeds 000 and 002: the
-/// parent sorts after its children): the parent on the first page only, then its children,
-/// newest first.
+/// A page of a collection read backwards from its parent's own record (Good's data-modeling post
+/// and Pernin's introduction: the parent sorts after its children): the parent on the first page
+/// only, then its children, newest first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParentPage<P, C> {
     pub parent: Option<P>,

@@ -1,7 +1,7 @@
-//! Review writes (R3, R4), shared by the functions, the seed loader and the tests (seed 002:
-//! books, users, reviews newest first). The derived attributes (`RatingCount`, `RatingSum` on a
-//! book, `ReviewCount` on a user) are maintained by the stream handlers; these writes never
-//! overwrite them. Reads (R1, R2) are declared in the functions that serve them.
+//! Review writes (R3, R4), shared by the functions, the seed loader and the tests (Pernin's
+//! introduction: books, users, reviews newest first). The derived attributes (`RatingCount`,
+//! `RatingSum` on a book, `ReviewCount` on a user) are maintained by the stream handlers; these
+//! writes never overwrite them. Reads (R1, R2) are declared in the functions that serve them.
 //!
 //! One review per user per book: a review's sort key carries its date, so the key alone cannot
 //! say "this user reviewed this book already". A marker item (`USER#<username>`,

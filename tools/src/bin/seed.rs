@@ -1,6 +1,6 @@
-//! `make seed`: loads the seeds' example rows, then seed 003's realistic org, into the local table;
-//! with `--size large` (`make seed SIZE=large`), then a realistic volume of every context
-//! (`tools::volume`), with a progress line.
+//! `make seed`: loads the write-ups' example rows, then the realistic org after AWS's relational
+//! example, into the local table; with `--size large` (`make seed SIZE=large`), then a realistic
+//! volume of every context (`tools::volume`), with a progress line.
 //! Usage: seed [--table NAME] [--size small|large]   (DynamoDB Local at AWS_ENDPOINT_URL_DYNAMODB,
 //! default :8000)
 

@@ -24,7 +24,7 @@ impl Date {
         Date::new(d).ok_or_else(invalid)
     }
 
-    /// Parses seed 001's key form `YYYY/MM/DD`.
+    /// Parses the key form of Walch's talk, `YYYY/MM/DD`.
     pub fn parse_hierarchical(s: &str) -> Result<Date, KeyError> {
         let invalid = || KeyError::InvalidDate(s.to_owned());
         if s.len() != 10 {
@@ -54,7 +54,7 @@ impl Date {
         self.0.format(ISO).expect("years 0..=9999 always format")
     }
 
-    /// Seed 001's hierarchy order, broad to narrow: `2022/03/15`.
+    /// The hierarchy order of Walch's talk, broad to narrow: `2022/03/15`.
     pub fn hierarchical(self) -> String {
         self.0
             .format(HIERARCHY)
@@ -78,7 +78,7 @@ impl fmt::Display for Date {
     }
 }
 
-/// In a key, a date is written broad to narrow (seed 001): `2022/03/15`.
+/// In a key, a date is written broad to narrow (Walch's talk): `2022/03/15`.
 impl Segment for Date {
     fn segment(&self) -> Cow<'_, str> {
         Cow::Owned(self.hierarchical())

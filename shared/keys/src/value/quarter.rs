@@ -1,11 +1,11 @@
-//! A calendar quarter, the sales period of seed 003.
+//! A calendar quarter, the sales period of AWS's relational example.
 
 use std::{borrow::Cow, fmt};
 
 use super::Date;
 use crate::{KeyError, Segment};
 
-/// A calendar quarter, `YYYY-Qn` (a sales period: seed 003's `YYYY-Q1`).
+/// A calendar quarter, `YYYY-Qn` (a sales period: the `YYYY-Q1` of AWS's relational example).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Quarter {
     year: u16,

@@ -5,9 +5,9 @@ use std::borrow::Cow;
 use super::pad;
 use crate::Segment;
 
-/// An entity's version, written into its keys after the entity's static tag (seed 001:
-/// `cert#01#`), so two versions of one entity live side by side during a migration and a query
-/// for one never reads the other. Two digits, 1 to 99.
+/// An entity's version, written into its keys after the entity's static tag (Walch's talk:
+/// `cert#01#`), so two versions of one entity live side by side during a migration and a query for
+/// one never reads the other. Two digits, 1 to 99.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Version(u8);
 
