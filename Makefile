@@ -12,6 +12,14 @@ DDB_PORT ?= 8000
 TEST_DDB_PORT ?= 8001
 SIZE ?= small
 API_PORT ?= 3000
+# What a `make run` stack keeps: DynamoDB Local's data, each function's log, the stream mappings'
+# failure files. The default stack keeps them where they always were, right under .local/; a
+# second stack (`make run DDB_PORT=8100 API_PORT=3100`) under .local/ddb-8100/, so it shares
+# nothing with the first and `make stop`/`make reset` with the same DDB_PORT act on it alone.
+STATE_DIR := $(if $(filter 8000,$(DDB_PORT)),.local,.local/ddb-$(DDB_PORT))
+DATA_DIR := $(STATE_DIR)/dynamodb-data
+LOG_DIR := $(STATE_DIR)/logs
+FAILURES_DIR := $(STATE_DIR)/failures
 TABLE ?= local-table
 # Signs pagination cursors locally. In AWS it is the stack parameter CursorSigningKey.
 LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
@@ -24,7 +32,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run seed token reconcile migrate bench catalogue workbench cost test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
+.PHONY: help run reset seed token reconcile migrate bench catalogue workbench cost test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -45,17 +53,45 @@ $(VENV)/checkov/.installed: $(VENV)/.installed
 dynamodb-install:
 	scripts/dynamodb-local.sh install
 
-run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every route on http://127.0.0.1:3000
-	scripts/dynamodb-local.sh start $(DDB_PORT) .local/dynamodb-data
-	cargo build --bins
-	@echo "DynamoDB Local: http://127.0.0.1:$(DDB_PORT) (data in .local/dynamodb-data; stop it with 'make stop')"
-	@echo "Each function's logs and metrics documents: .local/logs/<function>.log"
-	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debug/local-stack \
+# The local stack of `make run` and `make reset`, in the foreground (Ctrl-C stops it).
+LOCAL_STACK = AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debug/local-stack \
 	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY) \
-	  --log-dir .local/logs
+	  --log-dir $(LOG_DIR) --failures-dir $(FAILURES_DIR)
 
-seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table; SIZE=large adds thousands of customers, orders, reviews, certificates and employees
+# True if something listens on API_PORT.
+API_LISTENS = (exec 3<>/dev/tcp/127.0.0.1/$(API_PORT)) 2>/dev/null
+
+# Waits until the stack on API_PORT says its stream handlers have dealt with every change (twice
+# in a row: what they write in turn is a change too); gives up after 30 minutes.
+WAIT_DRAINED = n=0; until [ $$n -ge 2 ]; do \
+	  if curl -s --max-time 10 http://127.0.0.1:$(API_PORT)/_local/streams | grep -Eq '"drained": ?true'; \
+	  then n=$$((n + 1)); else n=0; sleep 0.3; fi; \
+	  if [ $$SECONDS -ge 1800 ]; then echo "the stream handlers did not catch up: see $(LOG_DIR)/" >&2; exit 1; fi; \
+	done
+
+run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every route on http://127.0.0.1:3000 (DDB_PORT=... API_PORT=...: a second stack, with data and logs of its own)
+	scripts/dynamodb-local.sh start $(DDB_PORT) $(DATA_DIR)
+	cargo build --bins
+	@echo "DynamoDB Local: http://127.0.0.1:$(DDB_PORT) (data in $(DATA_DIR); stop it with 'make stop$(if $(filter-out 8000,$(DDB_PORT)), DDB_PORT=$(DDB_PORT))')"
+	@echo "Each function's logs and metrics documents: $(LOG_DIR)/<function>.log; stream failures: $(FAILURES_DIR)/"
+	$(LOCAL_STACK)
+
+reset: dynamodb-install ## Throw the local table away and run the stack on a fresh one, seeded as `make seed` seeds it: what docs/examples.md shows (stop `make run` first)
+	@if $(API_LISTENS); then echo "make reset: something listens on port $(API_PORT): stop make run (Ctrl-C) first" >&2; exit 1; fi
+	scripts/dynamodb-local.sh stop $(DDB_PORT)
+	rm -rf $(DATA_DIR) $(LOG_DIR) $(FAILURES_DIR)
+	scripts/dynamodb-local.sh start $(DDB_PORT) $(DATA_DIR)
+	cargo build --bins
+	@echo "DynamoDB Local: http://127.0.0.1:$(DDB_PORT) (a fresh table in $(DATA_DIR)); make seed runs once the stack listens"
+	trap 'kill $$seeder 2>/dev/null || true' EXIT; \
+	  { until curl -s -o /dev/null --max-time 10 http://127.0.0.1:$(API_PORT)/_local/streams; do sleep 0.2; done; \
+	    $(MAKE) --no-print-directory seed; } & seeder=$$!; \
+	  $(LOCAL_STACK)
+
+seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table, then wait for the stream handlers to derive totals and rankings; SIZE=large adds thousands of customers, orders, reviews, certificates and employees
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin seed -- --table $(TABLE) --size $(SIZE)
+	@if $(API_LISTENS); then echo "waiting for the stream handlers to catch up ..."; $(WAIT_DRAINED); \
+	  echo "seeded, and the stream handlers have caught up"; fi
 
 bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks, each against its baseline in the same run: the functions as Lambda runs them (root: cgroup CPU shares) against a bare hello, Node + ElectroDB, Python + boto3; coalesced stream writes; merged pages of a sharded index
 	bench/python/install.sh >/dev/null
@@ -91,7 +127,7 @@ migrate: ## Move every v01 certificate of the local table to v02, online (DRY=1:
 token: ## Print a local access token: make token SUB=<id> [GROUPS=staff] (the id is a customerId or username)
 	@cargo run --quiet -p local --bin token -- --sub "$(SUB)" --groups "$(GROUPS)"
 
-stop: ## Stop the DynamoDB Local of `make run`
+stop: ## Stop the DynamoDB Local of `make run` (DDB_PORT=...: of that stack)
 	scripts/dynamodb-local.sh stop $(DDB_PORT)
 
 # The tests mostly wait on DynamoDB Local, not on the CPU: 6 run at a time instead of one per core
