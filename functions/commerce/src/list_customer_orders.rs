@@ -61,7 +61,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let status: Option<OrderStatus> = api::query_parsed(&req, "status")?;
     let (from, to) = api::query_order_dates(&req)?;
     if status.is_some() {
-        api::serving("C4 by status");
+        api::count_as_pattern("C4 by status");
     }
     // A cursor is bound to this pattern, this customer, this status (if any) and this range.
     let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;

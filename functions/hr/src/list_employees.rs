@@ -66,7 +66,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let next;
     match (name, title, since) {
         (Some(name), None, None) => {
-            api::serving("H2");
+            api::count_as_pattern("H2");
             let name =
                 Name::parse("name", &name).map_err(|e| ApiError::invalid_parameter("name", e))?;
             let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
@@ -80,7 +80,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             next = after;
         }
         (None, Some(title), None) => {
-            api::serving("H11");
+            api::count_as_pattern("H11");
             let title = Name::parse("jobTitle", &title)
                 .map_err(|e| ApiError::invalid_parameter("jobTitle", e))?;
             let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
@@ -94,7 +94,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             next = after;
         }
         (None, None, Some(since)) => {
-            api::serving("H6");
+            api::count_as_pattern("H6");
             let streams = Shard::all(HIRE_SHARDS)
                 .map(|shard| k::hired_since(shard, since))
                 .collect();

@@ -67,7 +67,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             Name::parse("instructor", &i).map_err(|e| ApiError::invalid_parameter("instructor", e))
         })
         .transpose()?;
-    api::serving(match (&instructor, version) {
+    api::count_as_pattern(match (&instructor, version) {
         (Some(_), _) => "L13",
         (None, Some(_)) => "L12",
         (None, None) => "L11",

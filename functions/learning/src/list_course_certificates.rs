@@ -49,7 +49,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let date = api::query_date(&req, "date")?
         .ok_or_else(|| ApiError::invalid_parameter("date", "give date=YYYY-MM-DD"))?;
     let version = params::query_version(&req)?;
-    api::serving(if version.is_some() { "L10" } else { "L9" });
+    api::count_as_pattern(if version.is_some() { "L10" } else { "L9" });
     let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
     let paging = store::Paging::new(deps, page, |limit| {
         format!("L9-10|{}|{date}|{version:?}|{limit}", course.key().as_key())

@@ -126,7 +126,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let location = api::query(&req, "location")
         .map(|l| Location::parse(&l).map_err(|e| ApiError::invalid_parameter("location", e)))
         .transpose()?;
-    api::serving(match (&location, period) {
+    api::count_as_pattern(match (&location, period) {
         (Some(_), _) => "L6",
         (None, Period::Any) => "L2",
         (None, Period::Year(_)) => "L3",

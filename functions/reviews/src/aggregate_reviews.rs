@@ -44,8 +44,8 @@ fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution
         // Other types are filtered out before they reach this function (FilterCriteria).
         return Ok(Vec::new());
     }
-    let old = change.old::<Review>().map_err(|e| e.to_string())?;
-    let new = change.new::<Review>().map_err(|e| e.to_string())?;
+    let old = change.old_image::<Review>().map_err(|e| e.to_string())?;
+    let new = change.new_image::<Review>().map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let contribution = |target, target_type, must_exist, adds, labels| Contribution {
         record: change.index,

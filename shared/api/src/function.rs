@@ -214,7 +214,7 @@ impl Function {
     /// The `Pattern` its metrics are counted under: the catalogue ID of the patterns it serves
     /// (`C1`; a run of one letter's numbers as a range, `L2-L6`; others joined, `H2/H6/H11`),
     /// or its own name when it serves no numbered pattern. A handler serving several names the
-    /// one of each invocation with [`crate::serving`].
+    /// one of each invocation with [`crate::count_as_pattern`].
     pub fn metrics_pattern(&self) -> String {
         let mut ids: Vec<&str> = Vec::new();
         for p in self.routes.iter().flat_map(|r| r.patterns) {

@@ -51,5 +51,5 @@ pub use parameters::{
 };
 pub use response::{DERIVED_INCONSISTENT, error_response, json, no_content, respond};
 pub use serve::{dispatch, serve};
-/// For a handler serving several patterns: [`telemetry::serving`].
-pub use telemetry::serving;
+/// For a handler serving several patterns: [`telemetry::count_as_pattern`].
+pub use telemetry::count_as_pattern;

@@ -70,13 +70,12 @@ impl Change<'_> {
     }
 
     /// The image before the change, as entity `E`; `None` for an insert.
-    pub fn old<E: Entity>(&self) -> Result<Option<E>, ChangeError> {
+    pub fn old_image<E: Entity>(&self) -> Result<Option<E>, ChangeError> {
         self.image(&self.record.change.old_image)
     }
 
     /// The image after the change, as entity `E`; `None` for a removal.
-    #[allow(clippy::new_ret_no_self)] // `old`/`new` name the two images, as DynamoDB Streams do
-    pub fn new<E: Entity>(&self) -> Result<Option<E>, ChangeError> {
+    pub fn new_image<E: Entity>(&self) -> Result<Option<E>, ChangeError> {
         self.image(&self.record.change.new_image)
     }
 

@@ -8,9 +8,9 @@
 //!   [`Metric`]s; when the invocation ends, [`MetricsLayer`] prints them as ONE JSON document on
 //!   stdout, under one dimension set: `FunctionName` (Lambda's own metrics use the same) and
 //!   `Pattern`, the access pattern the invocation served (its catalogue ID, `C1` or `L3`, which a
-//!   handler serving several names with [`serving`]). The request id is a property, so a metric
-//!   links back to the invocation's log lines. CloudWatch turns the documents into metrics with no
-//!   API call and no extra permission.
+//!   handler serving several names with [`count_as_pattern`]). The request id is a property, so a
+//!   metric links back to the invocation's log lines. CloudWatch turns the documents into metrics
+//!   with no API call and no extra permission.
 //! - **Traces**: X-Ray subsegments of the AWS calls of a sampled invocation ([`xray`]).
 //! - **A failed start-up**: logged and reported to Lambda, so the invocation fails with its cause
 //!   ([`startup`]).
@@ -134,7 +134,7 @@ impl Metric {
 /// Names the access pattern the current invocation serves, for a function that serves several
 /// (`L2`-`L6` by their query parameters); the others are counted under the pattern given to
 /// [`init`].
-pub fn serving(pattern: &'static str) {
+pub fn count_as_pattern(pattern: &'static str) {
     lock().pattern = Some(pattern);
 }
 
@@ -144,7 +144,7 @@ pub fn serving(pattern: &'static str) {
 struct Invocation {
     /// By [`Metric`].
     values: [Option<f64>; Metric::ALL.len()],
-    /// Set by [`serving`].
+    /// Set by [`count_as_pattern`].
     pattern: Option<&'static str>,
 }
 
@@ -246,11 +246,11 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// Logs, once, first thing in `main`, and the process's metrics documents (kept for the life of
-/// the process), written after each invocation by a [`MetricsLayer`] around the function's service.
+/// Logs, once, first thing in `main`, and the process's metrics documents (kept for the life of the
+/// process), written after each invocation by a [`MetricsLayer`] around the function's service.
 /// `pattern` is the access pattern an invocation is counted under unless it names another
-/// ([`serving`]): the function's catalogue ID, the range of IDs of a function serving several
-/// (`L2-L6`, for a request refused before its pattern is known), or its own name when the
+/// ([`count_as_pattern`]): the function's catalogue ID, the range of IDs of a function serving
+/// several (`L2-L6`, for a request refused before its pattern is known), or its own name when the
 /// catalogue numbers none of its operations.
 pub fn init(pattern: &'static str) -> Result<&'static Documents, lambda_runtime::Error> {
     lambda_runtime::tracing::init_default_subscriber();
@@ -411,7 +411,7 @@ mod tests {
     fn an_invocation_takes_what_was_recorded_and_leaves_nothing_for_the_next() {
         let docs = Documents::new("ns", "f", "L2-L6");
         let _ = docs.take("before", 1);
-        serving("L3");
+        count_as_pattern("L3");
         for _ in 0..1_000 {
             Metric::WriteCapacityUnits.add(2.0);
         }

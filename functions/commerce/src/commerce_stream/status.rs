@@ -32,7 +32,7 @@ pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
             continue;
         }
         let parsed = change
-            .new::<TrackingEvent>()
+            .new_image::<TrackingEvent>()
             .map_err(|e| e.to_string())
             .and_then(|e| {
                 let e = e.ok_or("no new image")?;

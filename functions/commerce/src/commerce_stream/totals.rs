@@ -67,8 +67,10 @@ async fn lines_of_turned_orders(
         .flatten()
     {
         // An image that does not decode is the aggregation's poison, not a read to make.
-        if let (Ok(old), Ok(new)) = (change.old::<OrderSummary>(), change.new::<OrderSummary>())
-            && turns(&old, &new)
+        if let (Ok(old), Ok(new)) = (
+            change.old_image::<OrderSummary>(),
+            change.new_image::<OrderSummary>(),
+        ) && enters_or_leaves_sale(&old, &new)
             && let Some(OrderSummary(order)) = &new
         {
             turned.entry(order.order_id).or_default().push(change.index);
@@ -101,18 +103,22 @@ fn contributions_of(
 ) -> Result<Vec<Contribution>, String> {
     match change.type_name() {
         Some(OrderSummary::TYPE) => {
-            let old = change.old::<OrderSummary>().map_err(|e| e.to_string())?;
-            let new = change.new::<OrderSummary>().map_err(|e| e.to_string())?;
+            let old = change
+                .old_image::<OrderSummary>()
+                .map_err(|e| e.to_string())?;
+            let new = change
+                .new_image::<OrderSummary>()
+                .map_err(|e| e.to_string())?;
             Ok(order_contributions(change, old, new, shards, lines))
         }
         Some(OrderLine::TYPE) => {
-            let old = change.old::<OrderLine>().map_err(|e| e.to_string())?;
-            let new = change.new::<OrderLine>().map_err(|e| e.to_string())?;
+            let old = change.old_image::<OrderLine>().map_err(|e| e.to_string())?;
+            let new = change.new_image::<OrderLine>().map_err(|e| e.to_string())?;
             Ok(line_contributions(change, old, new, shards))
         }
         Some(Inventory::TYPE) => {
-            let old = change.old::<Inventory>().map_err(|e| e.to_string())?;
-            let new = change.new::<Inventory>().map_err(|e| e.to_string())?;
+            let old = change.old_image::<Inventory>().map_err(|e| e.to_string())?;
+            let new = change.new_image::<Inventory>().map_err(|e| e.to_string())?;
             Ok(inventory_contributions(change, old, new))
         }
         // Other types are filtered out before they reach this function (FilterCriteria).
@@ -120,18 +126,19 @@ fn contributions_of(
     }
 }
 
-fn presence<T>(o: &Option<T>) -> i64 {
+/// 1 for an image that is there, 0 for none: what an image adds to a count.
+fn one_if_present<T>(o: &Option<T>) -> i64 {
     i64::from(o.is_some())
 }
 
-/// The image, if it counts as a sale.
-fn sale(o: &Option<OrderSummary>) -> Option<&OrderSummary> {
+/// The image, if it is there and counts as a sale (`Order::is_sale`); `None` otherwise.
+fn as_sale(o: &Option<OrderSummary>) -> Option<&OrderSummary> {
     o.as_ref().filter(|o| o.0.is_sale())
 }
 
-/// Whether a change of an existing summary turns its order into or out of a sale: then its
-/// lines' share of the products' sales moves too.
-fn turns(old: &Option<OrderSummary>, new: &Option<OrderSummary>) -> bool {
+/// Whether a change of an existing summary (both images there) turns its order into a sale or
+/// out of one: then its lines' share of the products' sales moves too.
+fn enters_or_leaves_sale(old: &Option<OrderSummary>, new: &Option<OrderSummary>) -> bool {
     matches!((old, new), (Some(o), Some(n)) if o.0.is_sale() != n.0.is_sale())
 }
 
@@ -148,8 +155,8 @@ fn order_contributions(
     // An image counts while it is a sale: a cancellation or return (a MODIFY of `Status`, from
     // the status projection) subtracts the order as a removal would, and a later event that
     // makes it a sale again adds it back. Other status changes move nothing and write nothing.
-    let (new_sale, old_sale) = (sale(&new), sale(&old));
-    let count = presence(&new_sale) - presence(&old_sale);
+    let (new_sale, old_sale) = (as_sale(&new), as_sale(&old));
+    let count = one_if_present(&new_sale) - one_if_present(&old_sale);
     let value = new_sale.map_or(0, |o| o.0.total) - old_sale.map_or(0, |o| o.0.total);
     let date = any.created_at.date();
     let shard = derived::daily_stats_shard(&any.order_id.to_string(), shards);
@@ -183,7 +190,7 @@ fn order_contributions(
     ];
     // Its products' sales follow too: each line's units and amount, taken out or put back (the
     // lines read for this batch; an order whose lines could not be read is retried).
-    if turns(&old, &new) {
+    if enters_or_leaves_sale(&old, &new) {
         for line in lines.get(&any.order_id).into_iter().flatten() {
             out.push(product_sales(
                 change,
