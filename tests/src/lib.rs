@@ -43,6 +43,8 @@ mod e2e_learning;
 #[cfg(test)]
 mod e2e_reviews;
 #[cfg(test)]
+mod examples;
+#[cfg(test)]
 mod explorer;
 #[cfg(test)]
 mod hr;
