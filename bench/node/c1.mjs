@@ -1,4 +1,4 @@
-// C1: `GET /customers/{customerId}?orders=N` (Rust: functions/get-customer/src/lib.rs): the
+// C1: `GET /customers/{customerId}?orders=N` (Rust: functions/commerce/src/get_customer.rs): the
 // customer and their newest N orders (default 10, 1..=100), newest first, in ONE Query: the
 // customer's item collection read backwards from its `A` record (which sorts after every
 // `#ORDER#` summary) with `Limit = N + 1`.

@@ -1,5 +1,5 @@
 // C3: `POST /customers/{customerId}/orders` with `{"items": [{"sku", "quantity", "unitPrice"}]}`
-// and an optional `Idempotency-Key` header (Rust: functions/place-order/src/lib.rs and
+// and an optional `Idempotency-Key` header (Rust: functions/commerce/src/place_order.rs and
 // `store::commerce::place_order`).
 //
 // The customer is read (GetItem, strongly consistent) for its account rep, then ONE

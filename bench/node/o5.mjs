@@ -1,6 +1,6 @@
 // O5: `GET /orders?status=OPEN&from=YYYY-MM-DD&to=YYYY-MM-DD&limit=&cursor=` (Rust:
-// functions/list-orders/src/lib.rs, `api::Paging::merged_page`, `store::merge`): every order in
-// a status placed in the date range, across customers, newest first. Staff only.
+// functions/commerce/src/list_orders.rs, `store::Paging::merged_page`, `store::merge`): every
+// order in a status placed in the date range, across customers, newest first. Staff only.
 //
 // GSI2 is write-sharded: a header stands in `ORDERS#<shard>`, sorted by `<STATUS>#<orderId>`.
 // Every shard `0..ORDER_STATUS_SHARDS` is queried in parallel (`GSI2SK BETWEEN <STATUS>#<first

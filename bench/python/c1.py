@@ -1,6 +1,6 @@
 """C1: GET /customers/{customerId}?orders=N -- the customer and their newest N orders (default
 10, 1..=100), newest first, in ONE Query: the customer's collection read backwards from its `A`
-record with Limit = N + 1. Python peer of functions/get-customer (see README.md).
+record with Limit = N + 1. Python peer of functions/commerce/src/get_customer.rs (see README.md).
 """
 
 import common as c

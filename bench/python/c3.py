@@ -1,5 +1,6 @@
 """C3: POST /customers/{customerId}/orders with {"items": [{"sku", "quantity", "unitPrice"}]}
-and an optional Idempotency-Key header. Python peer of functions/place-order (see README.md).
+and an optional Idempotency-Key header. Python peer of functions/commerce/src/place_order.rs
+(see README.md).
 
 The customer is read (strongly consistent) for its account rep, then ONE TransactWriteItems:
 a ConditionCheck that the customer exists and still has that rep, the idempotency record (if

@@ -1,6 +1,6 @@
 """O5: GET /orders?status=OPEN&from=YYYY-MM-DD&to=YYYY-MM-DD&limit=&cursor= -- every order in a
 status placed in the date range (UTC, both ends included), across customers, newest first.
-Staff only. Python peer of functions/list-orders (see README.md).
+Staff only. Python peer of functions/commerce/src/list_orders.rs (see README.md).
 
 Every GSI2 shard `ORDERS#<shard>` is queried in parallel (a thread pool made at init) with
 `GSI2SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>`, backwards, and
@@ -65,7 +65,7 @@ def handle(event):
     lo = f"{status}#{c.ulid(c.date_start_ms(frm), 0)}"
     hi = f"{status}#{c.ulid(c.date_end_ms(to), c.RANDOM_MAX)}"
     streams = ["ORDERS#%02d" % shard for shard in range(STATUS_SHARDS)]
-    # api::Paging
+    # store::Paging
     limit = c.query_u32(params, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)
     binding = f"O5|{status}|{c.iso(frm)}|{c.iso(to)}|{limit}"
     cursor = c.query(params, "cursor")
