@@ -1,6 +1,7 @@
 # Sourced by scripts that test against the local stack (fuzz.sh, browser.sh): starts
 # target/debug/local-stack on a free port with a table of its own and its own token issuer,
-# waits until it listens, and stops it when the script exits.
+# waits until it listens, and stops it when the script exits. Its stream failure files are its own
+# too, under $work/failures.
 #
 #   start_stack DDB_ENDPOINT LOG_FILE NAME    -> sets port, table, work (the issuer is $work/issuer)
 
@@ -11,7 +12,7 @@ start_stack() {
     table="$name-$(date +%s)-$$"
     mkdir -p "$(dirname "$log")"
     AWS_ENDPOINT_URL_DYNAMODB=$endpoint target/debug/local-stack \
-        --port "$port" --table "$table" --issuer-dir "$work/issuer" \
+        --port "$port" --table "$table" --issuer-dir "$work/issuer" --failures-dir "$work/failures" \
         --param CursorSigningKey=$name-cursor-signing-key-0123456789abcdef >"$log" 2>&1 &
     stack=$!
     trap 'kill $stack 2>/dev/null; wait $stack 2>/dev/null; rm -rf "$work"' EXIT
