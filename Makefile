@@ -32,7 +32,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run reset seed token reconcile migrate bench catalogue workbench cost test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
+.PHONY: help run reset seed token reconcile migrate bench catalogue samples workbench cost test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -108,6 +108,9 @@ workbench: dynamodb-install ## Write the table's NoSQL Workbench model (workbenc
 
 catalogue: ## Write docs/access-patterns.md's access-pattern table from the catalogue (shared/catalogue), which the tests hold openapi.yaml and template.yaml to
 	UPDATE_CATALOGUE=1 cargo test -p tests catalogue::the_readme_table
+
+samples: ## Write the API functions' events/ samples from their declarations (each function's last pattern's example)
+	UPDATE_SAMPLES=1 cargo test -p tests sample_events::
 
 cost: dynamodb-install ## Measure what each function's sample request consumes in DynamoDB (DynamoDB Local's reported capacity) and write docs/access-patterns.md's cost table
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
