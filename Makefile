@@ -128,7 +128,7 @@ migrate: ## Move every v01 certificate of the local table to v02, online (DRY=1:
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin migrate -- --table $(TABLE) $(if $(DRY),--dry-run)
 
 token: ## Print a local access token: make token SUB=<id> [GROUPS=staff] (the id is a customerId or username)
-	@cargo run --quiet -p local --bin token -- --sub "$(SUB)" --groups "$(GROUPS)"
+	@cargo run --quiet -p local-stack --bin token -- --sub "$(SUB)" --groups "$(GROUPS)"
 
 stop: ## Stop the DynamoDB Local of `make run` (DDB_PORT=...: of that stack)
 	scripts/dynamodb-local.sh stop $(DDB_PORT)

@@ -360,7 +360,7 @@ fn main() {
 
 async fn run(options: Options) -> Result<(), String> {
     let root = std::env::current_dir().map_err(|e| e.to_string())?;
-    let upstream = dev::endpoint();
+    let upstream = devkit::endpoint();
     let upstream_addr = upstream
         .trim_start_matches("http://")
         .parse()
@@ -688,15 +688,15 @@ mod data {
     //! reads the newest 10), and 200 open orders of 20 customers in November 2020, the range of
     //! the O5 sample event, spread over the 15 status shards.
 
-    use dev::fixtures;
+    use devkit::fixtures;
 
     /// 2020-11-01T00:00:00Z.
     const NOVEMBER_2020_MS: u64 = 1_604_188_800_000;
     const HOUR_MS: u64 = 3_600_000;
 
     pub async fn load(table: &str) -> Result<(), String> {
-        let client = dev::client();
-        dev::create_workspace_table(&client, table)
+        let client = devkit::client();
+        devkit::create_workspace_table(&client, table)
             .await
             .map_err(|e| format!("cannot create the table {table} in DynamoDB Local: {e}"))?;
         let table = store::Table::new(client, table);

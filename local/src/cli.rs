@@ -7,7 +7,7 @@ use std::{
     sync::Arc,
 };
 
-use template::Template;
+use sam_template::Template;
 use tokio::net::TcpListener;
 
 use crate::{
@@ -174,7 +174,7 @@ pub async fn run(args: Args) -> Result<(), String> {
         None => (None, None),
     };
     // The functions reach DynamoDB Local through the recorder, each under its own key id.
-    let (proxy, exchanges) = recorder::start(&dev::endpoint())
+    let (proxy, exchanges) = recorder::start(&devkit::endpoint())
         .await
         .map_err(|e| format!("the DynamoDB recorder: {e}"))?;
     for spec in &mut specs {
@@ -188,8 +188,8 @@ pub async fn run(args: Args) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {address}: {e}"))?;
 
-    let endpoint = dev::endpoint();
-    let created = dev::create_table(&dev::client(), &args.table, &template.table)
+    let endpoint = devkit::endpoint();
+    let created = devkit::create_table(&devkit::client(), &args.table, &template.table)
         .await
         .map_err(|e| {
             format!(
@@ -217,7 +217,7 @@ pub async fn run(args: Args) -> Result<(), String> {
     };
     let explorer = Explorer {
         table: args.table.clone(),
-        client: dev::client(),
+        client: devkit::client(),
         recorder: exchanges,
         issuer,
     };

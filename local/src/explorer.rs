@@ -109,7 +109,7 @@ pub fn annotate(space: Space, item: &Item) -> Value {
         "sk": sk,
         "pkParts": split(&pk),
         "skParts": split(&sk),
-        "item": dev::json::item(item),
+        "item": devkit::json::item(item),
     })
 }
 

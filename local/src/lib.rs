@@ -19,6 +19,6 @@ pub mod lambda;
 pub mod streams;
 mod sync;
 
-/// `local::jwt`: the name the workspace's tests crate and the `token` binary use.
+/// `local_stack::jwt`: the name the workspace's tests crate and the `token` binary use.
 pub use apigw::jwt;
 pub use lambda::{FunctionSpec, InvokeError, Stack, StackConfig, StackError};

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use local::cli::{self, Command};
+use local_stack::cli::{self, Command};
 
 #[tokio::main]
 async fn main() -> ExitCode {

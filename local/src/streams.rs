@@ -31,8 +31,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+use sam_template::Template;
 use serde_json::{Map, Value};
-use template::Template;
 use tokio::task::JoinHandle;
 
 use crate::{
@@ -61,11 +61,11 @@ pub struct StreamsConfig {
 }
 
 impl StreamsConfig {
-    /// The defaults: [`dev::endpoint`], [`FAILURES_DIR`], [`Timing::default`].
+    /// The defaults: [`devkit::endpoint`], [`FAILURES_DIR`], [`Timing::default`].
     pub fn new(table_name: &str) -> StreamsConfig {
         StreamsConfig {
             table_name: table_name.to_owned(),
-            endpoint: dev::endpoint(),
+            endpoint: devkit::endpoint(),
             failures_dir: FAILURES_DIR.into(),
             timing: Timing::default(),
         }
@@ -98,7 +98,7 @@ struct Inner {
     tasks: Mutex<Vec<JoinHandle<()>>>,
 }
 
-/// A DynamoDB client for `endpoint` configured as [`dev::client`] is.
+/// A DynamoDB client for `endpoint` configured as [`devkit::client`] is.
 pub fn dynamodb_client(endpoint: &str) -> aws_sdk_dynamodb::Client {
     use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
     let config = aws_sdk_dynamodb::Config::builder()
@@ -210,7 +210,7 @@ pub async fn start(
 type Checked = (Start, Filters, Limits);
 
 /// The settings Lambda would accept, in the form the mapping uses.
-fn check(s: &template::StreamMapping) -> Result<Checked, String> {
+fn check(s: &sam_template::StreamMapping) -> Result<Checked, String> {
     let start = match s.starting_position.as_str() {
         "TRIM_HORIZON" => Start::TrimHorizon,
         "LATEST" => Start::Latest,
@@ -354,8 +354,10 @@ impl StreamsHandle {
 mod tests {
     use super::*;
 
-    fn mapping(patch: impl FnOnce(&mut template::StreamMapping)) -> template::StreamMapping {
-        let mut m = template::StreamMapping {
+    fn mapping(
+        patch: impl FnOnce(&mut sam_template::StreamMapping),
+    ) -> sam_template::StreamMapping {
+        let mut m = sam_template::StreamMapping {
             event_name: "Stream".into(),
             batch_size: 100,
             maximum_batching_window_seconds: 1,

@@ -9,7 +9,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use local::{
+use local_stack::{
     FunctionSpec, InvokeError, Stack,
     apigw::{
         Gateway,

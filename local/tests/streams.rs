@@ -13,13 +13,13 @@ use std::{
 };
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use local::{
+use local_stack::{
     Stack, StackConfig,
     apigw::{Gateway, routes::Router},
     streams::{self, StreamsConfig, StreamsHandle},
 };
+use sam_template::Template;
 use serde_json::Value;
-use template::Template;
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::{TcpListener, TcpStream},
@@ -117,7 +117,7 @@ impl Drop for DynamoDbLocal {
 }
 
 fn script() -> PathBuf {
-    template::workspace_root().join("scripts/dynamodb-local.sh")
+    sam_template::workspace_root().join("scripts/dynamodb-local.sh")
 }
 
 /// One function of a test template: its name and its stream event's properties (YAML lines).
@@ -155,7 +155,7 @@ impl Scenario {
         let table = format!("streams-{name}-{}-{}", std::process::id(), unique());
         let client = streams::dynamodb_client(&endpoint());
         let workspace = Template::workspace().unwrap();
-        dev::create_table(&client, &table, &workspace.table)
+        devkit::create_table(&client, &table, &workspace.table)
             .await
             .expect("create the table in DynamoDB Local");
 

@@ -3,8 +3,8 @@
 //! routes); these tests swap the caller and check the answer and that nothing was written.
 
 use api::Access;
+use sam_template::Template;
 use serde_json::Value;
-use template::Template;
 
 use crate::dispatch;
 

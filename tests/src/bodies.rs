@@ -2,8 +2,8 @@
 //! cart line's quantity to 5: serde fills a struct from an array of its fields): a 400, and
 //! nothing written.
 
+use sam_template::Template;
 use serde_json::Value;
-use template::Template;
 
 use crate::dispatch;
 

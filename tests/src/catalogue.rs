@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use catalogue::{OPERATIONS, PATTERNS};
+use sam_template::Template;
 use serde_json::Value;
-use template::Template;
 
 use crate::readme::Section;
 
@@ -23,7 +23,7 @@ fn the_readme_table_is_the_catalogue() {
 }
 
 fn openapi() -> Value {
-    let path = template::workspace_root().join("openapi.yaml");
+    let path = sam_template::workspace_root().join("openapi.yaml");
     serde_yaml::from_str(&std::fs::read_to_string(path).expect("openapi.yaml")).expect("YAML")
 }
 
@@ -87,7 +87,7 @@ fn every_function_has_a_sample_request_among_its_patterns_examples() {
     // The events/ samples and the catalogue's examples exercise the same seed data: each API
     // function's sample is one of its patterns' examples, so neither drifts from the other.
     for o in OPERATIONS.iter() {
-        let path = template::workspace_root().join(format!("events/{}.json", o.function));
+        let path = sam_template::workspace_root().join(format!("events/{}.json", o.function));
         let event: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("a sample")).unwrap();
         let target = match event["rawQueryString"].as_str() {

@@ -1,6 +1,6 @@
 use std::collections::BTreeSet;
 
-use template::{Template, workspace_root};
+use sam_template::{Template, workspace_root};
 
 /// The binaries of the context crates: `functions/<context>/src/bin/<name>.rs`.
 fn binaries() -> BTreeSet<String> {
@@ -174,7 +174,7 @@ fn every_function_gets_exactly_the_environment_it_declares() {
 #[tokio::test]
 async fn every_route_has_a_handler() {
     let t = Template::workspace().unwrap();
-    let table = store::Table::new(dev::client(), "never-used");
+    let table = store::Table::new(devkit::client(), "never-used");
     for f in &t.functions {
         for route in &f.routes {
             // A request with no path parameters: a handler answers 400 without touching the table.
@@ -262,7 +262,9 @@ fn stream_consumers_have_their_own_least_privilege_role() {
             {
                 assert_eq!(
                     statement.resources,
-                    [template::Resource::Other("${Table.Arn}/stream/*".into())],
+                    [sam_template::Resource::Other(
+                        "${Table.Arn}/stream/*".into()
+                    )],
                     "{}: stream actions on the table's stream only",
                     f.name()
                 );
@@ -322,7 +324,7 @@ fn cart_functions_are_held_to_cart_partitions() {
         &keys::Id::parse("p", "p1").unwrap(),
     );
     for (id, r) in doc["Resources"].as_mapping().unwrap() {
-        let name = template::function_name(id.as_str().unwrap_or_default());
+        let name = sam_template::function_name(id.as_str().unwrap_or_default());
         if !["put-cart-line", "delete-cart-line", "get-cart"].contains(&name.as_str()) {
             continue;
         }

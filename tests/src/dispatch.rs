@@ -22,8 +22,8 @@ pub fn access(function: &str) -> Option<Access> {
 pub async fn handle_stream(
     function: &str,
     table: &Table,
-    event: &streams::Event,
-) -> Option<streams::BatchResponse> {
+    event: &stream_handler::Event,
+) -> Option<stream_handler::BatchResponse> {
     let deps = testkit::deps(table.clone(), catalogue::consumer(function)?.needs);
     catalogue::handle_batch(function, &deps, event.clone()).await
 }

@@ -193,9 +193,9 @@ async fn every_bad_token_is_refused_at_the_gateway_and_nothing_is_written() {
     let p = stack.port;
     let now = time_now();
     let good = json!({
-        "iss": local::jwt::ISSUER,
+        "iss": local_stack::jwt::ISSUER,
         "sub": "tok-1",
-        "client_id": local::jwt::AUDIENCE,
+        "client_id": local_stack::jwt::AUDIENCE,
         "token_use": "access",
         "scope": stack.scope(),
         "iat": now,
@@ -211,7 +211,7 @@ async fn every_bad_token_is_refused_at_the_gateway_and_nothing_is_written() {
         claims.as_object_mut().expect("claims").remove(field);
         claims
     };
-    let stranger = local::jwt::Issuer::ephemeral();
+    let stranger = local_stack::jwt::Issuer::ephemeral();
     // The stack's own token with its payload swapped for another subject: the signature no longer
     // matches what it signs.
     let tampered = {

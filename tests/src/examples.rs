@@ -756,7 +756,7 @@ async fn seeded_stack() -> (Stack, u64) {
     let (status, _) = send(stack.port, "GET", "/_local/streams", &[], None).await;
     assert_eq!(status, 200);
     let started = keys::now_ms();
-    let table = store::Table::new(dev::client(), stack.table.clone());
+    let table = store::Table::new(devkit::client(), stack.table.clone());
     tools::seed::load(&table).await.expect("the seed rows");
     tools::org::load(&table).await.expect("seed 003's org");
     drained(stack.port).await;
@@ -908,7 +908,7 @@ fn all_examples(root: &Path) -> (Vec<Page>, Vec<String>) {
 
 #[test]
 fn every_example_of_the_docs_is_one_the_test_understands() {
-    let root = template::workspace_root();
+    let root = sam_template::workspace_root();
     let (pages, errors) = all_examples(&root);
     assert!(
         errors.is_empty(),
@@ -935,7 +935,7 @@ fn every_example_of_the_docs_is_one_the_test_understands() {
 
 #[tokio::test]
 async fn every_example_of_the_docs_answers_as_shown() {
-    let root = template::workspace_root();
+    let root = sam_template::workspace_root();
     let (pages, errors) = all_examples(&root);
     assert!(
         errors.is_empty(),

@@ -22,7 +22,7 @@ async fn the_explorer_shows_collections_in_order_and_runs_every_pattern() {
     assert_eq!(status, 200);
     assert!(head.to_ascii_lowercase().contains("text/html"));
     assert!(page.as_str().unwrap().contains("Item collections"));
-    let table = store::Table::new(dev::client(), stack.table.clone());
+    let table = store::Table::new(devkit::client(), stack.table.clone());
     tools::seed::load(&table).await.unwrap();
 
     // The collection of Good's data-modeling post: the orders newest last, then the customer's A

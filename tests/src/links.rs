@@ -275,7 +275,7 @@ fn broken_links(root: &Path, page: &Path) -> Vec<String> {
 
 #[test]
 fn every_relative_link_of_the_documentation_leads_somewhere() {
-    let root = template::workspace_root();
+    let root = sam_template::workspace_root();
     let pages = pages(&root);
     assert!(
         pages.iter().any(|p| p.starts_with(root.join("docs"))),

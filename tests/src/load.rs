@@ -334,7 +334,7 @@ async fn concurrent_load_then_zero_drift() {
 
     let streams = drained(&stack, Duration::from_secs(300)).await;
     let drained_in = started.elapsed();
-    let table = store::Table::new(dev::client(), stack.table.clone());
+    let table = store::Table::new(devkit::client(), stack.table.clone());
     let report = tools::reconcile::run(&table).await.expect("reconcile");
     eprintln!(
         "load: about 1,100 requests sent in {sent_in:?}, streams drained at {drained_in:?}; {report}streams: {streams}"

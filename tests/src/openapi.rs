@@ -10,8 +10,8 @@ use std::{
 };
 
 use api::Access;
+use sam_template::Template;
 use serde_json::{Value, json};
-use template::Template;
 
 static SPEC: LazyLock<Value> = LazyLock::new(|| {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi.yaml");
@@ -309,7 +309,7 @@ fn the_readme_error_table_names_exactly_the_documented_codes() {
     // The error table of docs/errors.md is what a client developer reads; openapi.yaml's enum is
     // what the checker holds every answer to. Neither may name a code the other does not.
     let readme =
-        std::fs::read_to_string(template::workspace_root().join("docs/errors.md")).unwrap();
+        std::fs::read_to_string(sam_template::workspace_root().join("docs/errors.md")).unwrap();
     let table: String = readme
         .lines()
         .skip_while(|l| !l.starts_with("| status | code | when |"))

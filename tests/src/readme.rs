@@ -19,7 +19,7 @@ impl Section {
     /// or writes it when `update_var` is set.
     pub fn check(&self, body: &str) {
         let file = self.file;
-        let path = template::workspace_root().join(file);
+        let path = sam_template::workspace_root().join(file);
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
         let (Some(start), Some(end)) = (text.find(self.begin), text.find(self.end)) else {
             panic!("{file} has no markers {} ... {}", self.begin, self.end);

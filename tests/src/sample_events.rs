@@ -171,7 +171,7 @@ fn every_api_sample_is_its_functions_last_example() {
     let update = std::env::var_os("UPDATE_SAMPLES").is_some();
     let mut stale = Vec::new();
     for function in catalogue::FUNCTIONS.iter() {
-        let path = template::workspace_root().join(format!("events/{}.json", function.name));
+        let path = sam_template::workspace_root().join(format!("events/{}.json", function.name));
         let wanted = serde_json::to_string_pretty(&sample(function)).unwrap() + "\n";
         let current = std::fs::read_to_string(&path).unwrap_or_default();
         if current == wanted {

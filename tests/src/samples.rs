@@ -1,4 +1,4 @@
-use template::{Function, Template};
+use sam_template::{Function, Template};
 
 use crate::cost::Row;
 
@@ -73,7 +73,7 @@ async fn stream_samples(t: &Template) -> Vec<Row> {
     let mut rows = Vec::new();
     for f in t.functions.iter().filter(|f| !f.streams.is_empty()) {
         let table = seeded_table().await;
-        let sample: streams::Event =
+        let sample: stream_handler::Event =
             serde_json::from_value(testkit::sample_event(&format!("{}.json", f.name())))
                 .unwrap_or_else(|e| {
                     panic!(
@@ -162,7 +162,7 @@ async fn a_record_a_stream_handler_does_not_own_is_never_a_failure() {
         .remove("NewImage");
     for function in ["commerce-stream", "aggregate-reviews"] {
         let table = seeded_table().await;
-        let event: streams::Event = serde_json::from_value(serde_json::json!({
+        let event: stream_handler::Event = serde_json::from_value(serde_json::json!({
             "Records": [foreign.clone(), no_item.clone()]
         }))
         .unwrap();
@@ -179,7 +179,7 @@ async fn a_record_a_stream_handler_does_not_own_is_never_a_failure() {
     // The same id on a record commerce-stream owns: poison, that record only.
     let mut owned = sample["Records"][0].clone();
     owned["eventID"] = foreign["eventID"].clone();
-    let event: streams::Event =
+    let event: stream_handler::Event =
         serde_json::from_value(serde_json::json!({ "Records": [owned] })).unwrap();
     let table = seeded_table().await;
     let r = crate::dispatch::handle_stream("commerce-stream", &table, &event)

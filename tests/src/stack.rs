@@ -17,7 +17,7 @@ pub struct Stack {
     pub table: String,
     /// The stack's own token issuer (its key in a directory of its own), read once it listens.
     issuer_dir: PathBuf,
-    issuer: Option<local::jwt::Issuer>,
+    issuer: Option<local_stack::jwt::Issuer>,
     /// The scope the template's signed-in routes require.
     scope: String,
     /// Where each function's output is kept (`--log-dir`).
@@ -34,7 +34,7 @@ impl Stack {
 
     /// A token with exactly `claims`, signed by `issuer` (the stack's own when `None`): for
     /// tests that need a token wrong in one way.
-    pub fn signed(&self, claims: &Value, issuer: Option<&local::jwt::Issuer>) -> String {
+    pub fn signed(&self, claims: &Value, issuer: Option<&local_stack::jwt::Issuer>) -> String {
         let issuer = issuer.or(self.issuer.as_ref()).expect("the stack's issuer");
         format!("Bearer {}", issuer.sign(claims))
     }
@@ -94,7 +94,7 @@ fn free_port() -> u16 {
 }
 
 pub async fn start_stack() -> Stack {
-    let root = template::workspace_root();
+    let root = sam_template::workspace_root();
     let bin_dir: PathBuf = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"))
@@ -106,8 +106,8 @@ pub async fn start_stack() -> Stack {
         binary.display()
     );
     let port = free_port();
-    dev::reap_test_tables(&dev::client(), testkit::TABLE_PREFIXES).await;
-    let table = dev::test_table_name("e2e", &ulid::Ulid::new().to_string().to_lowercase());
+    devkit::reap_test_tables(&devkit::client(), testkit::TABLE_PREFIXES).await;
+    let table = devkit::test_table_name("e2e", &ulid::Ulid::new().to_string().to_lowercase());
     let issuer_dir = std::env::temp_dir().join(format!("issuer-{table}"));
     let log_dir = std::env::temp_dir().join(format!("logs-{table}"));
     let child = Command::new(&binary)
@@ -120,13 +120,13 @@ pub async fn start_stack() -> Stack {
             "--param",
             "CursorSigningKey=e2e-cursor-signing-key-0123456789abcdef",
         ])
-        .env("AWS_ENDPOINT_URL_DYNAMODB", dev::endpoint())
+        .env("AWS_ENDPOINT_URL_DYNAMODB", devkit::endpoint())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()
         .expect("local-stack starts");
-    let scope = template::Template::workspace()
+    let scope = sam_template::Template::workspace()
         .ok()
         .and_then(|t| t.api_auth)
         .and_then(|a| a.scopes.first().cloned())
@@ -143,8 +143,9 @@ pub async fn start_stack() -> Stack {
     for _ in 0..300 {
         if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
             // The stack made its issuer's key before it listened.
-            stack.issuer =
-                Some(local::jwt::Issuer::open(&stack.issuer_dir).expect("the stack's issuer"));
+            stack.issuer = Some(
+                local_stack::jwt::Issuer::open(&stack.issuer_dir).expect("the stack's issuer"),
+            );
             return stack;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;

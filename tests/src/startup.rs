@@ -4,13 +4,13 @@
 
 use std::{path::PathBuf, time::Duration};
 
-use local::{FunctionSpec, InvokeError, Stack};
+use local_stack::{FunctionSpec, InvokeError, Stack};
 use serde_json::json;
 
 fn spec(name: &str, environment: &[(&str, &str)]) -> FunctionSpec {
     let binary: PathBuf = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| template::workspace_root().join("target"))
+        .unwrap_or_else(|| sam_template::workspace_root().join("target"))
         .join("debug")
         .join(name);
     assert!(

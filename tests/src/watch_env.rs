@@ -5,14 +5,14 @@
 
 use std::collections::BTreeMap;
 
-use template::{EnvValue, Template};
+use sam_template::{EnvValue, Template};
 
 const SECTION: &str = "[workspace.metadata.lambda.watch.env]";
 
 /// The section's `NAME = "value"` lines (the manifest's other tables are not read).
 fn watch_env() -> BTreeMap<String, String> {
-    let manifest =
-        std::fs::read_to_string(template::workspace_root().join("Cargo.toml")).expect("Cargo.toml");
+    let manifest = std::fs::read_to_string(sam_template::workspace_root().join("Cargo.toml"))
+        .expect("Cargo.toml");
     let start = manifest.find(SECTION).expect("the watch env section") + SECTION.len();
     manifest[start..]
         .lines()

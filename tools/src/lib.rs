@@ -17,7 +17,7 @@ pub fn table_from_args(args: &[String]) -> store::Table {
         .and_then(|i| args.get(i + 1))
         .cloned()
         .unwrap_or_else(|| "local-table".into());
-    store::Table::new(dev::client(), name)
+    store::Table::new(devkit::client(), name)
 }
 
 /// A fixed-seed generator (splitmix64): the same org and volume on every machine, no dependency.

@@ -72,7 +72,7 @@ pub async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dev::fixtures;
+    use devkit::fixtures;
     use std::collections::BTreeSet;
     use store::learning::{certificate, issue_certificate};
 
@@ -107,7 +107,7 @@ mod tests {
     /// run has nothing to do.
     #[tokio::test]
     async fn moves_every_v01_certificate_online_and_then_has_nothing_to_do() {
-        let table = dev::table().await;
+        let table = devkit::table().await;
         table
             .put(
                 &fixtures::occurrence(fixtures::INTRO, "2022-03-15", "Building 1"),

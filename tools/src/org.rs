@@ -421,7 +421,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_org_loads_once_and_its_derived_values_can_be_made_exact() {
-        let table = dev::table().await;
+        let table = devkit::table().await;
         crate::seed::load(&table).await.unwrap();
         // A tenth of the orders: the repair below writes one correction at a time.
         let first = load_with(&table, ORDERS / 10).await.unwrap();

@@ -356,7 +356,7 @@ mod tests {
     #[tokio::test]
     async fn repair_heals_drift_once_and_then_has_nothing_to_do() {
         use store::Update;
-        let table = dev::table().await;
+        let table = devkit::table().await;
         crate::seed::load(&table).await.unwrap();
         // The seed writes source items only: derived values are the stream's job, so a fresh
         // seed drifts (nothing counted yet) exactly as a stream that was down would leave it.
@@ -373,7 +373,7 @@ mod tests {
             .await
             .unwrap();
         // And an order header moved off the O5 shard it records.
-        let header = dev::all_items(&table)
+        let header = devkit::all_items(&table)
             .await
             .into_iter()
             .find(|i| model::type_of(i) == Some(OrderHeader::TYPE))

@@ -386,16 +386,16 @@ mod tests {
 
     #[tokio::test]
     async fn loading_twice_changes_nothing_and_seed_002_is_there() {
-        let table = dev::table().await;
+        let table = devkit::table().await;
         load(&table).await.unwrap();
-        let first = dev::all_items(&table).await;
+        let first = devkit::all_items(&table).await;
         assert_eq!(
             load(&table).await.unwrap(),
             0,
             "nothing new the second time"
         );
         assert_eq!(
-            without_versions(dev::all_items(&table).await),
+            without_versions(devkit::all_items(&table).await),
             without_versions(first.clone())
         );
         let count = |ty: &str| {

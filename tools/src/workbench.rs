@@ -109,7 +109,7 @@ fn sorted(mut items: Vec<Item>, pk: &str, sk: &str) -> Vec<Item> {
 }
 
 /// The Workbench model of `items` (a table's contents) under the template's key schema.
-pub fn model(t: &template::Template, items: Vec<Item>) -> Value {
+pub fn model(t: &sam_template::Template, items: Vec<Item>) -> Value {
     let table = &t.table;
     let pk = table.key.hash.as_str();
     let sk = table.key.range.as_deref().unwrap_or("");
@@ -125,7 +125,7 @@ pub fn model(t: &template::Template, items: Vec<Item>) -> Value {
             if !key_names.contains(name.as_str()) {
                 types
                     .entry(name.clone())
-                    .or_insert(dev::json::type_tag(value));
+                    .or_insert(devkit::json::type_tag(value));
             }
         }
     }
@@ -153,7 +153,7 @@ pub fn model(t: &template::Template, items: Vec<Item>) -> Value {
                     "PartitionKeyAlias": alias(k.pk),
                     "SortKeyAlias": alias(k.sk),
                 },
-                "TableData": rows.iter().map(|i| dev::json::item(i)).collect::<Vec<_>>(),
+                "TableData": rows.iter().map(|i| devkit::json::item(i)).collect::<Vec<_>>(),
                 "NonKeyAttributes": attributes,
                 "DataAccess": { "MySql": {} },
             })
@@ -195,7 +195,7 @@ pub fn model(t: &template::Template, items: Vec<Item>) -> Value {
             "NonKeyAttributes": types.iter().map(|(n, t)| json!({ "AttributeName": n, "AttributeType": t })).collect::<Vec<_>>(),
             "TableFacets": facets,
             "GlobalSecondaryIndexes": indexes,
-            "TableData": items.iter().map(dev::json::item).collect::<Vec<_>>(),
+            "TableData": items.iter().map(devkit::json::item).collect::<Vec<_>>(),
             "DataAccess": { "MySql": {} },
             "BillingMode": "PAY_PER_REQUEST",
         }],
@@ -208,7 +208,7 @@ pub fn items_of(model: &Value) -> Result<Vec<Item>, String> {
         .as_array()
         .ok_or("no DataModel[0].TableData")?
         .iter()
-        .map(|v| dev::json::parse_item(v).ok_or_else(|| format!("not an item: {v}")))
+        .map(|v| devkit::json::parse_item(v).ok_or_else(|| format!("not an item: {v}")))
         .collect()
 }
 
@@ -232,13 +232,13 @@ pub const SAMPLE_ORDERS: u64 = 20;
 /// Loads the seeds and a small org into a throwaway table of DynamoDB Local
 /// (`AWS_ENDPOINT_URL_DYNAMODB`) and returns the model of what they wrote.
 pub async fn generate() -> Result<Value, Box<dyn std::error::Error>> {
-    let template = template::Template::workspace()?;
-    let table = dev::table().await;
+    let template = sam_template::Template::workspace()?;
+    let table = devkit::table().await;
     crate::seed::load(&table).await?;
     crate::org::load_with(&table, SAMPLE_ORDERS).await?;
     place_idempotent_order(&table).await?;
     derive(&table).await?;
-    let items = dev::all_items(&table)
+    let items = devkit::all_items(&table)
         .await
         .into_iter()
         .map(as_of_the_sample)
@@ -252,7 +252,7 @@ pub async fn generate() -> Result<Value, Box<dyn std::error::Error>> {
     Ok(model(&template, items))
 }
 
-/// When the sample's stream records were written (`dev::stream_record`'s creation time).
+/// When the sample's stream records were written (`devkit::stream_record`'s creation time).
 const SAMPLE_EPOCH_SECONDS: i64 = 1_795_860_000;
 
 /// The item as of the sample's moment: a ledger entry expires `LEDGER_TTL_SECONDS` after the
@@ -292,27 +292,27 @@ async fn place_idempotent_order(table: &store::Table) -> Result<(), Box<dyn std:
 /// record each, in batches as Lambda delivers them), so the derived items and counters are
 /// those the pipeline keeps.
 async fn derive(table: &store::Table) -> Result<(), Box<dyn std::error::Error>> {
-    let items = dev::all_items(table).await;
+    let items = devkit::all_items(table).await;
     let records: Vec<Value> = items
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            dev::stream_record(
+            devkit::stream_record(
                 &format!("workbench{i:06}"),
                 i as u64 + 1,
-                dev::Change::Insert(item),
+                devkit::Change::Insert(item),
             )
         })
         .collect();
     for batch in records.chunks(100) {
-        let event = dev::stream_event(batch.to_vec());
+        let event = devkit::stream_event(batch.to_vec());
         let commerce = commerce::commerce_stream::handle(
-            &dev::deps(table.clone(), commerce::commerce_stream::CONSUMER.needs),
+            &devkit::deps(table.clone(), commerce::commerce_stream::CONSUMER.needs),
             event.clone(),
         )
         .await;
         let reviews = reviews::aggregate_reviews::handle(
-            &dev::deps(table.clone(), reviews::aggregate_reviews::CONSUMER.needs),
+            &devkit::deps(table.clone(), reviews::aggregate_reviews::CONSUMER.needs),
             event,
         )
         .await;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use dev::fixtures;
+use devkit::fixtures;
 use keys::learning::CertVersion;
 use model::learning::Certificate;
 use store::Table;
@@ -15,7 +15,7 @@ const CERTIFICATES: usize = 150;
 /// Every certificate in the table: student → the versions they are held in.
 async fn versions(table: &Table) -> BTreeMap<String, Vec<CertVersion>> {
     let mut by_student: BTreeMap<String, Vec<CertVersion>> = BTreeMap::new();
-    for item in dev::all_items(table).await {
+    for item in devkit::all_items(table).await {
         if model::type_of(&item) == Some(<Certificate as model::Entity>::TYPE) {
             let c: Certificate = model::from_item(item).unwrap();
             by_student
@@ -46,7 +46,7 @@ fn migrate(table: &Table) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_migrate"));
     command
         .args(["--table", table.name()])
-        .env("AWS_ENDPOINT_URL_DYNAMODB", dev::endpoint())
+        .env("AWS_ENDPOINT_URL_DYNAMODB", devkit::endpoint())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);
@@ -55,7 +55,7 @@ fn migrate(table: &Table) -> Command {
 
 #[tokio::test]
 async fn a_killed_migration_loses_nothing_and_a_rerun_finishes_it() {
-    let table = dev::table().await;
+    let table = devkit::table().await;
     let certificates: Vec<Certificate> = (0..CERTIFICATES)
         .map(|n| {
             fixtures::certificate(
@@ -66,7 +66,7 @@ async fn a_killed_migration_loses_nothing_and_a_rerun_finishes_it() {
             )
         })
         .collect();
-    dev::batch_put(&table, &certificates).await;
+    devkit::batch_put(&table, &certificates).await;
 
     // Kill it as soon as its progress line says it has moved something.
     let mut child = migrate(&table).spawn().unwrap();

@@ -23,9 +23,9 @@ const SMALL: Volume = Volume {
 
 #[tokio::test]
 async fn every_generated_item_is_an_entity_and_a_second_run_changes_no_derived_value() {
-    let table = dev::table().await;
+    let table = devkit::table().await;
     let first = volume::load(&table, &SMALL, |_, _| {}).await.unwrap();
-    let items = dev::all_items(&table).await;
+    let items = devkit::all_items(&table).await;
     assert_eq!(first, items.len(), "one item written per item planned");
 
     let mut by_entity: BTreeMap<String, usize> = BTreeMap::new();
@@ -60,7 +60,7 @@ async fn every_generated_item_is_an_entity_and_a_second_run_changes_no_derived_v
     table.put_item(counted.clone(), None).await.unwrap();
 
     let second = volume::load(&table, &SMALL, |_, _| {}).await.unwrap();
-    let again = dev::all_items(&table).await;
+    let again = devkit::all_items(&table).await;
     assert_eq!(again.len(), items.len(), "the same items");
     assert!(
         second < first,

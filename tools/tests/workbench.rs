@@ -9,7 +9,7 @@ use serde_json::Value;
 use tools::workbench;
 
 fn committed() -> Value {
-    let path = template::workspace_root().join(workbench::PATH);
+    let path = sam_template::workspace_root().join(workbench::PATH);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e} (run `make workbench`)", path.display()));
     serde_json::from_str(&text).expect("the model is JSON")
@@ -23,7 +23,7 @@ fn the_model_has_the_shape_workbench_imports() {
     let tables = m["DataModel"].as_array().expect("DataModel");
     assert_eq!(tables.len(), 1, "one table");
     let t = &tables[0];
-    let template = template::Template::workspace().unwrap();
+    let template = sam_template::Template::workspace().unwrap();
     assert_eq!(
         t["KeyAttributes"]["PartitionKey"]["AttributeName"],
         template.table.key.hash.as_str()

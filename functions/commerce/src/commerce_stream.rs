@@ -10,7 +10,7 @@
 //! failures are the union of both parts'.
 
 use store::{Deps, Needs};
-use streams::{BatchResponse, Consumer, Event};
+use stream_handler::{BatchResponse, Consumer, Event};
 
 pub mod status;
 pub mod totals;

@@ -26,4 +26,4 @@ api::functions![
     get_rep_ranking,
 ];
 
-streams::consumers![commerce_stream,];
+stream_handler::consumers![commerce_stream,];

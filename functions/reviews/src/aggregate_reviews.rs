@@ -22,7 +22,7 @@ use store::{
     Deps, Needs,
     aggregate::{Applied, Contribution},
 };
-use streams::{BatchResponse, Change, Consumer, Event};
+use stream_handler::{BatchResponse, Change, Consumer, Event};
 
 /// Its name (binary, template resource, sample event, metrics' `Pattern`) and what it needs.
 pub const CONSUMER: Consumer = Consumer {
@@ -36,7 +36,7 @@ pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
 
 /// The handler, also returning what it wrote (for tests and the benchmark).
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
-    streams::aggregate_batch(deps, event, &[Review::TYPE], contributions_of).await
+    stream_handler::aggregate_batch(deps, event, &[Review::TYPE], contributions_of).await
 }
 
 fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution>, String> {

@@ -12,4 +12,4 @@ api::functions![
     put_user,
 ];
 
-streams::consumers![aggregate_reviews,];
+stream_handler::consumers![aggregate_reviews,];

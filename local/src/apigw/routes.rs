@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use template::Template;
+use sam_template::Template;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Segment {

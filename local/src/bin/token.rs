@@ -4,8 +4,8 @@
 
 use std::process::ExitCode;
 
-use local::jwt::Issuer;
-use template::Template;
+use local_stack::jwt::Issuer;
+use sam_template::Template;
 
 const USAGE: &str = "usage: token --sub ID [--groups a,b] [--issuer-dir .local/issuer]";
 

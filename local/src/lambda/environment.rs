@@ -2,7 +2,7 @@
 
 use std::{collections::BTreeMap, path::Path};
 
-use template::{EnvValue, Function, Template};
+use sam_template::{EnvValue, Function, Template};
 
 use crate::account;
 

@@ -370,7 +370,7 @@ impl Pool {
         }
         // DynamoDB Local's settings first: a spec may name its own endpoint and key id (the
         // stack's recorder, see `explorer::recorder`).
-        command.envs(dev::local_aws_env());
+        command.envs(devkit::local_aws_env());
         command
             .env("TZ", ":UTC")
             .envs(spec.environment.iter().cloned());

@@ -4,8 +4,8 @@
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Duration};
 
 use bytes::Bytes;
+use sam_template::Template;
 use serde_json::Value;
-use template::Template;
 
 use super::{
     environment,

@@ -131,7 +131,7 @@ pub fn event<'a>(records: impl IntoIterator<Item = &'a Record>) -> Value {
     json!({ "Records": records })
 }
 
-/// An image (or key) in DynamoDB JSON, as [`dev::json`] writes a table's items: the Streams SDK's
+/// An image (or key) in DynamoDB JSON, as [`devkit::json`] writes a table's items: the Streams SDK's
 /// values are DynamoDB's, in a type of its own, so they are converted first. A value of a type
 /// newer than the SDK (DynamoDB Local 3.x sends none) has no counterpart: its attribute is left
 /// out.
@@ -140,7 +140,7 @@ pub fn item(attributes: &HashMap<String, AttributeValue>) -> Value {
         .iter()
         .filter_map(|(name, value)| Some((name.clone(), table_value(value)?)))
         .collect();
-    dev::json::item(&item)
+    devkit::json::item(&item)
 }
 
 /// The same value as the DynamoDB SDK's type.

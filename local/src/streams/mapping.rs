@@ -47,7 +47,7 @@ pub struct Mapping {
     pub name: String,
     pub function: String,
     pub function_arn: String,
-    pub settings: template::StreamMapping,
+    pub settings: sam_template::StreamMapping,
     pub start: Start,
     pub filters: Filters,
     pub limits: Limits,

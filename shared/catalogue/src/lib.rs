@@ -12,7 +12,7 @@ use api::Function;
 pub use api::function::{Example, Index, Method, Sender};
 use lambda_http::{Body, Request, Response};
 use store::Deps;
-use streams::Consumer;
+use stream_handler::Consumer;
 
 /// Every API function, context by context, each context's in its own order.
 pub static FUNCTIONS: LazyLock<Vec<&'static Function>> = LazyLock::new(|| {
@@ -147,8 +147,8 @@ pub async fn handle(function: &str, deps: &Deps, req: Request) -> Option<Respons
 pub async fn handle_batch(
     consumer: &str,
     deps: &Deps,
-    event: streams::Event,
-) -> Option<streams::BatchResponse> {
+    event: stream_handler::Event,
+) -> Option<stream_handler::BatchResponse> {
     if let Some(r) = Box::pin(commerce::handle_batch(consumer, deps, event.clone())).await {
         return Some(r);
     }

@@ -24,13 +24,13 @@ async fn each_call_of_a_sampled_invocation_reaches_the_daemon_and_nothing_else_d
     daemon
         .set_read_timeout(Some(Duration::from_millis(500)))
         .unwrap();
-    let name = dev::test_table_name("xray", "calls");
-    dev::create_workspace_table(&dev::client(), &name)
+    let name = devkit::test_table_name("xray", "calls");
+    devkit::create_workspace_table(&devkit::client(), &name)
         .await
         .unwrap();
     // SAFETY: the only test of this process, before any thread reads the environment.
     unsafe {
-        for (k, v) in dev::local_aws_env() {
+        for (k, v) in devkit::local_aws_env() {
             std::env::set_var(k, v);
         }
         std::env::set_var("TABLE_NAME", &name);

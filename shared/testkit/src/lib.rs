@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 pub use harness::{Call, Harness};
 
-pub use dev::{
+pub use devkit::{
     Change, TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, fixtures,
     item_size, query_read_units, stream_event, stream_record, table,
 };
@@ -65,7 +65,7 @@ pub async fn walk_pages(
 
 /// A sample event of `events/` (by file name), as JSON.
 pub fn sample_event(file: &str) -> Value {
-    let path = template::workspace_root().join("events").join(file);
+    let path = sam_template::workspace_root().join("events").join(file);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
@@ -215,5 +215,5 @@ pub fn response_json(response: &Response<Body>) -> (u16, Value) {
 
 /// An item in DynamoDB JSON (`{"S": ".."}`, `{"N": ".."}`, ...), as stream records carry it.
 pub fn dynamodb_json(item: &Item) -> Value {
-    dev::json::item(item)
+    devkit::json::item(item)
 }

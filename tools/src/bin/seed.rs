@@ -15,7 +15,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "seeded table {} at {}: customer {} with {} orders, cart {}, {} books, {} users and {} reviews ({written} new items)",
         table.name(),
-        dev::endpoint(),
+        devkit::endpoint(),
         tools::seed::CUSTOMER,
         tools::seed::ORDER_DATES.len(),
         tools::seed::CART,

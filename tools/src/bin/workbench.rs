@@ -5,7 +5,7 @@
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = tools::workbench::generate().await?;
-    let path = template::workspace_root().join(tools::workbench::PATH);
+    let path = sam_template::workspace_root().join(tools::workbench::PATH);
     std::fs::write(&path, serde_json::to_string_pretty(&model)? + "\n")?;
     let items = model["DataModel"][0]["TableData"]
         .as_array()

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use dev::{Change, fixtures, stream_event, stream_record};
+use devkit::{Change, fixtures, stream_event, stream_record};
 use model::{
     Entity, Item,
     commerce::{Customer, OrderLine, OrderSummary, ProductSales},
@@ -22,7 +22,7 @@ use store::{Deps, Table};
 const SHARDS: u32 = 10;
 
 async fn source_items() -> Result<(Table, Vec<Item>), Box<dyn std::error::Error>> {
-    let table = dev::table().await;
+    let table = devkit::table().await;
     for c in 0..10 {
         fixtures::customer(&table, &format!("c{c}")).await;
     }
@@ -33,7 +33,7 @@ async fn source_items() -> Result<(Table, Vec<Item>), Box<dyn std::error::Error>
             .collect();
         fixtures::order(&table, &format!("c{}", o % 10), ms, &lines).await;
     }
-    let items = dev::all_items(&table)
+    let items = devkit::all_items(&table)
         .await
         .into_iter()
         .filter(|i| {
@@ -66,7 +66,7 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let deps = Deps::new(
         table,
         commerce::commerce_stream::CONSUMER.needs,
-        dev::TEST_CURSOR_KEY,
+        devkit::TEST_CURSOR_KEY,
         SHARDS,
     )?;
     let (response, coalesced) =
@@ -77,7 +77,7 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
         "the batch failed: {response:?}"
     );
     let coalesced_units = write_units(&deps.table);
-    let targets: BTreeSet<(Option<String>, Option<String>)> = dev::all_items(&deps.table)
+    let targets: BTreeSet<(Option<String>, Option<String>)> = devkit::all_items(&deps.table)
         .await
         .iter()
         .filter(|i| {
@@ -98,7 +98,7 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let deps = Deps::new(
         table,
         commerce::commerce_stream::CONSUMER.needs,
-        dev::TEST_CURSOR_KEY,
+        devkit::TEST_CURSOR_KEY,
         SHARDS,
     )?;
     let (mut base_targets, mut base_ledger) = (0, 0);

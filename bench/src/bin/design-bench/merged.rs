@@ -8,7 +8,7 @@
 //! Reported per page size: read units per page and per returned item, Query requests per page,
 //! and items read per item returned (what a page reads and throws away).
 
-use dev::fixtures;
+use devkit::fixtures;
 use keys::{
     Shard,
     learning::{
@@ -120,7 +120,7 @@ async fn single_partition(table: &Table, limit: u32) -> Result<Walk, Box<dyn std
 }
 
 pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let table = dev::table().await;
+    let table = devkit::table().await;
     // 40 × 25 distinct names: a realistic spread over the shards (their code-point sums vary as
     // real names' do, unlike "Student 1", "Student 2", ...).
     let certificates: Vec<Certificate> = (0..CERTIFICATES)
@@ -130,8 +130,8 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
             fixtures::certificate(DATE, &student, instructor, CertVersion::V2)
         })
         .collect();
-    dev::batch_put(&table, &certificates).await;
-    let size = dev::item_size(&model::to_item(&certificates[0])?);
+    devkit::batch_put(&table, &certificates).await;
+    let size = devkit::item_size(&model::to_item(&certificates[0])?);
     let mut per_shard = [0usize; CERTIFICATE_SHARDS as usize];
     for c in &certificates {
         per_shard[certificate_shard(&model::Entity::key(c)).number() as usize] += 1;

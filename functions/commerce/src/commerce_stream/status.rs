@@ -10,14 +10,14 @@ use std::collections::BTreeMap;
 use keys::commerce::{EventId, OrderId, OrderStatus};
 use model::{Entity, commerce::TrackingEvent};
 use store::{Deps, commerce::apply_order_status};
-use streams::{BatchResponse, Event, Kind, Poison};
+use stream_handler::{BatchResponse, Event, Kind, Poison};
 
 pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
     let table = &deps.table;
     let (mut failed, mut poison) = (Vec::new(), Vec::new());
     // Order → (newest event, its status, the records it stands for).
     let mut newest: BTreeMap<OrderId, (EventId, OrderStatus, Vec<usize>)> = BTreeMap::new();
-    for change in streams::changes(event, &[TrackingEvent::TYPE]) {
+    for change in stream_handler::changes(event, &[TrackingEvent::TYPE]) {
         let change = match change {
             Ok(c) => c,
             Err(e) => {

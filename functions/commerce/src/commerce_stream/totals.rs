@@ -32,7 +32,7 @@ use store::{
     Deps,
     aggregate::{Applied, Contribution, Ranked},
 };
-use streams::{BatchResponse, Change, Event};
+use stream_handler::{BatchResponse, Change, Event};
 
 /// The order totals of a batch, and what was written (for logs, tests and the benchmark).
 /// The items whose changes move the totals; every other record is another part's or nobody's.
@@ -40,7 +40,7 @@ pub const OWNS: &[&str] = &[OrderSummary::TYPE, OrderLine::TYPE, Inventory::TYPE
 
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
     let (lines, unread) = lines_of_turned_orders(deps, event).await;
-    let (response, applied) = streams::aggregate_batch(deps, event, OWNS, |change, shards| {
+    let (response, applied) = stream_handler::aggregate_batch(deps, event, OWNS, |change, shards| {
         contributions_of(change, shards, &lines)
     })
     .await;
@@ -62,7 +62,7 @@ async fn lines_of_turned_orders(
     event: &Event,
 ) -> (BTreeMap<OrderId, Vec<OrderLine>>, Vec<usize>) {
     let mut turned: BTreeMap<OrderId, Vec<usize>> = BTreeMap::new();
-    for change in streams::changes(event, &[OrderSummary::TYPE])
+    for change in stream_handler::changes(event, &[OrderSummary::TYPE])
         .into_iter()
         .flatten()
     {
@@ -534,7 +534,7 @@ mod tests {
 
         // Delivered to the failure destination, then acknowledged.
         let file = std::env::temp_dir().join(format!("dead-letters-{}.jsonl", ulid::Ulid::new()));
-        let sink = streams::DeadLetters::at(&format!("file://{}", file.display()))
+        let sink = stream_handler::DeadLetters::at(&format!("file://{}", file.display()))
             .await
             .unwrap();
         let answer = sink.settle(&event, r.clone()).await;
@@ -556,7 +556,7 @@ mod tests {
         );
 
         // A destination that cannot be written: the record is retried like a failed write.
-        let nowhere = streams::DeadLetters::at("file:///proc/no/such/dir/x.jsonl")
+        let nowhere = stream_handler::DeadLetters::at("file:///proc/no/such/dir/x.jsonl")
             .await
             .unwrap();
         let answer = nowhere.settle(&event, r).await;

@@ -4,5 +4,5 @@ use reviews::aggregate_reviews as consumer;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
-    streams::serve(&consumer::CONSUMER, consumer::handle).await
+    stream_handler::serve(&consumer::CONSUMER, consumer::handle).await
 }

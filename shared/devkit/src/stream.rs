@@ -58,7 +58,7 @@ pub fn stream_record(event_id: &str, seq: u64, change: Change<'_>) -> Value {
     record
 }
 
-/// A DynamoDB Streams event of these records, as the handler receives it (`streams::Event`).
+/// A DynamoDB Streams event of these records, as the handler receives it (`stream_handler::Event`).
 pub fn stream_event(records: Vec<Value>) -> aws_lambda_events::event::dynamodb::Event {
     serde_json::from_value(json!({ "Records": records })).expect("a DynamoDB Streams event")
 }

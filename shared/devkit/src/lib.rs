@@ -64,7 +64,7 @@ pub fn local_aws_env() -> Vec<(&'static str, String)> {
 #[derive(Debug, thiserror::Error)]
 pub enum DevError {
     #[error(transparent)]
-    Template(#[from] template::TemplateError),
+    Template(#[from] sam_template::TemplateError),
     #[error("DynamoDB: {0}")]
     Dynamo(String),
 }
@@ -73,7 +73,7 @@ fn dynamo(e: impl std::fmt::Display) -> DevError {
     DevError::Dynamo(e.to_string())
 }
 
-fn key_schema(k: &template::KeySchema) -> Vec<KeySchemaElement> {
+fn key_schema(k: &sam_template::KeySchema) -> Vec<KeySchemaElement> {
     let mut out = vec![
         KeySchemaElement::builder()
             .attribute_name(&k.hash)
@@ -98,7 +98,7 @@ fn key_schema(k: &template::KeySchema) -> Vec<KeySchemaElement> {
 pub async fn create_table(
     client: &Client,
     name: &str,
-    table: &template::Table,
+    table: &sam_template::Table,
 ) -> Result<bool, DevError> {
     let mut req = client
         .create_table()
@@ -187,7 +187,7 @@ async fn wait_active(client: &Client, name: &str) -> Result<(), DevError> {
 
 /// Creates the table of this repository's `template.yaml` under `name`.
 pub async fn create_workspace_table(client: &Client, name: &str) -> Result<bool, DevError> {
-    let template = template::Template::workspace()?;
+    let template = sam_template::Template::workspace()?;
     create_table(client, name, &template.table).await
 }
 
