@@ -51,6 +51,16 @@ impl Harness {
     {
         let deps =
             Deps::new(table, function.needs, TEST_CURSOR_KEY, shards).expect("valid test settings");
+        Harness::with_deps(function, handle, deps)
+    }
+
+    /// As [`Harness::new`], on `deps` the test made itself: settings the harness does not
+    /// set, such as O5's shard count (`testkit::deps(..).with_order_shards(4)`).
+    pub fn with_deps<F, Fut>(function: &'static Function, handle: F, deps: Deps) -> Harness
+    where
+        F: Fn(&'static Deps, Request) -> Fut + Copy + 'static,
+        Fut: Future<Output = Result<Response<Body>, ApiError>> + 'static,
+    {
         let access = function.access;
         Harness {
             function,
