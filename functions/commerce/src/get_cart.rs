@@ -49,16 +49,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::Table;
-
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
     use store::commerce::put_cart_line;
     use testkit::fixtures::{at, id};
-    use testkit::{all_items, event, query_read_units, request, response_json};
-
-    const ROUTE: &str = "GET /carts/{cartId}";
+    use testkit::{Harness, all_items, query_read_units};
 
     #[tokio::test]
     async fn all_lines_in_one_minimal_query() {
@@ -80,14 +73,8 @@ mod tests {
             put_cart_line(&table, &line).await.unwrap();
         }
         table.meter().reset();
-        let (s, body) = response_json(
-            &handle(
-                &deps(&table),
-                request(&event(ROUTE, "/carts/petes-cart", &[], None)),
-            )
-            .await
-            .unwrap(),
-        );
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let (s, body) = h.get("/carts/petes-cart", &[]).await;
         assert_eq!(s, 200);
         assert_eq!(body["cartId"], "petes-cart");
         let got: Vec<_> = body["items"]
@@ -111,23 +98,14 @@ mod tests {
             .collect();
         assert_eq!(requests[0].read_units, query_read_units(&read, false));
 
-        let (s, body) = response_json(
-            &handle(
-                &deps(&table),
-                request(&event(ROUTE, "/carts/empty", &[], None)),
-            )
-            .await
-            .unwrap(),
-        );
+        let (s, body) = h.get("/carts/empty", &[]).await;
         assert_eq!((s, body["items"].clone()), (200, json!([])));
     }
 
     #[tokio::test]
     async fn bad_cart_ids_are_400() {
-        let table = testkit::table().await;
-        let mut ev = event(ROUTE, "/carts/x", &[], None);
-        ev["pathParameters"]["cartId"] = json!("a#b");
-        let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
+        let h = Harness::new(&FUNCTION, handle, testkit::table().await);
+        let (s, b) = h.get(&h.path(&["a#b"]), &[]).await;
         assert_eq!((s, b["code"].as_str().unwrap()), (400, "invalid_parameter"));
     }
 
@@ -146,9 +124,8 @@ mod tests {
             .collect();
         testkit::batch_put(&table, &lines).await;
         table.meter().reset();
-        let ev = testkit::event("GET /carts/{cartId}", "/carts/big", &[], None);
-        let (s, body) =
-            testkit::response_json(&handle(&deps(&table), testkit::request(&ev)).await.unwrap());
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let (s, body) = h.get("/carts/big", &[]).await;
         assert_eq!(s, 200);
         assert_eq!(body["items"].as_array().unwrap().len(), 6000);
         assert!(table.meter().requests().len() >= 2, "more than one page");

@@ -62,27 +62,19 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
-    use testkit::{all_items, event, fixtures, query_read_units, request, response_json};
+    use testkit::{Harness, all_items, fixtures, query_read_units};
 
-    const ROUTE: &str = "GET /customers/{customerId}";
-
-    async fn deps() -> Deps {
-        testkit::deps(testkit::table().await, FUNCTION.needs)
-    }
-
-    async fn get(deps: &Deps, path: &str, query: &[(&str, &str)]) -> (u16, Value) {
-        let res = api::respond(handle(deps, request(&event(ROUTE, path, query, None))).await);
-        response_json(&res)
+    async fn harness() -> Harness {
+        Harness::new(&FUNCTION, handle, testkit::table().await)
     }
 
     #[tokio::test]
     async fn customer_and_newest_orders_in_one_minimal_query() {
-        let d = deps().await;
-        let orders = fixtures::customer_with_seed_orders(&d.table, "123").await;
-        d.table.meter().reset();
+        let h = harness().await;
+        let orders = fixtures::customer_with_seed_orders(&h.table, "123").await;
+        h.table.meter().reset();
 
-        let (status, body) = get(&d, "/customers/123", &[("orders", "2")]).await;
+        let (status, body) = h.get("/customers/123", &[("orders", "2")]).await;
         assert_eq!(status, 200);
         assert_eq!(body["customer"]["customerId"], "123");
         assert_eq!(body["customer"]["name"], "Customer 123");
@@ -102,10 +94,10 @@ mod tests {
         );
 
         // One request, costing exactly what the three items it read cost.
-        let requests = d.table.meter().requests();
+        let requests = h.table.meter().requests();
         assert_eq!(requests.len(), 1);
         assert_eq!(requests[0].operation, "Query");
-        let read: Vec<_> = all_items(&d.table)
+        let read: Vec<_> = all_items(&h.table)
             .await
             .into_iter()
             .filter(|i| i["PK"].as_s().unwrap() == "CUSTOMER#123")
@@ -122,18 +114,18 @@ mod tests {
     async fn reading_a_few_of_many_orders_pays_for_the_few() {
         // 60 orders are about 10 KB: reading them all would cost 1.5 read units, the customer and
         // 2 orders cost 0.5. DynamoDB's bill shows whether Limit bounded the read.
-        let d = deps().await;
-        fixtures::customer(&d.table, "many").await;
+        let h = harness().await;
+        fixtures::customer(&h.table, "many").await;
         for i in 0..60u64 {
             fixtures::order(
-                &d.table,
+                &h.table,
                 "many",
                 1_600_000_000_000 + i * 60_000,
                 &[(i + 1, 1, 100)],
             )
             .await;
         }
-        let all: Vec<_> = all_items(&d.table)
+        let all: Vec<_> = all_items(&h.table)
             .await
             .into_iter()
             .filter(|i| i["PK"].as_s().unwrap() == "CUSTOMER#many")
@@ -142,30 +134,30 @@ mod tests {
             query_read_units(&all, false) >= 1.5,
             "the collection is big enough to tell"
         );
-        d.table.meter().reset();
-        let (_, body) = get(&d, "/customers/many", &[("orders", "2")]).await;
+        h.table.meter().reset();
+        let (_, body) = h.get("/customers/many", &[("orders", "2")]).await;
         assert_eq!(body["orders"].as_array().unwrap().len(), 2);
-        let requests = d.table.meter().requests();
+        let requests = h.table.meter().requests();
         assert_eq!((requests.len(), requests[0].items), (1, 3));
         assert_eq!(requests[0].read_units, 0.5);
     }
 
     #[tokio::test]
     async fn default_is_ten_orders_and_a_customer_without_orders_has_none() {
-        let d = deps().await;
-        let orders = fixtures::customer_with_seed_orders(&d.table, "123").await;
-        let (_, body) = get(&d, "/customers/123", &[]).await;
+        let h = harness().await;
+        let orders = fixtures::customer_with_seed_orders(&h.table, "123").await;
+        let (_, body) = h.get("/customers/123", &[]).await;
         assert_eq!(body["orders"].as_array().unwrap().len(), orders.len());
 
-        fixtures::customer(&d.table, "9").await;
-        let (_, body) = get(&d, "/customers/9", &[]).await;
+        fixtures::customer(&h.table, "9").await;
+        let (_, body) = h.get("/customers/9", &[]).await;
         assert_eq!(body["orders"], json!([]));
     }
 
     #[tokio::test]
     async fn unknown_customer_and_bad_parameters_are_4xx_with_a_code() {
-        let d = deps().await;
-        fixtures::customer_with_seed_orders(&d.table, "123").await;
+        let h = harness().await;
+        fixtures::customer_with_seed_orders(&h.table, "123").await;
         /// A path, its query, and the status and error code it must get.
         type Case = (
             &'static str,
@@ -202,12 +194,7 @@ mod tests {
             ),
         ];
         for (path, query, status, code) in cases {
-            let mut ev = event(ROUTE, path, query, None);
-            if path.contains("%23") {
-                ev["pathParameters"]["customerId"] = json!("1#2");
-            }
-            let res = api::respond(handle(&d, request(&ev)).await);
-            let (s, body) = response_json(&res);
+            let (s, body) = h.get(path, query).await;
             assert_eq!(
                 (s, body["code"].as_str().unwrap()),
                 (*status, *code),

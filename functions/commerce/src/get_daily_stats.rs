@@ -56,18 +56,16 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::Shard;
-    use store::Table;
-    use testkit::{event, request, response_json};
+    use testkit::Harness;
 
-    fn deps(table: Table) -> Deps {
-        Deps::new(table, FUNCTION.needs, testkit::TEST_CURSOR_KEY, 3).unwrap()
+    /// On 3 shards.
+    async fn harness() -> Harness {
+        Harness::with_shards(&FUNCTION, handle, testkit::table().await, 3)
     }
-
-    const ROUTE: &str = "GET /stats/daily/{date}";
 
     #[tokio::test]
     async fn sums_every_shard_in_one_request() {
-        let deps = deps(testkit::table().await);
+        let h = harness().await;
         let day = Date::parse_iso("2026-11-22").unwrap();
         for (shard, orders, reviews) in [(0, 2, 1), (1, 5, 0), (2, 1, 7)] {
             let stats = DailyStats {
@@ -77,33 +75,26 @@ mod tests {
                 revenue: (orders * 1000).into(),
                 reviews: reviews.into(),
             };
-            deps.table.put(&stats, None).await.unwrap();
+            h.table.put(&stats, None).await.unwrap();
         }
-        let (status, body) = response_json(
-            &handle(
-                &deps,
-                request(&event(ROUTE, "/stats/daily/2026-11-22", &[], None)),
-            )
-            .await
-            .unwrap(),
-        );
+        let (status, body) = h.get("/stats/daily/2026-11-22", &[]).await;
         assert_eq!(status, 200);
         assert_eq!(
             body,
             json!({ "date": "2026-11-22", "orders": 8, "revenue": 8000, "reviews": 8 })
         );
-        let requests = deps.table.meter().requests();
+        let requests = h.table.meter().requests();
         assert_eq!(requests.len(), 4, "3 puts, then one read");
         assert_eq!(requests[3].operation, "BatchGetItem");
     }
 
     #[tokio::test]
     async fn impossible_dates_are_400() {
-        let deps = deps(testkit::table().await);
+        let h = harness().await;
         for bad in ["2026-02-30", "2026-13-01", "today", "2026-1-1", ""] {
-            let mut ev = event(ROUTE, "/stats/daily/x", &[], None);
+            let mut ev = h.anyone().event("GET", "/stats/daily/x", &[], None);
             ev["pathParameters"]["date"] = json!(bad);
-            let (status, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let (status, body) = h.send(&ev).await;
             assert_eq!(
                 (status, body["code"].as_str().unwrap()),
                 (400, "invalid_parameter"),

@@ -76,20 +76,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::Table;
-
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
     use keys::commerce::{EventId, OrderStatus};
-    use serde_json::Value;
     use store::commerce::add_tracking_event;
     use testkit::fixtures;
-    use testkit::{
-        all_items, as_staff, event, query_read_units, request, response_json, signed_in_as,
-    };
-
-    const ROUTE: &str = "GET /orders/{orderId}";
+    use testkit::{Harness, all_items, query_read_units};
 
     #[tokio::test]
     async fn header_items_and_events_in_one_minimal_query() {
@@ -119,9 +109,9 @@ mod tests {
         }
         table.meter().reset();
 
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         let path = format!("/orders/{}", order.order_id);
-        let ev = signed_in_as(event(ROUTE, &path, &[], None), "123", &[]);
-        let (s, body) = response_json(&handle(&deps(&table), request(&ev)).await.unwrap());
+        let (s, body) = h.as_sub("123").get(&path, &[]).await;
         assert_eq!(s, 200);
         assert_eq!(body["order"]["orderId"], order.order_id.to_string());
         let skus: Vec<_> = body["items"]
@@ -156,7 +146,7 @@ mod tests {
 
     #[tokio::test]
     async fn unknown_or_malformed_order_ids_are_4xx() {
-        let table = testkit::table().await;
+        let h = Harness::new(&FUNCTION, handle, testkit::table().await);
         for (id, status, code) in [
             (SortableId::new().to_string(), 404, "order_not_found"),
             ("not-an-order".to_owned(), 400, "invalid_parameter"),
@@ -171,9 +161,9 @@ mod tests {
                 "invalid_parameter",
             ),
         ] {
-            let mut ev = signed_in_as(event(ROUTE, "/orders/x", &[], None), "123", &[]);
+            let mut ev = h.as_sub("123").event("GET", "/orders/x", &[], None);
             ev["pathParameters"]["orderId"] = json!(id);
-            let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
+            let (s, b) = h.send(&ev).await;
             assert_eq!((s, b["code"].as_str().unwrap()), (status, code), "{id}");
         }
     }
@@ -185,24 +175,21 @@ mod tests {
         let order = fixtures::order(&table, "123", keys::now_ms(), &[(1, 1, 100)]).await;
         let path = format!("/orders/{}", order.order_id);
         let unknown = format!("/orders/{}", SortableId::new());
-        let get = async |path: &str, ev: fn(Value) -> Value| {
-            let ev = ev(event(ROUTE, path, &[], None));
-            let d = deps(&table);
-            response_json(&api::dispatch(&d, FUNCTION.access, handle, request(&ev)).await)
-        };
-        let (s, theirs) = get(&path, |e| signed_in_as(e, "456", &[])).await;
-        let (_, missing) = get(&unknown, |e| signed_in_as(e, "456", &[])).await;
+        // Authorized as `main` does.
+        let h = Harness::new(&FUNCTION, handle, table).dispatched();
+        let (s, theirs) = h.as_sub("456").get(&path, &[]).await;
+        let (_, missing) = h.as_sub("456").get(&unknown, &[]).await;
         assert_eq!((s, theirs["code"].as_str()), (404, Some("order_not_found")));
         assert_eq!(
             theirs["code"], missing["code"],
             "indistinguishable from a missing order"
         );
-        let (s, staff) = get(&path, as_staff).await;
+        let (s, staff) = h.as_staff().get(&path, &[]).await;
         assert_eq!(
             (s, staff["order"]["customerId"].as_str()),
             (200, Some("123"))
         );
-        let (s, anonymous) = get(&path, |e| e).await;
+        let (s, anonymous) = h.get(&path, &[]).await;
         assert_eq!((s, anonymous["code"].as_str()), (401, Some("unauthorized")));
     }
 
@@ -224,9 +211,9 @@ mod tests {
             .collect();
         testkit::batch_put(&table, &events).await;
         table.meter().reset();
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         let path = format!("/orders/{}", order.order_id);
-        let ev = signed_in_as(event(ROUTE, &path, &[], None), "123", &[]);
-        let (s, body) = response_json(&handle(&deps(&table), request(&ev)).await.unwrap());
+        let (s, body) = h.as_sub("123").get(&path, &[]).await;
         assert_eq!(s, 200);
         assert_eq!(body["events"].as_array().unwrap().len(), 2000);
         assert!(

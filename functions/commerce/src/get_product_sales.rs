@@ -56,18 +56,16 @@ mod tests {
     use super::*;
     use keys::Shard;
     use model::Entity;
-    use store::Table;
-    use testkit::{event, fixtures::sku, request, response_json};
+    use testkit::{Harness, fixtures::sku};
 
-    fn deps(table: Table) -> Deps {
-        Deps::new(table, FUNCTION.needs, testkit::TEST_CURSOR_KEY, 5).unwrap()
+    /// On 5 shards.
+    async fn harness() -> Harness {
+        Harness::with_shards(&FUNCTION, handle, testkit::table().await, 5)
     }
-
-    const ROUTE: &str = "GET /products/{sku}/sales";
 
     #[tokio::test]
     async fn sums_every_shard_in_one_request() {
-        let deps = deps(testkit::table().await);
+        let h = harness().await;
         for (shard, units) in [(0, 3), (2, 4), (4, 10)] {
             let shard = ProductSales {
                 sku: sku(42),
@@ -79,22 +77,15 @@ mod tests {
                 shard.key().pk(),
                 format!("SALES#000000000042#0{}", shard.shard.number())
             );
-            deps.table.put(&shard, None).await.unwrap();
+            h.table.put(&shard, None).await.unwrap();
         }
-        let (status, body) = response_json(
-            &handle(
-                &deps,
-                request(&event(ROUTE, "/products/42/sales", &[], None)),
-            )
-            .await
-            .unwrap(),
-        );
+        let (status, body) = h.get("/products/42/sales", &[]).await;
         assert_eq!(status, 200);
         assert_eq!(
             body,
             json!({ "productId": 42, "unitsSold": 17, "revenue": 1700 })
         );
-        let requests = deps.table.meter().requests();
+        let requests = h.table.meter().requests();
         let requests = &requests[3..];
         assert_eq!((requests.len(), requests[0].operation), (1, "BatchGetItem"));
         // BatchGetItem bills each item found like a GetItem: half a unit per 4 KB, eventually
@@ -103,14 +94,7 @@ mod tests {
         assert_eq!(requests[0].items, 3);
         assert_eq!(requests[0].read_units, 0.5 * 3.0);
 
-        let (status, body) = response_json(
-            &handle(
-                &deps,
-                request(&event(ROUTE, "/products/7/sales", &[], None)),
-            )
-            .await
-            .unwrap(),
-        );
+        let (status, body) = h.get("/products/7/sales", &[]).await;
         assert_eq!(
             (status, body["unitsSold"].as_i64()),
             (200, Some(0)),
@@ -120,17 +104,17 @@ mod tests {
 
     #[tokio::test]
     async fn bad_product_ids_are_400() {
-        let deps = deps(testkit::table().await);
+        let h = harness().await;
         for bad in ["0", "-1", "abc", "1.5", "1000000000000", "007", "4#2"] {
-            let mut ev = event(ROUTE, "/products/x/sales", &[], None);
+            let mut ev = h.anyone().event("GET", "/products/x/sales", &[], None);
             ev["pathParameters"]["sku"] = json!(bad);
-            let (status, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let (status, body) = h.send(&ev).await;
             assert_eq!(
                 (status, body["code"].as_str().unwrap()),
                 (400, "invalid_parameter"),
                 "{bad}"
             );
         }
-        assert!(deps.table.meter().requests().is_empty());
+        assert!(h.table.meter().requests().is_empty());
     }
 }

@@ -73,7 +73,7 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{as_staff, event, fixtures, request, response_json, walk_pages};
+    use testkit::{fixtures, walk_pages};
 
     async fn get(table: &Table, query: &[(&str, &str)]) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -159,8 +159,8 @@ mod tests {
             let deps = testkit::deps(table.clone(), FUNCTION.needs)
                 .with_order_shards(count)
                 .unwrap();
-            let ev = as_staff(event("GET /orders", "/orders", &[("status", "OPEN")], None));
-            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let h = Harness::with_deps(&FUNCTION, handle, deps);
+            let (s, body) = h.as_staff().get("/orders", &[("status", "OPEN")]).await;
             assert_eq!(s, 200, "{body}");
             let listed: Vec<_> = body["orders"]
                 .as_array()

@@ -220,15 +220,10 @@ fn request_hash(lines: &[Line]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::Table;
-
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
     use serde_json::Value;
-    use testkit::{all_items, event, request, response_json, with_header};
+    use store::Table;
+    use testkit::{Call, Harness, all_items};
 
-    const ROUTE: &str = "POST /customers/{customerId}/orders";
     const BODY: &str = r#"{"items":[{"sku":42,"quantity":2,"unitPrice":1250},{"sku":7,"quantity":1,"unitPrice":99}]}"#;
 
     async fn table_with_customer() -> Table {
@@ -238,17 +233,21 @@ mod tests {
         table
     }
 
-    async fn post(table: &Table, customer: &str, body: &str, key: Option<&str>) -> (u16, Value) {
-        let mut ev = event(
-            ROUTE,
-            &format!("/customers/{customer}/orders"),
-            &[],
-            Some(body),
-        );
-        if let Some(k) = key {
-            ev = with_header(ev, "Idempotency-Key", k);
+    fn harness(table: &Table) -> Harness {
+        Harness::new(&FUNCTION, handle, table.clone())
+    }
+
+    /// A request with `Idempotency-Key: key`, if any.
+    fn with_key<'h>(h: &'h Harness, key: Option<&str>) -> Call<'h> {
+        match key {
+            Some(k) => h.with_header("Idempotency-Key", k),
+            None => h.anyone(),
         }
-        response_json(&api::respond(handle(&deps(table), request(&ev)).await))
+    }
+
+    async fn post(h: &Harness, customer: &str, body: &str, key: Option<&str>) -> (u16, Value) {
+        let path = format!("/customers/{customer}/orders");
+        with_key(h, key).post(&path, body).await
     }
 
     fn count(items: &[model::Item], ty: &str) -> usize {
@@ -261,7 +260,8 @@ mod tests {
     #[tokio::test]
     async fn places_summary_header_and_lines_in_one_transaction() {
         let table = table_with_customer().await;
-        let (s, body) = post(&table, "123", BODY, None).await;
+        let h = harness(&table);
+        let (s, body) = post(&h, "123", BODY, None).await;
         assert_eq!(s, 201);
         assert_eq!(body["total"], 2 * 1250 + 99);
         assert_eq!(body["status"], "OPEN");
@@ -296,10 +296,11 @@ mod tests {
     #[tokio::test]
     async fn an_order_records_its_customers_rep_in_the_reps_and_customers_status_lists() {
         let table = testkit::table().await;
+        let h = harness(&table);
         testkit::fixtures::org(&table).await;
         testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
         testkit::fixtures::customer_of_rep(&table, "123", "E1").await;
-        let (s, body) = post(&table, "123", BODY, None).await;
+        let (s, body) = post(&h, "123", BODY, None).await;
         assert_eq!(s, 201, "{body}");
         let id = body["orderId"].as_str().unwrap();
         let items = all_items(&table).await;
@@ -327,10 +328,12 @@ mod tests {
     #[tokio::test]
     async fn the_header_records_its_o5_shard_among_the_configured_count() {
         let table = table_with_customer().await;
-        let deps = deps(&table).with_order_shards(4).unwrap();
+        let deps = testkit::deps(table.clone(), FUNCTION.needs)
+            .with_order_shards(4)
+            .unwrap();
+        let h = Harness::with_deps(&FUNCTION, handle, deps);
         for _ in 0..12 {
-            let ev = event(ROUTE, "/customers/123/orders", &[], Some(BODY));
-            let (s, body) = response_json(&api::respond(handle(&deps, request(&ev)).await));
+            let (s, body) = h.post("/customers/123/orders", BODY).await;
             assert_eq!(s, 201, "{body}");
         }
         let items = all_items(&table).await;
@@ -356,7 +359,8 @@ mod tests {
     #[tokio::test]
     async fn without_a_rep_the_summary_stays_out_of_gsi1() {
         let table = table_with_customer().await;
-        let (s, _) = post(&table, "123", BODY, None).await;
+        let h = harness(&table);
+        let (s, _) = post(&h, "123", BODY, None).await;
         assert_eq!(s, 201);
         let summary = all_items(&table)
             .await
@@ -369,7 +373,8 @@ mod tests {
     #[tokio::test]
     async fn unknown_customer_is_404_and_writes_nothing() {
         let table = testkit::table().await;
-        let (s, body) = post(&table, "nobody", BODY, None).await;
+        let h = harness(&table);
+        let (s, body) = post(&h, "nobody", BODY, None).await;
         assert_eq!(
             (s, body["code"].as_str().unwrap()),
             (404, "customer_not_found")
@@ -380,14 +385,15 @@ mod tests {
     #[tokio::test]
     async fn a_retry_with_the_same_key_returns_the_same_order_and_writes_nothing() {
         let table = table_with_customer().await;
-        let (s1, first) = post(&table, "123", BODY, Some("retry-1")).await;
+        let h = harness(&table);
+        let (s1, first) = post(&h, "123", BODY, Some("retry-1")).await;
         let before = all_items(&table).await;
-        let (s2, second) = post(&table, "123", BODY, Some("retry-1")).await;
+        let (s2, second) = post(&h, "123", BODY, Some("retry-1")).await;
         assert_eq!((s1, s2), (201, 201));
         assert_eq!(first, second);
         assert_eq!(all_items(&table).await, before, "the retry wrote nothing");
         let (s3, other) = post(
-            &table,
+            &h,
             "123",
             r#"{"items":[{"sku":1,"quantity":1,"unitPrice":1}]}"#,
             Some("retry-1"),
@@ -400,7 +406,7 @@ mod tests {
         assert_eq!(all_items(&table).await, before);
         // The same key for another customer is another key.
         testkit::fixtures::customer(&table, "456").await;
-        let (s4, third) = post(&table, "456", BODY, Some("retry-1")).await;
+        let (s4, third) = post(&h, "456", BODY, Some("retry-1")).await;
         assert_eq!(s4, 201);
         assert_ne!(third["orderId"], first["orderId"]);
     }
@@ -410,9 +416,10 @@ mod tests {
     #[tokio::test]
     async fn an_invalid_idempotency_key_is_a_400_not_ignored() {
         let table = table_with_customer().await;
+        let h = harness(&table);
         let before = all_items(&table).await;
         for key in ["ké", "", &"k".repeat(65), "a#b", "a b"] {
-            let (s, body) = post(&table, "123", BODY, Some(key)).await;
+            let (s, body) = post(&h, "123", BODY, Some(key)).await;
             assert_eq!(
                 (s, body["code"].as_str()),
                 (400, Some("invalid_idempotency_key")),
@@ -427,7 +434,8 @@ mod tests {
     #[tokio::test]
     async fn an_expired_idempotency_record_does_not_replay() {
         let table = table_with_customer().await;
-        let (s, old) = post(&table, "123", BODY, Some("reused-later")).await;
+        let h = harness(&table);
+        let (s, old) = post(&h, "123", BODY, Some("reused-later")).await;
         assert_eq!(s, 201);
         // Age the record past its expiry (TTL has not deleted it yet).
         let key = keys::commerce::idempotency(
@@ -440,18 +448,19 @@ mod tests {
         );
         table.update(&key, &past, None).await.unwrap();
         let other = r#"{"items":[{"sku":9,"quantity":1,"unitPrice":5}]}"#;
-        let (s, new) = post(&table, "123", other, Some("reused-later")).await;
+        let (s, new) = post(&h, "123", other, Some("reused-later")).await;
         assert_eq!(s, 201, "{new}");
         assert_ne!(new["orderId"], old["orderId"], "a new order, not a replay");
         // And the renewed record replays the new order.
-        let (s, again) = post(&table, "123", other, Some("reused-later")).await;
+        let (s, again) = post(&h, "123", other, Some("reused-later")).await;
         assert_eq!((s, &again), (201, &new));
     }
 
     #[tokio::test]
     async fn fifty_parallel_orders_on_one_customer_are_fifty_orders() {
         let table = table_with_customer().await;
-        let calls = (0..50).map(|_| post(&table, "123", BODY, None));
+        let h = harness(&table);
+        let calls = (0..50).map(|_| post(&h, "123", BODY, None));
         let results = futures::future::join_all(calls).await;
         assert!(results.iter().all(|(s, _)| *s == 201), "{results:?}");
         let items = all_items(&table).await;
@@ -463,7 +472,8 @@ mod tests {
     #[tokio::test]
     async fn twenty_parallel_retries_with_one_key_are_one_order() {
         let table = table_with_customer().await;
-        let calls = (0..20).map(|_| post(&table, "123", BODY, Some("same-key")));
+        let h = harness(&table);
+        let calls = (0..20).map(|_| post(&h, "123", BODY, Some("same-key")));
         let results = futures::future::join_all(calls).await;
         assert!(results.iter().all(|(s, _)| *s == 201), "{results:?}");
         let ids: HashSet<_> = results
@@ -568,13 +578,11 @@ mod tests {
             ("", BODY, None, 400, "invalid_parameter"),
             ("ghost", BODY, None, 404, "customer_not_found"),
         ];
+        let h = harness(&table);
         for (customer, body, key, status, code) in cases {
-            let mut ev = event(ROUTE, "/customers/x/orders", &[], Some(body));
+            let mut ev = with_key(&h, key).event("POST", "/customers/x/orders", &[], Some(body));
             ev["pathParameters"]["customerId"] = serde_json::json!(customer);
-            if let Some(k) = key {
-                ev = with_header(ev, "Idempotency-Key", k);
-            }
-            let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
+            let (s, b) = h.send(&ev).await;
             assert_eq!(
                 (s, b["code"].as_str().unwrap()),
                 (status, code),

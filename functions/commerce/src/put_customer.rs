@@ -124,42 +124,32 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::Table;
-
-    fn deps(table: &Table) -> Deps {
-        testkit::deps(table.clone(), FUNCTION.needs)
-    }
     use serde_json::json;
-    use testkit::{all_items, event, request, response_json};
-
-    const ROUTE: &str = "PUT /customers/{customerId}";
-
-    async fn put(table: &Table, id: &str, body: &str) -> (u16, serde_json::Value) {
-        response_json(&api::respond(
-            handle(
-                &deps(table),
-                request(&event(ROUTE, &format!("/customers/{id}"), &[], Some(body))),
-            )
-            .await,
-        ))
-    }
+    use store::Table;
+    use testkit::{Harness, all_items};
 
     #[tokio::test]
     async fn creates_then_updates_in_one_write_each() {
         let table = testkit::table().await;
-        let (s, c) = put(&table, "123", r#"{"name":"Ann","email":"ann@example.com"}"#).await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let (s, c) = h
+            .put(
+                "/customers/123",
+                r#"{"name":"Ann","email":"ann@example.com"}"#,
+            )
+            .await;
         assert_eq!(s, 201);
         assert_eq!(
             (c["customerId"].as_str(), c["name"].as_str()),
             (Some("123"), Some("Ann"))
         );
         assert_eq!(c["orderCount"], 0);
-        let (s, c2) = put(
-            &table,
-            "123",
-            r#"{"name":"Ann B","email":"annb@example.com"}"#,
-        )
-        .await;
+        let (s, c2) = h
+            .put(
+                "/customers/123",
+                r#"{"name":"Ann B","email":"annb@example.com"}"#,
+            )
+            .await;
         assert_eq!(s, 200);
         assert_eq!(c2["name"], "Ann B");
         assert_eq!(c2["createdAt"], c["createdAt"], "creation time is kept");
@@ -180,6 +170,7 @@ mod tests {
     #[tokio::test]
     async fn bad_input_is_4xx_and_writes_nothing() {
         let table = testkit::table().await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
         let long_id = "x".repeat(65);
         let long_name = format!(r#"{{"name":"{}","email":"a@b.co"}}"#, "n".repeat(201));
         let huge = format!(
@@ -226,42 +217,28 @@ mod tests {
             ),
         ];
         for (id, body, status, code) in cases {
-            let mut ev = event(ROUTE, &format!("/customers/{id}"), &[], Some(body));
+            let mut ev = h
+                .anyone()
+                .event("PUT", &format!("/customers/{id}"), &[], Some(body));
             ev["pathParameters"]["customerId"] = json!(id);
-            let (s, b) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
+            let (s, b) = h.send(&ev).await;
             assert_eq!(
                 (s, b["code"].as_str().unwrap()),
                 (status, code),
                 "{id} {body:.60}"
             );
         }
-        let mut ev = event(
-            ROUTE,
+        let mut ev = h.anyone().event(
+            "PUT",
             "/customers/x",
             &[],
             Some(r#"{"name":"Ann","email":"a@b.co"}"#),
         );
         ev["pathParameters"]["customerId"] = json!("a#b");
-        let (s, _) = response_json(&api::respond(handle(&deps(&table), request(&ev)).await));
+        let (s, _) = h.send(&ev).await;
         assert_eq!(s, 400);
         assert!(all_items(&table).await.is_empty(), "nothing written");
         assert!(table.meter().requests().is_empty(), "nothing even sent");
-    }
-
-    /// `PUT /customers/<id>` with `body`, as `who` sends it, authorized as `main` does.
-    async fn put_as(
-        table: &Table,
-        who: fn(serde_json::Value) -> serde_json::Value,
-        id: &str,
-        body: &str,
-    ) -> (u16, serde_json::Value) {
-        let ev = who(event(ROUTE, &format!("/customers/{id}"), &[], Some(body)));
-        response_json(&api::dispatch(&deps(table), FUNCTION.access, handle, request(&ev)).await)
-    }
-
-    /// Customer 123, signed in as themself.
-    fn as_owner(ev: serde_json::Value) -> serde_json::Value {
-        testkit::signed_in_as(ev, "123", &[])
     }
 
     /// The customer's item, and its GSI1 keys (`None` when absent).
@@ -276,13 +253,15 @@ mod tests {
         (item, pk, sk)
     }
 
-    /// Employees E1 and E2 (and the org they need).
-    async fn with_employees() -> Table {
+    /// Employees E1 and E2 (and the org they need), and the function authorized as `main`
+    /// authorizes it.
+    async fn with_employees() -> (Table, Harness) {
         let table = testkit::table().await;
         testkit::fixtures::org(&table).await;
         testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
         testkit::fixtures::employee(&table, "E2", "Alan Turing").await;
-        table
+        let h = Harness::new(&FUNCTION, handle, table.clone()).dispatched();
+        (table, h)
     }
 
     const ANN: &str = r#"{"name":"Ann","email":"ann@example.com"}"#;
@@ -290,9 +269,9 @@ mod tests {
 
     #[tokio::test]
     async fn staff_assign_an_employee_as_account_rep() {
-        let table = with_employees().await;
+        let (table, h) = with_employees().await;
         // A new customer, created with its rep (201), then another rep (200).
-        let (s, c) = put_as(&table, testkit::as_staff, "123", ANN_WITH_E1).await;
+        let (s, c) = h.as_staff().put("/customers/123", ANN_WITH_E1).await;
         assert_eq!((s, c["accountRepId"].as_str()), (201, Some("E1")), "{c}");
         let (item, pk, sk) = stored(&table).await;
         assert_eq!(item["AccountRepId"].as_s().unwrap(), "E1");
@@ -301,25 +280,25 @@ mod tests {
             (Some("REP#E1"), Some("CUSTOMER#123"))
         );
         let body = r#"{"name":"Ann","email":"ann@example.com","accountRepId":"E2"}"#;
-        let (s, c) = put_as(&table, testkit::as_staff, "123", body).await;
+        let (s, c) = h.as_staff().put("/customers/123", body).await;
         assert_eq!((s, c["accountRepId"].as_str()), (200, Some("E2")));
         assert_eq!(stored(&table).await.1.as_deref(), Some("REP#E2"));
         // An existing customer without a rep gets one the same way.
-        assert_eq!(put_as(&table, testkit::as_staff, "456", ANN).await.0, 201);
-        let (s, c) = put_as(&table, testkit::as_staff, "456", ANN_WITH_E1).await;
+        assert_eq!(h.as_staff().put("/customers/456", ANN).await.0, 201);
+        let (s, c) = h.as_staff().put("/customers/456", ANN_WITH_E1).await;
         assert_eq!((s, c["accountRepId"].as_str()), (200, Some("E1")));
     }
 
     #[tokio::test]
     async fn a_customer_may_not_set_their_rep_and_nothing_changes() {
-        let table = with_employees().await;
-        put_as(&table, testkit::as_staff, "123", ANN_WITH_E1).await;
+        let (table, h) = with_employees().await;
+        h.as_staff().put("/customers/123", ANN_WITH_E1).await;
         let before = all_items(&table).await;
         for body in [
             r#"{"name":"Ann B","email":"ann@example.com","accountRepId":"E2"}"#,
             r#"{"name":"Ann B","email":"ann@example.com","accountRepId":null}"#,
         ] {
-            let (s, b) = put_as(&table, as_owner, "123", body).await;
+            let (s, b) = h.as_sub("123").put("/customers/123", body).await;
             assert_eq!((s, b["code"].as_str()), (403, Some("forbidden")), "{body}");
         }
         assert_eq!(all_items(&table).await, before, "nothing changed");
@@ -327,38 +306,37 @@ mod tests {
 
     #[tokio::test]
     async fn an_unknown_employee_is_a_404_and_nothing_is_written() {
-        let table = with_employees().await;
+        let (table, h) = with_employees().await;
         let before = all_items(&table).await;
         let unknown = r#"{"name":"Ann","email":"ann@example.com","accountRepId":"E9"}"#;
-        let (s, b) = put_as(&table, testkit::as_staff, "123", unknown).await;
+        let (s, b) = h.as_staff().put("/customers/123", unknown).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
         assert_eq!(all_items(&table).await, before, "no customer created");
         // Nor is an existing customer changed.
-        put_as(&table, testkit::as_staff, "123", ANN_WITH_E1).await;
+        h.as_staff().put("/customers/123", ANN_WITH_E1).await;
         let before = all_items(&table).await;
         let renamed = r#"{"name":"Ann B","email":"ann@example.com","accountRepId":"E9"}"#;
-        let (s, b) = put_as(&table, testkit::as_staff, "123", renamed).await;
+        let (s, b) = h.as_staff().put("/customers/123", renamed).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
         assert_eq!(all_items(&table).await, before, "nothing changed");
         // A malformed id is a 400.
         let bad = r#"{"name":"Ann","email":"ann@example.com","accountRepId":"E#1"}"#;
-        let (s, b) = put_as(&table, testkit::as_staff, "123", bad).await;
+        let (s, b) = h.as_staff().put("/customers/123", bad).await;
         assert_eq!((s, b["code"].as_str()), (400, Some("invalid_body")));
     }
 
     #[tokio::test]
     async fn null_removes_the_rep_and_absent_keeps_it() {
-        let table = with_employees().await;
-        put_as(&table, testkit::as_staff, "123", ANN_WITH_E1).await;
+        let (table, h) = with_employees().await;
+        h.as_staff().put("/customers/123", ANN_WITH_E1).await;
         // Absent (the owner's ordinary update, or staff's): the rep and its GSI1 keys stay.
-        for who in [as_owner, testkit::as_staff] {
-            let (s, c) = put_as(
-                &table,
-                who,
-                "123",
-                r#"{"name":"Ann B","email":"b@example.com"}"#,
-            )
-            .await;
+        for who in [h.as_sub("123"), h.as_staff()] {
+            let (s, c) = who
+                .put(
+                    "/customers/123",
+                    r#"{"name":"Ann B","email":"b@example.com"}"#,
+                )
+                .await;
             assert_eq!((s, c["accountRepId"].as_str()), (200, Some("E1")));
             assert_eq!(c["name"], "Ann B");
             let (_, pk, sk) = stored(&table).await;
@@ -369,7 +347,7 @@ mod tests {
         }
         // null: no rep, out of GSI1.
         let clear = r#"{"name":"Ann","email":"ann@example.com","accountRepId":null}"#;
-        let (s, c) = put_as(&table, testkit::as_staff, "123", clear).await;
+        let (s, c) = h.as_staff().put("/customers/123", clear).await;
         assert_eq!((s, &c["accountRepId"]), (200, &serde_json::Value::Null));
         let (item, pk, sk) = stored(&table).await;
         assert!(!item.contains_key("AccountRepId"));
@@ -401,13 +379,14 @@ mod tests {
             mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]),
             "t",
         );
-        let ev = testkit::event(
-            "PUT /customers/{customerId}",
+        let h = Harness::new(&FUNCTION, handle, table);
+        let ev = h.anyone().event(
+            "PUT",
             "/customers/123",
             &[],
             Some(r#"{"name":"Ann","email":"ann@example.com"}"#),
         );
-        let response = api::respond(handle(&deps(&table), testkit::request(&ev)).await);
+        let response = h.respond(&ev).await;
         assert_eq!(response.headers()["retry-after"], "1");
         let (status, body) = testkit::response_json(&response);
         assert_eq!((status, body["code"].as_str()), (503, Some("throttled")));
