@@ -1,7 +1,11 @@
 //! The local stack (`target/debug/local-stack`) as a child process, and a minimal HTTP client for
 //! driving it. `make test` builds the binaries first (`cargo build --bins`).
 
-use std::{path::PathBuf, process::Stdio, time::Duration};
+use std::{
+    path::{Path, PathBuf},
+    process::Stdio,
+    time::Duration,
+};
 
 use serde_json::Value;
 use tokio::{
@@ -105,13 +109,24 @@ pub async fn start_stack() -> Stack {
         "{} is missing: build the binaries first (cargo build --bins, as make test does)",
         binary.display()
     );
-    let port = free_port();
     devkit::reap_test_tables(&devkit::client(), testkit::TABLE_PREFIXES).await;
+    // A free port can be taken between free_port() and the stack's bind (an outgoing connection's
+    // ephemeral port): the stack then exits at once, and we try again on another.
+    for _ in 0..5 {
+        if let Some(stack) = try_start(&root, &bin_dir, &binary, free_port()).await {
+            return stack;
+        }
+    }
+    panic!("the local stack exited before it listened, five times");
+}
+
+/// A stack on `port`, once it listens; `None` if it exits before (its port was taken).
+async fn try_start(root: &Path, bin_dir: &Path, binary: &Path, port: u16) -> Option<Stack> {
     let table = devkit::test_table_name("e2e", &ulid::Ulid::new().to_string().to_lowercase());
     let issuer_dir = std::env::temp_dir().join(format!("issuer-{table}"));
     let log_dir = std::env::temp_dir().join(format!("logs-{table}"));
-    let child = Command::new(&binary)
-        .current_dir(&root)
+    let child = Command::new(binary)
+        .current_dir(root)
         .args(["--port", &port.to_string(), "--table", &table])
         .args(["--bin-dir", &bin_dir.to_string_lossy()])
         .args(["--issuer-dir", &issuer_dir.to_string_lossy()])
@@ -140,13 +155,17 @@ pub async fn start_stack() -> Stack {
         scope,
         log_dir,
     };
-    for _ in 0..300 {
+    // Up to two minutes, for a loaded machine; a stack that exits is given up at once.
+    for _ in 0..2400 {
+        if let Ok(Some(_)) = stack.child.try_wait() {
+            return None;
+        }
         if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
             // The stack made its issuer's key before it listened.
             stack.issuer = Some(
                 local_stack::jwt::Issuer::open(&stack.issuer_dir).expect("the stack's issuer"),
             );
-            return stack;
+            return Some(stack);
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
