@@ -296,11 +296,12 @@ fn template_text(dir: &Path, handlers: &[Handler]) -> String {
 ",
     );
     for h in handlers {
+        // The template names a function by its logical id: `collector` is `CollectorFunction`.
+        let logical_id = format!("{}{}Function", h.name[..1].to_uppercase(), &h.name[1..]);
         t += &format!(
             "  {logical_id}:
     Type: AWS::Serverless::Function
     Properties:
-      CodeUri: functions/{name}
       Timeout: 5
       Environment:
         Variables:
@@ -312,9 +313,6 @@ fn template_text(dir: &Path, handlers: &[Handler]) -> String {
           Properties:
             Stream: !GetAtt Table.StreamArn
 ",
-            name = h.name,
-            // The template names a function by its logical id: `collector` is `CollectorFunction`.
-            logical_id = format!("{}{}Function", h.name[..1].to_uppercase(), &h.name[1..]),
             log = dir.join(format!("{}.log", h.name)).display(),
             state = dir.join("state").display(),
         );

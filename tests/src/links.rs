@@ -102,12 +102,12 @@ fn without_code_spans(line: &str) -> String {
 fn targets(line: &str) -> Vec<String> {
     let mut found = Vec::new();
     let trimmed = line.trim_start();
-    if trimmed.starts_with('[') {
-        if let Some(close) = trimmed.find("]:") {
-            let target = trimmed[close + 2..].split_whitespace().next().unwrap_or("");
-            if !target.is_empty() {
-                found.push(target.trim_matches(['<', '>']).to_owned());
-            }
+    if trimmed.starts_with('[')
+        && let Some(close) = trimmed.find("]:")
+    {
+        let target = trimmed[close + 2..].split_whitespace().next().unwrap_or("");
+        if !target.is_empty() {
+            found.push(target.trim_matches(['<', '>']).to_owned());
         }
     }
     let bytes = line.as_bytes();

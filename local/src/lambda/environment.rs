@@ -130,7 +130,6 @@ Resources:
   F:
     Type: AWS::Serverless::Function
     Properties:
-      CodeUri: functions/f
       Environment:
         Variables:
           KEY: !Ref Key
