@@ -397,10 +397,7 @@ fn every_scanner_suppression_names_a_check_and_gives_a_one_line_reason() {
             ".checkov.yaml skips {check} twice"
         );
     }
-    assert_eq!(
-        global.iter().map(String::as_str).collect::<Vec<_>>().len(),
-        listed.len()
-    );
+    assert_eq!(global.len(), listed.len(), "{listed:?}");
     assert!(listed.iter().all(|c| global.contains(*c)), "{listed:?}");
 
     let text =

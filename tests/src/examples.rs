@@ -38,8 +38,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use crate::stack::{Stack, start_stack};
 
@@ -691,37 +689,7 @@ async fn send(
     }
     req.push_str("\r\n");
     req.push_str(body.unwrap_or(""));
-    let mut s = TcpStream::connect(("127.0.0.1", port))
-        .await
-        .expect("connect");
-    s.write_all(req.as_bytes()).await.expect("write");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).await.expect("read");
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, rest) = text.split_once("\r\n\r\n").expect("an HTTP answer");
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        let mut out = String::new();
-        let mut s = rest;
-        while let Some((size, r)) = s.split_once("\r\n") {
-            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            out.push_str(&r[..n]);
-            s = &r[n + 2..];
-        }
-        out
-    } else {
-        rest.to_owned()
-    };
+    let (status, _, body) = crate::stack::exchange(port, &req).await;
     (status, body)
 }
 

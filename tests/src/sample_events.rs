@@ -110,7 +110,12 @@ fn event(method: &str, template: &str, example: &Example) -> Value {
         let parameters: Map<String, Value> = query
             .split('&')
             .filter_map(|pair| pair.split_once('='))
-            .map(|(k, v)| (decode(k), json!(decode(v))))
+            .map(|(k, v)| {
+                (
+                    testkit::percent_decode(k),
+                    json!(testkit::percent_decode(v)),
+                )
+            })
             .collect();
         event.insert("queryStringParameters".into(), Value::Object(parameters));
     }
@@ -120,7 +125,7 @@ fn event(method: &str, template: &str, example: &Example) -> Value {
         .zip(path.split('/'))
         .filter_map(|(t, v)| {
             let name = t.strip_prefix('{')?.strip_suffix('}')?;
-            Some((name.to_owned(), json!(decode_path(v))))
+            Some((name.to_owned(), json!(testkit::percent_decode(v))))
         })
         .collect();
     if !parameters.is_empty() {
@@ -131,39 +136,6 @@ fn event(method: &str, template: &str, example: &Example) -> Value {
     }
     event.insert("isBase64Encoded".into(), json!(false));
     Value::Object(event)
-}
-
-/// A path parameter as API Gateway passes it: `%XX` decoded (a `+` is a `+`).
-fn decode_path(s: &str) -> String {
-    decode(&s.replace('+', "%2B"))
-}
-
-/// A query parameter as API Gateway passes it: `%XX` decoded, `+` a space.
-fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b'+', _) => {
-                out.push(b' ');
-                i += 1;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[test]

@@ -180,9 +180,6 @@ pub async fn http(
     body: Option<&str>,
     headers: &[(&str, &str)],
 ) -> (u16, String, Value) {
-    let mut s = TcpStream::connect(("127.0.0.1", port))
-        .await
-        .expect("connect");
     let body = body.unwrap_or("");
     let mut req = format!(
         "{method} {path} HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\ncontent-length: {}\r\n",
@@ -196,7 +193,26 @@ pub async fn http(
     }
     req.push_str("\r\n");
     req.push_str(body);
-    s.write_all(req.as_bytes()).await.expect("write");
+    let (status, head, body) = exchange(port, &req).await;
+    let json = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&body).unwrap_or(Value::String(body))
+    };
+    // Every answer of the API is one openapi.yaml documents (`/_local/` is the local stack's own).
+    if !path.starts_with("/_local/") {
+        crate::openapi::assert_answer(method, path, status, &json);
+    }
+    (status, head, json)
+}
+
+/// Sends one HTTP/1.1 request as written (it asks `Connection: close`) and reads the answer to
+/// its end: the status, the head, and the body (de-chunked).
+pub async fn exchange(port: u16, request: &str) -> (u16, String, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    s.write_all(request.as_bytes()).await.expect("write");
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).await.expect("read");
     let text = String::from_utf8_lossy(&raw).into_owned();
@@ -214,16 +230,7 @@ pub async fn http(
     } else {
         rest.to_owned()
     };
-    let json = if body.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&body).unwrap_or(Value::String(body))
-    };
-    // Every answer of the API is one openapi.yaml documents (`/_local/` is the local stack's own).
-    if !path.starts_with("/_local/") {
-        crate::openapi::assert_answer(method, path, status, &json);
-    }
-    (status, head.to_owned(), json)
+    (status, head.to_owned(), body)
 }
 
 fn dechunk(mut s: &str) -> String {

@@ -14,7 +14,7 @@ pub const FUNCTION: Function = Function {
     needs: Needs::TABLE,
     routes: &[Route::get(
         "/employees/{employeeId}",
-        "H1: an employee with current job and warehouse, one query (SK <= A)",
+        "H1: an employee with current job and warehouse, in one query that never reads the job history",
         &[Pattern {
             id: "H1",
             route: "`GET /employees/{employeeId}` (staff)",

@@ -15,7 +15,7 @@ pub const FUNCTION: Function = Function {
     needs: Needs::TABLE,
     routes: &[Route::get(
         "/employees/{employeeId}/job",
-        "H3: an employee's current job details: one query backwards, begins_with JH#, Limit 1",
+        "H3: an employee's current job details: one query of the job history, newest first, one item",
         &[Pattern {
             id: "H3",
             route: "`GET /employees/{employeeId}/job` (staff)",

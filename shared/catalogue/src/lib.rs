@@ -131,16 +131,16 @@ pub fn consumer(name: &str) -> Option<&'static Consumer> {
 /// The answer of the API function named `function` to `req`, as its `main` gives it (authorized
 /// as it declares), with `deps`; `None` for a name no context has.
 pub async fn handle(function: &str, deps: &Deps, req: Request) -> Option<Response<Body>> {
-    if let Some(r) = Box::pin(commerce::handle(function, deps, req.clone())).await {
-        return Some(r);
+    let holds = |functions: &[&Function]| functions.iter().any(|f| f.name == function);
+    if holds(commerce::FUNCTIONS) {
+        Box::pin(commerce::handle(function, deps, req)).await
+    } else if holds(reviews::FUNCTIONS) {
+        Box::pin(reviews::handle(function, deps, req)).await
+    } else if holds(learning::FUNCTIONS) {
+        Box::pin(learning::handle(function, deps, req)).await
+    } else {
+        Box::pin(hr::handle(function, deps, req)).await
     }
-    if let Some(r) = Box::pin(reviews::handle(function, deps, req.clone())).await {
-        return Some(r);
-    }
-    if let Some(r) = Box::pin(learning::handle(function, deps, req.clone())).await {
-        return Some(r);
-    }
-    Box::pin(hr::handle(function, deps, req)).await
 }
 
 /// A stream handler's batch response to `event`, with `deps`; `None` for a name no context has.
@@ -149,10 +149,11 @@ pub async fn handle_batch(
     deps: &Deps,
     event: stream_handler::Event,
 ) -> Option<stream_handler::BatchResponse> {
-    if let Some(r) = Box::pin(commerce::handle_batch(consumer, deps, event.clone())).await {
-        return Some(r);
+    if commerce::CONSUMERS.iter().any(|c| c.name == consumer) {
+        Box::pin(commerce::handle_batch(consumer, deps, event)).await
+    } else {
+        Box::pin(reviews::handle_batch(consumer, deps, event)).await
     }
-    Box::pin(reviews::handle_batch(consumer, deps, event)).await
 }
 
 /// The access-pattern table, one row per pattern.

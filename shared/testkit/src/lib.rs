@@ -85,7 +85,7 @@ pub fn percent_encode(s: &str) -> String {
 
 /// Decodes `%XX` escapes (a malformed one is kept as it is), as API Gateway decodes path
 /// parameters.
-fn percent_decode(s: &str) -> String {
+pub fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
