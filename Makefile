@@ -28,7 +28,8 @@ LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
 CONTEXTS := $(notdir $(wildcard functions/*))
 
 VENV := .venv
-PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathesis==4.32.5 selenium==4.40.0
+PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathesis==4.32.5 selenium==4.40.0 \
+	openapi-spec-validator==0.9.0 openapi-python-client==0.29.1
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
@@ -170,7 +171,8 @@ browser: dynamodb-install $(VENV)/.installed $(CHROMIUM) ## The explorer in head
 # checkov scans the template as written and as SAM expands it (the roles, permissions and stage SAM
 # generates); a finding fails the build unless .checkov.yaml (checks every function or log group
 # passes) or the resource's Metadata (one resource's exception) skips it with a reason.
-lint: $(VENV)/.installed $(VENV)/checkov/.installed ## Validate the SAM template (sam validate --lint, cfn-lint with informational rules, checkov as written and as translated) and formatting
+lint: $(VENV)/.installed $(VENV)/checkov/.installed ## Validate the SAM template (sam validate --lint, cfn-lint with informational rules, checkov as written and as translated), openapi.yaml (openapi-spec-validator) and formatting
+	$(VENV)/bin/openapi-spec-validator --validation-errors all openapi.yaml
 	$(VENV)/bin/sam validate --lint --template template.yaml
 	$(VENV)/bin/cfn-lint --include-checks I -- template.yaml
 	mkdir -p .local
