@@ -110,9 +110,11 @@ start() {
         args+=(-inMemory)
     fi
     # Detached from the caller's terminal and pipes, so a caller that captures our output does
-    # not wait for the server to end.
-    nohup java -Djava.library.path="$dir/DynamoDBLocal_lib" -jar "$dir/DynamoDBLocal.jar" \
-        "${args[@]}" </dev/null >"$log" 2>&1 &
+    # not wait for the server to end. On 127.0.0.1 only: the jar has no option for the address
+    # and would listen on every interface, so DynamoDBLocalLoopback.java starts its server bound
+    # to loopback (Java's source-file mode compiles it at each start, about a second).
+    nohup java -Djava.library.path="$dir/DynamoDBLocal_lib" -cp "$dir/DynamoDBLocal.jar" \
+        scripts/DynamoDBLocalLoopback.java "${args[@]}" </dev/null >"$log" 2>&1 &
     local pid=$!
     echo "$pid" >"$pidfile"
 

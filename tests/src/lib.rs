@@ -16,6 +16,8 @@
 //!   receive is one it documents;
 //! - `metrics`: every invocation of a real binary writes one valid EMF document with what it did;
 //! - `drift`: drifted derived values are shown as `null` and named, never a 500;
+//! - `loopback`: DynamoDB Local and the local stack refuse connections to the machine's other
+//!   addresses;
 //! - `startup`: an unusable configuration fails a real binary's start-up with its reason, reported
 //!   to the Runtime API as the invocation's error;
 //! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
@@ -52,6 +54,8 @@ mod hr;
 mod links;
 #[cfg(test)]
 mod load;
+#[cfg(test)]
+mod loopback;
 #[cfg(test)]
 mod merged;
 #[cfg(test)]
