@@ -124,7 +124,7 @@ async fn apply_chunk(table: &Table, mut chunk: Vec<Contribution>, now: i64, appl
             None => None,
             Some(r) => match current_total(table, &chunk[0].target, r.by).await {
                 Ok(total) => Some(total),
-                Err(e @ StoreError::Corrupt(_)) => {
+                Err(e) if e.is_permanent() => {
                     let why = e.to_string();
                     applied
                         .unwritable
@@ -168,6 +168,15 @@ async fn apply_chunk(table: &Table, mut chunk: Vec<Contribution>, now: i64, appl
                 // The target must exist and does not: nothing to derive onto.
                 tracing::warn!(target = %chunk[0].target, "derived target missing; records acknowledged");
                 applied.missing_targets += chunk.len();
+                return;
+            }
+            Err(e) if e.is_permanent() => {
+                // Refused as it is (an item grown past 400 KB...): no retry can write it.
+                tracing::error!(error = %e, target = %chunk[0].target, "aggregate update refused");
+                let why = e.to_string();
+                applied
+                    .unwritable
+                    .extend(chunk.iter().map(|c| (c.record, why.clone())));
                 return;
             }
             Err(e @ StoreError::TransactionCanceled(_)) => {

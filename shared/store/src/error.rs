@@ -19,6 +19,12 @@ pub enum StoreError {
     Corrupt(String),
     #[error("configuration: {0}")]
     Config(String),
+    /// DynamoDB refused the request itself (`ValidationException`: an item past 400 KB, a value
+    /// of the wrong type...): the same request is refused every time.
+    #[error("refused by dynamodb: {0}")]
+    Rejected(String),
+    /// Anything else: a 5xx, a timeout, a connection that failed, a permission or a resource
+    /// missing (until someone fixes the deployment).
     #[error("dynamodb: {0}")]
     Dynamo(String),
 }
@@ -44,6 +50,25 @@ impl StoreError {
         }
     }
 
+    /// True when no retry of the same request can succeed: an item this code cannot read, a
+    /// request it could not build, a request DynamoDB refuses (in a transaction too). A stream
+    /// handler sends such a record to its failure destination instead of retrying it. Throttles,
+    /// conflicts, 5xx and network errors are transient; so are a missing permission or table and
+    /// a bad configuration, which a fix of the deployment heals (the mapping's bounds catch them
+    /// if nobody does).
+    pub fn is_permanent(&self) -> bool {
+        match self {
+            StoreError::Corrupt(_) | StoreError::Rejected(_) => true,
+            StoreError::TransactionCanceled(reasons) => reasons
+                .iter()
+                .any(|r| REFUSED_IN_TRANSACTIONS.contains(&r.as_str())),
+            StoreError::ConditionFailed
+            | StoreError::Throttled(_)
+            | StoreError::Config(_)
+            | StoreError::Dynamo(_) => false,
+        }
+    }
+
     /// The cancellation reason of the action at `index`, if this is a cancelled transaction.
     pub fn cancellation_reason(&self, index: usize) -> Option<&str> {
         match self {
@@ -62,6 +87,16 @@ const THROTTLES: &[&str] = &[
     TRANSACTION_CONFLICT,
 ];
 
+/// Errors of a request DynamoDB will refuse however often it is sent.
+const REFUSED: &[&str] = &[
+    "ValidationException",
+    "ItemCollectionSizeLimitExceededException",
+    "SerializationException",
+];
+
+/// Cancellation reasons of a transaction action DynamoDB will refuse however often it is sent.
+const REFUSED_IN_TRANSACTIONS: &[&str] = &["ValidationError", "ItemCollectionSizeLimitExceeded"];
+
 /// DynamoDB's error code for a single-item write that met an item a transaction holds.
 pub(crate) const TRANSACTION_CONFLICT: &str = "TransactionConflictException";
 
@@ -77,6 +112,9 @@ where
         Some(c) if THROTTLES.contains(&c) => {
             telemetry::Metric::Throttles.add(1.0);
             StoreError::Throttled(DisplayErrorContext(&err).to_string())
+        }
+        Some(c) if REFUSED.contains(&c) => {
+            StoreError::Rejected(DisplayErrorContext(&err).to_string())
         }
         _ => StoreError::Dynamo(DisplayErrorContext(&err).to_string()),
     }

@@ -5,11 +5,15 @@
 //! demand into `model`'s entities. It writes what it derives (a counter handler gives
 //! [`aggregate_batch`] its mapping from a change to contributions, applied coalesced and exactly
 //! once) and answers with a partial batch response: the sequence numbers of the records whose
-//! writes failed ([`BatchResponse`]). Lambda then retries from the first failed record, without
-//! bound; everything before it is done. A record is never reported done if its write failed.
+//! writes failed ([`BatchResponse`]). Lambda then retries from the first failed record, within
+//! the mapping's bounds (`template.yaml`); everything before it is done. A record is never
+//! reported done if its write failed.
 //!
-//! A record that can never succeed (it does not decode; its values fit no write) is *poison*:
-//! retried without bound it would block its shard forever. Handlers name it in
+//! A record that can never succeed is *poison*: retried, it would hold its shard until the
+//! mapping's bounds give its whole batch up. It does not decode, or an item it needs does not
+//! (a header, an order line), or DynamoDB refuses its write as it is (an item past 400 KB, a
+//! value of the wrong type: [`store::StoreError::is_permanent`]); only throttles, conflicts, 5xx
+//! and the like are retried ([`Failures`] sorts them). Handlers name poison in
 //! [`BatchResponse::poison`], and [`serve`] sends it to the failure destination
 //! (`FAILURE_QUEUE_URL`: the stack's SQS queue; locally a `file://` JSON-lines file) and only then
 //! acknowledges it. If the send fails, the record is reported failed and retried like any other.
@@ -18,7 +22,7 @@ use keys::Id;
 use model::Entity;
 use serde::{Deserialize, Serialize};
 use store::{
-    Deps, Needs,
+    Deps, Needs, StoreError,
     aggregate::{self, Applied, Contribution},
 };
 use telemetry::Metric;
@@ -240,6 +244,48 @@ impl BatchResponse {
     }
 }
 
+/// What becomes of a batch's records that were not applied: those no retry can apply are poison
+/// (for the failure destination, then acknowledged), the others are retried. Built up by a
+/// handler, then its answer ([`Failures::response`]).
+#[derive(Debug, Default)]
+pub struct Failures {
+    failed: Vec<usize>,
+    poison: Vec<Poison>,
+}
+
+impl Failures {
+    /// The record at `index` can never be applied, because of `reason`.
+    pub fn poison(&mut self, index: usize, reason: String) {
+        self.poison.push(Poison { index, reason });
+    }
+
+    /// `records` were not applied: `doing` failed with `error`. Poison when the error is
+    /// permanent ([`StoreError::is_permanent`]: an item that does not decode, a request DynamoDB
+    /// refuses), retried when it is not (a throttle, a conflict, a 5xx, the network).
+    pub fn store_error(
+        &mut self,
+        records: impl IntoIterator<Item = usize>,
+        doing: &str,
+        error: &StoreError,
+    ) {
+        if error.is_permanent() {
+            let reason = format!("{doing}: {error}");
+            self.poison.extend(records.into_iter().map(|index| Poison {
+                index,
+                reason: reason.clone(),
+            }));
+        } else {
+            tracing::error!(%error, "{doing}: the records are retried");
+            self.failed.extend(records);
+        }
+    }
+
+    /// The answer: the retried records as Lambda's partial batch response, and the poison.
+    pub fn response(self, event: &Event) -> BatchResponse {
+        BatchResponse::failures(event, &self.failed).with_poison(self.poison)
+    }
+}
+
 /// The whole of a counter handler but its mapping: every readable record of a type it `owns`
 /// becomes contributions through `contributions_of` (given the record and the shard count of
 /// sharded counters), which are applied coalesced and exactly once; owned records that cannot be
@@ -399,4 +445,58 @@ pub use dead_letters::DeadLetters;
 /// Seconds since the Unix epoch, now.
 pub fn now_epoch() -> i64 {
     (keys::now_ms() / 1000) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A batch of `n` records, sequence numbers 0 to n - 1.
+    fn batch(n: usize) -> Event {
+        let records: Vec<_> = (0..n)
+            .map(|i| {
+                json!({
+                    "eventID": format!("e{i}"), "eventName": "INSERT", "eventVersion": "1.1",
+                    "eventSource": "aws:dynamodb", "awsRegion": "us-east-1", "eventSourceARN": "arn",
+                    "dynamodb": {"ApproximateCreationDateTime": 1, "SequenceNumber": format!("{i:021}"),
+                        "SizeBytes": 1, "StreamViewType": "NEW_AND_OLD_IMAGES"}
+                })
+            })
+            .collect();
+        serde_json::from_value(json!({ "Records": records })).unwrap()
+    }
+
+    #[test]
+    fn only_errors_no_retry_can_fix_make_poison() {
+        let reasons = |r: &[&str]| r.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let retried = [
+            StoreError::Throttled("ProvisionedThroughputExceededException".into()),
+            StoreError::Dynamo("InternalServerError (500)".into()),
+            StoreError::TransactionCanceled(reasons(&["None", "TransactionConflict"])),
+            StoreError::Config("AccessDeniedException: fix the role".into()),
+        ];
+        let poison = [
+            StoreError::Corrupt("ItemCount: missing field".into()),
+            StoreError::Rejected("ValidationException: item size".into()),
+            StoreError::TransactionCanceled(reasons(&["ValidationError", "None"])),
+        ];
+        let event = batch(retried.len() + poison.len());
+        let mut failures = Failures::default();
+        for (i, e) in retried.iter().chain(&poison).enumerate() {
+            failures.store_error([i], "writing", e);
+        }
+        let response = failures.response(&event);
+        let sequence = |i: usize| format!("{i:021}");
+        assert_eq!(
+            response.failed_sequence_numbers(),
+            (0..retried.len()).map(sequence).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            response.poison.iter().map(|p| p.index).collect::<Vec<_>>(),
+            (retried.len()..event.records.len()).collect::<Vec<_>>()
+        );
+        assert!(response.poison[1].reason.starts_with("writing: "));
+    }
 }

@@ -32,7 +32,7 @@ use store::{
     Deps,
     aggregate::{Applied, Contribution, Ranked},
 };
-use stream_handler::{BatchResponse, Change, Event};
+use stream_handler::{BatchResponse, Change, Event, Failures};
 
 /// The order totals of a batch, and what was written (for logs, tests and the benchmark).
 /// The items whose changes move the totals; every other record is another part's or nobody's.
@@ -40,27 +40,26 @@ pub const OWNS: &[&str] = &[OrderSummary::TYPE, OrderLine::TYPE, Inventory::TYPE
 
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
     let (lines, unread) = lines_of_turned_orders(deps, event).await;
-    let (response, applied) = stream_handler::aggregate_batch(deps, event, OWNS, |change, shards| {
-        contributions_of(change, shards, &lines)
-    })
-    .await;
-    if unread.is_empty() {
-        return (response, applied);
-    }
-    // Their products' share waits for a retry; what the records did apply, the ledger skips then.
-    let retry = BatchResponse::failures(event, &unread);
-    (BatchResponse::union(event, [response, retry]), applied)
+    let (response, applied) =
+        stream_handler::aggregate_batch(deps, event, OWNS, |change, shards| {
+            contributions_of(change, shards, &lines)
+        })
+        .await;
+    // Their products' share waits for a retry (what the records did apply, the ledger skips
+    // then), or, when their lines do not decode, for a repair: they are poison.
+    let unread = unread.response(event);
+    (BatchResponse::union(event, [response, unread]), applied)
 }
 
 /// The order summaries of the batch that stop or start being a sale (a status change, both images
 /// present), and the lines of their orders, read once per order. Lines are written once, with
 /// their order, so the lines read are the lines whose INSERTs added to the products' sales,
-/// whichever of those records is applied first. Also the positions of the changes whose order's
-/// lines could not be read (reported for a retry).
+/// whichever of those records is applied first. Also the changes whose order's lines could not be
+/// read: retried, or poison if the lines do not decode.
 async fn lines_of_turned_orders(
     deps: &Deps,
     event: &Event,
-) -> (BTreeMap<OrderId, Vec<OrderLine>>, Vec<usize>) {
+) -> (BTreeMap<OrderId, Vec<OrderLine>>, Failures) {
     let mut turned: BTreeMap<OrderId, Vec<usize>> = BTreeMap::new();
     for change in stream_handler::changes(event, &[OrderSummary::TYPE])
         .into_iter()
@@ -81,16 +80,17 @@ async fn lines_of_turned_orders(
         (*order, page.and_then(|p| p.decode::<OrderLine>()))
     });
     let mut lines = BTreeMap::new();
-    let mut unread = Vec::new();
+    let mut unread = Failures::default();
     for (order, read) in futures::future::join_all(reads).await {
         match read {
             Ok(page) => {
                 lines.insert(order, page.items);
             }
-            Err(e) => {
-                tracing::warn!(%order, error = %e, "an order's lines could not be read");
-                unread.extend(turned.get(&order).into_iter().flatten());
-            }
+            Err(e) => unread.store_error(
+                turned.get(&order).into_iter().flatten().copied(),
+                &format!("reading order {order}'s lines"),
+                &e,
+            ),
         }
     }
     (lines, unread)
@@ -474,10 +474,11 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_failed_write_is_reported_never_acknowledged_and_exact_after_the_retry() {
+    async fn a_counter_no_write_can_fix_makes_its_records_poison_and_a_replay_after_repair_exact() {
         let (deps, sources) = with_orders().await;
         let records = inserts(&sources);
-        // Break every shard of SKU 2: its counter holds a string, so ADD fails there only.
+        // Break every shard of SKU 2: its counter holds a string, so DynamoDB refuses the ADD
+        // there (ValidationException), however often it is sent.
         for shard in keys::Shard::all(SHARDS) {
             let key = k::product_sales(fixtures::sku(2), shard);
             let mut item = model::key_item(&key);
@@ -499,15 +500,16 @@ mod tests {
             .filter(|(_, i)| i["Type"].as_s().unwrap() == "OrderItem" && num(i, "Sku") == 2)
             .map(|(n, _)| format!("{:021}", n + 1))
             .collect();
-        let mut reported: Vec<String> = r
-            .failed_sequence_numbers()
-            .into_iter()
-            .map(str::to_owned)
+        assert!(r.failed_sequence_numbers().is_empty(), "no retry can help");
+        let mut poison: Vec<String> = r
+            .poison
+            .iter()
+            .map(|p| format!("{:021}", p.index + 1))
             .collect();
-        reported.sort();
-        assert_eq!(reported, sku2, "exactly the records whose write failed");
+        poison.sort();
+        assert_eq!(poison, sku2, "exactly the records whose write was refused");
 
-        // Repair, then Lambda retries from the first failure (here: the whole batch again).
+        // Repaired, then the batch replayed (from the failure queue): exact, nothing twice.
         for shard in keys::Shard::all(SHARDS) {
             let key = k::product_sales(fixtures::sku(2), shard);
             deps.table.delete(&key, None).await.unwrap();
@@ -780,6 +782,74 @@ mod tests {
         let (customers, units, _) = derived(&deps.table).await;
         assert_eq!(customers["ann"], (3, 3500));
         assert_eq!(units[&1], 4);
+    }
+
+    /// The item of `type_name` whose `attr` is `value`, as the table holds it.
+    async fn item_where(
+        table: &Table,
+        type_name: &str,
+        attr: &str,
+        value: &AttributeValue,
+    ) -> Item {
+        all_items(table)
+            .await
+            .into_iter()
+            .find(|i| i["Type"].as_s().unwrap() == type_name && i.get(attr) == Some(value))
+            .unwrap_or_else(|| panic!("a {type_name} with {attr} = {value:?}"))
+    }
+
+    #[tokio::test]
+    async fn an_order_line_that_does_not_decode_is_poison_not_a_retry() {
+        let deps = with_rep_orders().await;
+        let placed = inserts_of(&deps.table, &["Order", "OrderItem"], 1).await;
+        handle_counted(&deps, &stream_event(placed)).await;
+        let total = |t: i64| AttributeValue::N(t.to_string());
+        let ann = item_where(&deps.table, "Order", "Total", &total(2000)).await;
+        let bob = item_where(&deps.table, "Order", "Total", &total(3000)).await;
+        // Ann's order's line, spoilt by hand: its order's cancellation cannot take it out of its
+        // product's sales, however often it is retried.
+        let mut line = item_where(&deps.table, "OrderItem", "OrderId", &ann["OrderId"]).await;
+        line.insert("Quantity".into(), AttributeValue::S("many".into()));
+        deps.table.put_item(line, None).await.unwrap();
+        let batch = stream_event(vec![
+            status_change("c1", 50, &ann, "PROCESSING", "CANCELLED"),
+            status_change("r1", 51, &bob, "DELIVERED", "RETURNED"),
+        ]);
+        let (r, _) = handle_counted(&deps, &batch).await;
+        assert!(r.failed_sequence_numbers().is_empty(), "{r:?}");
+        assert_eq!(r.poison.iter().map(|p| p.index).collect::<Vec<_>>(), [0]);
+        assert!(r.poison[0].reason.contains("lines"), "{:?}", r.poison);
+        let q3 = |rep: &str| ("2026-Q3".to_owned(), rep.to_owned());
+        assert_eq!(
+            rep_sales(&deps.table).await[&q3("E2")],
+            (0, 0, format!("{:015}#E2", 0)),
+            "the record behind it was applied"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_contribution_dynamodb_refuses_is_poison_and_the_rest_is_applied() {
+        let deps = with_rep_orders().await;
+        // Ann's customer item one write short of DynamoDB's 400 KB: adding to her totals is
+        // refused (the item would grow past it), however often it is tried.
+        let key = k::customer(&keys::Id::parse("c", "ann").unwrap());
+        let mut customer = deps
+            .table
+            .get_item(&key, store::Read::Strong, None)
+            .await
+            .unwrap()
+            .unwrap();
+        let room = 400 * 1024 - testkit::item_size(&customer) - "Padding".len() - 8;
+        customer.insert("Padding".into(), s("x".repeat(room)));
+        deps.table.put_item(customer, None).await.unwrap();
+        let records = inserts_of(&deps.table, &["Order"], 1).await;
+        let (r, _) = handle_counted(&deps, &stream_event(records)).await;
+        assert!(r.failed_sequence_numbers().is_empty(), "{r:?}");
+        // Ann's three orders, each refused on her totals.
+        assert_eq!(r.poison.len(), 3, "{:?}", r.poison);
+        let (customers, _, _) = derived(&deps.table).await;
+        assert_eq!(customers["bob"], (1, 3000), "other targets are written");
+        assert_eq!(customers["ann"], (0, 0));
     }
 
     #[tokio::test]
