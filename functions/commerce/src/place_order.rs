@@ -456,6 +456,41 @@ mod tests {
         assert_eq!((s, &again), (201, &new));
     }
 
+    /// DynamoDB (Local here) applies a transaction once per ClientRequestToken: the same token
+    /// with the same input a second time is a success that writes nothing, where a new token
+    /// finds the first write and is cancelled by its `attribute_not_exists`.
+    #[tokio::test]
+    async fn a_repeated_token_with_the_same_input_succeeds_and_writes_once() {
+        let table = testkit::table().await;
+        let line = model::commerce::CartLine {
+            cart_id: Id::parse("c", "cart").unwrap(),
+            product_id: Id::parse("p", "tea").unwrap(),
+            quantity: 1,
+            updated_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
+        };
+        let send = |token: Option<&'static str>| {
+            let table = table.clone();
+            let line = line.clone();
+            async move {
+                let mut tx = table.transaction();
+                if let Some(t) = token {
+                    tx.idempotent_on(&["test", table.name(), t]);
+                }
+                tx.put(&line, Some(store::Condition::Absent)).unwrap();
+                tx.send().await
+            }
+        };
+        send(Some("one")).await.unwrap();
+        send(Some("one"))
+            .await
+            .expect("the same token and input: success, nothing written again");
+        assert_eq!(all_items(&table).await.len(), 1);
+        assert!(
+            send(None).await.is_err(),
+            "a new token is a new request: the line exists"
+        );
+    }
+
     #[tokio::test]
     async fn fifty_parallel_orders_on_one_customer_are_fifty_orders() {
         let table = table_with_customer().await;

@@ -240,6 +240,16 @@ async fn place_with_rep(
     idempotency: Option<&IdempotencyKey>,
 ) -> Result<Option<PlaceOutcome>, StoreError> {
     let mut tx = table.transaction();
+    if let Some(idem) = idempotency {
+        // The client's key names the operation; the order id, this call of it (a client's retry
+        // after a lost answer is a new call, answered from the idempotency record instead).
+        tx.idempotent_on(&[
+            "C3",
+            order.customer.as_str(),
+            idem.key.as_str(),
+            &order.order_id.to_string(),
+        ]);
+    }
     let same_rep = match &rep {
         Some(rep) => Condition::Equals(Customer::ACCOUNT_REP_ID, s(rep.as_str())),
         None => Condition::AttributeAbsent(Customer::ACCOUNT_REP_ID),
@@ -452,6 +462,103 @@ mod tests {
         );
         assert_eq!(rule.num_calls(), 3);
         assert_eq!(found.num_calls(), 1, "the customer is read once");
+    }
+
+    /// A table whose client answers from `rules` (any order).
+    fn mocked(rules: &[&Rule]) -> Table {
+        Table::new(
+            mock_client!(
+                aws_sdk_dynamodb,
+                aws_smithy_mocks::RuleMode::MatchAny,
+                rules
+            ),
+            "t",
+        )
+    }
+
+    /// Every token the rule's requests carried, in order.
+    type Tokens = std::sync::Arc<std::sync::Mutex<Vec<Option<String>>>>;
+
+    fn recording(
+        tokens: &Tokens,
+    ) -> impl Fn(&aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsInput) -> bool
+    + Send
+    + Sync
+    + 'static {
+        let tokens = tokens.clone();
+        move |input| {
+            tokens
+                .lock()
+                .unwrap()
+                .push(input.client_request_token().map(str::to_owned));
+            true
+        }
+    }
+
+    /// A commit whose answer was lost (here a 500 after it; on AWS a timeout too) is sent again
+    /// with the same ClientRequestToken, so DynamoDB answers it with success instead of
+    /// cancelling a second application on the order's `attribute_not_exists`: neither a 500 nor
+    /// a second order. A cancelled attempt wrote nothing: its successor has a token of its own.
+    #[tokio::test]
+    async fn an_attempt_whose_answer_was_lost_is_sent_again_with_the_same_token() {
+        use aws_sdk_dynamodb::{
+            operation::transact_write_items::TransactWriteItemsError,
+            types::error::InternalServerError,
+        };
+        let tokens = Tokens::default();
+        let rule = mock!(Client::transact_write_items)
+            .match_requests(recording(&tokens))
+            .sequence()
+            .error(|| {
+                TransactWriteItemsError::InternalServerError(
+                    InternalServerError::builder()
+                        .message("answer lost")
+                        .build(),
+                )
+            })
+            .error(|| cancelled(&["None", "None", "TransactionConflict", "None"]))
+            .output(|| TransactWriteItemsOutput::builder().build())
+            .build();
+        let found = customer_found();
+        let table = mocked(&[&found, &rule]);
+        assert_eq!(
+            place_order(&table, &order(), None).await.unwrap(),
+            PlaceOutcome::Placed
+        );
+        let tokens = tokens.lock().unwrap().clone();
+        assert_eq!(tokens.len(), 3, "{tokens:?}");
+        assert!(
+            tokens
+                .iter()
+                .all(|t| t.as_ref().is_some_and(|t| (1..=36).contains(&t.len())))
+        );
+        assert_eq!(
+            tokens[0], tokens[1],
+            "the lost answer's retry: the same token"
+        );
+        assert_ne!(tokens[1], tokens[2], "after a cancellation: a new request");
+
+        // Under an idempotency key the token is derived from it (and the order): the same
+        // inputs, the same token.
+        let idem = IdempotencyKey {
+            key: Id::parse("k", "key-1").unwrap(),
+            request_hash: "h".into(),
+            response: "{}".into(),
+            expires_at: 0,
+        };
+        let order = order();
+        let mut seen = Vec::new();
+        for _ in 0..2 {
+            let tokens = Tokens::default();
+            let rule = mock!(Client::transact_write_items)
+                .match_requests(recording(&tokens))
+                .then_output(|| TransactWriteItemsOutput::builder().build());
+            let found = customer_found();
+            let table = mocked(&[&found, &rule]);
+            place_order(&table, &order, Some(&idem)).await.unwrap();
+            seen.push(tokens.lock().unwrap()[0].clone().unwrap());
+        }
+        assert_eq!(seen[0], seen[1]);
     }
 
     #[tokio::test]

@@ -4,12 +4,20 @@
 //! retried while cancelled only by conflicts with other transactions (real DynamoDB raises
 //! TransactionConflict under contention; DynamoDB Local never does, so tests use
 //! aws-smithy-mocks).
+//!
+//! Every transaction carries a `ClientRequestToken`, one per logical operation: random, or
+//! derived from the caller's own idempotency key ([`Transaction::idempotent_on`]). An attempt
+//! whose answer was lost (a timeout, a 5xx, `TransactionInProgress`) is sent again with the same
+//! token, by the SDK's retries and by [`Transaction::send`]'s, so DynamoDB applies it at most
+//! once and answers the retry with success instead of the failed conditions of a second
+//! application. A cancelled attempt wrote nothing: the next one gets a token of its own.
 
 use aws_sdk_dynamodb::types::{
     ConditionCheck, Delete, Put, ReturnConsumedCapacity, TransactWriteItem, Update as SdkUpdate,
 };
 use keys::PrimaryKey;
 use model::{Entity, Item, key_item};
+use sha2::{Digest, Sha256};
 
 use crate::{
     Condition, StoreError, Table, Update,
@@ -20,6 +28,10 @@ use crate::{
 
 /// How many times a transaction cancelled only by conflicts is tried in all.
 pub(crate) const TRANSACTION_ATTEMPTS: u32 = 6;
+
+/// Characters of a token's base: with `.` and the cancelled attempts' count it stays within
+/// DynamoDB's 36.
+const TOKEN_BASE_CHARS: usize = 32;
 
 /// A part of a transaction: its position, to read its cancellation reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +50,8 @@ pub struct Transaction<'t> {
     items: Vec<TransactWriteItem>,
     actions: Vec<&'static str>,
     writes: usize,
+    /// The logical operation's token; each attempt sends `<base>.<cancelled attempts>`.
+    token_base: String,
 }
 
 impl<'t> Transaction<'t> {
@@ -47,7 +61,28 @@ impl<'t> Transaction<'t> {
             items: Vec::new(),
             actions: Vec::new(),
             writes: 0,
+            token_base: keys::SortableId::new().to_string(),
         }
+    }
+
+    /// Derives the transaction's `ClientRequestToken` from `parts` (an idempotency key and what
+    /// makes this operation one of its own) instead of a random one: the same parts, the same
+    /// token. Parts naming a different write must differ, or DynamoDB refuses the second within
+    /// its 10-minute window (`IdempotentParameterMismatch`).
+    pub fn idempotent_on(&mut self, parts: &[&str]) {
+        let mut hash = Sha256::new();
+        for part in parts {
+            hash.update((part.len() as u64).to_be_bytes());
+            hash.update(part.as_bytes());
+        }
+        let hex: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        self.token_base = hex[..TOKEN_BASE_CHARS].to_owned();
+    }
+
+    /// The token attempt `cancelled + 1` carries: the base, and how many attempts before it were
+    /// cancelled (each of those wrote nothing, so its successor is a new request).
+    fn token(&self, cancelled: u32) -> String {
+        format!("{}.{cancelled}", self.token_base)
     }
 
     fn push(&mut self, item: TransactWriteItem, action: &'static str, writes: bool) -> Part {
@@ -167,13 +202,15 @@ impl<'t> Transaction<'t> {
         ))
     }
 
-    /// Sends the transaction, retrying it while it is cancelled only by conflicts or throttles;
-    /// still contended after every attempt, it is [`StoreError::Throttled`] (nothing written).
+    /// Sends the transaction, retrying it while it is cancelled only by conflicts or throttles,
+    /// and, with the same token, while its outcome is unknown (the answer was lost); still
+    /// contended after every attempt, it is [`StoreError::Throttled`] (nothing written).
     pub async fn send(self) -> Result<(), StoreError> {
         let mut parts = self.actions.clone();
         parts.sort_unstable();
         parts.dedup();
         let mut attempt = 0;
+        let mut cancelled = 0;
         loop {
             attempt += 1;
             let result = self
@@ -181,10 +218,11 @@ impl<'t> Transaction<'t> {
                 .client()
                 .transact_write_items()
                 .set_transact_items(Some(self.items.clone()))
+                .client_request_token(self.token(cancelled))
                 .return_consumed_capacity(ReturnConsumedCapacity::Total)
                 .send()
                 .await;
-            let err = match result {
+            let (err, unknown) = match result {
                 Ok(out) => {
                     self.table.meter().record(
                         "TransactWriteItems",
@@ -195,21 +233,55 @@ impl<'t> Transaction<'t> {
                     );
                     return Ok(());
                 }
-                Err(e) => cancellation(e),
+                Err(e) => {
+                    let unknown = outcome_unknown(&e);
+                    (cancellation(e), unknown)
+                }
             };
             self.table
                 .meter()
                 .record("TransactWriteItems", None, &[], 0, parts.clone());
-            if !err.is_retryable_cancellation() {
+            if !unknown && !err.is_retryable_cancellation() {
                 return Err(err);
             }
+            // Cancelled, nothing was written: the next attempt is a request of its own. Unknown,
+            // it may have been: the same token makes DynamoDB apply it at most once.
+            cancelled += u32::from(!unknown);
             if attempt >= TRANSACTION_ATTEMPTS {
+                if unknown {
+                    return Err(err);
+                }
                 return Err(StoreError::Throttled(format!(
                     "transaction still contended after {attempt} attempts: {err}"
                 )));
             }
             retry::sleep(attempt).await;
         }
+    }
+}
+
+type SdkTransactError = aws_sdk_dynamodb::error::SdkError<
+    aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError,
+    aws_sdk_dynamodb::config::http::HttpResponse,
+>;
+
+/// Whether the attempt may have been applied although it did not answer success: no answer
+/// (a timeout, a connection lost), a server error, or the same token still in progress.
+fn outcome_unknown(e: &SdkTransactError) -> bool {
+    use aws_sdk_dynamodb::{
+        error::SdkError, operation::transact_write_items::TransactWriteItemsError as E,
+    };
+    match e {
+        SdkError::TimeoutError(_) | SdkError::DispatchFailure(_) | SdkError::ResponseError(_) => {
+            true
+        }
+        SdkError::ServiceError(s) => {
+            matches!(
+                s.err(),
+                E::InternalServerError(_) | E::TransactionInProgressException(_)
+            ) || s.raw().status().is_server_error()
+        }
+        _ => false,
     }
 }
 
