@@ -4,7 +4,7 @@
 //!
 //! AWS's relational example (pattern 14) asks for derived items: the stream pipeline keeps one
 //! `RepSales` item per rep and period (its total and order count) and writes its total into its
-//! GSI1 sort key, in the period's partition: `RANKING#<YYYY-Qn>` / `<total, 15 digits>#<repId>`.
+//! GSI1 sort key, in the period's partition: `RANKING#<YYYY-Qn>` / `<total, 19 digits>#<repId>`.
 //! The ranking is then ONE query of that partition, backwards: highest total first, equal totals by
 //! rep id, descending. Total and order count are derived values: one that drifted is `null` and
 //! named in the `X-Derived-Inconsistent` header.
@@ -29,7 +29,7 @@ pub const FUNCTION: Function = Function {
             id: "O14",
             route: "`GET /reps/ranking?period=2026-Q4&limit=&cursor=` (staff; default 10, 1–100)",
             index: Index::Gsi1,
-            request: "Query `GSI1PK = RANKING#<YYYY-Qn>` (rep sales, `GSI1SK = <total, 15 digits>#<repId>`), backwards",
+            request: "Query `GSI1PK = RANKING#<YYYY-Qn>` (rep sales, `GSI1SK = <total, 19 digits>#<repId>`), backwards",
             returns: "`{period, reps: [{repId, total, orderCount}], nextCursor}` highest total first (ties: rep id descending), over the period's orders placed under each rep less those since cancelled or returned; 400 bad `period`",
             example: Example::staff("/reps/ranking?period=2026-Q4"),
         }],
@@ -364,5 +364,102 @@ mod tests {
             );
         }
         assert!(table.meter().requests().is_empty(), "nothing read");
+    }
+
+    /// Orders of three customers of rep E1 in 2026-Q4 (100, 3,998 and 1 cents, as the issue
+    /// reproduced) and one of `huge` cents, placed, and the stream's INSERT records of their
+    /// summaries; E1's quarter already at `before` cents.
+    async fn rep_orders_on(before: i64, huge: i64) -> (store::Deps, Vec<Value>) {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let oct_21_2026_ms = 1_792_540_800_000;
+        let totals = [100, 3_998, 1, huge];
+        for (n, total) in totals.iter().enumerate() {
+            let customer = format!("c{n}");
+            testkit::fixtures::customer_of_rep(&table, &customer, "E1").await;
+            testkit::fixtures::order(
+                &table,
+                &customer,
+                oct_21_2026_ms + n as u64,
+                &[(1, 1, *total)],
+            )
+            .await;
+        }
+        put_sales(
+            &table,
+            "2026-Q4",
+            "E1",
+            before.into(),
+            1.into(),
+            before as u64,
+        )
+        .await;
+        let summaries: Vec<Item> = all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| i["Type"].as_s().unwrap() == "Order")
+            .collect();
+        let records = summaries
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                testkit::stream_record(
+                    &format!("ev{i}"),
+                    i as u64 + 1,
+                    testkit::Change::Insert(item),
+                )
+            })
+            .collect();
+        let deps = store::Deps::new(
+            table,
+            crate::commerce_stream::CONSUMER.needs,
+            testkit::TEST_CURSOR_KEY,
+            2,
+        )
+        .unwrap();
+        (deps, records)
+    }
+
+    /// The issue's reproduction: once a rep's quarter reached 999,999,999,999,999 cents (all a
+    /// 15-digit ranking key holds), every later order of that rep, other customers' too, was
+    /// poison for the rep's sums. The key holds any total a sum can reach now: they count, and
+    /// the ranking lists the rep by its exact total.
+    #[tokio::test]
+    async fn a_rep_past_fifteen_digits_still_ranks_and_no_order_is_poison() {
+        let (deps, records) = rep_orders_on(999_999_999_999_999, 5).await;
+        let (response, _) =
+            crate::commerce_stream::totals::handle_counted(&deps, &testkit::stream_event(records))
+                .await;
+        assert!(response.poison.is_empty(), "{:?}", response.poison);
+        assert!(response.batch_item_failures.is_empty());
+        let (s, body) = get(&deps.table, &[("period", "2026-Q4")], as_staff).await;
+        assert_eq!(s, 200, "{body}");
+        let expected: i64 = 999_999_999_999_999 + 100 + 3_998 + 1 + 5;
+        assert_eq!(
+            body["reps"][0]["total"],
+            serde_json::json!(expected),
+            "{body}"
+        );
+    }
+
+    /// A total no number can hold fails the record that makes it overflow, alone, as poison;
+    /// the records batched with it are counted.
+    #[tokio::test]
+    async fn an_order_that_overflows_a_reps_total_is_poison_alone() {
+        let before = i64::MAX - 10_000;
+        let (deps, records) = rep_orders_on(before, 1_000_000).await;
+        let (response, _) =
+            crate::commerce_stream::totals::handle_counted(&deps, &testkit::stream_event(records))
+                .await;
+        assert_eq!(response.poison.len(), 1, "{:?}", response.poison);
+        assert!(response.batch_item_failures.is_empty());
+        let (s, body) = get(&deps.table, &[("period", "2026-Q4")], as_staff).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(
+            body["reps"][0]["total"],
+            serde_json::json!(before + 100 + 3_998 + 1),
+            "the other three counted: {body}"
+        );
     }
 }

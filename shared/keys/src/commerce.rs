@@ -26,7 +26,7 @@
 //! | inventory     | GSI1  | `PRODUCT#<sku:12>`      | `WAREHOUSE#<warehouseId>`  | ... and its inventories, one query |
 //! | customer      | GSI1  | `REP#<repId>`           | `CUSTOMER#<customerId>`    | O9: a rep's customers |
 //! | order summary | GSI1  | `REP#<repId>`           | `<STATUS>#<orderId>`       | O10: a rep's orders by status and date |
-//! | rep sales     | GSI1  | `RANKING#<YYYY-Qn>`     | `<total:15>#<repId>`       | O14: reps ranked by order total, read backwards |
+//! | rep sales     | GSI1  | `RANKING#<YYYY-Qn>`     | `<total:19>#<repId>`       | O14: reps ranked by order total, read backwards |
 //!
 //! Customers and order summaries are in GSI1 only when the customer has an account rep (a
 //! sparse index). A status change rewrites every `<STATUS>#<orderId>` key of the order (the
@@ -447,8 +447,10 @@ pub fn product_order_items(sku: Sku) -> KeyCondition<Gsi1> {
     KeyCondition::new(product_pk(sku), SortCondition::All)
 }
 
-/// Digits of an order total in a ranking key: up to 10^15 - 1 cents.
-pub const RANKED_TOTAL_WIDTH: usize = 15;
+/// Digits of an order total in a ranking key: up to 10^19 - 1 cents, so every total a sum can
+/// reach (a non-negative `i64`, at most 9,223,372,036,854,775,807) has its key. (15 digits until
+/// issue 29: a rep past 10^15 cents made every later order of its quarter poison.)
+pub const RANKED_TOTAL_WIDTH: usize = 19;
 
 /// A rep's order total in a sales period (O14): `SALESPERIOD#<YYYY-Qn>`, `REP#<repId>`.
 pub fn rep_sales(period: Quarter, rep: &Id) -> PrimaryKey {
@@ -462,7 +464,7 @@ fn ranking_pk(period: Quarter) -> String {
     Composite::new().lit(tag::RANKING).seg(&period).build()
 }
 
-/// GSI1 key of a rep's sales: `RANKING#<YYYY-Qn>`, `<total, 15 digits>#<repId>`. Rewritten
+/// GSI1 key of a rep's sales: `RANKING#<YYYY-Qn>`, `<total, 19 digits>#<repId>`. Rewritten
 /// whenever the total changes; equal totals order by rep id.
 pub fn rep_ranking_index(period: Quarter, total_cents: u64, rep: &Id) -> Result<Gsi1Key, KeyError> {
     Ok(Key::new(
@@ -678,13 +680,19 @@ mod tests {
         assert_eq!((s.pk(), s.sk()), ("SALESPERIOD#2026-Q4", "REP#E1"));
         let k = |total, rep| rep_ranking_index(q, total, &id(rep)).unwrap();
         assert_eq!(k(12_345, "E1").pk(), "RANKING#2026-Q4");
-        assert_eq!(k(12_345, "E1").sk(), "000000000012345#E1");
+        assert_eq!(k(12_345, "E1").sk(), "0000000000000012345#E1");
         assert!(
             k(100, "E1").sk() > k(99, "E9").sk(),
             "string order is total order"
         );
         assert!(k(100, "E2").sk() > k(100, "E1").sk(), "ties by rep id");
-        assert!(rep_ranking_index(q, 10u64.pow(15), &id("E1")).is_err());
+        let most = i64::MAX as u64;
+        assert_eq!(
+            k(most, "E1").sk(),
+            "9223372036854775807#E1",
+            "every i64 total"
+        );
+        assert!(rep_ranking_index(q, 10u64.pow(19), &id("E1")).is_err());
         assert!(rep_ranking(q).matches(&k(0, "E1")));
         assert!(!rep_ranking(Quarter::parse("2026-Q3").unwrap()).matches(&k(0, "E1")));
     }

@@ -140,6 +140,14 @@ async fn apply_chunk(table: &Table, mut chunk: Vec<Contribution>, now: i64, appl
         };
         let (tx, target, ledgers) = match transaction(table, &chunk, now, current) {
             Ok(t) => t,
+            Err(_) if chunk.len() > 1 => {
+                // A sum of the chunk overflows: applied one record at a time, the record that
+                // does not fit fails alone, never the records batched with it.
+                for one in chunk {
+                    Box::pin(apply_chunk(table, vec![one], now, applied)).await;
+                }
+                return;
+            }
             Err(e) => {
                 tracing::error!(error = %e, "cannot build an aggregate update");
                 let why = e.to_string();
