@@ -3,7 +3,7 @@
 //! renames, warehouse moves, concurrent writers).
 
 use keys::{Date, Id, Name, hr::Reference};
-use model::hr::{CurrentJob, Employee, JobHistory, Location, Region};
+use model::hr::{CurrentJob, Employee, Job, JobHistory, Location, Region};
 use store::{
     Table,
     hr::{self, EmployeeInput, JobAdded, Put},
@@ -17,14 +17,28 @@ fn date(s: &str) -> Date {
     Date::parse_iso(s).unwrap()
 }
 
-fn job(employee: &str, job: &str, title: &str, start: &str) -> JobHistory {
+fn job(employee: &str, job: &str, start: &str) -> JobHistory {
     JobHistory {
         employee_id: id(employee),
         job_id: id(job),
-        title: Name::parse("title", title).unwrap(),
         department_id: id("D1"),
         start_date: date(start),
     }
+}
+
+/// The jobs (written), each with its title.
+async fn jobs(table: &Table, jobs: &[(&str, &str)]) {
+    for (job, title) in jobs {
+        let record = Job {
+            job_id: id(job),
+            title: Name::parse("title", title).unwrap(),
+        };
+        hr::put_reference(table, &record).await.unwrap();
+    }
+}
+
+fn added(current: bool) -> impl Fn(&JobAdded) -> bool {
+    move |a| matches!(a, JobAdded::Added { current: c, .. } if *c == current)
 }
 
 fn employee(name: &str, warehouse: Option<&str>) -> EmployeeInput {
@@ -86,6 +100,16 @@ async fn a_reference_record_needs_its_parent_and_is_created_then_replaced() {
 async fn an_employees_partition_follows_promotions_renames_and_moves() {
     let table = testkit::table().await;
     testkit::fixtures::org(&table).await;
+    jobs(
+        &table,
+        &[
+            ("CLERK", "Sales Clerk"),
+            ("REP", "Sales Rep"),
+            ("INTERN", "Intern"),
+            ("CFO", "CFO"),
+        ],
+    )
+    .await;
     assert_eq!(
         hr::put_employee(&table, &employee("Ada Lovelace", Some("W9")))
             .await
@@ -98,39 +122,40 @@ async fn an_employees_partition_follows_promotions_renames_and_moves() {
             .unwrap(),
         Put::Created(_)
     ));
-    assert_eq!(
-        hr::add_job(&table, &job("E1", "CLERK", "Sales Clerk", "2024-01-15"))
-            .await
-            .unwrap(),
-        JobAdded::Added { current: true }
-    );
-    assert_eq!(
-        hr::add_job(&table, &job("E1", "REP", "Sales Rep", "2025-03-01"))
-            .await
-            .unwrap(),
-        JobAdded::Added { current: true }
-    );
+    let a = hr::add_job(&table, &job("E1", "CLERK", "2024-01-15"))
+        .await
+        .unwrap();
+    assert!(added(true)(&a), "{a:?}");
+    let a = hr::add_job(&table, &job("E1", "REP", "2025-03-01"))
+        .await
+        .unwrap();
+    assert!(added(true)(&a), "{a:?}");
     // History filled in later: older than the current job, so it stays current.
+    let a = hr::add_job(&table, &job("E1", "INTERN", "2023-06-01"))
+        .await
+        .unwrap();
+    assert!(added(false)(&a), "{a:?}");
     assert_eq!(
-        hr::add_job(&table, &job("E1", "INTERN", "Intern", "2023-06-01"))
-            .await
-            .unwrap(),
-        JobAdded::Added { current: false }
-    );
-    assert_eq!(
-        hr::add_job(&table, &job("E1", "REP", "Sales Rep", "2025-03-01"))
+        hr::add_job(&table, &job("E1", "REP", "2025-03-01"))
             .await
             .unwrap(),
         JobAdded::Exists
     );
-    let mut other_department = job("E1", "CFO", "CFO", "2026-01-01");
+    assert_eq!(
+        hr::add_job(&table, &job("E1", "NOPE", "2026-01-01"))
+            .await
+            .unwrap(),
+        JobAdded::JobNotFound,
+        "a job no PUT /jobs made"
+    );
+    let mut other_department = job("E1", "CFO", "2026-01-01");
     other_department.department_id = id("D9");
     assert_eq!(
         hr::add_job(&table, &other_department).await.unwrap(),
         JobAdded::DepartmentNotFound
     );
     assert_eq!(
-        hr::add_job(&table, &job("E2", "REP", "Sales Rep", "2025-03-01"))
+        hr::add_job(&table, &job("E2", "REP", "2025-03-01"))
             .await
             .unwrap(),
         JobAdded::EmployeeNotFound
@@ -146,20 +171,18 @@ async fn an_employees_partition_follows_promotions_renames_and_moves() {
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].items, 3, "employee, current job, warehouse");
     assert_eq!(view.current_job.as_ref().unwrap().job_id, id("REP"));
-    assert_eq!(
-        view.warehouse.as_ref().unwrap().warehouse_name,
-        "Warehouse W1"
-    );
-    // H3: the newest history entry, one item read.
+    assert_eq!(view.warehouse.as_ref().unwrap().warehouse_id, id("W1"));
+    // H3: the newest history entry, one item read, then its job.
     table.meter().reset();
-    let current = hr::current_job(&table, &id("E1")).await.unwrap().unwrap();
+    let (current, record) = hr::current_job(&table, &id("E1")).await.unwrap().unwrap();
     assert_eq!(current.job_id, id("REP"));
+    assert_eq!(record.unwrap().title.as_str(), "Sales Rep");
     assert_eq!(table.meter().requests()[0].items, 1);
-    // H11: the promotion moved the employee from one title to the other.
-    let titled = |t: &str| keys::hr::employees_titled(&Name::parse("t", t).unwrap().key());
-    assert_eq!(listed(&table, titled("sales rep")).await, ["E1"]);
-    assert!(listed(&table, titled("Sales Clerk")).await.is_empty());
-    assert!(listed(&table, titled("Intern")).await.is_empty());
+    // H11: the promotion moved the employee from one job to the other.
+    let held = |j: &str| keys::hr::job_holders(&id(j));
+    assert_eq!(listed(&table, held("REP")).await, ["E1"]);
+    assert!(listed(&table, held("CLERK")).await.is_empty());
+    assert!(listed(&table, held("INTERN")).await.is_empty());
 
     // A rename is copied onto both edges; a move takes the warehouse edge along.
     assert!(matches!(
@@ -204,15 +227,11 @@ async fn concurrent_jobs_all_land_and_the_newest_is_current() {
     hr::put_employee(&table, &employee("Ada Lovelace", None))
         .await
         .unwrap();
+    for m in 1..=6 {
+        jobs(&table, &[(&format!("J{m}"), &format!("Title {m}"))]).await;
+    }
     let jobs: Vec<JobHistory> = (1..=6)
-        .map(|m| {
-            job(
-                "E1",
-                &format!("J{m}"),
-                &format!("Title {m}"),
-                &format!("2025-0{m}-01"),
-            )
-        })
+        .map(|m| job("E1", &format!("J{m}"), &format!("2025-0{m}-01")))
         .collect();
     let results = futures::future::join_all(jobs.iter().map(|j| hr::add_job(&table, j))).await;
     for r in results {
@@ -226,12 +245,12 @@ async fn concurrent_jobs_all_land_and_the_newest_is_current() {
     let current: CurrentJob = view.current_job.unwrap();
     assert_eq!(current.job_id, id("J6"));
     let titles: usize = futures::future::join_all((1..=6).map(|m| {
-        let t = Name::parse("t", &format!("Title {m}")).unwrap().key();
+        let j = id(&format!("J{m}"));
         let table = table.clone();
-        async move { listed(&table, keys::hr::employees_titled(&t)).await.len() }
+        async move { listed(&table, keys::hr::job_holders(&j)).await.len() }
     }))
     .await
     .into_iter()
     .sum();
-    assert_eq!(titles, 1, "one current title");
+    assert_eq!(titles, 1, "one current job");
 }

@@ -13,7 +13,7 @@ use keys::{
 };
 use model::{
     commerce::{Inventory, TrackingEvent},
-    hr::{Country, Department, JobHistory, Location, Region, Warehouse},
+    hr::{Country, Department, Job, JobHistory, Location, Region, Warehouse},
 };
 use store::{
     StoreError, Table,
@@ -182,6 +182,15 @@ pub async fn load_with(table: &Table, orders: u64) -> Result<Loaded, StoreError>
         };
         loaded.references += created(hr::put_reference(table, &record).await?);
     }
+    for (first, first_title, next, next_title, _) in CAREERS {
+        for (job, title) in [(first, first_title), (next, next_title)] {
+            let record = Job {
+                job_id: id(job),
+                title: Name::parse("title", title).expect("valid"),
+            };
+            loaded.references += created(hr::put_reference(table, &record).await?);
+        }
+    }
     load_employees(table, &mut draw, &mut loaded).await?;
     load_customers(table, &mut loaded).await?;
     load_products(table, &mut draw, &mut loaded).await?;
@@ -228,19 +237,18 @@ async fn load_employees(
             CAREERS[draw.below(CAREERS.len() as u64) as usize]
         };
         let promoted = is_rep || draw.below(2) == 0;
-        let (first, first_title, next, next_title, department) = career;
-        let mut jobs = vec![(first, first_title, hired)];
+        let (first, _, next, _, department) = career;
+        let mut jobs = vec![(first, hired)];
         if promoted {
             let days = 200 + draw.below(500);
             let later =
                 Timestamp::from_ms(hired.start_ms() as u64 + days * 86_400_000).expect("valid");
-            jobs.push((next, next_title, later.date()));
+            jobs.push((next, later.date()));
         }
-        for (job, title, start) in jobs {
+        for (job, start) in jobs {
             let record = JobHistory {
                 employee_id: employee.clone(),
                 job_id: id(job),
-                title: Name::parse("title", title).expect("valid"),
                 department_id: id(department),
                 start_date: start,
             };

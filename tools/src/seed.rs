@@ -205,8 +205,8 @@ async fn load_products(table: &Table) -> Result<usize, StoreError> {
 }
 
 /// A small org (the HR half of AWS's relational example): a region, a country, a location, a
-/// department, two warehouses, and employee `E100` (Ada Lovelace, of warehouse W1) who was a sales
-/// clerk and is now a sales representative.
+/// department, two warehouses, three jobs, and employee `E100` (Ada Lovelace, of warehouse W1)
+/// who was a sales clerk and is now a sales representative.
 async fn load_hr(table: &Table) -> Result<usize, StoreError> {
     use model::hr::{Country, Department, Location as Office, Region, Warehouse};
     use store::hr::{self, EmployeeInput, JobAdded, Put};
@@ -288,10 +288,22 @@ async fn load_hr(table: &Table) -> Result<usize, StoreError> {
         let job = model::hr::JobHistory {
             employee_id: employee.employee_id.clone(),
             job_id: id(job),
-            title: Name::parse("title", title).expect("valid"),
+    // A job no one holds yet (the one the add-employee-job example gives E100).
+    let manager = model::hr::Job {
+        job_id: id("SA_MAN"),
+        title: Name::parse("title", "Sales Manager").expect("valid"),
+    };
+    let put = hr::put_reference(table, &manager).await?;
+    written += usize::from(matches!(put, Put::Created(_)));
             department_id: id("SALES"),
             start_date: Date::parse_iso(start).expect("valid"),
         };
+        let record = model::hr::Job {
+            job_id: id(job),
+            title: Name::parse("title", title).expect("valid"),
+        };
+        let put = hr::put_reference(table, &record).await?;
+        written += usize::from(matches!(put, Put::Created(_)));
         if let JobAdded::Added { .. } = hr::add_job(table, &job).await? {
             written += 1;
         }

@@ -23,7 +23,7 @@ use keys::{
 use model::{
     Entity, Item,
     commerce::{CartLine, Customer, Inventory, OrderSummary, Product, TrackingEvent},
-    hr::{CurrentJob, Employee, EmployeeWarehouse, JobHistory},
+    hr::{CurrentJob, Employee, EmployeeWarehouse, Job, JobHistory},
     learning::{Certificate, CourseOccurrence},
     reviews::{Book, Review, ReviewMarker, User},
 };
@@ -340,7 +340,14 @@ fn plan(v: &Volume) -> Plan {
         }));
     }
 
-    // HR: employees with a job history, the current job edge and a warehouse edge.
+    // HR: the jobs (`J<n>`, one per title), then employees with a job history, the current job
+    // edge and a warehouse edge.
+    for (n, title) in TITLES.iter().enumerate() {
+        p.if_absent.push(item(&Job {
+            job_id: id(&format!("J{n}")),
+            title: Name::parse("title", title).expect("a valid title"),
+        }));
+    }
     let departments: Vec<&str> = org::DEPARTMENTS.iter().map(|d| d.0).collect();
     for n in 0..v.employees {
         let employee_id = id(&format!("E{:05}", 10_000 + n));
@@ -358,17 +365,12 @@ fn plan(v: &Volume) -> Plan {
             employee_id: employee_id.clone(),
             employee_name: employee_name.clone(),
             warehouse_id: id(warehouse),
-            warehouse_name: org::WAREHOUSES
-                .iter()
-                .find(|w| w.0 == warehouse)
-                .map_or(String::new(), |w| w.1.to_owned()),
         }));
         let mut newest = None;
         for j in 0..1 + draw.below(3) {
             let job = JobHistory {
                 employee_id: employee_id.clone(),
-                job_id: id(&format!("J{j}")),
-                title: Name::parse("title", draw.pick(&TITLES)).expect("a valid title"),
+                job_id: id(&format!("J{}", draw.below(TITLES.len() as u64))),
                 department_id: id(draw.pick(&departments)),
                 start_date: date_of(hired_ms + j * 400 * DAY_MS),
             };

@@ -98,9 +98,7 @@ mod tests {
     async fn overloaded_index(table: &Table) -> Vec<String> {
         fixtures::org(table).await;
         fixtures::employee(table, "E1", "Ada Lovelace").await;
-        store::hr::add_job(table, &fixtures::job("E1", "REP", "2024-01-01"))
-            .await
-            .unwrap();
+        fixtures::add_job(table, "E1", "REP", "2024-01-01").await;
         fixtures::customer_of_rep(table, "c1", "E1").await;
         for sku in [42, 43] {
             fixtures::product(table, sku).await;

@@ -1,13 +1,15 @@
-//! `POST /employees/{employeeId}/jobs` `{jobId, title, departmentId, startDate}`: adds a job to
-//! an employee's history (`JH#<start date>#<jobId>`), staff only, 201. ONE transaction bumps the
-//! employee's revision, checks the department exists and, when the job is the newest (by start
-//! date, then job id), moves the current-job edge to it, so H11 finds the employee under the new
-//! title only. 404 `employee_not_found` / `department_not_found`, 409 `job_exists` (the same job
-//! from the same date); nothing written then.
+//! `POST /employees/{employeeId}/jobs` `{jobId, departmentId, startDate}`: adds a job to an
+//! employee's history (`JH#<start date>#<jobId>`), staff only, 201. The job is one `PUT
+//! /jobs/{jobId}` made, and its title is the job's: a body that sends a `title` is refused (400
+//! `invalid_body`), so one job id can never carry two titles. ONE transaction bumps the
+//! employee's revision, checks the job and the department exist and, when the job is the newest
+//! (by start date, then job id), moves the current-job edge to it, so H11 finds the employee under
+//! the new job only. 404 `employee_not_found` / `job_not_found` / `department_not_found`, 409
+//! `job_exists` (the same job from the same date); nothing written then.
 
 use api::declare::*;
 use api::{Access, ApiError, views::hr as view};
-use keys::{Date, Id, Name};
+use keys::{Date, Id};
 use lambda_http::{Body, Request, Response};
 use model::hr::JobHistory;
 use serde::Deserialize;
@@ -21,40 +23,44 @@ pub const FUNCTION: Function = Function {
     name: "add-employee-job",
     access: Access::Staff,
     needs: Needs::TABLE,
-    routes: &[
-        Route::post(
-            "/employees/{employeeId}/jobs",
-            "Add a job to an employee's history; the newest becomes the current job",
-            &[
-                Pattern {
-                    id: "",
-                    route: "`POST /employees/{employeeId}/jobs` `{jobId, title, departmentId, startDate}` (staff)",
-                    index: Index::Table,
-                    request: "Query H1 (consistent); TransactWriteItems: Update the employee's revision (conditioned), ConditionCheck department, Put `JH#<date>#<jobId>` (`attribute_not_exists`), Put `#JOB` when newest",
-                    returns: "201 the job and `current`; 404 `employee_not_found`, `department_not_found`; 409 `job_exists`",
-                    example: Example::staff("/employees/E100/jobs").with_body(r#"{"jobId": "SA_MAN", "title": "Sales Manager", "departmentId": "SALES", "startDate": "2026-01-05"}"#),
-                },
-            ],
-),
-    ],
+    routes: &[Route::post(
+        "/employees/{employeeId}/jobs",
+        "Add a job to an employee's history; the newest becomes the current job",
+        &[Pattern {
+            id: "",
+            route: "`POST /employees/{employeeId}/jobs` `{jobId, departmentId, startDate}` (staff)",
+            index: Index::Table,
+            request: "GetItem `JOB#<jobId>` (its title); Query H1 (consistent); TransactWriteItems: Update the employee's revision (conditioned), ConditionCheck job and department, Put `JH#<date>#<jobId>` (`attribute_not_exists`), Put `#JOB` when newest",
+            returns: "201 the job (its title the job's) and `current`; 404 `employee_not_found`, `job_not_found`, `department_not_found`; 409 `job_exists`",
+            example: Example::staff("/employees/E100/jobs").with_body(
+                r#"{"jobId": "SA_MAN", "departmentId": "SALES", "startDate": "2026-01-05"}"#,
+            ),
+        }],
+    )],
 };
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct NewJob {
     job_id: String,
-    title: String,
     department_id: String,
     start_date: String,
+    /// Refused with its own message: the title is the job's (`PUT /jobs/{jobId}`).
+    title: Option<serde::de::IgnoredAny>,
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let employee_id = api::path_id(&req, "employeeId")?;
     let body: NewJob = api::json_body(&req)?;
+    if body.title.is_some() {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            "title: a job's title is the job's own, set by PUT /jobs/{jobId}; send only jobId, departmentId and startDate",
+        ));
+    }
     let job = JobHistory {
         employee_id,
         job_id: api::field("jobId", Id::parse("jobId", &body.job_id))?,
-        title: api::field("title", Name::parse("title", &body.title))?,
         department_id: api::field(
             "departmentId",
             Id::parse("departmentId", &body.department_id),
@@ -62,14 +68,24 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         start_date: api::field("startDate", Date::parse_iso(&body.start_date))?,
     };
     match hr::add_job(&deps.table, &job).await? {
-        JobAdded::Added { current } => {
-            let mut out = view::job(&job);
+        JobAdded::Added {
+            current,
+            job: record,
+        } => {
+            let mut out = view::job(&job, &hr::Sources::of_jobs([record]));
             out["current"] = current.into();
             api::json(201, &out)
         }
         JobAdded::EmployeeNotFound => Err(ApiError::not_found(
             "employee_not_found",
             format!("No such employee: {}", job.employee_id),
+        )),
+        JobAdded::JobNotFound => Err(ApiError::not_found(
+            "job_not_found",
+            format!(
+                "No such job: {} (PUT /jobs/{{jobId}} creates it)",
+                job.job_id
+            ),
         )),
         JobAdded::DepartmentNotFound => Err(ApiError::not_found(
             "department_not_found",
@@ -92,7 +108,7 @@ mod tests {
     use serde_json::Value;
     use testkit::Harness;
 
-    const REP: &str = r#"{"jobId":"SA_REP","title":"Sales Representative","departmentId":"D1","startDate":"2025-03-01"}"#;
+    const REP: &str = r#"{"jobId":"SA_REP","departmentId":"D1","startDate":"2025-03-01"}"#;
 
     #[tokio::test]
     async fn a_newer_job_becomes_current_an_older_one_does_not() {
@@ -103,10 +119,12 @@ mod tests {
         assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
         testkit::fixtures::org(&table).await;
         testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        for job in ["SA_REP", "CLERK"] {
+            testkit::fixtures::job_record(&table, job).await;
+        }
         let (s, b) = post("/employees/E1/jobs", REP).await;
         assert_eq!((s, &b["current"]), (201, &Value::Bool(true)), "{b}");
-        let older =
-            r#"{"jobId":"CLERK","title":"Clerk","departmentId":"D1","startDate":"2024-01-15"}"#;
+        let older = r#"{"jobId":"CLERK","departmentId":"D1","startDate":"2024-01-15"}"#;
         let (s, b) = post("/employees/E1/jobs", older).await;
         assert_eq!((s, &b["current"]), (201, &Value::Bool(false)));
         let (s, b) = post("/employees/E1/jobs", REP).await;
@@ -117,10 +135,49 @@ mod tests {
         for bad in [
             REP.replace("2025-03-01", "2025-02-30"),
             REP.replace("SA_REP", "SA#REP"),
-            REP.replace("Sales Representative", " "),
+            REP.replace("\"jobId\"", "\"job\""),
             REP.replace("\"D1\"", "\"\""),
         ] {
             assert_eq!(post("/employees/E1/jobs", &bad).await.0, 400, "{bad}");
         }
+    }
+
+    /// Issue 29: a job added to an employee is a job that exists (created by `PUT /jobs`); its
+    /// title is the job's, and a body that still sends one is refused, naming the field.
+    #[tokio::test]
+    async fn a_job_added_refers_to_an_existing_job_and_takes_its_title() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let refs = Harness::new(
+            &crate::put_reference::FUNCTION,
+            crate::put_reference::handle,
+            table.clone(),
+        );
+        let body = r#"{"jobId":"SA_REP","departmentId":"D1","startDate":"2025-03-01"}"#;
+        let before = testkit::all_items(&table).await;
+        let (s, b) = h.as_staff().post("/employees/E1/jobs", body).await;
+        assert_eq!((s, b["code"].as_str()), (404, Some("job_not_found")), "{b}");
+        assert_eq!(testkit::all_items(&table).await, before, "nothing written");
+        let (s, b) = refs
+            .as_staff()
+            .put("/jobs/SA_REP", r#"{"title":"Sales Representative"}"#)
+            .await;
+        assert_eq!(s, 201, "{b}");
+        assert_eq!(
+            b,
+            serde_json::json!({"jobId": "SA_REP", "title": "Sales Representative"})
+        );
+        let titled = body.replace("{", r#"{"title":"Sales Rep","#);
+        let (s, b) = h.as_staff().post("/employees/E1/jobs", &titled).await;
+        assert_eq!((s, b["code"].as_str()), (400, Some("invalid_body")), "{b}");
+        assert!(b["message"].as_str().unwrap().contains("title"), "{b}");
+        let (s, b) = h.as_staff().post("/employees/E1/jobs", body).await;
+        assert_eq!(s, 201, "{b}");
+        assert_eq!(
+            (&b["title"], &b["current"]),
+            (&Value::from("Sales Representative"), &Value::Bool(true))
+        );
     }
 }

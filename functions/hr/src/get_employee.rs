@@ -1,6 +1,8 @@
 //! H1: `GET /employees/{employeeId}` → the employee, its current job and its warehouse, from
 //! ONE query of its partition (`SK <= A`: the edges sort before the employee's `A` record, the
-//! job history after it, so the history is never read). Staff only; 404 `employee_not_found`.
+//! job history after it, so the history is never read), then ONE BatchGetItem of the job and the
+//! warehouse the edges name, for their title and name as they are now (edges copy neither).
+//! Staff only; 404 `employee_not_found`.
 
 use api::declare::*;
 use api::{Access, ApiError, views::hr as view};
@@ -14,12 +16,12 @@ pub const FUNCTION: Function = Function {
     needs: Needs::TABLE,
     routes: &[Route::get(
         "/employees/{employeeId}",
-        "H1: an employee with current job and warehouse, in one query that never reads the job history",
+        "H1: an employee with current job and warehouse (one query that never reads the job history, one batch read of their names)",
         &[Pattern {
             id: "H1",
             route: "`GET /employees/{employeeId}` (staff)",
             index: Index::Table,
-            request: "Query `PK = EMPLOYEE#<id> AND SK <= A` (edges `#JOB`, `#WAREHOUSE#<w>` and `A`; never the history)",
+            request: "Query `PK = EMPLOYEE#<id> AND SK <= A` (edges `#JOB`, `#WAREHOUSE#<w>` and `A`; never the history); BatchGetItem of the job and warehouse they name",
             returns: "the employee with `currentJob` and `warehouse`; 404 `employee_not_found`",
             example: Example::staff("/employees/E100"),
         }],
@@ -28,11 +30,11 @@ pub const FUNCTION: Function = Function {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
-    let found = hr::employee(&deps.table, &id, false).await?;
-    let employee = ApiError::or_not_found(found, "employee_not_found", || {
+    let found = hr::employee_shown(&deps.table, &id).await?;
+    let (employee, sources) = ApiError::or_not_found(found, "employee_not_found", || {
         format!("No such employee: {id}")
     })?;
-    api::json(200, &view::employee_view(&employee))
+    api::json(200, &view::employee_view(&employee, &sources))
 }
 
 #[cfg(test)]
@@ -50,20 +52,72 @@ mod tests {
             ("REP", "2024-01-01"),
             ("LEAD", "2025-01-01"),
         ] {
-            let j = testkit::fixtures::job("E1", job, start);
-            store::hr::add_job(&table, &j).await.unwrap();
+            testkit::fixtures::add_job(&table, "E1", job, start).await;
         }
         table.meter().reset();
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let (s, b) = h.as_staff().get("/employees/E1", &[]).await;
         assert_eq!(s, 200, "{b}");
         assert_eq!(b["currentJob"]["jobId"], "LEAD");
-        assert_eq!(b["warehouse"]["warehouseId"], "W1");
+        assert_eq!(b["currentJob"]["title"], "LEAD");
+        assert_eq!(
+            b["warehouse"],
+            serde_json::json!({"warehouseId": "W1", "name": "Warehouse W1"})
+        );
         let requests = table.meter().requests();
-        assert_eq!(requests.len(), 1, "one query");
+        assert_eq!(
+            requests.len(),
+            2,
+            "one query, one batch of the job and warehouse"
+        );
         assert_eq!(requests[0].items, 3, "employee and two edges, no history");
         assert_eq!(requests[0].read_units, 0.5);
+        assert_eq!(requests[1].items, 2, "the job and the warehouse");
         let (s, b) = h.as_staff().get("/employees/E2", &[]).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
+    }
+
+    /// Issue 29: a warehouse or job renamed through the API shows its new name on every employee
+    /// that refers to it (H1 reads the names from their sources).
+    #[tokio::test]
+    async fn h1_shows_the_warehouse_and_job_as_they_are_named_now() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let refs = Harness::new(
+            &crate::put_reference::FUNCTION,
+            crate::put_reference::handle,
+            table.clone(),
+        );
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let (s, b) = refs
+            .as_staff()
+            .put(
+                "/warehouses/W1",
+                r#"{"name":"Spandau Nord","regionId":"EU"}"#,
+            )
+            .await;
+        assert_eq!(s, 200, "{b}");
+        let (s, b) = h.as_staff().get("/employees/E1", &[]).await;
+        assert_eq!(s, 200, "{b}");
+        assert_eq!(b["warehouse"]["name"], "Spandau Nord");
+        let jobs = Harness::new(
+            &crate::add_employee_job::FUNCTION,
+            crate::add_employee_job::handle,
+            table.clone(),
+        );
+        let (s, b) = refs.as_staff().put("/jobs/REP", r#"{"title":"Rep"}"#).await;
+        assert_eq!(s, 201, "{b}");
+        let body = r#"{"jobId":"REP","departmentId":"D1","startDate":"2025-01-01"}"#;
+        let (s, b) = jobs.as_staff().post("/employees/E1/jobs", body).await;
+        assert_eq!(s, 201, "{b}");
+        let (s, b) = refs
+            .as_staff()
+            .put("/jobs/REP", r#"{"title":"Sales Representative"}"#)
+            .await;
+        assert_eq!(s, 200, "{b}");
+        let (s, b) = h.as_staff().get("/employees/E1", &[]).await;
+        assert_eq!(s, 200, "{b}");
+        assert_eq!(b["currentJob"]["title"], "Sales Representative");
     }
 }

@@ -1,7 +1,8 @@
 //! H3: `GET /employees/{employeeId}/job` → the employee's current job details: ONE query of its job
 //! history backwards, `begins_with(SK, "JH#")`, `Limit = 1` (AWS's relational example, pattern 3):
-//! start dates are written broad to narrow, so the newest comes first and only it is read. Staff
-//! only; 404 `job_not_found` when the employee has no job (or does not exist).
+//! start dates are written broad to narrow, so the newest comes first and only it is read; then
+//! its job, for the title (one GetItem: the history does not copy it). Staff only; 404
+//! `job_not_found` when the employee has no job (or does not exist).
 
 use api::declare::*;
 use api::{Access, ApiError, views::hr as view};
@@ -20,7 +21,7 @@ pub const FUNCTION: Function = Function {
             id: "H3",
             route: "`GET /employees/{employeeId}/job` (staff)",
             index: Index::Table,
-            request: r#"Query `PK = EMPLOYEE#<id> AND begins_with(SK, "JH#")`, backwards, `Limit = 1`"#,
+            request: r#"Query `PK = EMPLOYEE#<id> AND begins_with(SK, "JH#")`, backwards, `Limit = 1`; GetItem `JOB#<jobId>` / `A` (its title)"#,
             returns: "the current job; 404 `job_not_found`",
             example: Example::staff("/employees/E100/job"),
         }],
@@ -30,8 +31,9 @@ pub const FUNCTION: Function = Function {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
     let found = hr::current_job(&deps.table, &id).await?;
-    let job = ApiError::or_not_found(found, "job_not_found", || format!("{id} has no job"))?;
-    let mut out = view::job(&job);
+    let (job, record) =
+        ApiError::or_not_found(found, "job_not_found", || format!("{id} has no job"))?;
+    let mut out = view::job(&job, &hr::Sources::of_jobs(record));
     out["employeeId"] = id.as_str().into();
     api::json(200, &out)
 }
@@ -55,14 +57,14 @@ mod tests {
             ("LEAD", "2025-01-01"),
             ("CLERK", "2023-01-01"),
         ] {
-            store::hr::add_job(&table, &testkit::fixtures::job("E1", job, start))
-                .await
-                .unwrap();
+            testkit::fixtures::add_job(&table, "E1", job, start).await;
         }
         table.meter().reset();
         let (s, b) = get().await;
         assert_eq!((s, b["jobId"].as_str()), (200, Some("LEAD")), "{b}");
+        assert_eq!(b["title"], "LEAD");
         let requests = table.meter().requests();
-        assert_eq!((requests.len(), requests[0].items), (1, 1));
+        assert_eq!(requests.len(), 2, "the newest history entry, then its job");
+        assert_eq!((requests[0].items, requests[1].items), (1, 1));
     }
 }

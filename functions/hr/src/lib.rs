@@ -12,3 +12,5 @@ api::functions![
     list_employees,
     list_warehouse_employees,
 ];
+
+pub mod reference;

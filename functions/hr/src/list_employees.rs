@@ -1,8 +1,11 @@
 //! `GET /employees` with exactly one of, staff only, a page at a time (`limit`, default 50,
 //! 1..=100, signed `cursor`):
 //! - H2 `?name=Ada Lovelace`: GSI1 `EMPLOYEENAME#<name>` (normalised: case and spacing ignored);
-//! - H11 `?jobTitle=Sales Representative`: GSI1 `JOBTITLE#<title>`, where only the current-job
-//!   edge stands, so an employee is listed under their current title only;
+//! - H11 `?jobTitle=Sales Representative`: GSI1 `JOBTITLE#<title>`, where the jobs stand under
+//!   their titles (one query: normally one job, at most [`MAX_JOBS_PER_TITLE`]), then GSI1
+//!   `JOB#<jobId>` of each, where only current-job edges stand (merged by employee id with ONE
+//!   cursor), so an employee is listed under their current job only, and a renamed job under its
+//!   new title at once (the title is the job's alone);
 //! - H6 `?hiredSince=2025-01-01`: GSI2's write-sharded `HIRED#<shard>` partitions, every shard
 //!   queried in parallel (`SK >= <date>#`, backwards) and merged newest first with ONE cursor.
 
@@ -13,7 +16,7 @@ use keys::{
     hr::{self as k, HIRE_SHARDS},
 };
 use lambda_http::{Body, Request, Response};
-use model::hr::{CurrentJob, Employee};
+use model::hr::{CurrentJob, Employee, Job};
 use serde_json::{Value, json};
 use store::{Deps, Needs, merge::Direction};
 
@@ -46,7 +49,7 @@ pub const FUNCTION: Function = Function {
                 id: "H11",
                 route: "`GET /employees?jobTitle=&limit=&cursor=` (staff)",
                 index: Index::Gsi1,
-                request: "Query `GSI1PK = JOBTITLE#<title>` (current-job edges only)",
+                request: "Query `GSI1PK = JOBTITLE#<title>` (the jobs); Query `GSI1PK = JOB#<jobId>` of each (current-job edges only), merged",
                 returns: "`{employees, nextCursor}`",
                 example: Example::staff("/employees?jobTitle=Sales%20Representative"),
             },
@@ -55,6 +58,9 @@ pub const FUNCTION: Function = Function {
 };
 pub const DEFAULT_LIMIT: u32 = 50;
 pub const MAX_LIMIT: u32 = 100;
+/// H11 lists the holders of at most this many jobs of one title (jobs are staff's reference
+/// data; a title normally names one).
+pub const MAX_JOBS_PER_TITLE: u32 = 10;
 
 const CHOICES: &str = "give exactly one of name, jobTitle, hiredSince";
 
@@ -87,10 +93,29 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             let paging = store::Paging::new(deps, page, |limit| {
                 format!("H11|{}|{limit}", title.key().as_key())
             })?;
-            let (items, after) = paging
-                .page::<CurrentJob, _>(deps.table.query(k::employees_titled(&title.key())))
-                .await?;
-            employees = items.iter().map(view::with_job).collect();
+            let jobs = deps
+                .table
+                .query(k::jobs_titled(&title.key()))
+                .limit(MAX_JOBS_PER_TITLE)
+                .send()
+                .await?
+                .items
+                .into_iter()
+                .map(model::from_item::<Job>)
+                .collect::<Result<Vec<_>, _>>()?;
+            let streams: Vec<_> = jobs.iter().map(|j| k::job_holders(&j.job_id)).collect();
+            let sources = store::hr::Sources::of_jobs(jobs);
+            let (items, after) = if streams.is_empty() {
+                (Vec::new(), None)
+            } else {
+                paging
+                    .merged_page(&deps.table, streams, Direction::Ascending)
+                    .await?
+            };
+            employees = items
+                .into_iter()
+                .map(|i| model::from_item::<CurrentJob>(i).map(|c| view::with_job(&c, &sources)))
+                .collect::<Result<_, _>>()?;
             next = after;
         }
         (None, None, Some(since)) => {
@@ -143,14 +168,11 @@ mod tests {
             };
             store::hr::put_employee(&table, &input).await.unwrap();
             if n % 2 == 0 {
-                let job = testkit::fixtures::job(&format!("E{n}"), "REP", "2024-06-01");
-                store::hr::add_job(&table, &job).await.unwrap();
+                testkit::fixtures::add_job(&table, &format!("E{n}"), "REP", "2024-06-01").await;
             }
         }
         // A promotion: E2 is no longer a rep.
-        store::hr::add_job(&table, &testkit::fixtures::job("E2", "LEAD", "2025-01-01"))
-            .await
-            .unwrap();
+        testkit::fixtures::add_job(&table, "E2", "LEAD", "2025-01-01").await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let walk = async |query: Vec<(&str, &str)>| {
             ids(&h.as_staff().walk("/employees", &query, "2").await)
@@ -182,5 +204,65 @@ mod tests {
         ] {
             assert_eq!(h.as_staff().get("/employees", &q).await.0, 400, "{q:?}");
         }
+    }
+
+    /// Issue 29: a job id has one title, its job's: H11 lists every holder under it, and after a
+    /// rename under the new title only.
+    #[tokio::test]
+    async fn h11_lists_a_jobs_holders_under_its_title_as_it_is_now() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        let refs = Harness::new(
+            &crate::put_reference::FUNCTION,
+            crate::put_reference::handle,
+            table.clone(),
+        );
+        let jobs = Harness::new(
+            &crate::add_employee_job::FUNCTION,
+            crate::add_employee_job::handle,
+            table.clone(),
+        );
+        let (s, b) = refs
+            .as_staff()
+            .put("/jobs/REP", r#"{"title":"Sales Rep"}"#)
+            .await;
+        assert_eq!(s, 201, "{b}");
+        for e in ["E1", "E2", "E3"] {
+            testkit::fixtures::employee(&table, e, "Kim Park").await;
+            let body = r#"{"jobId":"REP","departmentId":"D1","startDate":"2025-01-01"}"#;
+            let (s, b) = jobs
+                .as_staff()
+                .post(&format!("/employees/{e}/jobs"), body)
+                .await;
+            assert_eq!(s, 201, "{b}");
+        }
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let walk = async |title: &str, shown: &str| {
+            let pages = h
+                .as_staff()
+                .walk("/employees", &[("jobTitle", title)], "2")
+                .await;
+            for p in &pages {
+                for e in p["employees"].as_array().unwrap() {
+                    assert_eq!(
+                        (&e["job"]["jobId"], &e["job"]["title"]),
+                        (&json!("REP"), &json!(shown))
+                    );
+                }
+            }
+            ids(&pages)
+        };
+        assert_eq!(walk("sales  rep", "Sales Rep").await, ["E1", "E2", "E3"]);
+        let (s, _) = refs
+            .as_staff()
+            .put("/jobs/REP", r#"{"title":"Sales Representative"}"#)
+            .await;
+        assert_eq!(s, 200);
+        let renamed = walk("Sales Representative", "Sales Representative").await;
+        assert_eq!(renamed, ["E1", "E2", "E3"]);
+        assert!(
+            walk("Sales Rep", "").await.is_empty(),
+            "the old title lists no one"
+        );
     }
 }

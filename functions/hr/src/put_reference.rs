@@ -2,7 +2,8 @@
 //! staff only:
 //! `PUT /regions/{regionId}` `{name}`, `PUT /countries/{countryId}` `{name, regionId}`,
 //! `PUT /locations/{locationId}` `{name, countryId}`, `PUT /departments/{departmentId}`
-//! `{name, locationId}`, `PUT /warehouses/{warehouseId}` `{name, regionId}`.
+//! `{name, locationId}`, `PUT /warehouses/{warehouseId}` `{name, regionId}`, `PUT /jobs/{jobId}`
+//! `{title}` (seed 003's HR-Job: the one place a job's title is written).
 //!
 //! ONE transaction checks the parent exists and puts the record (`<TAG>#<id>`, `A`): 201 when
 //! created, 200 when replaced (a second transaction, without the `attribute_not_exists`), 404
@@ -11,15 +12,16 @@
 
 use api::declare::*;
 use api::{Access, ApiError};
-use keys::{Id, hr::Reference};
-use lambda_http::{Body, Request, RequestExt, Response};
-use model::hr::{Country, Department, Location, ReferenceRecord, Region, Warehouse};
+use keys::{Id, Name, hr::Reference};
+use lambda_http::{Body, Request, Response};
+use model::hr::{Country, Department, Job, Location, ReferenceRecord, Region, Warehouse};
 use serde::Deserialize;
-use serde_json::{Value, json};
 use store::{
     Deps, Needs,
     hr::{self, Put},
 };
+
+use crate::reference;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -91,6 +93,18 @@ pub const FUNCTION: Function = Function {
                     .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#),
             }],
         ),
+        Route::put(
+            "/jobs/{jobId}",
+            "HR reference data: a job and its title (renamed for every holder at once)",
+            &[Pattern {
+                id: "",
+                route: "`PUT /jobs/{jobId}` `{title}` (staff)",
+                index: Index::Table,
+                request: "TransactWriteItems: Put `JOB#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
+                returns: "201 / 200 the job",
+                example: Example::staff("/jobs/SA_MAN").with_body(r#"{"title": "Sales Manager"}"#),
+            }],
+        ),
     ],
 };
 pub const MAX_NAME_CHARS: usize = 200;
@@ -98,46 +112,22 @@ pub const MAX_NAME_CHARS: usize = 200;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Record {
-    name: String,
+    name: Option<String>,
+    title: Option<String>,
     region_id: Option<String>,
     country_id: Option<String>,
     location_id: Option<String>,
 }
 
-/// The path parameter that names each kind's record, and the body field that names its parent.
-fn id_param(kind: Reference) -> &'static str {
-    match kind {
-        Reference::Region => "regionId",
-        Reference::Country => "countryId",
-        Reference::Location => "locationId",
-        Reference::Department => "departmentId",
-        Reference::Warehouse => "warehouseId",
-    }
-}
-
-fn not_found_code(kind: Reference) -> &'static str {
-    match kind {
-        Reference::Region => "region_not_found",
-        Reference::Country => "country_not_found",
-        Reference::Location => "location_not_found",
-        Reference::Department => "department_not_found",
-        Reference::Warehouse => "warehouse_not_found",
-    }
-}
-
-async fn put<R: ReferenceRecord>(
-    deps: &Deps,
-    record: R,
-    view: Value,
-) -> Result<Response<Body>, ApiError> {
+async fn put<R: ReferenceRecord>(deps: &Deps, record: R) -> Result<Response<Body>, ApiError> {
     match hr::put_reference(&deps.table, &record).await? {
-        Put::Created(()) => api::json(201, &view),
-        Put::Replaced(()) => api::json(200, &view),
+        Put::Created(()) => api::json(201, &reference::view(&record)),
+        Put::Replaced(()) => api::json(200, &reference::view(&record)),
         Put::Missing(kind) => Err(ApiError::not_found(
-            not_found_code(kind),
+            reference::not_found_code(kind),
             format!(
                 "No such {}: {}",
-                id_param(kind),
+                reference::id_param(kind),
                 record.parent().map_or("", Id::as_str)
             ),
         )),
@@ -145,29 +135,34 @@ async fn put<R: ReferenceRecord>(
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let params = req.path_parameters();
-    let kind = Reference::ALL
-        .into_iter()
-        .find(|k| params.first(id_param(*k)).is_some())
+    let kind = reference::kind_of(&req)
         .ok_or_else(|| ApiError::bad_request("invalid_parameter", "no record id in the path"))?;
-    let id = api::path_id(&req, id_param(kind))?;
+    let id = api::path_id(&req, reference::id_param(kind))?;
     let body: Record = api::json_body(&req)?;
-    let name = body.name.trim().to_owned();
-    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            format!("name: give 1 to {MAX_NAME_CHARS} characters"),
-        ));
-    }
-    // Exactly the parent this kind names, and no other.
-    let parent_field = kind.parent().map(id_param);
+    // Exactly the name field and the parent this kind has, and no other.
+    let name_field = reference::name_field(kind);
+    let parent_field = kind.parent().map(reference::id_param);
     let given = [
-        ("regionId", &body.region_id),
-        ("countryId", &body.country_id),
-        ("locationId", &body.location_id),
+        ("name", &body.name, Some("name") == Some(name_field)),
+        ("title", &body.title, Some("title") == Some(name_field)),
+        (
+            "regionId",
+            &body.region_id,
+            Some("regionId") == parent_field,
+        ),
+        (
+            "countryId",
+            &body.country_id,
+            Some("countryId") == parent_field,
+        ),
+        (
+            "locationId",
+            &body.location_id,
+            Some("locationId") == parent_field,
+        ),
     ];
-    for (field, value) in given {
-        if value.is_some() != (Some(field) == parent_field) {
+    for (field, value, wanted) in given {
+        if value.is_some() != wanted {
             return Err(ApiError::bad_request(
                 "invalid_body",
                 match value {
@@ -177,18 +172,23 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             ));
         }
     }
-    let parent = given
-        .iter()
-        .find_map(|(field, value)| {
-            value
-                .as_deref()
-                .map(|v| api::field(field, Id::parse("parent", v)))
-        })
-        .transpose()?;
-    let mut view = json!({ id_param(kind): id.as_str(), "name": name });
-    if let (Some(field), Some(p)) = (parent_field, &parent) {
-        view[field] = p.as_str().into();
+    let name = body
+        .name
+        .or(body.title)
+        .map(|n| n.trim().to_owned())
+        .unwrap_or_default();
+    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+        return Err(ApiError::bad_request(
+            "invalid_body",
+            format!("{name_field}: give 1 to {MAX_NAME_CHARS} characters"),
+        ));
     }
+    let parent = [body.region_id, body.country_id, body.location_id]
+        .into_iter()
+        .flatten()
+        .next()
+        .map(|v| api::field(parent_field.unwrap_or("parent"), Id::parse("parent", &v)))
+        .transpose()?;
     let parent = || {
         parent
             .clone()
@@ -196,63 +196,60 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     match kind {
         Reference::Region => {
-            put(
-                deps,
-                Region {
-                    region_id: id,
-                    name,
-                },
-                view,
-            )
-            .await
+            let region_id = id;
+            put(deps, Region { region_id, name }).await
         }
         Reference::Country => {
+            let (country_id, region_id) = (id, parent());
             put(
                 deps,
                 Country {
-                    country_id: id,
+                    country_id,
                     name,
-                    region_id: parent(),
+                    region_id,
                 },
-                view,
             )
             .await
         }
         Reference::Location => {
+            let (location_id, country_id) = (id, parent());
             put(
                 deps,
                 Location {
-                    location_id: id,
+                    location_id,
                     name,
-                    country_id: parent(),
+                    country_id,
                 },
-                view,
             )
             .await
         }
         Reference::Department => {
+            let (department_id, location_id) = (id, parent());
             put(
                 deps,
                 Department {
-                    department_id: id,
+                    department_id,
                     name,
-                    location_id: parent(),
+                    location_id,
                 },
-                view,
             )
             .await
         }
         Reference::Warehouse => {
+            let (warehouse_id, region_id) = (id, parent());
             put(
                 deps,
                 Warehouse {
-                    warehouse_id: id,
+                    warehouse_id,
                     name,
-                    region_id: parent(),
+                    region_id,
                 },
-                view,
             )
             .await
+        }
+        Reference::Job => {
+            let title = api::field("title", Name::parse("title", &name))?;
+            put(deps, Job { job_id: id, title }).await
         }
     }
 }
@@ -260,6 +257,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
     use testkit::{Harness, all_items};
 
     #[tokio::test]
@@ -279,12 +277,15 @@ mod tests {
                 r#"{"name":"Sales","locationId":"BER"}"#,
             ),
             ("/warehouses/W1", r#"{"name":"Spandau","regionId":"EU"}"#),
+            ("/jobs/SA_REP", r#"{"title":"Sales  Representative"}"#),
         ] {
             let (s, b) = put(path, body).await;
             assert_eq!(s, 201, "{path}: {b}");
+            let sent = serde_json::from_str::<Value>(body).unwrap();
+            assert_eq!(b["name"], sent["name"]);
             assert_eq!(
-                b["name"],
-                serde_json::from_str::<Value>(body).unwrap()["name"]
+                b.as_object().unwrap().len(),
+                sent.as_object().unwrap().len() + 1
             );
             let (s, _) = put(path, body).await;
             assert_eq!(s, 200, "{path} replaced");
@@ -294,7 +295,16 @@ mod tests {
             .iter()
             .map(|i| model::type_of(i).unwrap().to_owned())
             .collect();
-        assert_eq!(types.len(), 5);
+        assert_eq!(types.len(), 6);
+        let job = &h
+            .as_staff()
+            .put("/jobs/SA_REP", r#"{"title":"Sales Rep"}"#)
+            .await
+            .1;
+        assert_eq!(
+            job,
+            &serde_json::json!({"jobId": "SA_REP", "title": "Sales Rep"})
+        );
     }
 
     #[tokio::test]
@@ -310,6 +320,10 @@ mod tests {
             ("/regions/E%23U", r#"{"name":"Europe"}"#),
             ("/regions/EU", r#"{"name":"  "}"#),
             ("/regions/EU", r#"{"name":"Europe","extra":1}"#),
+            ("/regions/EU", r#"{"title":"Europe"}"#),
+            ("/jobs/SA_REP", r#"{"name":"Sales Rep"}"#),
+            ("/jobs/SA_REP", r#"{"title":"Sales Rep","regionId":"EU"}"#),
+            ("/jobs/SA_REP", r#"{"title":" "}"#),
         ] {
             let (s, b) = put(path, body).await;
             assert_eq!(s, 400, "{path} {body}: {b}");

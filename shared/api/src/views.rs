@@ -203,7 +203,7 @@ pub mod learning {
 pub mod hr {
     use model::hr::{CurrentJob, Employee, EmployeeWarehouse, JobHistory};
     use serde_json::{Value, json};
-    use store::hr::EmployeeView;
+    use store::hr::{EmployeeView, Sources};
 
     pub fn employee(e: &Employee) -> Value {
         json!({
@@ -214,10 +214,11 @@ pub mod hr {
         })
     }
 
-    pub fn job(j: &JobHistory) -> Value {
+    /// A job held, with its title as the job has it now (read from the job).
+    pub fn job(j: &JobHistory, sources: &Sources) -> Value {
         json!({
             "jobId": j.job_id.as_str(),
-            "title": j.title.as_str(),
+            "title": sources.title(&j.job_id),
             "departmentId": j.department_id.as_str(),
             "startDate": j.start_date,
         })
@@ -228,24 +229,31 @@ pub mod hr {
         json!({"employeeId": employee_id.as_str(), "name": name.as_str()})
     }
 
-    pub fn with_job(c: &CurrentJob) -> Value {
+    pub fn with_job(c: &CurrentJob, sources: &Sources) -> Value {
         let mut v = listed(&c.employee_id, &c.employee_name);
-        v["job"] = job(&c.job());
+        v["job"] = job(&c.job(), sources);
         v
     }
 
-    pub fn warehouse(w: &EmployeeWarehouse) -> Value {
-        json!({"warehouseId": w.warehouse_id.as_str(), "name": w.warehouse_name})
+    /// A warehouse edge, with the warehouse's name as the warehouse has it now.
+    pub fn warehouse(w: &EmployeeWarehouse, sources: &Sources) -> Value {
+        json!({
+            "warehouseId": w.warehouse_id.as_str(),
+            "name": sources.warehouse_name(&w.warehouse_id),
+        })
     }
 
     /// H1: the employee, its current job and its warehouse.
-    pub fn employee_view(v: &EmployeeView) -> Value {
+    pub fn employee_view(v: &EmployeeView, sources: &Sources) -> Value {
         let mut out = employee(&v.employee);
         out["currentJob"] = v
             .current_job
             .as_ref()
-            .map_or(Value::Null, |c| job(&c.job()));
-        out["warehouse"] = v.warehouse.as_ref().map_or(Value::Null, warehouse);
+            .map_or(Value::Null, |c| job(&c.job(), sources));
+        out["warehouse"] = v
+            .warehouse
+            .as_ref()
+            .map_or(Value::Null, |w| warehouse(w, sources));
         out
     }
 }

@@ -255,15 +255,38 @@ pub async fn employee(table: &Table, employee: &str, name: &str) {
         .expect("an employee");
 }
 
-/// A job (not written) in department D1, titled as its id.
+/// A job held (not written) in department D1.
 pub fn job(employee: &str, job: &str, start: &str) -> model::hr::JobHistory {
     model::hr::JobHistory {
         employee_id: id(employee),
         job_id: id(job),
-        title: keys::Name::parse("title", job).expect("a valid title"),
         department_id: id("D1"),
         start_date: Date::parse_iso(start).expect("a valid test date"),
     }
+}
+
+/// The job `job` (written, or replaced), titled as its id.
+pub async fn job_record(table: &Table, job: &str) {
+    let record = model::hr::Job {
+        job_id: id(job),
+        title: keys::Name::parse("title", job).expect("a valid title"),
+    };
+    store::hr::put_reference(table, &record)
+        .await
+        .expect("a job");
+}
+
+/// `employee` holds `job` (written, with the job itself: [`job_record`]) from `start`, in
+/// department D1 (needs [`org`] and the employee).
+pub async fn add_job(table: &Table, employee: &str, job: &str, start: &str) {
+    job_record(table, job).await;
+    let added = store::hr::add_job(table, &self::job(employee, job, start))
+        .await
+        .expect("a job added");
+    assert!(
+        matches!(added, store::hr::JobAdded::Added { .. }),
+        "{added:?}"
+    );
 }
 
 /// A product named after its SKU (written).

@@ -8,8 +8,10 @@
 //! | location                 | `LOCATION#<locationId>`     | `A`                           |                                          |                                      |
 //! | department               | `DEPARTMENT#<departmentId>` | `A`                           |                                          |                                      |
 //! | warehouse                | `WAREHOUSE#<warehouseId>`   | `A`                           |                                          |                                      |
+//! | job                      | `JOB#<jobId>`               | `A`                           | `JOBTITLE#<title>` / `JOB#<jobId>` (H11) |                                      |
+//! | any reference record     |                             |                               |                                          | `REFERENCE#<TAG>` / `<TAG>#<id>` (lists) |
 //! | employee                 | `EMPLOYEE#<employeeId>`     | `A`                           | `EMPLOYEENAME#<name>` / `EMPLOYEE#<id>` (H2) | `HIRED#<shard:2>` / `<yyyy/mm/dd>#<id>` (H6) |
-//! | current job (edge)       | `EMPLOYEE#<employeeId>`     | `#JOB`                        | `JOBTITLE#<title>` / `EMPLOYEE#<id>` (H11) |                                    |
+//! | current job (edge)       | `EMPLOYEE#<employeeId>`     | `#JOB`                        | `JOB#<jobId>` / `EMPLOYEE#<id>` (H11)    |                                      |
 //! | warehouse (edge)         | `EMPLOYEE#<employeeId>`     | `#WAREHOUSE#<warehouseId>`    | `WAREHOUSE#<warehouseId>` / `EMPLOYEE#<id>` (H7) |                            |
 //! | job history              | `EMPLOYEE#<employeeId>`     | `JH#<yyyy/mm/dd>#<jobId>`     |                                          |                                      |
 //!
@@ -20,9 +22,15 @@
 //! is one query backwards, `begins_with(SK, "JH#")`, `Limit = 1`: start dates are written broad to
 //! narrow, so the newest comes first.
 //!
-//! The current-job edge is the newest job history entry, copied: it alone carries the job title
-//! into GSI1, so H11 finds employees by their current title only, and a promotion moves them.
+//! The current-job edge is the newest job history entry, copied: it alone stands in GSI1 under its
+//! job, so H11 finds employees by their current job only, and a promotion moves them. A job's
+//! title is on the job alone (in GSI1 under it): H11 reads the jobs of a title, then their
+//! holders, so a renamed job is found under its new title at once and no edge holds a stale copy.
 //! Names and titles are free text, normalised (case and spacing ignored) and escaped ([`Text`]).
+//!
+//! Every reference record also stands in GSI2 under its kind (`REFERENCE#<TAG>`), so the records
+//! of one kind are listed by one query: reference data is small and rarely written, so one
+//! partition per kind is never hot.
 //!
 //! H6 (hired since a date) is the `HR-CONFIDENTIAL` partition of AWS's relational example,
 //! write-sharded: every hire lands in one of [`HIRE_SHARDS`] partitions, by its employee id's code
@@ -45,6 +53,8 @@ pub mod tag {
     pub const JOB: &str = "JOB";
     pub const JOB_TITLE: &str = "JOBTITLE";
     pub const JOB_HISTORY: &str = "JH";
+    /// The GSI2 partitions that list reference records, one per kind: `REFERENCE#<TAG>`.
+    pub const REFERENCE: &str = "REFERENCE";
     pub const HIRED: &str = "HIRED";
     pub const A_RECORD: &str = "A";
     /// The empty segment that starts an edge's sort key (`#JOB`), as the `#ORDER#` of Good's
@@ -59,6 +69,7 @@ pub mod types {
     pub const LOCATION: &str = "Location";
     pub const DEPARTMENT: &str = "Department";
     pub const WAREHOUSE: &str = "Warehouse";
+    pub const JOB: &str = "Job";
     pub const EMPLOYEE: &str = "Employee";
     pub const CURRENT_JOB: &str = "CurrentJob";
     pub const EMPLOYEE_WAREHOUSE: &str = "EmployeeWarehouse";
@@ -78,15 +89,18 @@ pub enum Reference {
     Location,
     Department,
     Warehouse,
+    /// A job (the HR-Job of AWS's relational example): an id and a title.
+    Job,
 }
 
 impl Reference {
-    pub const ALL: [Reference; 5] = [
+    pub const ALL: [Reference; 6] = [
         Reference::Region,
         Reference::Country,
         Reference::Location,
         Reference::Department,
         Reference::Warehouse,
+        Reference::Job,
     ];
 
     pub fn tag(self) -> &'static str {
@@ -96,6 +110,7 @@ impl Reference {
             Reference::Location => tag::LOCATION,
             Reference::Department => tag::DEPARTMENT,
             Reference::Warehouse => tag::WAREHOUSE,
+            Reference::Job => tag::JOB,
         }
     }
 
@@ -104,7 +119,7 @@ impl Reference {
     /// in a region).
     pub fn parent(self) -> Option<Reference> {
         match self {
-            Reference::Region => None,
+            Reference::Region | Reference::Job => None,
             Reference::Country => Some(Reference::Region),
             Reference::Location => Some(Reference::Country),
             Reference::Department => Some(Reference::Location),
@@ -118,6 +133,26 @@ pub fn reference(kind: Reference, id: &Id) -> PrimaryKey {
     Key::new(
         Composite::new().lit(kind.tag()).seg(id).build(),
         tag::A_RECORD,
+    )
+}
+
+fn references_pk(kind: Reference) -> String {
+    Composite::new().lit(tag::REFERENCE).lit(kind.tag()).build()
+}
+
+/// GSI2 of a reference record: `REFERENCE#<TAG>`, `<TAG>#<id>` (the records of a kind, by id).
+pub fn reference_list_index(kind: Reference, id: &Id) -> Gsi2Key {
+    Key::new(
+        references_pk(kind),
+        Composite::new().lit(kind.tag()).seg(id).build(),
+    )
+}
+
+/// The records of one kind, by id.
+pub fn references(kind: Reference) -> KeyCondition<Gsi2> {
+    KeyCondition::new(
+        references_pk(kind),
+        SortCondition::BeginsWith(Composite::new().lit(kind.tag()).build_delimited()),
     )
 }
 
@@ -205,17 +240,38 @@ pub fn employees_named(name: &Text) -> KeyCondition<Gsi1> {
     employees_in(Composite::new().lit(tag::EMPLOYEE_NAME).seg(name).build())
 }
 
-/// GSI1 of a current-job edge: `JOBTITLE#<title>`, `EMPLOYEE#<id>` (H11).
-pub fn job_title_index(title: &Text, employee: &Id) -> Gsi1Key {
+fn job_title_pk(title: &Text) -> String {
+    Composite::new().lit(tag::JOB_TITLE).seg(title).build()
+}
+
+/// GSI1 of a job: `JOBTITLE#<title>`, `JOB#<jobId>` (H11, first step).
+pub fn job_title_index(title: &Text, job: &Id) -> Gsi1Key {
     Key::new(
-        Composite::new().lit(tag::JOB_TITLE).seg(title).build(),
-        employee_ref(employee),
+        job_title_pk(title),
+        Composite::new().lit(tag::JOB).seg(job).build(),
     )
 }
 
-/// H11: employees whose current job has this title.
-pub fn employees_titled(title: &Text) -> KeyCondition<Gsi1> {
-    employees_in(Composite::new().lit(tag::JOB_TITLE).seg(title).build())
+/// H11, first step: the jobs with this title (normally one).
+pub fn jobs_titled(title: &Text) -> KeyCondition<Gsi1> {
+    KeyCondition::new(
+        job_title_pk(title),
+        SortCondition::BeginsWith(Composite::new().lit(tag::JOB).build_delimited()),
+    )
+}
+
+fn job_holders_pk(job: &Id) -> String {
+    Composite::new().lit(tag::JOB).seg(job).build()
+}
+
+/// GSI1 of a current-job edge: `JOB#<jobId>`, `EMPLOYEE#<id>` (H11).
+pub fn job_holder_index(job: &Id, employee: &Id) -> Gsi1Key {
+    Key::new(job_holders_pk(job), employee_ref(employee))
+}
+
+/// H11, second step: the employees whose current job is this one.
+pub fn job_holders(job: &Id) -> KeyCondition<Gsi1> {
+    employees_in(job_holders_pk(job))
 }
 
 /// GSI1 of a warehouse edge: `WAREHOUSE#<warehouseId>`, `EMPLOYEE#<id>` (H7).
@@ -303,7 +359,20 @@ mod tests {
         assert_eq!((k.pk(), k.sk()), ("EMPLOYEENAME#johnsmith", "EMPLOYEE#E1"));
         assert!(employees_named(&Text::parse("name", "john smith").unwrap()).matches(&k));
         let title = Text::parse("title", "Sales Rep").unwrap();
-        assert!(employees_titled(&title).matches(&job_title_index(&title, &id("E1"))));
+        let job = job_title_index(&title, &id("SA_REP"));
+        assert_eq!((job.pk(), job.sk()), ("JOBTITLE#salesrep", "JOB#SA_REP"));
+        assert!(jobs_titled(&title).matches(&job));
+        let holder = job_holder_index(&id("SA_REP"), &id("E1"));
+        assert_eq!((holder.pk(), holder.sk()), ("JOB#SA_REP", "EMPLOYEE#E1"));
+        assert!(job_holders(&id("SA_REP")).matches(&holder));
+        assert!(
+            !job_holders(&id("SA")).matches(&holder),
+            "SA never reaches SA_REP"
+        );
+        let listed = reference_list_index(Reference::Job, &id("SA_REP"));
+        assert_eq!((listed.pk(), listed.sk()), ("REFERENCE#JOB", "JOB#SA_REP"));
+        assert!(references(Reference::Job).matches(&listed));
+        assert!(!references(Reference::Region).matches(&listed));
         let w = warehouse_employee_index(&id("W1"), &id("E1"));
         assert!(warehouse_employees(&id("W1")).matches(&w));
         assert!(

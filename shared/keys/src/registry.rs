@@ -163,14 +163,22 @@ pub const KINDS: &[Kind] = &[
     Kind { entity: ht::LOCATION, context: HR, space: Space::Base, pk: &[Lit(h::LOCATION), Id], sk: &[Lit(h::A_RECORD)] },
     Kind { entity: ht::DEPARTMENT, context: HR, space: Space::Base, pk: &[Lit(h::DEPARTMENT), Id], sk: &[Lit(h::A_RECORD)] },
     Kind { entity: ht::WAREHOUSE, context: HR, space: Space::Base, pk: &[Lit(h::WAREHOUSE), Id], sk: &[Lit(h::A_RECORD)] },
+    Kind { entity: ht::JOB, context: HR, space: Space::Base, pk: &[Lit(h::JOB), Id], sk: &[Lit(h::A_RECORD)] },
     Kind { entity: ht::EMPLOYEE, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::A_RECORD)] },
     Kind { entity: ht::CURRENT_JOB, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::LEADING), Lit(h::JOB)] },
     Kind { entity: ht::EMPLOYEE_WAREHOUSE, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::LEADING), Lit(h::WAREHOUSE), Id] },
     Kind { entity: ht::JOB_HISTORY, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::JOB_HISTORY), Date, Id] },
     Kind { entity: ht::EMPLOYEE, context: HR, space: Space::Gsi1, pk: &[Lit(h::EMPLOYEE_NAME), Text], sk: &[Lit(h::EMPLOYEE), Id] },
-    Kind { entity: ht::CURRENT_JOB, context: HR, space: Space::Gsi1, pk: &[Lit(h::JOB_TITLE), Text], sk: &[Lit(h::EMPLOYEE), Id] },
+    Kind { entity: ht::JOB, context: HR, space: Space::Gsi1, pk: &[Lit(h::JOB_TITLE), Text], sk: &[Lit(h::JOB), Id] },
+    Kind { entity: ht::CURRENT_JOB, context: HR, space: Space::Gsi1, pk: &[Lit(h::JOB), Id], sk: &[Lit(h::EMPLOYEE), Id] },
     Kind { entity: ht::EMPLOYEE_WAREHOUSE, context: HR, space: Space::Gsi1, pk: &[Lit(h::WAREHOUSE), Id], sk: &[Lit(h::EMPLOYEE), Id] },
     Kind { entity: ht::EMPLOYEE, context: HR, space: Space::Gsi2, pk: &[Lit(h::HIRED), Shard], sk: &[Date, Id] },
+    Kind { entity: ht::REGION, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::REGION)], sk: &[Lit(h::REGION), Id] },
+    Kind { entity: ht::COUNTRY, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::COUNTRY)], sk: &[Lit(h::COUNTRY), Id] },
+    Kind { entity: ht::LOCATION, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::LOCATION)], sk: &[Lit(h::LOCATION), Id] },
+    Kind { entity: ht::DEPARTMENT, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::DEPARTMENT)], sk: &[Lit(h::DEPARTMENT), Id] },
+    Kind { entity: ht::WAREHOUSE, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::WAREHOUSE)], sk: &[Lit(h::WAREHOUSE), Id] },
+    Kind { entity: ht::JOB, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::JOB)], sk: &[Lit(h::JOB), Id] },
     // Derived by the stream pipeline.
     Kind { entity: dt::DAILY_STATS, context: DERIVED, space: Space::Base, pk: &[Lit(d::STATS), IsoDate, Shard], sk: &[Lit(c::A_RECORD)] },
     Kind { entity: dt::LEDGER, context: DERIVED, space: Space::Base, pk: &[Lit(d::LEDGER), Id], sk: &[Escaped, Escaped] },
@@ -454,12 +462,14 @@ mod tests {
                 hr::reference(hr::Reference::Department, &i.a),
             ),
             k(ht::WAREHOUSE, hr::reference(hr::Reference::Warehouse, &i.a)),
+            k(ht::JOB, hr::reference(hr::Reference::Job, &i.a)),
+            k(ht::JOB, hr::job_title_index(&i.course, &i.b)),
+            k(ht::CURRENT_JOB, hr::job_holder_index(&i.b, &i.a)),
             k(ht::EMPLOYEE, hr::employee(&i.a)),
             k(ht::CURRENT_JOB, hr::current_job(&i.a)),
             k(ht::EMPLOYEE_WAREHOUSE, hr::employee_warehouse(&i.a, &i.b)),
             k(ht::JOB_HISTORY, hr::job_history(&i.a, date, &i.b)),
             k(ht::EMPLOYEE, hr::employee_name_index(&i.course, &i.a)),
-            k(ht::CURRENT_JOB, hr::job_title_index(&i.course, &i.a)),
             k(
                 ht::EMPLOYEE_WAREHOUSE,
                 hr::warehouse_employee_index(&i.b, &i.a),
@@ -469,6 +479,28 @@ mod tests {
             k(dt::LEDGER, derived::ledger(&i.b, &commerce::customer(&i.a))),
             k(dt::LEDGER, derived::ledger(&i.b, &cert)),
         ]
+        .into_iter()
+        .chain(
+            hr::Reference::ALL
+                .map(|kind| k(reference_type(kind), hr::reference_list_index(kind, &i.a))),
+        )
+        .collect()
+    }
+
+    /// The `Type` of a kind of HR reference record.
+    fn reference_type(kind: hr::Reference) -> &'static str {
+        reference_types(kind)[0]
+    }
+
+    fn reference_types(kind: hr::Reference) -> &'static [&'static str] {
+        match kind {
+            hr::Reference::Region => &[ht::REGION],
+            hr::Reference::Country => &[ht::COUNTRY],
+            hr::Reference::Location => &[ht::LOCATION],
+            hr::Reference::Department => &[ht::DEPARTMENT],
+            hr::Reference::Warehouse => &[ht::WAREHOUSE],
+            hr::Reference::Job => &[ht::JOB],
+        }
     }
 
     /// Every read pattern's key condition, with the entities its decoder expects.
@@ -639,8 +671,19 @@ mod tests {
                 hr::warehouse_employees(&i.b),
                 &[ht::EMPLOYEE_WAREHOUSE],
             ),
-            q("H11", hr::employees_titled(&i.course), &[ht::CURRENT_JOB]),
+            q("H11 jobs", hr::jobs_titled(&i.course), &[ht::JOB]),
+            q("H11", hr::job_holders(&i.b), &[ht::CURRENT_JOB]),
+            q("H12", hr::jobs_of(&i.a), &[ht::JOB_HISTORY]),
         ]
+        .into_iter()
+        .chain(hr::Reference::ALL.map(|kind| {
+            q(
+                "reference list",
+                hr::references(kind),
+                reference_types(kind),
+            )
+        }))
+        .collect()
     }
 
     proptest! {

@@ -1,11 +1,12 @@
 //! HR entities (the HR half of AWS's relational example): reference data, employees, and the
 //! edges of an employee's adjacency list. Their keys are in `keys::hr`.
 //!
-//! Edges copy what their readers show (an employee's name on its current-job and warehouse
-//! edges, the warehouse's name on the warehouse edge), so H1, H7 and H11 read nothing else. The
-//! employee's writes keep its own edges in step in the same transaction; a warehouse renamed
-//! later is not copied into its employees' edges (the edge names the warehouse as it was when
-//! the employee was assigned).
+//! Edges copy one thing, the employee's name (on its current-job and warehouse edges), so H7 and
+//! H11 list employees without reading them; the employee's own writes keep those copies in step in
+//! the same transaction. A warehouse's name and a job's title are copied nowhere: an edge names
+//! its warehouse or job by id, and readers take the name from the record itself (H1 and H3 read
+//! it with the edge, H11 finds jobs by title first), so a rename shows everywhere at once and no
+//! stream consumer has copies to chase (the table's stream already has its two readers).
 
 use keys::{
     Date, Gsi1Key, Gsi2Key, Id, Name, PrimaryKey,
@@ -15,11 +16,13 @@ use keys::{
 use crate::{Entity, record};
 
 /// Reference data: a record per kind, each `<TAG>#<id>`, `A`, naming its parent where seed
-/// 003's relational schema has one.
+/// 003's relational schema has one, and listed by kind in GSI2 (`REFERENCE#<TAG>`).
 pub trait ReferenceRecord: Entity {
     const KIND: Reference;
     fn id(&self) -> &Id;
     fn parent(&self) -> Option<&Id>;
+    /// Its name (a job's title).
+    fn name(&self) -> &str;
 }
 
 macro_rules! reference_record {
@@ -39,6 +42,9 @@ macro_rules! reference_record {
             fn key(&self) -> PrimaryKey {
                 k::reference(Reference::$name, &self.$id)
             }
+            fn gsi2(&self) -> Option<Gsi2Key> {
+                Some(k::reference_list_index(Reference::$name, &self.$id))
+            }
         }
 
         impl ReferenceRecord for $name {
@@ -48,6 +54,9 @@ macro_rules! reference_record {
             }
             fn parent(&self) -> Option<&Id> {
                 None$(.or(Some(&self.$parent)))?
+            }
+            fn name(&self) -> &str {
+                &self.name
             }
         }
     };
@@ -79,6 +88,41 @@ reference_record!(
 );
 
 record! {
+    /// A job (the HR-Job of AWS's relational example): the one place its title is written. In
+    /// GSI1 under its title (H11 finds the jobs of a title, then their holders).
+    pub struct Job {
+        job_id: Id => JOB_ID = "JobId",
+        title: Name => TITLE = "Title",
+    }
+}
+
+impl Entity for Job {
+    const TYPE: &'static str = types::JOB;
+    fn key(&self) -> PrimaryKey {
+        k::reference(Reference::Job, &self.job_id)
+    }
+    fn gsi1(&self) -> Option<Gsi1Key> {
+        Some(k::job_title_index(&self.title.key(), &self.job_id))
+    }
+    fn gsi2(&self) -> Option<Gsi2Key> {
+        Some(k::reference_list_index(Reference::Job, &self.job_id))
+    }
+}
+
+impl ReferenceRecord for Job {
+    const KIND: Reference = Reference::Job;
+    fn id(&self) -> &Id {
+        &self.job_id
+    }
+    fn parent(&self) -> Option<&Id> {
+        None
+    }
+    fn name(&self) -> &str {
+        self.title.as_str()
+    }
+}
+
+record! {
     /// An employee's own record (the HR-Employee of AWS's relational example).
     pub struct Employee {
         employee_id: Id => EMPLOYEE_ID = "EmployeeId",
@@ -107,10 +151,10 @@ impl Entity for Employee {
 
 record! {
     /// A job an employee held from a date (the job history of AWS's relational example, `JH#`).
+    /// Its title is the job's ([`Job`]), read from there.
     pub struct JobHistory {
         employee_id: Id => EMPLOYEE_ID = "EmployeeId",
         job_id: Id => JOB_ID = "JobId",
-        title: Name => TITLE = "Title",
         department_id: Id => DEPARTMENT_ID = "DepartmentId",
         start_date: Date => START_DATE = "StartDate",
     }
@@ -133,12 +177,11 @@ impl Entity for JobHistory {
 
 record! {
     /// The employee's current job: its newest job history entry, with the employee's name, in
-    /// GSI1 under its title (H11).
+    /// GSI1 under its job (H11).
     pub struct CurrentJob {
         employee_id: Id => EMPLOYEE_ID = "EmployeeId",
         employee_name: Name => EMPLOYEE_NAME = "EmployeeName",
         job_id: Id => JOB_ID = "JobId",
-        title: Name => TITLE = "Title",
         department_id: Id => DEPARTMENT_ID = "DepartmentId",
         start_date: Date => START_DATE = "StartDate",
     }
@@ -150,7 +193,6 @@ impl CurrentJob {
             employee_id: job.employee_id.clone(),
             employee_name: employee_name.clone(),
             job_id: job.job_id.clone(),
-            title: job.title.clone(),
             department_id: job.department_id.clone(),
             start_date: job.start_date,
         }
@@ -160,7 +202,6 @@ impl CurrentJob {
         JobHistory {
             employee_id: self.employee_id.clone(),
             job_id: self.job_id.clone(),
-            title: self.title.clone(),
             department_id: self.department_id.clone(),
             start_date: self.start_date,
         }
@@ -173,18 +214,17 @@ impl Entity for CurrentJob {
         k::current_job(&self.employee_id)
     }
     fn gsi1(&self) -> Option<Gsi1Key> {
-        Some(k::job_title_index(&self.title.key(), &self.employee_id))
+        Some(k::job_holder_index(&self.job_id, &self.employee_id))
     }
 }
 
 record! {
     /// The warehouse an employee works at: an edge in the employee's partition, in GSI1 under
-    /// the warehouse (H7).
+    /// the warehouse (H7). The warehouse's name is the warehouse's ([`Warehouse`]), read from there.
     pub struct EmployeeWarehouse {
         employee_id: Id => EMPLOYEE_ID = "EmployeeId",
         employee_name: Name => EMPLOYEE_NAME = "EmployeeName",
         warehouse_id: Id => WAREHOUSE_ID = "WarehouseId",
-        warehouse_name: String => WAREHOUSE_NAME = "WarehouseName",
     }
 }
 
@@ -223,7 +263,17 @@ mod tests {
         assert_eq!(item[Country::REGION_ID], s("EU"));
         assert_eq!(country.parent(), Some(&id("EU")));
         assert_eq!(Country::KIND.parent(), Some(Reference::Region));
+        assert_eq!(item["GSI2PK"], s("REFERENCE#COUNTRY"));
         assert_eq!(from_item::<Country>(item).unwrap(), country);
+        let job = Job {
+            job_id: id("SA_REP"),
+            title: Name::parse("title", "Sales  Representative").unwrap(),
+        };
+        let item = to_item(&job).unwrap();
+        assert_eq!((&item["PK"], &item["SK"]), (&s("JOB#SA_REP"), &s("A")));
+        assert_eq!(item["GSI1PK"], s("JOBTITLE#salesrepresentative"));
+        assert_eq!(item["GSI2SK"], s("JOB#SA_REP"));
+        assert_eq!((job.name(), job.parent()), ("Sales Representative", None));
         let region = Region {
             region_id: id("EU"),
             name: "Europe".into(),
@@ -251,7 +301,6 @@ mod tests {
         let job = JobHistory {
             employee_id: id("E1"),
             job_id: id("SA_REP"),
-            title: Name::parse("title", "Sales Representative").unwrap(),
             department_id: id("D80"),
             start_date: Date::parse_iso("2024-02-01").unwrap(),
         };
@@ -262,7 +311,11 @@ mod tests {
         );
         let current = to_item(&CurrentJob::of(&job, &e.name)).unwrap();
         assert_eq!(current["SK"], s("#JOB"));
-        assert_eq!(current["GSI1PK"], s("JOBTITLE#salesrepresentative"));
+        assert_eq!(current["GSI1PK"], s("JOB#SA_REP"));
+        assert!(
+            !current.contains_key("Title"),
+            "the title is the job's alone"
+        );
         let later = JobHistory {
             start_date: Date::parse_iso("2025-01-01").unwrap(),
             ..job.clone()

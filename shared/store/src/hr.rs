@@ -1,23 +1,28 @@
 //! HR writes and point reads (the HR half of AWS's relational example), shared by the functions,
-//! the seed loader and the tests. The list reads (H2, H6, H7, H11) are declared in the function
-//! that serves them.
+//! the seed loader and the tests. The list reads (H2, H6, H7, H11, H12, the reference lists) are
+//! declared in the function that serves them.
+//!
+//! A warehouse's name and a job's title live on their own records only: edges and job history
+//! name them by id, and [`sources`] reads the records a page names in one BatchGetItem.
 //!
 //! An employee's partition is an adjacency list: the employee, its current-job and warehouse
 //! edges, its job history. Every write to it goes through the employee item's `Revision` (the
 //! write is conditioned on the revision it read, and bumps it), so two concurrent writers never
 //! leave the edges out of step with the employee: the loser re-reads and tries again.
 
+use std::collections::HashMap;
+
 use keys::{
-    Id,
+    Id, PrimaryKey,
     hr::{self as k, Reference},
 };
 use model::{
     Entity, from_item,
-    hr::{CurrentJob, Employee, EmployeeWarehouse, JobHistory, ReferenceRecord, Warehouse},
+    hr::{CurrentJob, Employee, EmployeeWarehouse, Job, JobHistory, ReferenceRecord, Warehouse},
     n,
 };
 
-use crate::{Condition, StoreError, Table, Update};
+use crate::{Condition, Read, StoreError, Table, Update};
 
 /// How many times a write that lost a race for the employee's revision is tried in all.
 const ATTEMPTS: u32 = 5;
@@ -65,6 +70,88 @@ pub async fn put_reference<R: ReferenceRecord>(
     unreachable!("the second attempt replaces without a condition")
 }
 
+/// One reference record by id: one GetItem (eventually consistent).
+pub async fn reference<R: ReferenceRecord>(
+    table: &Table,
+    id: &Id,
+) -> Result<Option<R>, StoreError> {
+    table.get(&k::reference(R::KIND, id), Read::Eventual).await
+}
+
+/// The jobs and warehouses that edges and job history name, by id.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sources {
+    pub jobs: HashMap<Id, Job>,
+    pub warehouses: HashMap<Id, Warehouse>,
+}
+
+impl Sources {
+    /// These jobs, and no warehouse.
+    pub fn of_jobs(jobs: impl IntoIterator<Item = Job>) -> Sources {
+        Sources {
+            jobs: jobs.into_iter().map(|j| (j.job_id.clone(), j)).collect(),
+            warehouses: HashMap::new(),
+        }
+    }
+
+    /// A job's title, if the job exists.
+    pub fn title(&self, job: &Id) -> Option<&str> {
+        self.jobs.get(job).map(|j| j.title.as_str())
+    }
+
+    /// A warehouse's name, if it exists.
+    pub fn warehouse_name(&self, warehouse: &Id) -> Option<&str> {
+        self.warehouses.get(warehouse).map(|w| w.name.as_str())
+    }
+}
+
+/// The jobs and warehouses named, in ONE BatchGetItem (none when nothing is named; at most 100
+/// ids in all, as a page of 100 names at most 100 jobs).
+pub async fn sources<'a>(
+    table: &Table,
+    jobs: impl IntoIterator<Item = &'a Id>,
+    warehouses: impl IntoIterator<Item = &'a Id>,
+) -> Result<Sources, StoreError> {
+    let mut keys: Vec<PrimaryKey> = jobs
+        .into_iter()
+        .map(|j| k::reference(Reference::Job, j))
+        .chain(
+            warehouses
+                .into_iter()
+                .map(|w| k::reference(Reference::Warehouse, w)),
+        )
+        .collect();
+    keys.sort_by(|a, b| (a.pk(), a.sk()).cmp(&(b.pk(), b.sk())));
+    keys.dedup();
+    let mut out = Sources::default();
+    if keys.is_empty() {
+        return Ok(out);
+    }
+    let attributes: Vec<&str> = [model::attr::TYPE]
+        .into_iter()
+        .chain(Job::ATTRIBUTES.iter().copied())
+        .chain(Warehouse::ATTRIBUTES.iter().copied())
+        .collect();
+    for item in table.batch_get(&keys, &attributes, Read::Eventual).await? {
+        match model::type_of(&item) {
+            Some(Job::TYPE) => {
+                let job: Job = from_item(item)?;
+                out.jobs.insert(job.job_id.clone(), job);
+            }
+            Some(Warehouse::TYPE) => {
+                let w: Warehouse = from_item(item)?;
+                out.warehouses.insert(w.warehouse_id.clone(), w);
+            }
+            other => {
+                return Err(StoreError::Corrupt(format!(
+                    "a {other:?} where a job or warehouse was asked for"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// H1: an employee with its current job and warehouse.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EmployeeView {
@@ -106,21 +193,43 @@ pub async fn employee(
     }))
 }
 
+/// H1 as shown: the employee's partition (one query, [`employee`]), then the records its edges
+/// name, for their names (one BatchGetItem).
+pub async fn employee_shown(
+    table: &Table,
+    id: &Id,
+) -> Result<Option<(EmployeeView, Sources)>, StoreError> {
+    let Some(view) = employee(table, id, false).await? else {
+        return Ok(None);
+    };
+    let sources = sources(
+        table,
+        view.current_job.as_ref().map(|c| &c.job_id),
+        view.warehouse.as_ref().map(|w| &w.warehouse_id),
+    )
+    .await?;
+    Ok(Some((view, sources)))
+}
+
 /// H3: the employee's current job details: the newest job history entry, ONE query backwards
-/// with `Limit = 1` (AWS's relational example: "SK starts with JH").
-pub async fn current_job(table: &Table, id: &Id) -> Result<Option<JobHistory>, StoreError> {
+/// with `Limit = 1` (AWS's relational example: "SK starts with JH"), and its job (one GetItem),
+/// for its title.
+pub async fn current_job(
+    table: &Table,
+    id: &Id,
+) -> Result<Option<(JobHistory, Option<Job>)>, StoreError> {
     let page = table
         .query(k::jobs_of(id))
         .backwards()
         .limit(1)
         .send()
         .await?;
-    page.items
-        .into_iter()
-        .next()
-        .map(from_item)
-        .transpose()
-        .map_err(Into::into)
+    let Some(item) = page.items.into_iter().next() else {
+        return Ok(None);
+    };
+    let history: JobHistory = from_item(item)?;
+    let job = reference::<Job>(table, &history.job_id).await?;
+    Ok(Some((history, job)))
 }
 
 /// The employee's own fields, as a PUT gives them.
@@ -179,7 +288,6 @@ pub async fn put_employee(
                 employee_id: new.employee_id.clone(),
                 employee_name: new.name.clone(),
                 warehouse_id: w.warehouse_id.clone(),
-                warehouse_name: w.name.clone(),
             };
             tx.put(&edge, None)?;
         }
@@ -209,21 +317,35 @@ pub enum JobAdded {
     /// Added; `current` when it is now the employee's current job (the newest start date).
     Added {
         current: bool,
+        /// The job as it was read (its title).
+        job: Job,
     },
     EmployeeNotFound,
+    /// No job of this id (`PUT /jobs/{jobId}` creates one).
+    JobNotFound,
     DepartmentNotFound,
     /// The employee has this job from this date already.
     Exists,
 }
 
 /// Adds a job to an employee's history, in ONE transaction with: the employee's revision bumped
-/// (on condition that it is what was read), the department checked to exist, and the
+/// (on condition that it is what was read), the job and the department checked to exist, and the
 /// current-job edge moved when the new job is the newest (H11 then finds the employee under the
-/// new title only).
+/// new job only). The job is read once (one GetItem) for its title, which the history does not
+/// copy.
 pub async fn add_job(table: &Table, job: &JobHistory) -> Result<JobAdded, StoreError> {
+    let mut record: Option<Job> = None;
     for _ in 0..ATTEMPTS {
         let Some(view) = employee(table, &job.employee_id, true).await? else {
             return Ok(JobAdded::EmployeeNotFound);
+        };
+        if record.is_none() {
+            record = table
+                .get::<Job>(&k::reference(Reference::Job, &job.job_id), Read::Strong)
+                .await?;
+        }
+        let Some(record) = record.clone() else {
+            return Ok(JobAdded::JobNotFound);
         };
         let revision = view.employee.revision;
         let mut tx = table.transaction();
@@ -232,6 +354,7 @@ pub async fn add_job(table: &Table, job: &JobHistory) -> Result<JobAdded, StoreE
             &Update::new().set(Employee::REVISION, n(revision + 1)),
             Some(Condition::Equals(Employee::REVISION, n(revision))),
         )?;
+        let job_check = tx.check(&record.key(), Condition::Exists)?;
         let department = tx.check(
             &k::reference(Reference::Department, &job.department_id),
             Condition::Exists,
@@ -245,8 +368,14 @@ pub async fn add_job(table: &Table, job: &JobHistory) -> Result<JobAdded, StoreE
             tx.put(&CurrentJob::of(job, &view.employee.name), None)?;
         }
         match tx.send().await {
-            Ok(()) => return Ok(JobAdded::Added { current }),
+            Ok(()) => {
+                return Ok(JobAdded::Added {
+                    current,
+                    job: record,
+                });
+            }
             Err(e) if own.failed(&e) => continue,
+            Err(e) if job_check.failed(&e) => return Ok(JobAdded::JobNotFound),
             Err(e) if department.failed(&e) => return Ok(JobAdded::DepartmentNotFound),
             Err(e) if history.failed(&e) => return Ok(JobAdded::Exists),
             Err(e) => return Err(e),
