@@ -20,6 +20,8 @@
 //!   addresses;
 //! - `startup`: an unusable configuration fails a real binary's start-up with its reason, reported
 //!   to the Runtime API as the invocation's error;
+//! - `raw_requests`: a request whose URI cannot be built is a 400 from the real binary, not a
+//!   panic;
 //! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
 
 #[cfg(test)]
@@ -62,6 +64,8 @@ mod merged;
 mod metrics;
 #[cfg(test)]
 mod openapi;
+#[cfg(test)]
+mod raw_requests;
 #[cfg(test)]
 mod readme;
 #[cfg(test)]

@@ -18,7 +18,8 @@
 //!   [`store::Paging`]);
 //! - [`body`]: the JSON body ([`json_body`]) and its fields ([`field`]);
 //! - [`serve`](mod@serve): a function's `main` ([`serve()`]) and one request's dispatch
-//!   ([`dispatch`]), authorized first ([`auth`]);
+//!   ([`dispatch`]), authorized first ([`auth`]); [`event`]: the raw API Gateway event made a
+//!   request (a URI that cannot be built is a 400) and the answer made its response;
 //! - [`function`], [`auth`], [`views`], [`learning`]: declarations, access, response views and
 //!   the learning context's parameters.
 //!
@@ -27,6 +28,7 @@
 pub mod auth;
 pub mod body;
 pub mod error;
+pub mod event;
 pub mod function;
 pub mod learning;
 pub mod parameters;

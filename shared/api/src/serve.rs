@@ -4,19 +4,21 @@
 use std::future::Future;
 
 use lambda_http::{
-    Body, Request, Response,
+    Body, LambdaEvent, Request, Response,
+    aws_lambda_events::apigw::ApiGatewayV2httpRequest,
     lambda_runtime::{Runtime, layers::TracingLayer},
     service_fn,
 };
 use store::Deps;
 
-use crate::{Access, ApiError, Function, auth, respond};
+use crate::{Access, ApiError, Function, auth, event, respond};
 
 /// A function's whole `main`: logging and metrics ([`telemetry`], counted under `pattern` unless
 /// the handler names another), its dependencies read once from the environment (a missing setting
 /// stops it here, not at its first request), then API Gateway requests answered until the runtime
-/// stops: each one authorized ([`auth::authorize`]), then handled by `handler`. Typed errors become
-/// JSON error responses; a 5xx is logged.
+/// stops: each event made a request ([`event::request`]: one whose URI cannot be built is a 400
+/// here, where `lambda_http` would panic), authorized ([`auth::authorize`]), then handled by
+/// `handler`. Typed errors become JSON error responses; a 5xx is logged.
 pub async fn serve<F, Fut>(
     function: &'static Function,
     handler: F,
@@ -32,12 +34,22 @@ where
     let deps = telemetry::startup::checked(Deps::from_env(needs).await).await?;
     let deps: &'static Deps = Box::leak(Box::new(deps));
     let handler = &handler;
-    let service = service_fn(move |req: Request| {
-        let answer = dispatch(deps, access, handler, req);
-        async move { Ok::<_, lambda_http::Error>(answer.await) }
+    let service = service_fn(move |invocation: LambdaEvent<ApiGatewayV2httpRequest>| {
+        let answer = event::request(invocation.payload, invocation.context)
+            .map(|req| dispatch(deps, access, handler, req));
+        // Boxed: the handler's future inside this one would otherwise make a type too deep
+        // for the compiler to lay out (put-user's `main`).
+        Box::pin(async move {
+            let answer = match answer {
+                Ok(dispatched) => dispatched.await,
+                Err(unbuildable) => respond(Err(unbuildable)),
+            };
+            Ok::<_, lambda_http::Error>(event::response(answer))
+        })
     });
-    // `lambda_http::run`, with each invocation's metrics document written when it ends.
-    Runtime::new(lambda_http::Adapter::from(service))
+    // `lambda_http::run` without its request conversion's panics, with each invocation's metrics
+    // document written when it ends.
+    Runtime::new(service)
         .layer(TracingLayer::new())
         .layer(telemetry::MetricsLayer::new(metrics))
         .run()
