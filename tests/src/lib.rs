@@ -1,5 +1,7 @@
 //! Cross-cutting tests (run by `make test` with the rest):
 //! - `access`: who may call what: no token, another customer, a customer on a staff route;
+//! - `ambiguous`: ids `.` and `..`, a body member given twice, invisible characters in names: a
+//!   400 naming the field, nothing written;
 //! - `bodies`: a body that is not the documented JSON object is a 400 on every route;
 //! - `contract`: `template.yaml` and the code agree: every function has its crate and its sample
 //!   event, every crate is in the template, every route has a handler;
@@ -8,6 +10,8 @@
 //! - `samples`: every sample of `events/` goes through its handler against DynamoDB Local, uses
 //!   only the DynamoDB actions its IAM policy grants, and costs what the README's table says
 //!   (`cost`);
+//! - `messages`: bad input over every route is answered in words a person reads, naming the
+//!   field, never in Rust's or serde's;
 //! - `merged`: a write-sharded index read as one ordered, pageable list (`store::merge`), walked
 //!   over random data and page sizes;
 //! - `hr`: `store::hr`: reference data, and employees' adjacency lists kept in step by every
@@ -26,6 +30,8 @@
 
 #[cfg(test)]
 mod access;
+#[cfg(test)]
+mod ambiguous;
 #[cfg(test)]
 mod bodies;
 #[cfg(test)]
@@ -60,6 +66,8 @@ mod load;
 mod loopback;
 #[cfg(test)]
 mod merged;
+#[cfg(test)]
+mod messages;
 #[cfg(test)]
 mod metrics;
 #[cfg(test)]

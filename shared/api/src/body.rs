@@ -6,6 +6,9 @@ use serde::de::DeserializeOwned;
 
 use crate::ApiError;
 
+mod unique;
+mod words;
+
 /// Largest request body accepted: bounding it bounds the work bad input can cause. Derived from
 /// the largest valid body, a review of 5,000 characters (`put-review`) written the longest way
 /// JSON allows: each character a UTF-16 surrogate pair escaped (`\ud83d\ude00`, 12 bytes), 60,000
@@ -15,7 +18,9 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// The JSON body, which must be a JSON object, as `T`. Unknown fields, wrong types and missing
 /// fields are refused by `T`'s serde rules (`deny_unknown_fields`); the message names the field.
 /// Any other JSON value (`[5]`, `5`, `"x"`, `null`) is refused too: serde would otherwise fill a
-/// struct from an array of its fields in order (`[5]` as `{"quantity": 5}`).
+/// struct from an array of its fields in order (`[5]` as `{"quantity": 5}`). A member named twice
+/// in one object is refused (`duplicate_field`): JSON parsers disagree on which one counts. What
+/// `T` refuses is said in the API's words, naming the field ([`words`]).
 pub fn json_body<T: DeserializeOwned>(req: &Request) -> Result<T, ApiError> {
     let bytes: &[u8] = match req.body() {
         Body::Empty => &[],
@@ -36,19 +41,21 @@ pub fn json_body<T: DeserializeOwned>(req: &Request) -> Result<T, ApiError> {
             format!("The body is larger than {MAX_BODY_BYTES} bytes."),
         ));
     }
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        ApiError::bad_request("invalid_json", format!("The body is not valid JSON: {e}"))
-    })?;
+    let value = unique::parse(bytes)?;
     if !value.is_object() {
         return Err(ApiError::bad_request(
             "invalid_body",
             "The body must be a JSON object.",
         ));
     }
-    serde_json::from_value(value).map_err(|e| {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let field = e.path().to_string();
         ApiError::bad_request(
             "invalid_body",
-            format!("The body does not fit this request: {e}"),
+            format!(
+                "The body does not fit this request: {}",
+                words::reason(&field, &e.inner().to_string())
+            ),
         )
     })
 }

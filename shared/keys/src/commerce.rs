@@ -185,7 +185,10 @@ impl FromStr for OrderStatus {
         OrderStatus::ALL
             .into_iter()
             .find(|st| st.as_str() == s)
-            .ok_or_else(|| KeyError::Malformed(s.to_owned()))
+            .ok_or_else(|| KeyError::NotOneOf {
+                value: s.to_owned(),
+                allowed: OrderStatus::ALL.map(OrderStatus::as_str).join(", "),
+            })
     }
 }
 
@@ -744,7 +747,9 @@ mod tests {
     }
 
     fn arb_id() -> impl Strategy<Value = Id> {
-        "[A-Za-z0-9._-]{1,64}".prop_map(|s| Id::parse("id", &s).unwrap())
+        "[A-Za-z0-9._-]{1,64}"
+            .prop_filter("not . or ..", |s| s != "." && s != "..")
+            .prop_map(|s| Id::parse("id", &s).unwrap())
     }
 
     proptest! {

@@ -9,6 +9,15 @@ pub enum KeyError {
     TooLong { what: &'static str, max: usize },
     #[error("{what} may only contain letters, digits, '-', '_' and '.'; found {found:?}")]
     InvalidCharacter { what: &'static str, found: char },
+    /// `.` or `..`: a URL path cannot address it (clients and proxies resolve it away).
+    #[error("{what} may not be \".\" or \"..\": a URL cannot address it")]
+    DotSegment { what: &'static str },
+    /// A character that shows nothing or controls the text (Unicode Cf and Cc: U+200B, U+FEFF,
+    /// U+202E...): two names that look alike would be two keys.
+    #[error("{what} holds the invisible or control character U+{:04X}; remove it", u32::from(*found))]
+    InvisibleCharacter { what: &'static str, found: char },
+    #[error("{value:?} is not one of {allowed}")]
+    NotOneOf { value: String, allowed: String },
     #[error("{value} does not fit in {width} digits")]
     Overflow { value: u64, width: usize },
     #[error("{0:?} is not a valid calendar date (expected YYYY-MM-DD)")]

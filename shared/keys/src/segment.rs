@@ -38,6 +38,9 @@ impl Id {
         {
             return Err(KeyError::InvalidCharacter { what, found });
         }
+        if value == "." || value == ".." {
+            return Err(KeyError::DotSegment { what });
+        }
         Ok(Id(value.to_owned()))
     }
 
@@ -75,9 +78,15 @@ impl Text {
                 max: MAX_TEXT_LEN,
             });
         }
+        if let Some(found) = value.chars().find(|c| invisible(*c)) {
+            return Err(KeyError::InvisibleCharacter { what, found });
+        }
         let normalized = normalize(value);
         if normalized.is_empty() {
             return Err(KeyError::Empty { what });
+        }
+        if normalized == "." || normalized == ".." {
+            return Err(KeyError::DotSegment { what });
         }
         Ok(Text(escape(&normalized)))
     }
@@ -98,6 +107,17 @@ impl Segment for Text {
     fn segment(&self) -> Cow<'_, str> {
         Cow::Borrowed(&self.0)
     }
+}
+
+/// Whether `c` shows nothing or controls the text around it: Unicode's format (Cf: zero-width
+/// spaces and joiners, U+FEFF, bidirectional overrides) and control (Cc) characters. Free text
+/// holding one is refused: `Ann` and `A\u{200B}nn` look the same and would be two keys.
+pub fn invisible(c: char) -> bool {
+    use unicode_general_category::{GeneralCategory, get_general_category};
+    matches!(
+        get_general_category(c),
+        GeneralCategory::Format | GeneralCategory::Control
+    )
 }
 
 /// The casing and spacing rule of Walch's talk: lower case, whitespace removed.
@@ -181,6 +201,47 @@ mod tests {
         );
         assert_eq!(Text::parse("x", "A#B").unwrap().as_key(), "a%23b");
         assert!(Text::parse("x", " \t ").is_err());
+    }
+
+    #[test]
+    fn what_a_url_or_an_eye_cannot_tell_apart_is_refused() {
+        for dots in [".", ".."] {
+            assert_eq!(
+                Id::parse("customerId", dots),
+                Err(KeyError::DotSegment { what: "customerId" })
+            );
+        }
+        assert!(Id::parse("id", "...").is_ok());
+        assert!(Id::parse("id", ".a").is_ok());
+        for bad in [
+            "A\u{200B}nn",
+            "\u{FEFF}Ann",
+            "Ann\u{202E}",
+            "An\u{0007}n",
+            "A\u{00AD}nn",
+        ] {
+            let found = bad.chars().find(|c| !c.is_ascii_alphanumeric()).unwrap();
+            assert_eq!(
+                Text::parse("student", bad),
+                Err(KeyError::InvisibleCharacter {
+                    what: "student",
+                    found
+                }),
+                "{bad:?}"
+            );
+        }
+        assert!(Text::parse("student", "Zoë Łukasz 李").is_ok());
+        assert_eq!(
+            Text::parse("courseName", " .. "),
+            Err(KeyError::DotSegment { what: "courseName" })
+        );
+        let message = Text::parse("student", "A\u{200B}nn")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "student holds the invisible or control character U+200B; remove it"
+        );
     }
 
     proptest! {
