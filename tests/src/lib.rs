@@ -14,6 +14,8 @@
 //!   field, never in Rust's or serde's;
 //! - `merged`: a write-sharded index read as one ordered, pageable list (`store::merge`), walked
 //!   over random data and page sizes;
+//! - `generated_client`: a client generated from `openapi.yaml` by openapi-python-client drives a
+//!   customer's journey against the local stack;
 //! - `hr`: `store::hr`: reference data, and employees' adjacency lists kept in step by every
 //!   write;
 //! - `openapi`: `openapi.yaml` agrees with the template, and every answer the end-to-end tests
@@ -24,8 +26,6 @@
 //!   addresses;
 //! - `startup`: an unusable configuration fails a real binary's start-up with its reason, reported
 //!   to the Runtime API as the invocation's error;
-//! - `raw_requests`: a request whose URI cannot be built is a 400 from the real binary, not a
-//!   panic;
 //! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
 
 #[cfg(test)]
@@ -56,6 +56,8 @@ mod e2e_reviews;
 mod examples;
 #[cfg(test)]
 mod explorer;
+#[cfg(test)]
+mod generated_client;
 #[cfg(test)]
 mod hr;
 #[cfg(test)]
