@@ -97,13 +97,23 @@ fn every_stream_handler_has_a_sample_batch_and_honest_settings() {
                 "{}: BisectBatchOnFunctionError",
                 f.name()
             );
-            // Retried until it succeeds: a long outage must not leave derived data wrong for
-            // good (the ledger makes retries harmless); records that can never succeed go to the
-            // failure destination from the handler, so nothing blocks a shard forever.
-            assert_eq!(
-                (s.maximum_retry_attempts, s.maximum_record_age_seconds),
-                (Some(-1), Some(-1)),
-                "{}: unbounded retries and record age",
+            // Retried while a retry can help (the ledger makes retries harmless), but never
+            // until the stream drops the record (24 hours' retention): a record older than the
+            // bound goes to the failure destination, with its shard and sequence range, an hour
+            // or more before it would vanish with nothing sent anywhere. Records that can never
+            // succeed go there from the handler at once.
+            let retention = 24 * 3600;
+            assert!(
+                s.maximum_record_age_seconds
+                    .is_some_and(|age| (60..=retention - 3600).contains(&age)),
+                "{}: MaximumRecordAgeInSeconds {:?}: bounded, an hour or more within the stream's \
+                 retention",
+                f.name(),
+                s.maximum_record_age_seconds
+            );
+            assert!(
+                s.maximum_retry_attempts.is_some(),
+                "{}: MaximumRetryAttempts stated",
                 f.name()
             );
             assert!(
@@ -111,9 +121,10 @@ fn every_stream_handler_has_a_sample_batch_and_honest_settings() {
                 "{}: where the handler sends records that can never succeed",
                 f.name()
             );
-            assert!(
-                s.on_failure_destination.is_some(),
-                "{}: an on-failure destination",
+            assert_eq!(
+                s.on_failure_destination.as_deref(),
+                Some("StreamFailureQueue"),
+                "{}: the failure queue as its on-failure destination",
                 f.name()
             );
             assert!(

@@ -20,6 +20,8 @@
 //!   write;
 //! - `openapi`: `openapi.yaml` agrees with the template, and every answer the end-to-end tests
 //!   receive is one it documents;
+//! - `operations`: what an operator of a deployed stack relies on: alarms that notice a stopped,
+//!   failing or lagging stream consumer and reach someone, the consumers' own concurrency;
 //! - `metrics`: every invocation of a real binary writes one valid EMF document with what it did;
 //! - `drift`: drifted derived values are shown as `null` and named, never a 500;
 //! - `loopback`: DynamoDB Local and the local stack refuse connections to the machine's other
@@ -74,6 +76,8 @@ mod messages;
 mod metrics;
 #[cfg(test)]
 mod openapi;
+#[cfg(test)]
+mod operations;
 #[cfg(test)]
 mod raw_requests;
 #[cfg(test)]

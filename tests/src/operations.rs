@@ -1,0 +1,206 @@
+//! What an operator of a deployed stack relies on, read from `template.yaml`: the alarms notice a
+//! stream consumer that stopped reading, fails or is throttled; they reach someone; the
+//! consumers have concurrency of their own. (The mappings' bounds are held by
+//! `contract::every_stream_handler_has_a_sample_batch_and_honest_settings`.)
+
+use serde_yaml::Value;
+
+use sam_template::{Template, workspace_root};
+
+fn template() -> Value {
+    let text = std::fs::read_to_string(workspace_root().join("template.yaml")).unwrap();
+    serde_yaml::from_str(&text).unwrap()
+}
+
+/// The target of `!Ref X` (or `!GetAtt X.Y`): `X`.
+fn target(v: &Value) -> Option<&str> {
+    match v {
+        Value::Tagged(t) if t.tag == "!Ref" || t.tag == "!GetAtt" => {
+            t.value.as_str().map(|s| s.split('.').next().unwrap_or(s))
+        }
+        _ => None,
+    }
+}
+
+/// Every CloudWatch alarm of the template: (logical id, properties).
+fn alarms(doc: &Value) -> Vec<(String, Value)> {
+    doc["Resources"]
+        .as_mapping()
+        .unwrap()
+        .iter()
+        .filter(|(_, r)| r["Type"].as_str() == Some("AWS::CloudWatch::Alarm"))
+        .map(|(id, r)| (id.as_str().unwrap().to_owned(), r["Properties"].clone()))
+        .collect()
+}
+
+/// The metrics an alarm reads: (namespace, name, dimensions as (name, value)), from a single
+/// metric or from each `MetricStat` of a metric math alarm.
+fn metrics(alarm: &Value) -> Vec<(String, String, Vec<(String, Value)>)> {
+    let one = |m: &Value| {
+        let dimensions = m["Dimensions"]
+            .as_sequence()
+            .into_iter()
+            .flatten()
+            .map(|d| (d["Name"].as_str().unwrap().to_owned(), d["Value"].clone()))
+            .collect();
+        (
+            m["Namespace"].as_str().unwrap_or_default().to_owned(),
+            m["MetricName"].as_str().unwrap_or_default().to_owned(),
+            dimensions,
+        )
+    };
+    match alarm["Metrics"].as_sequence() {
+        None => vec![one(alarm)],
+        Some(list) => list
+            .iter()
+            .filter(|m| !m["MetricStat"].is_null())
+            .map(|m| one(&m["MetricStat"]["Metric"]))
+            .collect(),
+    }
+}
+
+/// The logical ids of the stream consumers and their mapping (SAM names an event's mapping
+/// `<Function><Event>`).
+fn consumers() -> Vec<(String, String)> {
+    let t = Template::workspace().unwrap();
+    t.functions
+        .iter()
+        .flat_map(|f| {
+            f.streams.iter().map(move |s| {
+                (
+                    f.logical_id.clone(),
+                    format!("{}{}", f.logical_id, s.event_name),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Alarms on `metric` (namespace, name) with a dimension `dimension` naming `resource`.
+fn alarms_on(doc: &Value, metric: (&str, &str), dimension: &str, resource: &str) -> Vec<String> {
+    alarms(doc)
+        .into_iter()
+        .filter(|(_, a)| {
+            metrics(a).iter().any(|(ns, name, dims)| {
+                (ns.as_str(), name.as_str()) == metric
+                    && dims
+                        .iter()
+                        .any(|(d, v)| d == dimension && target(v) == Some(resource))
+            })
+        })
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// A mapping that cannot read (disabled, its permission gone, throttled) invokes nothing, so the
+/// lag alarm, which has no data then, cannot see it: each mapping's own count of records read
+/// (`PolledEventCount`, from its `MetricsConfig`) is held against the table's writes. Function
+/// errors, throttles and records the mapping could not hand to its destination alarm too.
+#[test]
+fn every_consumer_has_alarms_for_not_reading_failing_and_lagging() {
+    let doc = template();
+    let resources = &doc["Resources"];
+    let consumers = consumers();
+    assert_eq!(consumers.len(), 2, "{consumers:?}");
+    for (function, mapping) in &consumers {
+        let event = mapping.strip_prefix(function.as_str()).unwrap();
+        let properties = &resources[function.as_str()]["Properties"]["Events"][event]["Properties"];
+        assert_eq!(
+            properties["MetricsConfig"]["Metrics"],
+            serde_yaml::from_str::<Value>("[EventCount]").unwrap(),
+            "{mapping}: the mapping's own metrics"
+        );
+        let not_reading = alarms_on(
+            &doc,
+            ("AWS/Lambda", "PolledEventCount"),
+            "EventSourceMappingUUID",
+            mapping,
+        );
+        assert_eq!(not_reading.len(), 1, "{mapping}: an alarm on records read");
+        let (_, alarm) = alarms(&doc)
+            .into_iter()
+            .find(|(id, _)| id == &not_reading[0])
+            .unwrap();
+        assert!(
+            metrics(&alarm)
+                .iter()
+                .any(|(ns, _, dims)| ns == "AWS/DynamoDB"
+                    && dims
+                        .iter()
+                        .any(|(d, v)| d == "TableName" && target(v) == Some("Table"))),
+            "{}: reads nothing while the table is written",
+            not_reading[0]
+        );
+        for metric in ["Errors", "Throttles", "DestinationDeliveryFailures"] {
+            assert!(
+                !alarms_on(&doc, ("AWS/Lambda", metric), "FunctionName", function).is_empty(),
+                "{function}: an alarm on its {metric}"
+            );
+        }
+        assert!(
+            !alarms_on(
+                &doc,
+                ("AWS/Lambda", "IteratorAge"),
+                "FunctionName",
+                function
+            )
+            .is_empty(),
+            "{function}: a lag alarm"
+        );
+    }
+    for (id, alarm) in alarms(&doc) {
+        for actions in ["AlarmActions", "OKActions"] {
+            let list = alarm[actions].as_sequence();
+            assert!(
+                list.is_some_and(|l| l.iter().any(|a| target(a) == Some("AlarmTopic"))),
+                "{id}: {actions} notify AlarmTopic"
+            );
+        }
+    }
+}
+
+/// API traffic cannot take the consumers' concurrency: each reserves its own.
+#[test]
+fn stream_consumers_reserve_their_own_concurrency() {
+    let doc = template();
+    for (function, _) in consumers() {
+        let reserved =
+            &doc["Resources"][function.as_str()]["Properties"]["ReservedConcurrentExecutions"];
+        assert!(
+            !reserved.is_null(),
+            "{function}: ReservedConcurrentExecutions of its own, not the Globals' default of none"
+        );
+    }
+    let parameter = &doc["Parameters"]["StreamConcurrency"];
+    assert!(
+        parameter["Default"].as_u64().is_some_and(|n| n >= 1),
+        "StreamConcurrency reserves at least one by default: {parameter:?}"
+    );
+}
+
+/// CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key (its policy cannot
+/// be changed to let CloudWatch use it): an alarm would notify nobody. The topic is either
+/// unencrypted or encrypted with a key of the stack whose policy lets CloudWatch use it. An
+/// `AlarmEmail` makes a subscription.
+#[test]
+fn the_alarm_topic_is_one_cloudwatch_can_publish_to_and_alarm_email_subscribes() {
+    let doc = template();
+    let topic = &doc["Resources"]["AlarmTopic"];
+    assert_eq!(topic["Type"].as_str(), Some("AWS::SNS::Topic"));
+    let key = &topic["Properties"]["KmsMasterKeyId"];
+    if !key.is_null() {
+        let id =
+            target(key).unwrap_or_else(|| panic!("AlarmTopic's key is {key:?}, not the stack's"));
+        let policy =
+            serde_json::to_string(&doc["Resources"][id]["Properties"]["KeyPolicy"]).unwrap();
+        assert!(
+            policy.contains("cloudwatch.amazonaws.com"),
+            "{id}: its policy lets CloudWatch use it"
+        );
+    }
+    let subscription = serde_json::to_string(&topic["Properties"]["Subscription"]).unwrap();
+    assert!(
+        subscription.contains("email") && subscription.contains("AlarmEmail"),
+        "AlarmEmail subscribes an address: {subscription}"
+    );
+}
