@@ -21,7 +21,8 @@
 //! - `openapi`: `openapi.yaml` agrees with the template, and every answer the end-to-end tests
 //!   receive is one it documents;
 //! - `operations`: what an operator of a deployed stack relies on: alarms that notice a stopped,
-//!   failing or lagging stream consumer and reach someone, the consumers' own concurrency;
+//!   failing or lagging stream consumer and reach someone, the consumers' own concurrency, the
+//!   user pool's password policy and the docs' example password;
 //! - `metrics`: every invocation of a real binary writes one valid EMF document with what it did;
 //! - `drift`: drifted derived values are shown as `null` and named, never a 500;
 //! - `loopback`: DynamoDB Local and the local stack refuse connections to the machine's other

@@ -1,6 +1,7 @@
 //! What an operator of a deployed stack relies on, read from `template.yaml`: the alarms notice a
 //! stream consumer that stopped reading, fails or is throttled; they reach someone; the
-//! consumers have concurrency of their own. (The mappings' bounds are held by
+//! consumers have concurrency of their own; and the user pool's password policy is stated in
+//! full, and the documented example password meets it. (The mappings' bounds are held by
 //! `contract::every_stream_handler_has_a_sample_batch_and_honest_settings`.)
 
 use serde_yaml::Value;
@@ -203,4 +204,67 @@ fn the_alarm_topic_is_one_cloudwatch_can_publish_to_and_alarm_email_subscribes()
         subscription.contains("email") && subscription.contains("AlarmEmail"),
         "AlarmEmail subscribes an address: {subscription}"
     );
+}
+
+/// Symbols Cognito counts as special characters in a password.
+const COGNITO_SYMBOLS: &str = "^$*.[]{}()?\"!@#%&/\\,><':;|_~`=+- ";
+
+/// The user pool states every rule of its password policy (an emulator reads a rule left out as
+/// required), and every example password of the README and the docs meets exactly that policy.
+#[test]
+fn the_password_policy_is_stated_in_full_and_the_documented_passwords_meet_it() {
+    let doc = template();
+    let policy = &doc["Resources"]["UserPool"]["Properties"]["Policies"]["PasswordPolicy"];
+    let flag = |name: &str| {
+        policy[name]
+            .as_bool()
+            .unwrap_or_else(|| panic!("PasswordPolicy.{name}: stated, true or false"))
+    };
+    let rules: [(&str, fn(char) -> bool); 4] = [
+        ("RequireLowercase", |c| c.is_ascii_lowercase()),
+        ("RequireUppercase", |c| c.is_ascii_uppercase()),
+        ("RequireNumbers", |c| c.is_ascii_digit()),
+        ("RequireSymbols", |c| COGNITO_SYMBOLS.contains(c)),
+    ];
+    let minimum = policy["MinimumLength"]
+        .as_u64()
+        .expect("PasswordPolicy.MinimumLength") as usize;
+    assert!(
+        policy["TemporaryPasswordValidityDays"].as_u64().is_some(),
+        "PasswordPolicy.TemporaryPasswordValidityDays"
+    );
+
+    let mut pages = vec![workspace_root().join("README.md")];
+    for entry in std::fs::read_dir(workspace_root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let mut passwords = Vec::new();
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for marker in ["--password '", "PASSWORD='"] {
+            for (at, _) in text.match_indices(marker) {
+                let rest = &text[at + marker.len()..];
+                let password = &rest[..rest.find('\'').unwrap()];
+                passwords.push((page.display().to_string(), password.to_owned()));
+            }
+        }
+    }
+    assert!(!passwords.is_empty(), "the docs show how to set a password");
+    for (page, password) in passwords {
+        assert!(
+            password.chars().count() >= minimum,
+            "{page}: {password:?} is shorter than {minimum}"
+        );
+        for (name, class) in rules {
+            if flag(name) {
+                assert!(
+                    password.chars().any(class),
+                    "{page}: {password:?} fails {name}"
+                );
+            }
+        }
+    }
 }
