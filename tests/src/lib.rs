@@ -23,6 +23,8 @@
 //! - `operations`: what an operator of a deployed stack relies on: alarms that notice a stopped,
 //!   failing or lagging stream consumer and reach someone, the consumers' own concurrency, the
 //!   user pool's password policy and the docs' example password;
+//! - `poison`: a record no retry can apply goes to the failure queue once, through the real
+//!   stream consumer, and holds nothing back;
 //! - `metrics`: every invocation of a real binary writes one valid EMF document with what it did;
 //! - `drift`: drifted derived values are shown as `null` and named, never a 500;
 //! - `loopback`: DynamoDB Local and the local stack refuse connections to the machine's other
@@ -79,6 +81,8 @@ mod metrics;
 mod openapi;
 #[cfg(test)]
 mod operations;
+#[cfg(test)]
+mod poison;
 #[cfg(test)]
 mod raw_requests;
 #[cfg(test)]
