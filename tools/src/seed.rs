@@ -281,13 +281,6 @@ async fn load_hr(table: &Table) -> Result<usize, StoreError> {
         hr::put_employee(table, &employee).await?;
         written += 1;
     }
-    for (job, title, start) in [
-        ("SA_CLERK", "Sales Clerk", "2024-01-15"),
-        ("SA_REP", "Sales Representative", "2025-03-01"),
-    ] {
-        let job = model::hr::JobHistory {
-            employee_id: employee.employee_id.clone(),
-            job_id: id(job),
     // A job no one holds yet (the one the add-employee-job example gives E100).
     let manager = model::hr::Job {
         job_id: id("SA_MAN"),
@@ -295,15 +288,22 @@ async fn load_hr(table: &Table) -> Result<usize, StoreError> {
     };
     let put = hr::put_reference(table, &manager).await?;
     written += usize::from(matches!(put, Put::Created(_)));
-            department_id: id("SALES"),
-            start_date: Date::parse_iso(start).expect("valid"),
-        };
+    for (job, title, start) in [
+        ("SA_CLERK", "Sales Clerk", "2024-01-15"),
+        ("SA_REP", "Sales Representative", "2025-03-01"),
+    ] {
         let record = model::hr::Job {
             job_id: id(job),
             title: Name::parse("title", title).expect("valid"),
         };
         let put = hr::put_reference(table, &record).await?;
         written += usize::from(matches!(put, Put::Created(_)));
+        let job = model::hr::JobHistory {
+            employee_id: employee.employee_id.clone(),
+            job_id: id(job),
+            department_id: id("SALES"),
+            start_date: Date::parse_iso(start).expect("valid"),
+        };
         if let JobAdded::Added { .. } = hr::add_job(table, &job).await? {
             written += 1;
         }
