@@ -11,6 +11,9 @@ api::functions![
     get_employee_job,
     list_employees,
     list_warehouse_employees,
+    get_reference,
+    list_references,
+    list_employee_jobs,
 ];
 
 pub mod reference;

@@ -73,3 +73,19 @@ pub fn view<R: ReferenceRecord>(record: &R) -> Value {
     }
     out
 }
+
+/// `f::<R>(args..).await` for the record type `R` of `kind`: one dispatch for the routes that
+/// serve every kind alike.
+macro_rules! with_kind {
+    ($kind:expr, $f:ident($($arg:expr),* $(,)?)) => {
+        match $kind {
+            keys::hr::Reference::Region => $f::<model::hr::Region>($($arg),*).await,
+            keys::hr::Reference::Country => $f::<model::hr::Country>($($arg),*).await,
+            keys::hr::Reference::Location => $f::<model::hr::Location>($($arg),*).await,
+            keys::hr::Reference::Department => $f::<model::hr::Department>($($arg),*).await,
+            keys::hr::Reference::Warehouse => $f::<model::hr::Warehouse>($($arg),*).await,
+            keys::hr::Reference::Job => $f::<model::hr::Job>($($arg),*).await,
+        }
+    };
+}
+pub(crate) use with_kind;

@@ -1,0 +1,177 @@
+//! HR reference data listed, one kind at a time, by id, staff only, a page at a time (`limit`,
+//! default 50, 1..=100, signed `cursor`): `GET /regions`, `/countries`, `/locations`,
+//! `/departments`, `/warehouses`, `/jobs`. ONE query of the kind's GSI2 partition
+//! (`REFERENCE#<TAG>`, where every record of the kind stands under `<TAG>#<id>`): reference data
+//! is small and rarely written, so one partition per kind is cheap and never hot. Each record as
+//! its PUT answers it.
+
+use api::declare::*;
+use api::{Access, ApiError};
+use keys::hr as k;
+use lambda_http::{Body, Request, Response};
+use model::hr::ReferenceRecord;
+use serde_json::json;
+use store::{Deps, Needs};
+
+use crate::reference;
+
+const REQUEST: &str = "Query `GSI2PK = REFERENCE#<TAG>` (the kind's records, by id)";
+
+/// Who may call it, what it needs, its routes and the patterns they serve.
+pub const FUNCTION: Function = Function {
+    name: "list-references",
+    access: Access::Staff,
+    needs: Needs::CURSORS,
+    routes: &[
+        Route::get(
+            "/regions",
+            "HR reference data listed: the regions, by id",
+            &[Pattern {
+                id: "",
+                route: "`GET /regions?limit=&cursor=` (staff)",
+                index: Index::Gsi2,
+                request: REQUEST,
+                returns: "`{regions, nextCursor}`",
+                example: Example::staff("/regions"),
+            }],
+        ),
+        Route::get(
+            "/countries",
+            "HR reference data listed: the countries, by id",
+            &[Pattern {
+                id: "",
+                route: "`GET /countries?limit=&cursor=` (staff)",
+                index: Index::Gsi2,
+                request: REQUEST,
+                returns: "`{countries, nextCursor}`",
+                example: Example::staff("/countries"),
+            }],
+        ),
+        Route::get(
+            "/locations",
+            "HR reference data listed: the locations, by id",
+            &[Pattern {
+                id: "",
+                route: "`GET /locations?limit=&cursor=` (staff)",
+                index: Index::Gsi2,
+                request: REQUEST,
+                returns: "`{locations, nextCursor}`",
+                example: Example::staff("/locations"),
+            }],
+        ),
+        Route::get(
+            "/departments",
+            "HR reference data listed: the departments, by id",
+            &[Pattern {
+                id: "",
+                route: "`GET /departments?limit=&cursor=` (staff)",
+                index: Index::Gsi2,
+                request: REQUEST,
+                returns: "`{departments, nextCursor}`",
+                example: Example::staff("/departments"),
+            }],
+        ),
+        Route::get(
+            "/warehouses",
+            "HR reference data listed: the warehouses, by id",
+            &[Pattern {
+                id: "",
+                route: "`GET /warehouses?limit=&cursor=` (staff)",
+                index: Index::Gsi2,
+                request: REQUEST,
+                returns: "`{warehouses, nextCursor}`",
+                example: Example::staff("/warehouses"),
+            }],
+        ),
+        Route::get(
+            "/jobs",
+            "HR reference data listed: the jobs and their titles, by id",
+            &[Pattern {
+                id: "",
+                route: "`GET /jobs?limit=&cursor=` (staff)",
+                index: Index::Gsi2,
+                request: REQUEST,
+                returns: "`{jobs, nextCursor}`",
+                example: Example::staff("/jobs"),
+            }],
+        ),
+    ],
+};
+pub const DEFAULT_LIMIT: u32 = 50;
+pub const MAX_LIMIT: u32 = 100;
+
+async fn list<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response<Body>, ApiError> {
+    let page = api::page_request(req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let kind = R::KIND;
+    let paging = store::Paging::new(deps, page, |limit| {
+        format!("references|{}|{limit}", kind.tag())
+    })?;
+    let (records, next) = paging
+        .page::<R, _>(deps.table.query(k::references(kind)))
+        .await?;
+    let records: Vec<_> = records.iter().map(reference::view).collect();
+    api::json(
+        200,
+        &json!({ reference::collection(kind): records, "nextCursor": next }),
+    )
+}
+
+pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
+    let kind = reference::kind_of(&req)
+        .ok_or_else(|| ApiError::bad_request("invalid_parameter", "no kind in the path"))?;
+    reference::with_kind!(kind, list(deps, &req))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::hr::Reference;
+    use serde_json::Value;
+    use testkit::Harness;
+
+    #[tokio::test]
+    async fn each_kind_lists_its_own_records_by_id_a_page_at_a_time() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        for job in ["SA_REP", "CLERK", "LEAD"] {
+            testkit::fixtures::job_record(&table, job).await;
+        }
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let ids = |pages: Vec<Value>, kind: Reference| -> Vec<String> {
+            pages
+                .iter()
+                .flat_map(|p| p[reference::collection(kind)].as_array().unwrap().clone())
+                .map(|r| r[reference::id_param(kind)].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let jobs = h.as_staff().walk("/jobs", &[], "2").await;
+        assert_eq!(jobs.len(), 2, "two pages of two");
+        assert_eq!(
+            jobs[0]["jobs"][0],
+            json!({"jobId": "CLERK", "title": "CLERK"})
+        );
+        assert_eq!(ids(jobs, Reference::Job), ["CLERK", "LEAD", "SA_REP"]);
+        let warehouses = h.as_staff().walk("/warehouses", &[], "50").await;
+        assert_eq!(ids(warehouses, Reference::Warehouse), ["W1", "W2"]);
+        for (path, kind, want) in [
+            ("/regions", Reference::Region, ["EU"]),
+            ("/countries", Reference::Country, ["DE"]),
+            ("/locations", Reference::Location, ["BER"]),
+            ("/departments", Reference::Department, ["D1"]),
+        ] {
+            table.meter().reset();
+            assert_eq!(ids(h.as_staff().walk(path, &[], "50").await, kind), want);
+            let requests = table.meter().requests();
+            assert_eq!(
+                (requests.len(), requests[0].index),
+                (1, Some("GSI2")),
+                "{path}"
+            );
+        }
+        assert_eq!(h.as_staff().get("/jobs", &[("limit", "0")]).await.0, 400);
+        assert_eq!(
+            h.as_staff().get("/jobs", &[("cursor", "forged")]).await.0,
+            400
+        );
+    }
+}
