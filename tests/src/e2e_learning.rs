@@ -1,6 +1,6 @@
 //! End to end, the learning platform (Walch's talk) over HTTP through the real binaries: staff
-//! create a course day and issue certificates; anyone reads them, walking the sharded L11 list page
-//! by page through its merged cursor.
+//! create a course day and issue certificates; anyone verifies one certificate, staff list them,
+//! walking the sharded L11 list page by page through its merged cursor.
 
 use std::collections::BTreeSet;
 
@@ -64,15 +64,13 @@ async fn the_learning_patterns_over_http_through_the_real_binaries() {
         let (s, _, body) = http(p, "GET", &path, None, &[]).await;
         assert_eq!(s, 200, "{student}: {body}");
     }
-    // L8: the day, one query per page.
-    let (s, _, body) = http(
-        p,
-        "GET",
-        "/courses/introtodynamodb/days/2022-03-15?limit=100",
-        None,
-        &[],
-    )
-    .await;
+    // L8: the day, one query per page; it lists people, so staff only (docs/access.md).
+    let day = "/courses/introtodynamodb/days/2022-03-15?limit=100";
+    let (s, _, _) = http(p, "GET", day, None, &[]).await;
+    assert_eq!(s, 401, "no token");
+    let (s, _, _) = http(p, "GET", day, None, &[("authorization", &ann)]).await;
+    assert_eq!(s, 403, "a customer");
+    let (s, _, body) = http(p, "GET", day, None, &staff).await;
     assert_eq!(s, 200);
     assert_eq!(body["courses"].as_array().unwrap().len(), 1);
     assert_eq!(
@@ -88,7 +86,7 @@ async fn the_learning_patterns_over_http_through_the_real_binaries() {
         if let Some(c) = &cursor {
             path.push_str(&format!("&cursor={c}"));
         }
-        let (s, _, page) = http(p, "GET", &path, None, &[]).await;
+        let (s, _, page) = http(p, "GET", &path, None, &staff).await;
         assert_eq!(s, 200, "{page}");
         seen.extend(
             page["certificates"]

@@ -31,6 +31,10 @@
 //!   addresses;
 //! - `startup`: an unusable configuration fails a real binary's start-up with its reason, reported
 //!   to the Runtime API as the invocation's error;
+//! - `people`: who may read whom: lists of certificate holders for staff, one certificate for
+//!   anyone;
+//! - `raw_requests`: a request whose URI cannot be built is a 400 from the real binary, not a
+//!   panic;
 //! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
 
 #[cfg(test)]
@@ -81,6 +85,8 @@ mod metrics;
 mod openapi;
 #[cfg(test)]
 mod operations;
+#[cfg(test)]
+mod people;
 #[cfg(test)]
 mod poison;
 #[cfg(test)]

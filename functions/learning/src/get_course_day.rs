@@ -18,7 +18,7 @@ use store::{Deps, Needs, StoreError};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "get-course-day",
-    access: Access::Public,
+    access: Access::Staff,
     needs: Needs::CURSORS,
     routes: &[Route::get(
         "/courses/{course}/days/{date}",
@@ -29,7 +29,7 @@ pub const FUNCTION: Function = Function {
             index: Index::Table,
             request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#")`"#,
             returns: "`{courses, certificates, nextCursor}`",
-            example: Example::anyone("/courses/introtodynamodb/days/2022-03-15"),
+            example: Example::staff("/courses/introtodynamodb/days/2022-03-15"),
         }],
     )],
 };

@@ -21,7 +21,7 @@ use store::{Deps, Needs};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "list-certificates",
-    access: Access::Public,
+    access: Access::Staff,
     needs: Needs::CURSORS,
     routes: &[Route::get(
         "/certificates",
@@ -33,7 +33,7 @@ pub const FUNCTION: Function = Function {
                 index: Index::Gsi1,
                 request: "20 Queries in parallel `GSI1PK = <type>#00#` … `<type>#19#`, merged",
                 returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
-                example: Example::anyone("/certificates?type=completion"),
+                example: Example::staff("/certificates?type=completion"),
             },
             Pattern {
                 id: "L12",
@@ -41,7 +41,7 @@ pub const FUNCTION: Function = Function {
                 index: Index::Gsi1,
                 request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#01#")`, merged"#,
                 returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
-                example: Example::anyone("/certificates?type=completion&version=1"),
+                example: Example::staff("/certificates?type=completion&version=1"),
             },
             Pattern {
                 id: "L13",
@@ -49,7 +49,7 @@ pub const FUNCTION: Function = Function {
                 index: Index::Gsi1,
                 request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#0v#<instructor>#")`, merged"#,
                 returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
-                example: Example::anyone("/certificates?type=completion&instructor=Tyler%20Walch"),
+                example: Example::staff("/certificates?type=completion&instructor=Tyler%20Walch"),
             },
         ],
     )],

@@ -14,7 +14,7 @@ use store::{Deps, Needs};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "list-course-certificates",
-    access: Access::Public,
+    access: Access::Staff,
     needs: Needs::CURSORS,
     routes: &[Route::get(
         "/courses/{course}/certificates",
@@ -26,7 +26,7 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#")`"#,
                 returns: "`{certificates, nextCursor}`: every entity version",
-                example: Example::anyone("/courses/introtodynamodb/certificates?date=2022-03-15"),
+                example: Example::staff("/courses/introtodynamodb/certificates?date=2022-03-15"),
             },
             Pattern {
                 id: "L10",
@@ -34,7 +34,7 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#01#")`"#,
                 returns: "`{certificates, nextCursor}`: one entity version",
-                example: Example::anyone(
+                example: Example::staff(
                     "/courses/introtodynamodb/certificates?date=2022-03-15&version=1",
                 ),
             },
