@@ -232,16 +232,26 @@ fn check(s: &sam_template::StreamMapping) -> Result<Checked, String> {
             s.maximum_batching_window_seconds
         ));
     }
-    let unlimited_or = |value: Option<i64>, what: &str| match value {
-        None | Some(-1) => Ok(None),
-        Some(n) if n >= 0 => Ok(Some(n as u64)),
-        Some(n) => Err(format!("{what} {n}: -1 (unlimited) or a count")),
-    };
+    // -1 (unlimited) or a value within Lambda's range for the setting.
+    let unlimited_or =
+        |value: Option<i64>, what: &str, range: std::ops::RangeInclusive<i64>| match value {
+            None | Some(-1) => Ok(None),
+            Some(n) if range.contains(&n) => Ok(Some(n as u64)),
+            Some(n) => Err(format!(
+                "{what} {n}: -1 (unlimited) or {} to {}",
+                range.start(),
+                range.end()
+            )),
+        };
     let limits = Limits {
-        max_retries: unlimited_or(s.maximum_retry_attempts, "MaximumRetryAttempts")?
-            .map(|n| n.min(u32::MAX.into()) as u32),
-        max_age: unlimited_or(s.maximum_record_age_seconds, "MaximumRecordAgeInSeconds")?
-            .map(Duration::from_secs),
+        max_retries: unlimited_or(s.maximum_retry_attempts, "MaximumRetryAttempts", 0..=10_000)?
+            .map(|n| n as u32),
+        max_age: unlimited_or(
+            s.maximum_record_age_seconds,
+            "MaximumRecordAgeInSeconds",
+            60..=604_800,
+        )?
+        .map(Duration::from_secs),
     };
     Ok((start, Filters::parse(&s.filter_patterns)?, limits))
 }
@@ -394,6 +404,11 @@ mod tests {
         assert!(check(&mapping(|m| m.batch_size = 10_001)).is_err());
         assert!(check(&mapping(|m| m.maximum_batching_window_seconds = 301)).is_err());
         assert!(check(&mapping(|m| m.maximum_retry_attempts = Some(-2))).is_err());
+        // Lambda's ranges: -1, or 0 to 10,000 retries; -1, or 60 s to 7 days of record age.
+        assert!(check(&mapping(|m| m.maximum_retry_attempts = Some(10_001))).is_err());
+        assert!(check(&mapping(|m| m.maximum_record_age_seconds = Some(59))).is_err());
+        assert!(check(&mapping(|m| m.maximum_record_age_seconds = Some(604_801))).is_err());
+        assert!(check(&mapping(|m| m.maximum_record_age_seconds = Some(604_800))).is_ok());
         assert!(check(&mapping(|m| m.filter_patterns = vec!["{\"a\": 1}".into()])).is_err());
     }
 

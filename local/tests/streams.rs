@@ -377,6 +377,7 @@ async fn streams_feed_functions_as_lambda_does() {
         partial_failures_retry_from_the_checkpoint(),
         function_errors_bisect_down_to_the_bad_record(),
         a_poison_record_goes_to_the_destination_and_the_rest_goes_on(),
+        a_batch_too_old_goes_to_the_destination_with_its_sequence_range(),
     );
 }
 
@@ -664,5 +665,71 @@ async fn a_poison_record_goes_to_the_destination_and_the_rest_goes_on() {
     assert_eq!(p["succeeded"], 5, "{status:#}");
     assert_eq!(p["failedToDestination"], 1);
     assert_eq!(p["retries"], 3);
+    s.finish(streams).await;
+}
+
+/// The template's bounds (retried without a count, given up by age), at the smallest age Lambda
+/// takes: a batch that keeps failing goes to the destination, named by its shard and sequence
+/// range, once its records are a minute old, and the shard goes on.
+async fn a_batch_too_old_goes_to_the_destination_with_its_sequence_range() {
+    let s = Scenario::new(
+        "age",
+        &[Handler {
+            name: "age",
+            properties: &[
+                "StartingPosition: TRIM_HORIZON",
+                "BatchSize: 10",
+                "MaximumBatchingWindowInSeconds: 1",
+                "MaximumRetryAttempts: -1",
+                "MaximumRecordAgeInSeconds: 60",
+                "BisectBatchOnFunctionError: true",
+                "FunctionResponseTypes: [ReportBatchItemFailures]",
+                "DestinationConfig:",
+                "  OnFailure:",
+                "    Destination: !GetAtt FailureQueue.Arn",
+            ],
+        }],
+    )
+    .await;
+    let streams = s.start_streams().await;
+    for n in 1..=3 {
+        s.put(n, "Review", if n == 1 { "reject" } else { "ok" })
+            .await;
+    }
+    let mut waited = Duration::ZERO;
+    while s.failures("FailureQueue").is_empty() {
+        assert!(
+            waited < Duration::from_secs(120),
+            "nothing reached the destination in {waited:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        waited += Duration::from_millis(500);
+    }
+    let failures = s.failures("FailureQueue");
+    assert_eq!(failures.len(), 1, "{failures:#?}");
+    let f = &failures[0];
+    assert_eq!(f["requestContext"]["condition"], "RecordAgeExceeded");
+    let info = &f["DDBStreamBatchInfo"];
+    assert_eq!(
+        info["startSequenceNumber"],
+        s.sequence_number("age", 1).as_str()
+    );
+    assert_eq!(
+        info["endSequenceNumber"],
+        s.sequence_number("age", 3).as_str()
+    );
+    assert_eq!(info["batchSize"], 3);
+    assert!(info["shardId"].as_str().is_some_and(|id| !id.is_empty()));
+    let invocations = s.invocations("age").len();
+    assert!(
+        invocations > 2,
+        "retried until then: {invocations} invocations"
+    );
+
+    // The shard is not held: a later write is delivered.
+    s.put(4, "Review", "ok").await;
+    let status = drained(&streams).await;
+    assert_eq!(s.invocations("age").last(), Some(&inserts(4..=4)));
+    assert_eq!(status["age"]["failedToDestination"], 3, "{status:#}");
     s.finish(streams).await;
 }
