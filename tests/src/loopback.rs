@@ -4,7 +4,7 @@
 
 use std::{
     io::ErrorKind,
-    net::{IpAddr, Ipv4Addr, SocketAddr},
+    net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr},
     time::Duration,
 };
 
@@ -12,12 +12,13 @@ use tokio::net::TcpStream;
 
 use crate::stack::start_stack;
 
-/// The machine's own IPv4 addresses other than loopback, from the kernel's table of local
-/// addresses (`/proc/net/fib_trie`: each address followed by a `/32 host LOCAL` line).
+/// The machine's own addresses other than loopback (and IPv6 link-local ones, which need a
+/// scope to reach), from the kernel's tables: IPv4 from `/proc/net/fib_trie` (each local address
+/// followed by a `/32 host LOCAL` line), IPv6 from `/proc/net/if_inet6` (32 hex digits first).
 fn own_addresses() -> Vec<IpAddr> {
     let trie = std::fs::read_to_string("/proc/net/fib_trie").expect("/proc/net/fib_trie (Linux)");
     let lines: Vec<&str> = trie.lines().collect();
-    let mut found: Vec<IpAddr> = lines
+    let v4 = lines
         .windows(2)
         .filter(|w| w[1].trim() == "/32 host LOCAL")
         .filter_map(|w| {
@@ -27,8 +28,15 @@ fn own_addresses() -> Vec<IpAddr> {
                 .ok()
         })
         .filter(|ip: &Ipv4Addr| !ip.is_loopback())
-        .map(IpAddr::V4)
-        .collect();
+        .map(IpAddr::V4);
+    let inet6 = std::fs::read_to_string("/proc/net/if_inet6").unwrap_or_default();
+    let v6 = inet6
+        .lines()
+        .filter_map(|l| u128::from_str_radix(l.split_whitespace().next()?, 16).ok())
+        .map(Ipv6Addr::from)
+        .filter(|ip| !ip.is_loopback() && !ip.is_unicast_link_local())
+        .map(IpAddr::V6);
+    let mut found: Vec<IpAddr> = v4.chain(v6).collect();
     found.sort();
     found.dedup();
     found
