@@ -75,13 +75,14 @@ async fn the_review_patterns_over_http_through_the_real_binaries() {
     .await;
     assert_eq!(s, 200, "{page}");
     assert_eq!(page["book"]["title"], "The Fellowship of the Ring");
-    let users: Vec<_> = page["reviews"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["username"].as_str().unwrap().to_owned())
-        .collect();
-    assert_eq!(users, ["frodo", "pippin"]);
+    // A public page names no author: API Gateway passes no claims to a route without an
+    // authorizer, so even staff read it as anyone (docs/access.md).
+    let reviews = page["reviews"].as_array().unwrap();
+    assert_eq!(reviews.len(), 2);
+    assert!(
+        reviews.iter().all(|r| r.get("username").is_none()),
+        "{page}"
+    );
     let cursor = page["nextCursor"].as_str().unwrap();
     let (s, _, next) = http(
         p,
@@ -96,7 +97,8 @@ async fn the_review_patterns_over_http_through_the_real_binaries() {
     .await;
     assert_eq!(s, 200, "{next}");
     assert!(next["book"].is_null());
-    assert_eq!(next["reviews"][0]["username"], "sam");
+    assert_eq!(next["reviews"].as_array().unwrap().len(), 1);
+    assert!(next["reviews"][0].get("username").is_none(), "{next}");
 
     // R2 through GSI1 (eventually consistent in AWS; DynamoDB Local is immediate).
     let (s, _, u) = http(

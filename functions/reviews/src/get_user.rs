@@ -22,7 +22,7 @@ use store::{Deps, Needs};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "get-user",
-    access: Access::Public,
+    access: Access::owner_or_staff("username", "user_not_found"),
     needs: Needs::CURSORS,
     routes: &[Route::get(
         "/users/{username}",
@@ -33,7 +33,7 @@ pub const FUNCTION: Function = Function {
             index: Index::Gsi1,
             request: "Query `GSI1PK = USER#<u> AND GSI1SK <= USER#<u>`, backwards, as R1",
             returns: "`{user (reviewCount), reviews, nextCursor}` newest first",
-            example: Example::anyone("/users/frodo?limit=2"),
+            example: Example::sub("frodo", "/users/frodo?limit=2"),
         }],
     )],
 };

@@ -134,6 +134,7 @@ pub mod reviews {
     use serde_json::{Value, json};
 
     use super::{derived, with_drift};
+    use crate::Caller;
 
     pub fn book(b: &Book) -> Value {
         let mut drift = Vec::new();
@@ -169,6 +170,19 @@ pub mod reviews {
             "text": r.review_text,
             "reviewDate": r.review_date,
         })
+    }
+
+    /// A review on a page anyone may read (R1): its `username`, the author's account id (the
+    /// token's `sub`, also their `customerId`), only for the author and staff; anyone else reads
+    /// the grade, the text and the date (docs/access.md).
+    pub fn public_review(r: &Review, caller: Option<&Caller>) -> Value {
+        let mut view = review(r);
+        if !caller.is_some_and(|c| c.may_see(&r.username))
+            && let Some(members) = view.as_object_mut()
+        {
+            members.shift_remove("username");
+        }
+        view
     }
 }
 
