@@ -213,6 +213,30 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_seeds_and_the_org_write_every_copy_true() {
+        let table = devkit::table().await;
+        crate::seed::load(&table).await.unwrap();
+        crate::org::load_with(&table, 0).await.unwrap();
+        let mut copies = Copies::default();
+        let items = devkit::all_items(&table).await;
+        for item in &items {
+            copies.read(item);
+        }
+        let (expected, stored) = copies.finish();
+        let edges = items
+            .iter()
+            .filter(|i| model::type_of(i) == Some(CurrentJob::TYPE))
+            .count();
+        assert!(edges >= 30, "every employee has a current job: {edges}");
+        assert!(
+            expected.len() >= 4 * edges,
+            "{} values checked",
+            expected.len()
+        );
+        assert_eq!(compare(&expected, &stored).drift, []);
+    }
+
+    #[tokio::test]
     async fn every_drifted_copy_is_named_and_corrected_and_a_true_table_has_none() {
         let table = devkit::table().await;
         devkit::fixtures::org(&table).await;
@@ -238,6 +262,11 @@ mod tests {
         table.update(&j, &old, None).await.unwrap();
         let mut drift = check(&table).await;
         drift.sort();
+        // `make reconcile` reports them among the drift.
+        let reported = crate::reconcile::run(&table).await.unwrap().drift;
+        for d in &drift {
+            assert!(reported.contains(d), "{d:?} not in {reported:?}");
+        }
         let row =
             |n: &str, want: &str, have: &str| (n.to_owned(), want.to_owned(), have.to_owned());
         assert_eq!(

@@ -433,8 +433,8 @@ mod tests {
         crate::seed::load(&table).await.unwrap();
         // A tenth of the orders: the repair below writes one correction at a time.
         let first = load_with(&table, ORDERS / 10).await.unwrap();
-        // The seeds' own org has EU, DE, BER, SALES, W1 and W2.
-        assert_eq!(first.references, 3 + 6 + 6 + 4 + 5 - 6);
+        // The seeds' own org has EU, DE, BER, SALES, W1 and W2, and the jobs SA_CLERK and SA_REP.
+        assert_eq!(first.references, 3 + 6 + 6 + 4 + 5 + 8 - 6 - 2);
         assert_eq!(
             (
                 first.employees,

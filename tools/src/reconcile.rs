@@ -8,7 +8,8 @@
 //!
 //! Each context recomputes and corrects its own derived values ([`commerce`], [`reviews`]); the
 //! daily stats, which orders and reviews both feed, are [`derived`]'s. Learning and HR keep no
-//! derived values: nothing of theirs can drift. This module holds what they share: the scan, the
+//! derived values; HR's one copy (an employee's name on its edges) is checked and corrected by
+//! [`crate::copies`]. This module holds what they share: the scan, the
 //! comparison, the repair loop and the conditional writes a correction is made of.
 
 mod commerce;
@@ -82,7 +83,9 @@ struct Tally {
 pub fn recompute(items: &[Item]) -> (Values, Values) {
     let mut tally = Tally::default();
     let mut orders = commerce::Orders::default();
+    let mut copies = crate::copies::Copies::default();
     for item in items {
+        copies.read(item);
         orders.read(&mut tally, item);
         reviews::read(&mut tally, item);
         derived::read(&mut tally, item);
@@ -97,6 +100,9 @@ pub fn recompute(items: &[Item]) -> (Values, Values) {
     let mut stored = text(tally.stored);
     expected.extend(tally.expected_text);
     stored.extend(tally.stored_text);
+    let (copies_expected, copies_stored) = copies.finish();
+    expected.extend(copies_expected);
+    stored.extend(copies_stored);
     (expected, stored)
 }
 
@@ -185,6 +191,9 @@ async fn correct(
         want,
         have,
     };
+    if crate::copies::owns(name) {
+        return crate::copies::correct(table, name, want, have).await;
+    }
     match name.split(' ').next() {
         Some("customer" | "product" | "rep" | "order") => commerce::correct(&drifted).await,
         Some("book" | "user") => reviews::correct(&drifted).await,
