@@ -482,7 +482,7 @@ mod tests {
                 ("RepId", text("E1")),
                 ("Total", num(800)),
                 ("OrderCount", num(2)),
-                ("GSI1SK", text("000000000000800#E1")),
+                ("GSI1SK", text("0000000000000000800#E1")),
             ]),
         ];
         let (expected, stored) = recompute(&items);
@@ -569,7 +569,7 @@ mod tests {
                 ("Total", num(500)),
                 ("OrderCount", num(1)),
                 // Written for an older total.
-                ("GSI1SK", text("000000000000400#E1")),
+                ("GSI1SK", text("0000000000000000400#E1")),
             ]),
             item(&[
                 ("Type", text("Product")),
@@ -608,7 +608,7 @@ mod tests {
             .iter()
             .find(|d| d.0 == "rep 2026-Q1/E1 GSI1SK")
             .unwrap();
-        assert_eq!(rank.1, "000000000000500#E1");
+        assert_eq!(rank.1, "0000000000000000500#E1");
         let shard = report
             .drift
             .iter()

@@ -655,7 +655,7 @@ mod tests {
         let mut doubled = records.clone();
         doubled.push(records[3].clone());
         handle_counted(&deps, &stream_event(doubled)).await;
-        let key = |total: u64, rep: &str| format!("{total:015}#{rep}");
+        let key = |total: u64, rep: &str| format!("{total:019}#{rep}");
         let expected = BTreeMap::from([
             (
                 ("2026-Q3".to_owned(), "E1".to_owned()),
@@ -726,7 +726,7 @@ mod tests {
             }
         };
         let (ann_2000, bob_3000) = (summary("ann", 2000).await, summary("bob", 3000).await);
-        let key = |total: u64, rep: &str| format!("{total:015}#{rep}");
+        let key = |total: u64, rep: &str| format!("{total:019}#{rep}");
         let q3 = |rep: &str| ("2026-Q3".to_owned(), rep.to_owned());
 
         // Ann's 2000 cancelled, bob's 3000 delivered then returned; replayed: counted once.
@@ -822,7 +822,7 @@ mod tests {
         let q3 = |rep: &str| ("2026-Q3".to_owned(), rep.to_owned());
         assert_eq!(
             rep_sales(&deps.table).await[&q3("E2")],
-            (0, 0, format!("{:015}#E2", 0)),
+            (0, 0, format!("{:019}#E2", 0)),
             "the record behind it was applied"
         );
     }
@@ -886,7 +886,7 @@ mod tests {
         let sales = rep_sales(&deps.table).await;
         let (total, count, sk) = &sales[&("2026-Q3".to_owned(), "E1".to_owned())];
         assert_eq!((*total, *count), (expected, 12));
-        assert_eq!(sk, &format!("{expected:015}#E1"));
+        assert_eq!(sk, &format!("{expected:019}#E1"));
     }
 
     #[tokio::test]
