@@ -27,6 +27,8 @@
 //!   stream consumer, and holds nothing back;
 //! - `metrics`: every invocation of a real binary writes one valid EMF document with what it did;
 //! - `drift`: drifted derived values are shown as `null` and named, never a 500;
+//! - `memory`: a warm real binary's resident memory stays flat over tens of thousands of
+//!   invocations, each with its own trace header;
 //! - `loopback`: DynamoDB Local and the local stack refuse connections to the machine's other
 //!   addresses;
 //! - `startup`: an unusable configuration fails a real binary's start-up with its reason, reported
@@ -75,6 +77,8 @@ mod links;
 mod load;
 #[cfg(test)]
 mod loopback;
+#[cfg(test)]
+mod memory;
 #[cfg(test)]
 mod merged;
 #[cfg(test)]

@@ -4,26 +4,12 @@
 //! the real binary, sent real API Gateway HTTP API v2 events through the Runtime API, and the
 //! local gateway sent a bad `Host`.
 
-use std::{path::PathBuf, time::Duration};
+use std::time::Duration;
 
 use local_stack::{FunctionSpec, Stack};
 use serde_json::Value;
 
 use crate::stack::{exchange, start_stack};
-
-fn binary(name: &str) -> PathBuf {
-    let binary = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| sam_template::workspace_root().join("target"))
-        .join("debug")
-        .join(name);
-    assert!(
-        binary.is_file(),
-        "{} is missing: build the binaries first (cargo build --bins, as make test does)",
-        binary.display()
-    );
-    binary
-}
 
 /// `events/get-product.json` with `change` made to it.
 fn event(change: impl FnOnce(&mut Value)) -> Value {
@@ -37,7 +23,7 @@ fn event(change: impl FnOnce(&mut Value)) -> Value {
 async fn an_unbuildable_uri_is_a_400_from_the_real_binary() {
     let spec = FunctionSpec {
         name: "get-product".into(),
-        binary: binary("get-product"),
+        binary: crate::stack::debug_binary("get-product"),
         environment: [("TABLE_NAME".to_owned(), "unused".to_owned())].into(),
         timeout: Duration::from_secs(10),
         memory_mb: 128,

@@ -97,18 +97,26 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
-pub async fn start_stack() -> Stack {
-    let root = sam_template::workspace_root();
-    let bin_dir: PathBuf = std::env::var_os("CARGO_TARGET_DIR")
+/// A binary of the workspace's debug build: `target/debug/<name>` (under `CARGO_TARGET_DIR` when
+/// it is set), which must have been built.
+pub fn debug_binary(name: &str) -> PathBuf {
+    let binary = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
-        .join("debug");
-    let binary = bin_dir.join("local-stack");
+        .unwrap_or_else(|| sam_template::workspace_root().join("target"))
+        .join("debug")
+        .join(name);
     assert!(
         binary.is_file(),
         "{} is missing: build the binaries first (cargo build --bins, as make test does)",
         binary.display()
     );
+    binary
+}
+
+pub async fn start_stack() -> Stack {
+    let root = sam_template::workspace_root();
+    let binary = debug_binary("local-stack");
+    let bin_dir = binary.parent().expect("target/debug").to_owned();
     devkit::reap_test_tables(&devkit::client(), testkit::TABLE_PREFIXES).await;
     // A free port can be taken between free_port() and the stack's bind (an outgoing connection's
     // ephemeral port): the stack then exits at once, and we try again on another.

@@ -2,25 +2,15 @@
 //! Runtime API (`/runtime/init/error`), so the invocation that started it fails with that reason
 //! rather than "the process exited": the real binaries, through the local stack's Runtime API.
 
-use std::{path::PathBuf, time::Duration};
+use std::time::Duration;
 
 use local_stack::{FunctionSpec, InvokeError, Stack};
 use serde_json::json;
 
 fn spec(name: &str, environment: &[(&str, &str)]) -> FunctionSpec {
-    let binary: PathBuf = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| sam_template::workspace_root().join("target"))
-        .join("debug")
-        .join(name);
-    assert!(
-        binary.is_file(),
-        "{} is missing: build the binaries first (cargo build --bins, as make test does)",
-        binary.display()
-    );
     FunctionSpec {
         name: name.into(),
-        binary,
+        binary: crate::stack::debug_binary(name),
         environment: environment
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))

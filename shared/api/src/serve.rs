@@ -6,7 +6,6 @@ use std::future::Future;
 use lambda_http::{
     Body, LambdaEvent, Request, Response,
     aws_lambda_events::apigw::ApiGatewayV2httpRequest,
-    lambda_runtime::{Runtime, layers::TracingLayer},
     service_fn,
 };
 use store::Deps;
@@ -47,13 +46,9 @@ where
             Ok::<_, lambda_http::Error>(event::response(answer))
         })
     });
-    // `lambda_http::run` without its request conversion's panics, with each invocation's metrics
-    // document written when it ends.
-    Runtime::new(service)
-        .layer(TracingLayer::new())
-        .layer(telemetry::MetricsLayer::new(metrics))
-        .run()
-        .await
+    // `lambda_http::run` without its request conversion's panics, in the loop that does not leak
+    // a trace header per invocation, with each invocation's metrics document written when it ends.
+    telemetry::runtime::run(metrics, service).await
 }
 
 /// One request, as [`serve`] answers it: authorized first (a refused request never reaches the

@@ -101,6 +101,7 @@ pub async fn config() -> Result<SdkConfig, StoreError> {
 pub fn dynamodb_client(config: &SdkConfig, table: &str) -> aws_sdk_dynamodb::Client {
     let region = config.region().map(|r| r.to_string()).unwrap_or_default();
     let traced = aws_sdk_dynamodb::config::Builder::from(config)
+        .interceptor(PropagateTrace)
         .interceptor(TraceCalls {
             table: table.to_owned(),
             region,
@@ -108,6 +109,39 @@ pub fn dynamodb_client(config: &SdkConfig, table: &str) -> aws_sdk_dynamodb::Cli
         .build();
     aws_sdk_dynamodb::Client::from_conf(traced)
 }
+
+/// Sends the current invocation's trace header ([`telemetry::xray::current_header`]) as the
+/// `X-Amzn-Trace-Id` of every call, as the SDK's own interceptor does when it finds the header in
+/// `_X_AMZN_TRACE_ID`, which the invocation loop does not write ([`telemetry::runtime`]). For any
+/// AWS SDK client: `.interceptor(PropagateTrace)` on its configuration.
+#[derive(Debug)]
+pub struct PropagateTrace;
+
+impl aws_sdk_dynamodb::config::Intercept for PropagateTrace {
+    fn name(&self) -> &'static str {
+        "PropagateTrace"
+    }
+
+    fn modify_before_signing(
+        &self,
+        context: &mut aws_sdk_dynamodb::config::interceptors::BeforeTransmitInterceptorContextMut<
+            '_,
+        >,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let headers = context.request_mut().headers_mut();
+        if let Some(trace) = telemetry::xray::current_header()
+            && !headers.contains_key(TRACE_HEADER)
+        {
+            // A header Lambda gave that is not a valid header value is left out, not an error.
+            let _ = headers.try_insert(TRACE_HEADER, trace);
+        }
+        Ok(())
+    }
+}
+
+const TRACE_HEADER: &str = "x-amzn-trace-id";
 
 /// Times every attempt of a call made under a sampled trace header and sends it to the daemon.
 /// Without a daemon it does nothing; under no header or an unsampled one, it reads one variable

@@ -1,5 +1,6 @@
-//! Tracing through the real client against DynamoDB Local: with the variables Lambda and the
-//! runtime set in a traced invocation, each call reaches the X-Ray daemon as a subsegment of the
+//! Tracing through the real client against DynamoDB Local: with the variable Lambda sets for a
+//! traced function and the invocation's trace header as the invocation loop makes it current
+//! (`telemetry::xray::enter`), each call reaches the X-Ray daemon as a subsegment of the
 //! invocation's segment; an unsampled invocation sends nothing. (A file of its own: the variables
 //! are the process's.)
 
@@ -38,8 +39,8 @@ async fn each_call_of_a_sampled_invocation_reaches_the_daemon_and_nothing_else_d
             "AWS_XRAY_DAEMON_ADDRESS",
             daemon.local_addr().unwrap().to_string(),
         );
-        std::env::set_var("_X_AMZN_TRACE_ID", SAMPLED);
     }
+    let _invocation = telemetry::xray::enter(Some(SAMPLED));
     let table = Table::from_env().await.unwrap();
     let key = keys::commerce::customer(&keys::Id::parse("c", "x1").unwrap());
 
@@ -73,12 +74,7 @@ async fn each_call_of_a_sampled_invocation_reaches_the_daemon_and_nothing_else_d
     assert_eq!(refused["error"], true);
 
     // An invocation Lambda did not sample: its calls send nothing.
-    unsafe {
-        std::env::set_var(
-            "_X_AMZN_TRACE_ID",
-            SAMPLED.replace("Sampled=1", "Sampled=0"),
-        )
-    };
+    let _invocation = telemetry::xray::enter(Some(&SAMPLED.replace("Sampled=1", "Sampled=0")));
     assert!(!table.exists(&key).await.unwrap());
     assert!(
         subsegment(&daemon).is_none(),

@@ -416,12 +416,9 @@ where
             Ok::<_, lambda_runtime::Error>(settled)
         }
     });
-    // `lambda_runtime::run`, with each batch's metrics document written when it ends.
-    lambda_runtime::Runtime::new(service)
-        .layer(lambda_runtime::layers::TracingLayer::new())
-        .layer(telemetry::MetricsLayer::new(metrics))
-        .run()
-        .await
+    // `lambda_runtime::run`, in the loop that does not leak a trace header per invocation, with
+    // each batch's metrics document written when it ends.
+    telemetry::runtime::run(metrics, service).await
 }
 
 /// A batch's size and how far behind the table it is: the age, at `now_ms`, of its oldest

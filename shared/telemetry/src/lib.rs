@@ -5,13 +5,16 @@
 //!   and filters at `AWS_LAMBDA_LOG_LEVEL`. Nothing logs at INFO per request: a request's numbers
 //!   are in its metrics document, which costs one line instead of many.
 //! - **Metrics**: CloudWatch's Embedded Metric Format. Code adds to the current invocation's
-//!   [`Metric`]s; when the invocation ends, [`MetricsLayer`] prints them as ONE JSON document on
+//!   [`Metric`]s; when the invocation ends, [`Documents::write`] prints them as ONE JSON document on
 //!   stdout, under one dimension set: `FunctionName` (Lambda's own metrics use the same) and
 //!   `Pattern`, the access pattern the invocation served (its catalogue ID, `C1` or `L3`, which a
 //!   handler serving several names with [`count_as_pattern`]). The request id is a property, so a
 //!   metric links back to the invocation's log lines. CloudWatch turns the documents into metrics
 //!   with no API call and no extra permission.
-//! - **Traces**: X-Ray subsegments of the AWS calls of a sampled invocation ([`xray`]).
+//! - **Traces**: X-Ray subsegments of the AWS calls of a sampled invocation, and the
+//!   invocation's trace header on every AWS call ([`xray`]).
+//! - **The invocation loop** every function runs, which never writes the trace header into the
+//!   environment (that leaked memory: [`runtime`]).
 //! - **A failed start-up**: logged and reported to Lambda, so the invocation fails with its cause
 //!   ([`startup`]).
 //!
@@ -19,16 +22,13 @@
 //! registry: recording is an addition under an uncontended lock, and a value per invocation
 //! (not per request) keeps a document small however many requests a stream batch makes.
 
+pub mod runtime;
 pub mod startup;
 pub mod xray;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::sync::Mutex;
-use std::task::{Context, Poll};
-
-use lambda_runtime::LambdaInvocation;
-use lambda_runtime::tower::{Layer, Service};
 
 /// The namespace when `METRICS_NAMESPACE` is not set.
 pub const DEFAULT_NAMESPACE: &str = "SingleTable";
@@ -187,6 +187,19 @@ impl Documents {
         }
     }
 
+    /// Writes the invocation's document to stdout, what it recorded taken (the next invocation
+    /// starts from nothing); nothing when it recorded nothing.
+    pub fn write(&self, request_id: &str) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        if let Some(doc) = self.take(request_id, now) {
+            // A lost document loses metrics, never the invocation's answer.
+            let _ = std::io::stdout().lock().write_all(doc.as_bytes());
+        }
+    }
+
     /// The invocation's document, what it recorded taken (the next invocation starts from
     /// nothing); `None` when it recorded nothing.
     pub fn take(&self, request_id: &str, timestamp_ms: u128) -> Option<String> {
@@ -247,7 +260,7 @@ fn json_string(s: &str) -> String {
 }
 
 /// Logs, once, first thing in `main`, and the process's metrics documents (kept for the life of the
-/// process), written after each invocation by a [`MetricsLayer`] around the function's service.
+/// process), written after each invocation by [`runtime::run`].
 /// `pattern` is the access pattern an invocation is counted under unless it names another
 /// ([`count_as_pattern`]): the function's catalogue ID, the range of IDs of a function serving
 /// several (`L2-L6`, for a request refused before its pattern is known), or its own name when the
@@ -260,89 +273,6 @@ pub fn init(pattern: &'static str) -> Result<&'static Documents, lambda_runtime:
     Ok(Box::leak(Box::new(Documents::new(
         &namespace, &function, pattern,
     ))))
-}
-
-/// Writes each invocation's document to stdout when its response is ready; the process's first
-/// invocation also counts its cold start.
-pub struct MetricsLayer {
-    documents: &'static Documents,
-}
-
-impl MetricsLayer {
-    pub fn new(documents: &'static Documents) -> MetricsLayer {
-        MetricsLayer { documents }
-    }
-}
-
-impl<S> Layer<S> for MetricsLayer {
-    type Service = MetricsService<S>;
-
-    fn layer(&self, inner: S) -> MetricsService<S> {
-        MetricsService {
-            documents: self.documents,
-            cold: true,
-            inner,
-        }
-    }
-}
-
-pub struct MetricsService<S> {
-    documents: &'static Documents,
-    cold: bool,
-    inner: S,
-}
-
-impl<S> Service<LambdaInvocation> for MetricsService<S>
-where
-    S: Service<LambdaInvocation>,
-{
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = Flushed<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, invocation: LambdaInvocation) -> Self::Future {
-        if std::mem::take(&mut self.cold) {
-            Metric::ColdStart.add(1.0);
-        }
-        let request_id = invocation.context.request_id.clone();
-        Flushed {
-            inner: self.inner.call(invocation),
-            documents: self.documents,
-            request_id,
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// An invocation's future that writes its metrics document when it completes.
-    pub struct Flushed<F> {
-        #[pin]
-        inner: F,
-        documents: &'static Documents,
-        request_id: String,
-    }
-}
-
-impl<F: Future> Future for Flushed<F> {
-    type Output = F::Output;
-
-    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let this = self.project();
-        let output = std::task::ready!(this.inner.poll(cx));
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis())
-            .unwrap_or(0);
-        if let Some(doc) = this.documents.take(this.request_id, now) {
-            // A lost document loses metrics, never the invocation's answer.
-            let _ = std::io::stdout().lock().write_all(doc.as_bytes());
-        }
-        Poll::Ready(output)
-    }
 }
 
 #[cfg(test)]

@@ -2,14 +2,18 @@
 //! it when the function's tracing is `Active` (`Tracing` in `template.yaml`).
 //!
 //! Lambda traces each invocation itself (the `AWS::Lambda::Function` segment) and tells the
-//! runtime its trace header, which `lambda_runtime` puts in `_X_AMZN_TRACE_ID` for the length of
-//! the invocation. A call made under a *sampled* header becomes a subsegment of that segment: one
+//! runtime its trace header (`Lambda-Runtime-Trace-Id`). The invocation loop ([`crate::runtime`])
+//! makes it the current invocation's ([`enter`]) for the length of the invocation; it is never put
+//! in `_X_AMZN_TRACE_ID`, where `lambda_runtime` puts it, because writing the environment once per
+//! invocation leaks memory ([docs/memory.md](../../../docs/memory.md)). Every AWS call carries it
+//! as its `X-Amzn-Trace-Id` ([`current_header`]), as the AWS SDK does when it finds it in the
+//! environment. A call made under a *sampled* header becomes a subsegment of that segment: one
 //! UDP datagram to `AWS_XRAY_DAEMON_ADDRESS`, sent after the call, never waited on. That is all
 //! the X-Ray SDKs do in Lambda; they are in maintenance, and a subsegment is a small JSON document.
 //! Under an unsampled header, or with no daemon, nothing is sent.
 
 use std::net::UdpSocket;
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// What Lambda's trace header says about the current invocation.
@@ -49,9 +53,41 @@ impl TraceHeader {
 
     /// The current invocation's header, when Lambda sampled it for tracing.
     pub fn sampled_now() -> Option<TraceHeader> {
-        let header = std::env::var("_X_AMZN_TRACE_ID").ok()?;
-        TraceHeader::parse(&header).filter(|h| h.sampled)
+        current()
+            .as_deref()
+            .and_then(TraceHeader::parse)
+            .filter(|h| h.sampled)
     }
+}
+
+/// The current invocation's trace header, as the Runtime API gave it; `None` between invocations.
+static CURRENT: Mutex<Option<String>> = Mutex::new(None);
+
+fn current() -> MutexGuard<'static, Option<String>> {
+    CURRENT.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Makes `header` (the invocation context's `xray_trace_id`) the current invocation's trace header
+/// until the returned guard is dropped.
+pub fn enter(header: Option<&str>) -> Entered {
+    *current() = header.map(str::to_owned);
+    Entered(())
+}
+
+/// The current invocation's trace header while it lives ([`enter`]).
+#[must_use = "the header is the current one only while this lives"]
+pub struct Entered(());
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        *current() = None;
+    }
+}
+
+/// The current invocation's trace header as Lambda gave it, sampled or not: what an AWS call made
+/// for the invocation sends as its `X-Amzn-Trace-Id`.
+pub fn current_header() -> Option<String> {
+    current().clone()
 }
 
 /// One AWS call, as X-Ray shows it (a node in the trace map, a bar in the timeline).

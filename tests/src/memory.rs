@@ -1,0 +1,346 @@
+//! A warm function's memory stays flat however many requests it answers: the real `get-cart`
+//! binary, run as Lambda runs it, answers tens of thousands of requests in a row through a
+//! Runtime API of this test's own, each invocation with a trace header of its own as Lambda gives
+//! them, and its resident memory (`VmRSS`) is read as it goes. A leak of a hundred bytes per
+//! invocation is megabytes here; [docs/memory.md](../../docs/memory.md) has the one this test
+//! was written for.
+
+use std::{
+    convert::Infallible,
+    future::Future,
+    net::SocketAddr,
+    process::Stdio,
+    sync::{
+        Arc, Mutex, OnceLock,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Method, Request, Response, body::Incoming, server::conn::http1, service::service_fn};
+use hyper_util::rt::TokioIo;
+use tokio::{net::TcpListener, process::Command, sync::Notify, task::JoinHandle};
+
+/// Invocations of one warm process.
+const INVOCATIONS: usize = 10_000;
+/// Its resident memory is read every this many invocations.
+const SAMPLE_EVERY: usize = 500;
+/// The most its resident memory may grow from the end of the first quarter of the invocations to
+/// the last. The heap settles within the first thousand (get-cart then grew by 28 KB over 18,000
+/// more); the leak of `lambda_runtime` 1.5.0's loop grew it by about 175 bytes per invocation,
+/// 1.3 MB over these 7,500.
+const PLATEAU_BYTES: u64 = 256 * 1024;
+
+/// The Runtime API of one process: it hands out the same event `invocations` times, each under a
+/// new request id and trace header, and reads the process's memory every `SAMPLE_EVERY`.
+struct RuntimeApi {
+    event: Bytes,
+    invocations: usize,
+    /// The trace header of invocation `n`.
+    trace: fn(usize) -> String,
+    pid: OnceLock<u32>,
+    handed: AtomicUsize,
+    /// (invocations answered, `VmRSS` in bytes).
+    samples: Mutex<Vec<(usize, u64)>>,
+    /// The first answer that was not a 200, or an error the process reported.
+    failure: Mutex<Option<String>>,
+    done: Notify,
+}
+
+impl RuntimeApi {
+    fn fail(&self, why: String) {
+        self.failure.lock().unwrap().get_or_insert(why);
+        self.done.notify_one();
+    }
+
+    async fn handle(&self, req: Request<Incoming>) -> Response<Full<Bytes>> {
+        let path = req.uri().path().to_owned();
+        let route = path.strip_prefix("/2018-06-01/runtime/").unwrap_or(&path);
+        if req.method() == Method::GET && route == "invocation/next" {
+            return self.next().await;
+        }
+        let body = req
+            .into_body()
+            .collect()
+            .await
+            .map(|b| b.to_bytes())
+            .unwrap_or_default();
+        if route.ends_with("/response") {
+            let answer: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            if answer["statusCode"] != 200 {
+                self.fail(format!("{route}: {answer}"));
+            }
+        } else {
+            self.fail(format!("{route}: {}", String::from_utf8_lossy(&body)));
+        }
+        Response::builder()
+            .status(202)
+            .body(Full::new(Bytes::from_static(b"{}")))
+            .unwrap()
+    }
+
+    async fn next(&self) -> Response<Full<Bytes>> {
+        let n = self.handed.fetch_add(1, Ordering::SeqCst);
+        if n % SAMPLE_EVERY == 0 {
+            let pid = *self.pid.get().expect("the process's pid");
+            self.samples.lock().unwrap().push((n, resident_bytes(pid)));
+        }
+        if n == self.invocations {
+            self.done.notify_one();
+            // The process waits for an event that never comes, as a warm instance does.
+            std::future::pending::<()>().await;
+        }
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+        Response::builder()
+            .header("content-type", "application/json")
+            .header("lambda-runtime-aws-request-id", format!("memory-{n}"))
+            .header(
+                "lambda-runtime-deadline-ms",
+                (now.as_millis() + 10_000).to_string(),
+            )
+            .header(
+                "lambda-runtime-invoked-function-arn",
+                "arn:aws:lambda:us-east-1:123456789012:function:memory",
+            )
+            .header("lambda-runtime-trace-id", (self.trace)(n))
+            .body(Full::new(self.event.clone()))
+            .unwrap()
+    }
+}
+
+/// An HTTP/1.1 server on an ephemeral port of 127.0.0.1, answering every request with `answer`.
+async fn http_server<F, Fut>(answer: F) -> (SocketAddr, JoinHandle<()>)
+where
+    F: Fn(Request<Incoming>) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |req| {
+                    let answered = answer(req);
+                    async move { Ok::<_, Infallible>(answered.await) }
+                });
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (address, server)
+}
+
+/// `VmRSS` of process `pid`, in bytes.
+fn resident_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .expect("VmRSS in /proc status");
+    kb * 1024
+}
+
+/// Runs `binary` (a function of `target/debug`) as a warm Lambda instance with `environment`,
+/// hands it `event` `invocations` times, invocation `n` under the trace header `trace(n)`, and
+/// returns its resident memory as it went.
+async fn warm_invocations(
+    binary: &str,
+    environment: &[(&str, &str)],
+    event: &serde_json::Value,
+    invocations: usize,
+    trace: fn(usize) -> String,
+) -> Vec<(usize, u64)> {
+    let binary = crate::stack::debug_binary(binary);
+    let api = Arc::new(RuntimeApi {
+        event: Bytes::from(event.to_string()),
+        invocations,
+        trace,
+        pid: OnceLock::new(),
+        handed: AtomicUsize::new(0),
+        samples: Mutex::new(Vec::new()),
+        failure: Mutex::new(None),
+        done: Notify::new(),
+    });
+    let (address, server) = {
+        let api = api.clone();
+        http_server(move |req| {
+            let api = api.clone();
+            async move { api.handle(req).await }
+        })
+        .await
+    };
+    let mut child = Command::new(&binary)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(devkit::local_aws_env())
+        .envs(environment.iter().copied())
+        .env("AWS_LAMBDA_RUNTIME_API", address.to_string())
+        .env("AWS_LAMBDA_FUNCTION_NAME", "memory")
+        .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+        .env("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
+        .env("AWS_LAMBDA_LOG_GROUP_NAME", "/aws/lambda/memory")
+        .env("AWS_LAMBDA_LOG_STREAM_NAME", "memory")
+        .stdin(Stdio::null())
+        // Its metrics documents, one per invocation.
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    api.pid.set(child.id().expect("a running process")).unwrap();
+    let started = Instant::now();
+    tokio::select! {
+        _ = api.done.notified() => {}
+        status = child.wait() => panic!("{} exited: {status:?}", binary.display()),
+        _ = tokio::time::sleep(Duration::from_secs(300)) => panic!(
+            "{} answered {} of {invocations} invocations in 300 s",
+            binary.display(),
+            api.handed.load(Ordering::SeqCst)
+        ),
+    }
+    let _ = child.kill().await;
+    server.abort();
+    if let Some(failure) = api.failure.lock().unwrap().take() {
+        panic!("{}: {failure}", binary.display());
+    }
+    let samples = api.samples.lock().unwrap().clone();
+    eprintln!(
+        "{}: {invocations} invocations in {:.1} s; VmRSS (invocations, bytes): {samples:?}",
+        binary.display(),
+        started.elapsed().as_secs_f64()
+    );
+    samples
+}
+
+/// How much the resident memory grew from the end of the first quarter of the invocations to the
+/// last.
+fn plateau_growth(samples: &[(usize, u64)]) -> (u64, u64) {
+    let at = |n: usize| {
+        samples
+            .iter()
+            .find(|(i, _)| *i == n)
+            .unwrap_or_else(|| panic!("no sample at {n}: {samples:?}"))
+            .1
+    };
+    (at(INVOCATIONS / 4), at(INVOCATIONS))
+}
+
+#[tokio::test]
+async fn a_warm_api_function_does_not_grow_with_the_requests_it_answers() {
+    let table = testkit::table().await;
+    for product in ["coffee", "veggies", "chocolates"] {
+        let line = model::commerce::CartLine {
+            cart_id: testkit::fixtures::id("petes-cart"),
+            product_id: testkit::fixtures::id(product),
+            quantity: 1,
+            updated_at: testkit::fixtures::at(1_671_062_400_000),
+        };
+        store::commerce::put_cart_line(&table, &line).await.unwrap();
+    }
+    let samples = warm_invocations(
+        "get-cart",
+        &[("TABLE_NAME", table.name())],
+        &testkit::sample_event("get-cart.json"),
+        INVOCATIONS,
+        // A new trace header per invocation, as Lambda sends them.
+        |_| {
+            local_stack::account::trace_id(
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .unwrap()
+                    .as_secs(),
+            )
+        },
+    )
+    .await;
+    let (quarter, last) = plateau_growth(&samples);
+    let growth = last.saturating_sub(quarter);
+    assert!(
+        growth < PLATEAU_BYTES,
+        "get-cart's resident memory grew by {growth} bytes over its last {} invocations \
+         ({:.0} bytes each): {samples:?}",
+        INVOCATIONS - INVOCATIONS / 4,
+        growth as f64 / (INVOCATIONS - INVOCATIONS / 4) as f64
+    );
+}
+
+/// The trace header of invocation `n`: the first two sampled, the others not.
+fn sampled_first_two(n: usize) -> String {
+    let sampled = u8::from(n < 2);
+    format!("Root=1-5f84c7a6-{n:024x};Parent=89abcdef0123456{n};Sampled={sampled}")
+}
+
+#[tokio::test]
+async fn each_invocations_trace_header_goes_with_its_aws_calls_and_to_x_ray() {
+    // DynamoDB as get-cart's Query sees it: an empty cart; the trace header of every request kept.
+    let seen: Arc<Mutex<Vec<Option<String>>>> = Arc::default();
+    let (dynamodb, server) = {
+        let seen = seen.clone();
+        http_server(move |req: Request<Incoming>| {
+            let header = req.headers().get("x-amzn-trace-id");
+            let header = header.and_then(|v| v.to_str().ok()).map(str::to_owned);
+            seen.lock().unwrap().push(header);
+            async {
+                Response::builder()
+                    .header("content-type", "application/x-amz-json-1.0")
+                    .body(Full::new(Bytes::from_static(
+                        br#"{"Count":0,"Items":[],"ScannedCount":0}"#,
+                    )))
+                    .unwrap()
+            }
+        })
+        .await
+    };
+    let daemon = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    daemon
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    warm_invocations(
+        "get-cart",
+        &[
+            ("TABLE_NAME", "traced"),
+            ("AWS_ENDPOINT_URL_DYNAMODB", &format!("http://{dynamodb}")),
+            (
+                "AWS_XRAY_DAEMON_ADDRESS",
+                &daemon.local_addr().unwrap().to_string(),
+            ),
+        ],
+        &testkit::sample_event("get-cart.json"),
+        3,
+        sampled_first_two,
+    )
+    .await;
+    server.abort();
+
+    // Sampled or not, each invocation's call carried its header.
+    let expected: Vec<_> = (0..3).map(|n| Some(sampled_first_two(n))).collect();
+    assert_eq!(*seen.lock().unwrap(), expected);
+    // The sampled ones' calls reached X-Ray, each in its own trace; the unsampled one's did not.
+    let mut buf = [0u8; 8192];
+    let mut traces = Vec::new();
+    while let Ok(n) = daemon.recv(&mut buf) {
+        let text = std::str::from_utf8(&buf[..n]).unwrap();
+        let (_, doc) = text
+            .split_once('\n')
+            .expect("a header line, then the subsegment");
+        let doc: serde_json::Value = serde_json::from_str(doc).unwrap();
+        assert_eq!(doc["aws"]["operation"], "Query", "{doc}");
+        traces.push(doc["trace_id"].as_str().unwrap().to_owned());
+        daemon
+            .set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+    }
+    assert_eq!(
+        traces,
+        [
+            "1-5f84c7a6-000000000000000000000000",
+            "1-5f84c7a6-000000000000000000000001"
+        ]
+    );
+}
