@@ -4,8 +4,7 @@
 use std::future::Future;
 
 use lambda_http::{
-    Body, LambdaEvent, Request, Response,
-    aws_lambda_events::apigw::ApiGatewayV2httpRequest,
+    Body, LambdaEvent, Request, Response, aws_lambda_events::apigw::ApiGatewayV2httpRequest,
     service_fn,
 };
 use store::Deps;
