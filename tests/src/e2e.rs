@@ -24,7 +24,14 @@ async fn the_commerce_patterns_over_http_through_the_real_binaries() {
     .await;
     assert_eq!((s, c["customerId"].as_str()), (201, Some("e2e-1")), "{c}");
 
-    let order = r#"{"items":[{"sku":1001,"quantity":2,"unitPrice":1250},{"sku":42,"quantity":1,"unitPrice":499}]}"#;
+    // The catalogue prices the lines: 12.50 and 4.99 USD.
+    for (sku, price) in [(1001, 1250), (42, 499)] {
+        let body = format!(r#"{{"name":"Product {sku}","price":{price},"currency":"USD"}}"#);
+        let path = format!("/products/{sku}");
+        let (s, _, b) = http(p, "PUT", &path, Some(&body), &staff).await;
+        assert_eq!(s, 201, "{b}");
+    }
+    let order = r#"{"items":[{"sku":1001,"quantity":2},{"sku":42,"quantity":1}]}"#;
     let (s, head, placed) = http(
         p,
         "POST",

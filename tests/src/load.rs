@@ -173,7 +173,7 @@ async fn concurrent_load_then_zero_drift() {
                 request(
                     "PUT",
                     format!("/products/{p}"),
-                    format!(r#"{{"name":"Product {p}"}}"#),
+                    format!(r#"{{"name":"Product {p}","price":{},"currency":"USD"}}"#, 100 * p),
                 )
             }))
             .collect(),
@@ -232,10 +232,9 @@ async fn concurrent_load_then_zero_drift() {
             let lines: Vec<String> = (0..1 + i % 3)
                 .map(|l| {
                     format!(
-                        r#"{{"sku":{},"quantity":{},"unitPrice":{}}}"#,
+                        r#"{{"sku":{},"quantity":{}}}"#,
                         1 + (i + l) % 10,
-                        1 + l,
-                        100 + i
+                        1 + l
                     )
                 })
                 .collect();

@@ -233,11 +233,16 @@ async fn every_invocation_writes_one_valid_emf_document_with_what_it_did() {
 
     // An order: the stream handler's batches say how many records they had, how far behind
     // the table they were, and that none failed.
+    let staff = stack.bearer("staff-1", &["staff"]);
+    let body = r#"{"name":"Espresso cups","price":1250,"currency":"USD"}"#;
+    let staff = [("authorization", staff.as_str())];
+    let (s, _, _) = http(p, "PUT", "/products/1001", Some(body), &staff).await;
+    assert_eq!(s, 201);
     let (s, _, placed) = http(
         p,
         "POST",
         "/customers/emf-1/orders",
-        Some(r#"{"items":[{"sku":1001,"quantity":2,"unitPrice":1250}]}"#),
+        Some(r#"{"items":[{"sku":1001,"quantity":2}]}"#),
         &[("Idempotency-Key", "emf-key"), caller[0]],
     )
     .await;

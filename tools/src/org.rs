@@ -300,7 +300,13 @@ async fn load_products(
     for n in 0..PRODUCTS {
         let sku = Sku::new(2001 + n).expect("valid");
         let name = format!("Product {}", sku.get());
-        let (_, created) = products::put_product(table, sku, &name, None, since).await?;
+        // Priced as the org's orders price their lines (500 to 20,400 cents): any is for sale.
+        let price = products::Price {
+            cents: 500 + 100 * (sku.get() as i64 % 200),
+            currency: "USD".into(),
+        };
+        let (_, created) =
+            products::put_product(table, sku, &name, None, Some(&price), since).await?;
         loaded.products += usize::from(created);
         let stocked = 2 + draw.below(3) as usize;
         let first = draw.below(WAREHOUSES.len() as u64) as usize;
@@ -311,6 +317,7 @@ async fn load_products(
                 warehouse_id: id(warehouse),
                 quantity: draw.below(500) as u32,
                 updated_at: since,
+                version: 0,
             };
             match products::put_inventory(table, &stock).await? {
                 InventoryPut::Stored(created) => loaded.inventories += usize::from(created),

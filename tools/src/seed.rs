@@ -45,6 +45,8 @@ pub const PRODUCTS: [(u64, &str, u32, u32); 4] = [
     (1002, "Milk frother", 5, 9),
     (1003, "Coffee grinder", 3, 2),
 ];
+/// The seed orders' prices, in US cents: what their lines were placed at.
+pub const PRICES: [(u64, i64); 4] = [(42, 499), (1001, 1250), (1002, 1250), (1003, 1250)];
 pub const ORDER_DATES: [&str; 3] = ["2020-11-25", "2020-12-01", "2020-12-06"];
 pub const CART: &str = "petes-cart";
 pub const CART_LINES: [(&str, u32); 3] = [("coffee", 2), ("veggies", 1), ("chocolates", 5)];
@@ -175,11 +177,16 @@ async fn load_products(table: &Table) -> Result<usize, StoreError> {
     use store::products::{self, InventoryPut};
     let mut written = 0;
     for (n, name, w1, w2) in PRODUCTS {
+        let price = PRICES.iter().find(|(p, _)| *p == n).map(|(_, cents)| products::Price {
+            cents: *cents,
+            currency: "USD".into(),
+        });
         let (_, created) = products::put_product(
             table,
             sku(n),
             name,
             None,
+            price.as_ref(),
             Timestamp::parse("2020-11-01T00:00:00.000Z").expect("valid"),
         )
         .await?;
@@ -190,6 +197,7 @@ async fn load_products(table: &Table) -> Result<usize, StoreError> {
                 warehouse_id: id(warehouse),
                 quantity,
                 updated_at: Timestamp::parse("2020-11-01T00:00:00.000Z").expect("valid"),
+                version: 0,
             };
             match products::put_inventory(table, &stock).await? {
                 InventoryPut::Stored(created) => written += usize::from(created),

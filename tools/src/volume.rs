@@ -184,6 +184,8 @@ fn plan(v: &Volume) -> Plan {
             description: Some(format!("A generated product, number {n}")),
             created_at: at(START_MS),
             updated_at: at(START_MS),
+            price: Some(100 * (1 + n as i64 % 500)),
+            currency: Some("USD".into()),
             total_inventory: Default::default(),
         }));
         for w in &warehouses {
@@ -192,6 +194,7 @@ fn plan(v: &Volume) -> Plan {
                 warehouse_id: id(w),
                 quantity: draw.below(500) as u32,
                 updated_at: at(START_MS),
+                version: 1,
             }));
         }
     }

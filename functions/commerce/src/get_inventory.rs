@@ -1,5 +1,5 @@
 //! O12: `GET /products/{sku}/inventory/{warehouseId}` → a product's stock in one warehouse (seed
-//! 003 #12): ONE GetItem of `PRODUCT#<sku>`, `WAREHOUSE#<warehouseId>`. 404
+//! 003 #12), with its version (what a PUT of an absolute quantity names): ONE GetItem of `PRODUCT#<sku>`, `WAREHOUSE#<warehouseId>`. 404
 //! `inventory_not_found` when the warehouse holds no record of the product (or either does not
 //! exist). Staff only.
 
@@ -22,7 +22,7 @@ pub const FUNCTION: Function = Function {
             route: "`GET /products/{sku}/inventory/{warehouseId}` (staff)",
             index: Index::Table,
             request: "GetItem `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>`",
-            returns: "the inventory; 404 `inventory_not_found`",
+            returns: "the inventory `{sku, warehouseId, quantity, updatedAt, version}`; 404 `inventory_not_found`",
             example: Example::staff("/products/42/inventory/W1"),
         }],
     )],
@@ -65,7 +65,8 @@ mod tests {
         assert!(keys::Timestamp::parse(updated_at).is_ok(), "{b}");
         assert_eq!(
             b,
-            json!({ "sku": 42, "warehouseId": "W1", "quantity": 12, "updatedAt": updated_at })
+            json!({ "sku": 42, "warehouseId": "W1", "quantity": 12, "updatedAt": updated_at, "version": 1 }),
+            "the version a PUT of an absolute quantity names"
         );
         let requests = table.meter().requests();
         assert_eq!(

@@ -17,6 +17,7 @@ api::functions![
     put_product,
     get_product,
     put_inventory,
+    adjust_inventory,
     get_inventory,
     list_product_order_items,
     get_daily_stats,

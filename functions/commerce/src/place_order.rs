@@ -1,9 +1,15 @@
-//! C3: `POST /customers/{customerId}/orders` with `{"items": [{"sku", "quantity", "unitPrice"}]}`
-//! and an optional `Idempotency-Key` header.
+//! C3: `POST /customers/{customerId}/orders` with `{"items": [{"sku", "quantity"}]}` and an
+//! optional `Idempotency-Key` header.
+//!
+//! Prices come from the catalogue, never from the client: each line costs its product's price
+//! (`PUT /products/{sku}`), read when the order is placed and checked again in its transaction, so
+//! a price changed in between is not written (the order is priced again; still changing, 409
+//! `price_changed`). A `unitPrice` in the body is refused (400 `unit_price_not_accepted`); a SKU
+//! that is no product, or a product without a price, is a 422 naming it.
 //!
 //! One transaction: the customer must exist (ConditionCheck, an open question of Good's
 //! data-modeling post), the order summary goes into the customer's collection, the header and
-//! line items into the order's own.
+//! line items into the order's own, and each product's price is checked.
 //! Under an `Idempotency-Key`, a retry returns the first attempt's response and writes nothing;
 //! the same key with a different body is refused.
 
@@ -16,12 +22,12 @@ use keys::{
     commerce::{OrderStatus, Sku},
 };
 use lambda_http::{Body, Request, Response, http::header::LOCATION};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use store::{
     Deps, Needs,
-    commerce::{self, IdempotencyKey, NewOrder, PlaceOutcome},
+    commerce::{self, IdempotencyRequest, OrderRequest, PlaceOutcome, PricedOrder},
 };
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -29,31 +35,28 @@ pub const FUNCTION: Function = Function {
     name: "place-order",
     access: Access::owner("customerId", "customer_not_found"),
     needs: Needs::TABLE.with_order_shards(),
-    routes: &[
-        Route::post(
-            "/customers/{customerId}/orders",
-            "C3: place an order (all or nothing, idempotent with an Idempotency-Key)",
-            &[
-                Pattern {
-                    id: "C3",
-                    route: "`POST /customers/{customerId}/orders` `{items: [{sku, quantity, unitPrice}]}`, `Idempotency-Key` header",
-                    index: Index::Table,
-                    request: "TransactWriteItems: ConditionCheck customer exists; Put idempotency record (if a key); Put summary, header, lines (all `attribute_not_exists`)",
-                    returns: "201 `{orderId, customerId, status, createdAt, total, items}`, `Location`; 404 unknown customer; 422 key reused with another body",
-                    example: Example::sub("123", "/customers/123/orders")
+    routes: &[Route::post(
+        "/customers/{customerId}/orders",
+        "C3: place an order at the catalogue's prices (all or nothing, idempotent with an Idempotency-Key)",
+        &[Pattern {
+            id: "C3",
+            route: "`POST /customers/{customerId}/orders` `{items: [{sku, quantity}]}` (1 to 48 lines), `Idempotency-Key` header",
+            index: Index::Table,
+            request: "BatchGetItem the products (strongly consistent, for their prices); TransactWriteItems: ConditionCheck customer exists; Put idempotency record (if a key); Put summary, header, lines (all `attribute_not_exists`); ConditionCheck each product's price unchanged",
+            returns: "201 `{orderId, customerId, status, createdAt, currency, total, items}`, `Location`; 404 unknown customer; 422 unknown or unpriced SKU, mixed currencies, key reused with another body; 409 price changed",
+            example: Example::sub("123", "/customers/123/orders")
                 .with_headers(&[("Idempotency-Key", "3f1c2a9e-7b4d-4e8a-9c1f-2b6d8e0a5c71")])
-                .with_body(r#"{"items": [{"sku": 1001, "quantity": 2, "unitPrice": 1250}, {"sku": 42, "quantity": 1, "unitPrice": 499}]}"#),
-                },
-            ],
-),
-    ],
+                .with_body(
+                    r#"{"items": [{"sku": 1001, "quantity": 2}, {"sku": 42, "quantity": 1}]}"#,
+                ),
+        }],
+    )],
 };
 
-/// At most this many lines: the transaction holds 3 + lines actions, within DynamoDB's 100.
-pub const MAX_LINES: usize = 50;
+/// At most this many lines: the transaction holds 4 + 2 × lines actions (a put and a price
+/// check per line), within DynamoDB's 100.
+pub const MAX_LINES: usize = 48;
 pub const MAX_QUANTITY: u32 = 10_000;
-/// In cents: $1,000,000.
-pub const MAX_UNIT_PRICE: i64 = 100_000_000;
 /// How long a key is remembered. A retry after that places a new order.
 pub const IDEMPOTENCY_TTL_SECONDS: i64 = 24 * 3600;
 
@@ -63,12 +66,14 @@ struct PlaceOrder {
     items: Vec<Line>,
 }
 
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Line {
     sku: u64,
     quantity: u32,
-    unit_price: i64,
+    /// Refused when given: the price is the catalogue's.
+    #[serde(default)]
+    unit_price: Option<serde_json::Value>,
 }
 
 fn invalid(msg: impl Into<String>) -> ApiError {
@@ -81,6 +86,14 @@ fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
     }
     let mut seen = HashSet::new();
     for (i, l) in body.items.iter().enumerate() {
+        if l.unit_price.is_some() {
+            return Err(ApiError::bad_request(
+                "unit_price_not_accepted",
+                format!(
+                    "items[{i}].unitPrice: prices come from the catalogue (PUT /products/{{sku}}); leave unitPrice out"
+                ),
+            ));
+        }
         if Sku::new(l.sku).is_err() {
             return Err(invalid(format!(
                 "items[{i}].sku: give an integer from 1 to {}",
@@ -90,11 +103,6 @@ fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
         if l.quantity == 0 || l.quantity > MAX_QUANTITY {
             return Err(invalid(format!(
                 "items[{i}].quantity: give an integer from 1 to {MAX_QUANTITY}"
-            )));
-        }
-        if !(0..=MAX_UNIT_PRICE).contains(&l.unit_price) {
-            return Err(invalid(format!(
-                "items[{i}].unitPrice: give cents from 0 to {MAX_UNIT_PRICE}"
             )));
         }
         if !seen.insert(l.sku) {
@@ -108,6 +116,23 @@ fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
         }
     }
     Ok(())
+}
+
+/// The answer to a placed order (and what a retry under its key replays).
+fn response(priced: &PricedOrder) -> String {
+    let order = &priced.order;
+    json!({
+        "orderId": order.order_id,
+        "customerId": order.customer,
+        "status": OrderStatus::Open,
+        "createdAt": order.created_at,
+        "currency": priced.currency,
+        "total": order.total(),
+        "items": order.lines.iter().map(|(sku, quantity, price)| {
+            json!({ "sku": sku, "quantity": quantity, "unitPrice": price })
+        }).collect::<Vec<_>>(),
+    })
+    .to_string()
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
@@ -134,43 +159,81 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let created_ms = order_id.timestamp_ms();
     let created_at =
         Timestamp::from_ms(created_ms).map_err(|e| ApiError::from(store::StoreError::from(e)))?;
-    let lines = body
+    let items = body
         .items
         .iter()
-        .map(|l| Ok((Sku::new(l.sku)?, l.quantity, l.unit_price)))
-        .collect::<Result<_, keys::KeyError>>()
+        .map(|l| Ok((Sku::new(l.sku)?, l.quantity)))
+        .collect::<Result<Vec<_>, keys::KeyError>>()
         .map_err(|e| invalid(e.to_string()))?;
-    let order = NewOrder {
+    let request = OrderRequest {
         customer: customer.clone(),
         order_id,
         created_at,
-        lines,
+        items,
         status_shards: deps.order_shards()?,
     };
     // The answer is made before the write (a retry under the same key replays it), so it does
     // not name the account rep the order records: GET /orders/{orderId} does.
-    let response = json!({
-        "orderId": order.order_id,
-        "customerId": order.customer,
-        "status": OrderStatus::Open,
-        "createdAt": order.created_at,
-        "total": order.total(),
-        "items": body.items,
-    })
-    .to_string();
-    let idempotency = key.map(|key| IdempotencyKey {
+    let idempotency = key.map(|key| IdempotencyRequest {
         key,
-        request_hash: request_hash(&body.items),
-        response: response.clone(),
+        request_hash: request_hash(&request.items),
         expires_at: (created_ms / 1000) as i64 + IDEMPOTENCY_TTL_SECONDS,
+        response: &response,
     });
 
-    match commerce::place_order(&deps.table, &order, idempotency.as_ref()).await? {
-        PlaceOutcome::Placed => created(&response, &order_id.to_string(), false),
+    let (outcome, priced) =
+        commerce::place_catalogue_order(&deps.table, &request, idempotency.as_ref()).await?;
+    let line_of = |sku: Sku| {
+        request
+            .items
+            .iter()
+            .position(|(s, _)| *s == sku)
+            .unwrap_or_default()
+    };
+    match outcome {
+        PlaceOutcome::Placed => {
+            let priced = priced.ok_or_else(|| {
+                ApiError::from(store::StoreError::Corrupt("placed without a price".into()))
+            })?;
+            created(&response(&priced), &order_id.to_string(), false)
+        }
         PlaceOutcome::CustomerNotFound => Err(ApiError::not_found(
             "customer_not_found",
             format!(
                 "There is no customer {customer}; create it with PUT /customers/{customer} first."
+            ),
+        )),
+        PlaceOutcome::UnknownSku(sku) => Err(ApiError::new(
+            422,
+            "unknown_sku",
+            format!("items[{}].sku: no product has SKU {sku}", line_of(sku)),
+        )),
+        PlaceOutcome::UnpricedSku(sku) => Err(ApiError::new(
+            422,
+            "sku_not_for_sale",
+            format!(
+                "items[{}].sku: product {sku} has no price, so it is not for sale",
+                line_of(sku)
+            ),
+        )),
+        PlaceOutcome::MixedCurrencies(prices) => Err(ApiError::new(
+            422,
+            "mixed_currencies",
+            format!(
+                "items: the products are priced in different currencies ({}); place one order per currency",
+                prices
+                    .iter()
+                    .map(|(sku, c)| format!("{sku}: {c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+        PlaceOutcome::PriceChanged(sku) => Err(ApiError::new(
+            409,
+            "price_changed",
+            format!(
+                "items[{}].sku: the price of product {sku} kept changing while the order was placed; nothing was written, try again",
+                line_of(sku)
             ),
         )),
         PlaceOutcome::Replayed {
@@ -209,8 +272,9 @@ fn created(body: &str, order_id: &str, replayed: bool) -> Result<Response<Body>,
 }
 
 /// A digest of the order's lines, to tell a retry from a different order under the same key.
-fn request_hash(lines: &[Line]) -> String {
-    let canonical = serde_json::to_vec(lines).unwrap_or_default();
+fn request_hash(items: &[(Sku, u32)]) -> String {
+    let canonical: Vec<_> = items.iter().map(|(s, q)| (s.get(), q)).collect();
+    let canonical = serde_json::to_vec(&canonical).unwrap_or_default();
     Sha256::digest(canonical)
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -224,11 +288,18 @@ mod tests {
     use store::Table;
     use testkit::{Call, Harness, all_items};
 
-    const BODY: &str = r#"{"items":[{"sku":42,"quantity":2,"unitPrice":1250},{"sku":7,"quantity":1,"unitPrice":99}]}"#;
+    const BODY: &str = r#"{"items":[{"sku":42,"quantity":2},{"sku":7,"quantity":1}]}"#;
+
+    /// Products 42 and 7 in the catalogue, at 12.50 and 0.99 USD.
+    async fn catalogue(table: &Table) {
+        testkit::fixtures::priced_product(table, 42, 1250).await;
+        testkit::fixtures::priced_product(table, 7, 99).await;
+    }
 
     async fn table_with_customer() -> Table {
         let table = testkit::table().await;
         testkit::fixtures::customer(&table, "123").await;
+        catalogue(&table).await;
         table.meter().reset();
         table
     }
@@ -268,9 +339,11 @@ mod tests {
         let id = body["orderId"].as_str().unwrap();
         let requests = table.meter().requests();
         let ops: Vec<_> = requests.iter().map(|r| r.operation).collect();
-        // The customer read for its account rep (strongly consistent), then one transaction.
-        assert_eq!(ops, ["GetItem", "TransactWriteItems"]);
-        assert_eq!(requests[0].read_units, 1.0);
+        // The products read for their prices, the customer for its account rep (both strongly
+        // consistent), then one transaction.
+        assert_eq!(ops, ["BatchGetItem", "GetItem", "TransactWriteItems"]);
+        assert_eq!(requests[0].read_units, 2.0);
+        assert_eq!(requests[1].read_units, 1.0);
 
         let items = all_items(&table).await;
         let keys: Vec<(String, String)> = items
@@ -286,7 +359,11 @@ mod tests {
         assert!(keys.contains(&(format!("ORDER#{id}"), "A".into())));
         assert!(keys.contains(&(format!("ORDER#{id}"), "ITEM#000000000042".into())));
         assert!(keys.contains(&(format!("ORDER#{id}"), "ITEM#000000000007".into())));
-        assert_eq!(items.len(), 5, "customer + summary + header + 2 lines");
+        assert_eq!(
+            items.len(),
+            7,
+            "customer + 2 products + summary + header + 2 lines"
+        );
         assert!(
             items.iter().all(|i| i.contains_key("Type")),
             "every item has a Type"
@@ -300,6 +377,7 @@ mod tests {
         testkit::fixtures::org(&table).await;
         testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
         testkit::fixtures::customer_of_rep(&table, "123", "E1").await;
+        catalogue(&table).await;
         let (s, body) = post(&h, "123", BODY, None).await;
         assert_eq!(s, 201, "{body}");
         let id = body["orderId"].as_str().unwrap();
@@ -373,13 +451,15 @@ mod tests {
     #[tokio::test]
     async fn unknown_customer_is_404_and_writes_nothing() {
         let table = testkit::table().await;
+        catalogue(&table).await;
+        let before = all_items(&table).await;
         let h = harness(&table);
         let (s, body) = post(&h, "nobody", BODY, None).await;
         assert_eq!(
             (s, body["code"].as_str().unwrap()),
             (404, "customer_not_found")
         );
-        assert!(all_items(&table).await.is_empty());
+        assert_eq!(all_items(&table).await, before);
     }
 
     #[tokio::test]
@@ -395,7 +475,7 @@ mod tests {
         let (s3, other) = post(
             &h,
             "123",
-            r#"{"items":[{"sku":1,"quantity":1,"unitPrice":1}]}"#,
+            r#"{"items":[{"sku":7,"quantity":5}]}"#,
             Some("retry-1"),
         )
         .await;
@@ -447,13 +527,108 @@ mod tests {
             model::n((keys::now_ms() / 1000) as i64 - 60),
         );
         table.update(&key, &past, None).await.unwrap();
-        let other = r#"{"items":[{"sku":9,"quantity":1,"unitPrice":5}]}"#;
+        let other = r#"{"items":[{"sku":7,"quantity":3}]}"#;
         let (s, new) = post(&h, "123", other, Some("reused-later")).await;
         assert_eq!(s, 201, "{new}");
         assert_ne!(new["orderId"], old["orderId"], "a new order, not a replay");
         // And the renewed record replays the new order.
         let (s, again) = post(&h, "123", other, Some("reused-later")).await;
         assert_eq!((s, &again), (201, &new));
+    }
+
+    /// Each line costs its product's catalogue price; the client names products and quantities
+    /// only. The order records the products' currency.
+    #[tokio::test]
+    async fn lines_are_priced_from_the_catalogue() {
+        let table = table_with_customer().await;
+        let h = harness(&table);
+        let (s, body) = post(&h, "123", BODY, None).await;
+        assert_eq!(s, 201, "{body}");
+        assert_eq!(
+            body["items"],
+            serde_json::json!([
+                {"sku": 42, "quantity": 2, "unitPrice": 1250},
+                {"sku": 7, "quantity": 1, "unitPrice": 99},
+            ])
+        );
+        assert_eq!(
+            (&body["total"], &body["currency"]),
+            (&serde_json::json!(2599), &serde_json::json!("USD"))
+        );
+        let items = all_items(&table).await;
+        let line = items
+            .iter()
+            .find(|i| i["SK"].as_s().unwrap() == "ITEM#000000000042")
+            .unwrap();
+        assert_eq!(line["UnitPrice"].as_n().unwrap(), "1250");
+        for ty in ["Order", "OrderHeader"] {
+            let order = items
+                .iter()
+                .find(|i| i["Type"].as_s().unwrap() == ty)
+                .unwrap();
+            assert_eq!(order["Currency"].as_s().unwrap(), "USD", "{ty}");
+        }
+    }
+
+    /// A client's price is refused, not ignored (it was taken: an order at 0 cents, or one that
+    /// inflated revenue); an unknown SKU, a product without a price and mixed currencies are
+    /// 422s naming what is wrong. Nothing is written.
+    #[tokio::test]
+    async fn a_client_price_an_unknown_or_unpriced_sku_are_refused() {
+        let table = table_with_customer().await;
+        testkit::fixtures::product(&table, 5).await;
+        let euro = store::products::Price {
+            cents: 300,
+            currency: "EUR".into(),
+        };
+        store::products::put_product(
+            &table,
+            Sku::new(8).unwrap(),
+            "Euro tea",
+            None,
+            Some(&euro),
+            Timestamp::now(),
+        )
+        .await
+        .unwrap();
+        let before = all_items(&table).await;
+        let h = harness(&table);
+        for (body, status, code, names) in [
+            (
+                r#"{"items":[{"sku":42,"quantity":1,"unitPrice":0}]}"#,
+                400,
+                "unit_price_not_accepted",
+                "items[0].unitPrice",
+            ),
+            (
+                r#"{"items":[{"sku":42,"quantity":1},{"sku":999,"quantity":1}]}"#,
+                422,
+                "unknown_sku",
+                "items[1].sku: no product has SKU 999",
+            ),
+            (
+                r#"{"items":[{"sku":5,"quantity":1}]}"#,
+                422,
+                "sku_not_for_sale",
+                "product 5 has no price",
+            ),
+            (
+                r#"{"items":[{"sku":42,"quantity":1},{"sku":8,"quantity":1}]}"#,
+                422,
+                "mixed_currencies",
+                "8: EUR",
+            ),
+        ] {
+            let (s, b) = post(&h, "123", body, None).await;
+            assert_eq!(
+                (s, b["code"].as_str().unwrap()),
+                (status, code),
+                "{body}: {b}"
+            );
+            let message = b["message"].as_str().unwrap();
+            assert!(message.contains(names), "{message}");
+        }
+        assert_eq!(all_items(&table).await, before, "nothing written");
     }
 
     /// DynamoDB (Local here) applies a transaction once per ClientRequestToken: the same token
@@ -527,8 +702,8 @@ mod tests {
         let before = all_items(&table).await;
         let too_many = format!(
             r#"{{"items":[{}]}}"#,
-            (1..=51)
-                .map(|i| format!(r#"{{"sku":{i},"quantity":1,"unitPrice":1}}"#))
+            (1..=49)
+                .map(|i| format!(r#"{{"sku":{i},"quantity":1}}"#))
                 .collect::<Vec<_>>()
                 .join(",")
         );
@@ -540,63 +715,63 @@ mod tests {
             ("123", &too_many, None, 400, "invalid_body"),
             (
                 "123",
-                r#"{"items":[{"sku":"42","quantity":1,"unitPrice":1}]}"#,
+                r#"{"items":[{"sku":"42","quantity":1}]}"#,
                 None,
                 400,
                 "invalid_body",
             ),
             (
                 "123",
-                r#"{"items":[{"sku":42.5,"quantity":1,"unitPrice":1}]}"#,
+                r#"{"items":[{"sku":42.5,"quantity":1}]}"#,
                 None,
                 400,
                 "invalid_body",
             ),
             (
                 "123",
-                r#"{"items":[{"sku":42,"quantity":0,"unitPrice":1}]}"#,
+                r#"{"items":[{"sku":42,"quantity":0}]}"#,
                 None,
                 400,
                 "invalid_body",
             ),
             (
                 "123",
-                r#"{"items":[{"sku":42,"quantity":-1,"unitPrice":1}]}"#,
+                r#"{"items":[{"sku":42,"quantity":-1}]}"#,
                 None,
                 400,
                 "invalid_body",
             ),
             (
                 "123",
-                r#"{"items":[{"sku":42,"quantity":1,"unitPrice":-5}]}"#,
+                r#"{"items":[{"sku":42}]}"#,
                 None,
                 400,
                 "invalid_body",
             ),
             (
                 "123",
-                r#"{"items":[{"sku":0,"quantity":1,"unitPrice":1}]}"#,
+                r#"{"items":[{"sku":42,"quantity":1,"unitPrice":1}]}"#,
+                None,
+                400,
+                "unit_price_not_accepted",
+            ),
+            (
+                "123",
+                r#"{"items":[{"sku":0,"quantity":1}]}"#,
                 None,
                 400,
                 "invalid_body",
             ),
             (
                 "123",
-                r#"{"items":[{"sku":1000000000000,"quantity":1,"unitPrice":1}]}"#,
+                r#"{"items":[{"sku":1000000000000,"quantity":1}]}"#,
                 None,
                 400,
                 "invalid_body",
             ),
             (
                 "123",
-                r#"{"items":[{"sku":42,"quantity":1}]}"#,
-                None,
-                400,
-                "invalid_body",
-            ),
-            (
-                "123",
-                r#"{"items":[{"sku":1,"quantity":1,"unitPrice":1},{"sku":1,"quantity":2,"unitPrice":1}]}"#,
+                r#"{"items":[{"sku":1,"quantity":1},{"sku":1,"quantity":2}]}"#,
                 None,
                 400,
                 "duplicate_sku",

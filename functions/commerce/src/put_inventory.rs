@@ -1,10 +1,15 @@
-//! `PUT /products/{sku}/inventory/{warehouseId}` with `{"quantity"}`: a product's stock in one
-//! warehouse (the OE-Inventory of AWS's relational example), in the product's partition (O12) and
-//! in its GSI1 partition beside its order lines (O8). ONE transaction checks that the product and
-//! the warehouse exist and puts the inventory: 201 when created, 200 when replaced (a second
-//! transaction, without the `attribute_not_exists`), 404 `product_not_found` /
-//! `warehouse_not_found` with nothing written. The product's total inventory (O13) follows through
-//! the stream pipeline. Staff only.
+//! `PUT /products/{sku}/inventory/{warehouseId}` with `{"quantity", "version"?}`: a product's
+//! stock in one warehouse (the OE-Inventory of AWS's relational example), in the product's
+//! partition (O12) and in its GSI1 partition beside its order lines (O8). Created: ONE transaction
+//! checks that the product and the warehouse exist and puts the inventory at version 1 (201);
+//! replaced: ONE UpdateItem sets the quantity and adds 1 to the version (200); 404
+//! `product_not_found` / `warehouse_not_found` with nothing written. The product's total inventory
+//! (O13) follows through the stream pipeline. Staff only.
+//!
+//! An absolute quantity is a read-modify-write: give the `version` read (GET answers it) and the
+//! PUT applies only if no write came in between (409 `version_mismatch` otherwise; 0 means "not
+//! created yet"). Without a version the quantity is set whatever it was. To count goods in or out
+//! without reading first, `POST .../adjustments` adds a relative amount.
 
 use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
@@ -27,11 +32,12 @@ pub const FUNCTION: Function = Function {
         "A product's stock in a warehouse; the product and the warehouse are checked in the same transaction",
         &[Pattern {
             id: "",
-            route: "`PUT /products/{sku}/inventory/{warehouseId}` `{quantity: 0–1,000,000,000}` (staff)",
+            route: "`PUT /products/{sku}/inventory/{warehouseId}` `{quantity: 0–1,000,000,000, version?}` (staff)",
             index: Index::Table,
-            request: "TransactWriteItems: ConditionCheck the product, ConditionCheck the warehouse; Put `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>` (`attribute_not_exists`, then again without when it exists)",
-            returns: "`{sku, warehouseId, quantity, updatedAt}`; 201 / 200; 404 `product_not_found`, `warehouse_not_found`",
-            example: Example::staff("/products/42/inventory/W2").with_body(r#"{"quantity": 25}"#),
+            request: "TransactWriteItems: ConditionCheck the product, ConditionCheck the warehouse; Put `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>` (`attribute_not_exists`); when it exists, UpdateItem (`Version` = the one given, if any; `ADD Version 1`)",
+            returns: "`{sku, warehouseId, quantity, updatedAt, version}`; 201 / 200; 404 `product_not_found`, `warehouse_not_found`; 409 `version_mismatch`",
+            example: Example::staff("/products/42/inventory/W2")
+                .with_body(r#"{"quantity": 25, "version": 1}"#),
         }],
     )],
 };
@@ -44,6 +50,9 @@ pub const MAX_QUANTITY: u32 = 1_000_000_000;
 struct PutInventory {
     /// Signed, so a negative quantity gets the range message rather than serde's.
     quantity: i64,
+    /// The version read: set only if it is still that one.
+    #[serde(default)]
+    version: Option<u64>,
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
@@ -64,17 +73,32 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         warehouse_id: warehouse,
         quantity,
         updated_at: Timestamp::now(),
+        version: 0,
     };
-    match products::put_inventory(&deps.table, &inventory).await? {
-        InventoryPut::Stored(created) => api::json(
+    match products::set_inventory(&deps.table, &inventory, body.version).await? {
+        (InventoryPut::Stored(created), Some(stored)) => api::json(
             if created { 201 } else { 200 },
-            &view::inventory(&inventory),
+            &view::inventory(&stored),
         ),
-        InventoryPut::NoProduct => Err(ApiError::not_found(
+        (InventoryPut::Stored(_), None) => Err(ApiError::from(store::StoreError::Corrupt(
+            "stored without the inventory".into(),
+        ))),
+        (InventoryPut::VersionMismatch(current), _) => Err(ApiError::new(
+            409,
+            "version_mismatch",
+            match current {
+                Some(v) => format!(
+                    "The inventory is at version {v}, not {}: read it again, then set it",
+                    body.version.unwrap_or_default()
+                ),
+                None => "There is no inventory of this product in this warehouse: give version 0 to create it".into(),
+            },
+        )),
+        (InventoryPut::NoProduct, _) => Err(ApiError::not_found(
             "product_not_found",
             format!("No such product: {sku}"),
         )),
-        InventoryPut::NoWarehouse => Err(ApiError::not_found(
+        (InventoryPut::NoWarehouse, _) => Err(ApiError::not_found(
             "warehouse_not_found",
             format!("No such warehouse: {}", inventory.warehouse_id),
         )),
@@ -135,7 +159,7 @@ mod tests {
             assert_eq!(item[attribute].as_s().unwrap(), value, "{attribute}");
         }
 
-        // A replace answers 200 (the create's condition fails, the second transaction replaces).
+        // A replace answers 200 (the create's condition fails; one update replaces).
         table.meter().reset();
         let (s, b) = put(&table, "42", "W1", r#"{"quantity":0}"#).await;
         assert_eq!((s, &b["quantity"]), (200, &json!(0)), "{b}");
@@ -145,7 +169,7 @@ mod tests {
             .iter()
             .map(|r| r.operation)
             .collect();
-        assert_eq!(ops, ["TransactWriteItems", "TransactWriteItems"]);
+        assert_eq!(ops, ["TransactWriteItems", "UpdateItem"]);
         let stored = store::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
             .await
             .unwrap()
@@ -160,6 +184,62 @@ mod tests {
         // The bound itself is fine.
         let (s, b) = put(&table, "42", "W2", r#"{"quantity":1000000000}"#).await;
         assert_eq!((s, &b["quantity"]), (201, &json!(MAX_QUANTITY)));
+    }
+
+    /// No lost update: a client that read version v sets an absolute quantity on condition that
+    /// the version is still v. Two writers that read the same version: one wins, the other is a
+    /// 409 naming the version now, and nothing of it is written. Without a version a PUT sets the
+    /// quantity whatever it was (the simplest client's path, last writer wins).
+    #[tokio::test]
+    async fn two_writers_with_the_same_version_one_wins_one_is_409() {
+        let table = testkit::table().await;
+        fixtures::org(&table).await;
+        fixtures::product(&table, 42).await;
+        let (s, b) = put(&table, "42", "W1", r#"{"quantity":10}"#).await;
+        assert_eq!((s, &b["version"]), (201, &json!(1)), "{b}");
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let path = h.path(&["42", "W1"]);
+        let writers = [7, 9].map(|q| {
+            let body = format!(r#"{{"quantity":{q},"version":1}}"#);
+            let (h, path) = (&h, &path);
+            async move { h.as_staff().put(path, &body).await }
+        });
+        let answers = futures::future::join_all(writers).await;
+        let mut statuses: Vec<u16> = answers.iter().map(|(s, _)| *s).collect();
+        statuses.sort();
+        assert_eq!(statuses, [200, 409], "{answers:?}");
+        let (won, lost) = if answers[0].0 == 200 {
+            (&answers[0].1, &answers[1].1)
+        } else {
+            (&answers[1].1, &answers[0].1)
+        };
+        assert_eq!(won["version"], json!(2));
+        assert_eq!(lost["code"], json!("version_mismatch"));
+        assert!(
+            lost["message"].as_str().unwrap().contains("version 2"),
+            "{lost}"
+        );
+        let stored = store::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (stored.quantity, stored.version),
+            (won["quantity"].as_u64().unwrap() as u32, 2)
+        );
+
+        // Version 0: only if there is none yet (or it was written before versions).
+        let (s, b) = put(&table, "42", "W2", r#"{"quantity":3,"version":0}"#).await;
+        assert_eq!((s, &b["version"]), (201, &json!(1)), "{b}");
+        let (s, b) = put(&table, "42", "W2", r#"{"quantity":4,"version":0}"#).await;
+        assert_eq!((s, &b["code"]), (409, &json!("version_mismatch")), "{b}");
+        // No version: set, whatever it was.
+        let (s, b) = put(&table, "42", "W2", r#"{"quantity":5}"#).await;
+        assert_eq!(
+            (s, &b["quantity"], &b["version"]),
+            (200, &json!(5), &json!(2)),
+            "{b}"
+        );
     }
 
     #[tokio::test]

@@ -1,9 +1,13 @@
-//! `PUT /products/{sku}` with `{"name", "description"?}` (the OE-Product of AWS's relational
-//! example): creates the product (201) or replaces its name and description (200), keeping its
-//! total inventory, which the stream pipeline derives from its inventories. One UpdateItem. Staff
-//! only.
+//! `PUT /products/{sku}` with `{"name", "description"?, "price"?, "currency"?}` (the OE-Product
+//! of AWS's relational example): creates the product (201) or replaces its name, description and
+//! price (200), keeping its total inventory, which the stream pipeline derives from its
+//! inventories. One UpdateItem. Staff only.
 //!
-//! A PUT replaces: a description that is absent or `null` removes the one stored.
+//! The price (cents, 0 to 10^8) and its currency (ISO 4217) are given together: they are what an
+//! order line of the product costs (C3 takes no price from the customer). A product without one
+//! is not for sale.
+//!
+//! A PUT replaces: a description or price that is absent or `null` removes the one stored.
 
 use api::declare::*;
 use api::{Access, ApiError, views::commerce as view};
@@ -22,17 +26,20 @@ pub const FUNCTION: Function = Function {
         "Create or replace a product (the order entry of AWS's relational example); keeps its derived total inventory",
         &[Pattern {
             id: "",
-            route: "`PUT /products/{sku}` `{name, description?}` (staff)",
+            route: "`PUT /products/{sku}` `{name, description?, price?, currency?}` (staff)",
             index: Index::Table,
             request: "UpdateItem `PRODUCT#<sku>` / `A` (keeps the derived total inventory)",
             returns: "the product; 201 / 200",
             example: Example::staff("/products/1004")
-                .with_body(r#"{"name": "Coffee tamper", "description": "Stainless steel, 58 mm"}"#),
+                .with_body(r#"{"name": "Coffee tamper", "description": "Stainless steel, 58 mm", "price": 2450, "currency": "USD"}"#),
         }],
     )],
 };
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_DESCRIPTION_CHARS: usize = 2000;
+/// In cents: $1,000,000. With C3's bounds (48 lines of at most 10,000 units) an order's total
+/// stays below 5 × 10^13 cents.
+pub const MAX_PRICE: i64 = 100_000_000;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -41,6 +48,36 @@ struct PutProduct {
     /// Absent and `null` alike: no description.
     #[serde(default)]
     description: Option<String>,
+    /// In cents; absent and `null` alike: not for sale.
+    #[serde(default)]
+    price: Option<i64>,
+    #[serde(default)]
+    currency: Option<String>,
+}
+
+/// The price and currency given, both or neither.
+fn price(body: &PutProduct) -> Result<Option<products::Price>, ApiError> {
+    let invalid = |msg: String| ApiError::bad_request("invalid_body", msg);
+    match (body.price, &body.currency) {
+        (None, None) => Ok(None),
+        (Some(cents), Some(currency)) => {
+            if !(0..=MAX_PRICE).contains(&cents) {
+                return Err(invalid(format!("price: give cents from 0 to {MAX_PRICE}")));
+            }
+            if currency.len() != 3 || !currency.bytes().all(|b| b.is_ascii_uppercase()) {
+                return Err(invalid(
+                    "currency: give an ISO 4217 code, three capital letters (USD, EUR...)".into(),
+                ));
+            }
+            Ok(Some(products::Price {
+                cents,
+                currency: currency.clone(),
+            }))
+        }
+        _ => Err(invalid(
+            "price, currency: give both (a price in cents and its currency) or neither".into(),
+        )),
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
@@ -61,11 +98,13 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             format!("description: give at most {MAX_DESCRIPTION_CHARS} characters"),
         ));
     }
+    let price = price(&body)?;
     let (product, created) = products::put_product(
         &deps.table,
         sku,
         name,
         body.description.as_deref(),
+        price.as_ref(),
         Timestamp::now(),
     )
     .await?;
@@ -84,6 +123,49 @@ mod tests {
     async fn put(table: &Table, sku: &str, body: &str) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
         h.as_staff().put(&h.path(&[sku]), body).await
+    }
+
+    /// A price is cents and a currency, given together; a PUT without one takes it away (the
+    /// product is then not for sale).
+    #[tokio::test]
+    async fn a_price_is_set_with_its_currency_and_removed_by_a_put_without() {
+        let table = testkit::table().await;
+        let (s, p) = put(
+            &table,
+            "42",
+            r#"{"name":"Espresso cup","price":1250,"currency":"USD"}"#,
+        )
+        .await;
+        assert_eq!(s, 201, "{p}");
+        assert_eq!((&p["price"], &p["currency"]), (&json!(1250), &json!("USD")));
+        let stored = &all_items(&table).await[0];
+        assert_eq!(stored["Price"].as_n().unwrap(), "1250");
+        for (body, names) in [
+            (r#"{"name":"x","price":1250}"#, "price, currency"),
+            (r#"{"name":"x","currency":"USD"}"#, "price, currency"),
+            (r#"{"name":"x","price":-1,"currency":"USD"}"#, "price"),
+            (
+                r#"{"name":"x","price":100000001,"currency":"USD"}"#,
+                "price",
+            ),
+            (r#"{"name":"x","price":1,"currency":"usd"}"#, "currency"),
+            (r#"{"name":"x","price":1,"currency":"DOLLAR"}"#, "currency"),
+        ] {
+            let (s, b) = put(&table, "42", body).await;
+            assert_eq!(
+                (s, b["code"].as_str()),
+                (400, Some("invalid_body")),
+                "{body}"
+            );
+            assert!(b["message"].as_str().unwrap().starts_with(names), "{b}");
+        }
+        let (s, p) = put(&table, "42", r#"{"name":"Espresso cup"}"#).await;
+        assert_eq!(
+            (s, &p["price"], &p["currency"]),
+            (200, &Value::Null, &Value::Null)
+        );
+        let stored = &all_items(&table).await[0];
+        assert!(!stored.contains_key("Price") && !stored.contains_key("Currency"));
     }
 
     #[tokio::test]

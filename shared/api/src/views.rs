@@ -73,6 +73,7 @@ pub mod commerce {
             "customerId": o.customer_id,
             "status": o.status,
             "createdAt": o.created_at,
+            "currency": o.currency,
             "total": o.total,
             "itemCount": o.item_count,
             "accountRepId": o.account_rep_id,
@@ -111,6 +112,8 @@ pub mod commerce {
             "sku": p.sku,
             "name": p.name,
             "description": p.description,
+            "price": p.price,
+            "currency": p.currency,
             "createdAt": p.created_at,
             "updatedAt": p.updated_at,
             "totalInventory": derived(&p.total_inventory, "totalInventory", &mut drift),
@@ -125,6 +128,7 @@ pub mod commerce {
             "warehouseId": i.warehouse_id,
             "quantity": i.quantity,
             "updatedAt": i.updated_at,
+            "version": i.version,
         })
     }
 }

@@ -289,13 +289,27 @@ pub async fn add_job(table: &Table, employee: &str, job: &str, start: &str) {
     );
 }
 
-/// A product named after its SKU (written).
+/// A product named after its SKU, without a price (written).
 pub async fn product(table: &Table, n: u64) -> Sku {
+    put_product(table, n, None).await
+}
+
+/// A product named after its SKU, priced at `cents` USD (written).
+pub async fn priced_product(table: &Table, n: u64, cents: i64) -> Sku {
+    let price = store::products::Price {
+        cents,
+        currency: "USD".into(),
+    };
+    put_product(table, n, Some(&price)).await
+}
+
+async fn put_product(table: &Table, n: u64, price: Option<&store::products::Price>) -> Sku {
     store::products::put_product(
         table,
         sku(n),
         &format!("Product {n}"),
         None,
+        price,
         at(1_790_000_000_000),
     )
     .await
@@ -312,6 +326,7 @@ pub async fn inventory(table: &Table, n: u64, warehouse: &str, quantity: u32) {
             warehouse_id: id(warehouse),
             quantity,
             updated_at: at(1_790_000_000_000),
+            version: 0,
         },
     )
     .await

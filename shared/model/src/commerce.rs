@@ -65,6 +65,10 @@ record! {
         /// configured, so raising the count later leaves placed orders where readers find them.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         status_shard: Option<Shard> => STATUS_SHARD = "StatusShard",
+        /// The currency of `total` and of the lines' prices (ISO 4217), the products' at the
+        /// time of the order; absent on orders placed before prices came from the catalogue.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        currency: Option<String> => CURRENCY = "Currency",
     }
 }
 
@@ -259,6 +263,13 @@ record! {
         description: Option<String> => DESCRIPTION = "Description",
         created_at: Timestamp => CREATED_AT = "CreatedAt",
         updated_at: Timestamp => UPDATED_AT = "UpdatedAt",
+        /// Its price in cents of `currency`: what an order line of it costs. A product without
+        /// one is not for sale.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        price: Option<i64> => PRICE = "Price",
+        /// ISO 4217, three capital letters; set with the price.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        currency: Option<String> => CURRENCY = "Currency",
         /// Derived: the sum of the product's inventories' quantities.
         #[serde(default)]
         total_inventory: crate::Derived => TOTAL_INVENTORY = "TotalInventory",
@@ -280,6 +291,11 @@ record! {
         warehouse_id: Id => WAREHOUSE_ID = "WarehouseId",
         quantity: u32 => QUANTITY = "Quantity",
         updated_at: Timestamp => UPDATED_AT = "UpdatedAt",
+        /// Counts the writes of the item (1 when created; 0: written before versions): a client
+        /// that sets an absolute quantity names the version it read, and a write in between
+        /// refuses it.
+        #[serde(default)]
+        version: u64 => VERSION = "Version",
     }
 }
 

@@ -145,6 +145,7 @@ impl NewOrder {
             last_event_id: None,
             account_rep_id: rep,
             status_shard: None,
+            currency: None,
         }
     }
 
@@ -190,6 +191,14 @@ pub struct IdempotencyKey {
 pub enum PlaceOutcome {
     Placed,
     CustomerNotFound,
+    /// No product has this SKU (catalogue orders only); nothing written.
+    UnknownSku(k::Sku),
+    /// The product has no price: it is not for sale; nothing written.
+    UnpricedSku(k::Sku),
+    /// The lines' products are priced in different currencies; nothing written.
+    MixedCurrencies(Vec<(k::Sku, String)>),
+    /// A product's price kept changing between the order's read and its write; nothing written.
+    PriceChanged(k::Sku),
     /// The idempotency key was used before: the first attempt's response, and whether its
     /// request was the same as this one.
     Replayed {
@@ -201,6 +210,113 @@ pub enum PlaceOutcome {
 /// How many times an order is tried when its customer's rep changes under it.
 const REP_ATTEMPTS: u32 = 3;
 
+/// How many times an order is priced when a product's price changes between the read and the
+/// write.
+const PRICE_ATTEMPTS: u32 = 3;
+
+/// An order as a customer asks for it: products and quantities. The prices are the catalogue's.
+#[derive(Debug, Clone)]
+pub struct OrderRequest {
+    pub customer: Id,
+    pub order_id: OrderId,
+    pub created_at: Timestamp,
+    /// (sku, quantity); SKUs distinct.
+    pub items: Vec<(k::Sku, u32)>,
+    pub status_shards: u32,
+}
+
+/// An order placed at the catalogue's prices: what was written, in its currency.
+#[derive(Debug, Clone)]
+pub struct PricedOrder {
+    pub order: NewOrder,
+    pub currency: String,
+}
+
+/// What the first attempt of a keyed order answers, made from the order as priced.
+pub struct IdempotencyRequest<'a> {
+    pub key: Id,
+    pub request_hash: String,
+    pub expires_at: i64,
+    pub response: &'a (dyn Fn(&PricedOrder) -> String + Sync),
+}
+
+/// Places an order at the catalogue's prices: its products are read (ONE strongly consistent
+/// BatchGetItem), each line priced from its product, and the order written as
+/// [`place_order`] writes it with, in the same transaction, a check per product that its price
+/// is still the one read. A price changed in between cancels the write, and the order is
+/// priced again (at most [`PRICE_ATTEMPTS`] times, then [`PlaceOutcome::PriceChanged`]).
+pub async fn place_catalogue_order(
+    table: &Table,
+    request: &OrderRequest,
+    idempotency: Option<&IdempotencyRequest<'_>>,
+) -> Result<(PlaceOutcome, Option<PricedOrder>), StoreError> {
+    let skus: Vec<_> = request.items.iter().map(|(sku, _)| *sku).collect();
+    let mut changed = None;
+    for _ in 0..PRICE_ATTEMPTS {
+        let products = crate::products::catalogue(table, &skus).await?;
+        let mut prices = Vec::with_capacity(skus.len());
+        for sku in &skus {
+            let Some(product) = products.iter().find(|p| p.sku == *sku) else {
+                return Ok((PlaceOutcome::UnknownSku(*sku), None));
+            };
+            let Some(price) = crate::products::Price::of(product) else {
+                return Ok((PlaceOutcome::UnpricedSku(*sku), None));
+            };
+            prices.push((*sku, price));
+        }
+        if prices
+            .iter()
+            .any(|(_, p)| p.currency != prices[0].1.currency)
+        {
+            let mixed = prices
+                .iter()
+                .map(|(s, p)| (*s, p.currency.clone()))
+                .collect();
+            return Ok((PlaceOutcome::MixedCurrencies(mixed), None));
+        }
+        let priced = PricedOrder {
+            order: NewOrder {
+                customer: request.customer.clone(),
+                order_id: request.order_id,
+                created_at: request.created_at,
+                lines: request
+                    .items
+                    .iter()
+                    .zip(&prices)
+                    .map(|((sku, q), (_, p))| (*sku, *q, p.cents))
+                    .collect(),
+                status_shards: request.status_shards,
+            },
+            currency: prices[0].1.currency.clone(),
+        };
+        let idem = idempotency.map(|i| IdempotencyKey {
+            key: i.key.clone(),
+            request_hash: i.request_hash.clone(),
+            response: (i.response)(&priced),
+            expires_at: i.expires_at,
+        });
+        let checked = Checked {
+            prices: &prices,
+            currency: Some(&priced.currency),
+        };
+        match place(table, &priced.order, idem.as_ref(), &checked).await? {
+            PlaceOutcome::PriceChanged(sku) => changed = Some(sku),
+            outcome => return Ok((outcome, Some(priced))),
+        }
+    }
+    Ok((
+        PlaceOutcome::PriceChanged(changed.expect("set by every attempt")),
+        None,
+    ))
+}
+
+/// The products' prices an order was priced at (checked in its transaction), and its currency.
+#[derive(Default)]
+struct Checked<'a> {
+    prices: &'a [(k::Sku, crate::products::Price)],
+    currency: Option<&'a String>,
+}
+
 /// Places an order: the customer is read (strongly consistent) for its account rep, which the
 /// order records, then one transaction writes:
 /// 1. a check that the customer exists and still has that rep (else it is read again);
@@ -209,10 +325,22 @@ const REP_ATTEMPTS: u32 = 3;
 ///
 /// A cancellation caused only by conflicting concurrent transactions is retried with backoff;
 /// a used idempotency key is answered with the first attempt's response.
+///
+/// The lines' prices are taken as given: the seed loaders and tests write orders so. The API
+/// prices orders from the catalogue ([`place_catalogue_order`]).
 pub async fn place_order(
     table: &Table,
     order: &NewOrder,
     idempotency: Option<&IdempotencyKey>,
+) -> Result<PlaceOutcome, StoreError> {
+    place(table, order, idempotency, &Checked::default()).await
+}
+
+async fn place(
+    table: &Table,
+    order: &NewOrder,
+    idempotency: Option<&IdempotencyKey>,
+    checked: &Checked<'_>,
 ) -> Result<PlaceOutcome, StoreError> {
     for _ in 0..REP_ATTEMPTS {
         let Some(customer) = table
@@ -221,7 +349,7 @@ pub async fn place_order(
         else {
             return Ok(PlaceOutcome::CustomerNotFound);
         };
-        match place_with_rep(table, order, customer.account_rep_id, idempotency).await? {
+        match place_with_rep(table, order, customer.account_rep_id, idempotency, checked).await? {
             Some(outcome) => return Ok(outcome),
             None => continue,
         }
@@ -238,6 +366,7 @@ async fn place_with_rep(
     order: &NewOrder,
     rep: Option<Id>,
     idempotency: Option<&IdempotencyKey>,
+    checked: &Checked<'_>,
 ) -> Result<Option<PlaceOutcome>, StoreError> {
     let mut tx = table.transaction();
     if let Some(idem) = idempotency {
@@ -275,18 +404,32 @@ async fn place_with_rep(
             tx.put(&record, Some(Condition::Absent.or(expired)))
         })
         .transpose()?;
+    let currency = checked.currency.cloned();
+    let summary = Order {
+        currency: currency.clone(),
+        ..order.order(rep.clone())
+    };
+    tx.put(&OrderSummary(summary), Some(Condition::Absent))?;
+    let OrderHeader(header) = order.header(rep);
     tx.put(
-        &OrderSummary(order.order(rep.clone())),
+        &OrderHeader(Order { currency, ..header }),
         Some(Condition::Absent),
     )?;
-    tx.put(&order.header(rep), Some(Condition::Absent))?;
     for line in order.lines() {
         tx.put(&line, Some(Condition::Absent))?;
     }
+    let prices = checked
+        .prices
+        .iter()
+        .map(|(sku, price)| Ok((*sku, tx.check(&k::product(*sku), price.unchanged())?)))
+        .collect::<Result<Vec<_>, StoreError>>()?;
 
     match tx.send().await {
         Ok(()) => Ok(Some(PlaceOutcome::Placed)),
         Err(e) if customer.failed(&e) => Ok(None),
+        Err(e) if let Some((sku, _)) = prices.iter().find(|(_, part)| part.failed(&e)) => {
+            Ok(Some(PlaceOutcome::PriceChanged(*sku)))
+        }
         Err(e) if key_used.is_some_and(|part| part.failed(&e)) => {
             let idem = idempotency.expect("a part for it exists");
             let record: Idempotency = table
@@ -559,6 +702,75 @@ mod tests {
             seen.push(tokens.lock().unwrap()[0].clone().unwrap());
         }
         assert_eq!(seen[0], seen[1]);
+    }
+
+    /// BatchGetItem answers: product 1 at `cents` USD.
+    fn product_at(cents: i64) -> aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput {
+        let product = model::commerce::Product {
+            sku: k::Sku::new(1).unwrap(),
+            name: "Tea".into(),
+            description: None,
+            created_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
+            updated_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
+            price: Some(cents),
+            currency: Some("USD".into()),
+            total_inventory: Default::default(),
+        };
+        aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemOutput::builder()
+            .responses("t", vec![model::to_item(&product).unwrap()])
+            .build()
+    }
+
+    fn request() -> OrderRequest {
+        OrderRequest {
+            customer: Id::parse("c", "1").unwrap(),
+            order_id: keys::SortableId::new(),
+            created_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
+            items: vec![(k::Sku::new(1).unwrap(), 2)],
+            status_shards: k::DEFAULT_ORDER_STATUS_SHARDS,
+        }
+    }
+
+    /// A price changed between the order's read and its write fails the product's check in the
+    /// order's transaction (DynamoDB Local cannot interleave a write there, so a mock answers):
+    /// nothing is written, the order is priced again at the new price; a price that keeps
+    /// changing is `PriceChanged`, never an order at a price the catalogue no longer has.
+    #[tokio::test]
+    async fn a_price_changed_under_the_order_is_read_again_or_refused() {
+        // customer check, summary, header, the line, then the line's price check.
+        let price_check_failed = ["None", "None", "None", "None", "ConditionalCheckFailed"];
+        let tx = mock!(Client::transact_write_items)
+            .sequence()
+            .error(move || cancelled(&price_check_failed))
+            .output(|| TransactWriteItemsOutput::builder().build())
+            .build();
+        let prices = mock!(Client::batch_get_item)
+            .sequence()
+            .output(|| product_at(100))
+            .output(|| product_at(120))
+            .build();
+        let found = customer_found();
+        let table = mocked(&[&found, &prices, &tx]);
+        let (outcome, priced) = place_catalogue_order(&table, &request(), None)
+            .await
+            .unwrap();
+        assert_eq!(outcome, PlaceOutcome::Placed);
+        let priced = priced.unwrap();
+        assert_eq!(priced.order.lines[0].2, 120, "the price read again");
+        assert_eq!(priced.order.total(), 240);
+        assert_eq!((tx.num_calls(), prices.num_calls()), (2, 2));
+
+        let tx =
+            mock!(Client::transact_write_items).then_error(move || cancelled(&price_check_failed));
+        let prices = mock!(Client::batch_get_item).then_output(|| product_at(100));
+        let found = customer_found();
+        let table = mocked(&[&found, &prices, &tx]);
+        let (outcome, priced) = place_catalogue_order(&table, &request(), None)
+            .await
+            .unwrap();
+        assert_eq!(outcome, PlaceOutcome::PriceChanged(k::Sku::new(1).unwrap()));
+        assert!(priced.is_none());
+        assert_eq!(tx.num_calls(), PRICE_ATTEMPTS as usize);
     }
 
     #[tokio::test]

@@ -64,6 +64,7 @@ pub enum Condition {
     /// The attribute differs from the value (an absent attribute differs from everything).
     Differs(&'static str, AttributeValue),
     AtMost(&'static str, AttributeValue),
+    AtLeast(&'static str, AttributeValue),
     And(Box<Condition>, Box<Condition>),
     Or(Box<Condition>, Box<Condition>),
 }
@@ -85,6 +86,7 @@ impl Condition {
             Condition::Equals(a, v) => format!("{} = {}", p.name(a), p.value(v.clone())),
             Condition::Differs(a, v) => format!("{} <> {}", p.name(a), p.value(v.clone())),
             Condition::AtMost(a, v) => format!("{} <= {}", p.name(a), p.value(v.clone())),
+            Condition::AtLeast(a, v) => format!("{} >= {}", p.name(a), p.value(v.clone())),
             Condition::And(a, b) => format!("({}) AND ({})", a.render(p), b.render(p)),
             Condition::Or(a, b) => format!("({}) OR ({})", a.render(p), b.render(p)),
         }

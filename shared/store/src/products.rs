@@ -14,13 +14,37 @@ use model::{
 
 use crate::{Condition, Read, StoreError, Table, Update};
 
-/// Creates the product or replaces its name and description, keeping its derived total
+/// A product's price: cents of an ISO 4217 currency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Price {
+    pub cents: i64,
+    pub currency: String,
+}
+
+impl Price {
+    /// The product's price; `None` when it has none (not for sale).
+    pub fn of(product: &Product) -> Option<Price> {
+        Some(Price {
+            cents: product.price?,
+            currency: product.currency.clone()?,
+        })
+    }
+
+    /// The product still has this price (an order's check of what it read).
+    pub fn unchanged(&self) -> Condition {
+        Condition::Equals(Product::PRICE, model::n(self.cents))
+            .and(Condition::Equals(Product::CURRENCY, s(&self.currency)))
+    }
+}
+
+/// Creates the product or replaces its name, description and price, keeping its derived total
 /// inventory. Returns the product as stored and whether this call created it. One UpdateItem.
 pub async fn put_product(
     table: &Table,
     sku: Sku,
     name: &str,
     description: Option<&str>,
+    price: Option<&Price>,
     now: Timestamp,
 ) -> Result<(Product, bool), StoreError> {
     let now = s(now.to_string());
@@ -33,7 +57,38 @@ pub async fn put_product(
         Some(d) => update.set(Product::DESCRIPTION, s(d)),
         None => update.remove(Product::DESCRIPTION),
     };
+    let update = match price {
+        Some(p) => update
+            .set(Product::PRICE, model::n(p.cents))
+            .set(Product::CURRENCY, s(&p.currency)),
+        None => update.remove(Product::PRICE).remove(Product::CURRENCY),
+    };
     table.upsert(&k::product(sku), update).await
+}
+
+/// The products of these SKUs that exist (strongly consistent: an order prices its lines from
+/// what was written last): ONE BatchGetItem of their prices.
+pub async fn catalogue(table: &Table, skus: &[Sku]) -> Result<Vec<Product>, StoreError> {
+    let keys: Vec<_> = skus.iter().map(|sku| k::product(*sku)).collect();
+    let items = table
+        .batch_get(
+            &keys,
+            &[
+                model::attr::TYPE,
+                Product::SKU,
+                Product::NAME,
+                Product::CREATED_AT,
+                Product::UPDATED_AT,
+                Product::PRICE,
+                Product::CURRENCY,
+            ],
+            Read::Strong,
+        )
+        .await?;
+    items
+        .into_iter()
+        .map(|i| model::from_item(i).map_err(StoreError::from))
+        .collect()
 }
 
 /// What an inventory PUT did.
@@ -43,32 +98,123 @@ pub enum InventoryPut {
     Stored(bool),
     NoProduct,
     NoWarehouse,
+    /// The inventory's version is not the one the write expected: its current version (`None`:
+    /// there is no inventory). Nothing written.
+    VersionMismatch(Option<u64>),
 }
 
-/// Sets a product's stock in a warehouse, the product and the warehouse checked to exist in the
-/// same transaction. The product's total is derived from this item by the stream pipeline.
+/// Sets a product's stock in a warehouse, whatever it was (the seed loaders' and tests' write):
+/// [`set_inventory`] without an expected version.
 pub async fn put_inventory(
     table: &Table,
     inventory: &Inventory,
 ) -> Result<InventoryPut, StoreError> {
-    // Created or replaced: the first try puts on `attribute_not_exists`, a second replaces.
-    for create in [true, false] {
+    Ok(set_inventory(table, inventory, None).await?.0)
+}
+
+/// Sets a product's stock in a warehouse to an absolute quantity, and returns the inventory as
+/// stored. Created: ONE transaction checks that the product and the warehouse exist and puts it
+/// at version 1 (`attribute_not_exists`). Replaced: ONE UpdateItem sets the quantity and adds 1
+/// to its version. With `expected`, only if the inventory's version is still that one (0: an
+/// inventory not created yet, or written before versions), so two clients' read-modify-writes
+/// cannot both land: the second is a [`InventoryPut::VersionMismatch`]. The product's total
+/// follows through the stream pipeline.
+pub async fn set_inventory(
+    table: &Table,
+    inventory: &Inventory,
+    expected: Option<u64>,
+) -> Result<(InventoryPut, Option<Inventory>), StoreError> {
+    let key = k::inventory(inventory.sku, &inventory.warehouse_id);
+    if expected.is_none_or(|v| v == 0) {
+        let created = Inventory {
+            version: 1,
+            ..inventory.clone()
+        };
         let mut tx = table.transaction();
         let product = tx.check(&k::product(inventory.sku), Condition::Exists)?;
         let warehouse = tx.check(
             &reference(Reference::Warehouse, &inventory.warehouse_id),
             Condition::Exists,
         )?;
-        let put = tx.put(inventory, create.then_some(Condition::Absent))?;
+        let put = tx.put(&created, Some(Condition::Absent))?;
         match tx.send().await {
-            Ok(()) => return Ok(InventoryPut::Stored(create)),
-            Err(e) if product.failed(&e) => return Ok(InventoryPut::NoProduct),
-            Err(e) if warehouse.failed(&e) => return Ok(InventoryPut::NoWarehouse),
-            Err(e) if create && put.failed(&e) => continue,
+            Ok(()) => return Ok((InventoryPut::Stored(true), Some(created))),
+            Err(e) if product.failed(&e) => return Ok((InventoryPut::NoProduct, None)),
+            Err(e) if warehouse.failed(&e) => return Ok((InventoryPut::NoWarehouse, None)),
+            // There already: replaced below.
+            Err(e) if put.failed(&e) => {}
             Err(e) => return Err(e),
         }
     }
-    unreachable!("the second try replaces without a condition")
+    let same_version = match expected {
+        None => Condition::Exists,
+        Some(0) => Condition::Exists.and(
+            Condition::AttributeAbsent(Inventory::VERSION)
+                .or(Condition::Equals(Inventory::VERSION, model::n(0))),
+        ),
+        Some(v) => Condition::Exists.and(Condition::Equals(Inventory::VERSION, model::n(v))),
+    };
+    let update = Update::new()
+        .set(Inventory::QUANTITY, model::n(inventory.quantity))
+        .set(Inventory::UPDATED_AT, s(inventory.updated_at.to_string()))
+        .add(Inventory::VERSION, 1);
+    match table.update(&key, &update, Some(same_version)).await {
+        Ok(item) => Ok((InventoryPut::Stored(false), Some(model::from_item(item)?))),
+        Err(StoreError::ConditionFailed) => {
+            let current: Option<Inventory> = table.get(&key, Read::Strong).await?;
+            Ok((
+                InventoryPut::VersionMismatch(current.map(|i| i.version)),
+                None,
+            ))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// What a relative inventory change did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Adjusted {
+    /// Applied: the inventory as stored.
+    Applied(Inventory),
+    /// No inventory of the product in the warehouse (create it with [`set_inventory`]).
+    NotFound,
+    /// It would take the stock below 0 (or above the bound): the inventory as it is, unchanged.
+    OutOfRange(Inventory),
+}
+
+/// Adds `delta` units (received: positive; shipped: negative) to a product's stock in a
+/// warehouse: ONE UpdateItem, an atomic `ADD` conditioned on the result staying within
+/// `0..=max`, so concurrent adjustments all count and none takes the stock below 0. Adds 1 to
+/// the inventory's version.
+pub async fn adjust_inventory(
+    table: &Table,
+    sku: Sku,
+    warehouse: &Id,
+    delta: i64,
+    max: u32,
+    now: Timestamp,
+) -> Result<Adjusted, StoreError> {
+    let key = k::inventory(sku, warehouse);
+    let stays_in_range = if delta < 0 {
+        Condition::AtLeast(Inventory::QUANTITY, model::n(-delta))
+    } else {
+        Condition::AtMost(Inventory::QUANTITY, model::n(i64::from(max) - delta))
+    };
+    let update = Update::new()
+        .add(Inventory::QUANTITY, delta)
+        .add(Inventory::VERSION, 1)
+        .set(Inventory::UPDATED_AT, s(now.to_string()));
+    match table
+        .update(&key, &update, Some(Condition::Exists.and(stays_in_range)))
+        .await
+    {
+        Ok(item) => Ok(Adjusted::Applied(model::from_item(item)?)),
+        Err(StoreError::ConditionFailed) => Ok(match table.get(&key, Read::Strong).await? {
+            Some(current) => Adjusted::OutOfRange(current),
+            None => Adjusted::NotFound,
+        }),
+        Err(e) => Err(e),
+    }
 }
 
 /// O13: a product with its total inventory over all warehouses: ONE GetItem (the total is on the
