@@ -169,4 +169,33 @@ async fn the_hr_patterns_over_http_through_the_real_binaries() {
             .await
             .is_empty()
     );
+
+    // The reference data reads back, one record or a kind's list; an employee's whole history.
+    let (s, _, w1) = http(p, "GET", "/warehouses/W1", None, &staff).await;
+    assert_eq!(
+        (s, w1),
+        (
+            200,
+            json!({"warehouseId": "W1", "name": "Spandau Nord", "regionId": "EU"})
+        )
+    );
+    let (s, _, jobs) = http(p, "GET", "/jobs", None, &staff).await;
+    assert_eq!(s, 200, "{jobs}");
+    assert_eq!(
+        jobs["jobs"],
+        json!([{"jobId": "CLERK", "title": "Sales Clerk"}, {"jobId": "LEAD", "title": "Team Lead"}])
+    );
+    let (s, _, gone) = http(p, "GET", "/jobs/NOPE", None, &staff).await;
+    assert_eq!((s, gone["code"].as_str()), (404, Some("job_not_found")));
+    let (s, _, history) = http(p, "GET", "/employees/E5/jobs", None, &staff).await;
+    assert_eq!(s, 200, "{history}");
+    let held: Vec<(&str, &str)> = history["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["jobId"].as_str().unwrap(), j["title"].as_str().unwrap()))
+        .collect();
+    assert_eq!(held, [("LEAD", "Team Lead"), ("CLERK", "Sales Clerk")]);
+    let (s, _, _) = http(p, "GET", "/jobs", None, &ann).await;
+    assert_eq!(s, 403);
 }
