@@ -122,11 +122,17 @@ cost: dynamodb-install ## Measure what each function's sample request consumes i
 bench/node/node_modules/.package-lock.json: bench/node/package-lock.json
 	npm ci --prefix bench/node --no-audit --no-fund
 
-reconcile: ## Recompute every derived value of the local table from its source items; report the drift (REPAIR=1: correct it)
-	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin reconcile -- --table $(TABLE) $(if $(REPAIR),--repair)
+# The table `make reconcile` and `make migrate` work on: the local one, or on AWS (your credentials
+# and region, as the AWS CLI reads them) the table of STACK= or the table AWS_TABLE=; writing there
+# takes CONFIRM=<account id> (docs/operations.md).
+TOOLS_TABLE = $(if $(STACK),--stack $(STACK),$(if $(AWS_TABLE),--table $(AWS_TABLE),--endpoint http://127.0.0.1:$(DDB_PORT) --table $(TABLE)))
+TOOLS_CONFIRM = $(if $(CONFIRM),--confirm $(CONFIRM))
 
-migrate: ## Move every v01 certificate of the local table to v02, online (DRY=1: only count them)
-	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin migrate -- --table $(TABLE) $(if $(DRY),--dry-run)
+reconcile: ## Recompute every derived value from its source items; report the drift (REPAIR=1: correct it; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account> to write)
+	cargo run --quiet -p tools --bin reconcile -- $(TOOLS_TABLE) $(if $(REPAIR),--repair) $(if $(SETTLE),--settle $(SETTLE)) $(TOOLS_CONFIRM)
+
+migrate: ## Move every v01 certificate to v02, online (DRY=1: only count them; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account>)
+	cargo run --quiet -p tools --bin migrate -- $(TOOLS_TABLE) $(if $(DRY),--dry-run) $(TOOLS_CONFIRM)
 
 token: ## Print a local access token: make token SUB=<id> [GROUPS=staff] (the id is a customerId or username)
 	@cargo run --quiet -p local-stack --bin token -- --sub "$(SUB)" --groups "$(GROUPS)"

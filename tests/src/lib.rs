@@ -37,6 +37,8 @@
 //!   anyone;
 //! - `raw_requests`: a request whose URI cannot be built is a 400 from the real binary, not a
 //!   panic;
+//! - `repair_live`: `make reconcile REPAIR=1` run again and again under live traffic leaves 0 drift
+//!   once the streams drain;
 //! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
 
 #[cfg(test)]
@@ -97,6 +99,8 @@ mod poison;
 mod raw_requests;
 #[cfg(test)]
 mod readme;
+#[cfg(test)]
+mod repair_live;
 #[cfg(test)]
 mod sample_events;
 #[cfg(test)]

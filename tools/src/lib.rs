@@ -7,10 +7,13 @@ pub mod migrate;
 pub mod org;
 pub mod reconcile;
 pub mod seed;
+pub mod target;
 pub mod volume;
 pub mod workbench;
 
-/// The table a command works on: `--table NAME`, or the local stack's `local-table`.
+/// The table a command works on: `--table NAME`, or the local stack's `local-table`, in the
+/// DynamoDB Local of `AWS_ENDPOINT_URL_DYNAMODB` (`make seed`; `make reconcile` and `make migrate`
+/// reach AWS too: [`target`]).
 pub fn table_from_args(args: &[String]) -> store::Table {
     let name = args
         .iter()

@@ -469,8 +469,15 @@ mod tests {
         // leaves them); with no stream here, a second repair is what derives those.
         let mut statuses = Vec::new();
         for _ in 0..2 {
-            let (report, repaired) = crate::reconcile::repair(&table).await.unwrap();
-            assert!(repaired.skipped.is_empty(), "{:?}", repaired.skipped);
+            let scan = crate::reconcile::Scan::default();
+            let (report, repaired) =
+                crate::reconcile::repair(&table, &scan, std::time::Duration::ZERO)
+                    .await
+                    .unwrap();
+            assert!(
+                repaired.deferred.is_empty() && repaired.failed.is_empty(),
+                "{repaired}"
+            );
             assert_eq!(repaired.written, report.drift.len());
             statuses.push(repaired.statuses);
         }

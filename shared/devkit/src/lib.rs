@@ -42,11 +42,16 @@ pub fn endpoint() -> String {
 /// A client for DynamoDB Local. It accepts any credentials; fixed ones keep a developer's real
 /// AWS profile out of the way, and the same region everywhere keeps one database file.
 pub fn client() -> Client {
+    client_at(&endpoint())
+}
+
+/// A client for the DynamoDB Local at `endpoint`, with the same fixed credentials and region.
+pub fn client_at(endpoint: &str) -> Client {
     let config = aws_sdk_dynamodb::Config::builder()
         .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
         .region(Region::new("us-east-1"))
         .credentials_provider(Credentials::new("local", "local", None, None, "dev"))
-        .endpoint_url(endpoint())
+        .endpoint_url(endpoint)
         .build();
     Client::from_conf(config)
 }

@@ -1,14 +1,26 @@
 //! `make migrate`: moves every v01 certificate to v02 (see `tools::migrate`).
-//! Usage: migrate [--table NAME] [--dry-run]   (DynamoDB Local at AWS_ENDPOINT_URL_DYNAMODB)
+//!
+//! Usage: migrate (--endpoint URL | --table NAME | --stack NAME) [--dry-run] [--confirm ACCOUNT]
+//!
+//! DynamoDB Local with `--endpoint` or `AWS_ENDPOINT_URL_DYNAMODB`, else AWS through the SDK's
+//! default chain and region; on AWS it moves nothing without `--confirm <account>`
+//! (`tools::target`). Exits 2 on a refusal or a usage error.
 
 use std::io::Write;
 
+use tools::target::{self, Options};
+
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    let dry = args.iter().any(|a| a == "--dry-run");
-    let table = tools::table_from_args(&args);
-    let done = tools::migrate::run(&table, dry, |m| {
+async fn main() {
+    target::exit_on_error(migrate().await);
+}
+
+async fn migrate() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = Options::parse(&args, std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok())?;
+    let dry = options.flag("--dry-run");
+    let target = target::open(&options, "migrate", !dry).await?;
+    let done = tools::migrate::run(&target.table, dry, |m| {
         eprint!(
             "\rv01 certificates found {}, moved {}, duplicates removed {}, moved by another run {}",
             m.found, m.moved, m.duplicates, m.gone

@@ -1,37 +1,58 @@
 //! `make reconcile`: recomputes every derived value from the source items and reports the drift;
-//! with `--repair` (`make reconcile REPAIR=1`), writes a conditional correction for each.
-//! Usage: reconcile [--table NAME] [--repair]   (DynamoDB Local at AWS_ENDPOINT_URL_DYNAMODB)
-//! Exits 1 when anything drifted (without --repair) or could not be repaired.
+//! with `--repair` (`make reconcile REPAIR=1`), corrects what drifted and held still.
+//!
+//! Usage: reconcile (--endpoint URL | --table NAME | --stack NAME) [--repair [--confirm ACCOUNT]]
+//!                  [--settle SECONDS] [--segments N]
+//!
+//! DynamoDB Local with `--endpoint` or `AWS_ENDPOINT_URL_DYNAMODB`, else AWS through the SDK's
+//! default chain and region (`tools::target`). `--settle` (default 30): how long a repair waits
+//! between its two reads, longer than the stream consumers' lag (`tools::reconcile::repair`);
+//! `--segments` (default 8): parallel scan segments. Progress goes to stderr. Exits 1 when
+//! anything drifted (without --repair) or a correction failed; 2 on a refusal or a usage error.
+
+use std::time::Duration;
+
+use tools::{
+    reconcile::{self, Scan},
+    target::{self, Options, Refused},
+};
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    let table = tools::table_from_args(&args);
-    if args.iter().any(|a| a == "--repair") {
-        let (report, repaired) = tools::reconcile::repair(&table).await?;
-        print!("table {}: {report}", table.name());
-        println!(
-            "repaired {}, skipped {}",
-            repaired.written,
-            repaired.skipped.len()
-        );
-        for why in &repaired.skipped {
-            println!("  {why}");
-        }
-        if repaired.statuses > 0 {
-            println!(
-                "{} order statuses corrected: the sums they move follow when the stream applies \
-                 them; with no stream running, run the repair again",
-                repaired.statuses
-            );
-        }
-        if !repaired.skipped.is_empty() {
+async fn main() {
+    target::exit_on_error(reconcile().await);
+}
+
+async fn reconcile() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = Options::parse(&args, std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok())?;
+    let number = |flag: &str, default: u64| -> Result<u64, Refused> {
+        options.value(flag).map_or(Ok(default), |v| {
+            v.parse()
+                .map_err(|_| Refused(format!("{flag} takes a whole number, not {v:?}")))
+        })
+    };
+    let segments = u32::try_from(number("--segments", 8)?)
+        .ok()
+        .filter(|n| (1..=1_000_000).contains(n))
+        .ok_or_else(|| Refused("--segments takes 1 to 1000000".into()))?;
+    let settle = Duration::from_secs(number("--settle", 30)?);
+    let repair = options.flag("--repair");
+    let target = target::open(&options, "reconcile", repair).await?;
+    let scan = Scan {
+        segments,
+        progress: true,
+    };
+    if repair {
+        let (report, repaired) = reconcile::repair(&target.table, &scan, settle).await?;
+        print!("table {}: {report}", target.table.name());
+        print!("{repaired}");
+        if !repaired.failed.is_empty() {
             std::process::exit(1);
         }
         return Ok(());
     }
-    let report = tools::reconcile::run(&table).await?;
-    print!("table {}: {report}", table.name());
+    let report = reconcile::scan_report(&target.table, &scan).await?;
+    print!("table {}: {report}", target.table.name());
     if !report.drift.is_empty() {
         std::process::exit(1);
     }

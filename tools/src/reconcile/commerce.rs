@@ -19,7 +19,7 @@ use model::{
 };
 use store::{Condition, StoreError, Update};
 
-use super::{Drifted, Tally, Values, add, day, n, s};
+use super::{Drifted, Tally, add, day, n, s, shard_value};
 
 /// The attributes of commerce's derived sums.
 pub(super) const ATTRIBUTES: &[&str] = &[
@@ -65,183 +65,47 @@ fn status_key(order: &str, status: &str) -> String {
     }
 }
 
-/// What the orders' values are recomputed from once the whole table is read: an order's sums
-/// follow its status, and its status its newest event.
+/// The orders' state while the table is read: what a status and its keys are recomputed from
+/// once everything is read. Per order, never per item: its newest event, its customer, whether it
+/// is a sale.
 #[derive(Default)]
-pub(super) struct Orders<'a> {
+pub(super) struct Orders {
     /// order id -> (newest event id, its status)
     newest: BTreeMap<String, (String, String)>,
-    /// Status keys as stored: "order <id> header GSI1SK" → value; which orders have which.
-    status_keys: Values,
-    summaries: Vec<&'a Item>,
-    lines: Vec<&'a Item>,
+    /// order id -> its customer, from its summary.
+    customers: BTreeMap<String, String>,
+    /// The names of the status keys stored ("order <id> header GSI1SK").
+    status_keys: BTreeSet<String>,
+    /// Orders whose summary says they are no sale: their lines leave the products' sums.
+    not_sold: BTreeSet<String>,
 }
 
-impl<'a> Orders<'a> {
-    /// Takes in one item of the scan.
-    pub(super) fn read(&mut self, tally: &mut Tally, item: &'a Item) {
-        let open = || OrderStatus::Open.to_string();
-        match model::type_of(item) {
-            Some(Customer::TYPE) => {
-                let id = s(item, Customer::CUSTOMER_ID);
-                for attr in [Customer::ORDER_COUNT, Customer::LIFETIME_VALUE] {
-                    add(&mut tally.expected, format!("customer {id} {attr}"), 0);
-                    add(
-                        &mut tally.stored,
-                        format!("customer {id} {attr}"),
-                        n(item, attr),
-                    );
-                }
-            }
-            Some(OrderSummary::TYPE) => {
-                self.summaries.push(item);
-                let order = s(item, Order::ORDER_ID);
-                let name = format!("order {order} summary {}", Order::STATUS);
-                tally.expected_text.entry(name.clone()).or_insert_with(open);
-                tally
-                    .stored_text
-                    .insert(name, s(item, Order::STATUS).to_owned());
-                // Placed under a rep: listed in the rep's GSI1.
-                if !s(item, Order::ACCOUNT_REP_ID).is_empty() {
-                    self.status_keys.insert(
-                        format!("order {order} summary {GSI1SK}"),
-                        s(item, GSI1SK).to_owned(),
-                    );
-                }
-            }
-            Some(OrderHeader::TYPE) => {
-                let order = s(item, Order::ORDER_ID);
-                let name = format!("order {order} header {}", Order::STATUS);
-                tally.expected_text.entry(name.clone()).or_insert_with(open);
-                tally
-                    .stored_text
-                    .insert(name, s(item, Order::STATUS).to_owned());
-                for attr in [GSI1SK, GSI2SK] {
-                    self.status_keys.insert(
-                        format!("order {order} header {attr}"),
-                        s(item, attr).to_owned(),
-                    );
-                }
-                // Its O5 shard: the one it records (or, recorded by none, the default count's).
-                let name = format!("order {order} header {GSI2PK}");
-                let shard = model::from_item::<OrderHeader>(item.clone())
-                    .ok()
-                    .and_then(|h| h.gsi2())
-                    .map_or_else(|| "an unreadable header".to_owned(), |k| k.pk().to_owned());
-                tally.expected_text.insert(name.clone(), shard);
-                tally.stored_text.insert(name, s(item, GSI2PK).to_owned());
-            }
-            Some(Product::TYPE) => {
-                let name = format!(
-                    "product {} {}",
-                    n(item, Product::SKU),
-                    Product::TOTAL_INVENTORY
-                );
-                add(&mut tally.expected, name.clone(), 0);
-                add(&mut tally.stored, name, n(item, Product::TOTAL_INVENTORY));
-            }
-            Some(Inventory::TYPE) => {
-                add(
-                    &mut tally.expected,
-                    format!(
-                        "product {} {}",
-                        n(item, Inventory::SKU),
-                        Product::TOTAL_INVENTORY
-                    ),
-                    n(item, Inventory::QUANTITY),
-                );
-            }
-            Some(RepSales::TYPE) => {
-                let (period, rep) = (s(item, RepSales::PERIOD), s(item, RepSales::REP_ID));
-                for attr in [RepSales::TOTAL, RepSales::ORDER_COUNT] {
-                    add(
-                        &mut tally.stored,
-                        rep_value(period, rep, attr),
-                        n(item, attr),
-                    );
-                }
-                tally
-                    .stored_text
-                    .insert(rep_value(period, rep, GSI1SK), s(item, GSI1SK).to_owned());
-            }
-            Some(OrderLine::TYPE) => self.lines.push(item),
-            Some(TrackingEvent::TYPE) => {
-                let entry = self
-                    .newest
-                    .entry(s(item, TrackingEvent::ORDER_ID).to_owned())
-                    .or_default();
-                let event = s(item, TrackingEvent::EVENT_ID);
-                if event > entry.0.as_str() {
-                    *entry = (event.to_owned(), s(item, TrackingEvent::STATUS).to_owned());
-                }
-            }
-            Some(ProductSales::TYPE) => {
-                let sku = n(item, ProductSales::SKU);
-                for attr in [ProductSales::UNITS_SOLD, ProductSales::REVENUE] {
-                    add(
-                        &mut tally.stored,
-                        format!("product {sku} {attr}"),
-                        n(item, attr),
-                    );
-                }
-            }
-            _ => {}
-        }
+/// What a correction needs of the orders once a pass is done.
+#[derive(Default)]
+pub(super) struct Found {
+    newest: BTreeMap<String, (String, String)>,
+    customers: BTreeMap<String, String>,
+}
+
+impl Orders {
+    /// The orders whose lines leave the products' sums: to be read once the scan is done.
+    pub(super) fn not_sold(&self) -> impl Iterator<Item = SortableId> + '_ {
+        self.not_sold
+            .iter()
+            .filter_map(|o| SortableId::parse(o).ok())
     }
 
-    /// Once every item is read: the sums of the orders that are sales, the statuses their
-    /// newest events give, and the keys that follow statuses and totals.
-    pub(super) fn finish(self, tally: &mut Tally) {
-        let expected = &mut tally.expected;
-        let (expected_status, stored_status) = (&mut tally.expected_text, &mut tally.stored_text);
-        // An order counts in every sum while it is a sale, by its status as stored: what the
-        // stream derives from it. A status behind its events is drift of its own (below), whose
-        // correction moves the sums through the stream like any status write.
-        let (sold, not_sold): (Vec<&Item>, Vec<&Item>) =
-            self.summaries.into_iter().partition(|summary| {
-                s(summary, Order::STATUS)
-                    .parse::<OrderStatus>()
-                    .map_or(true, model::commerce::is_sale)
-            });
-        let not_sold: BTreeSet<&str> = not_sold.iter().map(|i| s(i, Order::ORDER_ID)).collect();
-        for item in self.lines {
-            if not_sold.contains(s(item, OrderLine::ORDER_ID)) {
-                continue;
-            }
-            let sku = n(item, OrderLine::SKU);
-            let quantity = n(item, OrderLine::QUANTITY);
-            let revenue = quantity * n(item, OrderLine::UNIT_PRICE);
-            add(
-                expected,
-                format!("product {sku} {}", ProductSales::UNITS_SOLD),
-                quantity,
-            );
-            add(
-                expected,
-                format!("product {sku} {}", ProductSales::REVENUE),
-                revenue,
-            );
-        }
-        for item in sold {
-            let (id, total) = (s(item, Order::CUSTOMER_ID), n(item, Order::TOTAL));
-            let day = day(item, Order::CREATED_AT);
-            let mut sums = vec![
-                (format!("customer {id} {}", Customer::ORDER_COUNT), 1),
-                (format!("customer {id} {}", Customer::LIFETIME_VALUE), total),
-                (format!("day {day} {}", DailyStats::ORDERS), 1),
-                (format!("day {day} {}", DailyStats::REVENUE), total),
-            ];
-            let rep = s(item, Order::ACCOUNT_REP_ID);
-            if !rep.is_empty() {
-                let period = quarter_of(item);
-                sums.push((rep_value(&period, rep, RepSales::TOTAL), total));
-                sums.push((rep_value(&period, rep, RepSales::ORDER_COUNT), 1));
-            }
-            for (name, value) in sums {
-                add(expected, name, value);
+    /// Once every item is read, and `not_sold_lines` holds the lines of the orders that are no
+    /// sale: those lines out of the products' sums, the statuses their newest events give, and
+    /// the keys that follow statuses and totals.
+    pub(super) fn finish(self, tally: &mut Tally, not_sold_lines: &[Item]) -> Found {
+        for item in not_sold_lines {
+            if self.not_sold.contains(s(item, OrderLine::ORDER_ID)) {
+                add_line(&mut tally.expected, item, -1);
             }
         }
-        for (order, (_, status)) in self.newest {
+        let (expected, expected_status) = (&mut tally.expected, &mut tally.expected_text);
+        for (order, (_, status)) in &self.newest {
             for part in ["header", "summary"] {
                 expected_status.insert(
                     format!("order {order} {part} {}", Order::STATUS),
@@ -250,7 +114,7 @@ impl<'a> Orders<'a> {
             }
         }
         // Every status key follows its order's expected status.
-        for (name, stored_key) in self.status_keys {
+        for name in self.status_keys {
             let mut parts = name.splitn(3, ' ').skip(1);
             let (order, part) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
             let part = part.split(' ').next().unwrap_or("");
@@ -258,8 +122,8 @@ impl<'a> Orders<'a> {
                 .get(&format!("order {order} {part} {}", Order::STATUS))
                 .cloned()
                 .unwrap_or_default();
-            expected_status.insert(name.clone(), status_key(order, &status));
-            stored_status.insert(name, stored_key);
+            let key = status_key(order, &status);
+            expected_status.insert(name, key);
         }
         // Every rep's ranking key follows its expected total.
         let reps: Vec<String> = expected
@@ -284,37 +148,203 @@ impl<'a> Orders<'a> {
                 ranking_key(period, rep, total),
             );
         }
+        Found {
+            newest: self.newest,
+            customers: self.customers,
+        }
     }
 }
 
-/// Writes the correction of one of commerce's values; `false` when the item changed since it was
-/// read.
+/// The lines among `items` of the orders that are no sale (tests: what the pass queries).
+#[cfg(test)]
+pub(super) fn lines_of(items: &[Item], orders: &Orders) -> Vec<Item> {
+    items
+        .iter()
+        .filter(|i| {
+            model::type_of(i) == Some(OrderLine::TYPE)
+                && orders.not_sold.contains(s(i, OrderLine::ORDER_ID))
+        })
+        .cloned()
+        .collect()
+}
+
+/// A line's units and revenue, `sign` times, onto its product's expected sums.
+fn add_line(expected: &mut BTreeMap<String, i64>, item: &Item, sign: i64) {
+    let sku = n(item, OrderLine::SKU);
+    let quantity = n(item, OrderLine::QUANTITY);
+    let revenue = quantity * n(item, OrderLine::UNIT_PRICE);
+    let units = format!("product {sku} {}", ProductSales::UNITS_SOLD);
+    add(expected, units, sign * quantity);
+    let revenue_name = format!("product {sku} {}", ProductSales::REVENUE);
+    add(expected, revenue_name, sign * revenue);
+}
+
+/// Takes in one item of the scan.
+pub(super) fn read(tally: &mut Tally, item: &Item) {
+    let open = || OrderStatus::Open.to_string();
+    match model::type_of(item) {
+        Some(Customer::TYPE) => {
+            let id = s(item, Customer::CUSTOMER_ID);
+            for attr in [Customer::ORDER_COUNT, Customer::LIFETIME_VALUE] {
+                let name = format!("customer {id} {attr}");
+                add(&mut tally.expected, name.clone(), 0);
+                add(&mut tally.stored, name.clone(), n(item, attr));
+                tally.hold(name, item, attr, 0);
+            }
+        }
+        Some(OrderSummary::TYPE) => {
+            let order = s(item, Order::ORDER_ID);
+            let name = format!("order {order} summary {}", Order::STATUS);
+            tally.expected_text.entry(name.clone()).or_insert_with(open);
+            let status = s(item, Order::STATUS);
+            tally.stored_text.insert(name, status.to_owned());
+            let customer = s(item, Order::CUSTOMER_ID);
+            tally
+                .orders
+                .customers
+                .insert(order.to_owned(), customer.to_owned());
+            // Placed under a rep: listed in the rep's GSI1.
+            let rep = s(item, Order::ACCOUNT_REP_ID);
+            if !rep.is_empty() {
+                let name = format!("order {order} summary {GSI1SK}");
+                tally
+                    .stored_text
+                    .insert(name.clone(), s(item, GSI1SK).to_owned());
+                tally.orders.status_keys.insert(name);
+            }
+            // An order counts in every sum while it is a sale, by its status as stored: what the
+            // stream derives from it. A status behind its events is drift of its own, whose
+            // correction moves the sums through the stream like any status write.
+            if !status
+                .parse::<OrderStatus>()
+                .map_or(true, model::commerce::is_sale)
+            {
+                tally.orders.not_sold.insert(order.to_owned());
+                return;
+            }
+            let total = n(item, Order::TOTAL);
+            let day = day(item, Order::CREATED_AT);
+            let mut sums = vec![
+                (format!("customer {customer} {}", Customer::ORDER_COUNT), 1),
+                (
+                    format!("customer {customer} {}", Customer::LIFETIME_VALUE),
+                    total,
+                ),
+                (format!("day {day} {}", DailyStats::ORDERS), 1),
+                (format!("day {day} {}", DailyStats::REVENUE), total),
+            ];
+            if !rep.is_empty() {
+                let period = quarter_of(item);
+                sums.push((rep_value(&period, rep, RepSales::TOTAL), total));
+                sums.push((rep_value(&period, rep, RepSales::ORDER_COUNT), 1));
+            }
+            for (name, value) in sums {
+                add(&mut tally.expected, name, value);
+            }
+        }
+        Some(OrderHeader::TYPE) => {
+            let order = s(item, Order::ORDER_ID);
+            let name = format!("order {order} header {}", Order::STATUS);
+            tally.expected_text.entry(name.clone()).or_insert_with(open);
+            tally
+                .stored_text
+                .insert(name, s(item, Order::STATUS).to_owned());
+            for attr in [GSI1SK, GSI2SK] {
+                let name = format!("order {order} header {attr}");
+                tally
+                    .stored_text
+                    .insert(name.clone(), s(item, attr).to_owned());
+                tally.orders.status_keys.insert(name);
+            }
+            // Its O5 shard: the one it records (or, recorded by none, the default count's).
+            let name = format!("order {order} header {GSI2PK}");
+            let shard = model::from_item::<OrderHeader>(item.clone())
+                .ok()
+                .and_then(|h| h.gsi2())
+                .map_or_else(|| "an unreadable header".to_owned(), |k| k.pk().to_owned());
+            tally.expected_text.insert(name.clone(), shard);
+            tally.stored_text.insert(name, s(item, GSI2PK).to_owned());
+        }
+        Some(Product::TYPE) => {
+            let name = format!(
+                "product {} {}",
+                n(item, Product::SKU),
+                Product::TOTAL_INVENTORY
+            );
+            add(&mut tally.expected, name.clone(), 0);
+            add(
+                &mut tally.stored,
+                name.clone(),
+                n(item, Product::TOTAL_INVENTORY),
+            );
+            tally.hold(name, item, Product::TOTAL_INVENTORY, 0);
+        }
+        Some(Inventory::TYPE) => {
+            add(
+                &mut tally.expected,
+                format!(
+                    "product {} {}",
+                    n(item, Inventory::SKU),
+                    Product::TOTAL_INVENTORY
+                ),
+                n(item, Inventory::QUANTITY),
+            );
+        }
+        Some(RepSales::TYPE) => {
+            let (period, rep) = (s(item, RepSales::PERIOD), s(item, RepSales::REP_ID));
+            for attr in [RepSales::TOTAL, RepSales::ORDER_COUNT] {
+                let name = rep_value(period, rep, attr);
+                add(&mut tally.stored, name.clone(), n(item, attr));
+                tally.hold(name, item, attr, 0);
+            }
+            // The ranking key is rewritten for the total stored: held by that total.
+            let name = rep_value(period, rep, GSI1SK);
+            tally
+                .stored_text
+                .insert(name.clone(), s(item, GSI1SK).to_owned());
+            tally.hold(name, item, RepSales::TOTAL, 0);
+        }
+        Some(OrderLine::TYPE) => add_line(&mut tally.expected, item, 1),
+        Some(TrackingEvent::TYPE) => {
+            let entry = tally
+                .orders
+                .newest
+                .entry(s(item, TrackingEvent::ORDER_ID).to_owned())
+                .or_default();
+            let event = s(item, TrackingEvent::EVENT_ID);
+            if event > entry.0.as_str() {
+                *entry = (event.to_owned(), s(item, TrackingEvent::STATUS).to_owned());
+            }
+        }
+        Some(ProductSales::TYPE) => {
+            let sku = n(item, ProductSales::SKU);
+            let shard = u32::try_from(n(item, ProductSales::SHARD)).unwrap_or(0);
+            for attr in [ProductSales::UNITS_SOLD, ProductSales::REVENUE] {
+                let name = format!("product {sku} {attr}");
+                add(&mut tally.stored, name.clone(), n(item, attr));
+                tally.hold(name, item, attr, shard);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Writes the correction of one of commerce's values; `false` when an item holding it changed
+/// since it was read.
 pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
-    let (items, want, have) = (drifted.items, drifted.want, drifted.have);
+    let (want, have) = (drifted.want, drifted.have);
     let bad = |what: &str| drifted.bad(what);
     match drifted.parts().as_slice() {
         ["customer", id, attr] => {
             let attr = drifted.attribute(attr)?;
             let key = ck::customer(&Id::parse("customerId", id)?);
-            let current = drifted.find(Customer::TYPE, Customer::CUSTOMER_ID, id);
-            drifted.set_on_existing(key, attr, current).await
+            drifted.set_one(key, attr, true, Update::new()).await
         }
         // A product's total inventory, on its own record.
         ["product", sku, attr] if *attr == Product::TOTAL_INVENTORY => {
-            let sku = ck::Sku::parse(sku)?;
-            let current = drifted.item_at(Product::TYPE, &ck::product(sku));
-            if current.is_none() {
-                return Err(bad("its product does not exist"));
-            }
-            let to = drifted.number(want)?;
+            let key = ck::product(ck::Sku::parse(sku)?);
             drifted
-                .set_if_unchanged(
-                    ck::product(sku),
-                    Product::TOTAL_INVENTORY,
-                    current,
-                    to,
-                    Update::new(),
-                )
+                .set_one(key, Product::TOTAL_INVENTORY, true, Update::new())
                 .await
         }
         // A rep's quarter: its totals, and its ranking key made from the total.
@@ -324,7 +354,6 @@ pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
                 .ok_or_else(|| bad("no period/rep"))?;
             let (period, rep) = (Quarter::parse(period)?, Id::parse("rep", rep)?);
             let key = ck::rep_sales(period, &rep);
-            let current = drifted.item_at(RepSales::TYPE, &key);
             let labels = Update::new()
                 .set_if_absent(model::attr::TYPE, model::s(RepSales::TYPE))
                 .set_if_absent(RepSales::PERIOD, model::s(period.to_string()))
@@ -339,24 +368,20 @@ pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
                 a if a == RepSales::TOTAL => {
                     let to = drifted.number(want)?;
                     drifted
-                        .set_if_unchanged(key, RepSales::TOTAL, current, to, ranked(to)?)
+                        .set_one(key, RepSales::TOTAL, false, ranked(to)?)
                         .await
                 }
                 a if a == RepSales::ORDER_COUNT => {
-                    let to = drifted.number(want)?;
                     drifted
-                        .set_if_unchanged(key, RepSales::ORDER_COUNT, current, to, labels)
+                        .set_one(key, RepSales::ORDER_COUNT, false, labels)
                         .await
                 }
                 // The key: rewritten for the total stored, if that is unchanged (a drifted total
                 // is corrected on its own, with its key).
                 a if a == GSI1SK => {
-                    let read = current.and_then(|i| i.get(RepSales::TOTAL)).cloned();
-                    let unchanged = match read {
-                        Some(v) => Condition::Equals(RepSales::TOTAL, v),
-                        None => Condition::AttributeAbsent(RepSales::TOTAL),
-                    };
-                    let total = current.map_or(0, |i| n(i, RepSales::TOTAL));
+                    let read = drifted.held.first().and_then(|h| h.raw.as_ref());
+                    let total = shard_value(read).unwrap_or(0);
+                    let unchanged = super::unchanged(RepSales::TOTAL, read);
                     drifted.update(&key, &ranked(total)?, unchanged).await
                 }
                 _ => Err(bad("unknown attribute")),
@@ -365,17 +390,17 @@ pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
         // Products' sales, a sharded counter.
         ["product", id, attr] => {
             let attr = drifted.attribute(attr)?;
-            let shard = Shard::new(0, 1).map_err(StoreError::from)?;
             let sku = ck::Sku::parse(id)?;
-            let labels = Update::new()
-                .set_if_absent(ProductSales::SKU, model::n(sku.get()))
-                .set_if_absent(ProductSales::SHARD, model::n(0));
             drifted
-                .add_to_shard(
-                    ck::product_sales(sku, shard),
-                    ProductSales::TYPE,
+                .spread(
                     attr,
-                    labels,
+                    |shard| Ok(ck::product_sales(sku, Shard::new(shard, shard + 1)?)),
+                    |shard| {
+                        Update::new()
+                            .set_if_absent(model::attr::TYPE, model::s(ProductSales::TYPE))
+                            .set_if_absent(ProductSales::SKU, model::n(sku.get()))
+                            .set_if_absent(ProductSales::SHARD, model::n(shard))
+                    },
                 )
                 .await
         }
@@ -393,14 +418,7 @@ pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
         // on it); an order without events gets its OPEN keys back, if still without events.
         ["order", id, part @ ("header" | "summary"), _] => {
             let order = SortableId::parse(id)?;
-            let newest = items
-                .iter()
-                .filter(|i| {
-                    model::type_of(i) == Some(TrackingEvent::TYPE)
-                        && s(i, TrackingEvent::ORDER_ID) == *id
-                })
-                .max_by_key(|i| s(i, TrackingEvent::EVENT_ID).to_owned());
-            let Some(newest) = newest else {
+            let Some((event, status)) = drifted.orders.newest.get(*id) else {
                 let open = model::s(ck::status_sort_key(OrderStatus::Open, order));
                 let (key, update) = if *part == "header" {
                     (
@@ -408,12 +426,13 @@ pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
                         Update::new().set(GSI1SK, open.clone()).set(GSI2SK, open),
                     )
                 } else {
-                    let summary = drifted
-                        .find(OrderSummary::TYPE, Order::ORDER_ID, id)
+                    let customer = drifted
+                        .orders
+                        .customers
+                        .get(*id)
                         .ok_or_else(|| bad("no summary"))?;
-                    let customer = Id::parse("customerId", s(summary, Order::CUSTOMER_ID))?;
                     (
-                        ck::order_summary(&customer, order),
+                        ck::order_summary(&Id::parse("customerId", customer)?, order),
                         Update::new().set(GSI1SK, open),
                     )
                 };
@@ -421,10 +440,8 @@ pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
                     Condition::Exists.and(Condition::AttributeAbsent(Order::LAST_EVENT_ID));
                 return drifted.update(&key, &update, untouched).await;
             };
-            let event = SortableId::parse(s(newest, TrackingEvent::EVENT_ID))?;
-            let status: OrderStatus = s(newest, TrackingEvent::STATUS)
-                .parse()
-                .map_err(|_| bad("an unknown status"))?;
+            let event = SortableId::parse(event)?;
+            let status: OrderStatus = status.parse().map_err(|_| bad("an unknown status"))?;
             store::commerce::apply_order_status(drifted.table, order, event, status).await?;
             Ok(true)
         }

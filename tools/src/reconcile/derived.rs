@@ -15,33 +15,37 @@ pub(super) const ATTRIBUTES: &[&str] =
 pub(super) fn read(tally: &mut Tally, item: &Item) {
     if model::type_of(item) == Some(DailyStats::TYPE) {
         let day = s(item, DailyStats::DATE);
-        for attr in [DailyStats::ORDERS, DailyStats::REVENUE, DailyStats::REVIEWS] {
-            add(
-                &mut tally.stored,
-                format!("day {day} {attr}"),
-                n(item, attr),
-            );
+        let shard = u32::try_from(n(item, DailyStats::SHARD)).unwrap_or(0);
+        for attr in ATTRIBUTES {
+            let name = format!("day {day} {attr}");
+            add(&mut tally.stored, name.clone(), n(item, attr));
+            tally.hold(name, item, attr, shard);
         }
     }
 }
 
-/// Writes the correction of a day's value, a sharded counter; `false` when the item changed since
+/// Writes the correction of a day's value, a sharded counter; `false` when a shard changed since
 /// it was read.
 pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
     match drifted.parts().as_slice() {
         ["day", id, attr] => {
             let attr = drifted.attribute(attr)?;
-            let shard = Shard::new(0, 1).map_err(StoreError::from)?;
             let date = keys::Date::parse_iso(id)?;
-            let labels = Update::new()
-                .set_if_absent(DailyStats::DATE, model::s(date.iso()))
-                .set_if_absent(DailyStats::SHARD, model::n(0));
             drifted
-                .add_to_shard(
-                    keys::derived::daily_stats(date, shard),
-                    DailyStats::TYPE,
+                .spread(
                     attr,
-                    labels,
+                    |shard| {
+                        Ok(keys::derived::daily_stats(
+                            date,
+                            Shard::new(shard, shard + 1)?,
+                        ))
+                    },
+                    |shard| {
+                        Update::new()
+                            .set_if_absent(model::attr::TYPE, model::s(DailyStats::TYPE))
+                            .set_if_absent(DailyStats::DATE, model::s(date.iso()))
+                            .set_if_absent(DailyStats::SHARD, model::n(shard))
+                    },
                 )
                 .await
         }

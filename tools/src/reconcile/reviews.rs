@@ -7,7 +7,7 @@ use model::{
     derived::DailyStats,
     reviews::{Book, Review, User},
 };
-use store::StoreError;
+use store::{StoreError, Update};
 
 use super::{Drifted, Tally, add, day, n, s};
 
@@ -16,24 +16,25 @@ pub(super) const ATTRIBUTES: &[&str] = &[Book::RATING_COUNT, Book::RATING_SUM, U
 
 /// Takes in one item of the scan.
 pub(super) fn read(tally: &mut Tally, item: &Item) {
-    let Tally {
-        expected, stored, ..
-    } = tally;
     match model::type_of(item) {
         Some(Book::TYPE) => {
             let isbn = s(item, Book::ISBN);
             for attr in [Book::RATING_COUNT, Book::RATING_SUM] {
-                add(expected, format!("book {isbn} {attr}"), 0);
-                add(stored, format!("book {isbn} {attr}"), n(item, attr));
+                let name = format!("book {isbn} {attr}");
+                add(&mut tally.expected, name.clone(), 0);
+                add(&mut tally.stored, name.clone(), n(item, attr));
+                tally.hold(name, item, attr, 0);
             }
         }
         Some(User::TYPE) => {
             let user = s(item, User::USERNAME);
             let name = format!("user {user} {}", User::REVIEW_COUNT);
-            add(expected, name.clone(), 0);
-            add(stored, name, n(item, User::REVIEW_COUNT));
+            add(&mut tally.expected, name.clone(), 0);
+            add(&mut tally.stored, name.clone(), n(item, User::REVIEW_COUNT));
+            tally.hold(name, item, User::REVIEW_COUNT, 0);
         }
         Some(Review::TYPE) => {
+            let expected = &mut tally.expected;
             let (isbn, user) = (s(item, Review::ISBN), s(item, Review::USERNAME));
             add(expected, format!("book {isbn} {}", Book::RATING_COUNT), 1);
             add(
@@ -56,14 +57,12 @@ pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
         ["book", id, attr] => {
             let attr = drifted.attribute(attr)?;
             let key = rk::book(&rk::Isbn::parse(id)?);
-            let current = drifted.find(Book::TYPE, Book::ISBN, id);
-            drifted.set_on_existing(key, attr, current).await
+            drifted.set_one(key, attr, true, Update::new()).await
         }
         ["user", id, attr] => {
             let attr = drifted.attribute(attr)?;
             let key = rk::user(&Id::parse("username", id)?);
-            let current = drifted.find(User::TYPE, User::USERNAME, id);
-            drifted.set_on_existing(key, attr, current).await
+            drifted.set_one(key, attr, true, Update::new()).await
         }
         _ => Err(drifted.bad("no correction for it")),
     }

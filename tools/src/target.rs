@@ -1,0 +1,349 @@
+//! The table a maintenance command works on, and whether it may write there.
+//!
+//! - **DynamoDB Local** when an endpoint is given (`--endpoint URL`, or `AWS_ENDPOINT_URL_DYNAMODB`
+//!   as `make` sets it): fixed credentials, the table `--table` (default `local-table`), writes
+//!   without asking.
+//! - **AWS** otherwise: the SDK's default credential chain and region (environment, profile, SSO,
+//!   role), the table named by `--table NAME` or by `--stack NAME` (the table CloudFormation
+//!   tagged as that stack's `Table`). Before anything else the command asks STS who it runs as and
+//!   prints the account, the caller, the region and the table; it writes only with
+//!   `--confirm <account>`, the account STS reported, so a shell pointed at the wrong account
+//!   refuses instead of changing it.
+
+use aws_sdk_dynamodb::Client;
+use store::{StoreError, Table};
+
+/// The options every command shares, and the words it did not know (its own flags).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Options {
+    /// `--endpoint URL`, else `AWS_ENDPOINT_URL_DYNAMODB`: DynamoDB Local there.
+    pub endpoint: Option<String>,
+    pub table: Option<String>,
+    pub stack: Option<String>,
+    /// `--confirm ACCOUNT`: writes to that AWS account are intended.
+    pub confirm: Option<String>,
+    /// Every other argument, in order.
+    pub rest: Vec<String>,
+}
+
+/// A refusal or a usage error: said on stderr, exit status 2.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl Options {
+    /// Reads `args` (without the program name); `local_env` is `AWS_ENDPOINT_URL_DYNAMODB`.
+    pub fn parse(args: &[String], local_env: Option<String>) -> Result<Options, Refused> {
+        let mut options = Options {
+            endpoint: local_env.filter(|e| !e.is_empty()),
+            ..Options::default()
+        };
+        let mut words = args.iter();
+        while let Some(word) = words.next() {
+            let slot = match word.as_str() {
+                "--endpoint" => &mut options.endpoint,
+                "--table" => &mut options.table,
+                "--stack" => &mut options.stack,
+                "--confirm" => &mut options.confirm,
+                _ => {
+                    options.rest.push(word.clone());
+                    continue;
+                }
+            };
+            let value = words
+                .next()
+                .filter(|v| !v.starts_with("--"))
+                .ok_or_else(|| Refused(format!("{word} needs a value")))?;
+            *slot = Some(value.clone());
+        }
+        match (&options.table, &options.stack, &options.endpoint) {
+            (Some(_), Some(_), _) => Err(Refused(
+                "name the table (--table) or the stack (--stack), not both".into(),
+            )),
+            (_, Some(_), Some(endpoint)) => Err(Refused(format!(
+                "--stack names a deployed stack; {endpoint} is DynamoDB Local: use --table"
+            ))),
+            (None, None, None) => Err(Refused(
+                "on AWS, name the table (--table NAME) or the stack (--stack NAME) to work on; \
+                 for DynamoDB Local, give --endpoint URL or AWS_ENDPOINT_URL_DYNAMODB"
+                    .into(),
+            )),
+            _ => Ok(options),
+        }
+    }
+
+    /// Whether a flag of the command's own is present.
+    pub fn flag(&self, name: &str) -> bool {
+        self.rest.iter().any(|a| a == name)
+    }
+
+    /// The value after a flag of the command's own.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        let at = self.rest.iter().position(|a| a == name)?;
+        self.rest.get(at + 1).map(String::as_str)
+    }
+}
+
+/// Who a command runs as on AWS.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Caller {
+    pub account: String,
+    pub arn: String,
+    pub region: String,
+}
+
+/// The table to work on, and where it is.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub table: Table,
+    /// `None`: DynamoDB Local at `endpoint`.
+    pub caller: Option<Caller>,
+    pub endpoint: Option<String>,
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.caller, &self.endpoint) {
+            (Some(c), _) => write!(
+                f,
+                "table {} in AWS account {} ({}), region {}, as {}",
+                self.table.name(),
+                c.account,
+                self.arn().unwrap_or_default(),
+                c.region,
+                c.arn
+            ),
+            (None, endpoint) => write!(
+                f,
+                "table {} in DynamoDB Local at {}",
+                self.table.name(),
+                endpoint.as_deref().unwrap_or("?")
+            ),
+        }
+    }
+}
+
+impl Target {
+    /// The table's ARN on AWS.
+    pub fn arn(&self) -> Option<String> {
+        self.caller
+            .as_ref()
+            .map(|c| table_arn(c, self.table.name()))
+    }
+}
+
+fn table_arn(caller: &Caller, table: &str) -> String {
+    format!(
+        "arn:aws:dynamodb:{}:{}:table/{table}",
+        caller.region, caller.account
+    )
+}
+
+fn sdk_error(e: impl std::error::Error) -> StoreError {
+    StoreError::Dynamo(aws_sdk_dynamodb::error::DisplayErrorContext(e).to_string())
+}
+
+/// Opens the target of `options`, says on stderr what it is, and for a command that `writes`
+/// on AWS, refuses unless `--confirm` names the caller's account.
+pub async fn open(
+    options: &Options,
+    command: &str,
+    writes: bool,
+) -> Result<Target, Box<dyn std::error::Error>> {
+    if let Some(endpoint) = &options.endpoint {
+        let name = options
+            .table
+            .clone()
+            .unwrap_or_else(|| "local-table".into());
+        let target = Target {
+            table: Table::new(devkit::client_at(endpoint), name),
+            caller: None,
+            endpoint: Some(endpoint.clone()),
+        };
+        eprintln!("{command}: {target}");
+        return Ok(target);
+    }
+    let config = store::sdk::config().await?;
+    let identity = aws_sdk_sts::Client::new(&config)
+        .get_caller_identity()
+        .send()
+        .await
+        .map_err(sdk_error)?;
+    let caller = Caller {
+        account: identity.account.unwrap_or_default(),
+        arn: identity.arn.unwrap_or_default(),
+        region: config.region().map(|r| r.to_string()).unwrap_or_default(),
+    };
+    let client = store::sdk::dynamodb_client(&config, options.table.as_deref().unwrap_or(""));
+    let name = match (&options.table, &options.stack) {
+        (Some(table), _) => table.clone(),
+        (None, Some(stack)) => stack_table(&client, &caller, stack).await?,
+        (None, None) => return Err(Box::new(Refused("no table named".into()))),
+    };
+    if writes && options.confirm.as_deref() != Some(caller.account.as_str()) {
+        let given = options
+            .confirm
+            .as_ref()
+            .map(|c| format!(" (--confirm {c} names another account)"))
+            .unwrap_or_default();
+        return Err(Box::new(Refused(format!(
+            "{command} would write to table {name} in AWS account {} ({}), region {}, as \
+             {}{given}. Run it again with --confirm {} if that is the one.",
+            caller.account,
+            table_arn(&caller, &name),
+            caller.region,
+            caller.arn,
+            caller.account
+        ))));
+    }
+    let target = Target {
+        table: Table::new(client, name),
+        caller: Some(caller),
+        endpoint: None,
+    };
+    eprintln!("{command}: {target}");
+    Ok(target)
+}
+
+/// The logical id of the table in `template.yaml`.
+const TABLE_LOGICAL_ID: &str = "Table";
+
+/// Whether a table's tags say it is `stack`'s `Table` (CloudFormation tags what it creates
+/// with its stack's name and the resource's logical id).
+pub fn is_stack_table<'a>(tags: impl IntoIterator<Item = (&'a str, &'a str)>, stack: &str) -> bool {
+    let (mut named, mut logical) = (false, false);
+    for (key, value) in tags {
+        named |= key == "aws:cloudformation:stack-name" && value == stack;
+        logical |= key == "aws:cloudformation:logical-id" && value == TABLE_LOGICAL_ID;
+    }
+    named && logical
+}
+
+/// The table of `stack`, found among the region's tables by its tags.
+async fn stack_table(
+    client: &Client,
+    caller: &Caller,
+    stack: &str,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let mut start = None;
+    let mut found = Vec::new();
+    loop {
+        let page = client
+            .list_tables()
+            .set_exclusive_start_table_name(start)
+            .send()
+            .await
+            .map_err(sdk_error)?;
+        for name in page.table_names.unwrap_or_default() {
+            let tags = client
+                .list_tags_of_resource()
+                .resource_arn(table_arn(caller, &name))
+                .send()
+                .await
+                .map_err(sdk_error)?
+                .tags
+                .unwrap_or_default();
+            if is_stack_table(tags.iter().map(|t| (t.key(), t.value())), stack) {
+                found.push(name);
+            }
+        }
+        start = page.last_evaluated_table_name;
+        if start.is_none() {
+            break;
+        }
+    }
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(Box::new(Refused(format!(
+            "no table of stack {stack} in account {}, region {}: name it with --table (the \
+             stack's TableName output)",
+            caller.account, caller.region
+        )))),
+        many => Err(Box::new(Refused(format!(
+            "several tables carry stack {stack}'s tags ({}): name one with --table",
+            many.join(", ")
+        )))),
+    }
+}
+
+/// Runs a command's body; a refusal or a usage error exits 2 with its reason, any other error 1.
+pub fn exit_on_error(result: Result<(), Box<dyn std::error::Error>>) {
+    if let Err(e) = result {
+        eprintln!("{e}");
+        let code = if e.downcast_ref::<Refused>().is_some() {
+            2
+        } else {
+            1
+        };
+        std::process::exit(code);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(words: &str) -> Vec<String> {
+        words.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn an_endpoint_by_flag_or_environment_means_dynamodb_local() {
+        let by_env = Options::parse(&args("--repair"), Some("http://127.0.0.1:8013".into()));
+        let by_env = by_env.unwrap();
+        assert_eq!(by_env.endpoint.as_deref(), Some("http://127.0.0.1:8013"));
+        assert!(by_env.flag("--repair"));
+        let by_flag =
+            Options::parse(&args("--endpoint http://h:1 --table t --settle 5"), None).unwrap();
+        assert_eq!(
+            (by_flag.endpoint.as_deref(), by_flag.table.as_deref()),
+            (Some("http://h:1"), Some("t"))
+        );
+        assert_eq!(by_flag.value("--settle"), Some("5"));
+        // An empty variable is no endpoint.
+        assert!(Options::parse(&[], Some(String::new())).is_err());
+    }
+
+    #[test]
+    fn aws_needs_a_table_or_a_stack_and_not_both() {
+        let aws = Options::parse(&args("--stack shop --confirm 1"), None).unwrap();
+        assert_eq!(
+            (aws.endpoint, aws.stack.as_deref(), aws.confirm.as_deref()),
+            (None, Some("shop"), Some("1"))
+        );
+        for wrong in [
+            "",
+            "--repair",
+            "--table a --stack b",
+            "--table",
+            "--table --repair",
+        ] {
+            assert!(Options::parse(&args(wrong), None).is_err(), "{wrong:?}");
+        }
+        let local_stack = Options::parse(&args("--stack shop"), Some("http://h:1".into()));
+        assert!(local_stack.is_err(), "a stack is never local");
+    }
+
+    #[test]
+    fn a_stack_table_carries_both_tags() {
+        let tags = [
+            ("aws:cloudformation:stack-name", "shop"),
+            ("aws:cloudformation:logical-id", "Table"),
+        ];
+        assert!(is_stack_table(tags, "shop"));
+        assert!(!is_stack_table(tags, "shop-2"));
+        assert!(!is_stack_table([tags[0]], "shop"));
+        let queue = [
+            tags[0],
+            ("aws:cloudformation:logical-id", "StreamFailureQueue"),
+        ];
+        assert!(!is_stack_table(queue, "shop"));
+    }
+}
