@@ -158,6 +158,11 @@ async fn concurrent_load_then_zero_drift() {
                 "/warehouses/W2",
                 r#"{"name":"Tegel","regionId":"EU"}"#,
             ),
+            request(
+                "PUT",
+                "/jobs/SA_REP",
+                r#"{"title":"Sales Representative"}"#,
+            ),
         ],
         (0..5)
             .map(|r| {
@@ -325,7 +330,7 @@ async fn concurrent_load_then_zero_drift() {
         changes.push(request(
             "POST",
             format!("/employees/R{r}/jobs"),
-            r#"{"jobId":"SA_REP","title":"Sales Representative","departmentId":"SALES","startDate":"2025-01-01"}"#,
+            r#"{"jobId":"SA_REP","departmentId":"SALES","startDate":"2025-01-01"}"#,
         ));
     }
     let answers = send_as_staff(&stack, 16, changes).await;

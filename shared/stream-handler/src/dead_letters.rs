@@ -42,8 +42,12 @@ impl DeadLetters {
             )));
         }
         let config = store::sdk::config().await?;
+        // Each message goes with its invocation's trace header, which SQS keeps for X-Ray.
+        let traced = aws_sdk_sqs::config::Builder::from(&config)
+            .interceptor(store::sdk::PropagateTrace)
+            .build();
         Ok(DeadLetters::Sqs {
-            client: aws_sdk_sqs::Client::new(&config),
+            client: aws_sdk_sqs::Client::from_conf(traced),
             queue_url: url.to_owned(),
         })
     }
