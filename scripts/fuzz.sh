@@ -44,7 +44,8 @@ api PUT "$FUZZ_STAFF_TOKEN" /warehouses/W1 '{"name":"Spandau","regionId":"EU"}'
 api PUT "$FUZZ_STAFF_TOKEN" /products/42 '{"name":"Ground coffee, 500 g"}'
 api PUT "$FUZZ_STAFF_TOKEN" /products/42/inventory/W1 '{"quantity":120}'
 api PUT "$FUZZ_STAFF_TOKEN" /employees/E100 '{"name":"Ada Lovelace","hireDate":"2024-01-15","warehouseId":"W1"}'
-api POST "$FUZZ_STAFF_TOKEN" /employees/E100/jobs '{"jobId":"SA_REP","title":"Sales Representative","departmentId":"SALES","startDate":"2025-03-01"}'
+api PUT "$FUZZ_STAFF_TOKEN" /jobs/SA_REP '{"title":"Sales Representative"}'
+api POST "$FUZZ_STAFF_TOKEN" /employees/E100/jobs '{"jobId":"SA_REP","departmentId":"SALES","startDate":"2025-03-01"}'
 # E100 looks after the fuzzing customer (staff alone assign reps): the rep routes list something.
 api PUT "$FUZZ_STAFF_TOKEN" "/customers/$FUZZ_OWNER" '{"name":"Fuzz","email":"fuzz@example.com","accountRepId":"E100"}'
 # The order hooks.py points /orders/{orderId} paths at (C5, C6), placed for the fuzzing customer.

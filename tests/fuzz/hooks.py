@@ -40,7 +40,7 @@ ISBNS = ("9780261102354", "0-261-10235-4", "978-0-261-10236-1", "0261102370")
 COURSE_DAY = {"course": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "David Spurdy"}
 # Seed 003's small org, which the seed loads: most HR paths name its records. E100 is also the
 # fuzzing customer's account rep (scripts/fuzz.sh), so most rep paths name a rep with a customer.
-ORG = {"employeeId": "E100", "warehouseId": "W1", "regionId": "EU", "countryId": "DE", "locationId": "BER", "departmentId": "SALES", "repId": "E100"}
+ORG = {"employeeId": "E100", "warehouseId": "W1", "regionId": "EU", "countryId": "DE", "locationId": "BER", "departmentId": "SALES", "jobId": "SA_REP", "repId": "E100"}
 # The product scripts/fuzz.sh creates and stocks in W1: most /products paths name it.
 PRODUCT = {"sku": 42}
 # The order scripts/fuzz.sh places: most /orders/{orderId} paths name it.
