@@ -91,7 +91,11 @@ where
 }
 
 /// The handler's answer to one event, as JSON, or what the Runtime API is told instead.
-async fn answer<S, E>(handler: &mut S, event: &[u8], context: Context) -> Result<Vec<u8>, Diagnostic>
+async fn answer<S, E>(
+    handler: &mut S,
+    event: &[u8],
+    context: Context,
+) -> Result<Vec<u8>, Diagnostic>
 where
     S: Service<LambdaEvent<E>>,
     S::Response: Serialize,

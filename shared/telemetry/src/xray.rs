@@ -64,7 +64,9 @@ impl TraceHeader {
 static CURRENT: Mutex<Option<String>> = Mutex::new(None);
 
 fn current() -> MutexGuard<'static, Option<String>> {
-    CURRENT.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    CURRENT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Makes `header` (the invocation context's `xray_trace_id`) the current invocation's trace header
