@@ -143,22 +143,22 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let name_field = reference::name_field(kind);
     let parent_field = kind.parent().map(reference::id_param);
     let given = [
-        ("name", &body.name, Some("name") == Some(name_field)),
-        ("title", &body.title, Some("title") == Some(name_field)),
+        ("name", &body.name, name_field == "name"),
+        ("title", &body.title, name_field == "title"),
         (
             "regionId",
             &body.region_id,
-            Some("regionId") == parent_field,
+            parent_field == Some("regionId"),
         ),
         (
             "countryId",
             &body.country_id,
-            Some("countryId") == parent_field,
+            parent_field == Some("countryId"),
         ),
         (
             "locationId",
             &body.location_id,
-            Some("locationId") == parent_field,
+            parent_field == Some("locationId"),
         ),
     ];
     for (field, value, wanted) in given {
