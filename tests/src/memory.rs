@@ -240,6 +240,7 @@ async fn a_warm_api_function_does_not_grow_with_the_requests_it_answers() {
             product_id: testkit::fixtures::id(product),
             quantity: 1,
             updated_at: testkit::fixtures::at(1_671_062_400_000),
+            version: 0,
         };
         store::commerce::put_cart_line(&table, &line).await.unwrap();
     }

@@ -162,6 +162,7 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
             product_id: id(product),
             quantity,
             updated_at: Timestamp::parse("2022-12-15T00:00:00.000Z").expect("valid"),
+            version: 0,
         };
         commerce::put_cart_line(table, &line).await?;
     }

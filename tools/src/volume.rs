@@ -219,6 +219,7 @@ fn plan(v: &Volume) -> Plan {
                 product_id: id(&sku(1 + draw.below(v.products)).to_string()),
                 quantity: 1 + draw.below(5) as u32,
                 updated_at: at(START_MS),
+                version: 1,
             }));
         }
     }

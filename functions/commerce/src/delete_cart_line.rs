@@ -1,5 +1,6 @@
-//! C7: `DELETE /carts/{cartId}/items/{productId}`: removes one line of a cart. Idempotent: removing
-//! a line that is not there is also a 204.
+//! C7: `DELETE /carts/{cartId}/items/{productId}`: removes one line of a cart and counts it out of
+//! the cart's line count, in one transaction. Idempotent: removing a line that is not there is
+//! also a 204 (and counts nothing).
 
 use api::declare::*;
 use api::{Access, ApiError};
@@ -18,7 +19,7 @@ pub const FUNCTION: Function = Function {
             id: "C7",
             route: "`DELETE /carts/{cartId}/items/{productId}`",
             index: Index::Table,
-            request: "DeleteItem",
+            request: "TransactWriteItems: Delete `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_exists`), Update `CART#<cartId>` / `A` `ADD LineCount -1`",
             returns: "204 (also when absent)",
             example: Example::sub("petes-cart", "/carts/petes-cart/items/veggies"),
         }],
@@ -57,14 +58,21 @@ mod tests {
                 product_id: id(p),
                 quantity: 1,
                 updated_at: at(1_577_836_800_000),
+                version: 0,
             };
             put_cart_line(&table, &line).await.unwrap();
         }
         assert_eq!(delete(&table, "cart-1", "coffee").await.0, 204);
         assert_eq!(delete(&table, "cart-1", "coffee").await.0, 204);
         let items = all_items(&table).await;
-        assert_eq!(items.len(), 1);
-        assert_eq!(items[0]["SK"].as_s().unwrap(), "PRODUCT#veggies");
+        let lines: Vec<_> = items
+            .iter()
+            .filter(|i| model::type_of(i) == Some("CartLine"))
+            .collect();
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0]["SK"].as_s().unwrap(), "PRODUCT#veggies");
+        let cart = items.iter().find(|i| model::type_of(i) == Some("Cart")).unwrap();
+        assert_eq!(cart["LineCount"].as_n().unwrap(), "1", "counted out once");
     }
 
     #[tokio::test]

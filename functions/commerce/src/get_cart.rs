@@ -69,6 +69,7 @@ mod tests {
                 product_id: id(product),
                 quantity: qty,
                 updated_at: at(1_671_062_400_000),
+                version: 0,
             };
             put_cart_line(&table, &line).await.unwrap();
         }
@@ -120,6 +121,7 @@ mod tests {
                 product_id: keys::Id::parse("p", &format!("{n:05}-{}", "p".repeat(58))).unwrap(),
                 quantity: 1,
                 updated_at: keys::Timestamp::now(),
+                version: 1,
             })
             .collect();
         testkit::batch_put(&table, &lines).await;

@@ -642,6 +642,7 @@ mod tests {
             product_id: Id::parse("p", "tea").unwrap(),
             quantity: 1,
             updated_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
+            version: 1,
         };
         let send = |token: Option<&'static str>| {
             let table = table.clone();

@@ -1,6 +1,12 @@
-//! C7: `PUT /carts/{cartId}/items/{productId}` with `{"quantity"}`: sets one line of a cart; a
-//! quantity of 0 removes it. A cart is an item collection with one small item per product
-//! (Naylor's post), so changing a line is one small write however full the cart.
+//! C7: `PUT /carts/{cartId}/items/{productId}` with `{"quantity", "version"?}`: sets one line of
+//! a cart; a quantity of 0 removes it. A cart is an item collection with one small item per
+//! product (Naylor's post), so changing a line is one small write however full the cart.
+//!
+//! A cart holds at most 100 lines: a new line is added in one transaction with the cart's line
+//! count, on condition that it is below the cap (409 `cart_full` otherwise), so concurrent adds
+//! cannot pass it. A change may name the `version` of the line read (GET answers it): applied
+//! only if no write came in between (409 `version_mismatch`); without one the quantity is set
+//! whatever it was.
 
 use api::declare::*;
 use api::{Access, ApiError};
@@ -9,7 +15,10 @@ use lambda_http::{Body, Request, Response};
 use model::commerce::CartLine;
 use serde::Deserialize;
 use serde_json::json;
-use store::{Deps, Needs, commerce};
+use store::{
+    Deps, Needs,
+    commerce::{self, CartLineSet, MAX_CART_LINES},
+};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -21,10 +30,10 @@ pub const FUNCTION: Function = Function {
         "C7: set a cart line's quantity (0 removes it)",
         &[Pattern {
             id: "C7",
-            route: "`PUT /carts/{cartId}/items/{productId}` `{quantity}`",
+            route: "`PUT /carts/{cartId}/items/{productId}` `{quantity, version?}` (at most 100 lines a cart)",
             index: Index::Table,
-            request: "PutItem (quantity 0: DeleteItem) `CART#<cartId>` / `PRODUCT#<productId>`",
-            returns: "the line",
+            request: "a new line: TransactWriteItems Put `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_not_exists`), Update `CART#<cartId>` / `A` `ADD LineCount 1` if below 100; a line there: UpdateItem (`Version` = the one given, if any); quantity 0: TransactWriteItems Delete the line, `ADD LineCount -1`",
+            returns: "the line `{cartId, productId, quantity, updatedAt, version}`; 409 `cart_full`, `version_mismatch`",
             example: Example::sub("petes-cart", "/carts/petes-cart/items/coffee")
                 .with_body(r#"{"quantity": 3}"#),
         }],
@@ -37,6 +46,9 @@ pub const MAX_QUANTITY: u32 = 1000;
 #[serde(deny_unknown_fields)]
 struct PutLine {
     quantity: u32,
+    /// The version read: changed only if it is still that one.
+    #[serde(default)]
+    version: Option<u64>,
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
@@ -61,11 +73,33 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         product_id: product,
         quantity: body.quantity,
         updated_at: Timestamp::now(),
+        version: 0,
     };
-    commerce::put_cart_line(&deps.table, &line).await?;
-    let mut view = api::views::commerce::cart_line(&line);
-    view["cartId"] = cart.as_str().into();
-    api::json(200, &view)
+    match commerce::set_cart_line(&deps.table, &line, body.version).await? {
+        CartLineSet::Stored(stored) => {
+            let mut view = api::views::commerce::cart_line(&stored);
+            view["cartId"] = cart.as_str().into();
+            api::json(200, &view)
+        }
+        CartLineSet::CartFull => Err(ApiError::new(
+            409,
+            "cart_full",
+            format!(
+                "Cart {cart} holds {MAX_CART_LINES} lines, the most a cart holds; remove one first"
+            ),
+        )),
+        CartLineSet::VersionMismatch(current) => Err(ApiError::new(
+            409,
+            "version_mismatch",
+            match current {
+                Some(v) => format!(
+                    "The line is at version {v}, not {}: read the cart again, then change it",
+                    body.version.unwrap_or_default()
+                ),
+                None => "There is no such line in the cart: give version 0 to add it".into(),
+            },
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -99,24 +133,95 @@ mod tests {
         let (s, b) = put(&table, "petes-cart", "coffee", r#"{"quantity":4}"#).await;
         assert_eq!((s, b["quantity"].as_u64()), (200, Some(4)));
         let items = all_items(&table).await;
-        assert_eq!(items.len(), 2);
-        assert_eq!(items[1]["PK"].as_s().unwrap(), "CART#petes-cart");
-        assert_eq!(items[1]["SK"].as_s().unwrap(), "PRODUCT#coffee");
-        // Every write is one write unit: the line, not the cart.
-        assert!(
-            table
-                .meter()
-                .requests()
-                .iter()
-                .all(|r| r.write_units == 1.0)
-        );
+        assert_eq!(items.len(), 3, "two lines and the cart's count");
+        assert_eq!(items[2]["PK"].as_s().unwrap(), "CART#petes-cart");
+        assert_eq!(items[2]["SK"].as_s().unwrap(), "PRODUCT#coffee");
+        // A change is one write unit: the line, not the cart. (A new line also counts it in
+        // the cart's record, in one transaction.)
+        let last = table.meter().requests().last().cloned().unwrap();
+        assert_eq!((last.operation, last.write_units), ("UpdateItem", 1.0));
         assert_eq!(
             put(&table, "petes-cart", "coffee", r#"{"quantity":0}"#)
                 .await
                 .0,
             200
         );
-        assert_eq!(all_items(&table).await.len(), 1);
+        assert_eq!(
+            all_items(&table).await.len(),
+            2,
+            "one line and the cart's count"
+        );
+    }
+
+    /// A cart holds at most 100 lines: the 101st is a 409 `cart_full` (5,000 lines were accepted,
+    /// and every GET then read 136.5 units). Concurrent adds cannot pass the cap (a counter in
+    /// the same transaction, not a count read first); changing a line of a full cart is fine,
+    /// and removing one makes room.
+    #[tokio::test]
+    async fn a_cart_holds_at_most_max_lines_even_under_concurrent_adds() {
+        let table = testkit::table().await;
+        let max = store::commerce::MAX_CART_LINES as usize;
+        for n in 0..max - 5 {
+            let (s, b) = put(&table, "full", &format!("p{n}"), r#"{"quantity":1}"#).await;
+            assert_eq!(s, 200, "{b}");
+        }
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let paths: Vec<String> = (0..12)
+            .map(|n| h.path(&["full", &format!("new{n}")]))
+            .collect();
+        let adds = paths.iter().map(|path| h.put(path, r#"{"quantity":1}"#));
+        let answers = futures::future::join_all(adds).await;
+        let added = answers.iter().filter(|(s, _)| *s == 200).count();
+        assert_eq!(added, 5, "{answers:?}");
+        for (s, b) in answers.iter().filter(|(s, _)| *s != 200) {
+            assert_eq!((*s, b["code"].as_str()), (409, Some("cart_full")), "{b}");
+        }
+        let lines = |items: &[model::Item]| {
+            items
+                .iter()
+                .filter(|i| model::type_of(i) == Some("CartLine"))
+                .count()
+        };
+        assert_eq!(lines(&all_items(&table).await), max);
+        let (s, b) = put(&table, "full", "p0", r#"{"quantity":7}"#).await;
+        assert_eq!(
+            (s, &b["quantity"]),
+            (200, &serde_json::json!(7)),
+            "a change is no new line"
+        );
+        let (s, _) = put(&table, "full", "p1", r#"{"quantity":0}"#).await;
+        assert_eq!(s, 200);
+        let (s, b) = put(&table, "full", "another", r#"{"quantity":1}"#).await;
+        assert_eq!(s, 200, "room again: {b}");
+        assert_eq!(lines(&all_items(&table).await), max);
+    }
+
+    /// No lost update: a quantity change may name the version read; of two writers that read the
+    /// same version one wins and the other is a 409 naming the version now.
+    #[tokio::test]
+    async fn two_writers_with_the_same_version_one_wins_one_is_409() {
+        let table = testkit::table().await;
+        let (s, b) = put(&table, "c", "tea", r#"{"quantity":1}"#).await;
+        assert_eq!((s, &b["version"]), (200, &serde_json::json!(1)), "{b}");
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let path = h.path(&["c", "tea"]);
+        let writers = [2, 3].map(|q| {
+            let body = format!(r#"{{"quantity":{q},"version":1}}"#);
+            let (h, path) = (&h, &path);
+            async move { h.put(path, &body).await }
+        });
+        let answers = futures::future::join_all(writers).await;
+        let mut statuses: Vec<u16> = answers.iter().map(|(s, _)| *s).collect();
+        statuses.sort();
+        assert_eq!(statuses, [200, 409], "{answers:?}");
+        let lost = answers.iter().find(|(s, _)| *s == 409).unwrap();
+        assert_eq!(lost.1["code"], "version_mismatch");
+        assert!(
+            lost.1["message"].as_str().unwrap().contains("version 2"),
+            "{lost:?}"
+        );
+        let (s, b) = put(&table, "c", "tea", r#"{"quantity":5,"version":2}"#).await;
+        assert_eq!((s, &b["version"]), (200, &serde_json::json!(3)), "{b}");
     }
 
     #[tokio::test]

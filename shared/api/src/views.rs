@@ -101,7 +101,12 @@ pub mod commerce {
     }
 
     pub fn cart_line(l: &CartLine) -> Value {
-        json!({ "productId": l.product_id, "quantity": l.quantity, "updatedAt": l.updated_at })
+        json!({
+            "productId": l.product_id,
+            "quantity": l.quantity,
+            "updatedAt": l.updated_at,
+            "version": l.version,
+        })
     }
 
     /// A product (O13) with its total inventory over every warehouse, derived by the stream

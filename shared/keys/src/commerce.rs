@@ -9,6 +9,7 @@
 //! | order header    | `ORDER#<orderId>`                | `A`                   |
 //! | order line      | `ORDER#<orderId>`                | `ITEM#<sku:12>`       |
 //! | tracking event  | `ORDER#<orderId>`                | `EVENT#<eventId>`     |
+//! | cart            | `CART#<cartId>`                  | `A`                   |
 //! | cart line       | `CART#<cartId>`                  | `PRODUCT#<productId>` |
 //! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `A`                   |
 //! | product sales   | `SALES#<sku:12>#<shard>`         | `A`                   |
@@ -75,6 +76,7 @@ pub mod types {
     pub const ORDER_HEADER: &str = "OrderHeader";
     pub const ORDER_LINE: &str = "OrderItem";
     pub const TRACKING_EVENT: &str = "TrackingEvent";
+    pub const CART: &str = "Cart";
     pub const CART_LINE: &str = "CartLine";
     pub const IDEMPOTENCY: &str = "Idempotency";
     pub const PRODUCT_SALES: &str = "ProductSales";
@@ -511,6 +513,12 @@ pub fn product_sales_shards(sku: Sku, count: u32) -> Vec<PrimaryKey> {
 
 fn cart_pk(cart: &Id) -> String {
     Composite::new().lit(tag::CART).seg(cart).build()
+}
+
+/// A cart's own record, its line count (the cap's counter): `CART#<cartId>`, `A`. Outside C7's
+/// `begins_with(SK, "PRODUCT#")`, so reading the lines never returns it.
+pub fn cart(cart: &Id) -> PrimaryKey {
+    Key::new(cart_pk(cart), tag::A_RECORD)
 }
 
 /// One product's line in a cart: `CART#<cartId>`, `PRODUCT#<productId>` (Naylor's post).

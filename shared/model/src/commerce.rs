@@ -201,6 +201,27 @@ record! {
         product_id: Id => PRODUCT_ID = "ProductId",
         quantity: u32 => QUANTITY = "Quantity",
         updated_at: Timestamp => UPDATED_AT = "UpdatedAt",
+        /// Counts the line's writes (1 when added; 0: written before versions): a quantity
+        /// change may name the version read, and a write in between refuses it.
+        #[serde(default)]
+        version: u64 => VERSION = "Version",
+    }
+}
+
+record! {
+    /// A cart's own record: how many lines it has, kept in the same transaction as each line
+    /// added or removed, so the cap holds under concurrent writers.
+    pub struct Cart {
+        cart_id: Id => CART_ID = "CartId",
+        #[serde(default)]
+        line_count: i64 => LINE_COUNT = "LineCount",
+    }
+}
+
+impl Entity for Cart {
+    const TYPE: &'static str = types::CART;
+    fn key(&self) -> PrimaryKey {
+        k::cart(&self.cart_id)
     }
 }
 
