@@ -1,6 +1,7 @@
 //! C6: `POST /orders/{orderId}/events` with `{"status", "note"?}`: appends a tracking event to an
 //! existing order. Event ids are ULIDs, so events sort by time in the order's collection. One
-//! transaction: a ConditionCheck that the order exists, and the event's Put.
+//! transaction: the order's header counts the event (`ADD EventCount 1`, on condition that the
+//! order exists and has fewer than 50: 409 `order_events_full` otherwise), and the event's Put.
 
 use api::declare::*;
 use api::{Access, ApiError};
@@ -11,7 +12,10 @@ use keys::{
 use lambda_http::{Body, Request, Response};
 use model::commerce::TrackingEvent;
 use serde::Deserialize;
-use store::{Deps, Needs, commerce};
+use store::{
+    Deps, Needs,
+    commerce::{self, EventAdded, MAX_ORDER_EVENTS},
+};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -25,8 +29,8 @@ pub const FUNCTION: Function = Function {
             id: "C6",
             route: "`POST /orders/{orderId}/events` `{status, note?}`",
             index: Index::Table,
-            request: "TransactWriteItems: ConditionCheck order exists; Put `EVENT#<eventId>`",
-            returns: "201 the event; 404 unknown order",
+            request: "TransactWriteItems: Update the header `ADD EventCount 1` (exists, fewer than 50 events); Put `EVENT#<eventId>`",
+            returns: "201 the event; 404 unknown order; 409 `order_events_full`",
             example: Example::staff("/orders/01ERTNJ6000000000000000000/events")
                 .with_body(r#"{"status": "SHIPPED", "note": "Left the warehouse"}"#),
         }],
@@ -86,11 +90,23 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         at: Timestamp::from_ms(event.timestamp_ms())
             .map_err(|e| ApiError::from(store::StoreError::from(e)))?,
     };
-    if !commerce::add_tracking_event(&deps.table, &record).await? {
-        return Err(ApiError::not_found(
-            "order_not_found",
-            format!("There is no order {order}."),
-        ));
+    match commerce::append_tracking_event(&deps.table, &record).await? {
+        EventAdded::Added => {}
+        EventAdded::NoOrder => {
+            return Err(ApiError::not_found(
+                "order_not_found",
+                format!("There is no order {order}."),
+            ));
+        }
+        EventAdded::Full => {
+            return Err(ApiError::new(
+                409,
+                "order_events_full",
+                format!(
+                    "Order {order} has {MAX_ORDER_EVENTS} tracking events, the most an order takes"
+                ),
+            ));
+        }
     }
     let mut view = api::views::commerce::tracking_event(&record);
     view["orderId"] = order.to_string().into();
@@ -116,6 +132,41 @@ mod tests {
     async fn post(table: &Table, order: &str, body: &str) -> (u16, serde_json::Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
         h.post(&h.path(&[order]), body).await
+    }
+
+    /// An order takes at most 50 tracking events (C5 reads them all with the order): counted on
+    /// the header in the event's transaction, so parallel appends cannot pass the cap; the 51st
+    /// is a 409 `order_events_full` and writes nothing.
+    #[tokio::test]
+    async fn an_order_takes_at_most_max_events_even_in_parallel() {
+        let (table, order) = with_order().await;
+        let max = store::commerce::MAX_ORDER_EVENTS as usize;
+        for _ in 0..max - 4 {
+            let (s, b) = post(&table, &order, r#"{"status":"PROCESSING"}"#).await;
+            assert_eq!(s, 201, "{b}");
+        }
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let path = h.path(&[&order]);
+        let calls = (0..10).map(|_| h.post(&path, r#"{"status":"SHIPPED"}"#));
+        let answers = futures::future::join_all(calls).await;
+        assert_eq!(
+            answers.iter().filter(|(s, _)| *s == 201).count(),
+            4,
+            "{answers:?}"
+        );
+        for (s, b) in answers.iter().filter(|(s, _)| *s != 201) {
+            assert_eq!(
+                (*s, b["code"].as_str()),
+                (409, Some("order_events_full")),
+                "{b}"
+            );
+        }
+        let events = all_items(&table)
+            .await
+            .iter()
+            .filter(|i| model::type_of(i) == Some("TrackingEvent"))
+            .count();
+        assert_eq!(events, max);
     }
 
     #[tokio::test]

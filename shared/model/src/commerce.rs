@@ -54,6 +54,10 @@ record! {
         /// Sum of quantity × unit price, in cents.
         total: i64 => TOTAL = "Total",
         item_count: u64 => ITEM_COUNT = "ItemCount",
+        /// On the header only: how many tracking events the order has (their cap's counter,
+        /// written with each event; absent on orders without events).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        event_count: Option<u64> => EVENT_COUNT = "EventCount",
         /// The tracking event whose status `status` is (set by the stream pipeline).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         last_event_id: Option<EventId> => LAST_EVENT_ID = "LastEventId",

@@ -144,6 +144,7 @@ impl NewOrder {
             total: self.total(),
             item_count: self.lines.len() as u64,
             last_event_id: None,
+            event_count: None,
             account_rep_id: rep,
             status_shard: None,
             currency: None,
@@ -449,15 +450,60 @@ async fn place_with_rep(
 // ---------------------------------------------------------------------------------------------
 // C6: append a tracking event
 
-/// Appends a tracking event to an existing order; `false` when the order does not exist.
-pub async fn add_tracking_event(table: &Table, event: &TrackingEvent) -> Result<bool, StoreError> {
+/// The most tracking events an order takes: C5 reads them all with the order, so its read stays
+/// small (an order collection of at most 1 + 48 lines + 50 events).
+pub const MAX_ORDER_EVENTS: i64 = 50;
+
+/// What appending a tracking event did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventAdded {
+    Added,
+    /// No such order; nothing written.
+    NoOrder,
+    /// The order has [`MAX_ORDER_EVENTS`] events already; nothing written.
+    Full,
+}
+
+/// Appends a tracking event to an existing order, counted on its header (`EventCount`) in the
+/// same transaction, on condition that the order has fewer than [`MAX_ORDER_EVENTS`].
+pub async fn append_tracking_event(
+    table: &Table,
+    event: &TrackingEvent,
+) -> Result<EventAdded, StoreError> {
     let mut tx = table.transaction();
-    let order = tx.check(&k::order_header(event.order_id), Condition::Exists)?;
+    let room = Condition::AttributeAbsent(Order::EVENT_COUNT).or(Condition::AtMost(
+        Order::EVENT_COUNT,
+        n(MAX_ORDER_EVENTS - 1),
+    ));
+    let order = tx.update(
+        &k::order_header(event.order_id),
+        &Update::new().add(Order::EVENT_COUNT, 1),
+        Some(Condition::Exists.and(room)),
+    )?;
     tx.put(event, Some(Condition::Absent))?;
     match tx.send().await {
-        Ok(()) => Ok(true),
-        Err(e) if order.failed(&e) => Ok(false),
+        Ok(()) => Ok(EventAdded::Added),
+        Err(e) if order.failed(&e) => {
+            let exists = table.exists(&k::order_header(event.order_id)).await?;
+            Ok(if exists {
+                EventAdded::Full
+            } else {
+                EventAdded::NoOrder
+            })
+        }
         Err(e) => Err(e),
+    }
+}
+
+/// Appends a tracking event to an existing order; `false` when the order does not exist.
+pub async fn add_tracking_event(table: &Table, event: &TrackingEvent) -> Result<bool, StoreError> {
+    match append_tracking_event(table, event).await? {
+        EventAdded::Added => Ok(true),
+        EventAdded::NoOrder => Ok(false),
+        EventAdded::Full => Err(StoreError::Corrupt(format!(
+            "order {} has {MAX_ORDER_EVENTS} events already",
+            event.order_id
+        ))),
     }
 }
 
