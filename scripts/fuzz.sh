@@ -40,8 +40,9 @@ api PUT "$FUZZ_STAFF_TOKEN" /countries/DE '{"name":"Germany","regionId":"EU"}'
 api PUT "$FUZZ_STAFF_TOKEN" /locations/BER '{"name":"Berlin","countryId":"DE"}'
 api PUT "$FUZZ_STAFF_TOKEN" /departments/SALES '{"name":"Sales","locationId":"BER"}'
 api PUT "$FUZZ_STAFF_TOKEN" /warehouses/W1 '{"name":"Spandau","regionId":"EU"}'
-# hooks.py's product (most /products paths name it), stocked in W1.
-api PUT "$FUZZ_STAFF_TOKEN" /products/42 '{"name":"Ground coffee, 500 g"}'
+# hooks.py's product (most /products paths name it), priced (orders take the catalogue's
+# price), stocked in W1.
+api PUT "$FUZZ_STAFF_TOKEN" /products/42 '{"name":"Ground coffee, 500 g","price":799,"currency":"USD"}'
 api PUT "$FUZZ_STAFF_TOKEN" /products/42/inventory/W1 '{"quantity":120}'
 api PUT "$FUZZ_STAFF_TOKEN" /employees/E100 '{"name":"Ada Lovelace","hireDate":"2024-01-15","warehouseId":"W1"}'
 api PUT "$FUZZ_STAFF_TOKEN" /jobs/SA_REP '{"title":"Sales Representative"}'
@@ -50,7 +51,7 @@ api POST "$FUZZ_STAFF_TOKEN" /employees/E100/jobs '{"jobId":"SA_REP","department
 api PUT "$FUZZ_STAFF_TOKEN" "/customers/$FUZZ_OWNER" '{"name":"Fuzz","email":"fuzz@example.com","accountRepId":"E100"}'
 # The order hooks.py points /orders/{orderId} paths at (C5, C6), placed for the fuzzing customer.
 FUZZ_ORDER=$(curl -sf -X POST -H "authorization: Bearer $FUZZ_OWNER_TOKEN" -H "Idempotency-Key: fuzz-order" \
-    "http://127.0.0.1:$port/customers/$FUZZ_OWNER/orders" -d '{"items":[{"sku":42,"quantity":1,"unitPrice":799}]}' |
+    "http://127.0.0.1:$port/customers/$FUZZ_OWNER/orders" -d '{"items":[{"sku":42,"quantity":1}]}' |
     .venv/bin/python -c 'import json, sys; print(json.load(sys.stdin)["orderId"])')
 export FUZZ_ORDER
 # The books hooks.py points /books paths at (an assignment, so a failing import stops the run).

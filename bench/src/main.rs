@@ -60,7 +60,9 @@ impl Pattern {
             Pattern::Hello => "the floor: answers hello, no DynamoDB",
             Pattern::C1 => "a customer and their newest 10 orders: one Query",
             Pattern::O5 => "open orders in a date range: 15 Queries in parallel, merged",
-            Pattern::C3 => "place an order: one TransactWriteItems of 5 items",
+            Pattern::C3 => {
+                "place an order: one BatchGetItem of its products, one TransactWriteItems of 7 items"
+            }
         }
     }
 
@@ -701,6 +703,9 @@ mod data {
             .map_err(|e| format!("cannot create the table {table} in DynamoDB Local: {e}"))?;
         let table = store::Table::new(client, table);
         fixtures::customer(&table, "123").await;
+        // The products of the C3 sample, priced: place-order takes the catalogue's prices.
+        fixtures::priced_product(&table, 1001, 1250).await;
+        fixtures::priced_product(&table, 42, 499).await;
         for n in 0..50 {
             let at = NOVEMBER_2020_MS - (n + 1) * 24 * HOUR_MS;
             fixtures::order(&table, "123", at, &[(1001, 2, 1250), (42, 1, 499)]).await;
