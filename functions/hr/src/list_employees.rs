@@ -265,4 +265,35 @@ mod tests {
             "the old title lists no one"
         );
     }
+
+    /// Two jobs may share a title: H11 merges their holders, in employee order, one cursor.
+    #[tokio::test]
+    async fn h11_merges_the_holders_of_every_job_of_a_title() {
+        let table = testkit::table().await;
+        testkit::fixtures::org(&table).await;
+        for (job, title) in [("A", "Clerk"), ("B", "clerk"), ("C", "Lead")] {
+            let record = model::hr::Job {
+                job_id: Id::parse("id", job).unwrap(),
+                title: Name::parse("title", title).unwrap(),
+            };
+            store::hr::put_reference(&table, &record).await.unwrap();
+        }
+        for (e, job) in [("E1", "A"), ("E2", "B"), ("E3", "A"), ("E4", "C")] {
+            testkit::fixtures::employee(&table, e, "Kim Park").await;
+            let held = testkit::fixtures::job(e, job, "2025-01-01");
+            store::hr::add_job(&table, &held).await.unwrap();
+        }
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let pages = h
+            .as_staff()
+            .walk("/employees", &[("jobTitle", "CLERK")], "1")
+            .await;
+        assert_eq!(ids(&pages), ["E1", "E2", "E3"]);
+        let jobs: Vec<_> = pages
+            .iter()
+            .flat_map(|p| p["employees"].as_array().unwrap().clone())
+            .map(|e| e["job"]["jobId"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(jobs, ["A", "B", "A"]);
+    }
 }
