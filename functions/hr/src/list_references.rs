@@ -117,8 +117,7 @@ async fn list<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let kind = reference::kind_of(&req)
-        .ok_or_else(|| ApiError::bad_request("invalid_parameter", "no kind in the path"))?;
+    let kind = reference::kind_of(&req)?;
     reference::with_kind!(kind, list(deps, &req))
 }
 

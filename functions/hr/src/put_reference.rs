@@ -135,8 +135,7 @@ async fn put<R: ReferenceRecord>(deps: &Deps, record: R) -> Result<Response<Body
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let kind = reference::kind_of(&req)
-        .ok_or_else(|| ApiError::bad_request("invalid_parameter", "no record id in the path"))?;
+    let kind = reference::kind_of(&req)?;
     let id = api::path_id(&req, reference::id_param(kind))?;
     let body: Record = api::json_body(&req)?;
     // Exactly the name field and the parent this kind has, and no other.

@@ -49,8 +49,9 @@ pub fn collection(kind: Reference) -> &'static str {
 }
 
 /// The kind a request's path names: by its id parameter (`/regions/{regionId}`), or else by its
-/// collection (`/regions`).
-pub fn kind_of(req: &lambda_http::Request) -> Option<Reference> {
+/// collection (`/regions`); 400 `invalid_parameter` on a path that names none (no route of these
+/// functions does).
+pub fn kind_of(req: &lambda_http::Request) -> Result<Reference, api::ApiError> {
     use lambda_http::RequestExt;
     let params = req.path_parameters();
     Reference::ALL
@@ -59,6 +60,9 @@ pub fn kind_of(req: &lambda_http::Request) -> Option<Reference> {
         .or_else(|| {
             let last = req.uri().path().trim_end_matches('/').rsplit('/').next()?;
             Reference::ALL.into_iter().find(|k| collection(*k) == last)
+        })
+        .ok_or_else(|| {
+            api::ApiError::bad_request("invalid_parameter", "the path names no kind of record")
         })
 }
 
