@@ -319,8 +319,10 @@ async fn load_products(
                 updated_at: since,
                 version: 0,
             };
-            match products::put_inventory(table, &stock).await? {
+            // Created only: a rerun keeps the stock there (and its version) as it is.
+            match products::set_inventory(table, &stock, Some(0)).await?.0 {
                 InventoryPut::Stored(created) => loaded.inventories += usize::from(created),
+                InventoryPut::VersionMismatch(_) => {}
                 other => return Err(StoreError::Corrupt(format!("seeding inventory: {other:?}"))),
             }
         }

@@ -164,7 +164,15 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
             updated_at: Timestamp::parse("2022-12-15T00:00:00.000Z").expect("valid"),
             version: 0,
         };
-        commerce::put_cart_line(table, &line).await?;
+        // Added only: a rerun keeps the line there (and its version) as it is.
+        match commerce::set_cart_line(table, &line, Some(0)).await? {
+            commerce::CartLineSet::Stored(_) | commerce::CartLineSet::VersionMismatch(_) => {}
+            full => {
+                return Err(StoreError::Corrupt(format!(
+                    "seeding cart line {product}: {full:?}"
+                )));
+            }
+        }
     }
 
     written += load_products(table).await?;
@@ -178,10 +186,13 @@ async fn load_products(table: &Table) -> Result<usize, StoreError> {
     use store::products::{self, InventoryPut};
     let mut written = 0;
     for (n, name, w1, w2) in PRODUCTS {
-        let price = PRICES.iter().find(|(p, _)| *p == n).map(|(_, cents)| products::Price {
-            cents: *cents,
-            currency: "USD".into(),
-        });
+        let price = PRICES
+            .iter()
+            .find(|(p, _)| *p == n)
+            .map(|(_, cents)| products::Price {
+                cents: *cents,
+                currency: "USD".into(),
+            });
         let (_, created) = products::put_product(
             table,
             sku(n),
@@ -200,8 +211,10 @@ async fn load_products(table: &Table) -> Result<usize, StoreError> {
                 updated_at: Timestamp::parse("2020-11-01T00:00:00.000Z").expect("valid"),
                 version: 0,
             };
-            match products::put_inventory(table, &stock).await? {
+            // Created only: a rerun keeps the stock there (and its version) as it is.
+            match products::set_inventory(table, &stock, Some(0)).await?.0 {
                 InventoryPut::Stored(created) => written += usize::from(created),
+                InventoryPut::VersionMismatch(_) => {}
                 other => {
                     return Err(StoreError::Corrupt(format!(
                         "seeding inventory {n} in {warehouse}: {other:?}"
