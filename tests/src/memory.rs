@@ -85,7 +85,7 @@ impl RuntimeApi {
 
     async fn next(&self) -> Response<Full<Bytes>> {
         let n = self.handed.fetch_add(1, Ordering::SeqCst);
-        if n % SAMPLE_EVERY == 0 {
+        if n.is_multiple_of(SAMPLE_EVERY) {
             let pid = *self.pid.get().expect("the process's pid");
             self.samples.lock().unwrap().push((n, resident_bytes(pid)));
         }
