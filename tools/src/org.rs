@@ -402,7 +402,7 @@ async fn load_orders(
     let counts: Vec<(usize, usize)> = futures::stream::iter(planned)
         .map(|(order, events)| async move {
             let mut placed = 0;
-            match commerce::place_order(table, &order, None).await {
+            match commerce::place_order_in(table, &order, "USD").await {
                 Ok(PlaceOutcome::Placed) => placed = 1,
                 Ok(other) => {
                     return Err(StoreError::Corrupt(format!("seeding an order: {other:?}")));

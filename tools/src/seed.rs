@@ -129,7 +129,7 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
             // The local stack's count (the template's default).
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
         };
-        match commerce::place_order(table, &order, None).await {
+        match commerce::place_order_in(table, &order, "USD").await {
             Ok(PlaceOutcome::Placed) => written += 4,
             Ok(other) => {
                 return Err(StoreError::Corrupt(format!(

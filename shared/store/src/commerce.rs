@@ -338,6 +338,21 @@ pub async fn place_order(
     place(table, order, idempotency, &Checked::default()).await
 }
 
+/// [`place_order`], recording the order's currency (the seed loaders' orders, priced as their
+/// products are).
+pub async fn place_order_in(
+    table: &Table,
+    order: &NewOrder,
+    currency: &str,
+) -> Result<PlaceOutcome, StoreError> {
+    let currency = currency.to_owned();
+    let checked = Checked {
+        prices: &[],
+        currency: Some(&currency),
+    };
+    place(table, order, None, &checked).await
+}
+
 async fn place(
     table: &Table,
     order: &NewOrder,
