@@ -36,14 +36,14 @@ pub(super) fn reason(field: &str, message: &str) -> String {
         );
     }
     for kind in ["invalid type: ", "invalid value: "] {
-        if let Some(rest) = message.strip_prefix(kind) {
-            if let Some((given, expected)) = rest.rsplit_once(", expected ") {
-                return format!(
-                    "{field}: {} is not {}.",
-                    given_value(given),
-                    accepted(expected)
-                );
-            }
+        if let Some(rest) = message.strip_prefix(kind)
+            && let Some((given, expected)) = rest.rsplit_once(", expected ")
+        {
+            return format!(
+                "{field}: {} is not {}.",
+                given_value(given),
+                accepted(expected)
+            );
         }
     }
     if message.starts_with("invalid length ") {
