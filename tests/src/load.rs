@@ -179,7 +179,10 @@ async fn concurrent_load_then_zero_drift() {
                 request(
                     "PUT",
                     format!("/products/{p}"),
-                    format!(r#"{{"name":"Product {p}","price":{},"currency":"USD"}}"#, 100 * p),
+                    format!(
+                        r#"{{"name":"Product {p}","price":{},"currency":"USD"}}"#,
+                        100 * p
+                    ),
                 )
             }))
             .collect(),
@@ -236,13 +239,7 @@ async fn concurrent_load_then_zero_drift() {
         ));
         if i < 200 {
             let lines: Vec<String> = (0..1 + i % 3)
-                .map(|l| {
-                    format!(
-                        r#"{{"sku":{},"quantity":{}}}"#,
-                        1 + (i + l) % 10,
-                        1 + l
-                    )
-                })
+                .map(|l| format!(r#"{{"sku":{},"quantity":{}}}"#, 1 + (i + l) % 10, 1 + l))
                 .collect();
             load.push((
                 "POST".into(),

@@ -71,7 +71,10 @@ mod tests {
             .collect();
         assert_eq!(lines.len(), 1);
         assert_eq!(lines[0]["SK"].as_s().unwrap(), "PRODUCT#veggies");
-        let cart = items.iter().find(|i| model::type_of(i) == Some("Cart")).unwrap();
+        let cart = items
+            .iter()
+            .find(|i| model::type_of(i) == Some("Cart"))
+            .unwrap();
         assert_eq!(cart["LineCount"].as_n().unwrap(), "1", "counted out once");
     }
 
