@@ -158,11 +158,7 @@ async fn concurrent_load_then_zero_drift() {
                 "/warehouses/W2",
                 r#"{"name":"Tegel","regionId":"EU"}"#,
             ),
-            request(
-                "PUT",
-                "/jobs/SA_REP",
-                r#"{"title":"Sales Representative"}"#,
-            ),
+            request("PUT", "/jobs/SA_REP", r#"{"title":"Sales Representative"}"#),
         ],
         (0..5)
             .map(|r| {
