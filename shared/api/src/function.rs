@@ -213,9 +213,16 @@ pub enum Sender {
 impl Function {
     /// The `Pattern` its metrics are counted under: the catalogue ID of the patterns it serves
     /// (`C1`; a run of one letter's numbers as a range, `L2-L6`; others joined, `H2/H6/H11`),
-    /// or its own name when it serves no numbered pattern. A handler serving several names the
-    /// one of each invocation with [`crate::count_as_pattern`].
+    /// or its own name when it serves no numbered pattern; one pattern keeps its whole ID (`H3
+    /// history`). A handler serving several names the one of each invocation with
+    /// [`crate::count_as_pattern`].
     pub fn metrics_pattern(&self) -> String {
+        let mut patterns = self.routes.iter().flat_map(|r| r.patterns);
+        if let (Some(only), None) = (patterns.next(), patterns.next())
+            && !only.id.is_empty()
+        {
+            return only.id.to_owned();
+        }
         let mut ids: Vec<&str> = Vec::new();
         for p in self.routes.iter().flat_map(|r| r.patterns) {
             let id = p.id.split(' ').next().unwrap_or(p.id);
@@ -276,6 +283,7 @@ mod tests {
         assert_eq!(serving(&[]), "the-function");
         assert_eq!(serving(&[""]), "the-function");
         assert_eq!(serving(&["C1"]), "C1");
+        assert_eq!(serving(&["H3 history"]), "H3 history");
         assert_eq!(serving(&["C4", "C4 by status"]), "C4");
         assert_eq!(serving(&["L2", "L3", "L4", "L5", "L6"]), "L2-L6");
         assert_eq!(serving(&["L9", "L10"]), "L9-L10");
