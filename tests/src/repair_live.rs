@@ -223,6 +223,11 @@ async fn client(stack: &Stack, worker: usize, stop: &AtomicBool, sent: &AtomicUs
             ),
         };
         let (status, json) = send(stack, method, &path, &body).await;
+        // An order takes at most 50 tracking events: a full one leaves the traffic.
+        if status == 409 && json["code"] == "order_events_full" {
+            orders.retain(|order| !path.contains(order.as_str()));
+            continue;
+        }
         assert!(
             status == 200 || status == 201,
             "{method} {path} {body}: {status} {json}"
