@@ -97,6 +97,83 @@ def dumps(value):
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def body_reason(field, message):
+    """api::body::words::reason: serde's refusal `message` of the body's `field`
+    (serde_path_to_error's path, `.` for the body) in the API's words."""
+    field = "" if field == "." else field
+
+    def member(name):
+        return f"{field}.{name}" if field else name
+
+    def quoted_after(prefix):
+        if not message.startswith(prefix + "`"):
+            return None
+        rest = message[len(prefix) + 1:]
+        return rest.split("`", 1)[0] if "`" in rest else None
+
+    def names_after():
+        if "expected " not in message:
+            return []
+        return message.split("expected ", 1)[1].split("`")[1::2]
+
+    name = quoted_after("missing field ")
+    if name is not None:
+        return f"{member(name)} is required."
+    name = quoted_after("unknown field ")
+    if name is not None:
+        known = names_after()
+        if not known:
+            return f"{member(name)} is not a field here; this object takes none."
+        return f"{member(name)} is not a field here; the fields are {', '.join(known)}."
+    for kind in ("invalid type: ", "invalid value: "):
+        if message.startswith(kind) and ", expected " in message:
+            given, expected = message[len(kind):].rsplit(", expected ", 1)
+            return f"{field}: {_given_value(given)} is not {_accepted(expected)}."
+    if message.startswith("invalid length "):
+        return f"{field}: a list of the wrong length."
+    return f"{field}: {message}" if field else message
+
+
+def _given_value(given):
+    if given.startswith("string "):
+        return given[len("string "):]
+    if given in ("null", "unit value"):
+        return "null"
+    if given == "sequence":
+        return "a list"
+    if given == "map":
+        return "an object"
+    ticked = given.split("`")
+    return ticked[1] if len(ticked) > 1 else given
+
+
+def _accepted(expected):
+    whole = {"u8": ("0", "255"), "u16": ("0", "65535"), "u32": ("0", "4294967295"),
+             "i8": ("-128", "127"), "i16": ("-32768", "32767"),
+             "i32": ("-2147483648", "2147483647")}
+    if expected in whole:
+        return "a whole number from %s to %s" % whole[expected]
+    if expected in ("u64", "usize"):
+        return "a whole number, 0 or more"
+    if expected in ("i64", "isize"):
+        return "a whole number"
+    if expected in ("f32", "f64"):
+        return "a number"
+    if expected == "a boolean":
+        return "true or false"
+    if expected in ("a string", "a borrowed string", "a character"):
+        return "a string"
+    if expected == "a sequence":
+        return "a list"
+    if expected == "a map" or expected.startswith("struct "):
+        return "an object"
+    if expected.startswith(("tuple", "a tuple")):
+        return "a list"
+    if expected.startswith(("enum ", "variant ")):
+        return "one of the listed values"
+    return expected
+
+
 def json_response(status, body, headers=None):
     h = {"content-type": "application/json"}
     drifted = []
@@ -184,7 +261,7 @@ _ID_CHARS = re.compile(r"[A-Za-z0-9._-]*")
 
 
 def parse_id(what, value):
-    """keys::Id::parse: 1 to 64 ASCII letters, digits, '-', '_' or '.'; raises ValueError with
+    """keys::Id::parse: 1 to 64 ASCII letters, digits, '-', '_' or '.', not "." or ".."; raises ValueError with
     the KeyError's text."""
     if value == "":
         raise ValueError(f"{what} must not be empty")
@@ -195,6 +272,8 @@ def parse_id(what, value):
         raise ValueError(
             f"{what} may only contain letters, digits, '-', '_' and '.'; found {rust_char_debug(bad)}"
         )
+    if value in (".", ".."):  # a URL path cannot address it
+        raise ValueError(f'{what} may not be "." or "..": a URL cannot address it')
     return value
 
 
@@ -477,6 +556,7 @@ def order_summary_view(item):
         "customerId": s_of(item, "CustomerId"),
         "status": s_of(item, "Status"),
         "createdAt": s_of(item, "CreatedAt"),
+        "currency": item["Currency"]["S"] if "Currency" in item else None,
         "total": int_of(item, "Total", *I64),
         "itemCount": int_of(item, "ItemCount", *U64),
         "accountRepId": item["AccountRepId"]["S"] if "AccountRepId" in item else None,

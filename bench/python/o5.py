@@ -52,7 +52,7 @@ def handle(event):
         raise c.invalid_parameter("status", "give status=OPEN (or another status)")
     if status not in STATUSES:
         raise c.invalid_parameter(
-            "status", f"{c.rust_str_debug(status)} is not a key of the expected shape"
+            "status", f"{c.rust_str_debug(status)} is not one of {', '.join(STATUSES)}"
         )
     # api::query_order_dates
     frm = query_date(params, "from") or EARLIEST

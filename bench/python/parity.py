@@ -182,6 +182,8 @@ for label, path_id, query, sub in [
     ("unknown customer (404)", "404", [], "404"),
     ("customer without orders", "456", [], "456"),
     ("bad id (400)", "a b", [], "a b"),
+    ("id . (400: a URL cannot address it)", ".", [], "."),
+    ("id .. (400)", "..", [], ".."),
     ("derived values as stored", "drift-ok", [], "drift-ok"),
     ("drifted derived values (null, named in a header)", "drift-bad", [], "drift-bad"),
 ]:
@@ -340,12 +342,12 @@ check("C3 Python replays Rust's answer byte for byte",
       (again_py["statusCode"], again_py["body"], again_py["headers"].get("idempotent-replayed"), again_py["headers"].get("location"))
       == (201, rust[2], "true", f"/orders/{rid}"),
       f"{again_py}\n      {rust}")
-other_body = '{"items":[{"sku":1,"quantity":1,"unitPrice":1}]}'
+other_body = '{"items":[{"sku":42,"quantity":3}]}'
 c3_both("same key, another body (422), each other's key", "123", other_body, key=RS_KEY, rust_key=PY_KEY, mask=False)
 c3_both("same key, another body (422), own key", "123", other_body, key=PY_KEY, rust_key=RS_KEY, mask=False)
 
 # A customer without a rep: no GSI1 on the summary, no AccountRepId.
-rust, py = c3_both("customer without a rep, no key", "456", '{"items":[{"sku":42,"quantity":2,"unitPrice":1250},{"sku":7,"quantity":1,"unitPrice":99}]}')
+rust, py = c3_both("customer without a rep, no key", "456", '{"items":[{"sku":42,"quantity":2},{"sku":1001,"quantity":1}]}')
 rid, pid = json.loads(rust[2])["orderId"], json.loads(py["body"])["orderId"]
 rw, pw = written(rid, "456"), written(pid, "456")
 check("C3 items written (no rep): same items, attributes, types, key shapes", rw == pw, f"rust {rw}\n      python {pw}")
@@ -358,38 +360,69 @@ def known_json_message(t):
     return status, headers, b["code"]
 
 
-# serde fills a struct from an array of its fields: [sku, quantity, unitPrice] is a line too.
-c3_both("a line as an array [sku, quantity, unitPrice]", "456", '{"items":[[42,1,100]]}')
+# serde fills a struct from an array of its fields: [sku, quantity] is a line too.
+c3_both("a line as an array [sku, quantity]", "456", '{"items":[[42,1]]}')
+# A unitPrice of null is serde's absent Option: the line is priced from the catalogue.
+c3_both("unitPrice null is no price", "456", '{"items":[{"sku":42,"quantity":1,"unitPrice":null}]}')
+# Its price is the catalogue's: the answer, the lines written and the total say so.
+rust, py = c3_both("priced from the catalogue (product 42 at its price)", "456", '{"items":[{"sku":42,"quantity":3}]}')
+price_42 = int(DDB.get_item(TableName=opts.table, Key={"PK": {"S": "PRODUCT#000000000042"}, "SK": {"S": "A"}},
+                            ConsistentRead=True)["Item"]["Price"]["N"])
+check("C3 both priced the line at the product's price",
+      json.loads(rust[2])["items"][0]["unitPrice"] == json.loads(py["body"])["items"][0]["unitPrice"] == price_42
+      and json.loads(rust[2])["total"] == json.loads(py["body"])["total"] == 3 * price_42,
+      f"{price_42}: {rust[2]}\n      {py['body']}")
+
+# Products that cannot be ordered together or at all: one without a price, one priced in EUR
+# (copies of product 42's item under new SKUs; the same for both sides).
+product_42 = DDB.get_item(TableName=opts.table, Key={"PK": {"S": "PRODUCT#000000000042"}, "SK": {"S": "A"}},
+                          ConsistentRead=True)["Item"]
+for sku, change in ((990001, None), (990002, "EUR")):
+    item = json.loads(json.dumps(product_42).replace("000000000042", "%012d" % sku))
+    item["Sku"] = {"N": str(sku)}
+    if change is None:
+        item.pop("Price"), item.pop("Currency")
+    else:
+        item["Currency"] = {"S": change}
+    DDB.put_item(TableName=opts.table, Item=item)
 
 before = len(scan_all())
-too_many = '{"items":[' + ",".join(f'{{"sku":{i},"quantity":1,"unitPrice":1}}' for i in range(1, 52)) + "]}"
+too_many = '{"items":[' + ",".join(f'{{"sku":{i},"quantity":1}}' for i in range(1, 50)) + "]}"
 for label, customer, body, key, sub in [
     ("empty body", "123", "", None, None),
     ("not JSON", "123", "not json", None, None),
     ("{}", "123", "{}", None, None),
     ("no lines", "123", '{"items":[]}', None, None),
-    ("51 lines", "123", too_many, None, None),
-    ("sku as string", "123", '{"items":[{"sku":"42","quantity":1,"unitPrice":1}]}', None, None),
-    ("sku 42.5", "123", '{"items":[{"sku":42.5,"quantity":1,"unitPrice":1}]}', None, None),
-    ("sku 1e20", "123", '{"items":[{"sku":1e20,"quantity":1,"unitPrice":1}]}', None, None),
-    ("sku 2^64", "123", '{"items":[{"sku":18446744073709551616,"quantity":1,"unitPrice":1}]}', None, None),
-    ("sku null", "123", '{"items":[{"sku":null,"quantity":1,"unitPrice":1}]}', None, None),
-    ("sku true", "123", '{"items":[{"sku":true,"quantity":1,"unitPrice":1}]}', None, None),
-    ("quantity 0", "123", '{"items":[{"sku":42,"quantity":0,"unitPrice":1}]}', None, None),
-    ("quantity -1", "123", '{"items":[{"sku":42,"quantity":-1,"unitPrice":1}]}', None, None),
-    ("quantity 2^32", "123", '{"items":[{"sku":42,"quantity":4294967296,"unitPrice":1}]}', None, None),
-    ("unitPrice -5", "123", '{"items":[{"sku":42,"quantity":1,"unitPrice":-5}]}', None, None),
-    ("unitPrice over max", "123", '{"items":[{"sku":42,"quantity":1,"unitPrice":100000001}]}', None, None),
-    ("sku 0", "123", '{"items":[{"sku":0,"quantity":1,"unitPrice":1}]}', None, None),
-    ("sku 10^12", "123", '{"items":[{"sku":1000000000000,"quantity":1,"unitPrice":1}]}', None, None),
-    ("missing unitPrice", "123", '{"items":[{"sku":42,"quantity":1}]}', None, None),
-    ("unknown line field", "123", '{"items":[{"sku":42,"quantity":1,"unitPrice":1,"x":1}]}', None, None),
+    ("49 lines", "123", too_many, None, None),
+    ("sku as string", "123", '{"items":[{"sku":"42","quantity":1}]}', None, None),
+    ("sku 42.5", "123", '{"items":[{"sku":42.5,"quantity":1}]}', None, None),
+    ("sku 1e20", "123", '{"items":[{"sku":1e20,"quantity":1}]}', None, None),
+    ("sku 2^64", "123", '{"items":[{"sku":18446744073709551616,"quantity":1}]}', None, None),
+    ("sku null", "123", '{"items":[{"sku":null,"quantity":1}]}', None, None),
+    ("sku true", "123", '{"items":[{"sku":true,"quantity":1}]}', None, None),
+    ("quantity 0", "123", '{"items":[{"sku":42,"quantity":0}]}', None, None),
+    ("quantity -1", "123", '{"items":[{"sku":42,"quantity":-1}]}', None, None),
+    ("quantity 2^32", "123", '{"items":[{"sku":42,"quantity":4294967296}]}', None, None),
+    ("unitPrice given (unit_price_not_accepted)", "123", '{"items":[{"sku":42,"quantity":1,"unitPrice":1250}]}', None, None),
+    ("unitPrice 0 on line 2 (unit_price_not_accepted)", "123", '{"items":[{"sku":42,"quantity":1},{"sku":1001,"quantity":1,"unitPrice":0}]}', None, None),
+    ("unitPrice as text (unit_price_not_accepted)", "123", '{"items":[{"sku":42,"quantity":1,"unitPrice":"free"}]}', None, None),
+    ("a line as an array with a price", "123", '{"items":[[42,1,100]]}', None, None),
+    ("unknown sku (unknown_sku)", "123", '{"items":[{"sku":424242,"quantity":1}]}', None, None),
+    ("unknown sku on line 2 (unknown_sku)", "123", '{"items":[{"sku":42,"quantity":1},{"sku":424242,"quantity":1}]}', None, None),
+    ("unknown sku, unknown customer (unknown_sku first)", "ghost", '{"items":[{"sku":424242,"quantity":1}]}', None, "ghost"),
+    ("unpriced sku (sku_not_for_sale)", "123", '{"items":[{"sku":42,"quantity":1},{"sku":990001,"quantity":1}]}', None, None),
+    ("mixed currencies", "123", '{"items":[{"sku":42,"quantity":1},{"sku":990002,"quantity":1}]}', None, None),
+    ("a member given twice (duplicate_field)", "123", '{"items":[{"sku":42,"sku":1001,"quantity":1}]}', None, None),
+    ("sku 0", "123", '{"items":[{"sku":0,"quantity":1}]}', None, None),
+    ("sku 10^12", "123", '{"items":[{"sku":1000000000000,"quantity":1}]}', None, None),
+    ("missing quantity", "123", '{"items":[{"sku":42}]}', None, None),
+    ("unknown line field", "123", '{"items":[{"sku":42,"quantity":1,"x":1}]}', None, None),
     ("unknown top field", "123", '{"items":[],"x":1}', None, None),
     ("items not a list", "123", '{"items":{}}', None, None),
     ("line not an object", "123", '{"items":[5]}', None, None),
-    ("line as a short array", "123", '{"items":[[42,1]]}', None, None),
+    ("line as a short array", "123", '{"items":[[42]]}', None, None),
     ("body is an array", "123", "[5]", None, None),
-    ("duplicate sku", "123", '{"items":[{"sku":1,"quantity":1,"unitPrice":1},{"sku":1,"quantity":2,"unitPrice":1}]}', None, None),
+    ("duplicate sku", "123", '{"items":[{"sku":1,"quantity":1},{"sku":1,"quantity":2}]}', None, None),
     ("key with a space", "123", BODY, "has space", None),
     ("key with #", "123", BODY, "a#b", None),
     ("key too long", "123", BODY, "k" * 65, None),
