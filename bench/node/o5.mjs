@@ -26,7 +26,7 @@ export const handler = serve(STAFF, async (event) => {
   const status = query(event, "status");
   if (status === undefined) throw invalidParameter("status", "give status=OPEN (or another status)");
   if (!STATUSES.includes(status)) {
-    throw invalidParameter("status", new KeyError(`${debugStr(status)} is not a key of the expected shape`).message);
+    throw invalidParameter("status", new KeyError(`${debugStr(status)} is not one of ${STATUSES.join(", ")}`).message);
   }
   const { from, to } = queryOrderDates(event);
   // One stream per shard: the key condition of its Query.

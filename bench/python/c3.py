@@ -188,24 +188,25 @@ def parse_body(event):
 
 
 class _Members(dict):
-    """An object's members, remembering the first name given twice (api::body::unique)."""
+    """An object's members, in the body's order as given (names may repeat)."""
 
     def __init__(self, pairs):
-        super().__init__()
-        self.twice = None
-        for name, v in pairs:
-            if name in self and self.twice is None:
-                self.twice = name
-            self[name] = v
+        super().__init__(pairs)
+        self.pairs = pairs
 
 
 def _first_duplicate(v, at):
-    """The path of the first member named twice, in document order (`items[0].sku`)."""
+    """The path of the first member named twice, in the body's order (`items[0].sku`), as
+    api::body::unique meets it while reading: a name is refused when read again, before its
+    value."""
     if isinstance(v, _Members):
-        if v.twice is not None:
-            return f"{at}.{v.twice}" if at else v.twice
-        for name, x in v.items():
-            found = _first_duplicate(x, f"{at}.{name}" if at else name)
+        seen = set()
+        for name, x in v.pairs:
+            path = f"{at}.{name}" if at else name
+            if name in seen:
+                return path
+            seen.add(name)
+            found = _first_duplicate(x, path)
             if found is not None:
                 return found
     elif isinstance(v, list):
@@ -296,10 +297,11 @@ LINE_FIELDS = ("sku", "quantity", "unitPrice")
 
 def _line(v, at):
     if isinstance(v, list):  # serde also fills a struct from an array of its fields, in order
+        # element by element, as serde reads them; then whether the length fits
+        got = [_number(f"{at}[{i}]", x, *f[1:]) for i, (x, f) in enumerate(zip(v, REQUIRED_FIELDS))]
         if not 2 <= len(v) <= 3:
             raise _Serde(at, f"invalid length {len(v)}, expected struct Line")
-        sku, quantity = (_number(f"{at}[{i}]", v[i], *REQUIRED_FIELDS[i][1:]) for i in range(2))
-        return sku, quantity, v[2] if len(v) > 2 else None
+        return got[0], got[1], v[2] if len(v) > 2 else None
     if not isinstance(v, dict):
         raise _Serde(at, f"invalid type: {_unexpected(v)}, expected struct Line")
     got = {}

@@ -13,6 +13,9 @@ with those masked, and each side must replay the other's idempotent answer byte 
 The stack runs with `--no-streams` (derived counters must not change under the comparison) and
 the template's OrderStatusShards (15 unless --shards says otherwise); the table holds `seed`'s
 data. Prints one line per case and `N passed, N failed`; exits non-zero on a failure.
+
+`--peer node` compares the Node + ElectroDB peers (bench/node, their handlers called through
+bench/node/invoke.mjs) instead, with the same cases.
 """
 
 import argparse
@@ -36,6 +39,7 @@ args.add_argument("--issuer-dir", required=True)
 args.add_argument("--cursor-key", required=True)
 args.add_argument("--shards", default="15")
 args.add_argument("--bin-dir", default=os.path.join(ROOT, "target", "debug"))
+args.add_argument("--peer", choices=("python", "node"), default="python")
 opts = args.parse_args()
 
 os.environ.update(
@@ -52,6 +56,30 @@ import c3  # noqa: E402
 import o5  # noqa: E402
 
 DDB = c1.DDB
+
+if opts.peer == "node":
+    class NodePeer:
+        """A Node peer's handler, called in bench/node/invoke.mjs (one process for all)."""
+
+        process = None
+
+        def __init__(self, name):
+            self.name = name
+
+        def handler(self, event, context):
+            if NodePeer.process is None:
+                NodePeer.process = subprocess.Popen(
+                    ["node", os.path.join(ROOT, "bench", "node", "invoke.mjs")],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                )
+            NodePeer.process.stdin.write(json.dumps({"handler": self.name, "event": event}) + "\n")
+            NodePeer.process.stdin.flush()
+            out = json.loads(NodePeer.process.stdout.readline())
+            if "error" in out:
+                raise RuntimeError(out["error"])
+            return out
+
+    c1, c3, o5 = NodePeer("c1"), NodePeer("c3"), NodePeer("o5")
 passed = failed = 0
 
 
@@ -130,7 +158,7 @@ def compare(name, rust, py, mask=None):
     p = (py["statusCode"], {k: py_headers.get(k) for k in HEADERS}, py["body"])
     if mask:
         r, p = mask(r), mask(p)
-    check(name, r == p, f"rust   {r}\n      python {p}")
+    check(name, r == p, f"rust   {r}\n      {opts.peer:6} {p}")
     return r == p
 
 
@@ -413,6 +441,8 @@ for label, customer, body, key, sub in [
     ("unpriced sku (sku_not_for_sale)", "123", '{"items":[{"sku":42,"quantity":1},{"sku":990001,"quantity":1}]}', None, None),
     ("mixed currencies", "123", '{"items":[{"sku":42,"quantity":1},{"sku":990002,"quantity":1}]}', None, None),
     ("a member given twice (duplicate_field)", "123", '{"items":[{"sku":42,"sku":1001,"quantity":1}]}', None, None),
+    ("a nested member twice before an outer one", "123", '{"a":{"b":1,"b":2},"a":1}', None, None),
+    ("a member twice inside a member given twice", "123", '{"items":[{"sku":1,"sku":2}],"items":[]}', None, None),
     ("sku 0", "123", '{"items":[{"sku":0,"quantity":1}]}', None, None),
     ("sku 10^12", "123", '{"items":[{"sku":1000000000000,"quantity":1}]}', None, None),
     ("missing quantity", "123", '{"items":[{"sku":42}]}', None, None),
@@ -421,6 +451,9 @@ for label, customer, body, key, sub in [
     ("items not a list", "123", '{"items":{}}', None, None),
     ("line not an object", "123", '{"items":[5]}', None, None),
     ("line as a short array", "123", '{"items":[[42]]}', None, None),
+    ("line as a short array of a string", "123", '{"items":[["x"]]}', None, None),
+    ("line as a long array", "123", '{"items":[[42,1,null,4]]}', None, None),
+    ("line as an array, quantity -1", "123", '{"items":[[42,-1]]}', None, None),
     ("body is an array", "123", "[5]", None, None),
     ("duplicate sku", "123", '{"items":[{"sku":1,"quantity":1},{"sku":1,"quantity":2}]}', None, None),
     ("key with a space", "123", BODY, "has space", None),

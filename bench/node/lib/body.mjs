@@ -15,6 +15,12 @@ const RECURSION_LIMIT = 128;
 
 class SyntaxFault extends Error {}
 
+/** A member named twice in one object (`api::body::unique`): refused as read, naming its path. */
+class Duplicate extends Error {}
+
+/** The path of a member (`items[0].sku`) or an element (`items[0]`) under `at`. */
+const member = (at, name) => (at ? `${at}.${name}` : name);
+
 function parse(text) {
   let i = 0;
   const fail = (what) => {
@@ -25,12 +31,12 @@ function parse(text) {
     throw new SyntaxFault(`${what} at line ${line} column ${column}`);
   };
   const ws = () => { while (i < text.length && " \t\n\r".includes(text[i])) i++; };
-  const value = (depth) => {
+  const value = (depth, at) => {
     ws();
     if (i >= text.length) fail("EOF while parsing a value");
     const c = text[i];
-    if (c === "{") return object(depth + 1);
-    if (c === "[") return array(depth + 1);
+    if (c === "{") return object(depth + 1, at);
+    if (c === "[") return array(depth + 1, at);
     if (c === '"') return { t: "str", v: string() };
     if (c === "-" || (c >= "0" && c <= "9")) return number();
     const word = { t: "true", f: "false", n: "null" }[c];
@@ -42,7 +48,7 @@ function parse(text) {
     }
     return word === "null" ? { t: "null" } : { t: "bool", v: word === "true" };
   };
-  const object = (depth) => {
+  const object = (depth, at) => {
     if (depth > RECURSION_LIMIT) fail("recursion limit exceeded");
     i++;
     const entries = new Map();
@@ -53,11 +59,12 @@ function parse(text) {
       if (i >= text.length) fail("EOF while parsing an object");
       if (text[i] !== '"') { i++; fail("key must be a string"); }
       const key = string();
+      if (entries.has(key)) throw new Duplicate(member(at, key));
       ws();
       if (i >= text.length) fail("EOF while parsing an object");
       if (text[i] !== ":") { i++; fail("expected `:`"); }
       i++;
-      entries.set(key, value(depth));
+      entries.set(key, value(depth, member(at, key)));
       ws();
       if (i >= text.length) fail("EOF while parsing an object");
       if (text[i] === ",") { i++; ws(); if (text[i] === "}") { i++; fail("trailing comma"); } continue; }
@@ -66,7 +73,7 @@ function parse(text) {
       fail("expected `,` or `}`");
     }
   };
-  const array = (depth) => {
+  const array = (depth, at) => {
     if (depth > RECURSION_LIMIT) fail("recursion limit exceeded");
     i++;
     const items = [];
@@ -74,7 +81,7 @@ function parse(text) {
     if (i >= text.length) fail("EOF while parsing a list");
     if (text[i] === "]") { i++; return { t: "seq", v: items }; }
     for (;;) {
-      items.push(value(depth));
+      items.push(value(depth, `${at}[${items.length}]`));
       ws();
       if (i >= text.length) fail("EOF while parsing a list");
       if (text[i] === ",") { i++; ws(); if (text[i] === "]") { i++; fail("trailing comma"); } continue; }
@@ -129,7 +136,7 @@ function parse(text) {
     if (!Number.isFinite(f)) fail("number out of range");
     return { t: "f64", v: f };
   };
-  const result = value(0);
+  const result = value(0, "");
   ws();
   if (i < text.length) { i++; fail("trailing characters"); }
   return result;
@@ -168,51 +175,140 @@ function unexpected(v) {
   }
 }
 
-/** A serde shape error (`invalid type`, `missing field`...), as serde writes it. */
-export class ShapeError extends Error {}
+/**
+ * A serde shape error (`invalid type`, `missing field`...) as serde writes it, at
+ * serde_path_to_error's path (`items[0].sku`; `""` for the body itself).
+ */
+export class ShapeError extends Error {
+  constructor(message, path = "") {
+    super(message);
+    this.path = path;
+  }
+}
 
-/** An integer of a Rust integer type (`u64`, `u32`, `i64`) from a parsed value, as a BigInt. */
-export function integer(v, type) {
-  if (v.t !== "u64" && v.t !== "i64") throw new ShapeError(`invalid type: ${unexpected(v)}, expected ${type}`);
+/** An integer of a Rust integer type (`u64`, `u32`, `i64`) from a parsed value at `at`, as a BigInt. */
+export function integer(v, type, at = "") {
+  if (v.t !== "u64" && v.t !== "i64") throw new ShapeError(`invalid type: ${unexpected(v)}, expected ${type}`, at);
   const [min, max] = { u64: [0n, U64_MAX], u32: [0n, 0xffffffffn], i64: [I64_MIN, (1n << 63n) - 1n] }[type];
-  if (v.v < min || v.v > max) throw new ShapeError(`invalid value: ${unexpected(v)}, expected ${type}`);
+  if (v.v < min || v.v > max) throw new ShapeError(`invalid value: ${unexpected(v)}, expected ${type}`, at);
   return v.v;
 }
 
-/** A sequence (`Vec<T>`). */
-export function sequence(v) {
-  if (v.t !== "seq") throw new ShapeError(`invalid type: ${unexpected(v)}, expected a sequence`);
-  return v.v;
+/** A sequence (`Vec<T>`) at `at`, each element read by `each(element, its path)`. */
+export function sequence(v, at = "", each = (x) => x) {
+  if (v.t !== "seq") throw new ShapeError(`invalid type: ${unexpected(v)}, expected a sequence`, at);
+  return v.v.map((x, k) => each(x, `${at}[${k}]`));
 }
+
+/** Any JSON value, as serde's `Option<serde_json::Value>` takes it: `null` is no value. */
+export const anyValue = (v) => (v.t === "null" ? undefined : v);
 
 /**
- * A struct with `deny_unknown_fields` from a map (fields read in the body's order, each
- * converted as it comes; then the first missing field in declaration order) or, as serde
- * derives allow, from a sequence of its fields in order.
+ * A struct with `deny_unknown_fields` at `at` from a map (fields read in the body's order, each
+ * converted as it comes by `fields[name](value, its path)`; then the first missing field in
+ * declaration order, the `optional` ones (`#[serde(default)]`) aside) or, as serde derives
+ * allow, from a sequence of its fields in order.
  */
-export function struct(v, name, fields) {
+export function struct(v, name, fields, at = "", optional = []) {
   const names = Object.keys(fields);
   const out = {};
   if (v.t === "map") {
     for (const [key, value] of v.v) {
       if (!(key in fields)) {
         const expected = names.length === 1 ? `\`${names[0]}\`` : `one of ${names.map((n) => `\`${n}\``).join(", ")}`;
-        throw new ShapeError(`unknown field \`${key}\`, expected ${expected}`);
+        // serde_path_to_error's path names the unknown member itself.
+        throw new ShapeError(`unknown field \`${key}\`, expected ${expected}`, member(at, key));
       }
-      out[key] = fields[key](value);
+      out[key] = fields[key](value, member(at, key));
     }
-    for (const n of names) if (!(n in out)) throw new ShapeError(`missing field \`${n}\``);
+    for (const n of names) {
+      if (!(n in out) && !optional.includes(n)) throw new ShapeError(`missing field \`${n}\``, at);
+    }
     return out;
   }
   if (v.t === "seq") {
-    names.forEach((n, k) => {
-      if (k >= v.v.length) throw new ShapeError(`invalid length ${k}, expected struct ${name} with ${names.length} element${names.length === 1 ? "" : "s"}`);
-      out[n] = fields[n](v.v[k]);
+    // Element by element, as serde reads them; then whether the length fits.
+    names.slice(0, v.v.length).forEach((n, k) => {
+      out[n] = fields[n](v.v[k], `${at}[${k}]`);
     });
-    if (v.v.length > names.length) throw new ShapeError(`invalid length ${v.v.length}, expected fewer elements in array`);
+    const required = names.filter((n) => !optional.includes(n)).length;
+    if (v.v.length < required) {
+      throw new ShapeError(`invalid length ${v.v.length}, expected struct ${name} with ${required} elements`, at);
+    }
+    if (v.v.length > names.length) throw new ShapeError(`invalid length ${v.v.length}, expected fewer elements in array`, at);
     return out;
   }
-  throw new ShapeError(`invalid type: ${unexpected(v)}, expected struct ${name}`);
+  throw new ShapeError(`invalid type: ${unexpected(v)}, expected struct ${name}`, at);
+}
+
+// ---------------------------------------------------------------------------------------------
+// serde's refusals in the API's words (`api::body::words::reason`)
+
+/** The first `` `name` `` after `prefix`, when `message` starts with it. */
+function quotedAfter(message, prefix) {
+  if (!message.startsWith(`${prefix}\``)) return undefined;
+  const rest = message.slice(prefix.length + 1);
+  const end = rest.indexOf("`");
+  return end < 0 ? undefined : rest.slice(0, end);
+}
+
+/** The `` `names` `` serde lists after "expected". */
+function namesAfter(message) {
+  const at = message.indexOf("expected ");
+  if (at < 0) return [];
+  return message.slice(at + "expected ".length).split("`").filter((_, k) => k % 2 === 1);
+}
+
+/** The value serde was given, as JSON: `string "x"` → `"x"`, ``integer `-1` `` → `-1`. */
+function givenValue(given) {
+  if (given.startsWith("string ")) return given.slice("string ".length);
+  if (given === "null" || given === "unit value") return "null";
+  if (given === "sequence") return "a list";
+  if (given === "map") return "an object";
+  const ticked = given.split("`");
+  return ticked.length > 1 ? ticked[1] : given;
+}
+
+const WHOLE = {
+  u8: ["0", "255"], u16: ["0", "65535"], u32: ["0", "4294967295"],
+  i8: ["-128", "127"], i16: ["-32768", "32767"], i32: ["-2147483648", "2147483647"],
+};
+
+/** What a Rust type accepts, in JSON's words. */
+function accepted(expected) {
+  if (expected in WHOLE) return `a whole number from ${WHOLE[expected][0]} to ${WHOLE[expected][1]}`;
+  if (expected === "u64" || expected === "usize") return "a whole number, 0 or more";
+  if (expected === "i64" || expected === "isize") return "a whole number";
+  if (expected === "f32" || expected === "f64") return "a number";
+  if (expected === "a boolean") return "true or false";
+  if (["a string", "a borrowed string", "a character"].includes(expected)) return "a string";
+  if (expected === "a sequence" || expected.startsWith("tuple") || expected.startsWith("a tuple")) return "a list";
+  if (expected === "a map" || expected.startsWith("struct ")) return "an object";
+  if (expected.startsWith("enum ") || expected.startsWith("variant ")) return "one of the listed values";
+  return expected;
+}
+
+/** The reason the body's `field` was refused, from serde's `message`. */
+export function reason(field, message) {
+  const name = quotedAfter(message, "missing field ");
+  if (name !== undefined) return `${member(field, name)} is required.`;
+  const unknown = quotedAfter(message, "unknown field ");
+  if (unknown !== undefined) {
+    const known = namesAfter(message);
+    return known.length === 0
+      ? `${member(field, unknown)} is not a field here; this object takes none.`
+      : `${member(field, unknown)} is not a field here; the fields are ${known.join(", ")}.`;
+  }
+  for (const kind of ["invalid type: ", "invalid value: "]) {
+    const split = message.lastIndexOf(", expected ");
+    if (message.startsWith(kind) && split >= kind.length) {
+      const given = message.slice(kind.length, split);
+      const expected = message.slice(split + ", expected ".length);
+      return `${field}: ${givenValue(given)} is not ${accepted(expected)}.`;
+    }
+  }
+  if (message.startsWith("invalid length ")) return `${field}: a list of the wrong length.`;
+  return field ? `${field}: ${message}` : message;
 }
 
 /**
@@ -234,6 +330,9 @@ export function jsonBody(event, read) {
   try {
     value = parse(bytes.toString("utf8"));
   } catch (e) {
+    if (e instanceof Duplicate) {
+      throw badRequest("duplicate_field", `${e.message} is given twice in the body; give it once.`);
+    }
     if (e instanceof SyntaxFault || e instanceof RangeError) {
       throw badRequest("invalid_json", `The body is not valid JSON: ${e.message}`);
     }
@@ -244,9 +343,8 @@ export function jsonBody(event, read) {
     return read(value);
   } catch (e) {
     if (e instanceof ShapeError) {
-      throw badRequest("invalid_body", `The body does not fit this request: ${e.message}`);
+      throw badRequest("invalid_body", `The body does not fit this request: ${reason(e.path, e.message)}`);
     }
     throw e;
   }
 }
-

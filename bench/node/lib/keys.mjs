@@ -35,7 +35,7 @@ function escapeDebug(c, quote) {
 
 export const MAX_ID_LEN = 64;
 
-/** `keys::Id::parse`: 1 to 64 ASCII letters, digits, `-`, `_`, `.`. Returns the id. */
+/** `keys::Id::parse`: 1 to 64 ASCII letters, digits, `-`, `_`, `.`, not `.` or `..`. Returns the id. */
 export function parseId(what, value) {
   if (value.length === 0) throw new KeyError(`${what} must not be empty`);
   const chars = Array.from(value);
@@ -46,6 +46,8 @@ export function parseId(what, value) {
       `${what} may only contain letters, digits, '-', '_' and '.'; found ${debugChar(found)}`,
     );
   }
+  // A URL path cannot address it: clients and proxies resolve it away.
+  if (value === "." || value === "..") throw new KeyError(`${what} may not be "." or "..": a URL cannot address it`);
   return value;
 }
 

@@ -81,6 +81,9 @@ const orderAttributes = {
   createdAt: str("CreatedAt", true),
   total: num("Total", true),
   itemCount: num("ItemCount", true),
+  // The currency of the total and the lines' prices (ISO 4217): the products'. Older orders
+  // have none.
+  currency: str("Currency"),
   lastEventId: str("LastEventId"),
   accountRepId: str("AccountRepId"),
 };
@@ -171,6 +174,31 @@ export const OrderLine = new Entity(
         index: "GSI1",
         pk: { field: "GSI1PK", composite: ["sku"], template: "PRODUCT#${sku}", ...none },
         sk: { field: "GSI1SK", composite: ["orderId"], template: "ORDERITEM#${orderId}", ...none },
+      },
+    },
+  },
+  config,
+);
+
+// --- Product: `PRODUCT#<sku:12>`, `A` -------------------------------------------------------
+// Read by C3 for its price and currency, and checked in the order's transaction. Only what C3
+// reads is declared.
+export const Product = new Entity(
+  {
+    model: model("Product"),
+    attributes: {
+      sku: { type: "number", field: "Sku", required: true, padding: { length: 12, char: "0" } },
+      name: str("Name"),
+      createdAt: str("CreatedAt"),
+      updatedAt: str("UpdatedAt"),
+      // Cents of `currency`; a product without a price is not for sale.
+      price: num("Price"),
+      currency: str("Currency"),
+    },
+    indexes: {
+      bySku: {
+        pk: { field: "PK", composite: ["sku"], template: "PRODUCT#${sku}", ...none },
+        sk: { field: "SK", composite: [], template: "A", ...none },
       },
     },
   },

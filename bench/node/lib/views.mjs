@@ -60,6 +60,7 @@ export function orderSummary(o) {
     customerId: o.customerId,
     status: o.status,
     createdAt: o.createdAt,
+    currency: o.currency ?? null,
     total: o.total,
     itemCount: o.itemCount,
     accountRepId: o.accountRepId ?? null,
