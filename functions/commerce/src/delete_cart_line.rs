@@ -1,11 +1,18 @@
 //! C7: `DELETE /carts/{cartId}/items/{productId}`: removes one line of a cart and counts it out of
 //! the cart's line count, in one transaction. Idempotent: removing a line that is not there is
 //! also a 204 (and counts nothing).
+//!
+//! Like PUT, it may name the `version` of the line read, in an optional body `{"version"}`: the
+//! line is removed only if no write came in between (409 `version_mismatch`, the line stays).
 
 use api::declare::*;
 use api::{Access, ApiError};
 use lambda_http::{Body, Request, Response};
-use store::{Deps, Needs, commerce};
+use serde::Deserialize;
+use store::{
+    Deps, Needs,
+    commerce::{self, CartLineRemoved},
+};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -17,10 +24,10 @@ pub const FUNCTION: Function = Function {
         "C7: remove a cart line (also when absent)",
         &[Pattern {
             id: "C7",
-            route: "`DELETE /carts/{cartId}/items/{productId}`",
+            route: "`DELETE /carts/{cartId}/items/{productId}` `{version?}`",
             index: Index::Table,
-            request: "TransactWriteItems: Delete `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_exists`), Update `CART#<cartId>` / `A` `ADD LineCount -1`",
-            returns: "204 (also when absent)",
+            request: "TransactWriteItems: Delete `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_exists`, `Version` = the one given, if any), Update `CART#<cartId>` / `A` `ADD LineCount -1`",
+            returns: "204 (also when absent); 409 `version_mismatch`",
             example: Example::sub("petes-cart", "/carts/petes-cart/items/veggies"),
         }],
     )],
@@ -29,8 +36,30 @@ pub const FUNCTION: Function = Function {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cart = api::path_id(&req, "cartId")?;
     let product = api::path_id(&req, "productId")?;
-    commerce::delete_cart_line(&deps.table, &cart, &product).await?;
-    api::no_content()
+    let expected = match req.body() {
+        Body::Empty => None,
+        Body::Text(t) if t.trim().is_empty() => None,
+        _ => api::json_body::<DeleteLine>(&req)?.version,
+    };
+    match commerce::remove_cart_line(&deps.table, &cart, &product, expected).await? {
+        CartLineRemoved::Removed | CartLineRemoved::Absent => api::no_content(),
+        CartLineRemoved::VersionMismatch(v) => Err(ApiError::new(
+            409,
+            "version_mismatch",
+            format!(
+                "The line is at version {v}, not {}: read the cart again, then remove it",
+                expected.unwrap_or_default()
+            ),
+        )),
+    }
+}
+
+/// The optional body: the version of the line read.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeleteLine {
+    #[serde(default)]
+    version: Option<u64>,
 }
 
 #[cfg(test)]
@@ -76,6 +105,49 @@ mod tests {
             .find(|i| model::type_of(i) == Some("Cart"))
             .unwrap();
         assert_eq!(cart["LineCount"].as_n().unwrap(), "1", "counted out once");
+    }
+
+    #[tokio::test]
+    async fn a_stale_version_is_409_and_leaves_the_line_the_current_one_removes_it() {
+        let table = testkit::table().await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let p = Harness::new(
+            &crate::put_cart_line::FUNCTION,
+            crate::put_cart_line::handle,
+            table.clone(),
+        );
+        let path = h.path(&["cart-1", "coffee"]);
+        assert_eq!(p.put(&path, r#"{"quantity": 1}"#).await.0, 200);
+        let (_, line) = p.put(&path, r#"{"quantity": 2}"#).await;
+        assert_eq!(line["version"], 2);
+        let del = |body: &'static str| {
+            let (h, path) = (&h, &path);
+            async move { h.anyone().send("DELETE", path, &[], Some(body)).await }
+        };
+        let (status, body) = del(r#"{"version": 1}"#).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (409, Some("version_mismatch"))
+        );
+        let lines = |items: &[model::Item]| {
+            items
+                .iter()
+                .filter(|i| model::type_of(i) == Some("CartLine"))
+                .count()
+        };
+        let items = all_items(&table).await;
+        assert_eq!(lines(&items), 1, "the line stays");
+        assert_eq!(del(r#"{"version": "x"}"#).await.0, 400);
+        assert_eq!(del(r#"{"version": 2}"#).await.0, 204);
+        let items = all_items(&table).await;
+        assert_eq!(lines(&items), 0);
+        let cart = items
+            .iter()
+            .find(|i| model::type_of(i) == Some("Cart"))
+            .unwrap();
+        assert_eq!(cart["LineCount"].as_n().unwrap(), "0", "counted out");
+        // Gone already: what the version guarded is done.
+        assert_eq!(del(r#"{"version": 2}"#).await.0, 204);
     }
 
     #[tokio::test]

@@ -634,14 +634,7 @@ pub async fn set_cart_line(
             Err(e) => return Err(e),
         }
     }
-    let same_version = match expected {
-        None => Condition::Exists,
-        Some(0) => Condition::Exists.and(
-            Condition::AttributeAbsent(CartLine::VERSION)
-                .or(Condition::Equals(CartLine::VERSION, n(0))),
-        ),
-        Some(v) => Condition::Exists.and(Condition::Equals(CartLine::VERSION, n(v))),
-    };
+    let same_version = line_at(expected);
     let update = Update::new()
         .set(CartLine::QUANTITY, n(line.quantity))
         .set(CartLine::UPDATED_AT, s(line.updated_at.to_string()))
@@ -673,17 +666,56 @@ pub async fn put_cart_line(table: &Table, line: &CartLine) -> Result<(), StoreEr
     }
 }
 
-/// Removes one line of a cart and counts it out of the cart, in ONE transaction; `false` when it
-/// was not there (nothing written).
-pub async fn delete_cart_line(table: &Table, cart: &Id, product: &Id) -> Result<bool, StoreError> {
+/// The line is there and, with `expected`, at that version (0: written before versions).
+fn line_at(expected: Option<u64>) -> Condition {
+    match expected {
+        None => Condition::Exists,
+        Some(0) => Condition::Exists.and(
+            Condition::AttributeAbsent(CartLine::VERSION)
+                .or(Condition::Equals(CartLine::VERSION, n(0))),
+        ),
+        Some(v) => Condition::Exists.and(Condition::Equals(CartLine::VERSION, n(v))),
+    }
+}
+
+/// What removing a cart line did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CartLineRemoved {
+    Removed,
+    /// It was not there; nothing written.
+    Absent,
+    /// It is at this version, not the one the removal named; nothing written.
+    VersionMismatch(u64),
+}
+
+/// Removes one line of a cart and counts it out of the cart, in ONE transaction; with
+/// `expected`, only if the line is still at that version.
+pub async fn remove_cart_line(
+    table: &Table,
+    cart: &Id,
+    product: &Id,
+    expected: Option<u64>,
+) -> Result<CartLineRemoved, StoreError> {
+    let key = k::cart_line(cart, product);
     let mut tx = table.transaction();
-    let line = tx.delete(&k::cart_line(cart, product), Some(Condition::Exists))?;
+    let line = tx.delete(&key, Some(line_at(expected)))?;
     tx.update(&k::cart(cart), &count_change(cart, -1), None)?;
     match tx.send().await {
-        Ok(()) => Ok(true),
-        Err(e) if line.failed(&e) => Ok(false),
+        Ok(()) => Ok(CartLineRemoved::Removed),
+        Err(e) if line.failed(&e) => Ok(match table.get::<CartLine>(&key, Read::Strong).await? {
+            Some(current) if expected.is_some() => {
+                CartLineRemoved::VersionMismatch(current.version)
+            }
+            _ => CartLineRemoved::Absent,
+        }),
         Err(e) => Err(e),
     }
+}
+
+/// Removes one line of a cart whatever its version ([`remove_cart_line`]); `false` when it was
+/// not there (nothing written).
+pub async fn delete_cart_line(table: &Table, cart: &Id, product: &Id) -> Result<bool, StoreError> {
+    Ok(remove_cart_line(table, cart, product, None).await? == CartLineRemoved::Removed)
 }
 
 #[cfg(test)]
