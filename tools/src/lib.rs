@@ -3,6 +3,7 @@
 //! certificate migration (`make migrate`) and the NoSQL Workbench model (`make workbench`).
 
 pub mod copies;
+pub mod counts;
 pub mod migrate;
 pub mod org;
 pub mod reconcile;

@@ -21,7 +21,8 @@
 //! Each context recomputes and corrects its own derived values ([`commerce`], [`reviews`]); the
 //! daily stats, which orders and reviews both feed, are [`derived`]'s. Learning and HR keep no
 //! derived sums; HR's one copy (an employee's name on its edges) is checked and corrected by
-//! [`crate::copies`]. This module holds what they share: the scan, the comparison, the repair
+//! [`crate::copies`], and the caps' counters (a cart's `LineCount`, an order's `EventCount`) by
+//! [`crate::counts`]. This module holds what they share: the scan, the comparison, the repair
 //! loop and the conditional writes a correction is made of.
 
 mod commerce;
@@ -145,6 +146,7 @@ struct Tally {
     moved: BTreeSet<String>,
     items: u64,
     copies: crate::copies::Copies,
+    counts: crate::counts::Counts,
 }
 
 impl Tally {
@@ -152,6 +154,7 @@ impl Tally {
     fn read(&mut self, item: &Item) {
         self.items += 1;
         self.copies.read(item);
+        self.counts.read(item);
         commerce::read(self, item);
         reviews::read(self, item);
         derived::read(self, item);
@@ -200,9 +203,10 @@ impl Pass {
         let mut stored = text(tally.stored);
         expected.extend(tally.expected_text);
         stored.extend(tally.stored_text);
-        let (copies_expected, copies_stored) = tally.copies.finish();
-        expected.extend(copies_expected);
-        stored.extend(copies_stored);
+        for (e, s) in [tally.copies.finish(), tally.counts.finish()] {
+            expected.extend(e);
+            stored.extend(s);
+        }
         Pass {
             expected,
             stored,
@@ -566,15 +570,18 @@ fn attribute(name: &str) -> Option<&'static str> {
 
 /// Writes one correction; `false` when an item holding the value changed since it was read.
 async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
-    if crate::copies::owns(drifted.name) {
-        let Drifted {
-            table,
-            name,
-            want,
-            have,
-            ..
-        } = *drifted;
+    let Drifted {
+        table,
+        name,
+        want,
+        have,
+        ..
+    } = *drifted;
+    if crate::copies::owns(name) {
         return crate::copies::correct(table, name, want, have).await;
+    }
+    if crate::counts::owns(name) {
+        return crate::counts::correct(table, name, want, have).await;
     }
     match drifted.name.split(' ').next() {
         Some("customer" | "product" | "rep" | "order") => commerce::correct(drifted).await,
@@ -1186,6 +1193,7 @@ mod tests {
                 ("ItemCount", num(1)),
                 ("CreatedAt", text("2026-01-02T00:00:00.000Z")),
                 ("Status", text("OPEN")),
+                ("EventCount", num(1)),
                 ("GSI1SK", text(&shipped)),
                 // Moved off the shard it records.
                 ("StatusShard", num(3)),

@@ -624,7 +624,7 @@ pub async fn set_cart_line(
             .or(Condition::AtMost(Cart::LINE_COUNT, n(MAX_CART_LINES - 1)));
         let count = tx.update(
             &k::cart(&line.cart_id),
-            &count_change(&line.cart_id, 1),
+            &line_count_change(&line.cart_id, 1),
             Some(room),
         )?;
         match tx.send().await {
@@ -649,8 +649,9 @@ pub async fn set_cart_line(
     }
 }
 
-/// The cart's line count moved by `by` (created with the cart's first line).
-fn count_change(cart: &Id, by: i64) -> Update {
+/// The cart's line count moved by `by`, its record created if it is not there (with the cart's
+/// first line, or by `make reconcile REPAIR=1` for lines written before carts had one).
+pub fn line_count_change(cart: &Id, by: i64) -> Update {
     Update::new()
         .set_if_absent(model::attr::TYPE, s(Cart::TYPE))
         .set_if_absent(Cart::CART_ID, s(cart.as_str()))
@@ -699,7 +700,7 @@ pub async fn remove_cart_line(
     let key = k::cart_line(cart, product);
     let mut tx = table.transaction();
     let line = tx.delete(&key, Some(line_at(expected)))?;
-    tx.update(&k::cart(cart), &count_change(cart, -1), None)?;
+    tx.update(&k::cart(cart), &line_count_change(cart, -1), None)?;
     match tx.send().await {
         Ok(()) => Ok(CartLineRemoved::Removed),
         Err(e) if line.failed(&e) => Ok(match table.get::<CartLine>(&key, Read::Strong).await? {
