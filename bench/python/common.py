@@ -122,9 +122,10 @@ def body_reason(field, message):
     name = quoted_after("unknown field ")
     if name is not None:
         known = names_after()
+        unknown = field or name  # the path already ends in the unknown field
         if not known:
-            return f"{member(name)} is not a field here; this object takes none."
-        return f"{member(name)} is not a field here; the fields are {', '.join(known)}."
+            return f"{unknown} is not a field here; this object takes none."
+        return f"{unknown} is not a field here; the fields are {', '.join(known)}."
     for kind in ("invalid type: ", "invalid value: "):
         if message.startswith(kind) and ", expected " in message:
             given, expected = message[len(kind):].rsplit(", expected ", 1)

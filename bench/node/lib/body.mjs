@@ -295,9 +295,10 @@ export function reason(field, message) {
   const unknown = quotedAfter(message, "unknown field ");
   if (unknown !== undefined) {
     const known = namesAfter(message);
+    const named = field && field !== "." ? field : unknown; // the path already ends in it
     return known.length === 0
-      ? `${member(field, unknown)} is not a field here; this object takes none.`
-      : `${member(field, unknown)} is not a field here; the fields are ${known.join(", ")}.`;
+      ? `${named} is not a field here; this object takes none.`
+      : `${named} is not a field here; the fields are ${known.join(", ")}.`;
   }
   for (const kind of ["invalid type: ", "invalid value: "]) {
     const split = message.lastIndexOf(", expected ");

@@ -16,15 +16,13 @@ pub(super) fn reason(field: &str, message: &str) -> String {
         return format!("{} is required.", member(name));
     }
     if let Some(name) = quoted_after(message, "unknown field ") {
+        // The path already ends in the unknown field (`items[0].y`): name it once.
+        let unknown = if field.is_empty() { name } else { field };
         let known = names_after(message);
         return match known.is_empty() {
-            true => format!(
-                "{} is not a field here; this object takes none.",
-                member(name)
-            ),
+            true => format!("{unknown} is not a field here; this object takes none."),
             false => format!(
-                "{} is not a field here; the fields are {}.",
-                member(name),
+                "{unknown} is not a field here; the fields are {}.",
                 known.join(", ")
             ),
         };
@@ -111,6 +109,37 @@ fn accepted(expected: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::reason;
+
+    /// Through serde_path_to_error, whose path names the unknown field itself.
+    #[test]
+    fn an_unknown_field_is_named_once() {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Line {
+            #[serde(rename = "sku")]
+            _sku: String,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Order {
+            #[serde(rename = "items")]
+            _items: Vec<Line>,
+        }
+        let said = |json: serde_json::Value| {
+            let Err(e) = serde_path_to_error::deserialize::<_, Order>(json) else {
+                panic!("accepted");
+            };
+            reason(&e.path().to_string(), &e.inner().to_string())
+        };
+        assert_eq!(
+            said(serde_json::json!({"items": [], "x": 1})),
+            "x is not a field here; the fields are items."
+        );
+        assert_eq!(
+            said(serde_json::json!({"items": [{"sku": "a", "y": 1}]})),
+            "items[0].y is not a field here; the fields are sku."
+        );
+    }
 
     #[test]
     fn serde_said_in_the_apis_words() {
