@@ -3,7 +3,11 @@
 //! grows by far less than the items it read.
 
 use futures::{StreamExt, TryStreamExt, stream};
-use model::{n, s};
+use keys::{
+    Id,
+    commerce::{self as k, Sku},
+};
+use model::{attr, n, s};
 use store::Table;
 use tokio::process::Command;
 
@@ -16,15 +20,18 @@ async fn load_inventories(table: &Table) {
     let note = "x".repeat(NOTE);
     let chunks: Vec<Vec<model::Item>> = (0..ITEMS)
         .map(|i| {
-            model::Item::from([
-                (keys::attr::PK.to_owned(), s(format!("PAD#{i}"))),
-                (keys::attr::SK.to_owned(), s("A")),
-                ("Type".to_owned(), s("Inventory")),
-                ("Sku".to_owned(), n(1 + i % 12)),
-                ("WarehouseId".to_owned(), s(format!("W{i}"))),
+            let sku = (1 + i % 12) as u64;
+            let warehouse = format!("W{i}");
+            let key = k::inventory(Sku::new(sku).unwrap(), &Id::parse("w", &warehouse).unwrap());
+            let mut item = model::key_item(&key);
+            item.extend([
+                (attr::TYPE.to_owned(), s("Inventory")),
+                ("Sku".to_owned(), n(sku)),
+                ("WarehouseId".to_owned(), s(warehouse)),
                 ("Quantity".to_owned(), n(1)),
                 ("Notes".to_owned(), s(note.as_str())),
-            ])
+            ]);
+            item
         })
         .collect::<Vec<_>>()
         .chunks(25)
@@ -65,12 +72,14 @@ async fn reconcile_memory_follows_the_derived_values_not_the_items() {
     for sku in 1..=12 {
         table
             .put_item(
-                model::Item::from([
-                    (keys::attr::PK.to_owned(), s(format!("PRODUCT#{sku}"))),
-                    (keys::attr::SK.to_owned(), s("A")),
-                    ("Type".to_owned(), s("Product")),
-                    ("Sku".to_owned(), n(sku)),
-                ]),
+                {
+                    let mut item = model::key_item(&k::product(Sku::new(sku).unwrap()));
+                    item.extend([
+                        (attr::TYPE.to_owned(), s("Product")),
+                        ("Sku".to_owned(), n(sku)),
+                    ]);
+                    item
+                },
                 None,
             )
             .await
