@@ -147,11 +147,8 @@ pub async fn correct(
         return Err(bad("not a copy's name"));
     };
     let employee = Id::parse("employeeId", employee).map_err(|_| bad("no employee id"))?;
-    let key: PrimaryKey = match sk.strip_prefix("#WAREHOUSE#") {
-        Some(w) => k::employee_warehouse(
-            &employee,
-            &Id::parse("warehouseId", w).map_err(|_| bad("no warehouse id"))?,
-        ),
+    let key: PrimaryKey = match k::warehouse_of_edge(sk) {
+        Some(warehouse) => k::employee_warehouse(&employee, &warehouse),
         None if sk == k::current_job(&employee).sk() => k::current_job(&employee),
         None => return Err(bad("not an edge")),
     };

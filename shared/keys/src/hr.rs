@@ -190,6 +190,16 @@ pub fn employee_warehouse(employee: &Id, warehouse: &Id) -> PrimaryKey {
     )
 }
 
+/// The warehouse a warehouse edge's sort key names (`#WAREHOUSE#W1`: `W1`), the inverse of
+/// [`employee_warehouse`]'s sort key; `None` for any other sort key.
+pub fn warehouse_of_edge(sk: &str) -> Option<Id> {
+    let prefix = Composite::new()
+        .lit(tag::LEADING)
+        .lit(tag::WAREHOUSE)
+        .build_delimited();
+    Id::parse("warehouseId", sk.strip_prefix(prefix.as_str())?).ok()
+}
+
 /// One job an employee held: `EMPLOYEE#<id>`, `JH#<yyyy/mm/dd>#<jobId>`.
 pub fn job_history(employee: &Id, start: Date, job: &Id) -> PrimaryKey {
     Key::new(
@@ -327,6 +337,9 @@ mod tests {
         assert_eq!(employee(&e).pk(), "EMPLOYEE#E1");
         assert_eq!(employee(&e).sk(), "A");
         assert_eq!(current_job(&e).sk(), "#JOB");
+        let w = Id::parse("w", "W1").unwrap();
+        assert_eq!(warehouse_of_edge(employee_warehouse(&e, &w).sk()), Some(w));
+        assert_eq!(warehouse_of_edge(current_job(&e).sk()), None);
         assert_eq!(employee_warehouse(&e, &id("W1")).sk(), "#WAREHOUSE#W1");
         assert_eq!(
             job_history(&e, date, &id("SA_REP")).sk(),
