@@ -12,6 +12,8 @@
 //!   (`cost`);
 //! - `messages`: bad input over every route is answered in words a person reads, naming the
 //!   field, never in Rust's or serde's;
+//! - `key_designs`: what DynamoDB Local refuses and how it orders and indexes items, for both key
+//!   designs (concatenated strings, multi-attribute typed keys): docs/key-designs.md's claims;
 //! - `merged`: a write-sharded index read as one ordered, pageable list (`store::merge`), walked
 //!   over random data and page sizes;
 //! - `generated_client`: a client generated from `openapi.yaml` by openapi-python-client drives a
@@ -73,6 +75,8 @@ mod explorer;
 mod generated_client;
 #[cfg(test)]
 mod hr;
+#[cfg(test)]
+mod key_designs;
 #[cfg(test)]
 mod links;
 #[cfg(test)]
