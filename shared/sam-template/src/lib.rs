@@ -112,6 +112,9 @@ pub struct Function {
     pub routes: Vec<Route>,
     pub streams: Vec<StreamMapping>,
     pub timeout_seconds: u64,
+    /// `MemorySize` in MB, the function's own over `Globals` (Lambda's default, 128, without
+    /// either): its CPU share and its price per millisecond.
+    pub memory_mb: u32,
     /// `LoggingConfig`'s `LogFormat` (`JSON` or `Text`) and `ApplicationLogLevel`, the function's
     /// own over `Globals`: Lambda passes them as `AWS_LAMBDA_LOG_FORMAT` and `AWS_LAMBDA_LOG_LEVEL`.
     pub log_format: Option<String>,
@@ -514,6 +517,12 @@ fn parse_function(
         .or_else(|| globals.get("Timeout"))
         .and_then(Value::as_u64)
         .unwrap_or(3);
+    let memory_mb = props
+        .get("MemorySize")
+        .or_else(|| globals.get("MemorySize"))
+        .and_then(Value::as_u64)
+        .map_or(Ok(128), u32::try_from)
+        .map_err(|_| shape(format!("{id}: MemorySize out of range")))?;
     let logging = |key: &str| {
         str_at(props, &["LoggingConfig", key]).or_else(|| str_at(globals, &["LoggingConfig", key]))
     };
@@ -524,6 +533,7 @@ fn parse_function(
         routes,
         streams,
         timeout_seconds,
+        memory_mb,
         log_format: logging("LogFormat"),
         log_level: logging("ApplicationLogLevel"),
         policy_actions: policy_actions(&effective_policies(props, resources)),
@@ -660,5 +670,21 @@ mod tests {
         );
         assert_eq!(function_name("CommerceStreamFunction"), "commerce-stream");
         assert_eq!(function_name("F"), "f");
+    }
+
+    #[test]
+    fn a_functions_memory_size_is_its_own_over_the_globals() {
+        let text = |own: &str| {
+            format!(
+                "Globals:\n  Function:\n    MemorySize: 128\nResources:\n  Table:\n    Type: \
+                 AWS::DynamoDB::Table\n    Properties:\n      AttributeDefinitions: []\n      \
+                 KeySchema: [{{AttributeName: PK, KeyType: HASH}}]\n  GetThingFunction:\n    \
+                 Type: AWS::Serverless::Function\n    Properties:\n{own}"
+            )
+        };
+        let t = Template::parse(&text("      MemorySize: 1024\n")).unwrap();
+        assert_eq!(t.function("get-thing").unwrap().memory_mb, 1024);
+        let t = Template::parse(&text("      Handler: bootstrap\n")).unwrap();
+        assert_eq!(t.function("get-thing").unwrap().memory_mb, 128);
     }
 }
