@@ -36,4 +36,7 @@ pub enum KeyError {
     InvalidQuarter(String),
     #[error("{0} ms is not an instant from 1970 to 9999")]
     TimestampOutOfRange(u64),
+    /// A multi-attribute index's declaration or key condition DynamoDB would refuse.
+    #[error("index {index}: {why}")]
+    Index { index: &'static str, why: String },
 }

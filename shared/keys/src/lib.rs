@@ -29,12 +29,17 @@ mod value;
 pub mod commerce;
 pub mod derived;
 pub mod hr;
+pub mod indexes;
 pub mod learning;
+pub mod multi;
 pub mod registry;
 pub mod reviews;
 
 pub use composite::{Composite, Segment};
 pub use error::KeyError;
+pub use multi::{
+    AttrType, Index, IndexCondition, IndexDeclaration, IndexKey, KeyAttribute, KeyValue, SortOp,
+};
 pub use segment::{Id, Name, Text, escape, normalize, unescape};
 pub use shard::{Shard, code_point_shard, shard_count};
 pub use sortable::SortableId;
