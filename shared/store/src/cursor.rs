@@ -19,15 +19,23 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use model::{Item, s};
+use aws_sdk_dynamodb::types::AttributeValue;
+use model::{Item, n, s};
 
 use crate::StoreError;
 
-/// The string-only key attributes of a `LastEvaluatedKey`.
-fn string_map(item: &Item) -> Option<BTreeMap<String, String>> {
-    item.iter()
-        .map(|(k, v)| v.as_s().ok().map(|s| (k.clone(), s.clone())))
-        .collect()
+/// The key attributes of a `LastEvaluatedKey`: strings and numbers (a multi-attribute index's
+/// keys hold numbers); `None` if any is of another type.
+fn key_maps(item: &Item) -> Option<(BTreeMap<String, String>, BTreeMap<String, String>)> {
+    let (mut strings, mut numbers) = (BTreeMap::new(), BTreeMap::new());
+    for (k, v) in item {
+        match v {
+            AttributeValue::S(s) => strings.insert(k.clone(), s.clone()),
+            AttributeValue::N(n) => numbers.insert(k.clone(), n.clone()),
+            _ => return None,
+        };
+    }
+    Some((strings, numbers))
 }
 
 /// Longest cursor accepted: above any real one (a merged cursor over 40 shard streams of seed
@@ -51,8 +59,11 @@ pub enum CursorError {
 struct Payload {
     /// Binding.
     b: String,
-    /// `LastEvaluatedKey`, string attributes only (every key attribute of the table is a string).
+    /// `LastEvaluatedKey`'s string attributes.
     k: BTreeMap<String, String>,
+    /// Its number attributes (absent when none, so string-only cursors are as before).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    n: BTreeMap<String, String>,
 }
 
 /// One signing secret and its public id.
@@ -127,11 +138,13 @@ impl CursorCodec {
     }
 
     pub fn encode(&self, binding: &str, last_evaluated_key: &Item) -> Result<String, StoreError> {
-        let k = string_map(last_evaluated_key)
-            .ok_or_else(|| StoreError::Corrupt("a key attribute is not a string".into()))?;
+        let (k, n) = key_maps(last_evaluated_key).ok_or_else(|| {
+            StoreError::Corrupt("a key attribute is neither a string nor a number".into())
+        })?;
         let payload = serde_json::to_vec(&Payload {
             b: binding.to_owned(),
             k,
+            n,
         })
         .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let mut mac = self.current.mac();
@@ -179,7 +192,13 @@ impl CursorCodec {
         if payload.b != binding {
             return Err(CursorError::WrongBinding);
         }
-        Ok(payload.k.into_iter().map(|(k, v)| (k, s(v))).collect())
+        let numbers = payload.n.into_iter().map(|(k, v)| (k, n(v)));
+        Ok(payload
+            .k
+            .into_iter()
+            .map(|(k, v)| (k, s(v)))
+            .chain(numbers)
+            .collect())
     }
 }
 
@@ -203,6 +222,27 @@ mod tests {
         let c = codec().encode("C4|1", &lek()).unwrap();
         assert_eq!(codec().decode("C4|1", &c).unwrap(), lek());
         assert_eq!(codec().decode("C4|2", &c), Err(CursorError::WrongBinding));
+    }
+
+    /// A multi-attribute index's `LastEvaluatedKey` holds numbers (`Year`, `Month`, `Day`): they
+    /// come back as numbers, and a cursor of strings only reads as before.
+    #[test]
+    fn number_key_attributes_round_trip() {
+        let mut key = lek();
+        key.insert("CourseKey".into(), s("introtodynamodb"));
+        key.insert("Year".into(), model::n(2022));
+        key.insert("Day".into(), model::n(15));
+        let c = codec().encode("L3|x", &key).unwrap();
+        assert_eq!(codec().decode("L3|x", &c).unwrap(), key);
+        let strings = codec().encode("C4|1", &lek()).unwrap();
+        let payload = strings.split('.').nth(1).unwrap();
+        let json = String::from_utf8(URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
+        assert!(
+            !json.contains("\"n\""),
+            "no number map when there are no numbers: {json}"
+        );
+        key.insert("Bad".into(), AttributeValue::Bool(true));
+        assert!(codec().encode("L3|x", &key).is_err());
     }
 
     #[test]

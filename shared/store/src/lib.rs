@@ -47,7 +47,7 @@ pub use error::StoreError;
 pub use expr::{Condition, Update};
 pub use meter::{Meter, Request};
 pub use paging::{PageRequest, Paging, PagingError};
-pub use query::{Page, ParentPage, Query};
+pub use query::{KeyExpression, Page, ParentPage, Query, Selection, attribute_value};
 pub use txn::{Part, Transaction};
 
 use error::{build_error, from_sdk};
@@ -282,8 +282,9 @@ impl Table {
             .record(operation, None, &consumed, items, Vec::new());
     }
 
-    /// A Query over a typed key condition; the index is the key space's.
-    pub fn query<S: keys::KeySpace>(&self, condition: keys::KeyCondition<S>) -> Query<'_, S> {
+    /// A Query over a typed key condition; the index is the key space's, or the multi-attribute
+    /// index the condition was built for.
+    pub fn query<C: query::Selection>(&self, condition: C) -> Query<'_, C> {
         Query::new(self, condition)
     }
 

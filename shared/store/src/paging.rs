@@ -11,7 +11,7 @@ use keys::{KeyCondition, KeySpace};
 use model::{Entity, Item};
 
 use crate::{
-    Deps, Query, StoreError, Table,
+    Deps, Query, Selection, StoreError, Table,
     cursor::{CursorCodec, CursorError},
     merge::{self, Direction, MergeKey, Positions},
 };
@@ -77,9 +77,9 @@ impl<'d> Paging<'d> {
 
     /// One page of `query` (its index, direction and filters set by the caller): at most `limit`
     /// items from the cursor's position, and the next page's cursor.
-    pub async fn items<S: KeySpace>(
+    pub async fn items<C: Selection>(
         &self,
-        query: Query<'_, S>,
+        query: Query<'_, C>,
     ) -> Result<(Vec<Item>, Option<String>), PagingError> {
         let page = query
             .limit(self.limit)
@@ -90,9 +90,9 @@ impl<'d> Paging<'d> {
     }
 
     /// [`Paging::items`], each decoded as `E` (a pattern that reads one kind of item).
-    pub async fn page<E: Entity, S: KeySpace>(
+    pub async fn page<E: Entity, C: Selection>(
         &self,
-        query: Query<'_, S>,
+        query: Query<'_, C>,
     ) -> Result<(Vec<E>, Option<String>), PagingError> {
         let (items, next) = self.items(query).await?;
         let items = items

@@ -1,7 +1,9 @@
 //! Queries over a typed key condition, and their pages.
 
-use aws_sdk_dynamodb::types::ReturnConsumedCapacity;
-use keys::{KeyCondition, KeySpace, SortCondition};
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnConsumedCapacity};
+use keys::{IndexCondition, KeyCondition, KeySpace, KeyValue, SortCondition, SortOp};
 use model::{Entity, Item};
 
 use crate::{StoreError, Table, error::from_sdk, expr::Placeholders};
@@ -31,7 +33,106 @@ impl Page<Item> {
 /// at most 50 lines; a cart line is ~100 bytes), small enough to bound one request's work.
 pub const MAX_PAGES: usize = 16;
 
-impl<'t> Query<'t, keys::Base> {
+/// A Query's key condition as DynamoDB takes it: the index it names (`None`: the table), its
+/// `KeyConditionExpression` and the names and values that expression uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyExpression {
+    pub index: Option<&'static str>,
+    pub expression: String,
+    pub names: Option<HashMap<String, String>>,
+    pub values: Option<HashMap<String, AttributeValue>>,
+}
+
+/// What a Query selects: a key condition of the table or GSI1/GSI2 ([`KeyCondition`]), or of a
+/// multi-attribute index ([`IndexCondition`]).
+pub trait Selection: Clone {
+    fn key_expression(&self) -> KeyExpression;
+}
+
+impl<S: KeySpace> Selection for KeyCondition<S> {
+    fn key_expression(&self) -> KeyExpression {
+        let mut p = Placeholders::default();
+        let pk = format!("{} = {}", p.name(S::PK), p.value(model::s(self.pk())));
+        // Only a condition on the sort key names it: DynamoDB refuses unused placeholders.
+        let sort = match self.sort() {
+            SortCondition::All => None,
+            SortCondition::Eq(v) => {
+                let sk = p.name(S::SK);
+                Some(format!("{sk} = {}", p.value(model::s(v))))
+            }
+            SortCondition::BeginsWith(v) => {
+                let sk = p.name(S::SK);
+                Some(format!("begins_with({sk}, {})", p.value(model::s(v))))
+            }
+            SortCondition::Between(lo, hi) => {
+                let sk = p.name(S::SK);
+                let (lo, hi) = (p.value(model::s(lo)), p.value(model::s(hi)));
+                Some(format!("{sk} BETWEEN {lo} AND {hi}"))
+            }
+            SortCondition::AtMost(v) => {
+                let sk = p.name(S::SK);
+                Some(format!("{sk} <= {}", p.value(model::s(v))))
+            }
+            SortCondition::AtLeast(v) => {
+                let sk = p.name(S::SK);
+                Some(format!("{sk} >= {}", p.value(model::s(v))))
+            }
+        };
+        let expression = match sort {
+            Some(sort) => format!("{pk} AND {sort}"),
+            None => pk,
+        };
+        KeyExpression {
+            index: S::INDEX,
+            expression,
+            names: p.names(),
+            values: p.values(),
+        }
+    }
+}
+
+/// A key attribute's value as the SDK sends it.
+pub fn attribute_value(v: &KeyValue) -> AttributeValue {
+    match v {
+        KeyValue::S(s) => model::s(s.as_str()),
+        KeyValue::N(n) => model::n(n),
+    }
+}
+
+impl Selection for IndexCondition {
+    /// `#a = :a AND #b = :b ... AND <each sort condition>`, one placeholder per attribute.
+    fn key_expression(&self) -> KeyExpression {
+        let mut p = Placeholders::default();
+        let mut terms: Vec<String> = self
+            .partition()
+            .iter()
+            .map(|(name, v)| format!("{} = {}", p.name(name), p.value(attribute_value(v))))
+            .collect();
+        for (name, op) in self.sort() {
+            let n = p.name(name);
+            let mut v = |v: &KeyValue| p.value(attribute_value(v));
+            terms.push(match op {
+                SortOp::Eq(x) => format!("{n} = {}", v(x)),
+                SortOp::Lt(x) => format!("{n} < {}", v(x)),
+                SortOp::Le(x) => format!("{n} <= {}", v(x)),
+                SortOp::Gt(x) => format!("{n} > {}", v(x)),
+                SortOp::Ge(x) => format!("{n} >= {}", v(x)),
+                SortOp::Between(lo, hi) => format!("{n} BETWEEN {} AND {}", v(lo), v(hi)),
+                SortOp::BeginsWith(prefix) => {
+                    format!("begins_with({n}, {})", v(&KeyValue::S(prefix.clone())))
+                }
+            });
+        }
+        KeyExpression {
+            index: Some(self.index().name),
+            expression: terms.join(" AND "),
+            names: p.names(),
+            values: p.values(),
+        }
+    }
+}
+
+impl<'t, S: KeySpace> Query<'t, KeyCondition<S>> {
     /// A strongly consistent read (the table only: indexes are eventually consistent), for a
     /// read that a conditional write then relies on.
     pub fn consistent(mut self) -> Self {
@@ -40,20 +141,20 @@ impl<'t> Query<'t, keys::Base> {
     }
 }
 
-/// One Query, built from a key condition in space `S` (the table or an index: the index name
-/// and key attribute names come from `S`, never from the caller).
+/// One Query, built from a key condition ([`Selection`]: the index name and key attribute names
+/// come from the condition's space or index declaration, never from the caller).
 #[must_use]
-pub struct Query<'t, S> {
+pub struct Query<'t, C> {
     table: &'t Table,
-    condition: KeyCondition<S>,
+    condition: C,
     backwards: bool,
     limit: Option<u32>,
     start: Option<Item>,
     consistent: bool,
 }
 
-impl<'t, S: KeySpace> Query<'t, S> {
-    pub(crate) fn new(table: &'t Table, condition: KeyCondition<S>) -> Self {
+impl<'t, C: Selection> Query<'t, C> {
+    pub(crate) fn new(table: &'t Table, condition: C) -> Self {
         Query {
             table,
             condition,
@@ -117,43 +218,14 @@ impl<'t, S: KeySpace> Query<'t, S> {
 
     /// Sends the Query: one request, one page.
     pub async fn send(self) -> Result<Page<Item>, StoreError> {
-        let mut p = Placeholders::default();
-        let pk = format!(
-            "{} = {}",
-            p.name(S::PK),
-            p.value(model::s(self.condition.pk()))
-        );
-        // Only a condition on the sort key names it: DynamoDB refuses unused placeholders.
-        let sort = match self.condition.sort() {
-            SortCondition::All => None,
-            SortCondition::Eq(v) => {
-                let sk = p.name(S::SK);
-                Some(format!("{sk} = {}", p.value(model::s(v))))
-            }
-            SortCondition::BeginsWith(v) => {
-                let sk = p.name(S::SK);
-                Some(format!("begins_with({sk}, {})", p.value(model::s(v))))
-            }
-            SortCondition::Between(lo, hi) => {
-                let sk = p.name(S::SK);
-                let (lo, hi) = (p.value(model::s(lo)), p.value(model::s(hi)));
-                Some(format!("{sk} BETWEEN {lo} AND {hi}"))
-            }
-            SortCondition::AtMost(v) => {
-                let sk = p.name(S::SK);
-                Some(format!("{sk} <= {}", p.value(model::s(v))))
-            }
-            SortCondition::AtLeast(v) => {
-                let sk = p.name(S::SK);
-                Some(format!("{sk} >= {}", p.value(model::s(v))))
-            }
-        };
-        let expression = match sort {
-            Some(sort) => format!("{pk} AND {sort}"),
-            None => pk,
-        };
+        let KeyExpression {
+            index,
+            expression,
+            names,
+            values,
+        } = self.condition.key_expression();
         // An index query reports the index's units apart from the table's.
-        let capacity = match S::INDEX {
+        let capacity = match index {
             Some(_) => ReturnConsumedCapacity::Indexes,
             None => ReturnConsumedCapacity::Total,
         };
@@ -162,10 +234,10 @@ impl<'t, S: KeySpace> Query<'t, S> {
             .client()
             .query()
             .table_name(self.table.name())
-            .set_index_name(S::INDEX.map(str::to_owned))
+            .set_index_name(index.map(str::to_owned))
             .key_condition_expression(expression)
-            .set_expression_attribute_names(p.names())
-            .set_expression_attribute_values(p.values())
+            .set_expression_attribute_names(names)
+            .set_expression_attribute_values(values)
             .scan_index_forward(!self.backwards)
             .consistent_read(self.consistent)
             .set_limit(self.limit.map(|n| i32::try_from(n).unwrap_or(i32::MAX)))
@@ -177,7 +249,7 @@ impl<'t, S: KeySpace> Query<'t, S> {
         let items = out.items.unwrap_or_default();
         self.table.meter().record(
             "Query",
-            S::INDEX,
+            index,
             out.consumed_capacity.as_slice(),
             items.len(),
             Vec::new(),
@@ -199,7 +271,7 @@ pub struct ParentPage<P, C> {
     pub last_key: Option<Item>,
 }
 
-impl<S: KeySpace> Query<'_, S> {
+impl<Q: Selection> Query<'_, Q> {
     /// ONE query: the first page (`start` is `None`) reads `children + 1` items, the parent and
     /// its newest children; later pages read `children` items after `start`. `None` when a first
     /// page has no parent (children exist only with their parent: every writer checks it in the
