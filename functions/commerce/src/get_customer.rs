@@ -160,47 +160,22 @@ mod tests {
         fixtures::customer_with_seed_orders(&h.table, "123").await;
         /// A path, its query, and the status and error code it must get.
         type Case = (
-            &'static str,
-            &'static [(&'static str, &'static str)],
+            (&'static str, &'static [(&'static str, &'static str)]),
             u16,
             &'static str,
         );
+        #[rustfmt::skip]
         let cases: &[Case] = &[
-            ("/customers/404", &[], 404, "customer_not_found"),
-            ("/customers/1%232", &[], 400, "invalid_parameter"),
-            (
-                "/customers/123",
-                &[("orders", "0")],
-                400,
-                "invalid_parameter",
-            ),
-            (
-                "/customers/123",
-                &[("orders", "101")],
-                400,
-                "invalid_parameter",
-            ),
-            (
-                "/customers/123",
-                &[("orders", "-1")],
-                400,
-                "invalid_parameter",
-            ),
-            (
-                "/customers/123",
-                &[("orders", "ten")],
-                400,
-                "invalid_parameter",
-            ),
+            (("/customers/404", &[]), 404, "customer_not_found"),
+            (("/customers/1%232", &[]), 400, "invalid_parameter"),
+            (("/customers/123", &[("orders", "0")]), 400, "invalid_parameter"),
+            (("/customers/123", &[("orders", "101")]), 400, "invalid_parameter"),
+            (("/customers/123", &[("orders", "-1")]), 400, "invalid_parameter"),
+            (("/customers/123", &[("orders", "ten")]), 400, "invalid_parameter"),
         ];
-        for (path, query, status, code) in cases {
-            let (s, body) = h.get(path, query).await;
-            assert_eq!(
-                (s, body["code"].as_str().unwrap()),
-                (*status, *code),
-                "{path} {query:?}"
-            );
-            assert!(!body["message"].as_str().unwrap().is_empty());
-        }
+        testkit::assert_errors(cases.iter().copied(), async |(path, query)| {
+            h.get(path, query).await
+        })
+        .await;
     }
 }

@@ -63,6 +63,24 @@ pub async fn walk_pages(
     }
 }
 
+/// Sends every case and asserts the error it expects. A case is `(request, status, code)`:
+/// `send` sends the request and returns the answer's status and body, which must carry that
+/// status, the stable `code` and a message. A failure names the request (its first 120
+/// characters) and the body.
+pub async fn assert_errors<R: std::fmt::Debug>(
+    cases: impl IntoIterator<Item = (R, u16, &'static str)>,
+    mut send: impl AsyncFnMut(&R) -> (u16, Value),
+) {
+    for (request, status, code) in cases {
+        let (s, b) = send(&request).await;
+        let shown: String = format!("{request:?}").chars().take(120).collect();
+        let got = (s, b["code"].as_str().unwrap_or_default());
+        assert_eq!(got, (status, code), "{shown}: {b}");
+        let message = b["message"].as_str().unwrap_or_default();
+        assert!(!message.is_empty(), "{shown}: no message in {b}");
+    }
+}
+
 /// A sample event of `events/` (by file name), as JSON.
 pub fn sample_event(file: &str) -> Value {
     let path = sam_template::workspace_root().join("events").join(file);
