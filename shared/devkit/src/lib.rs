@@ -13,6 +13,7 @@ pub mod json;
 pub mod scratch;
 pub mod size;
 pub mod stream;
+pub mod svg;
 
 pub use scratch::{
     TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, table,
