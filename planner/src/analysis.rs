@@ -1,0 +1,315 @@
+//! What the heat means: which keys throttle, why a split cannot help them, and the shard counts
+//! that would, computed by seed 003's formula and checked by planning again at that count.
+
+use crate::{
+    model::{Design, Ix, Shape},
+    sim::{self, BatchTime, Heat, KeyHeat, PARTITION_RCU, PARTITION_WCU},
+    workload::Workload,
+};
+
+/// One key past a limit, or one the plan flags.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub index: Ix,
+    pub pk: String,
+    pub label: &'static str,
+    /// What is wrong, and when.
+    pub problem: String,
+    /// What fixes it.
+    pub fix: String,
+}
+
+/// Seed 003's shard count for O5's OPEN-orders read, and the plan at that count and at 1.
+#[derive(Debug, Clone)]
+pub struct StatusShards {
+    /// Items a second the read needs at its peak (the seed's MaxRequiredIO).
+    pub max_required_io: f64,
+    pub item_bytes: f64,
+    pub items_per_rcu: u64,
+    pub partition_max_read_rate: u64,
+    pub n: u32,
+    pub padded: u32,
+    /// The hottest `ORDERS#<shard>` read at N, at the padded count, and with one partition.
+    pub hottest_rcu_at_n: f64,
+    pub hottest_rcu_padded: f64,
+    pub hottest_rcu_at_1: f64,
+}
+
+/// The aggregate shard count that keeps every counter shard under the write limit.
+#[derive(Debug, Clone)]
+pub struct CounterShards {
+    pub current: u32,
+    pub hottest_wcu_now: f64,
+    pub hottest_key_now: String,
+    /// `None` when no count up to the most a key may have is enough.
+    pub needed: Option<u32>,
+    pub hottest_wcu_at_needed: f64,
+    /// What one read of a product's sales (and of a day's stats) then costs.
+    pub reader_rcu: f64,
+}
+
+/// Seed 003's padding for anomalies: about 15% more (13 → 15).
+pub fn pad(n: u32) -> u32 {
+    (f64::from(n) * 1.15).ceil() as u32
+}
+
+fn hottest<'h>(heat: &'h Heat, label: &str, reads: bool) -> Option<&'h KeyHeat> {
+    heat.keys
+        .iter()
+        .filter(|k| k.label == label)
+        .max_by(|a, b| {
+            let (x, y) = if reads {
+                (a.peak_rcu().0, b.peak_rcu().0)
+            } else {
+                (a.peak_wcu().0, b.peak_wcu().0)
+            };
+            x.total_cmp(&y)
+        })
+}
+
+/// O5 under seed 003's formula: N from the peak items a second its read needs, then the plan run
+/// again with N, N padded and 1 shards.
+pub fn status_shards(w: &Workload, heat: &Heat, batch: &BatchTime) -> Option<StatusShards> {
+    let o5 = w.patterns.iter().find(|p| p.id == "O5")?;
+    let peak_rps = sim::peak(&heat.rps[&o5.id]).0;
+    let max_required_io = peak_rps * crate::model::o5_items(o5, w) as f64;
+    let item_bytes = heat.sizes.order_header;
+    let items_per_rcu = (4096 / (item_bytes as u64).max(1)).max(1);
+    let n = keys::shard_count(max_required_io.ceil() as u64, item_bytes as u64);
+    let at = |shards: u32| {
+        let only = Workload {
+            patterns: vec![o5.clone()],
+            ..w.clone()
+        };
+        let d = Design {
+            order_status_shards: shards,
+            ..heat.design
+        };
+        let h = sim::run(&only, d, batch, &mut |_, _| {});
+        hottest(&h, "ORDERS#<shard>", true).map_or(0.0, |k| k.peak_rcu().0)
+    };
+    Some(StatusShards {
+        max_required_io,
+        item_bytes,
+        items_per_rcu,
+        partition_max_read_rate: 3000 * items_per_rcu,
+        n,
+        padded: pad(n),
+        hottest_rcu_at_n: at(n),
+        hottest_rcu_padded: at(pad(n)),
+        hottest_rcu_at_1: at(1),
+    })
+}
+
+/// The counters' shard count: the fewest aggregate shards under which no `SALES#` or `STATS#`
+/// shard is written past the limit, found by planning again (the hash of the real ids decides
+/// each shard's share).
+pub fn counter_shards(w: &Workload, heat: &Heat, batch: &BatchTime) -> Option<CounterShards> {
+    let counters = |h: &Heat| {
+        h.keys
+            .iter()
+            .filter(|k| matches!(k.label, "SALES#<sku>#<shard>" | "STATS#<date>#<shard>"))
+            .map(|k| (k.peak_wcu().0, k.pk.clone()))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    };
+    let (now, key) = counters(heat)?;
+    let at = |c: u32| {
+        let d = Design {
+            aggregate_shards: c,
+            ..heat.design
+        };
+        let h = sim::run(w, d, batch, &mut |_, _| {});
+        counters(&h).map_or(0.0, |x| x.0)
+    };
+    let current = heat.design.aggregate_shards;
+    let (needed, at_needed) = if now <= PARTITION_WCU {
+        (Some(current), now)
+    } else {
+        // Doubling, then halving back: the fewest shards that pass.
+        let max = keys::Shard::MAX_COUNT;
+        let (mut lo, mut hi) = (current, current);
+        let mut found = None;
+        while hi < max {
+            hi = (hi * 2).min(max);
+            let wcu = at(hi);
+            if wcu <= PARTITION_WCU {
+                found = Some((hi, wcu));
+                break;
+            }
+            lo = hi;
+        }
+        match found {
+            None => (None, at(max)),
+            Some((mut best, mut best_wcu)) => {
+                while best - lo > 1 {
+                    let mid = (lo + best) / 2;
+                    let wcu = at(mid);
+                    if wcu <= PARTITION_WCU {
+                        (best, best_wcu) = (mid, wcu);
+                    } else {
+                        lo = mid;
+                    }
+                }
+                (Some(best), best_wcu)
+            }
+        }
+    };
+    let shards = needed.unwrap_or(keys::Shard::MAX_COUNT);
+    Some(CounterShards {
+        current,
+        hottest_wcu_now: now,
+        hottest_key_now: key,
+        needed,
+        hottest_wcu_at_needed: at_needed,
+        reader_rcu: f64::from(shards) * crate::model::rcu(heat.sizes.product_sales, false),
+    })
+}
+
+/// Every key past a limit, and every ranked item several stream shards rewrite at once.
+pub fn findings(heat: &Heat) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for k in &heat.keys {
+        let (rcu, rh) = k.peak_rcu();
+        let (wcu, wh) = k.peak_wcu();
+        let hours = k.throttled_hours();
+        let when = describe_hours(&hours);
+        if wcu > PARTITION_WCU {
+            let n = (wcu / PARTITION_WCU).ceil() as u32;
+            let (problem, fix) = match (k.shape, k.label) {
+                (_, "SALES#<sku>#<shard>" | "STATS#<date>#<shard>") => (
+                    format!(
+                        "a counter shard written {wcu:.0} WCU/s at {wh:02}:00 UTC, past \
+                         {PARTITION_WCU:.0} ({when})"
+                    ),
+                    "raise `AggregateShards`: see the counters' shard count below".to_owned(),
+                ),
+                (Shape::Increasing, _) => (
+                    format!(
+                        "{wcu:.0} WCU/s at {wh:02}:00 UTC on one partition key whose writes all \
+                         take the newest sort key ({when}): a split for heat cannot help, every \
+                         write still lands on the last partition"
+                    ),
+                    format!(
+                        "write-shard the partition key by a hash of the written item's id \
+                         (`{}#<shard>`, at least {n} shards, {} padded) and have its readers \
+                         query every shard in parallel and merge, as O5 does",
+                        k.label.trim_end_matches('#'),
+                        pad(n)
+                    ),
+                ),
+                (Shape::Item, _) if k.stream.is_some_and(|s| s.ranked) => (
+                    format!(
+                        "one item rewritten {wcu:.0} WCU/s at {wh:02}:00 UTC by the stream \
+                         handler ({when}): no split can divide one item"
+                    ),
+                    format!(
+                        "shard the item ({n} shards, {} padded) and rank from a periodic sum",
+                        pad(n)
+                    ),
+                ),
+                (Shape::Item, _) => (
+                    format!(
+                        "one item written {wcu:.0} WCU/s at {wh:02}:00 UTC ({when}): no split \
+                         can divide one item"
+                    ),
+                    format!(
+                        "write-shard it ({n} shards, {} padded) and sum the shards on read",
+                        pad(n)
+                    ),
+                ),
+                (Shape::Collection, _) => (
+                    format!("{wcu:.0} WCU/s at {wh:02}:00 UTC ({when})"),
+                    format!(
+                        "a split by sort-key range may absorb it if the writes spread over the \
+                         collection; if not, write-shard the key ({n} shards, {} padded)",
+                        pad(n)
+                    ),
+                ),
+            };
+            out.push(Finding {
+                index: k.index,
+                pk: k.pk.clone(),
+                label: k.label,
+                problem,
+                fix,
+            });
+        }
+        if rcu > PARTITION_RCU {
+            let items = sim::peak(&k.items).0;
+            let n = keys::shard_count(
+                items.ceil() as u64,
+                (rcu_bytes_per_item(k, rh)).max(1.0) as u64,
+            );
+            let fix = if k.shape == Shape::Item {
+                format!(
+                    "one item read past the limit: cache it (DAX) or keep {n} copies and read \
+                     one at random"
+                )
+            } else {
+                format!(
+                    "seed 003's formula for {items:.0} items/s: N = {n} shards ({} padded), read \
+                     in parallel and merged",
+                    pad(n)
+                )
+            };
+            out.push(Finding {
+                index: k.index,
+                pk: k.pk.clone(),
+                label: k.label,
+                problem: format!(
+                    "{rcu:.0} RCU/s at {rh:02}:00 UTC, past {PARTITION_RCU:.0} ({when})"
+                ),
+                fix,
+            });
+        }
+        let writers = sim::peak(&k.concurrent_writers);
+        if writers.0 > 1.0 {
+            out.push(Finding {
+                index: k.index,
+                pk: k.pk.clone(),
+                label: k.label,
+                problem: format!(
+                    "one item rewritten by about {:.0} stream batches at once at {:02}:00 UTC \
+                     (every stream shard holds orders of it): each is a read-modify-write on \
+                     the total, so they race, retry and fail batches",
+                    writers.0, writers.1
+                ),
+                fix: "keep per-shard partial totals (one item per stream shard or hash \
+                      shard) and rank from their periodic sum, or let one writer own the \
+                      item"
+                    .to_owned(),
+            });
+        }
+    }
+    out
+}
+
+fn rcu_bytes_per_item(k: &KeyHeat, h: usize) -> f64 {
+    // Units are 4 KB each (half when eventually consistent): bytes per item read at that hour,
+    // as the seed's AvgItemSize. Reads here are eventually consistent.
+    if k.items[h] == 0.0 {
+        return 4096.0;
+    }
+    k.rcu[h] * 2.0 * 4096.0 / k.items[h]
+}
+
+/// "14:00–16:00 UTC" for the hours a key runs past a limit.
+pub fn describe_hours(hours: &[usize]) -> String {
+    if hours.is_empty() {
+        return "never".to_owned();
+    }
+    if hours.len() == 24 {
+        return "all day".to_owned();
+    }
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &h in hours {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == h => *end = h,
+            _ => runs.push((h, h)),
+        }
+    }
+    runs.iter()
+        .map(|(a, b)| format!("{a:02}:00–{:02}:00 UTC", b + 1))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,74 @@
+//! `make plan`: plans every workload under `planner/workloads/` (or the files given) and writes
+//! each report to `planner/reports/<workload>.md`.
+
+use std::{io::Write as _, path::PathBuf, time::Instant};
+
+use planner::{Workload, analysis, report, sim};
+
+fn main() {
+    let root = sam_template::workspace_root();
+    let args: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
+    let files = if args.is_empty() {
+        let mut f: Vec<PathBuf> = std::fs::read_dir(root.join("planner/workloads"))
+            .expect("planner/workloads")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+            .collect();
+        f.sort();
+        f
+    } else {
+        args
+    };
+    let out = root.join("planner/reports");
+    std::fs::create_dir_all(&out).expect("planner/reports");
+    let durations = report::Durations::load(&root);
+    let mut failed = false;
+    for file in files {
+        let w = match Workload::load(&file) {
+            Ok(w) => w,
+            Err(e) => {
+                eprintln!("{e}");
+                failed = true;
+                continue;
+            }
+        };
+        let started = Instant::now();
+        let stem = file
+            .file_stem()
+            .expect("a file name")
+            .to_string_lossy()
+            .into_owned();
+        let mut progress = |done: f64, what: &str| {
+            if started.elapsed().as_secs() >= 2 {
+                eprint!("\r{stem}: {:3.0}% {what:<24}", done * 100.0);
+                let _ = std::io::stderr().flush();
+            }
+        };
+        let batch = durations.batch(planner::fanout::COMMERCE_STREAM);
+        let heat = sim::run(&w, sim::design(&w), &batch, &mut progress);
+        let status = analysis::status_shards(&w, &heat, &batch);
+        let counters = analysis::counter_shards(&w, &heat, &batch);
+        let svg_name = format!("{stem}.svg");
+        std::fs::write(out.join(&svg_name), planner::plot::heat_svg(&w.name, &heat))
+            .expect("the plot");
+        let relative = format!("../workloads/{stem}.yaml");
+        let md = report::markdown(
+            &w,
+            &relative,
+            &heat,
+            status.as_ref(),
+            counters.as_ref(),
+            &durations,
+            &batch,
+            Some(&svg_name),
+        );
+        std::fs::write(out.join(format!("{stem}.md")), md).expect("the report");
+        eprintln!(
+            "\r{stem}: planned in {:.1} s -> planner/reports/{stem}.md",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    if failed {
+        std::process::exit(1);
+    }
+}

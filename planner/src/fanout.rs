@@ -1,0 +1,84 @@
+//! What the stream handlers write for one source record: declared once, here, and held to the
+//! handlers by `tests/fanout.rs`, which runs each real handler on DynamoDB Local with one record
+//! of each source and counts the items it writes, by `Type`.
+
+use keys::{commerce::types as commerce, derived::types as derived, reviews::types as reviews};
+
+pub const COMMERCE_STREAM: &str = "commerce-stream";
+pub const AGGREGATE_REVIEWS: &str = "aggregate-reviews";
+
+/// One source record's fan-out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fanout {
+    pub consumer: &'static str,
+    /// The `Type` of the source item (an INSERT of it).
+    pub source: &'static str,
+    /// When it applies (an order placed under an account rep writes one target more).
+    pub case: &'static str,
+    /// The `Type` of each target item written, once per batch in which a record touches it.
+    pub targets: &'static [&'static str],
+    /// Whether each target's write carries one ledger entry per record (in its transaction).
+    pub ledger: bool,
+}
+
+pub const FANOUT: &[Fanout] = &[
+    Fanout {
+        consumer: COMMERCE_STREAM,
+        source: commerce::ORDER_SUMMARY,
+        case: "placed",
+        targets: &[commerce::CUSTOMER, derived::DAILY_STATS],
+        ledger: true,
+    },
+    Fanout {
+        consumer: COMMERCE_STREAM,
+        source: commerce::ORDER_SUMMARY,
+        case: "placed under an account rep",
+        targets: &[
+            commerce::CUSTOMER,
+            derived::DAILY_STATS,
+            commerce::REP_SALES,
+        ],
+        ledger: true,
+    },
+    Fanout {
+        consumer: COMMERCE_STREAM,
+        source: commerce::ORDER_LINE,
+        case: "placed",
+        targets: &[commerce::PRODUCT_SALES],
+        ledger: true,
+    },
+    Fanout {
+        consumer: COMMERCE_STREAM,
+        source: commerce::TRACKING_EVENT,
+        case: "added",
+        targets: &[commerce::ORDER_HEADER, commerce::ORDER_SUMMARY],
+        ledger: false,
+    },
+    Fanout {
+        consumer: AGGREGATE_REVIEWS,
+        source: reviews::REVIEW,
+        case: "put",
+        targets: &[reviews::BOOK, reviews::USER, derived::DAILY_STATS],
+        ledger: true,
+    },
+];
+
+/// Targets (and so ledger entries) of one INSERT of `source`, in its first case.
+pub fn targets_per_record(source: &str) -> f64 {
+    FANOUT
+        .iter()
+        .find(|f| f.source == source)
+        .map_or(0, |f| if f.ledger { f.targets.len() } else { 0 }) as f64
+}
+
+/// Stream records one call of a pattern puts on the stream, per consumer that reads them.
+pub fn records_per_call(pattern: &str, lines: f64) -> Vec<(&'static str, f64)> {
+    match pattern {
+        // The summary and each line.
+        "C3" => vec![(COMMERCE_STREAM, 1.0 + lines)],
+        // The event; then the status projection's MODIFY of the summary, a record of its own.
+        "C6" => vec![(COMMERCE_STREAM, 2.0)],
+        "R3" => vec![(AGGREGATE_REVIEWS, 1.0)],
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,1078 @@
+//! Each modelled access pattern as the requests it makes: which partition key of which index each
+//! read and write touches, built with the real key builders (`keys`) from real entities (`model`)
+//! and their real index membership (`Entity::gsi1`, `Entity::gsi2`), and how many capacity units
+//! each costs, from the size DynamoDB counts for a real item of the model. Change a key design
+//! and these touches, hence the plan, change with it.
+
+use keys::{
+    Date, Gsi1Key, Gsi2Key, Id, KeySpace, PrimaryKey, Quarter, Shard, Timestamp,
+    commerce::{self as kc, OrderId, OrderStatus, Sku},
+    derived as kd,
+    learning::{self as kl, CertType, CertVersion, Course, Location, Name},
+    reviews::{self as kr, Isbn},
+};
+use model::{
+    Entity as _,
+    commerce::{Customer, Order, OrderHeader, OrderLine, OrderSummary, Product, RepSales},
+    derived::{DailyStats, Ledger},
+    learning::Certificate,
+    reviews::{Book, Review, User},
+};
+
+use crate::{
+    fanout,
+    workload::{Entity, ItemKind, PatternLoad, Workload},
+};
+
+/// The patterns the planner models, by catalogue ID or function name.
+pub const MODELLED: &[&str] = &[
+    "C1",
+    "C3",
+    "C5",
+    "C6",
+    "O5",
+    "O8",
+    "O13",
+    "O14",
+    "get-product-sales",
+    "get-daily-stats",
+    "R1",
+    "R2",
+    "R3",
+    "L11",
+    "issue-certificate",
+];
+
+pub fn modelled(id: &str) -> bool {
+    MODELLED.contains(&id)
+}
+
+/// The populations a pattern draws what it touches from.
+pub fn draws_from(id: &str) -> &'static [Entity] {
+    match id {
+        "C1" => &[Entity::Customers],
+        "C3" => &[Entity::Customers, Entity::Products],
+        "C5" | "C6" => &[Entity::Orders],
+        "O5" => &[Entity::Orders],
+        "O8" | "O13" | "get-product-sales" => &[Entity::Products],
+        "O14" => &[Entity::Reps],
+        "R1" => &[Entity::Books],
+        "R2" => &[Entity::Users],
+        "R3" => &[Entity::Books, Entity::Users],
+        "issue-certificate" => &[Entity::Students, Entity::Courses],
+        _ => &[],
+    }
+}
+
+/// The table or one of its indexes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Ix {
+    Table,
+    Gsi1,
+    Gsi2,
+}
+
+impl Ix {
+    pub fn name(self) -> &'static str {
+        match self {
+            Ix::Table => "table",
+            Ix::Gsi1 => "GSI1",
+            Ix::Gsi2 => "GSI2",
+        }
+    }
+}
+
+/// What a partition key holds, for what a split can and cannot do for its heat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Shape {
+    /// One item: a split cannot divide one item's traffic.
+    Item,
+    /// An item collection whose writes go to the newest sort key (ULIDs, timestamps): a split
+    /// leaves every write on the last partition.
+    Increasing,
+    /// An item collection read or written across its sort keys.
+    Collection,
+}
+
+/// One request's share on one partition key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Touch {
+    pub index: Ix,
+    pub pk: String,
+    /// The key's shape as the catalogue writes it (`PRODUCT#<sku>`), for the report.
+    pub label: &'static str,
+    pub shape: Shape,
+    pub rcu: f64,
+    pub wcu: f64,
+    /// Items read (for seed 003's items-per-second arithmetic).
+    pub items: f64,
+    /// Written by a stream handler: what it writes per source record, before coalescing.
+    pub stream: Option<StreamWrite>,
+    /// Whether the key belongs to the drawn subject alone (a customer's partition) or is shared by
+    /// many (a shard, a ranking): the tail of a population is sampled for shared keys.
+    pub own: bool,
+    /// A key new with each call (a new order's partition, a ledger entry): it costs, but never
+    /// heats up; the report counts it without listing it.
+    pub fresh: bool,
+    /// The share of a draw this touch stands for (a shard's share of a spread).
+    pub share: f64,
+}
+
+/// A stream handler's write to a target: coalesced per batch and stream shard.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreamWrite {
+    pub consumer: &'static str,
+    /// Stream shards the source records of this target arrive on (1 when every source item is in
+    /// one partition).
+    pub one_source_partition: bool,
+    /// A read-modify-write (a ranked target): concurrent writers race.
+    pub ranked: bool,
+}
+
+/// One population a call draws from, `per_call` times, and what each draw touches.
+pub struct Draw<'a> {
+    pub from: Option<Entity>,
+    pub per_call: f64,
+    pub touches: Box<dyn Fn(u64) -> Vec<Touch> + 'a>,
+}
+
+/// Average sizes, in bytes as DynamoDB counts them, of real items of the model (or the
+/// workload's stated ones).
+#[derive(Debug, Clone, Copy)]
+pub struct Sizes {
+    pub customer: f64,
+    pub order_summary: f64,
+    pub order_header: f64,
+    pub order_line: f64,
+    pub product: f64,
+    pub product_sales: f64,
+    pub daily_stats: f64,
+    pub rep_sales: f64,
+    pub ledger: f64,
+    pub book: f64,
+    pub user: f64,
+    pub review: f64,
+    pub certificate: f64,
+    /// Which sizes the workload stated instead of measuring.
+    pub stated: &'static [&'static str],
+}
+
+fn size_of<E: model::Entity>(e: &E) -> f64 {
+    devkit::item_size(&model::to_item(e).expect("a model item")) as f64
+}
+
+pub const SAMPLE_MS: u64 = 1_795_860_000_000;
+
+pub fn customer_id(k: u64) -> Id {
+    Id::parse("customer", &format!("C{k:010}")).expect("a valid id")
+}
+pub fn rep_id(k: u64) -> Id {
+    Id::parse("rep", &format!("R{k:06}")).expect("a valid id")
+}
+pub fn user_id(k: u64) -> Id {
+    Id::parse("user", &format!("u{k:010}")).expect("a valid id")
+}
+/// The order of rank `k`: a ULID of the sample day whose random part is a hash of `k`.
+pub fn order_id(k: u64) -> OrderId {
+    let random = u128::from(k.wrapping_mul(0x9e37_79b9_7f4a_7c15)) << 16 | u128::from(k);
+    OrderId::parse(&ulid::Ulid::from_parts(SAMPLE_MS + k % 86_400_000, random).to_string())
+        .expect("a ULID")
+}
+pub fn sku(k: u64) -> Sku {
+    Sku::new(k).expect("a SKU from 1")
+}
+/// The ISBN-13 `978<k, 9 digits><check>`.
+pub fn isbn(k: u64) -> Isbn {
+    let body = format!("978{:09}", k % 1_000_000_000);
+    let sum: u32 = body
+        .bytes()
+        .enumerate()
+        .map(|(i, b)| u32::from(b - b'0') * if i % 2 == 0 { 1 } else { 3 })
+        .sum();
+    Isbn::parse(&format!("{body}{}", (10 - sum % 10) % 10)).expect("a valid ISBN")
+}
+pub fn student(k: u64) -> Name {
+    Name::parse("student", &format!("Student {k}")).expect("a valid name")
+}
+
+fn at() -> Timestamp {
+    Timestamp::from_ms(SAMPLE_MS).expect("a valid instant")
+}
+
+/// Order ids as place-order makes them (ULIDs over the sample day), from a fixed sequence so a
+/// plan is the same each run: the first `n` of [`SAMPLE_IDS`], made once.
+pub fn order_ids(n: usize) -> impl Iterator<Item = OrderId> {
+    static IDS: std::sync::OnceLock<Vec<OrderId>> = std::sync::OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        (0..SAMPLE_IDS)
+            .map(|i| {
+                let random = (u128::from(next()) << 64 | u128::from(next())) >> 48;
+                let ms = SAMPLE_MS + (i as u64 * 86_400_000 / SAMPLE_IDS as u64);
+                OrderId::parse(&ulid::Ulid::from_parts(ms, random).to_string()).expect("a ULID")
+            })
+            .collect()
+    });
+    ids.iter().copied().take(n.min(SAMPLE_IDS))
+}
+
+/// Order ids sampled for the share of each shard a hash of the id gives: enough that the fullest
+/// of 15 shards is within about 2% of its exact share.
+pub const SAMPLE_IDS: usize = 200_000;
+
+fn order(id: OrderId, customer: &Id, rep: Option<&Id>, lines: u64, shards: u32) -> Order {
+    Order {
+        order_id: id,
+        customer_id: customer.clone(),
+        status: OrderStatus::Open,
+        created_at: at(),
+        total: 12_345 * lines as i64,
+        item_count: lines,
+        event_count: None,
+        last_event_id: None,
+        account_rep_id: rep.cloned(),
+        status_shard: Some(kc::order_status_shard(id, shards)),
+        currency: Some("USD".to_owned()),
+    }
+}
+
+fn line(id: OrderId, sku: Sku) -> OrderLine {
+    OrderLine {
+        order_id: id,
+        sku,
+        quantity: 2,
+        unit_price: 1_999,
+    }
+}
+
+/// A GSI1 key of each certificate shard of the type, from real certificates: the first students
+/// whose certificates land on each shard.
+fn certificate_shard_keys() -> Vec<Gsi1Key> {
+    let mut found: std::collections::BTreeMap<String, Gsi1Key> = Default::default();
+    for k in 1..100_000 {
+        let c = certificate(k, 1);
+        let index = c.gsi1().expect("a certificate is in GSI1");
+        found.entry(index.pk().to_owned()).or_insert(index);
+        if found.len() == kl::CERTIFICATE_SHARDS as usize {
+            break;
+        }
+    }
+    found.into_values().collect()
+}
+
+fn certificate(k: u64, course: u64) -> Certificate {
+    Certificate {
+        cert_name: Course::parse(&format!("Course {course}")).expect("a course"),
+        issued_date: at().date(),
+        location: Location::parse("Building 1").expect("a location"),
+        student: student(k),
+        cert_type: CertType::Completion,
+        instructor: Name::parse("instructor", "Ada Instructor").expect("a name"),
+        entity_version: CertVersion::CURRENT,
+    }
+}
+
+impl Sizes {
+    /// Real items of the model, measured; the workload's stated sizes instead where it gives them.
+    pub fn of(w: &Workload, shards: u32) -> Sizes {
+        let id = order_ids(1).next().expect("one id");
+        let c = customer_id(1);
+        let rep = rep_id(1);
+        let o = order(id, &c, Some(&rep), 3, shards);
+        let customer = Customer {
+            customer_id: c.clone(),
+            name: "Alex Customer".to_owned(),
+            email: "alex.customer@example.com".to_owned(),
+            created_at: at(),
+            updated_at: at(),
+            order_count: 12.into(),
+            lifetime_value: 123_456.into(),
+            account_rep_id: Some(rep.clone()),
+        };
+        let product = Product {
+            sku: sku(1),
+            name: "A product of the catalogue".to_owned(),
+            description: Some("What it is, in a sentence or two of the catalogue.".to_owned()),
+            created_at: at(),
+            updated_at: at(),
+            price: Some(1_999),
+            currency: Some("USD".to_owned()),
+            total_inventory: 1_000.into(),
+        };
+        let date = at().date();
+        let ledger = Ledger {
+            event_id: Id::parse("event", "0123456789abcdef0123456789abcdef").expect("an id"),
+            expires_at: 1_795_900_000,
+        };
+        let ledger_bytes = devkit::item_size(
+            &model::derived::ledger_item(&ledger, &kc::customer(&c)).expect("a ledger item"),
+        ) as f64;
+        let review = Review {
+            isbn: isbn(1),
+            username: user_id(1),
+            grade: 8,
+            review_text: "A review of a few sentences: what the reader liked, what they did \
+                          not, and whom they would give the book to."
+                .to_owned(),
+            review_date: at(),
+        };
+        let mut s = Sizes {
+            customer: size_of(&customer),
+            order_summary: size_of(&OrderSummary(o.clone())),
+            order_header: size_of(&OrderHeader(o.clone())),
+            order_line: size_of(&line(id, sku(1))),
+            product: size_of(&product),
+            product_sales: size_of(&model::commerce::ProductSales {
+                sku: sku(1),
+                shard: Shard::new(0, 1).expect("shard 0"),
+                units_sold: 1_000_000.into(),
+                revenue: 1_999_000_000.into(),
+            }),
+            daily_stats: size_of(&DailyStats {
+                date,
+                shard: Shard::new(0, 1).expect("shard 0"),
+                orders: 100_000.into(),
+                revenue: 1_234_567_890.into(),
+                reviews: 1_000.into(),
+            }),
+            // Its ranking key is written with its total (not an `Entity::gsi1`): add it.
+            rep_sales: size_of(&RepSales {
+                period: Quarter::of(date),
+                rep_id: rep.clone(),
+                total: 123_456_789.into(),
+                order_count: 1_000.into(),
+            }) + gsi_key_bytes(
+                &kc::rep_ranking_index(Quarter::of(date), 123_456_789, &rep).expect("a key"),
+            ),
+            ledger: ledger_bytes,
+            book: size_of(&Book {
+                isbn: isbn(1),
+                title: "The Title of a Book".to_owned(),
+                author: "An Author".to_owned(),
+                publication_year: 2024,
+                rating_count: 1_000.into(),
+                rating_sum: 8_000.into(),
+            }),
+            user: size_of(&User {
+                username: user_id(1),
+                membership_date: date,
+                review_count: 12.into(),
+            }),
+            review: size_of(&review),
+            certificate: size_of(&certificate(1, 1)),
+            stated: &[],
+        };
+        let mut stated = Vec::new();
+        for (kind, bytes) in &w.item_bytes {
+            let b = *bytes as f64;
+            let name = match kind {
+                ItemKind::Customer => {
+                    s.customer = b;
+                    "customer"
+                }
+                ItemKind::Order => {
+                    s.order_summary = b;
+                    s.order_header = b;
+                    "order"
+                }
+                ItemKind::OrderLine => {
+                    s.order_line = b;
+                    "order_line"
+                }
+                ItemKind::Product => {
+                    s.product = b;
+                    "product"
+                }
+                ItemKind::Review => {
+                    s.review = b;
+                    "review"
+                }
+                ItemKind::Book => {
+                    s.book = b;
+                    "book"
+                }
+                ItemKind::User => {
+                    s.user = b;
+                    "user"
+                }
+                ItemKind::Certificate => {
+                    s.certificate = b;
+                    "certificate"
+                }
+            };
+            stated.push(name);
+        }
+        s.stated = Box::leak(stated.into_boxed_slice());
+        s
+    }
+}
+
+fn gsi_key_bytes<S: KeySpace>(k: &keys::Key<S>) -> f64 {
+    (S::PK.len() + k.pk().len() + S::SK.len() + k.sk().len()) as f64
+}
+
+/// Write units of one write of an item of `bytes`: 1 per KB, rounded up.
+pub fn wcu(bytes: f64) -> f64 {
+    (bytes / 1024.0).ceil().max(1.0)
+}
+
+/// Read units of reading `bytes` in one request: 1 per 4 KB rounded up, half when eventually
+/// consistent.
+pub fn rcu(bytes: f64, consistent: bool) -> f64 {
+    let units = (bytes / 4096.0).ceil().max(1.0);
+    if consistent { units } else { units / 2.0 }
+}
+
+fn base(pk: &PrimaryKey, label: &'static str, shape: Shape) -> Touch {
+    touch(Ix::Table, pk.pk(), label, shape)
+}
+fn gsi1(k: &Gsi1Key, label: &'static str, shape: Shape) -> Touch {
+    touch(Ix::Gsi1, k.pk(), label, shape)
+}
+fn gsi2(k: &Gsi2Key, label: &'static str, shape: Shape) -> Touch {
+    touch(Ix::Gsi2, k.pk(), label, shape)
+}
+fn touch(index: Ix, pk: &str, label: &'static str, shape: Shape) -> Touch {
+    Touch {
+        index,
+        pk: pk.to_owned(),
+        label,
+        shape,
+        rcu: 0.0,
+        wcu: 0.0,
+        items: 0.0,
+        stream: None,
+        own: true,
+        fresh: false,
+        share: 1.0,
+    }
+}
+
+/// A partition key each call makes anew (`ORDER#<new id>`, a ledger entry), as its label.
+fn fresh(label: &'static str) -> Touch {
+    Touch {
+        fresh: true,
+        own: false,
+        ..touch(Ix::Table, label, label, Shape::Item)
+    }
+}
+
+impl Touch {
+    fn read(mut self, rcu: f64, items: f64) -> Touch {
+        self.rcu += rcu;
+        self.items += items;
+        self
+    }
+    fn write(mut self, wcu: f64) -> Touch {
+        self.wcu += wcu;
+        self
+    }
+    fn shared(mut self) -> Touch {
+        self.own = false;
+        self
+    }
+    pub fn by_stream(mut self, s: StreamWrite) -> Touch {
+        self.stream = Some(s);
+        self
+    }
+    /// The same touch `f` times over (a share of a spread).
+    pub fn times(mut self, f: f64) -> Touch {
+        self.rcu *= f;
+        self.wcu *= f;
+        self.items *= f;
+        self.share *= f;
+        self
+    }
+}
+
+/// The share of order ids on each of `count` keys `key` makes of them: the real hash, over a fixed
+/// sample of real order ids as large as `population` (up to [`SAMPLE_IDS`]).
+pub fn spread<K: Ord>(population: u64, mut key: impl FnMut(OrderId) -> K) -> Vec<(K, f64)> {
+    let n = population.clamp(1, SAMPLE_IDS as u64) as usize;
+    let mut counts = std::collections::BTreeMap::new();
+    for id in order_ids(n) {
+        *counts.entry(key(id)).or_insert(0u64) += 1;
+    }
+    counts
+        .into_iter()
+        .map(|(k, c)| (k, c as f64 / n as f64))
+        .collect()
+}
+
+/// The key design the plan runs with: the workload's parameters over the template's defaults.
+#[derive(Debug, Clone, Copy)]
+pub struct Design {
+    pub order_status_shards: u32,
+    pub aggregate_shards: u32,
+}
+
+/// Everything a call of `p` does, as draws from its populations.
+pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
+    let items = |default: u64| p.items.unwrap_or(default) as f64;
+    let fixed = |f: Box<dyn Fn(u64) -> Vec<Touch> + 'a>| Draw {
+        from: None,
+        per_call: 1.0,
+        touches: f,
+    };
+    let from = |e: Entity, per_call: f64, f: Box<dyn Fn(u64) -> Vec<Touch> + 'a>| Draw {
+        from: Some(e),
+        per_call,
+        touches: f,
+    };
+    let orders = w.entities.orders.as_ref().map_or(1_000_000, |o| o.count);
+    match p.id.as_str() {
+        // A customer and their newest orders: one Query of the customer's collection.
+        "C1" => {
+            let n = items(10);
+            vec![from(
+                Entity::Customers,
+                1.0,
+                Box::new(move |k| {
+                    let bytes = s.customer + n * s.order_summary;
+                    vec![
+                        base(
+                            &kc::customer(&customer_id(k)),
+                            "CUSTOMER#<id>",
+                            Shape::Collection,
+                        )
+                        .read(rcu(bytes, false), n + 1.0),
+                    ]
+                }),
+            )]
+        }
+        "C3" => place_order(p, w, d, s, orders),
+        // An order's collection: header, lines, events.
+        "C5" => {
+            let n = items(6);
+            vec![from(
+                Entity::Orders,
+                1.0,
+                Box::new(move |k| {
+                    vec![
+                        base(
+                            &kc::order_header(order_id(k)),
+                            "ORDER#<orderId>",
+                            Shape::Collection,
+                        )
+                        .read(rcu(s.order_header + n * s.order_line, false), n + 1.0),
+                    ]
+                }),
+            )]
+        }
+        "C6" => add_order_event(w, d, s, orders),
+        // Every OPEN order (or a page of them) across the N shards of GSI2, queried in parallel.
+        "O5" => {
+            let n = o5_items(p, w) as f64;
+            let shares = spread(n as u64, |id| {
+                kc::order_status_shard(id, d.order_status_shards)
+            });
+            vec![fixed(Box::new(move |_| {
+                shares
+                    .iter()
+                    .map(|(shard, share)| {
+                        let k = kc::order_status_index(
+                            *shard,
+                            order_ids(1).next().expect("an id"),
+                            OrderStatus::Open,
+                        );
+                        let on_shard = n * share;
+                        gsi2(&k, "ORDERS#<shard>", Shape::Collection)
+                            .read(rcu(on_shard * s.order_header, false), on_shard)
+                            .shared()
+                    })
+                    .collect()
+            }))]
+        }
+        // A product's order lines (and its inventories), newest first.
+        "O8" => {
+            let n = items(50);
+            vec![from(
+                Entity::Products,
+                1.0,
+                Box::new(move |k| {
+                    vec![
+                        gsi1(
+                            &kc::order_line_product_index(
+                                order_ids(1).next().expect("an id"),
+                                sku(k),
+                            ),
+                            "PRODUCT#<sku>",
+                            Shape::Increasing,
+                        )
+                        .read(rcu(n * s.order_line, false), n),
+                    ]
+                }),
+            )]
+        }
+        "O13" => vec![from(
+            Entity::Products,
+            1.0,
+            Box::new(move |k| {
+                vec![
+                    base(&kc::product(sku(k)), "PRODUCT#<sku>", Shape::Item)
+                        .read(rcu(s.product, false), 1.0),
+                ]
+            }),
+        )],
+        "O14" => {
+            let n = items(10);
+            vec![fixed(Box::new(move |_| {
+                vec![
+                    gsi1(
+                        &kc::rep_ranking_index(Quarter::of(at().date()), 0, &rep_id(1))
+                            .expect("a key"),
+                        "RANKING#<YYYY-Qn>",
+                        Shape::Collection,
+                    )
+                    .read(rcu(n * s.rep_sales, false), n)
+                    .shared(),
+                ]
+            }))]
+        }
+        // What a sharded counter's reader pays: every shard, in one BatchGetItem.
+        "get-product-sales" => vec![from(
+            Entity::Products,
+            1.0,
+            Box::new(move |k| {
+                kc::product_sales_shards(sku(k), d.aggregate_shards)
+                    .iter()
+                    .map(|key| {
+                        base(key, "SALES#<sku>#<shard>", Shape::Item)
+                            .read(rcu(s.product_sales, false), 1.0)
+                    })
+                    .collect()
+            }),
+        )],
+        "get-daily-stats" => vec![fixed(Box::new(move |_| {
+            kd::daily_stats_shards(at().date(), d.aggregate_shards)
+                .iter()
+                .map(|key| {
+                    base(key, "STATS#<date>#<shard>", Shape::Item)
+                        .read(rcu(s.daily_stats, false), 1.0)
+                        .shared()
+                })
+                .collect()
+        }))],
+        // A book and its newest reviews: one Query of its collection.
+        "R1" => {
+            let n = items(15);
+            vec![from(
+                Entity::Books,
+                1.0,
+                Box::new(move |k| {
+                    vec![
+                        base(&kr::book(&isbn(k)), "BOOK#<isbn>", Shape::Collection)
+                            .read(rcu(s.book + n * s.review, false), n + 1.0),
+                    ]
+                }),
+            )]
+        }
+        "R2" => {
+            let n = items(15);
+            vec![from(
+                Entity::Users,
+                1.0,
+                Box::new(move |k| {
+                    vec![
+                        gsi1(
+                            &kr::user_index(&user_id(k)),
+                            "USER#<username>",
+                            Shape::Collection,
+                        )
+                        .read(rcu(s.user + n * s.review, false), n + 1.0),
+                    ]
+                }),
+            )]
+        }
+        "R3" => put_review(d, s),
+        // 20 parallel Queries, one per certificate shard of the type, a page each.
+        "L11" => {
+            let n = items(20);
+            vec![fixed(Box::new(move |_| {
+                certificate_shard_keys()
+                    .iter()
+                    .map(|key| {
+                        gsi1(key, "<certType>#<shard>#", Shape::Collection)
+                            .read(rcu(n * s.certificate, false), n)
+                            .shared()
+                    })
+                    .collect()
+            }))]
+        }
+        "issue-certificate" => vec![
+            from(
+                Entity::Students,
+                1.0,
+                Box::new(move |k| {
+                    // The course is the partition of the certificate; its occurrence is checked in
+                    // the same transaction. Certificates of a season spread over the courses.
+                    let c = certificate(k, 1 + k % 97);
+                    let key = c.key();
+                    let index = c.gsi1().expect("a certificate is in GSI1");
+                    vec![
+                        gsi1(&index, "<certType>#<shard>#", Shape::Collection)
+                            .write(wcu(s.certificate))
+                            .shared(),
+                        base(&key, "<course>", Shape::Collection)
+                            .write(2.0 * wcu(s.certificate))
+                            .shared(),
+                    ]
+                }),
+            ),
+            from(
+                Entity::Courses,
+                1.0,
+                Box::new(move |k| {
+                    let occurrence = model::learning::CourseOccurrence {
+                        course_name: Course::parse(&format!("Course {k}")).expect("a course"),
+                        start_date: at().date(),
+                        location: Location::parse("Building 1").expect("a location"),
+                        course_type: "Instructor-led".to_owned(),
+                    }
+                    .key();
+                    // ConditionCheck of the occurrence: a transactional read of the course.
+                    vec![base(&occurrence, "<course>", Shape::Collection).read(2.0, 1.0)]
+                }),
+            ),
+        ],
+        other => unreachable!("{other} is not modelled (checked when the workload was read)"),
+    }
+}
+
+/// C3: the products read (strongly consistent BatchGetItem), then one transaction: the summary in
+/// the customer's partition (and its rep's GSI1 partition), the header (its customer's GSI1
+/// partition by status, a GSI2 status shard), each line (its product's GSI1 partition); then what
+/// `commerce-stream` writes for each.
+fn place_order<'a>(
+    p: &'a PatternLoad,
+    w: &'a Workload,
+    d: Design,
+    s: &'a Sizes,
+    orders: u64,
+) -> Vec<Draw<'a>> {
+    let lines = f64::from(p.lines.unwrap_or(3));
+    let rep_share = p.rep_share.unwrap_or(0.0);
+    let reps = w.entities.reps.as_ref().map_or(1, |r| r.count);
+    let header_shards = spread(orders, |id| {
+        kc::order_status_shard(id, d.order_status_shards)
+    });
+    let stats_shards = spread(orders, |id| {
+        kd::daily_stats_shard(&id.to_string(), d.aggregate_shards)
+    });
+    let sales_shards = spread(orders, |id| kc::product_sales_shard(id, d.aggregate_shards));
+    let txn = |bytes: f64| 2.0 * wcu(bytes);
+    let commerce = fanout::COMMERCE_STREAM;
+    let stream = StreamWrite {
+        consumer: commerce,
+        one_source_partition: false,
+        ranked: false,
+    };
+    let id = order_ids(1).next().expect("an id");
+    let mut out: Vec<Draw<'a>> = vec![
+        Draw {
+            from: Some(Entity::Customers),
+            per_call: 1.0,
+            touches: Box::new(move |k| {
+                let c = customer_id(k);
+                let o = order(id, &c, None, lines as u64, d.order_status_shards);
+                let summary = OrderSummary(o.clone());
+                let header = OrderHeader(o);
+                let mut t = vec![
+                    base(&summary.key(), "CUSTOMER#<id>", Shape::Collection)
+                        .write(txn(s.order_summary)),
+                    gsi1(
+                        &header.gsi1().expect("in GSI1"),
+                        "CUSTOMER#<id>",
+                        Shape::Collection,
+                    )
+                    .write(wcu(s.order_header)),
+                ];
+                // commerce-stream: the customer's OrderCount and LifetimeValue.
+                t.push(
+                    base(&kc::customer(&c), "CUSTOMER#<id>", Shape::Item)
+                        .write(txn(s.customer))
+                        .by_stream(stream),
+                );
+                t
+            }),
+        },
+        Draw {
+            from: None,
+            per_call: 1.0,
+            touches: Box::new(move |_| {
+                let mut t = vec![
+                    // The header and the lines: each in its own new order's partition.
+                    fresh("ORDER#<orderId>").write(txn(s.order_header) + lines * txn(s.order_line)),
+                ];
+                for (shard, share) in &header_shards {
+                    let k = kc::order_status_index(*shard, id, OrderStatus::Open);
+                    t.push(
+                        gsi2(&k, "ORDERS#<shard>", Shape::Increasing)
+                            .write(wcu(s.order_header))
+                            .times(*share)
+                            .shared(),
+                    );
+                }
+                for (shard, share) in &stats_shards {
+                    t.push(
+                        base(
+                            &kd::daily_stats(at().date(), *shard),
+                            "STATS#<date>#<shard>",
+                            Shape::Item,
+                        )
+                        .write(txn(s.daily_stats))
+                        .times(*share)
+                        .shared()
+                        .by_stream(stream),
+                    );
+                }
+                // One ledger entry per record and target, each in its own partition.
+                let targets = fanout::targets_per_record(kc::types::ORDER_SUMMARY)
+                    + lines * fanout::targets_per_record(kc::types::ORDER_LINE);
+                t.push(fresh("LEDGER#<eventId>#<target>").write(targets * txn(s.ledger)));
+                t
+            }),
+        },
+        Draw {
+            from: Some(Entity::Products),
+            per_call: lines,
+            touches: Box::new(move |k| {
+                let product = sku(k);
+                let l = line(id, product);
+                let mut t = vec![
+                    base(&kc::product(product), "PRODUCT#<sku>", Shape::Item)
+                        .read(rcu(s.product, true), 1.0),
+                    gsi1(
+                        &l.gsi1().expect("a line is in GSI1"),
+                        "PRODUCT#<sku>",
+                        Shape::Increasing,
+                    )
+                    .write(wcu(s.order_line)),
+                ];
+                for (shard, share) in &sales_shards {
+                    t.push(
+                        base(
+                            &kc::product_sales(product, *shard),
+                            "SALES#<sku>#<shard>",
+                            Shape::Item,
+                        )
+                        .write(txn(s.product_sales))
+                        .times(*share)
+                        .by_stream(stream),
+                    );
+                }
+                t
+            }),
+        },
+    ];
+    if rep_share > 0.0 {
+        // Orders under a rep: the summary in the rep's GSI1 partition, and the rep's quarterly
+        // sales, a ranked read-modify-write that moves its GSI1 ranking key (delete and put).
+        out.push(Draw {
+            from: Some(Entity::Reps),
+            per_call: rep_share,
+            touches: Box::new(move |k| {
+                let rep = rep_id(k.min(reps));
+                let o = order(
+                    id,
+                    &customer_id(1),
+                    Some(&rep),
+                    lines as u64,
+                    d.order_status_shards,
+                );
+                let ranked = StreamWrite {
+                    ranked: true,
+                    ..stream
+                };
+                let period = Quarter::of(at().date());
+                vec![
+                    gsi1(
+                        &OrderSummary(o).gsi1().expect("under a rep"),
+                        "REP#<repId>",
+                        Shape::Increasing,
+                    )
+                    .write(wcu(s.order_summary)),
+                    base(
+                        &kc::rep_sales(period, &rep),
+                        "SALESPERIOD#<YYYY-Qn>#<repId>",
+                        Shape::Item,
+                    )
+                    .read(1.0, 1.0)
+                    .write(txn(s.rep_sales))
+                    .by_stream(ranked),
+                    gsi1(
+                        &kc::rep_ranking_index(period, 1, &rep).expect("a key"),
+                        "RANKING#<YYYY-Qn>",
+                        Shape::Collection,
+                    )
+                    .write(2.0 * wcu(s.rep_sales))
+                    .shared()
+                    .by_stream(ranked),
+                ]
+            }),
+        });
+    }
+    out
+}
+
+/// C6: the header's event count and the event, one transaction in the order's partition; then
+/// `commerce-stream` moves the order's status on its header (its GSI1 and GSI2 sort keys: a
+/// delete and a put in each index) and its summary.
+fn add_order_event<'a>(w: &'a Workload, d: Design, s: &'a Sizes, orders: u64) -> Vec<Draw<'a>> {
+    let customers = w.entities.customers.as_ref().map_or(orders, |c| c.count);
+    let stream = StreamWrite {
+        consumer: fanout::COMMERCE_STREAM,
+        one_source_partition: true,
+        ranked: false,
+    };
+    let event_bytes = 200.0;
+    vec![Draw {
+        from: Some(Entity::Orders),
+        per_call: 1.0,
+        touches: Box::new(move |k| {
+            let id = order_id(k);
+            let o = order(
+                id,
+                &customer_id(1 + k % customers),
+                None,
+                3,
+                d.order_status_shards,
+            );
+            let header = OrderHeader(o.clone());
+            vec![
+                // The transaction: the header's EventCount and the event.
+                base(&header.key(), "ORDER#<orderId>", Shape::Collection)
+                    .write(2.0 * wcu(s.order_header) + 2.0 * wcu(event_bytes)),
+                // commerce-stream: the status on the header, its GSI1 and GSI2 sort keys moved
+                // (a delete and a put in each), and on the summary.
+                base(&header.key(), "ORDER#<orderId>", Shape::Collection)
+                    .write(wcu(s.order_header))
+                    .by_stream(stream),
+                gsi1(
+                    &header.gsi1().expect("in GSI1"),
+                    "CUSTOMER#<id>",
+                    Shape::Collection,
+                )
+                .write(2.0 * wcu(s.order_header))
+                .by_stream(stream),
+                gsi2(
+                    &header.gsi2().expect("in GSI2"),
+                    "ORDERS#<shard>",
+                    Shape::Collection,
+                )
+                .write(2.0 * wcu(s.order_header))
+                .shared()
+                .by_stream(stream),
+                base(&OrderSummary(o).key(), "CUSTOMER#<id>", Shape::Collection)
+                    .write(wcu(s.order_summary))
+                    .by_stream(stream),
+            ]
+        }),
+    }]
+}
+
+/// R3: the marker read, then one transaction: book and user checked, marker and review put (the
+/// review in the book's partition and the user's GSI1 partition); then `aggregate-reviews` adds
+/// to the book, the user and the day.
+fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
+    let reviews = fanout::AGGREGATE_REVIEWS;
+    let stats_shards = spread(1_000_000, |id| {
+        kd::daily_stats_shard(&id.to_string(), d.aggregate_shards)
+    });
+    let txn = |bytes: f64| 2.0 * wcu(bytes);
+    vec![
+        Draw {
+            from: Some(Entity::Books),
+            per_call: 1.0,
+            touches: Box::new(move |k| {
+                let book = isbn(k);
+                let mut t = vec![
+                    // ConditionCheck the book; Put the review.
+                    base(&kr::book(&book), "BOOK#<isbn>", Shape::Collection)
+                        .read(2.0, 1.0)
+                        .write(txn(s.review)),
+                    // The book's RatingCount and RatingSum: every review of a book is in the
+                    // book's partition, so its records arrive on one stream shard.
+                    base(&kr::book(&book), "BOOK#<isbn>", Shape::Item)
+                        .write(txn(s.book))
+                        .by_stream(StreamWrite {
+                            consumer: reviews,
+                            one_source_partition: true,
+                            ranked: false,
+                        }),
+                ];
+                for (shard, share) in &stats_shards {
+                    t.push(
+                        base(
+                            &kd::daily_stats(at().date(), *shard),
+                            "STATS#<date>#<shard>",
+                            Shape::Item,
+                        )
+                        .write(txn(s.daily_stats))
+                        .times(*share)
+                        .shared()
+                        .by_stream(StreamWrite {
+                            consumer: reviews,
+                            one_source_partition: false,
+                            ranked: false,
+                        }),
+                    );
+                }
+                t
+            }),
+        },
+        Draw {
+            from: Some(Entity::Users),
+            per_call: 1.0,
+            touches: Box::new(move |k| {
+                let user = user_id(k);
+                let review_index = kr::review_index(&isbn(1), &user, at());
+                vec![
+                    // The marker read, then ConditionCheck the user and Put the marker.
+                    base(
+                        &kr::review_marker(&user, &isbn(1)),
+                        "USER#<username>",
+                        Shape::Collection,
+                    )
+                    .read(0.5, 1.0)
+                    .read(2.0, 1.0)
+                    .write(txn(200.0)),
+                    gsi1(&review_index, "USER#<username>", Shape::Increasing).write(wcu(s.review)),
+                    base(&kr::user(&user), "USER#<username>", Shape::Item)
+                        .write(txn(s.user))
+                        .by_stream(StreamWrite {
+                            consumer: reviews,
+                            one_source_partition: false,
+                            ranked: false,
+                        }),
+                    fresh("LEDGER#<eventId>#<target>")
+                        .write(fanout::targets_per_record(kr::types::REVIEW) * txn(s.ledger)),
+                ]
+            }),
+        },
+    ]
+}
+
+/// Items one O5 call reads: as the workload says, else every OPEN order (seed 003's
+/// MaxRequiredIO: the orders times their OPEN share), else a page of 50.
+pub fn o5_items(p: &PatternLoad, w: &Workload) -> u64 {
+    p.items.unwrap_or_else(|| {
+        w.entities
+            .orders
+            .as_ref()
+            .and_then(|o| o.open_fraction.map(|f| (o.count as f64 * f).round() as u64))
+            .unwrap_or(50)
+    })
+}
+
+/// Today's date of the plan's sample items.
+pub fn sample_date() -> Date {
+    at().date()
+}

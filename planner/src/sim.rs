@@ -1,0 +1,349 @@
+//! The workload through the model, aggregated by rates: for each pattern, the top of each
+//! population one by one (exact shares), the tail as strata of ranks (exact shares; a shared key
+//! such as a shard gets the stratum's share, a key of one subject only the most any tail subject
+//! can have); hour by hour over the day; then the stream handlers' writes coalesced per batch.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::{
+    model::{self, Design, Ix, Shape, Sizes, StreamWrite, Touch},
+    popularity::Distribution,
+    workload::Workload,
+};
+
+/// DynamoDB's documented per-partition limits, for the table and each GSI alike.
+pub const PARTITION_RCU: f64 = 3_000.0;
+pub const PARTITION_WCU: f64 = 1_000.0;
+
+/// Ranks enumerated one by one.
+const TOP: u64 = 2_000;
+/// Strata of the tail.
+const STRATA: u64 = 2_000;
+
+/// How long a stream consumer's batch takes, and where the figure comes from.
+#[derive(Debug, Clone)]
+pub struct BatchTime {
+    pub ms: f64,
+    pub source: String,
+}
+
+/// One partition key's heat over the day.
+#[derive(Debug, Clone)]
+pub struct KeyHeat {
+    pub index: Ix,
+    pub pk: String,
+    pub label: &'static str,
+    pub shape: Shape,
+    pub rcu: [f64; 24],
+    pub wcu: [f64; 24],
+    pub items: [f64; 24],
+    pub patterns: BTreeSet<String>,
+    /// Written by a stream handler: its records per second (before coalescing) and the writes
+    /// those records make, for the coalescing below.
+    pub stream: Option<StreamWrite>,
+    pub stream_records: [f64; 24],
+    pub stream_wcu: [f64; 24],
+    /// Writers at once (Little's law: writes per second × batch time), for ranked targets.
+    pub concurrent_writers: [f64; 24],
+}
+
+impl KeyHeat {
+    pub fn peak_rcu(&self) -> (f64, usize) {
+        peak(&self.rcu)
+    }
+    pub fn peak_wcu(&self) -> (f64, usize) {
+        peak(&self.wcu)
+    }
+    /// How far past its limits the key runs at its peak (1 = at a limit).
+    pub fn pressure(&self) -> f64 {
+        (self.peak_rcu().0 / PARTITION_RCU).max(self.peak_wcu().0 / PARTITION_WCU)
+    }
+    /// The hours in which it runs past a limit.
+    pub fn throttled_hours(&self) -> Vec<usize> {
+        (0..24)
+            .filter(|h| self.rcu[*h] > PARTITION_RCU || self.wcu[*h] > PARTITION_WCU)
+            .collect()
+    }
+}
+
+pub fn peak(v: &[f64; 24]) -> (f64, usize) {
+    v.iter().enumerate().fold(
+        (0.0, 0),
+        |(m, mh), (h, x)| if *x > m { (*x, h) } else { (m, mh) },
+    )
+}
+
+/// The most any key of the tail of a population gets.
+#[derive(Debug, Clone)]
+pub struct Tail {
+    pub index: Ix,
+    pub label: &'static str,
+    pub pattern: String,
+    pub keys: u64,
+    pub peak_rcu: f64,
+    pub peak_wcu: f64,
+}
+
+/// What the plan found.
+#[derive(Debug, Clone)]
+pub struct Heat {
+    pub keys: Vec<KeyHeat>,
+    pub tails: Vec<Tail>,
+    /// Units per hour of the day, per index, everything included (fresh keys too).
+    pub rcu: BTreeMap<Ix, [f64; 24]>,
+    pub wcu: BTreeMap<Ix, [f64; 24]>,
+    /// Requests per second per pattern and hour.
+    pub rps: BTreeMap<String, [f64; 24]>,
+    /// Stream records per second per consumer and hour.
+    pub records: BTreeMap<&'static str, [f64; 24]>,
+    pub design: Design,
+    pub sizes: Sizes,
+}
+
+impl Heat {
+    /// The hottest keys first.
+    pub fn hottest(&self) -> impl Iterator<Item = &KeyHeat> {
+        self.keys.iter()
+    }
+
+    pub fn key(&self, index: Ix, pk: &str) -> Option<&KeyHeat> {
+        self.keys.iter().find(|k| k.index == index && k.pk == pk)
+    }
+}
+
+#[derive(Default)]
+struct Acc {
+    keys: HashMap<(Ix, String), KeyHeat>,
+    tails: BTreeMap<(Ix, &'static str, String), Tail>,
+    rcu: BTreeMap<Ix, [f64; 24]>,
+    wcu: BTreeMap<Ix, [f64; 24]>,
+}
+
+impl Acc {
+    fn add(&mut self, t: &Touch, pattern: &str, rate: f64, curve: &[f64; 24]) {
+        if rate == 0.0 {
+            return;
+        }
+        let (rcu, wcu) = (
+            self.rcu.entry(t.index).or_insert([0.0; 24]),
+            self.wcu.entry(t.index).or_insert([0.0; 24]),
+        );
+        for h in 0..24 {
+            rcu[h] += rate * curve[h] * t.rcu;
+            wcu[h] += rate * curve[h] * t.wcu;
+        }
+        if t.fresh {
+            return;
+        }
+        let k = self
+            .keys
+            .entry((t.index, t.pk.clone()))
+            .or_insert_with(|| KeyHeat {
+                index: t.index,
+                pk: t.pk.clone(),
+                label: t.label,
+                shape: t.shape,
+                rcu: [0.0; 24],
+                wcu: [0.0; 24],
+                items: [0.0; 24],
+                patterns: BTreeSet::new(),
+                stream: None,
+                stream_records: [0.0; 24],
+                stream_wcu: [0.0; 24],
+                concurrent_writers: [0.0; 24],
+            });
+        k.patterns.insert(pattern.to_owned());
+        // A key written whole (an item) is an item whatever else a pattern says of it.
+        if t.shape == Shape::Item || k.shape == Shape::Item {
+            k.shape = if t.wcu > 0.0 && t.shape == Shape::Item {
+                Shape::Item
+            } else {
+                k.shape.min(t.shape)
+            };
+        } else if t.shape == Shape::Increasing && t.wcu > 0.0 {
+            k.shape = Shape::Increasing;
+        }
+        for h in 0..24 {
+            let r = rate * curve[h];
+            k.rcu[h] += r * t.rcu;
+            k.items[h] += r * t.items;
+            if t.stream.is_some() {
+                k.stream_records[h] += r * t.share;
+                k.stream_wcu[h] += r * t.wcu;
+            } else {
+                k.wcu[h] += r * t.wcu;
+            }
+        }
+        if t.stream.is_some() {
+            k.stream = t.stream;
+        }
+    }
+
+    fn tail(&mut self, t: &Touch, pattern: &str, keys: u64, rate: f64, curve: &[f64; 24]) {
+        let peak = curve.iter().copied().fold(0.0, f64::max) * rate;
+        let e = self
+            .tails
+            .entry((t.index, t.label, pattern.to_owned()))
+            .or_insert(Tail {
+                index: t.index,
+                label: t.label,
+                pattern: pattern.to_owned(),
+                keys,
+                peak_rcu: 0.0,
+                peak_wcu: 0.0,
+            });
+        e.peak_rcu = e.peak_rcu.max(peak * t.rcu);
+        e.peak_wcu = e.peak_wcu.max(peak * t.wcu);
+    }
+}
+
+/// The template's defaults for what the workload leaves out.
+pub fn design(w: &Workload) -> Design {
+    Design {
+        order_status_shards: w
+            .design
+            .order_status_shards
+            .unwrap_or_else(|| template_default("OrderStatusShards", 15)),
+        aggregate_shards: w
+            .design
+            .aggregate_shards
+            .unwrap_or_else(|| template_default("AggregateShards", 10)),
+    }
+}
+
+fn template_default(parameter: &str, fallback: u32) -> u32 {
+    sam_template::Template::workspace()
+        .ok()
+        .and_then(|t| {
+            t.parameters
+                .iter()
+                .find(|p| p.name == parameter)
+                .and_then(|p| p.default.as_deref().and_then(|d| d.parse().ok()))
+        })
+        .unwrap_or(fallback)
+}
+
+/// Runs the workload. `progress` hears the share done, pattern by pattern.
+pub fn run(
+    w: &Workload,
+    d: Design,
+    batch: &BatchTime,
+    progress: &mut dyn FnMut(f64, &str),
+) -> Heat {
+    let sizes = Sizes::of(w, d.order_status_shards);
+    let mut acc = Acc::default();
+    let mut rps = BTreeMap::new();
+    let mut records: BTreeMap<&'static str, [f64; 24]> = BTreeMap::new();
+    for (i, p) in w.patterns.iter().enumerate() {
+        progress(i as f64 / w.patterns.len() as f64, &p.id);
+        let curve = w.curve(p);
+        rps.insert(p.id.clone(), std::array::from_fn(|h| p.rps * curve[h]));
+        for (consumer, per_call) in
+            crate::fanout::records_per_call(&p.id, f64::from(p.lines.unwrap_or(3)))
+        {
+            let r = records.entry(consumer).or_insert([0.0; 24]);
+            for h in 0..24 {
+                r[h] += p.rps * curve[h] * per_call;
+            }
+        }
+        for draw in model::draws(p, w, d, &sizes) {
+            let rate = p.rps * draw.per_call;
+            let Some(e) = draw.from else {
+                for t in (draw.touches)(0) {
+                    acc.add(&t, &p.id, rate, &curve);
+                }
+                continue;
+            };
+            let n = w.population(e).count;
+            let dist = Distribution::new(n, w.popularity(p, e));
+            let top = n.min(TOP);
+            for k in 1..=top {
+                let m = dist.mass(k);
+                for t in (draw.touches)(k) {
+                    acc.add(&t, &p.id, rate * m, &curve);
+                }
+            }
+            if n > top {
+                // Keys of one subject: the most any tail subject gets (rank top + 1's share).
+                let first = top + 1;
+                for t in (draw.touches)(first).iter().filter(|t| t.own && !t.fresh) {
+                    acc.tail(t, &p.id, n - top, rate * dist.mass(first), &curve);
+                }
+                // Shared keys and fresh ones: each stratum's share, on its middle subject's keys.
+                let strata = (n - top).min(STRATA);
+                let width = (n - top) as f64 / strata as f64;
+                for j in 0..strata {
+                    let from = first + (j as f64 * width) as u64;
+                    let to = (first + ((j + 1) as f64 * width) as u64 - 1).min(n);
+                    let m = dist.range(from, to);
+                    for t in (draw.touches)(from + (to - from) / 2)
+                        .iter()
+                        .filter(|t| !t.own || t.fresh)
+                    {
+                        acc.add(t, &p.id, rate * m, &curve);
+                    }
+                }
+            }
+        }
+    }
+    progress(1.0, "");
+    let mut keys: Vec<KeyHeat> = acc.keys.into_values().collect();
+    coalesce(&mut keys, w, &records, batch, &mut acc.wcu);
+    keys.sort_by(|a, b| {
+        b.pressure()
+            .total_cmp(&a.pressure())
+            .then_with(|| a.pk.cmp(&b.pk))
+    });
+    Heat {
+        keys,
+        tails: acc.tails.into_values().collect(),
+        rcu: acc.rcu,
+        wcu: acc.wcu,
+        rps,
+        records,
+        design: d,
+        sizes,
+    }
+}
+
+/// A stream handler writes each target once per batch that holds a record for it, per stream
+/// shard: `records` per second arriving on `shards` shards that each run `batches` batches a
+/// second (Poisson arrivals) make `shards × batches × (1 − e^(−records / (shards × batches)))`
+/// writes a second.
+fn coalesce(
+    keys: &mut [KeyHeat],
+    w: &Workload,
+    records: &BTreeMap<&'static str, [f64; 24]>,
+    batch: &BatchTime,
+    totals: &mut BTreeMap<Ix, [f64; 24]>,
+) {
+    let shards = f64::from(w.stream.shards.max(1));
+    let t = batch.ms / 1000.0;
+    for k in keys.iter_mut() {
+        let Some(s) = k.stream else { continue };
+        let all = records.get(s.consumer).copied().unwrap_or([0.0; 24]);
+        for h in 0..24 {
+            let r = k.stream_records[h];
+            if r == 0.0 {
+                continue;
+            }
+            // Batches a second on each shard: back to back while records keep coming, one per
+            // record when they are sparse.
+            let per_shard = all[h] / shards;
+            let batches = per_shard.min(1.0 / t).max(r.min(1.0 / t) / shards);
+            let on = if s.one_source_partition { 1.0 } else { shards };
+            let writes = on * batches * (1.0 - (-r / (on * batches)).exp());
+            let writes = writes.min(r);
+            let per_write = k.stream_wcu[h] / r;
+            let target_wcu = writes * per_write;
+            k.wcu[h] += target_wcu;
+            if s.ranked {
+                k.concurrent_writers[h] = writes * t;
+            }
+            // The totals counted every record's write: take back what coalescing saves.
+            if let Some(total) = totals.get_mut(&k.index) {
+                total[h] -= k.stream_wcu[h] - target_wcu;
+            }
+        }
+    }
+}
