@@ -79,24 +79,36 @@ fn dynamo(e: impl std::fmt::Display) -> DevError {
     DevError::Dynamo(e.to_string())
 }
 
+/// Every key attribute of `k` in order: its `HASH` attributes, then its `RANGE` attributes (a
+/// multi-attribute GSI key has up to four of each).
 fn key_schema(k: &sam_template::KeySchema) -> Vec<KeySchemaElement> {
-    let mut out = vec![
+    let element = |name: &String, kind: KeyType| {
         KeySchemaElement::builder()
-            .attribute_name(&k.hash)
-            .key_type(KeyType::Hash)
+            .attribute_name(name)
+            .key_type(kind)
             .build()
-            .expect("complete"),
-    ];
-    if let Some(range) = &k.range {
-        out.push(
-            KeySchemaElement::builder()
-                .attribute_name(range)
-                .key_type(KeyType::Range)
-                .build()
-                .expect("complete"),
-        );
-    }
-    out
+            .expect("complete")
+    };
+    k.partition
+        .iter()
+        .map(|a| element(a, KeyType::Hash))
+        .chain(k.sort.iter().map(|a| element(a, KeyType::Range)))
+        .collect()
+}
+
+/// A global secondary index as the template declares it, for CreateTable (or, its key schema and
+/// projection, for an UpdateTable that adds it).
+pub fn global_index(index: &sam_template::Index) -> Result<GlobalSecondaryIndex, DevError> {
+    GlobalSecondaryIndex::builder()
+        .index_name(&index.name)
+        .set_key_schema(Some(key_schema(&index.key)))
+        .projection(
+            Projection::builder()
+                .projection_type(ProjectionType::from(index.projection.as_str()))
+                .build(),
+        )
+        .build()
+        .map_err(dynamo)
 }
 
 /// Creates `name` exactly as the template's table resource declares it (keys, indexes, stream,
@@ -121,18 +133,7 @@ pub async fn create_table(
         );
     }
     for index in &table.global_indexes {
-        req = req.global_secondary_indexes(
-            GlobalSecondaryIndex::builder()
-                .index_name(&index.name)
-                .set_key_schema(Some(key_schema(&index.key)))
-                .projection(
-                    Projection::builder()
-                        .projection_type(ProjectionType::from(index.projection.as_str()))
-                        .build(),
-                )
-                .build()
-                .map_err(dynamo)?,
-        );
+        req = req.global_secondary_indexes(global_index(index)?);
     }
     if let Some(view) = &table.stream_view_type {
         req = req.stream_specification(

@@ -25,8 +25,10 @@
 use std::{borrow::Cow, fmt, str::FromStr};
 
 use crate::{
-    Base, Composite, Date, Gsi1, Gsi1Key, Key, KeyCondition, KeyError, PrimaryKey, Segment, Shard,
-    SortCondition, Text, Version, code_point_shard, value::pad,
+    Base, Composite, Date, Gsi1, Gsi1Key, Index, IndexCondition, IndexKey, Key, KeyCondition,
+    KeyError, PrimaryKey, Segment, Shard, SortCondition, Text, Version, code_point_shard,
+    indexes::{CourseKey, LocationKey, Month, OccurrencesByDate, Year, ymd},
+    value::pad,
 };
 
 /// Static tags of learning keys (the registry declares where each one stands).
@@ -430,6 +432,41 @@ pub fn occurrences_at(course: &Text, date: Date, partial: &Location) -> KeyCondi
         occurrences_pk(course),
         SortCondition::BeginsWith(Composite::new().seg(&date).build_with_partial(partial)),
     )
+}
+
+/// A course occurrence's key in `OccurrencesByDate` ([`crate::indexes`]): its course key, the
+/// date as three numbers, the location as normalised (not escaped). Only occurrences write it.
+pub fn occurrence_by_date(course: &Text, date: Date, location: &Location) -> IndexKey {
+    let (year, month, day) = ymd(date);
+    OccurrencesByDate::item_key(
+        (CourseKey(course.clone()),),
+        (year, month, day, LocationKey(location.clone())),
+    )
+}
+
+/// L2–L5 on `OccurrencesByDate`: `CourseKey = :c`, then `Year = :y`, `Month = :m`, `Day = :d` as
+/// the period narrows. The index holds occurrences only.
+pub fn occurrences_by_date(course: &Text, period: Period) -> Result<IndexCondition, KeyError> {
+    let c = OccurrencesByDate::key((CourseKey(course.clone()),));
+    Ok(match period {
+        Period::Any => c.build(),
+        Period::Year(y) => c.eq(Year(y)).build(),
+        Period::Month(y, m) => c.eq(Year(y)).eq(Month::new(m)?).build(),
+        Period::Day(d) => {
+            let (y, m, d) = ymd(d);
+            c.eq(y).eq(m).eq(d).build()
+        }
+    })
+}
+
+/// L6 on `OccurrencesByDate`: a day's occurrences at locations beginning with `partial`.
+pub fn occurrences_by_date_at(course: &Text, date: Date, partial: &Location) -> IndexCondition {
+    let (y, m, d) = ymd(date);
+    OccurrencesByDate::key((CourseKey(course.clone()),))
+        .eq(y)
+        .eq(m)
+        .eq(d)
+        .begins_with(LocationKey(partial.clone()))
 }
 
 /// L8: a course's day: its occurrences and certificates of that date, one query.

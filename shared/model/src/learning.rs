@@ -2,7 +2,7 @@
 //! two entity versions. Their keys are in `keys::learning`.
 
 use keys::{
-    Date, Gsi1Key, PrimaryKey, Version,
+    Date, Gsi1Key, IndexKey, PrimaryKey, Version,
     learning::{self as k, CertType, CertVersion, Course, Location, Name, Person, types},
 };
 
@@ -35,6 +35,14 @@ impl Entity for CourseOccurrence {
             self.start_date,
             &self.location,
         ))
+    }
+    /// In `OccurrencesByDate`: `CourseKey`, `Year`, `Month`, `Day` (numbers), `LocationKey`.
+    fn index_keys(&self) -> Vec<IndexKey> {
+        vec![k::occurrence_by_date(
+            self.course_name.key(),
+            self.start_date,
+            &self.location,
+        )]
     }
 }
 

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use keys::{Gsi1Key, Gsi2Key, Key, KeySpace, PrimaryKey, Version};
+use keys::{Gsi1Key, Gsi2Key, IndexKey, Key, KeySpace, KeyValue, PrimaryKey, Version};
 use serde::{Serialize, de::DeserializeOwned};
 
 pub mod commerce;
@@ -58,6 +58,12 @@ pub trait Entity: Serialize + DeserializeOwned {
     fn gsi2(&self) -> Option<Gsi2Key> {
         None
     }
+
+    /// The keys it writes for multi-attribute indexes ([`keys::indexes`]) whose attributes are
+    /// not its record's own: each attribute with its type (numbers as `N`).
+    fn index_keys(&self) -> Vec<IndexKey> {
+        Vec::new()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +99,22 @@ pub fn key_item<S: KeySpace>(key: &Key<S>) -> Item {
     ])
 }
 
+/// A key attribute's value as the SDK writes it: `S` or `N`.
+pub fn key_value(v: &KeyValue) -> AttributeValue {
+    match v {
+        KeyValue::S(text) => s(text.as_str()),
+        KeyValue::N(number) => n(number),
+    }
+}
+
+/// A multi-attribute index key's attributes, each with its type.
+pub fn index_key_item(key: &IndexKey) -> Item {
+    key.attributes()
+        .iter()
+        .map(|(name, v)| ((*name).to_owned(), key_value(v)))
+        .collect()
+}
+
 /// A record's attributes plus its primary key and `Type`.
 pub fn item_of<T: Serialize>(
     type_name: &str,
@@ -113,6 +135,9 @@ pub fn to_item<E: Entity>(entity: &E) -> Result<Item, ModelError> {
     }
     if let Some(k) = entity.gsi2() {
         item.extend(key_item(&k));
+    }
+    for k in entity.index_keys() {
+        item.extend(index_key_item(&k));
     }
     Ok(item)
 }
@@ -299,5 +324,85 @@ mod tests {
         assert!(misnamed(&["Name", "Total", "Name"]).is_some(), "Name twice");
         assert_eq!(commerce::Idempotency::EXPIRES_AT, attr::EXPIRES_AT);
         assert_eq!(derived::Ledger::EXPIRES_AT, attr::EXPIRES_AT);
+    }
+
+    /// An item is in a multi-attribute index when it carries every key attribute with its type:
+    /// the entities whose items do are exactly the ones `keys::indexes::MEMBERS` declares (a
+    /// certificate, which shares the occurrence's partition, carries none of
+    /// `OccurrencesByDate`'s), and the orders indexes use the attribute names the order record
+    /// writes.
+    #[test]
+    fn items_stand_in_exactly_the_multi_attribute_indexes_the_registry_declares() {
+        use keys::{
+            AttrType, Date, Id, SortableId,
+            commerce::OrderStatus,
+            indexes,
+            learning::{CertType, CertVersion, Course, Location, Name},
+        };
+        let course = learning::CourseOccurrence {
+            course_name: Course::parse("Intro to DynamoDB").unwrap(),
+            start_date: Date::parse_iso("2022-03-15").unwrap(),
+            location: Location::parse("Building 1").unwrap(),
+            course_type: "DevChat".into(),
+        };
+        let certificate = |v| learning::Certificate {
+            cert_name: course.course_name.clone(),
+            issued_date: course.start_date,
+            location: course.location.clone(),
+            student: Name::parse("s", "David Spurdy").unwrap(),
+            cert_type: CertType::Completion,
+            instructor: Name::parse("i", "Tyler Walch").unwrap(),
+            entity_version: v,
+        };
+        let order = commerce::Order {
+            order_id: SortableId::at_ms(1_650_000_000_000),
+            customer_id: Id::parse("c", "alice").unwrap(),
+            status: OrderStatus::Shipped,
+            created_at: keys::Timestamp::from_ms(1_650_000_000_000).unwrap(),
+            total: 100,
+            item_count: 1,
+            event_count: None,
+            last_event_id: None,
+            account_rep_id: Some(Id::parse("r", "rep1").unwrap()),
+            status_shard: None,
+            currency: None,
+        };
+        let items = [
+            to_item(&course).unwrap(),
+            to_item(&certificate(CertVersion::V1)).unwrap(),
+            to_item(&certificate(CertVersion::V2)).unwrap(),
+            to_item(&commerce::OrderHeader(order.clone())).unwrap(),
+            to_item(&commerce::OrderSummary(order)).unwrap(),
+        ];
+        for index in indexes::ALL {
+            for item in &items {
+                let typed = |name: &str| match item.get(name) {
+                    Some(AttributeValue::S(_)) => Some(AttrType::S),
+                    Some(AttributeValue::N(_)) => Some(AttrType::N),
+                    _ => None,
+                };
+                let entity = type_of(item).unwrap();
+                assert_eq!(
+                    index.holds(typed),
+                    indexes::members(index.name).contains(&entity),
+                    "{entity} in {}",
+                    index.name
+                );
+            }
+        }
+        let occurrence = &items[0];
+        assert_eq!(occurrence["CourseKey"], s("introtodynamodb"));
+        assert_eq!(occurrence["Year"], n(2022));
+        assert_eq!(occurrence["Month"], n(3));
+        assert_eq!(occurrence["Day"], n(15));
+        assert_eq!(occurrence["LocationKey"], s("building01"));
+        let o = commerce::Order::ATTRIBUTES;
+        for name in ["CustomerId", "AccountRepId", "Status", "OrderId"] {
+            assert!(o.contains(&name), "{name} is the order record's own");
+        }
+        assert_eq!(
+            indexes::EntityType::ORDER_HEADER.0,
+            commerce::OrderHeader::TYPE
+        );
     }
 }

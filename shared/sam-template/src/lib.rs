@@ -21,11 +21,27 @@ fn shape(msg: impl Into<String>) -> TemplateError {
     TemplateError::Shape(msg.into())
 }
 
-/// A key attribute of the table or of an index.
+/// The key of the table or of an index: its `HASH` and `RANGE` attributes in declared order. A
+/// GSI may have up to four of each (multi-attribute keys); the table and LSIs one `HASH` and at
+/// most one `RANGE`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeySchema {
+    /// The first `HASH` attribute: the whole partition key of the table and of a single-attribute
+    /// index.
     pub hash: String,
+    /// The first `RANGE` attribute.
     pub range: Option<String>,
+    /// Every `HASH` attribute, in order.
+    pub partition: Vec<String>,
+    /// Every `RANGE` attribute, in order.
+    pub sort: Vec<String>,
+}
+
+impl KeySchema {
+    /// Every key attribute, partition first.
+    pub fn attributes(&self) -> impl Iterator<Item = &str> {
+        self.partition.iter().chain(&self.sort).map(String::as_str)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -305,14 +321,21 @@ fn key_schema(v: Option<&Value>) -> Result<KeySchema, TemplateError> {
     let list = v
         .and_then(Value::as_sequence)
         .ok_or_else(|| shape("KeySchema"))?;
-    let find = |kind: &str| {
+    let all = |kind: &str| -> Vec<String> {
         list.iter()
-            .find(|k| str_at(k, &["KeyType"]).as_deref() == Some(kind))
-            .and_then(|k| str_at(k, &["AttributeName"]))
+            .filter(|k| str_at(k, &["KeyType"]).as_deref() == Some(kind))
+            .filter_map(|k| str_at(k, &["AttributeName"]))
+            .collect()
     };
+    let (partition, sort) = (all("HASH"), all("RANGE"));
     Ok(KeySchema {
-        hash: find("HASH").ok_or_else(|| shape("KeySchema without HASH"))?,
-        range: find("RANGE"),
+        hash: partition
+            .first()
+            .cloned()
+            .ok_or_else(|| shape("KeySchema without HASH"))?,
+        range: sort.first().cloned(),
+        partition,
+        sort,
     })
 }
 
@@ -640,7 +663,25 @@ mod tests {
             .iter()
             .map(|i| i.name.as_str())
             .collect();
-        assert_eq!(names, ["GSI1", "GSI2"]);
+        assert_eq!(
+            names,
+            [
+                "GSI1",
+                "GSI2",
+                "OccurrencesByDate",
+                "CustomerOrdersByStatus",
+                "RepOrdersByStatus"
+            ]
+        );
+        let occurrences = &t.table.global_indexes[2].key;
+        assert_eq!(occurrences.partition, ["CourseKey"]);
+        assert_eq!(occurrences.sort, ["Year", "Month", "Day", "LocationKey"]);
+        assert_eq!(
+            t.table.global_indexes[3].key.partition,
+            ["CustomerId", "Type"]
+        );
+        assert_eq!(t.table.attributes["Year"], "N");
+        assert_eq!(t.table.key.sort, ["SK"]);
         assert_eq!(
             t.table.stream_view_type.as_deref(),
             Some("NEW_AND_OLD_IMAGES")

@@ -47,7 +47,7 @@ pub use error::StoreError;
 pub use expr::{Condition, Update};
 pub use meter::{Meter, Request};
 pub use paging::{PageRequest, Paging, PagingError};
-pub use query::{KeyExpression, Page, ParentPage, Query, Selection, attribute_value};
+pub use query::{KeyExpression, Page, ParentPage, Query, Selection};
 pub use txn::{Part, Transaction};
 
 use error::{build_error, from_sdk};

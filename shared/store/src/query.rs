@@ -91,14 +91,6 @@ impl<S: KeySpace> Selection for KeyCondition<S> {
     }
 }
 
-/// A key attribute's value as the SDK sends it.
-pub fn attribute_value(v: &KeyValue) -> AttributeValue {
-    match v {
-        KeyValue::S(s) => model::s(s.as_str()),
-        KeyValue::N(n) => model::n(n),
-    }
-}
-
 impl Selection for IndexCondition {
     /// `#a = :a AND #b = :b ... AND <each sort condition>`, one placeholder per attribute.
     fn key_expression(&self) -> KeyExpression {
@@ -106,11 +98,11 @@ impl Selection for IndexCondition {
         let mut terms: Vec<String> = self
             .partition()
             .iter()
-            .map(|(name, v)| format!("{} = {}", p.name(name), p.value(attribute_value(v))))
+            .map(|(name, v)| format!("{} = {}", p.name(name), p.value(model::key_value(v))))
             .collect();
         for (name, op) in self.sort() {
             let n = p.name(name);
-            let mut v = |v: &KeyValue| p.value(attribute_value(v));
+            let mut v = |v: &KeyValue| p.value(model::key_value(v));
             terms.push(match op {
                 SortOp::Eq(x) => format!("{n} = {}", v(x)),
                 SortOp::Lt(x) => format!("{n} < {}", v(x)),
