@@ -438,3 +438,150 @@ fn every_scanner_suppression_names_a_check_and_gives_a_one_line_reason() {
         }
     }
 }
+
+/// What DynamoDB refuses in a table's keys that `sam validate --lint` and cfn-lint let through:
+/// more than four attributes in a key part of a GSI, more than one attribute in a key part of
+/// the table or an LSI, a key attribute without an `AttributeDefinitions` entry, a multi-attribute
+/// index whose declaration is not the keys crate's (names, order, types).
+fn key_problems(table: &sam_template::Table) -> Vec<String> {
+    use keys::multi::MAX_KEY_ATTRIBUTES;
+    let mut problems = Vec::new();
+    let single = std::iter::once(("the table", &table.key)).chain(
+        table
+            .local_indexes
+            .iter()
+            .map(|i| (i.name.as_str(), &i.key)),
+    );
+    for (name, key) in single {
+        if key.partition.len() != 1 || key.sort.len() > 1 {
+            problems.push(format!(
+                "{name}: one HASH and at most one RANGE, not {:?} / {:?}",
+                key.partition, key.sort
+            ));
+        }
+    }
+    for index in &table.global_indexes {
+        for (part, attrs) in [("HASH", &index.key.partition), ("RANGE", &index.key.sort)] {
+            if attrs.len() > MAX_KEY_ATTRIBUTES {
+                problems.push(format!(
+                    "{}: {} {part} attributes, at most {MAX_KEY_ATTRIBUTES}",
+                    index.name,
+                    attrs.len()
+                ));
+            }
+        }
+    }
+    let every = std::iter::once(&table.key)
+        .chain(table.local_indexes.iter().map(|i| &i.key))
+        .chain(table.global_indexes.iter().map(|i| &i.key));
+    for key in every {
+        for a in key.attributes() {
+            if !table.attributes.contains_key(a) {
+                problems.push(format!(
+                    "{a} is a key attribute missing from AttributeDefinitions"
+                ));
+            }
+        }
+    }
+    for declared in keys::indexes::ALL {
+        let Some(index) = table
+            .global_indexes
+            .iter()
+            .find(|i| i.name == declared.name)
+        else {
+            problems.push(format!("{} is not in the template", declared.name));
+            continue;
+        };
+        let names = |attrs: &[keys::KeyAttribute]| -> Vec<String> {
+            attrs.iter().map(|a| a.name.to_owned()).collect()
+        };
+        if index.key.partition != names(declared.partition)
+            || index.key.sort != names(declared.sort)
+        {
+            problems.push(format!(
+                "{}: the template's key {:?} / {:?} is not the keys crate's {:?}",
+                declared.name, index.key.partition, index.key.sort, declared
+            ));
+        }
+        for a in declared.attributes() {
+            let ty = table.attributes.get(a.name).map(String::as_str);
+            if ty.is_some_and(|t| t != a.ty.as_str()) {
+                problems.push(format!(
+                    "{} is {:?} in AttributeDefinitions, {} in the keys crate",
+                    a.name,
+                    ty,
+                    a.ty.as_str()
+                ));
+            }
+        }
+    }
+    let multi = |i: &&sam_template::Index| i.key.partition.len() > 1 || i.key.sort.len() > 1;
+    for index in table.global_indexes.iter().filter(multi) {
+        if !keys::indexes::ALL.iter().any(|d| d.name == index.name) {
+            problems.push(format!(
+                "{}: a multi-attribute index the keys crate does not declare",
+                index.name
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn the_tables_keys_keep_dynamodbs_limits_and_the_keys_crates_declarations() {
+    let text = std::fs::read_to_string(workspace_root().join("template.yaml")).unwrap();
+    let template = Template::parse(&text).unwrap();
+    assert_eq!(key_problems(&template.table), Vec::<String>::new());
+
+    // Each rule, broken once in a copy of the template.
+    let broken = |from: &str, to: &str| {
+        assert_eq!(text.matches(from).count(), 1, "{from}");
+        key_problems(&Template::parse(&text.replace(from, to)).unwrap().table)
+    };
+    let day = "            - { AttributeName: Day, KeyType: RANGE }\n";
+    let fifth = broken(
+        day,
+        &format!("{day}            - {{ AttributeName: GSI1SK, KeyType: RANGE }}\n"),
+    );
+    assert!(
+        fifth
+            .iter()
+            .any(|p| p.contains("OccurrencesByDate: 5 RANGE attributes, at most 4")),
+        "{fifth:?}"
+    );
+    let undeclared = broken("        - { AttributeName: Month, AttributeType: N }\n", "");
+    assert!(
+        undeclared
+            .iter()
+            .any(|p| p.contains("Month is a key attribute missing")),
+        "{undeclared:?}"
+    );
+    let retyped = broken(
+        "{ AttributeName: Year, AttributeType: N }",
+        "{ AttributeName: Year, AttributeType: S }",
+    );
+    assert!(
+        retyped.iter().any(|p| p.contains("Year is Some(\"S\")")),
+        "{retyped:?}"
+    );
+    let reordered = broken(
+        "            - { AttributeName: Year, KeyType: RANGE }\n            - { AttributeName: Month, KeyType: RANGE }\n",
+        "            - { AttributeName: Month, KeyType: RANGE }\n            - { AttributeName: Year, KeyType: RANGE }\n",
+    );
+    assert!(
+        reordered
+            .iter()
+            .any(|p| p.contains("is not the keys crate's")),
+        "{reordered:?}"
+    );
+    let table_key = broken(
+        "        - { AttributeName: SK, KeyType: RANGE }\n      GlobalSecondaryIndexes:",
+        "        - { AttributeName: SK, KeyType: RANGE }\n        - { AttributeName: GSI1SK, KeyType: RANGE }\n      GlobalSecondaryIndexes:",
+    );
+    assert!(
+        table_key
+            .iter()
+            .any(|p| p.contains("the table: one HASH and at most one RANGE")),
+        "{table_key:?}"
+    );
+}

@@ -59,6 +59,7 @@ pub struct Table {
     pub attributes: BTreeMap<String, String>,
     pub key: KeySchema,
     pub global_indexes: Vec<Index>,
+    pub local_indexes: Vec<Index>,
     pub stream_view_type: Option<String>,
     pub ttl_attribute: Option<String>,
 }
@@ -352,23 +353,27 @@ fn parse_table(id: &str, props: &Value) -> Result<Table, TemplateError> {
             ))
         })
         .collect::<Result<_, TemplateError>>()?;
-    let global_indexes = props
-        .get("GlobalSecondaryIndexes")
-        .and_then(Value::as_sequence)
-        .map(|l| {
-            l.iter()
-                .map(|i| {
-                    Ok(Index {
-                        name: str_at(i, &["IndexName"]).ok_or_else(|| shape("IndexName"))?,
-                        key: key_schema(i.get("KeySchema"))?,
-                        projection: str_at(i, &["Projection", "ProjectionType"])
-                            .unwrap_or_else(|| "KEYS_ONLY".into()),
+    let indexes = |kind: &str| {
+        props
+            .get(kind)
+            .and_then(Value::as_sequence)
+            .map(|l| {
+                l.iter()
+                    .map(|i| {
+                        Ok(Index {
+                            name: str_at(i, &["IndexName"]).ok_or_else(|| shape("IndexName"))?,
+                            key: key_schema(i.get("KeySchema"))?,
+                            projection: str_at(i, &["Projection", "ProjectionType"])
+                                .unwrap_or_else(|| "KEYS_ONLY".into()),
+                        })
                     })
-                })
-                .collect::<Result<Vec<_>, TemplateError>>()
-        })
-        .transpose()?
-        .unwrap_or_default();
+                    .collect::<Result<Vec<_>, TemplateError>>()
+            })
+            .transpose()
+            .map(Option::unwrap_or_default)
+    };
+    let global_indexes = indexes("GlobalSecondaryIndexes")?;
+    let local_indexes = indexes("LocalSecondaryIndexes")?;
     let ttl_enabled = at(props, &["TimeToLiveSpecification", "Enabled"])
         .and_then(Value::as_bool)
         .unwrap_or(false);
@@ -377,6 +382,7 @@ fn parse_table(id: &str, props: &Value) -> Result<Table, TemplateError> {
         attributes,
         key: key_schema(props.get("KeySchema"))?,
         global_indexes,
+        local_indexes,
         stream_view_type: str_at(props, &["StreamSpecification", "StreamViewType"]),
         ttl_attribute: ttl_enabled
             .then(|| str_at(props, &["TimeToLiveSpecification", "AttributeName"]))
