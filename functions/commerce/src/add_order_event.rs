@@ -4,18 +4,13 @@
 //! order exists and has fewer than 50: 409 `order_events_full` otherwise), and the event's Put.
 
 use api::declare::*;
-use api::{Access, ApiError};
 use keys::{
     SortableId, Timestamp,
     commerce::{EventId, OrderStatus},
 };
-use lambda_http::{Body, Request, Response};
 use model::commerce::TrackingEvent;
 use serde::Deserialize;
-use store::{
-    Deps, Needs,
-    commerce::{self, EventAdded, MAX_ORDER_EVENTS},
-};
+use store::commerce::{self, EventAdded, MAX_ORDER_EVENTS};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -7,14 +7,10 @@
 //! write. Staff only.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::{Timestamp, commerce::Sku};
-use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
-use store::{
-    Deps, Needs,
-    products::{self, Adjusted},
-};
+use store::products::{self, Adjusted};
 
 use crate::put_inventory::MAX_QUANTITY;
 

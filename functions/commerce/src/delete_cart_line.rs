@@ -6,13 +6,8 @@
 //! line is removed only if no write came in between (409 `version_mismatch`, the line stays).
 
 use api::declare::*;
-use api::{Access, ApiError};
-use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
-use store::{
-    Deps, Needs,
-    commerce::{self, CartLineRemoved},
-};
+use store::commerce::{self, CartLineRemoved};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -3,12 +3,9 @@
 //! short). A cart nobody has filled yet is an empty cart.
 
 use api::declare::*;
-use api::{Access, ApiError};
 use keys::commerce as k;
-use lambda_http::{Body, Request, Response};
 use model::commerce::CartLine;
 use serde_json::json;
-use store::{Deps, Needs};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

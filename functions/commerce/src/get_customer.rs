@@ -3,12 +3,11 @@
 //! `A` record with `Limit = N + 1` (Good's data-modeling post).
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::commerce as k;
-use lambda_http::{Body, Request, Response};
 use model::commerce::{Customer, OrderSummary};
 use serde_json::json;
-use store::{Deps, Needs, ParentPage};
+use store::ParentPage;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

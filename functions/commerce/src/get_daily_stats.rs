@@ -3,15 +3,11 @@
 //! BatchGetItem of every shard.
 
 use api::declare::*;
-use api::{
-    Access, ApiError,
-    views::{derived, with_drift},
-};
+use api::views::{derived, with_drift};
 use keys::{Date, derived};
-use lambda_http::{Body, Request, Response};
 use model::derived::DailyStats;
 use serde_json::json;
-use store::{Deps, Needs, aggregate};
+use store::aggregate;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

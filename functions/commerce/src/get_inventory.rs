@@ -4,10 +4,9 @@
 //! exist). Staff only.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::commerce::Sku;
-use lambda_http::{Body, Request, Response};
-use store::{Deps, Needs, products};
+use store::products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -7,15 +7,14 @@
 //! is neither that customer nor staff gets the same 404 as for an order that does not exist.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::{SortableId, commerce as k};
-use lambda_http::{Body, Request, Response};
 use model::{
     Entity,
     commerce::{OrderHeader, OrderLine, TrackingEvent},
 };
 use serde_json::json;
-use store::{Deps, Needs, StoreError};
+use store::StoreError;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

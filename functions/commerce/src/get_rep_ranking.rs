@@ -10,12 +10,10 @@
 //! named in the `X-Derived-Inconsistent` header.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::{Quarter, commerce as k};
-use lambda_http::{Body, Request, Response};
 use model::commerce::RepSales;
 use serde_json::json;
-use store::{Deps, Needs};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -11,12 +11,11 @@
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::commerce::{self as k, OrderStatus};
-use lambda_http::{Body, Request, Response};
 use model::commerce::{Order, OrderHeader, OrderSummary};
 use serde_json::json;
-use store::{Deps, Needs, commerce};
+use store::commerce;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

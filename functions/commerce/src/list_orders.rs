@@ -10,15 +10,14 @@
 //! key when a tracking event changes the status, so an order leaves the OPEN list as it ships.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::{
     Shard,
     commerce::{self as k, OrderStatus},
 };
-use lambda_http::{Body, Request, Response};
 use model::commerce::OrderHeader;
 use serde_json::json;
-use store::{Deps, Needs, merge::Direction};
+use store::merge::Direction;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

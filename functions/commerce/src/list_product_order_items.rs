@@ -8,15 +8,14 @@
 //! empty lists: telling an unknown product apart would cost a second request. Staff only.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::commerce::{self as k, Sku};
-use lambda_http::{Body, Request, Response};
 use model::{
     Entity,
     commerce::{Inventory, OrderLine},
 };
 use serde_json::json;
-use store::{Deps, Needs, StoreError};
+use store::StoreError;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

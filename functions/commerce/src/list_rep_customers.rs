@@ -8,12 +8,10 @@
 //! one without customers, is an empty list.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::commerce as k;
-use lambda_http::{Body, Request, Response};
 use model::commerce::Customer;
 use serde_json::json;
-use store::{Deps, Needs};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -15,15 +15,11 @@
 //! range: a page never pays for them. An unknown rep, or one without orders, is an empty list.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::commerce::{self as k, OrderStatus};
-use lambda_http::{Body, Request, Response};
 use model::commerce::{Order, OrderSummary};
 use serde_json::json;
-use store::{
-    Deps, Needs,
-    merge::{Direction, MergeKey},
-};
+use store::merge::{Direction, MergeKey};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

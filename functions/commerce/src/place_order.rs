@@ -16,19 +16,15 @@
 use api::declare::*;
 use std::collections::HashSet;
 
-use api::{Access, ApiError};
 use keys::{
     Id, SortableId, Timestamp,
     commerce::{OrderStatus, Sku},
 };
-use lambda_http::{Body, Request, Response, http::header::LOCATION};
+use lambda_http::http::header::LOCATION;
 use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
-use store::{
-    Deps, Needs,
-    commerce::{self, IdempotencyRequest, OrderRequest, PlaceOutcome, PricedOrder},
-};
+use store::commerce::{self, IdempotencyRequest, OrderRequest, PlaceOutcome, PricedOrder};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -9,16 +9,11 @@
 //! whatever it was.
 
 use api::declare::*;
-use api::{Access, ApiError};
 use keys::Timestamp;
-use lambda_http::{Body, Request, Response};
 use model::commerce::CartLine;
 use serde::Deserialize;
 use serde_json::json;
-use store::{
-    Deps, Needs,
-    commerce::{self, CartLineSet, MAX_CART_LINES},
-};
+use store::commerce::{self, CartLineSet, MAX_CART_LINES};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -8,14 +8,10 @@
 //! transaction (404 `employee_not_found`), and puts the customer in the rep's GSI1 partition (O9).
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::{Id, Timestamp};
-use lambda_http::{Body, Request, Response};
 use serde::{Deserialize, Deserializer};
-use store::{
-    Deps, Needs,
-    commerce::{self, CustomerPut, RepChange},
-};
+use store::commerce::{self, CustomerPut, RepChange};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -12,15 +12,11 @@
 //! without reading first, `POST .../adjustments` adds a relative amount.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::{Timestamp, commerce::Sku};
-use lambda_http::{Body, Request, Response};
 use model::commerce::Inventory;
 use serde::Deserialize;
-use store::{
-    Deps, Needs,
-    products::{self, InventoryPut},
-};
+use store::products::{self, InventoryPut};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

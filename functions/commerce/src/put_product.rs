@@ -10,11 +10,10 @@
 //! A PUT replaces: a description or price that is absent or `null` removes the one stored.
 
 use api::declare::*;
-use api::{Access, ApiError, views::commerce as view};
+use api::views::commerce as view;
 use keys::{Timestamp, commerce::Sku};
-use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
-use store::{Deps, Needs, products};
+use store::products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -8,15 +8,11 @@
 //! `job_exists` (the same job from the same date); nothing written then.
 
 use api::declare::*;
-use api::{Access, ApiError, views::hr as view};
+use api::views::hr as view;
 use keys::{Date, Id};
-use lambda_http::{Body, Request, Response};
 use model::hr::JobHistory;
 use serde::Deserialize;
-use store::{
-    Deps, Needs,
-    hr::{self, JobAdded},
-};
+use store::hr::{self, JobAdded};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

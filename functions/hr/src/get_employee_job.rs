@@ -5,9 +5,8 @@
 //! `job_not_found` when the employee has no job (or does not exist).
 
 use api::declare::*;
-use api::{Access, ApiError, views::hr as view};
-use lambda_http::{Body, Request, Response};
-use store::{Deps, Needs, hr};
+use api::views::hr as view;
+use store::hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -5,10 +5,8 @@
 //! (read a reference record) with one shape and one policy.
 
 use api::declare::*;
-use api::{Access, ApiError};
-use lambda_http::{Body, Request, Response};
 use model::hr::ReferenceRecord;
-use store::{Deps, Needs, hr};
+use store::hr;
 
 use crate::reference;
 

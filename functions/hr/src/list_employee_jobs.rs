@@ -6,12 +6,11 @@
 //! `employee_not_found` (known from a GetItem, made only when a first page is empty).
 
 use api::declare::*;
-use api::{Access, ApiError, views::hr as view};
+use api::views::hr as view;
 use keys::hr as k;
-use lambda_http::{Body, Request, Response};
 use model::hr::JobHistory;
 use serde_json::json;
-use store::{Deps, Needs, hr};
+use store::hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

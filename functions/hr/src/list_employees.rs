@@ -10,15 +10,14 @@
 //!   queried in parallel (`SK >= <date>#`, backwards) and merged newest first with ONE cursor.
 
 use api::declare::*;
-use api::{Access, ApiError, views::hr as view};
+use api::views::hr as view;
 use keys::{
     Name, Shard,
     hr::{self as k, HIRE_SHARDS},
 };
-use lambda_http::{Body, Request, Response};
 use model::hr::{CurrentJob, Employee, Job};
 use serde_json::{Value, json};
-use store::{Deps, Needs, merge::Direction};
+use store::merge::Direction;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

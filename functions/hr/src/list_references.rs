@@ -6,12 +6,9 @@
 //! its PUT answers it.
 
 use api::declare::*;
-use api::{Access, ApiError};
 use keys::hr as k;
-use lambda_http::{Body, Request, Response};
 use model::hr::ReferenceRecord;
 use serde_json::json;
-use store::{Deps, Needs};
 
 use crate::reference;
 

@@ -4,12 +4,10 @@
 //! `cursor`). Staff only.
 
 use api::declare::*;
-use api::{Access, ApiError, views::hr as view};
+use api::views::hr as view;
 use keys::hr as k;
-use lambda_http::{Body, Request, Response};
 use model::hr::EmployeeWarehouse;
 use serde_json::json;
-use store::{Deps, Needs};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -5,14 +5,10 @@
 //! the current-job and warehouse edges (`store::hr::put_employee`).
 
 use api::declare::*;
-use api::{Access, ApiError, views::hr as view};
+use api::views::hr as view;
 use keys::{Date, Id, Name};
-use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
-use store::{
-    Deps, Needs,
-    hr::{self, EmployeeInput, Put},
-};
+use store::hr::{self, EmployeeInput, Put};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

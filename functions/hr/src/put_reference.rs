@@ -11,15 +11,10 @@
 //! kinds: they are one access pattern (write a reference record) with one shape and one policy.
 
 use api::declare::*;
-use api::{Access, ApiError};
 use keys::{Id, Name, hr::Reference};
-use lambda_http::{Body, Request, Response};
 use model::hr::{Country, Department, Job, Location, ReferenceRecord, Region, Warehouse};
 use serde::Deserialize;
-use store::{
-    Deps, Needs,
-    hr::{self, Put},
-};
+use store::hr::{self, Put};
 
 use crate::reference;
 

@@ -7,15 +7,14 @@
 //! occurrence reads (L2–L6) find it apart from the course's certificates.
 
 use api::declare::*;
-use api::{Access, ApiError, views::learning as view};
+use api::views::learning as view;
 use keys::{
     Date,
     learning::{Course, Location},
 };
-use lambda_http::{Body, Request, Response};
 use model::learning::CourseOccurrence;
 use serde::Deserialize;
-use store::{Deps, Needs, learning};
+use store::learning;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

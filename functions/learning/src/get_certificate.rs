@@ -5,9 +5,8 @@
 //! `certificate_not_found`. Anyone may read it.
 
 use api::declare::*;
-use api::{Access, ApiError, learning as params, views::learning as view};
-use lambda_http::{Body, Request, Response};
-use store::{Deps, Needs, learning};
+use api::{learning as params, views::learning as view};
+use store::learning;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

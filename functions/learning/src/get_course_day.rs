@@ -5,15 +5,14 @@
 //! with many certificates is never cut short silently. Anyone may read it.
 
 use api::declare::*;
-use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{learning as params, views::learning as view};
 use keys::learning as k;
-use lambda_http::{Body, Request, Response};
 use model::{
     Entity,
     learning::{Certificate, CourseOccurrence},
 };
 use serde_json::json;
-use store::{Deps, Needs, StoreError};
+use store::StoreError;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -2,11 +2,10 @@
 //! (`YYYY-MM-DD`) and location. ONE GetItem. 404 `course_not_found`. Anyone may read it.
 
 use api::declare::*;
-use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{learning as params, views::learning as view};
 use keys::learning as k;
-use lambda_http::{Body, Request, Response};
 use model::{Entity, learning::CourseOccurrence};
-use store::{Deps, Needs, Read};
+use store::Read;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -7,18 +7,14 @@
 //! collision is what v02 is for. Staff only.
 
 use api::declare::*;
-use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{learning as params, views::learning as view};
 use keys::{
     Date,
     learning::{CertVersion, Course, Location, Name},
 };
-use lambda_http::{Body, Request, Response};
 use model::learning::Certificate;
 use serde::Deserialize;
-use store::{
-    Deps, Needs,
-    learning::{Issued, issue_certificate},
-};
+use store::learning::{Issued, issue_certificate};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

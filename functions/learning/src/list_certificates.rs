@@ -8,15 +8,13 @@
 //! the v01 certificates are migrated. Anyone may read it.
 
 use api::declare::*;
-use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{learning as params, views::learning as view};
 use keys::{
     Shard,
     learning::{self as k, CERTIFICATE_SHARDS, CertVersion, Name, Person},
 };
-use lambda_http::{Body, Request, Response};
 use model::learning::Certificate;
 use serde_json::json;
-use store::{Deps, Needs};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

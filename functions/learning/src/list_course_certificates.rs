@@ -4,12 +4,10 @@
 //! ONE query per page; the day's course occurrences are never read. Anyone may read it.
 
 use api::declare::*;
-use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{learning as params, views::learning as view};
 use keys::learning as k;
-use lambda_http::{Body, Request, Response};
 use model::learning::Certificate;
 use serde_json::json;
-use store::{Deps, Needs};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -13,12 +13,10 @@
 //! | L6 | `... AND begins_with(GSI1SK, "2022/03/15#build")` |
 
 use api::declare::*;
-use api::{Access, ApiError, learning as params, views::learning as view};
+use api::{learning as params, views::learning as view};
 use keys::learning::{self as k, Location, Period};
-use lambda_http::{Body, Request, Response};
 use model::learning::CourseOccurrence;
 use serde_json::json;
-use store::{Deps, Needs};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -7,9 +7,7 @@
 //! delete reads again: it removes whichever review is current.
 
 use api::declare::*;
-use api::{Access, ApiError};
-use lambda_http::{Body, Request, Response};
-use store::{Deps, Needs, reviews};
+use store::reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -12,12 +12,10 @@
 //! and the average grade to 2 decimals (`null` without reviews).
 
 use api::declare::*;
-use api::{Access, ApiError, views::reviews as view};
+use api::views::reviews as view;
 use keys::reviews as k;
-use lambda_http::{Body, Request, Response};
 use model::reviews::{Book, Review};
 use serde_json::json;
-use store::{Deps, Needs};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

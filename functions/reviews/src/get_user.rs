@@ -12,12 +12,10 @@
 //! `reviewCount` is derived by the stream handlers (`ReviewCount` on the user).
 
 use api::declare::*;
-use api::{Access, ApiError, views::reviews as view};
+use api::views::reviews as view;
 use keys::reviews as k;
-use lambda_http::{Body, Request, Response};
 use model::reviews::{Review, User};
 use serde_json::json;
-use store::{Deps, Needs};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

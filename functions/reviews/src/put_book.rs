@@ -7,10 +7,9 @@
 //! answer shows the normalised ISBN.
 
 use api::declare::*;
-use api::{Access, ApiError, views::reviews as view};
-use lambda_http::{Body, Request, Response};
+use api::views::reviews as view;
 use serde::Deserialize;
-use store::{Deps, Needs, reviews};
+use store::reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -9,14 +9,10 @@
 //! An update re-dates the review: it moves to the top of the book's and the user's lists.
 
 use api::declare::*;
-use api::{Access, ApiError, views::reviews as view};
+use api::views::reviews as view;
 use keys::Timestamp;
-use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
-use store::{
-    Deps, Needs,
-    reviews::{self, NewReview, PutReviewOutcome},
-};
+use store::reviews::{self, NewReview, PutReviewOutcome};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

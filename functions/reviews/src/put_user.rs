@@ -6,11 +6,10 @@
 //! GSI1 keys (`USER#<username>` twice): R2 reads it from GSI1 together with the user's reviews.
 
 use api::declare::*;
-use api::{Access, ApiError, views::reviews as view};
+use api::views::reviews as view;
 use keys::Date;
-use lambda_http::{Body, Request, Response};
 use serde::Deserialize;
-use store::{Deps, Needs, reviews};
+use store::reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -38,11 +38,14 @@ pub mod views;
 
 pub use auth::{Access, Caller};
 
-/// What a function's declaration names, in one import: `use api::declare::*;`.
+/// What every function module names, in one import: `use api::declare::*;`. Its declaration's
+/// types, and those of its handler, `handle(deps: &Deps, req: Request) -> Result<Response<Body>,
+/// ApiError>`.
 pub mod declare {
-    pub use crate::Access;
     pub use crate::function::{Example, Function, Index, Pattern, Route};
-    pub use store::Needs;
+    pub use crate::{Access, ApiError};
+    pub use lambda_http::{Body, Request, Response};
+    pub use store::{Deps, Needs};
 }
 pub use body::{MAX_BODY_BYTES, field, invalid_field, json_body};
 pub use error::ApiError;
