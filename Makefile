@@ -33,7 +33,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run reset seed token reconcile migrate bench catalogue samples workbench cost test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
+.PHONY: help run reset seed token reconcile migrate bench bench-keys catalogue samples workbench cost test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -101,6 +101,11 @@ bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT); \
 	  target/release/lambda-bench && cargo run --quiet -p bench --bin design-bench
+
+bench-keys: dynamodb-install ## The two key designs (the seeds' concatenated strings, multi-attribute typed keys) on the same data with the same requests: item sizes, write and read units, lines of key code (bench/results/keys.md)
+	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
+	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
+	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo run --quiet -p bench --bin keys-bench
 
 workbench: dynamodb-install ## Write the table's NoSQL Workbench model (workbench/single-table-design.json) from the seeds, loaded through the model layer
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
