@@ -100,8 +100,7 @@ mod tests {
     }
 
     async fn stocked(quantity: u32) -> Table {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         fixtures::product(&table, 42).await;
         fixtures::inventory(&table, 42, "W1", quantity).await;
         table.meter().reset();

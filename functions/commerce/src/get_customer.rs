@@ -77,12 +77,7 @@ mod tests {
         assert_eq!(status, 200);
         assert_eq!(body["customer"]["customerId"], "123");
         assert_eq!(body["customer"]["name"], "Customer 123");
-        let got: Vec<_> = body["orders"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["orderId"].as_str().unwrap().to_owned())
-            .collect();
+        let got = testkit::column(&body["orders"], "orderId");
         assert_eq!(
             got,
             [

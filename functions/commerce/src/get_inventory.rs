@@ -52,8 +52,7 @@ mod tests {
 
     #[tokio::test]
     async fn o12_is_one_get_item_of_one_small_item() {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         fixtures::product(&table, 42).await;
         fixtures::inventory(&table, 42, "W1", 12).await;
         fixtures::inventory(&table, 42, "W2", 30).await;
@@ -82,8 +81,7 @@ mod tests {
 
     #[tokio::test]
     async fn no_inventory_is_404() {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         fixtures::product(&table, 42).await;
         fixtures::inventory(&table, 42, "W1", 12).await;
         // Another warehouse, another product, a warehouse that does not exist.

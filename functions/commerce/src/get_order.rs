@@ -124,12 +124,7 @@ mod tests {
             [7, 42, 100000],
             "numeric SKUs sort as numbers: zero-padded sort keys"
         );
-        let statuses: Vec<_> = body["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["status"].as_str().unwrap())
-            .collect();
+        let statuses = testkit::column(&body["events"], "status");
         assert_eq!(statuses, ["PROCESSING", "SHIPPED"], "events in time order");
 
         let requests = table.meter().requests();

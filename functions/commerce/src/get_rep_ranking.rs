@@ -145,12 +145,7 @@ mod tests {
     }
 
     fn reps(body: &Value) -> Vec<String> {
-        body["reps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["repId"].as_str().unwrap().to_owned())
-            .collect()
+        testkit::column(&body["reps"], "repId")
     }
 
     /// 2026-Q4: E2 120,000 cents, E1 and E3 50,000 each, E4 nothing yet; E1 also sold in
@@ -311,9 +306,7 @@ mod tests {
     /// reproduced) and one of `huge` cents, placed, and the stream's INSERT records of their
     /// summaries; E1's quarter already at `before` cents.
     async fn rep_orders_on(before: i64, huge: i64) -> (store::Deps, Vec<Value>) {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
-        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
         let oct_21_2026_ms = 1_792_540_800_000;
         let totals = [100, 3_998, 1, huge];
         for (n, total) in totals.iter().enumerate() {

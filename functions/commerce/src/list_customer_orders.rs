@@ -136,12 +136,7 @@ mod tests {
     }
 
     fn ids_of(body: &Value) -> Vec<String> {
-        body["orders"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["orderId"].as_str().unwrap().to_owned())
-            .collect()
+        testkit::column(&body["orders"], "orderId")
     }
 
     #[tokio::test]

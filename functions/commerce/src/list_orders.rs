@@ -161,12 +161,7 @@ mod tests {
             let h = Harness::with_deps(&FUNCTION, handle, deps);
             let (s, body) = h.as_staff().get("/orders", &[("status", "OPEN")]).await;
             assert_eq!(s, 200, "{body}");
-            let listed: Vec<_> = body["orders"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|o| o["orderId"].as_str().unwrap().to_owned())
-                .collect();
+            let listed = testkit::column(&body["orders"], "orderId");
             assert_eq!(listed, placed, "read on {count} shards");
         }
     }

@@ -84,21 +84,13 @@ mod tests {
     }
 
     fn customer_ids(body: &Value) -> Vec<String> {
-        body["customers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["customerId"].as_str().unwrap().to_owned())
-            .collect()
+        testkit::column(&body["customers"], "customerId")
     }
 
     /// Reps E1 and E2; E1 looks after c1, c2, c3 (each with two orders, which stand in E1's GSI1
     /// partition too), E2 after c4; c5 has no rep.
     async fn seeded() -> Table {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
-        fixtures::employee(&table, "E1", "Ada Lovelace").await;
-        fixtures::employee(&table, "E2", "Alan Turing").await;
+        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         for c in ["c3", "c1", "c2"] {
             fixtures::customer_of_rep(&table, c, "E1").await;
             for day in 0..2u64 {

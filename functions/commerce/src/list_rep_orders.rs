@@ -125,12 +125,7 @@ mod tests {
     }
 
     fn order_ids(body: &Value) -> Vec<String> {
-        body["orders"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["orderId"].as_str().unwrap().to_owned())
-            .collect()
+        testkit::column(&body["orders"], "orderId")
     }
 
     /// Every order of a walk over all pages (`limit` per page), after the page itself was
@@ -177,10 +172,7 @@ mod tests {
     /// orders, one a day from 2026-01-01 (customer n % 3); orders 2 and 5 shipped, 7 delivered,
     /// 10 cancelled. c3 and c4 place two orders each. Returns E1's order ids, oldest first.
     async fn seeded() -> (Table, Vec<String>) {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
-        fixtures::employee(&table, "E1", "Ada Lovelace").await;
-        fixtures::employee(&table, "E2", "Alan Turing").await;
+        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         for c in ["c0", "c1", "c2"] {
             fixtures::customer_of_rep(&table, c, "E1").await;
         }
@@ -301,12 +293,7 @@ mod tests {
             order_ids(&body),
             newest_first(&ids, &(0..12).collect::<Vec<_>>())
         );
-        let statuses: Vec<_> = body["orders"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["status"].as_str().unwrap())
-            .collect();
+        let statuses = testkit::column(&body["orders"], "status");
         assert_eq!(
             statuses,
             [

@@ -225,10 +225,7 @@ mod tests {
     /// Employees E1 and E2 (and the org they need), and the function authorized as `main`
     /// authorizes it.
     async fn with_employees() -> (Table, Harness) {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
-        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
-        testkit::fixtures::employee(&table, "E2", "Alan Turing").await;
+        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone()).dispatched();
         (table, h)
     }

@@ -117,8 +117,7 @@ mod tests {
 
     #[tokio::test]
     async fn created_in_one_transaction_then_replaced() {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         fixtures::product(&table, 42).await;
         table.meter().reset();
         let (s, b) = put(&table, "42", "W1", r#"{"quantity":12}"#).await;
@@ -188,8 +187,7 @@ mod tests {
     /// quantity whatever it was (the simplest client's path, last writer wins).
     #[tokio::test]
     async fn two_writers_with_the_same_version_one_wins_one_is_409() {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         fixtures::product(&table, 42).await;
         let (s, b) = put(&table, "42", "W1", r#"{"quantity":10}"#).await;
         assert_eq!((s, &b["version"]), (201, &json!(1)), "{b}");
@@ -240,8 +238,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_product_or_warehouse_is_404_and_writes_nothing() {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         fixtures::product(&table, 42).await;
         let before = all_items(&table).await;
         for (sku, warehouse, code) in [
@@ -262,8 +259,7 @@ mod tests {
 
     #[tokio::test]
     async fn bad_input_is_4xx_and_writes_nothing() {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         fixtures::product(&table, 42).await;
         let before = all_items(&table).await;
         table.meter().reset();

@@ -142,9 +142,7 @@ mod tests {
     /// title is the job's, and a body that still sends one is refused, naming the field.
     #[tokio::test]
     async fn a_job_added_refers_to_an_existing_job_and_takes_its_title() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
-        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let refs = Harness::new(
             &crate::put_reference::FUNCTION,

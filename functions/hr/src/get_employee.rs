@@ -43,9 +43,7 @@ mod tests {
 
     #[tokio::test]
     async fn h1_is_one_query_that_never_reads_the_history() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
-        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
         for (job, start) in [
             ("CLERK", "2023-01-01"),
             ("REP", "2024-01-01"),
@@ -80,9 +78,7 @@ mod tests {
     /// that refers to it (H1 reads the names from their sources).
     #[tokio::test]
     async fn h1_shows_the_warehouse_and_job_as_they_are_named_now() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
-        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
         let refs = Harness::new(
             &crate::put_reference::FUNCTION,
             crate::put_reference::handle,

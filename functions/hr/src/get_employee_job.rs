@@ -44,9 +44,7 @@ mod tests {
 
     #[tokio::test]
     async fn h3_reads_one_item_the_newest() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
-        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let get = async || h.as_staff().get("/employees/E1/job", &[]).await;
         let (s, b) = get().await;

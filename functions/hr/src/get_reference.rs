@@ -115,8 +115,7 @@ mod tests {
 
     #[tokio::test]
     async fn each_kind_reads_back_as_it_was_put_and_a_missing_one_is_404() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         testkit::fixtures::job_record(&table, "SA_REP").await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         for (path, want) in [

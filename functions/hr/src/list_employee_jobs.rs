@@ -62,10 +62,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_whole_history_newest_first_a_page_at_a_time_with_titles_as_they_are() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
-        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
-        testkit::fixtures::employee(&table, "E2", "Alan Turing").await;
+        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let (s, b) = h.as_staff().get("/employees/E2/jobs", &[]).await;
         assert_eq!(

@@ -155,8 +155,7 @@ mod tests {
 
     #[tokio::test]
     async fn h2_h6_h11_each_return_their_own_employees() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         // 12 employees hired a month apart; every third is named Sam Lee; the even ones are reps.
         for n in 1..=12u8 {
             let input = EmployeeInput {
@@ -209,8 +208,7 @@ mod tests {
     /// rename under the new title only.
     #[tokio::test]
     async fn h11_lists_a_jobs_holders_under_its_title_as_it_is_now() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         let refs = Harness::new(
             &crate::put_reference::FUNCTION,
             crate::put_reference::handle,
@@ -268,8 +266,7 @@ mod tests {
     /// Two jobs may share a title: H11 merges their holders, in employee order, one cursor.
     #[tokio::test]
     async fn h11_merges_the_holders_of_every_job_of_a_title() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         for (job, title) in [("A", "Clerk"), ("B", "clerk"), ("C", "Lead")] {
             let record = model::hr::Job {
                 job_id: Id::parse("id", job).unwrap(),

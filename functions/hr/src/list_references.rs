@@ -127,8 +127,7 @@ mod tests {
 
     #[tokio::test]
     async fn each_kind_lists_its_own_records_by_id_a_page_at_a_time() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         for job in ["SA_REP", "CLERK", "LEAD"] {
             testkit::fixtures::job_record(&table, job).await;
         }

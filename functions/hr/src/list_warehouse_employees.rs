@@ -54,11 +54,7 @@ mod tests {
 
     #[tokio::test]
     async fn h7_lists_a_warehouses_employees_only() {
-        let table = testkit::table().await;
-        testkit::fixtures::org(&table).await;
-        for (e, name) in [("E1", "Ada Lovelace"), ("E2", "Alan Turing")] {
-            testkit::fixtures::employee(&table, e, name).await;
-        }
+        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let get = async |w: &str| {
             let path = format!("/warehouses/{w}/employees");
@@ -66,12 +62,7 @@ mod tests {
         };
         let (s, b) = get("W1").await;
         assert_eq!(s, 200, "{b}");
-        let names: Vec<_> = b["employees"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["name"].as_str().unwrap())
-            .collect();
+        let names = testkit::column(&b["employees"], "name");
         assert_eq!(names, ["Ada Lovelace", "Alan Turing"]);
         assert_eq!(get("W2").await.1["employees"], json!([]));
         assert_eq!(get("W%231").await.0, 400);

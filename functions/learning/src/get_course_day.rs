@@ -98,12 +98,7 @@ mod tests {
         let (s, body) = h.get("/courses/introtodynamodb/days/2022-03-15", &[]).await;
         assert_eq!(s, 200, "{body}");
         assert_eq!(body["courses"].as_array().unwrap().len(), 1);
-        let students: Vec<_> = body["certificates"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c["student"].as_str().unwrap())
-            .collect();
+        let students = testkit::column(&body["certificates"], "student");
         assert_eq!(
             students,
             ["David Spurdy", "Ann Lee"],

@@ -106,12 +106,7 @@ mod tests {
             table.meter().reset();
             let (s, body) = h.get("/courses/introtodynamodb/certificates", &query).await;
             assert_eq!(s, 200, "{body}");
-            let students: Vec<_> = body["certificates"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| c["student"].as_str().unwrap().to_owned())
-                .collect();
+            let students = testkit::column(&body["certificates"], "student");
             assert_eq!(students, expected, "{query:?}");
             let r = table.meter().requests();
             assert_eq!(

@@ -142,12 +142,7 @@ mod tests {
     }
 
     fn users_of(body: &Value) -> Vec<String> {
-        body["reviews"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["username"].as_str().unwrap().to_owned())
-            .collect()
+        testkit::column(&body["reviews"], "username")
     }
 
     /// The stored items of a page: the book (if shown) and its reviews, by key.

@@ -132,12 +132,7 @@ mod tests {
     }
 
     fn books_of(body: &Value) -> Vec<String> {
-        body["reviews"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["isbn"].as_str().unwrap().to_owned())
-            .collect()
+        testkit::column(&body["reviews"], "isbn")
     }
 
     fn expected_books(range: impl DoubleEndedIterator<Item = u64>) -> Vec<String> {

@@ -63,6 +63,17 @@ pub async fn walk_pages(
     }
 }
 
+/// A fresh [`table`] with the small org of [`fixtures::org`] and `employees` (id, name) of
+/// warehouse W1 ([`fixtures::employee`]): where the HR tests start.
+pub async fn org_table(employees: &[(&str, &str)]) -> store::Table {
+    let table = table().await;
+    fixtures::org(&table).await;
+    for (id, name) in employees {
+        fixtures::employee(&table, id, name).await;
+    }
+    table
+}
+
 /// Sends every case and asserts the error it expects. A case is `(request, status, code)`:
 /// `send` sends the request and returns the answer's status and body, which must carry that
 /// status, the stable `code` and a message. A failure names the request (its first 120
@@ -79,6 +90,18 @@ pub async fn assert_errors<R: std::fmt::Debug>(
         let message = b["message"].as_str().unwrap_or_default();
         assert!(!message.is_empty(), "{shown}: no message in {b}");
     }
+}
+
+/// The string `field` of every element of the JSON array `list`, in order: the ids or names a
+/// page lists. Panics if `list` is not an array or an element's `field` is not a string.
+pub fn column(list: &Value, field: &str) -> Vec<String> {
+    let list = list
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {list}"));
+    let text = |e: &Value| e[field].as_str().map(str::to_owned);
+    list.iter()
+        .map(|e| text(e).unwrap_or_else(|| panic!("no string {field} in {e}")))
+        .collect()
 }
 
 /// A sample event of `events/` (by file name), as JSON.

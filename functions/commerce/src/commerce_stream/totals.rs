@@ -614,11 +614,7 @@ mod tests {
 
     /// Reps E1 and E2; ann (E1) and bob (E2) order in two quarters, cy (no rep) too.
     async fn with_rep_orders() -> Deps {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
-        for (e, name) in [("E1", "Ada Lovelace"), ("E2", "Alan Turing")] {
-            fixtures::employee(&table, e, name).await;
-        }
+        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         fixtures::customer_of_rep(&table, "ann", "E1").await;
         fixtures::customer_of_rep(&table, "bob", "E2").await;
         fixtures::customer(&table, "cy").await;
@@ -854,9 +850,7 @@ mod tests {
 
     #[tokio::test]
     async fn concurrent_batches_for_one_rep_leave_the_key_matching_the_total() {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
-        fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
         fixtures::customer_of_rep(&table, "ann", "E1").await;
         let mut expected = 0;
         for n in 0..12u64 {
@@ -891,8 +885,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_products_total_inventory_follows_its_inventories_exactly_once() {
-        let table = testkit::table().await;
-        fixtures::org(&table).await;
+        let table = testkit::org_table(&[]).await;
         fixtures::product(&table, 7).await;
         fixtures::product(&table, 8).await;
         fixtures::inventory(&table, 7, "W1", 5).await;
