@@ -477,7 +477,7 @@ async fn numbers_sort_as_numbers_where_a_concatenated_key_needs_padding() {
 }
 
 #[tokio::test]
-async fn an_item_lacking_a_key_attribute_is_absent_from_the_index_and_a_wrong_type_is_refused() {
+async fn an_item_lacking_a_key_attribute_is_absent_from_the_index_and_any_wrong_type_is_refused() {
     let (client, table) = probe_table().await;
     let occurrence = |pk: &str, day: Option<u32>| {
         let mut item = vec![
@@ -507,6 +507,19 @@ async fn an_item_lacking_a_key_attribute_is_absent_from_the_index_and_a_wrong_ty
     .expect("L2");
     assert_eq!(texts(&listed, "PK"), ["complete"], "only the complete item");
 
+    // Any item: one that is no occurrence and lacks the index's other key attributes, but
+    // carries an attribute of a key attribute's name with another type. An index's key attribute
+    // names are typed for the whole table.
+    refused(
+        "an unrelated item with Year as a string",
+        put(
+            &client,
+            &table,
+            &[("PK", s("certificate")), ("Year", s("2022"))],
+        )
+        .await,
+        "Type mismatch for Index Key",
+    );
     let mut text_year = occurrence("text-year", Some(15));
     text_year[2].1 = s("2022");
     refused(
