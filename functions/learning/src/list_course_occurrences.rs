@@ -1,20 +1,23 @@
 //! L2–L6: `GET /courses/{course}/occurrences` with none of, or one of `?year=2022`,
 //! `?month=2022-03`, `?date=2022-03-15`, and with a date optionally `&location=build` (the
 //! beginning of a location): the course's occurrences in date order, then location order, a page
-//! at a time (`limit`, default 20, 1..=100, and a signed `cursor`). ONE query per page, on GSI1,
-//! whose course partitions hold occurrences only: a course's certificates are never read.
+//! at a time (`limit`, default 20, 1..=100, and a signed `cursor`). ONE query per page, on the
+//! multi-attribute index `OccurrencesByDate`, which holds occurrences only: a course's
+//! certificates are never read. The concatenated design (GSI1, seed 001's keys) serves the same
+//! reads as a store-level query (`store::learning::occurrences_page`); a test holds both equal,
+//! page by page.
 //!
-//! | pattern | GSI1 key condition |
-//! |---|---|
-//! | L2 | `GSI1PK = course#<course>#` |
-//! | L3 | `... AND begins_with(GSI1SK, "2022/")` |
-//! | L4 | `... AND begins_with(GSI1SK, "2022/03/")` |
-//! | L5 | `... AND begins_with(GSI1SK, "2022/03/15#")` |
-//! | L6 | `... AND begins_with(GSI1SK, "2022/03/15#build")` |
+//! | pattern | `OccurrencesByDate` key condition | GSI1 (concatenated) |
+//! |---|---|---|
+//! | L2 | `CourseKey = <course>` | `GSI1PK = course#<course>#` |
+//! | L3 | `... AND Year = 2022` | `... AND begins_with(GSI1SK, "2022/")` |
+//! | L4 | `... AND Year = 2022 AND Month = 3` | `... AND begins_with(GSI1SK, "2022/03/")` |
+//! | L5 | `... AND Day = 15` | `... AND begins_with(GSI1SK, "2022/03/15#")` |
+//! | L6 | `... AND Day = 15 AND begins_with(LocationKey, "build")` | `... AND begins_with(GSI1SK, "2022/03/15#build")` |
 
 use api::declare::*;
 use api::{learning as params, views::learning as view};
-use keys::learning::{self as k, Location, Period};
+use keys::learning::{Location, OccurrenceRead, Period};
 use model::learning::CourseOccurrence;
 use serde_json::json;
 
@@ -30,40 +33,40 @@ pub const FUNCTION: Function = Function {
             Pattern {
                 id: "L2",
                 route: "`GET /courses/{course}/occurrences?limit=&cursor=`",
-                index: Index::Gsi1,
-                request: "Query `GSI1PK = course#<course>#`",
+                index: Index::Multi(OCCURRENCES_BY_DATE),
+                request: "Query `CourseKey = <course>`",
                 returns: "`{courseKey, occurrences, nextCursor}` in date order",
                 example: Example::anyone("/courses/introtodynamodb/occurrences"),
             },
             Pattern {
                 id: "L3",
                 route: "`GET /courses/{course}/occurrences?year=2022`",
-                index: Index::Gsi1,
-                request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/")`"#,
+                index: Index::Multi(OCCURRENCES_BY_DATE),
+                request: "Query `CourseKey = <course> AND Year = 2022`",
                 returns: "`{courseKey, occurrences, nextCursor}` in date order",
                 example: Example::anyone("/courses/introtodynamodb/occurrences?year=2022"),
             },
             Pattern {
                 id: "L4",
                 route: "`GET /courses/{course}/occurrences?month=2022-03`",
-                index: Index::Gsi1,
-                request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/03/")`"#,
+                index: Index::Multi(OCCURRENCES_BY_DATE),
+                request: "Query `CourseKey = <course> AND Year = 2022 AND Month = 3`",
                 returns: "`{courseKey, occurrences, nextCursor}` in date order",
                 example: Example::anyone("/courses/introtodynamodb/occurrences?month=2022-03"),
             },
             Pattern {
                 id: "L5",
                 route: "`GET /courses/{course}/occurrences?date=2022-03-15`",
-                index: Index::Gsi1,
-                request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/03/15#")`"#,
+                index: Index::Multi(OCCURRENCES_BY_DATE),
+                request: "Query `CourseKey = <course> AND Year = 2022 AND Month = 3 AND Day = 15`",
                 returns: "`{courseKey, occurrences, nextCursor}` in date order",
                 example: Example::anyone("/courses/introtodynamodb/occurrences?date=2022-03-15"),
             },
             Pattern {
                 id: "L6",
                 route: "`GET /courses/{course}/occurrences?date=2022-03-15&location=build` (a location's prefix)",
-                index: Index::Gsi1,
-                request: r#"Query `GSI1PK = course#<course># AND begins_with(GSI1SK, "2022/03/15#build")`"#,
+                index: Index::Multi(OCCURRENCES_BY_DATE),
+                request: r#"Query `CourseKey = <course> AND Year = 2022 AND Month = 3 AND Day = 15 AND begins_with(LocationKey, "build")`"#,
                 returns: "`{courseKey, occurrences, nextCursor}` in date order",
                 example: Example::anyone(
                     "/courses/introtodynamodb/occurrences?date=2022-03-15&location=build",
@@ -72,6 +75,8 @@ pub const FUNCTION: Function = Function {
         ],
     )],
 };
+/// The index the API reads ([`keys::indexes::OccurrencesByDate`]).
+const OCCURRENCES_BY_DATE: &str = <keys::indexes::OccurrencesByDate as keys::Index>::NAME;
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;
 
@@ -124,17 +129,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let location = api::query(&req, "location")
         .map(|l| Location::parse(&l).map_err(|e| ApiError::invalid_parameter("location", e)))
         .transpose()?;
-    api::count_as_pattern(match (&location, period) {
-        (Some(_), _) => "L6",
-        (None, Period::Any) => "L2",
-        (None, Period::Year(_)) => "L3",
-        (None, Period::Month(..)) => "L4",
-        (None, Period::Day(_)) => "L5",
-    });
-    let condition = match (&location, period) {
-        (None, period) => k::occurrences(course.key(), period)
-            .map_err(|e| ApiError::invalid_parameter("month", e))?,
-        (Some(location), Period::Day(date)) => k::occurrences_at(course.key(), date, location),
+    let read = match (&location, period) {
+        (None, period) => OccurrenceRead::In(period),
+        (Some(location), Period::Day(date)) => OccurrenceRead::At(date, location.clone()),
         (Some(_), _) => {
             return Err(ApiError::invalid_parameter(
                 "location",
@@ -142,6 +139,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             ));
         }
     };
+    api::count_as_pattern(read.pattern());
+    let condition = read
+        .by_date(course.key())
+        .map_err(|e| ApiError::invalid_parameter("month", e))?;
     let binding = |limit| {
         let location = location.as_ref().map(Location::as_key).unwrap_or("");
         format!(
@@ -275,7 +276,7 @@ mod tests {
             assert_eq!(places(&body), expected, "{query:?}");
             let requests = table.meter().requests();
             assert_eq!(requests.len(), 1, "{query:?}: one query");
-            assert_eq!(requests[0].index, Some("GSI1"));
+            assert_eq!(requests[0].index, Some("OccurrencesByDate"));
             assert_eq!(
                 requests[0].items,
                 expected.len(),
@@ -298,6 +299,130 @@ mod tests {
         assert!(all.is_sorted());
     }
 
+    /// L2–L6 from the API (`OccurrencesByDate`) and from GSI1's concatenated keys
+    /// (`store::learning`, seed 001's design), walked page by page over random occurrences with
+    /// awkward locations (the delimiter and the escape character themselves and characters that
+    /// sort next to them, numbers, locations that are prefixes of others, many on one day) and
+    /// several page sizes: every page holds the same occurrences in the same order. (`!`, `"` and
+    /// `$`, which would part the orders, are refused: `keys::learning::LOCATION_REFUSED`.)
+    #[tokio::test]
+    async fn both_key_designs_answer_every_page_alike() {
+        use keys::learning::{Course, OccurrenceRead};
+        use store::learning::{OccurrenceIndex, occurrences_page};
+
+        let table = testkit::table().await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut random = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        const PIECES: [&str; 20] = [
+            "a", "A", "b", "'", "(", "#", "+", "%", "&", "-", ".", "1", "2", "10", "99", "é", "z",
+            "room", "Room ", "ab",
+        ];
+        const DAYS: [&str; 6] = [
+            "2022-03-15",
+            "2022-03-01",
+            "2022-03-31",
+            "2022-04-02",
+            "2021-12-31",
+            "2023-01-09",
+        ];
+        let mut written = 0;
+        for i in 0..90 {
+            // Half of them on one day, which L5 and L6 read.
+            let day = if i % 2 == 0 {
+                DAYS[0]
+            } else {
+                DAYS[random(DAYS.len())]
+            };
+            let location: String = (0..=random(3))
+                .map(|_| PIECES[random(PIECES.len())])
+                .collect();
+            // "." alone, or a number wider than two digits ("1099"), is no location.
+            if Location::parse(&location).is_err() {
+                continue;
+            }
+            for course in ["Intro to DynamoDB", "Intro to DynamoDB 2"] {
+                let o = testkit::fixtures::occurrence(course, day, &location);
+                written += usize::from(create_occurrence(&table, &o).await.unwrap());
+            }
+        }
+        assert!(written > 100, "{written} occurrences");
+
+        let course = Course::parse("introtodynamodb").unwrap();
+        let date = keys::Date::parse_iso(DAYS[0]).unwrap();
+        let mut reads = vec![
+            (vec![], OccurrenceRead::In(Period::Any)),
+            (
+                vec![("year", "2022")],
+                OccurrenceRead::In(Period::Year(2022)),
+            ),
+            (
+                vec![("month", "2022-03")],
+                OccurrenceRead::In(Period::Month(2022, 3)),
+            ),
+            (
+                vec![("date", DAYS[0])],
+                OccurrenceRead::In(Period::Day(date)),
+            ),
+        ];
+        for partial in ["a", "ro", "room1", "#", "&", "'", "%", "1", "é"] {
+            reads.push((
+                vec![("date", DAYS[0]), ("location", partial)],
+                OccurrenceRead::At(date, Location::parse(partial).unwrap()),
+            ));
+        }
+        for (params, read) in &reads {
+            for limit in [1u32, 3, 7, 100] {
+                let size = limit.to_string();
+                let api: Vec<Vec<Value>> = walk_pages(&size, async |query: &[(&str, &str)]| {
+                    let query: Vec<_> = query.iter().chain(params).copied().collect();
+                    let (s, body) = h.get("/courses/introtodynamodb/occurrences", &query).await;
+                    assert_eq!(s, 200, "{query:?}: {body}");
+                    body
+                })
+                .await
+                .iter()
+                .map(|p| p["occurrences"].as_array().unwrap().clone())
+                .collect();
+                let mut concatenated = Vec::new();
+                let mut start = None;
+                loop {
+                    let page = occurrences_page(
+                        &table,
+                        OccurrenceIndex::Gsi1,
+                        course.key(),
+                        read,
+                        limit,
+                        start,
+                    )
+                    .await
+                    .unwrap();
+                    let items = page.items.iter().map(view::occurrence);
+                    concatenated.push(items.collect::<Vec<_>>());
+                    start = page.last_key;
+                    if start.is_none() {
+                        break;
+                    }
+                }
+                let places = |pages: &[Vec<Value>]| -> Vec<Vec<String>> {
+                    let place = |o: &Value| format!("{} {}", o["startDate"], o["location"]);
+                    pages
+                        .iter()
+                        .map(|p| p.iter().map(place).collect())
+                        .collect()
+                };
+                let at = format!("{} {params:?}, limit {limit}", read.pattern());
+                assert_eq!(places(&api), places(&concatenated), "{at}");
+                assert_eq!(api, concatenated, "{at}");
+            }
+        }
+    }
+
     #[tokio::test]
     async fn bad_parameters_are_400s() {
         let h = Harness::new(&FUNCTION, handle, testkit::table().await);
@@ -310,6 +435,7 @@ mod tests {
             vec![("location", "Building 1")],
             vec![("year", "2022"), ("location", "B")],
             vec![("date", "2022-03-15"), ("location", "Building 100")],
+            vec![("date", "2022-03-15"), ("location", "Room A!")],
             vec![("limit", "0")],
             vec![("cursor", "forged")],
         ] {

@@ -130,6 +130,8 @@ pub enum Index {
     Table,
     Gsi1,
     Gsi2,
+    /// A multi-attribute index, by its name (`keys::indexes`).
+    Multi(&'static str),
 }
 
 impl Index {
@@ -138,6 +140,7 @@ impl Index {
             Index::Table => "table",
             Index::Gsi1 => "GSI1",
             Index::Gsi2 => "GSI2",
+            Index::Multi(name) => name,
         }
     }
 }

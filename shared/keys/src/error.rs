@@ -36,6 +36,14 @@ pub enum KeyError {
     InvalidQuarter(String),
     #[error("{0} ms is not an instant from 1970 to 9999")]
     TimestampOutOfRange(u64),
+    /// A character a value may not hold because of where it sorts: a location with `!`, `"` or
+    /// `$` would stand in another order in GSI1's concatenated key than in `OccurrencesByDate`.
+    #[error("{what} may not contain {found:?} (none of {refused} may stand in it)")]
+    RefusedCharacter {
+        what: &'static str,
+        found: char,
+        refused: &'static str,
+    },
     /// A multi-attribute index's declaration or key condition DynamoDB would refuse.
     #[error("index {index}: {why}")]
     Index { index: &'static str, why: String },

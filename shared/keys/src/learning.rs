@@ -45,13 +45,29 @@ pub mod types {
 /// Width of a number inside a location (`building01`).
 pub const LOCATION_NUMBER_WIDTH: usize = 2;
 
+/// Characters a location may not hold. GSI1 orders a day's occurrences by the escaped location
+/// followed by the delimiter (`#`, escaped `%23`); `OccurrencesByDate` by the location itself.
+/// The two orders part only where a location continues with a character below `#` (`!`, `"`;
+/// whitespace and control characters never reach a key) after another ends, or where `#` meets
+/// `$` (escaped, `#` sorts as `%`, after `$`). Without these three they are one order, so both
+/// designs answer every page alike.
+pub const LOCATION_REFUSED: &str = "!\"$";
+
 /// A location, normalised as free text with its numbers zero padded: `Building 1` →
-/// `building01`, so `Building 2` sorts before `Building 10`. A number too wide is an error.
+/// `building01`, so `Building 2` sorts before `Building 10`. A number too wide is an error, and
+/// so is a character of [`LOCATION_REFUSED`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Location(Text, String);
 
 impl Location {
     pub fn parse(value: &str) -> Result<Location, KeyError> {
+        if let Some(found) = value.chars().find(|c| LOCATION_REFUSED.contains(*c)) {
+            return Err(KeyError::RefusedCharacter {
+                what: "location",
+                found,
+                refused: "! \" $",
+            });
+        }
         let mut padded = String::with_capacity(value.len() + 4);
         let mut digits = String::new();
         let flush = |digits: &mut String, out: &mut String| -> Result<(), KeyError> {
@@ -469,6 +485,45 @@ pub fn occurrences_by_date_at(course: &Text, date: Date, partial: &Location) -> 
         .begins_with(LocationKey(partial.clone()))
 }
 
+/// What an occurrence read (L2–L6) selects: a period, or a day's locations beginning with a
+/// partial location. Both key designs serve it: GSI1's concatenated keys (seed 001's) and
+/// `OccurrencesByDate`'s typed attributes; their answers are equal, page by page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OccurrenceRead {
+    /// L2 (any), L3 (a year), L4 (a month), L5 (a day).
+    In(Period),
+    /// L6: a day, at locations beginning with the given one.
+    At(Date, Location),
+}
+
+impl OccurrenceRead {
+    pub fn pattern(&self) -> &'static str {
+        match self {
+            OccurrenceRead::In(Period::Any) => "L2",
+            OccurrenceRead::In(Period::Year(_)) => "L3",
+            OccurrenceRead::In(Period::Month(..)) => "L4",
+            OccurrenceRead::In(Period::Day(_)) => "L5",
+            OccurrenceRead::At(..) => "L6",
+        }
+    }
+
+    /// The concatenated design: GSI1, `begins_with` on `<yyyy/mm/dd>#<location>#`.
+    pub fn on_gsi1(&self, course: &Text) -> Result<KeyCondition<Gsi1>, KeyError> {
+        match self {
+            OccurrenceRead::In(period) => occurrences(course, *period),
+            OccurrenceRead::At(date, partial) => Ok(occurrences_at(course, *date, partial)),
+        }
+    }
+
+    /// The multi-attribute design: `OccurrencesByDate`, `=` on the date's numbers.
+    pub fn by_date(&self, course: &Text) -> Result<IndexCondition, KeyError> {
+        match self {
+            OccurrenceRead::In(period) => occurrences_by_date(course, *period),
+            OccurrenceRead::At(date, partial) => Ok(occurrences_by_date_at(course, *date, partial)),
+        }
+    }
+}
+
 /// L8: a course's day: its occurrences and certificates of that date, one query.
 pub fn course_day(course: &Text, date: Date) -> KeyCondition<Base> {
     KeyCondition::new(
@@ -720,6 +775,49 @@ mod tests {
         ));
         assert!(Location::parse(&format!("B{}", "9".repeat(40))).is_err());
         assert!(Location::parse("  ").is_err());
+        for refused in ["Room A!", "\"Annex\"", "$5 hall"] {
+            assert!(
+                matches!(
+                    Location::parse(refused),
+                    Err(KeyError::RefusedCharacter { .. })
+                ),
+                "{refused}"
+            );
+        }
+        assert!(
+            Location::parse("Room #1 & 100% (east)").is_err(),
+            "100 is too wide"
+        );
+        assert!(Location::parse("Room #1 & 10% (east)").is_ok());
+    }
+
+    proptest::proptest! {
+        /// The two key designs order a day's occurrences alike: GSI1 by the escaped location and
+        /// the delimiter after it (`<yyyy/mm/dd>#<location>#`), `OccurrencesByDate` by the
+        /// location as it is. For every pair of locations a key accepts, the orders agree.
+        #[test]
+        fn both_designs_order_locations_alike(
+            common in "[-aA1#$%&!\".é ]{0,3}",
+            x in "[-aA1#$%&!\".é ]{0,3}",
+            y in "[-aA1#$%&!\".é ]{0,3}",
+        ) {
+            // Two locations that often share a beginning, where the orders could part.
+            let (a, b) = (format!("{common}{x}"), format!("{common}{y}"));
+            let (Ok(la), Ok(lb)) = (Location::parse(&a), Location::parse(&b)) else {
+                return Ok(());
+            };
+            let course = text("c");
+            let date = Date::parse_iso("2022-03-15").unwrap();
+            let gsi1 = |l: &Location| course_occurrence_index(&course, date, l).sk().to_owned();
+            let by_date = |l: &Location| {
+                occurrence_by_date(&course, date, l).get("LocationKey").cloned().unwrap()
+            };
+            proptest::prop_assert_eq!(
+                gsi1(&la).cmp(&gsi1(&lb)),
+                by_date(&la).compare(&by_date(&lb)).unwrap(),
+                "{:?} / {:?}", a, b
+            );
+        }
     }
 
     #[test]

@@ -8,16 +8,48 @@
 //! to someone else (`David Spurdy` for `Davids Purdy`): its `Student` attribute decides.
 
 use keys::{
-    Date,
-    learning::{self as k, CertVersion, Course, Name, Person},
+    Date, Text,
+    learning::{self as k, CertVersion, Course, Name, OccurrenceRead, Person},
 };
 use model::{
-    Entity, attr, from_item,
+    Entity, Item, attr, from_item,
     learning::{Certificate, CourseOccurrence},
     s,
 };
 
-use crate::{Condition, Read, StoreError, Table};
+use crate::{Condition, Page, Read, StoreError, Table};
+
+/// The index an occurrence read (L2–L6) queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OccurrenceIndex {
+    /// GSI1's concatenated keys, as seed 001 teaches them (and existing tables have).
+    Gsi1,
+    /// `OccurrencesByDate`'s typed attributes: what the API serves.
+    ByDate,
+}
+
+/// One page of an occurrence read on `index`: at most `limit` occurrences after `start`, in date
+/// then location order, one Query. Both indexes hold occurrences only.
+pub async fn occurrences_page(
+    table: &Table,
+    index: OccurrenceIndex,
+    course: &Text,
+    read: &OccurrenceRead,
+    limit: u32,
+    start: Option<Item>,
+) -> Result<Page<CourseOccurrence>, StoreError> {
+    async fn page<C: crate::Selection>(
+        query: crate::Query<'_, C>,
+        limit: u32,
+        start: Option<Item>,
+    ) -> Result<Page<CourseOccurrence>, StoreError> {
+        query.limit(limit).start(start).send().await?.decode()
+    }
+    match index {
+        OccurrenceIndex::Gsi1 => page(table.query(read.on_gsi1(course)?), limit, start).await,
+        OccurrenceIndex::ByDate => page(table.query(read.by_date(course)?), limit, start).await,
+    }
+}
 
 /// Creates a course occurrence; `false` when one exists already for that name, date and
 /// location (as normalised in the key).
