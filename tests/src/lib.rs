@@ -16,6 +16,8 @@
 //!   designs (concatenated strings, multi-attribute typed keys): docs/key-designs.md's claims;
 //! - `merged`: a write-sharded index read as one ordered, pageable list (`store::merge`), walked
 //!   over random data and page sizes;
+//! - `order_designs`: C4 by status and O10 answer the same pages from GSI1's concatenated keys and
+//!   from the multi-attribute indexes, across a switch of design and before the indexes exist;
 //! - `generated_client`: a client generated from `openapi.yaml` by openapi-python-client drives a
 //!   customer's journey against the local stack;
 //! - `hr`: `store::hr`: reference data, and employees' adjacency lists kept in step by every
@@ -93,6 +95,8 @@ mod messages;
 mod metrics;
 #[cfg(test)]
 mod openapi;
+#[cfg(test)]
+mod order_designs;
 #[cfg(test)]
 mod operations;
 #[cfg(test)]

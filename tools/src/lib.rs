@@ -5,6 +5,8 @@
 pub mod copies;
 pub mod counts;
 pub mod migrate;
+pub mod move_index;
+pub mod move_rehearsal;
 pub mod org;
 pub mod reconcile;
 pub mod seed;

@@ -41,8 +41,10 @@
 use std::{borrow::Cow, fmt, str::FromStr};
 
 use crate::{
-    Base, Composite, Date, Gsi1, Gsi1Key, Gsi2, Gsi2Key, Id, Key, KeyCondition, KeyError,
-    PrimaryKey, Quarter, Segment, Shard, SortCondition, SortableId, code_point_shard,
+    Base, Composite, Date, Gsi1, Gsi1Key, Gsi2, Gsi2Key, Id, Index, IndexCondition, Key,
+    KeyCondition, KeyError, PrimaryKey, Quarter, Segment, Shard, SortCondition, SortableId,
+    code_point_shard,
+    indexes::{self as ix, CustomerOrdersByStatus, RepOrdersByStatus},
 };
 
 /// Static tags of commerce keys (the registry declares where each one stands).
@@ -253,14 +255,22 @@ fn date_ms(d: i128) -> Result<u64, KeyError> {
     u64::try_from(d).map_err(|_| KeyError::InvalidDate(format!("{d} ms")))
 }
 
+/// The order ids of the dates `from..=to` (UTC): the smallest id of `from`'s first millisecond
+/// and the largest of `to`'s last. Order ids are ULIDs, so a date range is an id range.
+pub fn order_id_range(from: Date, to: Date) -> Result<(OrderId, OrderId), KeyError> {
+    Ok((
+        SortableId::floor(date_ms(from.start_ms())?),
+        SortableId::ceiling(date_ms(to.end_ms())?),
+    ))
+}
+
 /// C4: the customer's order summaries created on the dates `from..=to` (UTC).
 pub fn orders_in_range(
     customer: &Id,
     from: Date,
     to: Date,
 ) -> Result<KeyCondition<Base>, KeyError> {
-    let lo = SortableId::floor(date_ms(from.start_ms())?);
-    let hi = SortableId::ceiling(date_ms(to.end_ms())?);
+    let (lo, hi) = order_id_range(from, to)?;
     Ok(KeyCondition::new(
         customer_pk(customer),
         SortCondition::Between(
@@ -330,8 +340,7 @@ pub fn status_sort_key(status: OrderStatus, order: OrderId) -> String {
 
 /// The orders in `status` placed on the dates `from..=to`, among `<STATUS>#<orderId>` keys.
 fn status_range(status: OrderStatus, from: Date, to: Date) -> Result<SortCondition, KeyError> {
-    let lo = SortableId::floor(date_ms(from.start_ms())?);
-    let hi = SortableId::ceiling(date_ms(to.end_ms())?);
+    let (lo, hi) = order_id_range(from, to)?;
     Ok(SortCondition::Between(
         status_sort_key(status, lo),
         status_sort_key(status, hi),
@@ -409,6 +418,42 @@ pub fn rep_orders_in_status(
         rep_pk(rep),
         status_range(status, from, to)?,
     ))
+}
+
+/// C4 by status on the multi-attribute index `CustomerOrdersByStatus` (the same orders as
+/// [`customer_orders_in_status`] on GSI1): `CustomerId = <id> AND Type = OrderHeader AND
+/// Status = <STATUS> AND OrderId BETWEEN <first ULID of from> AND <last ULID of to>`. Nothing is
+/// concatenated: a status change is one attribute update, no key is rewritten.
+pub fn customer_orders_by_status(
+    customer: &Id,
+    status: OrderStatus,
+    from: Date,
+    to: Date,
+) -> Result<IndexCondition, KeyError> {
+    let (lo, hi) = order_id_range(from, to)?;
+    Ok(CustomerOrdersByStatus::key((
+        ix::CustomerId(customer.clone()),
+        ix::EntityType::ORDER_HEADER,
+    ))
+    .eq(ix::Status(status))
+    .between(ix::OrderId(lo), ix::OrderId(hi)))
+}
+
+/// O10, one status, on the multi-attribute index `RepOrdersByStatus` (the same orders as
+/// [`rep_orders_in_status`] on GSI1): `AccountRepId = <rep> AND Type = Order AND Status =
+/// <STATUS> AND OrderId BETWEEN ...`: the rep's order summaries.
+pub fn rep_orders_by_status(
+    rep: &Id,
+    status: OrderStatus,
+    from: Date,
+    to: Date,
+) -> Result<IndexCondition, KeyError> {
+    let (lo, hi) = order_id_range(from, to)?;
+    Ok(
+        RepOrdersByStatus::key((ix::AccountRepId(rep.clone()), ix::EntityType::ORDER_SUMMARY))
+            .eq(ix::Status(status))
+            .between(ix::OrderId(lo), ix::OrderId(hi)),
+    )
 }
 
 fn product_pk(sku: Sku) -> String {
@@ -553,6 +598,7 @@ pub fn idempotency(customer: &Id, key: &Id) -> PrimaryKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::KeyValue;
     use proptest::prelude::*;
 
     fn id(s: &str) -> Id {
@@ -766,6 +812,46 @@ mod tests {
             prop_assert_eq!(customer(&a) == customer(&b), a == b);
             prop_assert_eq!(cart_line(&a, &k1) == cart_line(&b, &k2), a == b && k1 == k2);
             prop_assert_eq!(idempotency(&a, &k1) == idempotency(&b, &k2), a == b && k1 == k2);
+        }
+
+        /// C4 by status and O10 select the same orders in both key designs: the GSI1 condition
+        /// matches an order's concatenated key exactly when the multi-attribute condition
+        /// matches its attributes (same customer or rep, status, and an id in the date range).
+        #[test]
+        fn both_designs_select_the_same_orders(
+            (owner, asked, same_owner) in (arb_id(), arb_id(), any::<bool>()),
+            (status, wanted) in (0..8usize, prop_oneof![Just(None), (0..8usize).prop_map(Some)]),
+            (day, back, days) in (0..56u8, 0..3u8, 0..3u8),
+            ms_of_day in prop_oneof![Just(0u64), Just(86_399_999), 0..86_400_000u64],
+        ) {
+            let date = |d: u8| crate::Date::from_ymd(2026, 1 + d / 28, 1 + d % 28).unwrap();
+            let status = OrderStatus::ALL[status];
+            let wanted = wanted.map_or(status, |w| OrderStatus::ALL[w]);
+            let owner = if same_owner { asked.clone() } else { owner };
+            let placed = date(day).start_ms() as u64 + ms_of_day;
+            let order = SortableId::at_ms(placed);
+            let first = day.saturating_sub(back);
+            let (from, to) = (date(first), date(first + days));
+            let attributes = |entity: &'static str| {
+                let owner = owner.clone();
+                move |name: &str| match name {
+                    "CustomerId" | "AccountRepId" => Some(KeyValue::S(owner.as_str().into())),
+                    "Type" => Some(KeyValue::S(entity.into())),
+                    "Status" => Some(KeyValue::S(status.as_str().into())),
+                    "OrderId" => Some(KeyValue::S(order.to_string())),
+                    _ => None,
+                }
+            };
+            let header = customer_order_status_index(&owner, order, status);
+            let c4 = customer_orders_in_status(&asked, wanted, from, to).unwrap().matches(&header);
+            let c4_multi = customer_orders_by_status(&asked, wanted, from, to).unwrap();
+            prop_assert_eq!(c4, c4_multi.matches(attributes(types::ORDER_HEADER)));
+            prop_assert!(!c4_multi.matches(attributes(types::ORDER_SUMMARY)));
+            let summary = rep_order_index(&owner, order, status);
+            let o10 = rep_orders_in_status(&asked, wanted, from, to).unwrap().matches(&summary);
+            let o10_multi = rep_orders_by_status(&asked, wanted, from, to).unwrap();
+            prop_assert_eq!(o10, o10_multi.matches(attributes(types::ORDER_SUMMARY)));
+            prop_assert!(!o10_multi.matches(attributes(types::ORDER_HEADER)));
         }
 
         #[test]

@@ -1,12 +1,13 @@
 //! Commerce writes shared by the functions, the seed loader and the tests (C2, C3, C6, C7, the
-//! order-status projection). Reads are declared in the function that serves them.
+//! order-status projection). Reads are declared in the function that serves them, except C4 by
+//! status and O10, which read either of two key designs ([`ByStatus`]).
 
 use keys::{
-    Id, Timestamp,
+    Date, Gsi1, Id, IndexCondition, KeyCondition, KeyError, Timestamp,
     commerce::{self as k, EventId, OrderId, OrderStatus},
 };
 use model::{
-    Entity,
+    Entity, Item,
     commerce::{
         Cart, CartLine, Customer, Idempotency, Order, OrderHeader, OrderLine, OrderSummary,
         TrackingEvent,
@@ -14,7 +15,10 @@ use model::{
     n, s,
 };
 
-use crate::{Condition, Read, StoreError, Table, Update};
+use crate::{
+    Condition, Read, StoreError, Table, Update,
+    merge::{Direction, MergeKey, MergedPage, Position, Positions, merged_page_by},
+};
 
 // ---------------------------------------------------------------------------------------------
 // C2: create or update a customer
@@ -717,6 +721,271 @@ pub async fn remove_cart_line(
 /// not there (nothing written).
 pub async fn delete_cart_line(table: &Table, cart: &Id, product: &Id) -> Result<bool, StoreError> {
     Ok(remove_cart_line(table, cart, product, None).await? == CartLineRemoved::Removed)
+}
+
+// ---------------------------------------------------------------------------------------------
+// C4 by status and O10, in either key design
+
+/// Which key design serves C4 by status and O10 (the functions' `ORDER_STATUS_KEYS`, the
+/// template parameter `OrderStatusKeys`): GSI1's concatenated `<STATUS>#<orderId>` keys, what the
+/// seeds teach and what existing tables have (the default), or the multi-attribute indexes
+/// `CustomerOrdersByStatus` and `RepOrdersByStatus`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StatusKeys {
+    #[default]
+    Concatenated,
+    MultiAttribute,
+}
+
+impl StatusKeys {
+    pub const ALL: [StatusKeys; 2] = [StatusKeys::Concatenated, StatusKeys::MultiAttribute];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StatusKeys::Concatenated => "concatenated",
+            StatusKeys::MultiAttribute => "multi-attribute",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<StatusKeys, StoreError> {
+        StatusKeys::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| {
+                StoreError::Config(format!(
+                    "ORDER_STATUS_KEYS must be concatenated or multi-attribute, not {s:?}"
+                ))
+            })
+    }
+}
+
+/// One page of orders by status, and the design that served it.
+#[derive(Debug)]
+pub struct StatusPage {
+    pub items: Vec<Item>,
+    /// DynamoDB's `LastEvaluatedKey`: a position either design continues from.
+    pub last_key: Option<Item>,
+    pub served_by: StatusKeys,
+}
+
+/// C4 by status, or O10 for one status: the same orders in both key designs, newest first. A
+/// position (a page's `LastEvaluatedKey`) is the order's table key and id under the query's
+/// owner and status, so a walk begun in one design continues in the other: a reader switched
+/// between two pages of a client's walk, or falling back, neither fails nor skips.
+#[derive(Debug, Clone)]
+pub struct ByStatus {
+    status: OrderStatus,
+    concatenated: KeyCondition<Gsi1>,
+    multi: IndexCondition,
+}
+
+impl ByStatus {
+    /// C4 by status: the customer's order headers in `status` placed on the dates `from..=to`.
+    pub fn customer(
+        customer: &Id,
+        status: OrderStatus,
+        from: Date,
+        to: Date,
+    ) -> Result<ByStatus, KeyError> {
+        Ok(ByStatus {
+            status,
+            concatenated: k::customer_orders_in_status(customer, status, from, to)?,
+            multi: k::customer_orders_by_status(customer, status, from, to)?,
+        })
+    }
+
+    /// O10, one status: the rep's order summaries in `status` placed on the dates `from..=to`.
+    pub fn rep(rep: &Id, status: OrderStatus, from: Date, to: Date) -> Result<ByStatus, KeyError> {
+        Ok(ByStatus {
+            status,
+            concatenated: k::rep_orders_in_status(rep, status, from, to)?,
+            multi: k::rep_orders_by_status(rep, status, from, to)?,
+        })
+    }
+
+    /// The multi-attribute condition (the store-level query of the design the API does not use).
+    pub fn multi(&self) -> &IndexCondition {
+        &self.multi
+    }
+
+    pub fn concatenated(&self) -> &KeyCondition<Gsi1> {
+        &self.concatenated
+    }
+
+    /// The `ExclusiveStartKey` in `design` of a position written by either design.
+    fn start_in(&self, design: StatusKeys, position: &Item) -> Result<Item, StoreError> {
+        let text = |name: &str| {
+            position
+                .get(name)
+                .and_then(|v| v.as_s().ok())
+                .map(String::as_str)
+        };
+        let order = text(Order::ORDER_ID)
+            .or_else(|| text(keys::attr::GSI1SK).and_then(|sk| sk.rsplit_once('#').map(|p| p.1)))
+            .and_then(|id| OrderId::parse(id).ok())
+            .ok_or_else(|| StoreError::Corrupt("a position without its order".into()))?;
+        let mut start: Item = [keys::attr::PK, keys::attr::SK]
+            .into_iter()
+            .filter_map(|n| position.get(n).map(|v| (n.to_owned(), v.clone())))
+            .collect();
+        match design {
+            StatusKeys::Concatenated => {
+                start.insert(keys::attr::GSI1PK.into(), s(self.concatenated.pk()));
+                start.insert(
+                    keys::attr::GSI1SK.into(),
+                    s(k::status_sort_key(self.status, order)),
+                );
+            }
+            StatusKeys::MultiAttribute => {
+                for (name, value) in self.multi.partition() {
+                    start.insert((*name).to_owned(), model::key_value(value));
+                }
+                start.insert(Order::STATUS.into(), s(self.status.as_str()));
+                start.insert(Order::ORDER_ID.into(), s(order.to_string()));
+            }
+        }
+        Ok(start)
+    }
+
+    /// One page, newest first: at most `limit` orders after `start` (a position of either
+    /// design), from `keys`' design. The multi-attribute design falls back to GSI1 while its
+    /// index cannot be read (not declared yet, or still being created: DynamoDB refuses such a
+    /// Query rather than answer from a partial index), so a reader switched early answers
+    /// whole lists.
+    pub async fn page(
+        &self,
+        table: &Table,
+        keys: StatusKeys,
+        limit: u32,
+        start: Option<&Item>,
+    ) -> Result<StatusPage, StoreError> {
+        if keys == StatusKeys::MultiAttribute {
+            let from = start
+                .map(|p| self.start_in(StatusKeys::MultiAttribute, p))
+                .transpose()?;
+            let query = table.query(self.multi.clone()).backwards().limit(limit);
+            match query.start(from).send().await {
+                Ok(page) => {
+                    return Ok(StatusPage {
+                        items: page.items,
+                        last_key: page.last_key,
+                        served_by: StatusKeys::MultiAttribute,
+                    });
+                }
+                Err(e) if index_unreadable(&e, self.multi.index().name) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let from = start
+            .map(|p| self.start_in(StatusKeys::Concatenated, p))
+            .transpose()?;
+        let query = table
+            .query(self.concatenated.clone())
+            .backwards()
+            .limit(limit);
+        let page = query.start(from).send().await?;
+        Ok(StatusPage {
+            items: page.items,
+            last_key: page.last_key,
+            served_by: StatusKeys::Concatenated,
+        })
+    }
+}
+
+/// O10 without a status: the rep's orders in every status, one stream per status merged newest
+/// first by order id ([`crate::merge`]), in either key design; a position (every stream's) is
+/// carried across designs as [`ByStatus`] carries one.
+#[derive(Debug, Clone)]
+pub struct RepOrders(Vec<ByStatus>);
+
+impl RepOrders {
+    pub fn new(rep: &Id, from: Date, to: Date) -> Result<RepOrders, KeyError> {
+        OrderStatus::ALL
+            .into_iter()
+            .map(|status| ByStatus::rep(rep, status, from, to))
+            .collect::<Result<_, _>>()
+            .map(RepOrders)
+    }
+
+    /// Every stream's position, from `start` (a merged position of either design), in `design`.
+    fn positions(&self, design: StatusKeys, start: Option<&Item>) -> Result<Positions, StoreError> {
+        let Some(flat) = start else {
+            return Ok(Positions::start(self.0.len()));
+        };
+        let positions = Positions::from_item(flat, self.0.len())
+            .ok_or_else(|| StoreError::Corrupt("a merged position of other streams".into()))?;
+        positions
+            .0
+            .into_iter()
+            .zip(&self.0)
+            .map(|(p, stream)| match p {
+                Position::After(key) => stream.start_in(design, &key).map(Position::After),
+                other => Ok(other),
+            })
+            .collect::<Result<_, _>>()
+            .map(Positions)
+    }
+
+    /// One page, newest first, from `keys`' design (falling back to GSI1 as [`ByStatus::page`]
+    /// does); `last_key` is every stream's position, flat ([`Positions::to_item`]).
+    pub async fn page(
+        &self,
+        table: &Table,
+        keys: StatusKeys,
+        limit: u32,
+        start: Option<&Item>,
+    ) -> Result<StatusPage, StoreError> {
+        let by = MergeKey::Attribute(Order::ORDER_ID);
+        let page = |page: MergedPage, served_by| StatusPage {
+            items: page.items,
+            last_key: page.next.map(|p| p.to_item()),
+            served_by,
+        };
+        if keys == StatusKeys::MultiAttribute {
+            let streams = self.0.iter().map(|s| s.multi.clone()).collect();
+            let from = self.positions(StatusKeys::MultiAttribute, start)?;
+            match merged_page_by(table, streams, from, limit, Direction::Descending, by).await {
+                Ok(merged) => return Ok(page(merged, StatusKeys::MultiAttribute)),
+                Err(e) if index_unreadable(&e, self.0[0].multi.index().name) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let streams = self.0.iter().map(|s| s.concatenated.clone()).collect();
+        let from = self.positions(StatusKeys::Concatenated, start)?;
+        let merged = merged_page_by(table, streams, from, limit, Direction::Descending, by).await?;
+        Ok(page(merged, StatusKeys::Concatenated))
+    }
+}
+
+/// C4 by status or O10 with a status ([`ByStatus`]), or O10 without one ([`RepOrders`]).
+#[derive(Debug, Clone)]
+pub enum StatusRead {
+    One(ByStatus),
+    Every(RepOrders),
+}
+
+impl StatusRead {
+    /// One page ([`ByStatus::page`], [`RepOrders::page`]).
+    pub async fn page(
+        &self,
+        table: &Table,
+        keys: StatusKeys,
+        limit: u32,
+        start: Option<&Item>,
+    ) -> Result<StatusPage, StoreError> {
+        match self {
+            StatusRead::One(r) => r.page(table, keys, limit, start).await,
+            StatusRead::Every(r) => r.page(table, keys, limit, start).await,
+        }
+    }
+}
+
+/// Whether DynamoDB refused a Query because `index` cannot be read: the table has no such index
+/// (yet), or it is still being created and backfilled.
+fn index_unreadable(e: &StoreError, index: &str) -> bool {
+    matches!(e, StoreError::Rejected(m)
+        if m.contains(index)
+            && (m.contains("does not have the specified index") || m.contains("backfilling")))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! it at start-up, and the contract tests check the template gives each function what it
 //! declares (and nothing it does not).
 
-use crate::{StoreError, Table, cursor::CursorCodec};
+use crate::{StoreError, Table, commerce::StatusKeys, cursor::CursorCodec};
 
 /// Beyond `TABLE_NAME`, what a function needs from its environment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -15,6 +15,9 @@ pub struct Needs {
     pub shards: bool,
     /// `ORDER_STATUS_SHARDS`: the function places orders on, or reads, O5's GSI2 shards.
     pub order_shards: bool,
+    /// `ORDER_STATUS_KEYS`: the function reads C4 by status or O10, from the key design it
+    /// names ([`StatusKeys`]).
+    pub status_keys: bool,
 }
 
 impl Needs {
@@ -23,22 +26,29 @@ impl Needs {
         cursors: false,
         shards: false,
         order_shards: false,
+        status_keys: false,
     };
     pub const CURSORS: Needs = Needs {
         cursors: true,
-        shards: false,
-        order_shards: false,
+        ..Needs::TABLE
     };
     pub const SHARDS: Needs = Needs {
-        cursors: false,
         shards: true,
-        order_shards: false,
+        ..Needs::TABLE
     };
 
     /// These needs and `ORDER_STATUS_SHARDS`.
     pub const fn with_order_shards(self) -> Needs {
         Needs {
             order_shards: true,
+            ..self
+        }
+    }
+
+    /// These needs and `ORDER_STATUS_KEYS`.
+    pub const fn with_status_keys(self) -> Needs {
+        Needs {
+            status_keys: true,
             ..self
         }
     }
@@ -55,6 +65,9 @@ impl Needs {
         if self.order_shards {
             v.push("ORDER_STATUS_SHARDS");
         }
+        if self.status_keys {
+            v.push("ORDER_STATUS_KEYS");
+        }
         v
     }
 }
@@ -66,6 +79,7 @@ pub struct Deps {
     cursors: Option<CursorCodec>,
     shards: Option<u32>,
     order_shards: Option<u32>,
+    status_keys: Option<StatusKeys>,
 }
 
 impl Deps {
@@ -73,6 +87,7 @@ impl Deps {
     /// does not start).
     pub async fn from_env(needs: Needs) -> Result<Deps, StoreError> {
         let table = Table::from_env().await?;
+        crate::sdk::connect_at_init(&table).await;
         let cursors = needs.cursors.then(CursorCodec::from_env).transpose()?;
         let shards = needs
             .shards
@@ -82,11 +97,19 @@ impl Deps {
             .order_shards
             .then(|| count_from_env("ORDER_STATUS_SHARDS"))
             .transpose()?;
+        let status_keys = needs
+            .status_keys
+            .then(|| match std::env::var("ORDER_STATUS_KEYS") {
+                Ok(v) => StatusKeys::parse(&v),
+                Err(_) => Err(StoreError::Config("ORDER_STATUS_KEYS is not set".into())),
+            })
+            .transpose()?;
         Ok(Deps {
             table,
             cursors,
             shards,
             order_shards,
+            status_keys,
         })
     }
 
@@ -111,6 +134,23 @@ impl Deps {
             order_shards: needs
                 .order_shards
                 .then_some(keys::commerce::DEFAULT_ORDER_STATUS_SHARDS),
+            status_keys: needs.status_keys.then_some(StatusKeys::default()),
+        })
+    }
+
+    /// These dependencies reading C4 by status and O10 from `keys` (tests, tools); only if
+    /// declared.
+    pub fn with_status_keys(mut self, keys: StatusKeys) -> Deps {
+        if self.status_keys.is_some() {
+            self.status_keys = Some(keys);
+        }
+        self
+    }
+
+    /// The key design C4 by status and O10 read; an error if the function did not declare it.
+    pub fn status_keys(&self) -> Result<StatusKeys, StoreError> {
+        self.status_keys.ok_or_else(|| {
+            StoreError::Config("this function does not declare Needs::status_keys".into())
         })
     }
 

@@ -30,10 +30,10 @@
 use std::collections::VecDeque;
 
 use futures::future::try_join_all;
-use keys::{KeyCondition, KeySpace, attr};
+use keys::{IndexCondition, KeyCondition, KeySpace, attr};
 use model::{Item, s};
 
-use crate::{StoreError, Table};
+use crate::{Selection, StoreError, Table};
 
 /// Where one stream stands between pages.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,9 +133,9 @@ pub enum MergeKey {
 }
 
 impl MergeKey {
-    fn of<S: KeySpace>(self, item: &Item) -> &str {
+    fn of<C: Stream>(self, item: &Item) -> &str {
         let name = match self {
-            MergeKey::SortKey => S::SK,
+            MergeKey::SortKey => C::SORT_KEY,
             MergeKey::Attribute(name) => name,
         };
         item.get(name)
@@ -153,9 +153,68 @@ pub struct MergedPage {
     pub next: Option<Positions>,
 }
 
+/// A key condition a merge reads as one stream: of GSI1/GSI2 or the table, or of a
+/// multi-attribute index.
+pub trait Stream: Selection {
+    /// The attribute [`MergeKey::SortKey`] orders by (a multi-attribute index has none: merge
+    /// its streams by an attribute).
+    const SORT_KEY: &'static str;
+    /// The key attributes of `item` that a cursor must carry: the table's keys, and for an index
+    /// its sort key attributes (its partition's are the stream's own, added back by
+    /// [`Stream::resume`]).
+    fn key_of(&self, item: &Item) -> Item;
+    /// DynamoDB's `ExclusiveStartKey` for the stream after `key` (see [`Stream::key_of`]).
+    fn resume(&self, key: &Item) -> Item;
+}
+
+impl<S: KeySpace> Stream for KeyCondition<S> {
+    const SORT_KEY: &'static str = S::SK;
+
+    fn key_of(&self, item: &Item) -> Item {
+        let mut names = vec![attr::PK, attr::SK];
+        if S::INDEX.is_some() {
+            names.push(S::SK);
+        }
+        pick(item, names)
+    }
+
+    fn resume(&self, key: &Item) -> Item {
+        let mut start = key.clone();
+        if S::INDEX.is_some() {
+            start.insert(S::PK.to_owned(), s(self.pk()));
+        }
+        start
+    }
+}
+
+impl Stream for IndexCondition {
+    const SORT_KEY: &'static str = "";
+
+    fn key_of(&self, item: &Item) -> Item {
+        let sort = self.index().sort.iter().map(|a| a.name);
+        pick(item, [attr::PK, attr::SK].into_iter().chain(sort))
+    }
+
+    fn resume(&self, key: &Item) -> Item {
+        let mut start = key.clone();
+        for (name, value) in self.partition() {
+            start.insert((*name).to_owned(), model::key_value(value));
+        }
+        start
+    }
+}
+
+/// The attributes `names` of `item`.
+fn pick<'a>(item: &Item, names: impl IntoIterator<Item = &'a str>) -> Item {
+    names
+        .into_iter()
+        .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
+        .collect()
+}
+
 /// One stream's state while a page is merged.
-struct Stream<S> {
-    condition: KeyCondition<S>,
+struct StreamState<C> {
+    condition: C,
     buffer: VecDeque<Item>,
     /// Where DynamoDB's last page of this stream ended (`None` with `exhausted`: nothing more).
     resume: Option<Item>,
@@ -164,34 +223,12 @@ struct Stream<S> {
     position: Position,
 }
 
-/// The key attributes of `item` in space `S` that a cursor must carry: the table's keys, and
-/// for an index its sort key (its partition key is the stream's own, added back by [`resume`]).
-fn key_of<S: KeySpace>(item: &Item) -> Item {
-    let mut names = vec![attr::PK, attr::SK];
-    if S::INDEX.is_some() {
-        names.push(S::SK);
-    }
-    names
-        .into_iter()
-        .filter_map(|n| item.get(n).map(|v| (n.to_owned(), v.clone())))
-        .collect()
-}
-
-/// DynamoDB's `ExclusiveStartKey` for a stream after `key` (see [`key_of`]).
-fn resume<S: KeySpace>(condition: &KeyCondition<S>, key: &Item) -> Item {
-    let mut start = key.clone();
-    if S::INDEX.is_some() {
-        start.insert(S::PK.to_owned(), s(condition.pk()));
-    }
-    start
-}
-
 /// Reads one page of at most `limit` items of the streams merged by sort key, from `positions`
 /// on, in `direction`. `streams` and `direction` must be the same, in the same order, for every
 /// page of a walk (a cursor binds them).
-pub async fn merged_page<S: KeySpace>(
+pub async fn merged_page<C: Stream>(
     table: &Table,
-    streams: Vec<KeyCondition<S>>,
+    streams: Vec<C>,
     positions: Positions,
     limit: u32,
     direction: Direction,
@@ -209,9 +246,9 @@ pub async fn merged_page<S: KeySpace>(
 
 /// [`merged_page`], the items merged by `by` instead of the sort key (the same walk: `by` must
 /// be the same for every page too).
-pub async fn merged_page_by<S: KeySpace>(
+pub async fn merged_page_by<C: Stream>(
     table: &Table,
-    streams: Vec<KeyCondition<S>>,
+    streams: Vec<C>,
     positions: Positions,
     limit: u32,
     direction: Direction,
@@ -221,14 +258,14 @@ pub async fn merged_page_by<S: KeySpace>(
         return Err(StoreError::Corrupt("positions for other streams".into()));
     }
     let limit = limit.max(1) as usize;
-    let mut streams: Vec<Stream<S>> = streams
+    let mut streams: Vec<StreamState<C>> = streams
         .into_iter()
         .zip(positions.0)
-        .map(|(condition, position)| Stream {
+        .map(|(condition, position)| StreamState {
             buffer: VecDeque::new(),
             exhausted: position == Position::Done,
             resume: match &position {
-                Position::After(key) => Some(resume(&condition, key)),
+                Position::After(key) => Some(condition.resume(key)),
                 _ => None,
             },
             condition,
@@ -269,8 +306,8 @@ pub async fn merged_page_by<S: KeySpace>(
             .filter(|&i| !streams[i].buffer.is_empty())
             .min_by(|&a, &b| {
                 let (ka, kb) = (
-                    by.of::<S>(&streams[a].buffer[0]),
-                    by.of::<S>(&streams[b].buffer[0]),
+                    by.of::<C>(&streams[a].buffer[0]),
+                    by.of::<C>(&streams[b].buffer[0]),
                 );
                 let by_key = match direction {
                     Direction::Ascending => ka.cmp(kb),
@@ -280,7 +317,7 @@ pub async fn merged_page_by<S: KeySpace>(
             });
         let Some(i) = next else { break };
         let item = streams[i].buffer.pop_front().expect("a buffered item");
-        streams[i].position = Position::After(key_of::<S>(&item));
+        streams[i].position = Position::After(streams[i].condition.key_of(&item));
         out.push(item);
     }
     for st in &mut streams {

@@ -13,7 +13,7 @@ use model::{Entity, Item};
 use crate::{
     Deps, Query, Selection, StoreError, Table,
     cursor::{CursorCodec, CursorError},
-    merge::{self, Direction, MergeKey, Positions},
+    merge::{self, Direction, MergeKey, Positions, Stream},
 };
 
 /// What a client asked for: how many items, and from where.
@@ -124,10 +124,10 @@ impl<'d> Paging<'d> {
 
     /// One page of write-sharded `streams` merged into one order ([`merge`]), and the next page's
     /// cursor (every stream's position, signed as one).
-    pub async fn merged_page<S: KeySpace>(
+    pub async fn merged_page<C: Stream>(
         &self,
         table: &Table,
-        streams: Vec<KeyCondition<S>>,
+        streams: Vec<C>,
         direction: Direction,
     ) -> Result<(Vec<Item>, Option<String>), PagingError> {
         self.merged_page_by(table, streams, direction, MergeKey::SortKey)
@@ -136,10 +136,10 @@ impl<'d> Paging<'d> {
 
     /// [`Paging::merged_page`] with the streams merged by `by` ([`MergeKey`]): streams whose sort
     /// keys start with a part of their own (one per order status) merged by an attribute.
-    pub async fn merged_page_by<S: KeySpace>(
+    pub async fn merged_page_by<C: Stream>(
         &self,
         table: &Table,
-        streams: Vec<KeyCondition<S>>,
+        streams: Vec<C>,
         direction: Direction,
         by: MergeKey,
     ) -> Result<(Vec<Item>, Option<String>), PagingError> {

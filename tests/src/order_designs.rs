@@ -1,0 +1,268 @@
+//! C4 by status and O10 in both key designs against DynamoDB Local: GSI1's concatenated
+//! `<STATUS>#<orderId>` keys and the multi-attribute indexes `CustomerOrdersByStatus` /
+//! `RepOrdersByStatus` ([`store::commerce::ByStatus`], [`store::commerce::RepOrders`]) answer
+//! the same pages, item by item, over random orders (many customers and reps, every status,
+//! orders on the same millisecond and day, statuses changed by the status projection's store
+//! function), for several page sizes and date ranges; both answer what the orders say; a walk
+//! that changes design between pages continues where it stood; and a reader switched to the
+//! multi-attribute design before its index exists answers whole lists from GSI1.
+
+use std::collections::BTreeMap;
+
+use devkit::fixtures;
+use keys::{Date, Id, SortableId, commerce::OrderStatus};
+use model::{Item, commerce::Order};
+use store::{
+    Table,
+    commerce::{ByStatus, RepOrders, StatusKeys, StatusRead, apply_order_status},
+};
+
+/// 2026-03-01T00:00:00Z.
+const MARCH_1: u64 = 1_772_323_200_000;
+const DAY: u64 = 86_400_000;
+const REPS: [&str; 3] = ["E1", "E2", "E3"];
+const PAGE_SIZES: [u32; 4] = [1, 2, 5, 100];
+
+/// A fixed-seed generator (splitmix64): the same orders on every run.
+struct Draw(u64);
+
+impl Draw {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+/// Customers `c0..c7` (the first six under a rep, two reps each), and 160 orders over ten days,
+/// many on the same day and some on the same millisecond; most moved on by one to three status
+/// changes. Returns every order as it stands.
+async fn orders(table: &Table, seed: u64) -> Vec<Order> {
+    fixtures::org(table).await;
+    for rep in REPS {
+        fixtures::employee(table, rep, &format!("Rep {rep}")).await;
+    }
+    let customers: Vec<String> = (0..8).map(|c| format!("c{c}")).collect();
+    for (i, c) in customers.iter().enumerate() {
+        match REPS.get(i / 2) {
+            Some(rep) => fixtures::customer_of_rep(table, c, rep).await,
+            None => fixtures::customer(table, c).await,
+        };
+    }
+    let mut draw = Draw(seed);
+    let mut placed = Vec::new();
+    for n in 0..160u64 {
+        // Every fourth order shares the millisecond of the one before it.
+        let ms = match placed.last() {
+            Some(&(_, ms)) if n % 4 == 3 => ms,
+            _ => MARCH_1 + draw.below(10) * DAY + draw.below(3) * 3_600_000 + draw.below(1000),
+        };
+        let customer = &customers[draw.below(customers.len() as u64) as usize];
+        let order = fixtures::order(table, customer, ms, &[(1, 1, 100)]).await;
+        placed.push((order.order_id, ms));
+    }
+    for (order, ms) in &placed {
+        for change in 0..draw.below(4) {
+            let status = OrderStatus::ALL[draw.below(8) as usize];
+            let event = SortableId::at_ms(ms + 1000 * (change + 1));
+            assert!(
+                apply_order_status(table, *order, event, status)
+                    .await
+                    .unwrap()
+            );
+        }
+    }
+    let mut orders = Vec::new();
+    for (order, _) in placed {
+        let header: model::commerce::OrderHeader = table
+            .get(&keys::commerce::order_header(order), store::Read::Strong)
+            .await
+            .unwrap()
+            .unwrap();
+        orders.push(header.0);
+    }
+    orders
+}
+
+/// A walk's pages: each page's items.
+type Pages = Vec<Vec<Item>>;
+
+/// Every page of a walk of `read`, each asked of `design(page number)`, and the design that
+/// served each page.
+async fn walk(
+    table: &Table,
+    read: &StatusRead,
+    limit: u32,
+    design: impl Fn(usize) -> StatusKeys,
+) -> (Pages, Vec<StatusKeys>) {
+    let (mut pages, mut served) = (Vec::new(), Vec::new());
+    let mut start: Option<Item> = None;
+    loop {
+        let page = read
+            .page(table, design(pages.len()), limit, start.as_ref())
+            .await
+            .unwrap();
+        assert!(page.items.len() <= limit as usize);
+        pages.push(page.items);
+        served.push(page.served_by);
+        match page.last_key {
+            Some(k) => start = Some(k),
+            None => return (pages, served),
+        }
+        assert!(pages.len() < 500, "a walk that does not end");
+    }
+}
+
+fn order_ids(pages: &Pages) -> Vec<String> {
+    pages
+        .iter()
+        .flatten()
+        .map(|i| i[Order::ORDER_ID].as_s().unwrap().clone())
+        .collect()
+}
+
+/// What a walk must return: the orders `keep` selects, newest first.
+fn expected(orders: &[Order], keep: impl Fn(&Order) -> bool) -> Vec<String> {
+    let mut ids: Vec<_> = orders
+        .iter()
+        .filter(|o| keep(o))
+        .map(|o| o.order_id)
+        .collect();
+    ids.sort_unstable_by(|a, b| b.cmp(a));
+    ids.iter().map(ToString::to_string).collect()
+}
+
+/// Walks one read in both designs and across them, for every page size: the same pages, item
+/// by item, and the orders `want`. Returns how many pages were compared.
+async fn same_pages(table: &Table, read: StatusRead, want: &[String], what: &str) -> usize {
+    let mut compared = 0;
+    for limit in PAGE_SIZES {
+        let only = |keys| move |_| keys;
+        let (gsi1, served) = walk(table, &read, limit, only(StatusKeys::Concatenated)).await;
+        assert!(served.iter().all(|s| *s == StatusKeys::Concatenated));
+        let (multi, served) = walk(table, &read, limit, only(StatusKeys::MultiAttribute)).await;
+        assert!(served.iter().all(|s| *s == StatusKeys::MultiAttribute));
+        assert_eq!(order_ids(&gsi1), want, "{what}, {limit} a page, GSI1");
+        // Item by item: the same items, whole, on the same pages (a last page may be empty in
+        // one design and absent in the other: DynamoDB may not know a page was the last).
+        let trim = |p: &Pages| {
+            let mut p = p.clone();
+            while p.last().is_some_and(Vec::is_empty) {
+                p.pop();
+            }
+            p
+        };
+        assert_eq!(trim(&multi), trim(&gsi1), "{what}, {limit} a page");
+        let alternate = |n: usize| StatusKeys::ALL[n % 2];
+        let (crossed, served) = walk(table, &read, limit, alternate).await;
+        assert!(served.iter().enumerate().all(|(n, s)| *s == alternate(n)));
+        assert_eq!(
+            order_ids(&crossed),
+            want,
+            "{what}, {limit} a page, designs alternating"
+        );
+        compared += gsi1.len();
+    }
+    compared
+}
+
+fn id(s: &str) -> Id {
+    Id::parse("id", s).unwrap()
+}
+
+/// The date ranges walked: one day, three days, and every day of the orders and beyond.
+fn ranges() -> [(Date, Date); 3] {
+    let day = |d: u8| Date::from_ymd(2026, 3, 1 + d).unwrap();
+    [(day(2), day(2)), (day(3), day(5)), (day(0), day(30))]
+}
+
+fn placed_in(o: &Order, from: Date, to: Date) -> bool {
+    let ms = i128::from(o.order_id.timestamp_ms());
+    from.start_ms() <= ms && ms <= to.end_ms()
+}
+
+#[tokio::test]
+async fn both_designs_answer_the_same_pages() {
+    let table = testkit::table().await;
+    let orders = orders(&table, 3).await;
+    let mut compared = 0;
+    let mut by_status = BTreeMap::<&str, usize>::new();
+    for (from, to) in ranges() {
+        for status in OrderStatus::ALL {
+            for c in 0..8 {
+                let customer = format!("c{c}");
+                let read = ByStatus::customer(&id(&customer), status, from, to).unwrap();
+                let want = expected(&orders, |o| {
+                    o.customer_id.as_str() == customer
+                        && o.status == status
+                        && placed_in(o, from, to)
+                });
+                *by_status.entry(status.as_str()).or_default() += want.len();
+                let what = format!("C4 {customer} {status} {from}..{to}");
+                compared += same_pages(&table, StatusRead::One(read), &want, &what).await;
+            }
+            for rep in REPS {
+                let read = ByStatus::rep(&id(rep), status, from, to).unwrap();
+                let want = expected(&orders, |o| {
+                    o.account_rep_id.as_ref().is_some_and(|r| r.as_str() == rep)
+                        && o.status == status
+                        && placed_in(o, from, to)
+                });
+                let what = format!("O10 {rep} {status} {from}..{to}");
+                compared += same_pages(&table, StatusRead::One(read), &want, &what).await;
+            }
+        }
+        for rep in REPS {
+            let read = RepOrders::new(&id(rep), from, to).unwrap();
+            let want = expected(&orders, |o| {
+                o.account_rep_id.as_ref().is_some_and(|r| r.as_str() == rep)
+                    && placed_in(o, from, to)
+            });
+            let what = format!("O10 {rep} every status {from}..{to}");
+            compared += same_pages(&table, StatusRead::Every(read), &want, &what).await;
+        }
+    }
+    // The data reached every case it was made for: every status, and full pages.
+    assert!(
+        by_status.len() == 8 && by_status.values().all(|n| *n > 0),
+        "{by_status:?}"
+    );
+    assert!(compared > 1000, "{compared} pages");
+}
+
+/// A reader switched to the multi-attribute design before its indexes exist (or while DynamoDB
+/// still builds them) keeps answering whole lists, from GSI1.
+#[tokio::test]
+async fn a_reader_switched_early_answers_from_gsi1() {
+    let table = testkit::table().await;
+    let orders = orders(&table, 5).await;
+    for index in tools::move_index::INDEXES {
+        tools::move_index::remove(table.client(), table.name(), index)
+            .await
+            .unwrap();
+    }
+    let (from, to) = ranges()[2];
+    let c4 = ByStatus::customer(&id("c1"), OrderStatus::Open, from, to).unwrap();
+    let want = expected(&orders, |o| {
+        o.customer_id.as_str() == "c1" && o.status == OrderStatus::Open
+    });
+    let o10 = RepOrders::new(&id("E2"), from, to).unwrap();
+    let want_o10 = expected(&orders, |o| {
+        o.account_rep_id
+            .as_ref()
+            .is_some_and(|r| r.as_str() == "E2")
+    });
+    assert!(!want.is_empty() && !want_o10.is_empty());
+    for limit in PAGE_SIZES {
+        for (read, want) in [
+            (StatusRead::One(c4.clone()), &want),
+            (StatusRead::Every(o10.clone()), &want_o10),
+        ] {
+            let (pages, served) = walk(&table, &read, limit, |_| StatusKeys::MultiAttribute).await;
+            assert!(served.iter().all(|s| *s == StatusKeys::Concatenated));
+            assert_eq!(order_ids(&pages), *want);
+        }
+    }
+}

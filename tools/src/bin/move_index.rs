@@ -1,0 +1,134 @@
+//! `make move-index`: moves C4 by status and O10 to the multi-attribute indexes, online (see
+//! `tools::move_index`).
+//!
+//! Usage: move_index (--endpoint URL | --table NAME | --stack NAME) [--cleanup] [--dry-run]
+//! [--confirm ACCOUNT]
+//!
+//! Without `--cleanup`: declares each index the table lacks, as `template.yaml` declares it, and
+//! waits until it is ACTIVE (steps 1 and 2), then says how to switch the readers. With
+//! `--cleanup` (step 4, once the readers are switched and the writers stopped writing the orders'
+//! GSI1 keys): removes those keys; `--dry-run` only counts them. DynamoDB Local with `--endpoint`
+//! or `AWS_ENDPOINT_URL_DYNAMODB`, else AWS through the SDK's default chain and region; on AWS it
+//! changes nothing without `--confirm <account>` (`tools::target`). Exits 2 on a refusal or a
+//! usage error.
+
+use std::{io::Write, time::Instant};
+
+use tools::{
+    move_index,
+    target::{self, Options},
+};
+
+#[tokio::main]
+async fn main() {
+    target::exit_on_error(run().await);
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = Options::parse(&args, std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok())?;
+    let (cleanup, dry) = (options.flag("--cleanup"), options.flag("--dry-run"));
+    let target = target::open(&options, "move-index", !dry).await?;
+    let (client, table) = (target.table.client(), target.table.name());
+    let started = Instant::now();
+    if options.flag("--rehearse") {
+        return rehearse(&options, &target).await;
+    }
+    if cleanup {
+        let done = move_index::cleanup(client, table, dry, |c| {
+            eprint!(
+                "\rorders with GSI1 keys found {}, cleaned: {} headers, {} summaries, {} skipped",
+                c.found, c.headers, c.summaries, c.skipped
+            );
+            let _ = std::io::stderr().flush();
+        })
+        .await?;
+        eprintln!();
+        if dry {
+            println!(
+                "dry run: {} order headers and summaries carry the GSI1 keys C4 by status and O10 no longer read",
+                done.found
+            );
+        } else {
+            println!(
+                "removed the GSI1 keys of {} order headers and {} summaries ({} skipped) in {:.1} s: {:.1} write units on the table, {}; {:.1} read units for the index scan",
+                done.headers,
+                done.summaries,
+                done.skipped,
+                started.elapsed().as_secs_f64(),
+                done.table_write_units,
+                move_index::units(&done.index_write_units),
+                done.read_units
+            );
+        }
+        return Ok(());
+    }
+    if dry {
+        for name in move_index::INDEXES {
+            let (_, state) = move_index::describe(client, table, name).await?;
+            println!("{state}");
+        }
+        return Ok(());
+    }
+    let template = sam_template::Template::workspace()?;
+    let declared = move_index::declare_all(client, table, &template.table, |state| {
+        eprint!("\r{state}          ");
+        let _ = std::io::stderr().flush();
+    })
+    .await?;
+    eprintln!();
+    for d in &declared {
+        println!(
+            "{}: {} in {:.1} s, {} items",
+            d.name,
+            if d.created {
+                "declared and backfilled"
+            } else {
+                "already there, active"
+            },
+            d.backfill.as_secs_f64(),
+            d.item_count.map_or("?".into(), |n| n.to_string())
+        );
+    }
+    println!(
+        "next: switch the readers (OrderStatusKeys=multi-attribute: docs/key-designs.md#moving-an-index-online), then make move-index CLEANUP=1"
+    );
+    Ok(())
+}
+
+/// `--rehearse [--readers N] [--writers N] [--customers N]` (DynamoDB Local only): the whole move
+/// under traffic, timed and counted (`tools::move_rehearsal`).
+async fn rehearse(
+    options: &Options,
+    target: &target::Target,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if target.endpoint.is_none() {
+        return Err(Box::new(target::Refused(
+            "--rehearse runs traffic against the table: DynamoDB Local only".into(),
+        )));
+    }
+    let number = |flag: &str, default: usize| -> Result<usize, target::Refused> {
+        options.value(flag).map_or(Ok(default), |v| {
+            v.parse()
+                .map_err(|_| target::Refused(format!("{flag} takes a number, not {v}")))
+        })
+    };
+    let (readers, writers) = (number("--readers", 4)?, number("--writers", 2)?);
+    let customers = number("--customers", 20)?;
+    let template = sam_template::Template::workspace()?;
+    let r = tools::move_rehearsal::rehearse(
+        &target.table,
+        &template.table,
+        readers,
+        writers,
+        customers,
+        |state| {
+            eprint!("\r{state}          ");
+            let _ = std::io::stderr().flush();
+        },
+    )
+    .await?;
+    eprintln!();
+    print!("{}", tools::move_rehearsal::report(&r, readers, writers));
+    Ok(())
+}
