@@ -19,30 +19,11 @@ use crate::{
     Id, KeyError, Text,
     commerce::{OrderStatus, types as commerce_types},
     learning::{Location, types as learning_types},
-    multi::{AttrType, AttrValue, Attribute, Index, IndexDeclaration, KeyValue, StrValue},
+    multi::{Index, IndexDeclaration, StrValue},
     unescape,
 };
 
-macro_rules! attribute {
-    ($(#[$m:meta])* $name:ident($ty:ty) = $attr:literal, $kind:ident, |$v:ident| $value:expr) => {
-        $(#[$m])*
-        #[derive(Debug, Clone, PartialEq, Eq)]
-        pub struct $name(pub $ty);
-
-        impl Attribute for $name {
-            const NAME: &'static str = $attr;
-            type Value = $name;
-        }
-
-        impl AttrValue for $name {
-            const TYPE: AttrType = AttrType::$kind;
-            fn key_value(&self) -> KeyValue {
-                let $v = &self.0;
-                KeyValue::$kind($value)
-            }
-        }
-    };
-}
+use crate::key_attribute as attribute;
 
 attribute!(
     /// A course's key, as its base partition key writes it (normalised [`Text`]).
@@ -195,7 +176,7 @@ pub fn members(index: &str) -> &'static [&'static str] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::multi::{IndexCondition, MAX_KEY_ATTRIBUTES, SortOp};
+    use crate::multi::{IndexCondition, KeyValue, MAX_KEY_ATTRIBUTES, SortOp};
 
     #[test]
     fn every_index_is_valid_and_declared_once() {

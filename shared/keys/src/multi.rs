@@ -390,6 +390,37 @@ pub trait AttrValue {
     fn key_value(&self) -> KeyValue;
 }
 
+/// Declares a key attribute: a newtype over the Rust type of its values, its name, its DynamoDB
+/// type (`S` or `N`) and how a value becomes a [`KeyValue`] of that type.
+///
+/// ```
+/// keys::key_attribute!(
+///     /// A warehouse's code.
+///     WarehouseCode(String) = "WarehouseCode", S, |code| code.clone()
+/// );
+/// ```
+#[macro_export]
+macro_rules! key_attribute {
+    ($(#[$m:meta])* $name:ident($ty:ty) = $attr:expr, $kind:ident, |$v:ident| $value:expr) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct $name(pub $ty);
+
+        impl $crate::multi::Attribute for $name {
+            const NAME: &'static str = $attr;
+            type Value = $name;
+        }
+
+        impl $crate::multi::AttrValue for $name {
+            const TYPE: $crate::multi::AttrType = $crate::multi::AttrType::$kind;
+            fn key_value(&self) -> $crate::multi::KeyValue {
+                let $v = &self.0;
+                $crate::multi::KeyValue::$kind($value)
+            }
+        }
+    };
+}
+
 /// A string value: `begins_with` accepts it.
 pub trait StrValue: AttrValue {}
 
