@@ -22,10 +22,14 @@ use model::{
     n,
 };
 
-use crate::{Condition, Read, StoreError, Table, Update};
+use crate::{Condition, Read, StoreError, Table, Update, retry};
 
-/// How many times a write that lost a race for the employee's revision is tried in all.
-const ATTEMPTS: u32 = 5;
+/// How many times a write that lost a race for the employee's revision is tried in all. A write
+/// loses only when another one landed between its read and its own write, so of N writers at
+/// once none needs more than N attempts, whatever the timing: ten writers of one employee all
+/// land. Between attempts the losers back off, jittered ([`retry`]), so that they seldom need
+/// that many. Past the budget the write is [`StoreError::Throttled`] (a 503 with `Retry-After`).
+const ATTEMPTS: u32 = 10;
 
 /// What a PUT did.
 #[derive(Debug, Clone, PartialEq)]
@@ -258,7 +262,7 @@ pub async fn put_employee(
             None => return Ok(Put::Missing(Reference::Warehouse)),
         },
     };
-    for _ in 0..ATTEMPTS {
+    for attempt in 1..=ATTEMPTS {
         let view = employee(table, &input.employee_id, true).await?;
         let revision = view.as_ref().map_or(0, |v| v.employee.revision);
         let new = Employee {
@@ -299,7 +303,7 @@ pub async fn put_employee(
         match tx.send().await {
             Ok(()) if view.is_none() => return Ok(Put::Created(new)),
             Ok(()) => return Ok(Put::Replaced(new)),
-            Err(e) if own.failed(&e) => continue,
+            Err(e) if own.failed(&e) => lost_race(attempt).await,
             Err(e) if warehouse_check.is_some_and(|p| p.failed(&e)) => {
                 return Ok(Put::Missing(Reference::Warehouse));
             }
@@ -335,7 +339,7 @@ pub enum JobAdded {
 /// copy.
 pub async fn add_job(table: &Table, job: &JobHistory) -> Result<JobAdded, StoreError> {
     let mut record: Option<Job> = None;
-    for _ in 0..ATTEMPTS {
+    for attempt in 1..=ATTEMPTS {
         let Some(view) = employee(table, &job.employee_id, true).await? else {
             return Ok(JobAdded::EmployeeNotFound);
         };
@@ -374,7 +378,7 @@ pub async fn add_job(table: &Table, job: &JobHistory) -> Result<JobAdded, StoreE
                     job: record,
                 });
             }
-            Err(e) if own.failed(&e) => continue,
+            Err(e) if own.failed(&e) => lost_race(attempt).await,
             Err(e) if job_check.failed(&e) => return Ok(JobAdded::JobNotFound),
             Err(e) if department.failed(&e) => return Ok(JobAdded::DepartmentNotFound),
             Err(e) if history.failed(&e) => return Ok(JobAdded::Exists),
@@ -384,4 +388,117 @@ pub async fn add_job(table: &Table, job: &JobHistory) -> Result<JobAdded, StoreE
     Err(StoreError::Throttled(
         "the employee was written by others on every attempt".into(),
     ))
+}
+
+/// After attempt `attempt` lost the race for the employee's revision: the backoff before the
+/// next one, if the budget leaves one.
+async fn lost_race(attempt: u32) {
+    if attempt < ATTEMPTS {
+        retry::sleep(attempt).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Lost races replayed with the SDK's mocking (aws-smithy-mocks): the employee's partition and
+    //! the job are read from rules, and the transaction is cancelled on the revision's condition as
+    //! many times as a test says, as if that many other writers had landed first.
+    use aws_sdk_dynamodb::{
+        Client,
+        operation::{
+            get_item::GetItemOutput, query::QueryOutput,
+            transact_write_items::TransactWriteItemsOutput,
+        },
+    };
+    use aws_smithy_mocks::{Rule, RuleMode, mock, mock_client};
+    use keys::{Date, Name};
+
+    use super::*;
+    use crate::txn::cancelled;
+
+    fn id(s: &str) -> Id {
+        Id::parse("id", s).unwrap()
+    }
+
+    fn employee_read() -> Rule {
+        mock!(Client::query).then_output(|| {
+            let employee = Employee {
+                employee_id: id("E1"),
+                name: Name::parse("name", "Ada Lovelace").unwrap(),
+                hire_date: Date::parse_iso("2024-01-15").unwrap(),
+                warehouse_id: None,
+                revision: 1,
+            };
+            QueryOutput::builder()
+                .items(model::to_item(&employee).unwrap())
+                .count(1)
+                .build()
+        })
+    }
+
+    fn job_read() -> Rule {
+        mock!(Client::get_item).then_output(|| {
+            let job = Job {
+                job_id: id("J1"),
+                title: Name::parse("title", "Engineer").unwrap(),
+            };
+            GetItemOutput::builder()
+                .set_item(Some(model::to_item(&job).unwrap()))
+                .build()
+        })
+    }
+
+    /// The transaction fails on the employee's revision (its first part) `lost` times, then
+    /// goes through.
+    fn transaction_losing(lost: usize) -> Rule {
+        mock!(Client::transact_write_items)
+            .sequence()
+            .error(|| cancelled(&["ConditionalCheckFailed", "None", "None", "None", "None"]))
+            .times(lost)
+            .output(|| TransactWriteItemsOutput::builder().build())
+            .build()
+    }
+
+    async fn add_job_losing(lost: usize) -> (Result<JobAdded, StoreError>, usize) {
+        let (employee, job, transaction) = (employee_read(), job_read(), transaction_losing(lost));
+        let table = Table::new(
+            mock_client!(
+                aws_sdk_dynamodb,
+                RuleMode::MatchAny,
+                [&employee, &job, &transaction]
+            ),
+            "t",
+        );
+        let history = JobHistory {
+            employee_id: id("E1"),
+            job_id: id("J1"),
+            department_id: id("D1"),
+            start_date: Date::parse_iso("2025-01-01").unwrap(),
+        };
+        let result = add_job(&table, &history).await;
+        (result, transaction.num_calls())
+    }
+
+    /// How many writers of one employee at once must all land, whatever the timing.
+    const WRITERS: usize = 10;
+
+    /// A writer loses only when another one landed between its read and its write, so among
+    /// [`WRITERS`] writers of one employee, one loses at most `WRITERS - 1` times: it still lands.
+    #[tokio::test]
+    async fn a_write_that_lost_to_every_other_concurrent_writer_still_lands() {
+        let (result, sent) = add_job_losing(WRITERS - 1).await;
+        assert!(matches!(result, Ok(JobAdded::Added { .. })), "{result:?}");
+        assert_eq!(sent, WRITERS);
+    }
+
+    /// More writers than that: the budget ends, and the caller (a 503 with Retry-After) retries.
+    #[tokio::test]
+    async fn a_write_that_keeps_losing_ends_throttled_after_its_attempts() {
+        let (result, sent) = add_job_losing(ATTEMPTS as usize).await;
+        assert!(
+            matches!(result, Err(StoreError::Throttled(_))),
+            "{result:?}"
+        );
+        assert_eq!(sent, ATTEMPTS as usize);
+    }
 }
