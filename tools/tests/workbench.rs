@@ -48,10 +48,7 @@ fn the_model_has_the_shape_workbench_imports() {
             )
         })
         .collect();
-    let expected: Vec<(&str, &str, &str)> = template
-        .table
-        .global_indexes
-        .iter()
+    let expected: Vec<(&str, &str, &str)> = workbench::workbench_indexes(&template.table)
         .map(|i| {
             (
                 i.name.as_str(),
@@ -61,6 +58,10 @@ fn the_model_has_the_shape_workbench_imports() {
         })
         .collect();
     assert_eq!(indexes, expected);
+    assert_eq!(
+        expected.len() + keys::indexes::ALL.len(),
+        template.table.global_indexes.len()
+    );
     // Every attribute is declared once, with a DynamoDB type.
     let mut declared = BTreeSet::new();
     for a in t["NonKeyAttributes"].as_array().expect("NonKeyAttributes") {
