@@ -1,28 +1,25 @@
-//! The two key designs as the bench sees them: which indexes each table declares, what each
+//! The key designs as the bench sees them: which indexes each table declares, what each
 //! design writes into an entity's item, and the key condition of each read in each design.
 //!
 //! - concatenated (the seeds'): GSI1 and GSI2, one string attribute per key part, built by the keys
 //!   crate's `Composite` (tags, `#` after each attribute, padding, escaping);
 //! - multi-attribute: one index per pattern family, up to four typed attributes per key part, over
 //!   attributes the items carry as themselves (no key strings at all);
+//! - own names: the same, with the orders indexes over attributes only the listed entity writes;
 //! - both: the table during a move from one to the other (every index; items carry both).
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use keys::{
-    Gsi1, Gsi2, Id, KeyCondition, Shard, SortableId,
+    Gsi1, Gsi2, Id, KeyCondition, Shard,
     commerce::{
-        DEFAULT_ORDER_STATUS_SHARDS, customer_orders_in_status, order_status_range,
-        rep_orders_in_status,
+        DEFAULT_ORDER_STATUS_SHARDS, customer_orders_by_status, customer_orders_in_status,
+        order_id_range, order_status_range, rep_orders_by_status, rep_orders_in_status,
     },
-    indexes::{
-        self, AccountRepId, CourseKey, CustomerId, CustomerOrdersByStatus, EntityType, LocationKey,
-        Month, OccurrencesByDate, OrderId, RepOrdersByStatus, Status, Year,
+    indexes::{self, OccurrencesByDate, OrderId, Status},
+    learning::{
+        Course, Location, Period, occurrences, occurrences_at, occurrences_by_date,
+        occurrences_by_date_at,
     },
-    learning::{Course, Location, Period, occurrences, occurrences_at},
-    multi::{
-        AttrType, AttrValue, Attribute, Index, IndexCondition, IndexDeclaration, KeyAttribute,
-        KeyValue,
-    },
+    multi::{Attribute, Index, IndexCondition, IndexDeclaration, KeyAttribute},
 };
 use model::Item;
 
@@ -262,70 +259,49 @@ impl Read {
     }
 }
 
-/// Every read of the comparison, in both designs.
+/// Every read of the comparison, each design's conditions from the keys crate's builders.
 pub fn reads() -> Vec<Read> {
     let course = Course::parse(data::COURSE).expect("a course");
     let key = course.key();
-    let by_date = || OccurrencesByDate::key((CourseKey(key.clone()),));
     let day = data::date(data::BUSY_DAY);
-    let (year, month, dd) = indexes::ymd(day);
     let prefix = Location::parse(data::LOCATION_PREFIX).expect("a location");
-    let occurrences_of = |period| Condition::Gsi1(occurrences(key, period).expect("a period"));
-    let month_of_year = Month::new(data::MONTH).expect("a month");
+    let period = |id, what, period| Read {
+        id,
+        what,
+        concatenated: vec![Condition::Gsi1(occurrences(key, period).expect("a period"))],
+        multi: vec![Condition::Multi(
+            occurrences_by_date(key, period).expect("a period"),
+        )],
+        own: None,
+    };
     let mut reads = vec![
-        Read {
-            id: "L2",
-            what: format!("every occurrence of {}", data::COURSE),
-            concatenated: vec![occurrences_of(Period::Any)],
-            multi: vec![Condition::Multi(by_date().build())],
-            own: None,
-        },
-        Read {
-            id: "L3",
-            what: format!("its occurrences in {}", data::YEAR),
-            concatenated: vec![occurrences_of(Period::Year(data::YEAR))],
-            multi: vec![Condition::Multi(by_date().eq(Year(data::YEAR)).build())],
-            own: None,
-        },
-        Read {
-            id: "L4",
-            what: format!("in {}-{:02}", data::YEAR, data::MONTH),
-            concatenated: vec![occurrences_of(Period::Month(data::YEAR, data::MONTH))],
-            multi: vec![Condition::Multi(
-                by_date().eq(Year(data::YEAR)).eq(month_of_year).build(),
-            )],
-            own: None,
-        },
-        Read {
-            id: "L5",
-            what: format!("on {}", day.iso()),
-            concatenated: vec![occurrences_of(Period::Day(day))],
-            multi: vec![Condition::Multi(
-                by_date()
-                    .eq(year.clone())
-                    .eq(month.clone())
-                    .eq(dd.clone())
-                    .build(),
-            )],
-            own: None,
-        },
+        period(
+            "L2",
+            format!("every occurrence of {}", data::COURSE),
+            Period::Any,
+        ),
+        period(
+            "L3",
+            format!("its occurrences in {}", data::YEAR),
+            Period::Year(data::YEAR),
+        ),
+        period(
+            "L4",
+            format!("in {}-{:02}", data::YEAR, data::MONTH),
+            Period::Month(data::YEAR, data::MONTH),
+        ),
+        period("L5", format!("on {}", day.iso()), Period::Day(day)),
         Read {
             id: "L6",
             what: format!("on {} at `{}...`", day.iso(), data::LOCATION_PREFIX),
             concatenated: vec![Condition::Gsi1(occurrences_at(key, day, &prefix))],
-            multi: vec![Condition::Multi(
-                by_date()
-                    .eq(year)
-                    .eq(month)
-                    .eq(dd)
-                    .begins_with(LocationKey(prefix.clone())),
-            )],
+            multi: vec![Condition::Multi(occurrences_by_date_at(key, day, &prefix))],
             own: None,
         },
     ];
     let (from, to) = (data::date(data::FROM), data::date(data::TO));
-    let lo = || OrderId(SortableId::floor(from.start_ms() as u64));
-    let hi = || OrderId(SortableId::ceiling(to.end_ms() as u64));
+    let (first, last) = order_id_range(from, to).expect("a range");
+    let (lo, hi) = (|| OrderId(first), || OrderId(last));
     let customer = Id::parse("customerId", data::CUSTOMER).expect("an id");
     let rep = Id::parse("repId", data::REP).expect("an id");
     let range = format!(
@@ -341,9 +317,7 @@ pub fn reads() -> Vec<Read> {
             customer_orders_in_status(&customer, data::STATUS, from, to).expect("a range"),
         )],
         multi: vec![Condition::Multi(
-            CustomerOrdersByStatus::key((CustomerId(customer.clone()), EntityType::ORDER_HEADER))
-                .eq(Status(data::STATUS))
-                .between(lo(), hi()),
+            customer_orders_by_status(&customer, data::STATUS, from, to).expect("a range"),
         )],
         own: Some(vec![Condition::Multi(
             HeadersByStatus::key((HeaderCustomerId(customer),))
@@ -358,9 +332,7 @@ pub fn reads() -> Vec<Read> {
             rep_orders_in_status(&rep, data::STATUS, from, to).expect("a range"),
         )],
         multi: vec![Condition::Multi(
-            RepOrdersByStatus::key((AccountRepId(rep.clone()), EntityType::ORDER_SUMMARY))
-                .eq(Status(data::STATUS))
-                .between(lo(), hi()),
+            rep_orders_by_status(&rep, data::STATUS, from, to).expect("a range"),
         )],
         own: Some(vec![Condition::Multi(
             SummariesByStatus::key((SummaryRepId(rep),))
@@ -393,32 +365,10 @@ pub fn reads() -> Vec<Read> {
     reads
 }
 
-/// The multi-attribute design's attributes of a course occurrence, until the model writes them.
-pub fn occurrence_attributes(
-    o: &model::learning::CourseOccurrence,
-) -> Vec<(&'static str, AttributeValue)> {
-    let (year, month, day) = indexes::ymd(o.start_date);
-    OccurrencesByDate::item_key(
-        (CourseKey(o.course_name.key().clone()),),
-        (year, month, day, LocationKey(o.location.clone())),
-    )
-    .attributes()
-    .iter()
-    .map(|(name, v)| (*name, value(v)))
-    .collect()
-}
-
-/// A key value as DynamoDB takes it.
-pub fn value(v: &KeyValue) -> AttributeValue {
-    match v {
-        KeyValue::S(s) => AttributeValue::S(s.clone()),
-        KeyValue::N(n) => AttributeValue::N(n.to_string()),
-    }
-}
-
-/// The key code of each design for the patterns compared: the declarations and conditions of
-/// its indexes, then the machinery under them (key strings or typed attributes, and the
-/// expression `store` renders).
+/// The key code of each design for the patterns compared: the declarations, item keys and
+/// conditions of its indexes, then the machinery under them (key strings or typed attributes, and
+/// the expression `store` renders). What both designs share (`Period`, a date range's order ids,
+/// the records' own attributes) counts in neither.
 pub fn key_code(design: Design) -> [Vec<loc::Source>; 2] {
     use loc::Source::{File, Items};
     match design {
@@ -429,7 +379,6 @@ pub fn key_code(design: Design) -> [Vec<loc::Source>; 2] {
                     &[
                         "fn course_occurrence_index(",
                         "fn occurrences_pk(",
-                        "enum Period ",
                         "impl Period ",
                         "fn occurrences(",
                         "fn occurrences_at(",
@@ -465,7 +414,21 @@ pub fn key_code(design: Design) -> [Vec<loc::Source>; 2] {
             ],
         ],
         Design::Multi | Design::Own | Design::Both => [
-            vec![File("shared/keys/src/indexes.rs")],
+            vec![
+                File("shared/keys/src/indexes.rs"),
+                Items(
+                    "shared/keys/src/learning.rs",
+                    &[
+                        "fn occurrence_by_date(",
+                        "fn occurrences_by_date(",
+                        "fn occurrences_by_date_at(",
+                    ],
+                ),
+                Items(
+                    "shared/keys/src/commerce.rs",
+                    &["fn customer_orders_by_status(", "fn rep_orders_by_status("],
+                ),
+            ],
             vec![
                 File("shared/keys/src/multi.rs"),
                 Items(

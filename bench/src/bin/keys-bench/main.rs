@@ -24,7 +24,7 @@ use std::{collections::BTreeMap, fmt::Write as _, path::PathBuf};
 
 use aws_sdk_dynamodb::{
     Client,
-    types::{AttributeValue, ConsumedCapacity, PutRequest, ReturnConsumedCapacity, WriteRequest},
+    types::{ConsumedCapacity, PutRequest, ReturnConsumedCapacity, WriteRequest},
 };
 use designs::{Condition, Design, Read};
 use model::{Entity, Item};
@@ -92,14 +92,9 @@ async fn create_table(
     Ok((name, table))
 }
 
-/// An entity's item as the model writes it, with the multi-attribute design's attributes of an
-/// occurrence until the model writes them itself.
-fn model_item<E: Entity>(entity: &E, extra: &[(&'static str, AttributeValue)]) -> Item {
-    let mut item = model::to_item(entity).expect("an item");
-    for (k, v) in extra {
-        item.entry((*k).to_owned()).or_insert_with(|| v.clone());
-    }
-    item
+/// An entity's item as the model writes it (every design's key attributes).
+fn model_item<E: Entity>(entity: &E) -> Item {
+    model::to_item(entity).expect("an item")
 }
 
 /// What loading one kind of item into one design cost.
@@ -354,12 +349,9 @@ async fn main() -> Result<(), Error> {
 
     let occurrences = data::occurrences(OCCURRENCES);
     let (headers, summaries) = data::orders(ORDERS);
-    let occurrence_items: Vec<Item> = occurrences
-        .iter()
-        .map(|o| model_item(o, &designs::occurrence_attributes(o)))
-        .collect();
-    let header_items: Vec<Item> = headers.iter().map(|h| model_item(h, &[])).collect();
-    let summary_items: Vec<Item> = summaries.iter().map(|s| model_item(s, &[])).collect();
+    let occurrence_items: Vec<Item> = occurrences.iter().map(model_item).collect();
+    let header_items: Vec<Item> = headers.iter().map(model_item).collect();
+    let summary_items: Vec<Item> = summaries.iter().map(model_item).collect();
     // The same orders, each moved on to the next status.
     let moved = |o: &model::commerce::Order| {
         let mut o = o.clone();
@@ -374,13 +366,13 @@ async fn main() -> Result<(), Error> {
     let moved_headers: Vec<Item> = headers
         .iter()
         .take(STATUS_CHANGES)
-        .map(|h| model_item(&model::commerce::OrderHeader(moved(&h.0)), &[]))
+        .map(|h| model_item(&model::commerce::OrderHeader(moved(&h.0))))
         .collect();
     let moved_summaries: Vec<Item> = summaries
         .iter()
         .filter(|s| s.0.account_rep_id.is_some())
         .take(STATUS_CHANGES)
-        .map(|s| model_item(&model::commerce::OrderSummary(moved(&s.0)), &[]))
+        .map(|s| model_item(&model::commerce::OrderSummary(moved(&s.0))))
         .collect();
 
     let mut measured = Vec::new();
