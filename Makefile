@@ -33,7 +33,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run reset seed token reconcile migrate bench bench-keys catalogue samples workbench cost test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
+.PHONY: help run reset seed token reconcile migrate bench bench-keys catalogue samples workbench cost plan test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -123,6 +123,9 @@ cost: dynamodb-install ## Measure what each function's sample request consumes i
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) UPDATE_COST_TABLE=1 \
 	  cargo test -p tests samples::every_sample
+
+plan: ## The capacity planner: each workload of planner/workloads/ through the real key design, a report each in planner/reports/ (docs/capacity.md)
+	cargo run --quiet -p planner --bin plan
 
 bench/node/node_modules/.package-lock.json: bench/node/package-lock.json
 	npm ci --prefix bench/node --no-audit --no-fund

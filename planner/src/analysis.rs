@@ -197,16 +197,6 @@ pub fn findings(heat: &Heat) -> Vec<Finding> {
                         pad(n)
                     ),
                 ),
-                (Shape::Item, _) if k.stream.is_some_and(|s| s.ranked) => (
-                    format!(
-                        "one item rewritten {wcu:.0} WCU/s at {wh:02}:00 UTC by the stream \
-                         handler ({when}): no split can divide one item"
-                    ),
-                    format!(
-                        "shard the item ({n} shards, {} padded) and rank from a periodic sum",
-                        pad(n)
-                    ),
-                ),
                 (Shape::Item, _) => (
                     format!(
                         "one item written {wcu:.0} WCU/s at {wh:02}:00 UTC ({when}): no split \
@@ -235,21 +225,29 @@ pub fn findings(heat: &Heat) -> Vec<Finding> {
             });
         }
         if rcu > PARTITION_RCU {
-            let items = sim::peak(&k.items).0;
-            let n = keys::shard_count(
-                items.ceil() as u64,
-                (rcu_bytes_per_item(k, rh)).max(1.0) as u64,
-            );
-            let fix = if k.shape == Shape::Item {
+            let fix = if k.label.contains("<shard>") {
+                // A sharded read: seed 003's formula over the whole read, every shard of it.
+                let family: Vec<&KeyHeat> = heat
+                    .keys
+                    .iter()
+                    .filter(|f| f.index == k.index && f.label == k.label)
+                    .collect();
+                let items: f64 = family.iter().map(|f| f.items[rh]).sum();
+                let bytes = bytes_per_item(&family, rh);
+                let n = keys::shard_count(items.ceil() as u64, bytes.max(1.0) as u64);
                 format!(
-                    "one item read past the limit: cache it (DAX) or keep {n} copies and read \
-                     one at random"
+                    "seed 003's formula for the {items:.0} items/s of {bytes:.0} bytes read \
+                     across every `{}` at that hour: N = {n} shards ({} padded); it has {}",
+                    k.label,
+                    pad(n),
+                    family.len()
                 )
             } else {
+                let n = (rcu / PARTITION_RCU).ceil() as u32;
                 format!(
-                    "seed 003's formula for {items:.0} items/s: N = {n} shards ({} padded), read \
-                     in parallel and merged",
-                    pad(n)
+                    "one partition key read {n} times what a partition serves: a split cannot \
+                     divide reads of the same items; cache them (DAX, or in the function for a \
+                     few seconds) or keep {n} copies and read one at random"
                 )
             };
             out.push(Finding {
@@ -262,16 +260,20 @@ pub fn findings(heat: &Heat) -> Vec<Finding> {
                 fix,
             });
         }
-        let writers = sim::peak(&k.concurrent_writers);
-        if writers.0 > 1.0 {
+        let contended = k
+            .contended
+            .as_ref()
+            .map(|(sk, w)| (sk, sim::peak(w)))
+            .filter(|(_, w)| w.0 > 1.0);
+        if let Some((sk, writers)) = contended {
             out.push(Finding {
                 index: k.index,
                 pk: k.pk.clone(),
                 label: k.label,
                 problem: format!(
-                    "one item rewritten by about {:.0} stream batches at once at {:02}:00 UTC \
-                     (every stream shard holds orders of it): each is a read-modify-write on \
-                     the total, so they race, retry and fail batches",
+                    "item `{sk}` rewritten by about {:.1} stream batches at once at {:02}:00 \
+                     UTC (every stream shard holds orders of it): each is a read-modify-write \
+                     of its total, so they race, retry and fail batches",
                     writers.0, writers.1
                 ),
                 fix: "keep per-shard partial totals (one item per stream shard or hash \
@@ -284,13 +286,15 @@ pub fn findings(heat: &Heat) -> Vec<Finding> {
     out
 }
 
-fn rcu_bytes_per_item(k: &KeyHeat, h: usize) -> f64 {
-    // Units are 4 KB each (half when eventually consistent): bytes per item read at that hour,
-    // as the seed's AvgItemSize. Reads here are eventually consistent.
-    if k.items[h] == 0.0 {
+/// The average size of the items read from `keys` at hour `h`, from the units they cost (eventually
+/// consistent: half a unit per 4 KB), as the seed's AvgItemSize.
+fn bytes_per_item(keys: &[&KeyHeat], h: usize) -> f64 {
+    let items: f64 = keys.iter().map(|k| k.items[h]).sum();
+    let rcu: f64 = keys.iter().map(|k| k.rcu[h]).sum();
+    if items == 0.0 {
         return 4096.0;
     }
-    k.rcu[h] * 2.0 * 4096.0 / k.items[h]
+    rcu * 2.0 * 4096.0 / items
 }
 
 /// "14:00–16:00 UTC" for the hours a key runs past a limit.

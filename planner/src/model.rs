@@ -99,6 +99,11 @@ pub enum Shape {
 pub struct Touch {
     pub index: Ix,
     pub pk: String,
+    /// The sort key of the item written, for a stream handler's target (coalesced per item).
+    pub sk: String,
+    /// What each coalesced write of a stream target also writes elsewhere (a ranking key moved
+    /// in GSI1: a delete and a put).
+    pub also: Option<Also>,
     /// The key's shape as the catalogue writes it (`PRODUCT#<sku>`), for the report.
     pub label: &'static str,
     pub shape: Shape,
@@ -116,6 +121,15 @@ pub struct Touch {
     pub fresh: bool,
     /// The share of a draw this touch stands for (a shard's share of a spread).
     pub share: f64,
+}
+
+/// An index write that goes with each write of a stream target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Also {
+    pub index: Ix,
+    pub pk: String,
+    pub label: &'static str,
+    pub wcu: f64,
 }
 
 /// A stream handler's write to a target: coalesced per batch and stream shard.
@@ -430,19 +444,27 @@ pub fn rcu(bytes: f64, consistent: bool) -> f64 {
     if consistent { units } else { units / 2.0 }
 }
 
-fn base(pk: &PrimaryKey, label: &'static str, shape: Shape) -> Touch {
-    touch(Ix::Table, pk.pk(), label, shape)
+fn base(k: &PrimaryKey, label: &'static str, shape: Shape) -> Touch {
+    keyed(Ix::Table, k, label, shape)
 }
 fn gsi1(k: &Gsi1Key, label: &'static str, shape: Shape) -> Touch {
-    touch(Ix::Gsi1, k.pk(), label, shape)
+    keyed(Ix::Gsi1, k, label, shape)
 }
 fn gsi2(k: &Gsi2Key, label: &'static str, shape: Shape) -> Touch {
-    touch(Ix::Gsi2, k.pk(), label, shape)
+    keyed(Ix::Gsi2, k, label, shape)
+}
+fn keyed<S: KeySpace>(index: Ix, k: &keys::Key<S>, label: &'static str, shape: Shape) -> Touch {
+    Touch {
+        sk: k.sk().to_owned(),
+        ..touch(index, k.pk(), label, shape)
+    }
 }
 fn touch(index: Ix, pk: &str, label: &'static str, shape: Shape) -> Touch {
     Touch {
         index,
         pk: pk.to_owned(),
+        sk: String::new(),
+        also: None,
         label,
         shape,
         rcu: 0.0,
@@ -480,6 +502,16 @@ impl Touch {
     }
     pub fn by_stream(mut self, s: StreamWrite) -> Touch {
         self.stream = Some(s);
+        self
+    }
+    /// Each coalesced write of this stream target also writes `wcu` on `k` of GSI1.
+    fn moving(mut self, k: &Gsi1Key, label: &'static str, wcu: f64) -> Touch {
+        self.also = Some(Also {
+            index: Ix::Gsi1,
+            pk: k.pk().to_owned(),
+            label,
+            wcu,
+        });
         self
     }
     /// The same touch `f` times over (a share of a spread).
@@ -899,22 +931,21 @@ fn place_order<'a>(
                         Shape::Increasing,
                     )
                     .write(wcu(s.order_summary)),
+                    // All reps' sales of a quarter share one partition key, an item each.
                     base(
                         &kc::rep_sales(period, &rep),
-                        "SALESPERIOD#<YYYY-Qn>#<repId>",
-                        Shape::Item,
+                        "SALESPERIOD#<YYYY-Qn>",
+                        Shape::Collection,
                     )
                     .read(1.0, 1.0)
                     .write(txn(s.rep_sales))
-                    .by_stream(ranked),
-                    gsi1(
+                    .shared()
+                    .by_stream(ranked)
+                    .moving(
                         &kc::rep_ranking_index(period, 1, &rep).expect("a key"),
                         "RANKING#<YYYY-Qn>",
-                        Shape::Collection,
-                    )
-                    .write(2.0 * wcu(s.rep_sales))
-                    .shared()
-                    .by_stream(ranked),
+                        2.0 * wcu(s.rep_sales),
+                    ),
                 ]
             }),
         });
@@ -994,8 +1025,9 @@ fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
             touches: Box::new(move |k| {
                 let book = isbn(k);
                 let mut t = vec![
-                    // ConditionCheck the book; Put the review.
-                    base(&kr::book(&book), "BOOK#<isbn>", Shape::Collection)
+                    // ConditionCheck the book; Put the review, whose sort key starts with its
+                    // time (`<ISO-8601>#USER#<username>`): the newest end of the collection.
+                    base(&kr::book(&book), "BOOK#<isbn>", Shape::Increasing)
                         .read(2.0, 1.0)
                         .write(txn(s.review)),
                     // The book's RatingCount and RatingSum: every review of a book is in the

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::{
-    model::{self, Design, Ix, Shape, Sizes, StreamWrite, Touch},
+    model::{self, Also, Design, Ix, Shape, Sizes, StreamWrite, Touch},
     popularity::Distribution,
     workload::Workload,
 };
@@ -38,16 +38,39 @@ pub struct KeyHeat {
     pub wcu: [f64; 24],
     pub items: [f64; 24],
     pub patterns: BTreeSet<String>,
-    /// Written by a stream handler: its records per second (before coalescing) and the writes
-    /// those records make, for the coalescing below.
-    pub stream: Option<StreamWrite>,
-    pub stream_records: [f64; 24],
-    pub stream_wcu: [f64; 24],
-    /// Writers at once (Little's law: writes per second × batch time), for ranked targets.
-    pub concurrent_writers: [f64; 24],
+    /// Items of this key a stream handler writes, by sort key: their records per second
+    /// (before coalescing) and the writes those records make.
+    pub stream_items: BTreeMap<String, StreamItem>,
+    /// The ranked item with the most writers at once (Little's law: writes per second × batch
+    /// time), and that many each hour.
+    pub contended: Option<(String, [f64; 24])>,
+}
+
+/// A stream handler's target item.
+#[derive(Debug, Clone)]
+pub struct StreamItem {
+    pub stream: StreamWrite,
+    pub records: [f64; 24],
+    pub wcu: [f64; 24],
+    pub also: Option<Also>,
 }
 
 impl KeyHeat {
+    fn new(index: Ix, pk: String, label: &'static str, shape: Shape) -> KeyHeat {
+        KeyHeat {
+            index,
+            pk,
+            label,
+            shape,
+            rcu: [0.0; 24],
+            wcu: [0.0; 24],
+            items: [0.0; 24],
+            patterns: BTreeSet::new(),
+            stream_items: BTreeMap::new(),
+            contended: None,
+        }
+    }
+
     pub fn peak_rcu(&self) -> (f64, usize) {
         peak(&self.rcu)
     }
@@ -138,44 +161,37 @@ impl Acc {
         let k = self
             .keys
             .entry((t.index, t.pk.clone()))
-            .or_insert_with(|| KeyHeat {
-                index: t.index,
-                pk: t.pk.clone(),
-                label: t.label,
-                shape: t.shape,
-                rcu: [0.0; 24],
-                wcu: [0.0; 24],
-                items: [0.0; 24],
-                patterns: BTreeSet::new(),
-                stream: None,
-                stream_records: [0.0; 24],
-                stream_wcu: [0.0; 24],
-                concurrent_writers: [0.0; 24],
-            });
+            .or_insert_with(|| KeyHeat::new(t.index, t.pk.clone(), t.label, t.shape));
         k.patterns.insert(pattern.to_owned());
-        // A key written whole (an item) is an item whatever else a pattern says of it.
-        if t.shape == Shape::Item || k.shape == Shape::Item {
-            k.shape = if t.wcu > 0.0 && t.shape == Shape::Item {
-                Shape::Item
-            } else {
-                k.shape.min(t.shape)
-            };
-        } else if t.shape == Shape::Increasing && t.wcu > 0.0 {
-            k.shape = Shape::Increasing;
-        }
+        // One item while every request touches only that item; ever-increasing once anything
+        // writes at the newest sort key; a collection otherwise.
+        k.shape = match (k.shape, t.shape) {
+            (Shape::Increasing, _) => Shape::Increasing,
+            (_, Shape::Increasing) if t.wcu > 0.0 => Shape::Increasing,
+            (Shape::Item, Shape::Item) => Shape::Item,
+            _ => Shape::Collection,
+        };
+        let mut item = t.stream.map(|stream| {
+            k.stream_items
+                .entry(t.sk.clone())
+                .or_insert_with(|| StreamItem {
+                    stream,
+                    records: [0.0; 24],
+                    wcu: [0.0; 24],
+                    also: t.also.clone(),
+                })
+        });
         for h in 0..24 {
             let r = rate * curve[h];
             k.rcu[h] += r * t.rcu;
             k.items[h] += r * t.items;
-            if t.stream.is_some() {
-                k.stream_records[h] += r * t.share;
-                k.stream_wcu[h] += r * t.wcu;
-            } else {
-                k.wcu[h] += r * t.wcu;
+            match item.as_mut() {
+                Some(i) => {
+                    i.records[h] += r * t.share;
+                    i.wcu[h] += r * t.wcu;
+                }
+                None => k.wcu[h] += r * t.wcu,
             }
-        }
-        if t.stream.is_some() {
-            k.stream = t.stream;
         }
     }
 
@@ -306,12 +322,12 @@ pub fn run(
     }
 }
 
-/// A stream handler writes each target once per batch that holds a record for it, per stream
-/// shard: `records` per second arriving on `shards` shards that each run `batches` batches a
-/// second (Poisson arrivals) make `shards × batches × (1 − e^(−records / (shards × batches)))`
+/// A stream handler writes each target item once per batch that holds a record for it, per
+/// stream shard: `records` per second arriving on `shards` shards that each run `batches` batches
+/// a second (Poisson arrivals) make `shards × batches × (1 − e^(−records / (shards × batches)))`
 /// writes a second.
 fn coalesce(
-    keys: &mut [KeyHeat],
+    keys: &mut Vec<KeyHeat>,
     w: &Workload,
     records: &BTreeMap<&'static str, [f64; 24]>,
     batch: &BatchTime,
@@ -319,31 +335,58 @@ fn coalesce(
 ) {
     let shards = f64::from(w.stream.shards.max(1));
     let t = batch.ms / 1000.0;
+    let mut also: BTreeMap<(Ix, String), (&'static str, [f64; 24])> = BTreeMap::new();
     for k in keys.iter_mut() {
-        let Some(s) = k.stream else { continue };
-        let all = records.get(s.consumer).copied().unwrap_or([0.0; 24]);
+        for (sk, item) in &k.stream_items {
+            let s = item.stream;
+            let all = records.get(s.consumer).copied().unwrap_or([0.0; 24]);
+            let mut writers = [0.0; 24];
+            for h in 0..24 {
+                let r = item.records[h];
+                if r == 0.0 {
+                    continue;
+                }
+                // Batches a second on each shard: back to back while records keep coming, one
+                // per record when they are sparse.
+                let on = if s.one_source_partition { 1.0 } else { shards };
+                let batches = (all[h] / shards).max(r / on).min(1.0 / t);
+                let writes = (on * batches * (1.0 - (-r / (on * batches)).exp())).min(r);
+                let target_wcu = writes * item.wcu[h] / r;
+                k.wcu[h] += target_wcu;
+                writers[h] = writes * t;
+                if let Some(total) = totals.get_mut(&k.index) {
+                    total[h] -= item.wcu[h] - target_wcu;
+                }
+                if let Some(a) = &item.also {
+                    let e = also
+                        .entry((a.index, a.pk.clone()))
+                        .or_insert((a.label, [0.0; 24]));
+                    e.1[h] += writes * a.wcu;
+                    *totals
+                        .entry(a.index)
+                        .or_insert([0.0; 24])
+                        .get_mut(h)
+                        .expect("an hour") += writes * a.wcu;
+                }
+            }
+            let busiest =
+                |c: &Option<(String, [f64; 24])>| c.as_ref().map_or(0.0, |c| peak(&c.1).0);
+            if s.ranked && peak(&writers).0 > busiest(&k.contended) {
+                k.contended = Some((sk.clone(), writers));
+            }
+        }
+    }
+    for ((index, pk), (label, wcu)) in also {
+        let pos = keys.iter().position(|k| k.index == index && k.pk == pk);
+        let k = match pos {
+            Some(p) => &mut keys[p],
+            None => {
+                keys.push(KeyHeat::new(index, pk, label, Shape::Collection));
+                keys.last_mut().expect("just pushed")
+            }
+        };
         for h in 0..24 {
-            let r = k.stream_records[h];
-            if r == 0.0 {
-                continue;
-            }
-            // Batches a second on each shard: back to back while records keep coming, one per
-            // record when they are sparse.
-            let per_shard = all[h] / shards;
-            let batches = per_shard.min(1.0 / t).max(r.min(1.0 / t) / shards);
-            let on = if s.one_source_partition { 1.0 } else { shards };
-            let writes = on * batches * (1.0 - (-r / (on * batches)).exp());
-            let writes = writes.min(r);
-            let per_write = k.stream_wcu[h] / r;
-            let target_wcu = writes * per_write;
-            k.wcu[h] += target_wcu;
-            if s.ranked {
-                k.concurrent_writers[h] = writes * t;
-            }
-            // The totals counted every record's write: take back what coalescing saves.
-            if let Some(total) = totals.get_mut(&k.index) {
-                total[h] -= k.stream_wcu[h] - target_wcu;
-            }
+            k.wcu[h] += wcu[h];
         }
     }
 }

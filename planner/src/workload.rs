@@ -114,40 +114,38 @@ pub struct Popularity {
     pub viral: Option<f64>,
 }
 
-/// Hourly multipliers of every rate, UTC hours 0 to 23, or a peak-hour shape.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "snake_case")]
-pub enum Daily {
-    /// The same all day.
-    Flat,
-    /// 24 multipliers, one per UTC hour.
-    Hours(#[serde(deserialize_with = "hours")] Vec<f64>),
-    /// A smooth day peaking at `hour` with `peak` times the base rate and `trough` times it
-    /// twelve hours later.
-    Peak {
-        #[serde(deserialize_with = "hour")]
-        hour: u32,
-        peak: f64,
-        trough: f64,
-    },
+/// How rates move over a UTC day: `hours`, 24 multipliers (UTC hours 0 to 23), or `peak`, a
+/// smooth day; flat (1 all day) without either.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Daily {
+    #[serde(default, deserialize_with = "hours")]
+    pub hours: Option<Vec<f64>>,
+    #[serde(default)]
+    pub peak: Option<Peak>,
 }
 
-impl Default for Daily {
-    fn default() -> Self {
-        Daily::Flat
-    }
+/// A day peaking at `hour` with `peak` times the base rate, and `trough` times it twelve hours
+/// later.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Peak {
+    #[serde(deserialize_with = "hour")]
+    pub hour: u32,
+    pub peak: f64,
+    pub trough: f64,
 }
 
 impl Daily {
     /// The multiplier of each UTC hour.
     pub fn curve(&self) -> [f64; 24] {
-        match self {
-            Daily::Flat => [1.0; 24],
-            Daily::Hours(h) => std::array::from_fn(|i| h[i]),
-            Daily::Peak { hour, peak, trough } => std::array::from_fn(|i| {
+        match (&self.hours, &self.peak) {
+            (Some(h), _) => std::array::from_fn(|i| h[i]),
+            (None, Some(Peak { hour, peak, trough })) => std::array::from_fn(|i| {
                 let from_peak = (i as f64 - f64::from(*hour)) * std::f64::consts::TAU / 24.0;
                 trough + (peak - trough) * (1.0 + from_peak.cos()) / 2.0
             }),
+            (None, None) => [1.0; 24],
         }
     }
 }
@@ -267,13 +265,15 @@ impl Workload {
             let line = inner
                 .location()
                 .map_or(String::new(), |l| format!("line {}, ", l.line()));
-            // serde_yaml appends its own position; the line is already in front.
+            // serde_yaml writes the path and its own position too; both are already in front.
             let message = inner.to_string();
-            let message = message
-                .split(" at line ")
-                .next()
-                .unwrap_or(&message)
-                .to_owned();
+            let message = message.split(" at line ").next().unwrap_or(&message);
+            // serde_yaml names the path down to the enclosing value: `patterns[1]: ...`.
+            let message = match message.split_once(": ") {
+                Some((path, rest)) if !path.contains(' ') && field.starts_with(path) => rest,
+                _ => message,
+            }
+            .to_owned();
             format!("{line}field {field}: {message}")
         })?;
         w.check()?;
@@ -282,6 +282,18 @@ impl Workload {
 
     /// What the types cannot say: every population a pattern draws from is declared.
     fn check(&self) -> Result<(), String> {
+        let days = std::iter::once(("daily".to_owned(), &self.daily)).chain(
+            self.patterns.iter().enumerate().filter_map(|(i, p)| {
+                p.daily
+                    .as_ref()
+                    .map(|d| (format!("patterns[{i}].daily"), d))
+            }),
+        );
+        for (field, d) in days {
+            if d.hours.is_some() && d.peak.is_some() {
+                return Err(format!("field {field}: hours or peak, not both"));
+            }
+        }
         for (i, p) in self.patterns.iter().enumerate() {
             for e in crate::model::draws_from(&p.id) {
                 if self.entities.get(*e).is_none() {
@@ -352,7 +364,7 @@ fn share<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
     Ok(Some(s))
 }
 
-fn hours<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
+fn hours<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<f64>>, D::Error> {
     let h = Vec::<f64>::deserialize(d)?;
     if h.len() != 24 || h.iter().any(|m| *m < 0.0) {
         return Err(D::Error::custom(format!(
@@ -360,7 +372,7 @@ fn hours<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
             h.len()
         )));
     }
-    Ok(h)
+    Ok(Some(h))
 }
 
 fn hour<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {

@@ -64,7 +64,8 @@ fn main() {
         );
         std::fs::write(out.join(format!("{stem}.md")), md).expect("the report");
         eprintln!(
-            "\r{stem}: planned in {:.1} s -> planner/reports/{stem}.md",
+            "\r{:60}\r{stem}: planned in {:.1} s -> planner/reports/{stem}.md",
+            "",
             started.elapsed().as_secs_f64()
         );
     }
