@@ -388,6 +388,30 @@ async fn a_key_condition_names_every_partition_attribute_then_sort_attributes_wi
         .await,
         "operator or function: begins_with, operand type: N",
     );
+    refused(
+        "OR in a key condition",
+        query(
+            &client,
+            &table,
+            "Occurrences",
+            "#CourseKey = :c AND (#Year = :a OR #Year = :b)",
+            &[c(), ("a", n(2021)), ("b", n(2022))],
+        )
+        .await,
+        "Invalid operator used in KeyConditionExpression: OR",
+    );
+    refused(
+        "IN in a key condition",
+        query(
+            &client,
+            &table,
+            "Occurrences",
+            "#CourseKey = :c AND #Year IN (:a, :b)",
+            &[c(), ("a", n(2021)), ("b", n(2022))],
+        )
+        .await,
+        "Invalid operator used in KeyConditionExpression: IN",
+    );
     // What is allowed: equality down the sort attributes, then one range or begins_with on the
     // last one used (L3-L6).
     for (condition, values) in [
@@ -574,4 +598,27 @@ async fn a_delimiter_reorders_text_holding_a_character_that_sorts_below_it() {
     .await
     .expect("L5, concatenated");
     assert_eq!(texts(&concatenated, "PK"), ["a!", "a"]);
+}
+
+#[tokio::test]
+async fn a_key_string_holds_at_most_2048_bytes_in_a_partition_and_1024_in_a_sort_key() {
+    // What bounds how many parts a concatenated key can hold (an index key as a table key).
+    let (client, table) = probe_table().await;
+    let item = |pk: usize, sk: usize| {
+        vec![
+            ("PK", s("limits")),
+            ("GSI1PK", s(&"p".repeat(pk))),
+            ("GSI1SK", s(&"s".repeat(sk))),
+        ]
+    };
+    put(&client, &table, &item(2048, 1024))
+        .await
+        .expect("2,048 and 1,024 bytes are accepted");
+    for (pk, sk) in [(2049, 1024), (2048, 1025)] {
+        refused(
+            &format!("an index key of {pk} and {sk} bytes"),
+            put(&client, &table, &item(pk, sk)).await,
+            "Size limit exceeded",
+        );
+    }
 }
