@@ -37,6 +37,8 @@
 //!   addresses;
 //! - `startup`: an unusable configuration fails a real binary's start-up with its reason, reported
 //!   to the Runtime API as the invocation's error;
+//! - `paging`: every paginated route refuses a page it does not serve, as its declaration and
+//!   `openapi.yaml` state its page size;
 //! - `people`: who may read whom: lists of certificate holders for staff, one certificate for
 //!   anyone;
 //! - `raw_requests`: a request whose URI cannot be built is a 400 from the real binary, not a
@@ -99,6 +101,8 @@ mod openapi;
 mod order_designs;
 #[cfg(test)]
 mod operations;
+#[cfg(test)]
+mod paging;
 #[cfg(test)]
 mod people;
 #[cfg(test)]

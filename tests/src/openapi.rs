@@ -55,6 +55,15 @@ fn operation_for(method: &str, path: &str) -> Option<(String, &'static Value)> {
         .map(|((_, template), op)| (template, op))
 }
 
+/// The documented schema of the query parameter `name` of the operation `method` `template`
+/// (`GET`, `/books/{isbn}`), its `$ref`s followed.
+pub fn query_schema(method: &str, template: &str, name: &str) -> Option<&'static Value> {
+    let op = operations().remove(&(method.to_owned(), template.to_owned()))?;
+    let parameters = op["parameters"].as_array()?.iter().map(resolve);
+    let mut named = parameters.filter(|p| p["in"] == "query" && p["name"] == name);
+    named.next().map(|p| resolve(&p["schema"]))
+}
+
 /// Follows a local `$ref` (`#/components/...`).
 fn resolve(v: &'static Value) -> &'static Value {
     match v.get("$ref").and_then(Value::as_str) {

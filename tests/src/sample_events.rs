@@ -8,7 +8,7 @@
 //! hand: a batch of records is not an example of a route.
 
 use api::{
-    Function,
+    Function, Route,
     function::{Example, Sender},
 };
 use serde_json::{Map, Value, json};
@@ -27,6 +27,11 @@ pub fn sample(function: &Function) -> Value {
     let route = function.routes.last().expect("a route");
     let pattern = route.patterns.last().expect("a pattern");
     event(route.method.as_str(), route.path, &pattern.example)
+}
+
+/// The event of `example`, a request to `route`, as API Gateway passes it.
+pub fn example_event(route: &Route, example: &Example) -> Value {
+    event(route.method.as_str(), route.path, example)
 }
 
 fn event(method: &str, template: &str, example: &Example) -> Value {

@@ -31,16 +31,15 @@ pub const FUNCTION: Function = Function {
             returns: "`{period, reps: [{repId, total, orderCount}], nextCursor}` highest total first (ties: rep id descending), over the period's orders placed under each rep less those since cancelled or returned; 400 bad `period`",
             example: Example::staff("/reps/ranking?period=2026-Q4"),
         }],
-    )],
+    )
+    .paged(10)],
 };
-pub const DEFAULT_LIMIT: u32 = 10;
-pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let period = api::query(&req, "period")
         .ok_or_else(|| ApiError::invalid_parameter("period", "give period=2026-Q4 (a quarter)"))
         .and_then(|p| Quarter::parse(&p).map_err(|e| ApiError::invalid_parameter("period", e)))?;
-    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, |limit| format!("O14|{period}|{limit}"))?;
     let (items, next) = paging
         .page::<RepSales, _>(deps.table.query(k::rep_ranking(period)).backwards())
@@ -291,8 +290,6 @@ mod tests {
             ((vec![("period", "26-Q4")], as_staff), 400, "invalid_parameter"),
             ((vec![("period", "2026-q4")], as_staff), 400, "invalid_parameter"),
             ((vec![("period", "2026-12-01")], as_staff), 400, "invalid_parameter"),
-            ((vec![("period", "2026-Q4"), ("limit", "0")], as_staff), 400, "invalid_parameter"),
-            ((vec![("period", "2026-Q4"), ("limit", "101")], as_staff), 400, "invalid_parameter"),
             ((vec![("period", "2026-Q4"), ("cursor", "forged")], as_staff), 400, "invalid_cursor"),
             // The cursor of another period, or of another page size.
             ((vec![("period", "2026-Q3"), ("limit", "1"), ("cursor", &cursor)], as_staff), 400, "invalid_cursor"),

@@ -35,10 +35,9 @@ pub const FUNCTION: Function = Function {
             returns: "`{status, orders, nextCursor}` newest first",
             example: Example::staff("/orders?status=OPEN&from=2020-11-01&to=2020-12-31"),
         }],
-    )],
+    )
+    .paged(20)],
 };
-pub const DEFAULT_LIMIT: u32 = 20;
-pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let status: OrderStatus = api::query_parsed(&req, "status")?.ok_or_else(|| {
@@ -49,7 +48,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .map(|shard| k::order_status_range(shard, status, from, to))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ApiError::invalid_parameter("to", e))?;
-    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, |limit| {
         format!("O5|{status}|{from}|{to}|{limit}")
     })?;

@@ -33,14 +33,13 @@ pub const FUNCTION: Function = Function {
             returns: "`{sku, inventories, orderItems: [{orderId, sku, quantity, unitPrice}], nextCursor}`: the inventories first, then the order lines newest first",
             example: Example::staff("/products/42/order-items?limit=10"),
         }],
-    )],
+    )
+    .paged(50)],
 };
-pub const DEFAULT_LIMIT: u32 = 50;
-pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
-    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, |limit| format!("O8|{sku}|{limit}"))?;
     let (items, next) = paging
         .items(deps.table.query(k::product_order_items(sku)).backwards())

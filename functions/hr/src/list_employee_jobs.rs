@@ -28,14 +28,13 @@ pub const FUNCTION: Function = Function {
             returns: "`{employeeId, jobs, nextCursor}` newest first; 404 `employee_not_found`",
             example: Example::staff("/employees/E100/jobs"),
         }],
-    )],
+    )
+    .paged(20)],
 };
-pub const DEFAULT_LIMIT: u32 = 20;
-pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
-    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, |limit| format!("H3 history|{id}|{limit}"))?;
     let (jobs, next) = paging
         .page::<JobHistory, _>(deps.table.query(k::jobs_of(&id)).backwards())

@@ -53,10 +53,9 @@ pub const FUNCTION: Function = Function {
                 example: Example::staff("/employees?jobTitle=Sales%20Representative"),
             },
         ],
-    )],
+    )
+    .paged(50)],
 };
-pub const DEFAULT_LIMIT: u32 = 50;
-pub const MAX_LIMIT: u32 = 100;
 /// H11 lists the holders of at most this many jobs of one title (jobs are staff's reference
 /// data; a title normally names one).
 pub const MAX_JOBS_PER_TITLE: u32 = 10;
@@ -74,7 +73,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             api::count_as_pattern("H2");
             let name =
                 Name::parse("name", &name).map_err(|e| ApiError::invalid_parameter("name", e))?;
-            let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+            let page = api::page_request(&req, &FUNCTION)?;
             let paging = store::Paging::new(deps, page, |limit| {
                 format!("H2|{}|{limit}", name.key().as_key())
             })?;
@@ -88,7 +87,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             api::count_as_pattern("H11");
             let title = Name::parse("jobTitle", &title)
                 .map_err(|e| ApiError::invalid_parameter("jobTitle", e))?;
-            let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+            let page = api::page_request(&req, &FUNCTION)?;
             let paging = store::Paging::new(deps, page, |limit| {
                 format!("H11|{}|{limit}", title.key().as_key())
             })?;
@@ -122,7 +121,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             let streams = Shard::all(HIRE_SHARDS)
                 .map(|shard| k::hired_since(shard, since))
                 .collect();
-            let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+            let page = api::page_request(&req, &FUNCTION)?;
             let paging = store::Paging::new(deps, page, |limit| format!("H6|{since}|{limit}"))?;
             let (items, cursor) = paging
                 .merged_page(&deps.table, streams, Direction::Descending)

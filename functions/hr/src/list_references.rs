@@ -31,7 +31,8 @@ pub const FUNCTION: Function = Function {
                 returns: "`{regions, nextCursor}`",
                 example: Example::staff("/regions"),
             }],
-        ),
+        )
+        .paged(50),
         Route::get(
             "/countries",
             "HR reference data listed: the countries, by id",
@@ -43,7 +44,8 @@ pub const FUNCTION: Function = Function {
                 returns: "`{countries, nextCursor}`",
                 example: Example::staff("/countries"),
             }],
-        ),
+        )
+        .paged(50),
         Route::get(
             "/locations",
             "HR reference data listed: the locations, by id",
@@ -55,7 +57,8 @@ pub const FUNCTION: Function = Function {
                 returns: "`{locations, nextCursor}`",
                 example: Example::staff("/locations"),
             }],
-        ),
+        )
+        .paged(50),
         Route::get(
             "/departments",
             "HR reference data listed: the departments, by id",
@@ -67,7 +70,8 @@ pub const FUNCTION: Function = Function {
                 returns: "`{departments, nextCursor}`",
                 example: Example::staff("/departments"),
             }],
-        ),
+        )
+        .paged(50),
         Route::get(
             "/warehouses",
             "HR reference data listed: the warehouses, by id",
@@ -79,7 +83,8 @@ pub const FUNCTION: Function = Function {
                 returns: "`{warehouses, nextCursor}`",
                 example: Example::staff("/warehouses"),
             }],
-        ),
+        )
+        .paged(50),
         Route::get(
             "/jobs",
             "HR reference data listed: the jobs and their titles, by id",
@@ -91,14 +96,13 @@ pub const FUNCTION: Function = Function {
                 returns: "`{jobs, nextCursor}`",
                 example: Example::staff("/jobs"),
             }],
-        ),
+        )
+        .paged(50),
     ],
 };
-pub const DEFAULT_LIMIT: u32 = 50;
-pub const MAX_LIMIT: u32 = 100;
 
 async fn list<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response<Body>, ApiError> {
-    let page = api::page_request(req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = api::page_request(req, &FUNCTION)?;
     let kind = R::KIND;
     let paging = store::Paging::new(deps, page, |limit| {
         format!("references|{}|{limit}", kind.tag())

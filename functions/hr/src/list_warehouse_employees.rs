@@ -25,14 +25,13 @@ pub const FUNCTION: Function = Function {
             returns: "`{warehouseId, employees, nextCursor}`",
             example: Example::staff("/warehouses/W1/employees"),
         }],
-    )],
+    )
+    .paged(50)],
 };
-pub const DEFAULT_LIMIT: u32 = 50;
-pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let warehouse = api::path_id(&req, "warehouseId")?;
-    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, |limit| format!("H7|{warehouse}|{limit}"))?;
     let (items, next) = paging
         .page::<EmployeeWarehouse, _>(deps.table.query(k::warehouse_employees(&warehouse)))

@@ -30,15 +30,14 @@ pub const FUNCTION: Function = Function {
             returns: "`{courses, certificates, nextCursor}`",
             example: Example::staff("/courses/introtodynamodb/days/2022-03-15"),
         }],
-    )],
+    )
+    .paged(50)],
 };
-pub const DEFAULT_LIMIT: u32 = 50;
-pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;
     let date = params::path_date(&req, "date")?;
-    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, |limit| {
         format!("L8|{}|{date}|{limit}", course.key().as_key())
     })?;

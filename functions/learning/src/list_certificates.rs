@@ -50,10 +50,9 @@ pub const FUNCTION: Function = Function {
                 example: Example::staff("/certificates?type=completion&instructor=Tyler%20Walch"),
             },
         ],
-    )],
+    )
+    .paged(20)],
 };
-pub const DEFAULT_LIMIT: u32 = 20;
-pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cert_type = api::query(&req, "type")
@@ -92,7 +91,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         let who = instructor.as_ref().map(Name::as_str).unwrap_or("");
         format!("L11-13|{}|{version:?}|{who}|{limit}", cert_type.tag())
     };
-    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, binding)?;
     let (items, next) = paging
         .merged_page(&deps.table, streams, store::merge::Direction::Ascending)

@@ -37,10 +37,9 @@ pub const FUNCTION: Function = Function {
                 ),
             },
         ],
-    )],
+    )
+    .paged(50)],
 };
-pub const DEFAULT_LIMIT: u32 = 50;
-pub const MAX_LIMIT: u32 = 100;
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;
@@ -48,7 +47,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .ok_or_else(|| ApiError::invalid_parameter("date", "give date=YYYY-MM-DD"))?;
     let version = params::query_version(&req)?;
     api::count_as_pattern(if version.is_some() { "L10" } else { "L9" });
-    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, |limit| {
         format!("L9-10|{}|{date}|{version:?}|{limit}", course.key().as_key())
     })?;

@@ -73,12 +73,11 @@ pub const FUNCTION: Function = Function {
                 ),
             },
         ],
-    )],
+    )
+    .paged(20)],
 };
 /// The index the API reads ([`keys::indexes::OccurrencesByDate`]).
 const OCCURRENCES_BY_DATE: &str = <keys::indexes::OccurrencesByDate as keys::Index>::NAME;
-pub const DEFAULT_LIMIT: u32 = 20;
-pub const MAX_LIMIT: u32 = 100;
 
 /// The period the query string asks for: at most one of `year`, `month`, `date`.
 fn period(req: &Request) -> Result<Period, ApiError> {
@@ -150,7 +149,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             course.key().as_key()
         )
     };
-    let page = api::page_request(&req, DEFAULT_LIMIT, MAX_LIMIT)?;
+    let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, binding)?;
     let (items, next) = paging
         .page::<CourseOccurrence, _>(deps.table.query(condition))

@@ -28,9 +28,35 @@ pub struct Route {
     /// serves ("C1: …", "L2-L6: …") when the catalogue numbers them.
     pub summary: &'static str,
     pub patterns: &'static [Pattern],
+    /// A paginated route's page size ([`Route::paged`]); `None` for one answer.
+    pub page: Option<Page>,
+}
+
+/// The page size of a paginated route: `?limit=` from 1 to `max`, `default` when absent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    pub default: u32,
+    pub max: u32,
+}
+
+impl Page {
+    /// The most items a page of any route holds.
+    pub const MAX: u32 = 100;
 }
 
 impl Route {
+    /// The route, paginated: `?limit=` from 1 to [`Page::MAX`] (`default` when absent) and a
+    /// `cursor`, the previous page's `nextCursor`.
+    pub const fn paged(self, default: u32) -> Route {
+        Route {
+            page: Some(Page {
+                default,
+                max: Page::MAX,
+            }),
+            ..self
+        }
+    }
+
     /// A `GET` route.
     pub const fn get(
         path: &'static str,
@@ -42,6 +68,7 @@ impl Route {
             path,
             summary,
             patterns,
+            page: None,
         }
     }
 
@@ -56,6 +83,7 @@ impl Route {
             path,
             summary,
             patterns,
+            page: None,
         }
     }
 
@@ -70,6 +98,7 @@ impl Route {
             path,
             summary,
             patterns,
+            page: None,
         }
     }
 
@@ -84,6 +113,7 @@ impl Route {
             path,
             summary,
             patterns,
+            page: None,
         }
     }
 }
@@ -214,6 +244,19 @@ pub enum Sender {
 }
 
 impl Function {
+    /// The page size its paginated routes declare (a function's routes page alike). Panics if
+    /// it declares none.
+    pub const fn page(&self) -> Page {
+        let mut i = 0;
+        while i < self.routes.len() {
+            if let Some(page) = self.routes[i].page {
+                return page;
+            }
+            i += 1;
+        }
+        panic!("a function without a paginated route has no page size")
+    }
+
     /// The `Pattern` its metrics are counted under: the catalogue ID of the patterns it serves
     /// (`C1`; a run of one letter's numbers as a range, `L2-L6`; others joined, `H2/H6/H11`),
     /// or its own name when it serves no numbered pattern; one pattern keeps its whole ID (`H3
@@ -271,6 +314,7 @@ mod tests {
             path: "/x",
             summary: "",
             patterns: patterns.leak(),
+            page: None,
         }];
         Function {
             name: "the-function",

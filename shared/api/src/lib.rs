@@ -49,7 +49,7 @@ pub mod declare {
 }
 pub use body::{MAX_BODY_BYTES, field, invalid_field, json_body};
 pub use error::ApiError;
-pub use function::{Function, Method, Route};
+pub use function::{Function, Method, Page, Route};
 pub use parameters::{
     header, page_request, path, path_id, path_isbn, path_param, query, query_date,
     query_order_dates, query_parsed, query_u32,

@@ -5,7 +5,7 @@ use keys::{Date, Id, KeyError};
 use lambda_http::{Request, RequestExt};
 use store::PageRequest;
 
-use crate::ApiError;
+use crate::{ApiError, Function};
 
 /// A path parameter as an identifier.
 pub fn path_id(req: &Request, name: &'static str) -> Result<Id, ApiError> {
@@ -113,11 +113,13 @@ pub fn query_order_dates(req: &Request) -> Result<(Date, Date), ApiError> {
     Ok((from, to))
 }
 
-/// The page a paginated pattern is asked for: `limit` (`default` when absent, within `1..=max`)
-/// and `cursor` (the previous page's `nextCursor`), for [`store::Paging`] to read.
-pub fn page_request(req: &Request, default: u32, max: u32) -> Result<PageRequest, ApiError> {
+/// The page a paginated function is asked for: `limit` (within the page size it declares,
+/// [`Function::page`]) and `cursor` (the previous page's `nextCursor`), for [`store::Paging`] to
+/// read.
+pub fn page_request(req: &Request, function: &Function) -> Result<PageRequest, ApiError> {
+    let page = function.page();
     Ok(PageRequest {
-        limit: query_u32(req, "limit", default, 1, max)?,
+        limit: query_u32(req, "limit", page.default, 1, page.max)?,
         cursor: query(req, "cursor"),
     })
 }
