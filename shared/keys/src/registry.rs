@@ -688,8 +688,106 @@ mod tests {
         .collect()
     }
 
+    /// Every key of a multi-attribute index an item writes, with its entity: an occurrence's
+    /// `OccurrencesByDate` attributes, and the order attributes headers and summaries both carry.
+    fn every_index_key(i: &Inputs) -> Vec<(&'static str, crate::IndexKey)> {
+        use crate::{
+            Index,
+            indexes::{
+                AccountRepId, CustomerId, CustomerOrdersByStatus, EntityType, OrderId,
+                RepOrdersByStatus, Status,
+            },
+        };
+        let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
+        let id = SortableId::at_ms(i.ms);
+        let mut keys = vec![(
+            lt::COURSE_OCCURRENCE,
+            learning::occurrence_by_date(&i.course, date, &i.location),
+        )];
+        for entity in [EntityType::ORDER_HEADER, EntityType::ORDER_SUMMARY] {
+            let sort = || (Status(i.status), OrderId(id));
+            keys.push((
+                entity.0,
+                CustomerOrdersByStatus::item_key((CustomerId(i.a.clone()), entity.clone()), sort()),
+            ));
+            keys.push((
+                entity.0,
+                RepOrdersByStatus::item_key((AccountRepId(i.b.clone()), entity.clone()), sort()),
+            ));
+        }
+        keys
+    }
+
+    /// Every read of a multi-attribute index, with the entities its decoder expects.
+    fn every_index_read(
+        i: &Inputs,
+    ) -> Vec<(&'static str, crate::IndexCondition, &'static [&'static str])> {
+        use crate::{
+            Index,
+            indexes::{
+                AccountRepId, CustomerId, CustomerOrdersByStatus, EntityType, OrderId,
+                RepOrdersByStatus, Status,
+            },
+            learning::{OccurrenceRead, Period},
+        };
+        const OCC: &[&str] = &[lt::COURSE_OCCURRENCE];
+        let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
+        let year = date.hierarchical()[..4].parse().unwrap();
+        let (lo, hi) = (
+            SortableId::floor(i.ms),
+            SortableId::ceiling(i.ms + 86_400_000),
+        );
+        let mut reads: Vec<_> = [
+            OccurrenceRead::In(Period::Any),
+            OccurrenceRead::In(Period::Year(year)),
+            OccurrenceRead::In(Period::Month(year, crate::indexes::ymd(date).1.0)),
+            OccurrenceRead::In(Period::Day(date)),
+            OccurrenceRead::At(date, i.location.clone()),
+        ]
+        .into_iter()
+        .map(|r| (r.pattern(), r.by_date(&i.course).unwrap(), OCC))
+        .collect();
+        reads.push((
+            "C4s",
+            CustomerOrdersByStatus::key((CustomerId(i.a.clone()), EntityType::ORDER_HEADER))
+                .eq(Status(i.status))
+                .between(OrderId(lo), OrderId(hi)),
+            &[ct::ORDER_HEADER],
+        ));
+        reads.push((
+            "O10",
+            RepOrdersByStatus::key((AccountRepId(i.b.clone()), EntityType::ORDER_SUMMARY))
+                .eq(Status(i.status))
+                .between(OrderId(lo), OrderId(hi)),
+            &[ct::ORDER_SUMMARY],
+        ));
+        reads
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// The registry's guarantees on the multi-attribute indexes: every key an item writes
+        /// is in an index that declares its entity a member, and every read selects only the
+        /// entities it decodes (keys from two input sets: one shared with the read, one not).
+        #[test]
+        fn every_index_read_selects_only_the_entities_it_decodes(i in arb_inputs(), j in arb_inputs()) {
+            let keys: Vec<_> = every_index_key(&i).into_iter().chain(every_index_key(&j)).collect();
+            for (entity, key) in &keys {
+                prop_assert!(crate::indexes::members(key.index().name).contains(entity));
+            }
+            let mut selected = 0;
+            for (pattern, read, members) in every_index_read(&i) {
+                for (entity, key) in &keys {
+                    let value = |n: &str| key.get(n).cloned();
+                    if key.index().name == read.index().name && read.matches(value) {
+                        selected += 1;
+                        prop_assert!(members.contains(entity), "{} reads a {} ({:?})", pattern, entity, key);
+                    }
+                }
+            }
+            prop_assert!(selected >= 7, "each read finds its own inputs' item");
+        }
 
         #[test]
         fn every_key_a_builder_makes_is_its_own_entitys_and_no_one_elses(i in arb_inputs()) {
