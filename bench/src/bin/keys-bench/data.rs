@@ -106,7 +106,7 @@ fn occurrence(course: &str, date: Date, location: &str) -> CourseOccurrence {
 /// [`BUSY_DAY`], and a quarter as many of another course. One per course, day and location (their
 /// key), so fewer than asked may come back.
 pub fn occurrences(count: usize) -> Vec<CourseOccurrence> {
-    let mut rng = Rng::new(2022_03_15);
+    let mut rng = Rng::new(20_220_315);
     let mut out = std::collections::BTreeMap::new();
     let mut add = |o: CourseOccurrence| {
         out.insert(model::Entity::key(&o), o);
@@ -131,7 +131,7 @@ pub fn occurrences(count: usize) -> Vec<CourseOccurrence> {
 /// [`CUSTOMER`]'s, the rest spread over 200 customers; half of them placed under one of five reps
 /// ([`REP`] among them); every status, a fifth of them OPEN (seed 003's share).
 pub fn orders(count: usize) -> (Vec<OrderHeader>, Vec<OrderSummary>) {
-    let mut rng = Rng::new(2020_11_25);
+    let mut rng = Rng::new(20_201_125);
     let start = date((2023, 1, 1)).start_ms() as u64;
     let span = date((2025, 12, 31)).end_ms() as u64 - start;
     let mut headers = Vec::with_capacity(count);

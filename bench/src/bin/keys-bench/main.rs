@@ -249,6 +249,9 @@ async fn storage(
     })
 }
 
+/// A read and its walks: at each page size, one walk per design of [`Design::READ`].
+type Walked = (Read, Vec<(u32, Vec<Walk>)>);
+
 /// What walking every page of a read cost.
 #[derive(Debug, Default)]
 struct Walk {
@@ -467,7 +470,7 @@ fn key_code(design: Design) -> ((usize, Vec<String>), (usize, Vec<String>)) {
 }
 
 /// The figures the decision guide quotes, the two designs side by side.
-fn summary(w: &mut String, measured: &[Measured], reads: &[(Read, Vec<(u32, Vec<Walk>)>)]) {
+fn summary(w: &mut String, measured: &[Measured], reads: &[Walked]) {
     let compared: Vec<&Measured> = Design::READ
         .iter()
         .map(|d| measured.iter().find(|m| m.design == *d).expect("measured"))
@@ -608,11 +611,7 @@ fn summary(w: &mut String, measured: &[Measured], reads: &[(Read, Vec<(u32, Vec<
     writeln!(w).ok();
 }
 
-fn report(
-    measured: &[Measured],
-    reads: &[(Read, Vec<(u32, Vec<Walk>)>)],
-    _out: &std::path::Path,
-) -> String {
+fn report(measured: &[Measured], reads: &[Walked], _out: &std::path::Path) -> String {
     let mut r = String::new();
     let w = &mut r;
     let commit = std::process::Command::new("git")
