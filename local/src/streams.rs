@@ -7,13 +7,15 @@
 //!   [`follow`] follows the shards' lineage ([`shard`]) and starts a worker for each.
 //! - [`worker`]: one mapping's processing of one shard; the retry rules are in [`queue`], the
 //!   reading of responses in [`response`], the event in [`event`], the on-failure record (a
-//!   JSON line in `.local/failures/<Destination>.jsonl`) in [`destination`].
+//!   JSON line in `.local/failures/<Destination>.jsonl`) in [`destination`], the time record
+//!   ages are measured by (the system's, or moved forward by a test) in [`clock`].
 //! - [`filter`]: the mappings' `FilterCriteria`, which decide the records a function sees.
 //! - [`status`]: the counters behind `GET /_local/streams`, and `drained`.
 //!
 //! Not emulated: `ParallelizationFactor` (one batch in flight per shard), tumbling windows, and
 //! Lambda's own throttling.
 
+mod clock;
 mod destination;
 pub mod event;
 pub mod filter;
@@ -40,6 +42,7 @@ use crate::{
     lambda::Stack,
     sync::lock,
 };
+pub use clock::Clock;
 use filter::Filters;
 use mapping::Mapping;
 pub use mapping::Timing;
@@ -58,16 +61,20 @@ pub struct StreamsConfig {
     /// Where `<DestinationLogicalId>.jsonl` files are written.
     pub failures_dir: PathBuf,
     pub timing: Timing,
+    /// The system's time, unless a test moves it forward to age records.
+    pub clock: Clock,
 }
 
 impl StreamsConfig {
-    /// The defaults: [`devkit::endpoint`], [`FAILURES_DIR`], [`Timing::default`].
+    /// The defaults: [`devkit::endpoint`], [`FAILURES_DIR`], [`Timing::default`], the system's
+    /// clock.
     pub fn new(table_name: &str) -> StreamsConfig {
         StreamsConfig {
             table_name: table_name.to_owned(),
             endpoint: devkit::endpoint(),
             failures_dir: FAILURES_DIR.into(),
             timing: Timing::default(),
+            clock: Clock::default(),
         }
     }
 }
@@ -186,6 +193,7 @@ pub async fn start(
             client: client.clone(),
             stream_arn: stream_arn.clone(),
             timing: config.timing,
+            clock: config.clock.clone(),
             state: Mutex::default(),
             wake: Default::default(),
         });

@@ -1,6 +1,7 @@
 //! The stream mappings against DynamoDB Local and stream handlers written in shell (as in
-//! invoke.rs: no Lambda crate to build). DynamoDB Local runs on port 8002: started here if
-//! nothing answers there, and stopped at the end if it was. Needs sh, sed and curl, and Java to
+//! invoke.rs: no Lambda crate to build). DynamoDB Local runs on port 8002 (or
+//! `$STREAMS_TEST_DDB_PORT`): started here if nothing answers there, and stopped at the end if it
+//! was. Needs sh, sed and curl, and Java to
 //! start DynamoDB Local; skipped without them.
 
 use std::{
@@ -16,7 +17,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use local_stack::{
     Stack, StackConfig,
     apigw::{Gateway, routes::Router},
-    streams::{self, StreamsConfig, StreamsHandle},
+    streams::{self, Clock, StreamsConfig, StreamsHandle},
 };
 use sam_template::Template;
 use serde_json::Value;
@@ -25,7 +26,8 @@ use tokio::{
     net::{TcpListener, TcpStream},
 };
 
-const PORT: u16 = 8002;
+/// Where DynamoDB Local is expected, unless `$STREAMS_TEST_DDB_PORT` names another port.
+const DEFAULT_PORT: u16 = 8002;
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Logs every event to $LOG, then fails as the records' `Behavior` attribute says: `crash` fails
@@ -75,11 +77,18 @@ fn tools_available() -> bool {
     ok
 }
 
-fn endpoint() -> String {
-    format!("http://127.0.0.1:{PORT}")
+fn port() -> u16 {
+    std::env::var("STREAMS_TEST_DDB_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(DEFAULT_PORT)
 }
 
-/// DynamoDB Local on [`PORT`]; stops it when dropped if it started it.
+fn endpoint() -> String {
+    format!("http://127.0.0.1:{}", port())
+}
+
+/// DynamoDB Local on [`port`]; stops it when dropped if it started it.
 struct DynamoDbLocal {
     started: bool,
 }
@@ -87,20 +96,21 @@ struct DynamoDbLocal {
 impl DynamoDbLocal {
     /// `None` when it is not running and cannot be started for want of Java.
     fn ensure() -> Option<DynamoDbLocal> {
-        if StdTcpStream::connect(("127.0.0.1", PORT)).is_ok() {
+        let port = port();
+        if StdTcpStream::connect(("127.0.0.1", port)).is_ok() {
             return Some(DynamoDbLocal { started: false });
         }
         if Command::new("java").arg("-version").output().is_err() {
-            eprintln!("skipped: DynamoDB Local is not running on {PORT} and there is no java");
+            eprintln!("skipped: DynamoDB Local is not running on {port} and there is no java");
             return None;
         }
         let status = Command::new(script())
-            .args(["start", &PORT.to_string()])
+            .args(["start", &port.to_string()])
             .status()
             .expect("run scripts/dynamodb-local.sh");
         assert!(
             status.success(),
-            "scripts/dynamodb-local.sh start {PORT} failed"
+            "scripts/dynamodb-local.sh start {port} failed"
         );
         Some(DynamoDbLocal { started: true })
     }
@@ -110,7 +120,7 @@ impl Drop for DynamoDbLocal {
     fn drop(&mut self) {
         if self.started {
             let _ = Command::new(script())
-                .args(["stop", &PORT.to_string()])
+                .args(["stop", &port().to_string()])
                 .status();
         }
     }
@@ -121,9 +131,9 @@ fn script() -> PathBuf {
 }
 
 /// One function of a test template: its name and its stream event's properties (YAML lines).
-struct Handler {
+struct Handler<'a> {
     name: &'static str,
-    properties: &'static [&'static str],
+    properties: &'a [&'a str],
 }
 
 /// A table, the template's functions (the shell handler under each name) and their mappings.
@@ -133,10 +143,12 @@ struct Scenario {
     client: aws_sdk_dynamodb::Client,
     template: Template,
     stack: Arc<Stack>,
+    /// The mappings' clock.
+    clock: Clock,
 }
 
 impl Scenario {
-    async fn new(name: &str, handlers: &[Handler]) -> Scenario {
+    async fn new(name: &str, handlers: &[Handler<'_>]) -> Scenario {
         let dir =
             std::env::temp_dir().join(format!("local-streams-test-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -175,6 +187,7 @@ impl Scenario {
             client,
             template,
             stack,
+            clock: Clock::default(),
         }
     }
 
@@ -182,6 +195,7 @@ impl Scenario {
         let config = StreamsConfig {
             failures_dir: self.dir.join("failures"),
             endpoint: endpoint(),
+            clock: self.clock.clone(),
             ..StreamsConfig::new(&self.table)
         };
         streams::start(&self.template, self.stack.clone(), config)
@@ -262,6 +276,15 @@ impl Scenario {
             .expect("the record was delivered")
     }
 
+    /// The shard is not held by what was given up on: item `n`, written now, is delivered to
+    /// `function`, alone. The status once drained.
+    async fn goes_on(&self, streams: &StreamsHandle, function: &str, n: u32) -> Value {
+        self.put(n, "Review", "ok").await;
+        let status = drained(streams).await;
+        assert_eq!(self.invocations(function).last(), Some(&inserts(n..=n)));
+        status
+    }
+
     async fn finish(self, streams: StreamsHandle) {
         streams.stop();
         self.stack.shutdown().await;
@@ -282,7 +305,7 @@ fn unique() -> u128 {
         .unwrap_or(0)
 }
 
-fn template_text(dir: &Path, handlers: &[Handler]) -> String {
+fn template_text(dir: &Path, handlers: &[Handler<'_>]) -> String {
     let mut t = String::from(
         "Resources:
   Table:
@@ -390,7 +413,8 @@ async fn filters_batches_positions_and_status() {
                 properties: &[
                     "StartingPosition: TRIM_HORIZON",
                     "BatchSize: 3",
-                    "MaximumBatchingWindowInSeconds: 1",
+                    // Longer than any test: a batch goes when it is full.
+                    "MaximumBatchingWindowInSeconds: 300",
                     "FilterCriteria:",
                     "  Filters:",
                     r#"    - Pattern: '{"dynamodb": {"NewImage": {"Type": {"S": ["Review"]}}}}'"#,
@@ -437,12 +461,8 @@ async fn filters_batches_positions_and_status() {
     let collected = s.invocations("collector");
     let sizes: Vec<usize> = collected.iter().map(Vec::len).collect();
     eprintln!("collector batches: {sizes:?}");
-    assert!(sizes.iter().all(|&n| n <= 3), "{collected:?}");
-    // The window (1 s) gathers full batches: the writes take well under that.
-    assert!(
-        sizes.iter().filter(|&&n| n == 3).count() >= 2,
-        "{collected:?}"
-    );
+    // The window gathers full batches, however slowly the records come.
+    assert_eq!(sizes, [3, 3, 3], "{collected:?}");
     let mut expected = inserts(0..=7);
     expected.push("REMOVE 3".into());
     assert_eq!(
@@ -527,11 +547,13 @@ async fn partial_failures_retry_from_the_checkpoint() {
         }],
     )
     .await;
-    let streams = s.start_streams().await;
+    // Written before the mapping starts (as in every scenario where the first batch matters):
+    // its first read finds them all, however slowly they were written.
     for n in 1..=5 {
         s.put(n, "Review", if n == 3 { "reject-once" } else { "ok" })
             .await;
     }
+    let streams = s.start_streams().await;
     let status = drained(&streams).await;
     // Exactly the failed record and those after it come again.
     assert_eq!(s.invocations("partial"), [inserts(1..=5), inserts(3..=5)]);
@@ -561,11 +583,11 @@ async fn function_errors_bisect_down_to_the_bad_record() {
         }],
     )
     .await;
-    let streams = s.start_streams().await;
     for n in 1..=8 {
         s.put(n, "Review", if n == 6 { "crash" } else { "ok" })
             .await;
     }
+    let streams = s.start_streams().await;
     let status = drained(&streams).await;
     // Halves, first half first, down to the crashing record, which fails once more (its one
     // retry: splitting does not count) and is given up on; the rest goes on.
@@ -614,28 +636,11 @@ async fn function_errors_bisect_down_to_the_bad_record() {
 }
 
 async fn a_poison_record_goes_to_the_destination_and_the_rest_goes_on() {
-    let s = Scenario::new(
-        "poison",
-        &[Handler {
-            name: "poison",
-            properties: &[
-                "StartingPosition: TRIM_HORIZON",
-                "BatchSize: 10",
-                "MaximumBatchingWindowInSeconds: 2",
-                "MaximumRetryAttempts: 2",
-                "FunctionResponseTypes: [ReportBatchItemFailures]",
-                "DestinationConfig:",
-                "  OnFailure:",
-                "    Destination: !GetAtt FailureQueue.Arn",
-            ],
-        }],
-    )
-    .await;
-    let streams = s.start_streams().await;
-    for n in 1..=5 {
-        s.put(n, "Review", if n == 2 { "reject" } else { "ok" })
-            .await;
-    }
+    let bounds = [
+        "MaximumBatchingWindowInSeconds: 2",
+        "MaximumRetryAttempts: 2",
+    ];
+    let (s, streams) = one_record_rejected("poison", &bounds, 5, 2).await;
     drained(&streams).await;
     // Sent once and retried twice, then given up on: the records after it are done.
     assert_eq!(
@@ -657,10 +662,7 @@ async fn a_poison_record_goes_to_the_destination_and_the_rest_goes_on() {
     assert_eq!(failures[0]["requestContext"]["approximateInvokeCount"], 3);
     assert_eq!(failures[0]["responseContext"]["functionError"], Value::Null);
 
-    // The shard is not blocked: later writes are delivered.
-    s.put(6, "Review", "ok").await;
-    let status = drained(&streams).await;
-    assert_eq!(s.invocations("poison").last(), Some(&inserts(6..=6)));
+    let status = s.goes_on(&streams, "poison", 6).await;
     let p = &status["poison"];
     assert_eq!(p["succeeded"], 5, "{status:#}");
     assert_eq!(p["failedToDestination"], 1);
@@ -670,45 +672,44 @@ async fn a_poison_record_goes_to_the_destination_and_the_rest_goes_on() {
 
 /// The template's bounds (retried without a count, given up by age), at the smallest age Lambda
 /// takes: a batch that keeps failing goes to the destination, named by its shard and sequence
-/// range, once its records are a minute old, and the shard goes on.
+/// range, once its records are over a minute old, and the shard goes on. The mapping's clock is
+/// moved past the minute once the batch has been retried: every record of it is then over the
+/// limit, however far apart they were read, and a record written after is not.
 async fn a_batch_too_old_goes_to_the_destination_with_its_sequence_range() {
-    let s = Scenario::new(
-        "age",
-        &[Handler {
-            name: "age",
-            properties: &[
-                "StartingPosition: TRIM_HORIZON",
-                "BatchSize: 10",
-                "MaximumBatchingWindowInSeconds: 1",
-                "MaximumRetryAttempts: -1",
-                "MaximumRecordAgeInSeconds: 60",
-                "BisectBatchOnFunctionError: true",
-                "FunctionResponseTypes: [ReportBatchItemFailures]",
-                "DestinationConfig:",
-                "  OnFailure:",
-                "    Destination: !GetAtt FailureQueue.Arn",
-            ],
-        }],
-    )
+    let bounds = [
+        "MaximumBatchingWindowInSeconds: 1",
+        "MaximumRetryAttempts: -1",
+        "MaximumRecordAgeInSeconds: 60",
+        "BisectBatchOnFunctionError: true",
+    ];
+    let (s, streams) = one_record_rejected("age", &bounds, 3, 1).await;
+    let whole_batch = inserts(1..=3);
+    until("the whole batch was sent again", || {
+        s.invocations("age")
+            .iter()
+            .filter(|&b| *b == whole_batch)
+            .count()
+            >= 2
+    })
     .await;
-    let streams = s.start_streams().await;
-    for n in 1..=3 {
-        s.put(n, "Review", if n == 1 { "reject" } else { "ok" })
-            .await;
-    }
-    let mut waited = Duration::ZERO;
-    while s.failures("FailureQueue").is_empty() {
-        assert!(
-            waited < Duration::from_secs(120),
-            "nothing reached the destination in {waited:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        waited += Duration::from_millis(500);
-    }
+    assert!(
+        s.failures("FailureQueue").is_empty(),
+        "not a minute old yet"
+    );
+
+    s.clock.advance(Duration::from_secs(61));
+    until("the batch reached the destination", || {
+        !s.failures("FailureQueue").is_empty()
+    })
+    .await;
     let failures = s.failures("FailureQueue");
     assert_eq!(failures.len(), 1, "{failures:#?}");
     let f = &failures[0];
     assert_eq!(f["requestContext"]["condition"], "RecordAgeExceeded");
+    let sent = s.invocations("age");
+    // Retried from the rejected record, the first: the whole batch each time.
+    assert!(sent.iter().all(|b| *b == whole_batch), "{sent:?}");
+    assert_eq!(f["requestContext"]["approximateInvokeCount"], sent.len());
     let info = &f["DDBStreamBatchInfo"];
     assert_eq!(
         info["startSequenceNumber"],
@@ -720,16 +721,61 @@ async fn a_batch_too_old_goes_to_the_destination_with_its_sequence_range() {
     );
     assert_eq!(info["batchSize"], 3);
     assert!(info["shardId"].as_str().is_some_and(|id| !id.is_empty()));
-    let invocations = s.invocations("age").len();
-    assert!(
-        invocations > 2,
-        "retried until then: {invocations} invocations"
-    );
 
-    // The shard is not held: a later write is delivered.
-    s.put(4, "Review", "ok").await;
-    let status = drained(&streams).await;
-    assert_eq!(s.invocations("age").last(), Some(&inserts(4..=4)));
+    let status = s.goes_on(&streams, "age", 4).await;
+    assert_eq!(
+        s.invocations("age").len(),
+        sent.len() + 1,
+        "only the new record after"
+    );
     assert_eq!(status["age"]["failedToDestination"], 3, "{status:#}");
+    assert_eq!(status["age"]["succeeded"], 1);
     s.finish(streams).await;
+}
+
+/// The set-up of the scenarios where a record is given up on: a mapping that reads batch item
+/// failures and has an on-failure destination, with `bounds` (its window, retry and age limits)
+/// on top; items 1 to `count`, of which the function always reports `rejected` as failed, are
+/// written before it starts.
+async fn one_record_rejected(
+    name: &'static str,
+    bounds: &[&str],
+    count: u32,
+    rejected: u32,
+) -> (Scenario, StreamsHandle) {
+    let mut properties = vec![
+        "StartingPosition: TRIM_HORIZON",
+        "BatchSize: 10",
+        "FunctionResponseTypes: [ReportBatchItemFailures]",
+        "DestinationConfig:",
+        "  OnFailure:",
+        "    Destination: !GetAtt FailureQueue.Arn",
+    ];
+    properties.extend_from_slice(bounds);
+    let s = Scenario::new(
+        name,
+        &[Handler {
+            name,
+            properties: &properties,
+        }],
+    )
+    .await;
+    for n in 1..=count {
+        s.put(n, "Review", if n == rejected { "reject" } else { "ok" })
+            .await;
+    }
+    let streams = s.start_streams().await;
+    (s, streams)
+}
+
+/// Polls `done` until it holds; fails after [`DRAIN_TIMEOUT`].
+async fn until(what: &str, done: impl Fn() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(
+            started.elapsed() < DRAIN_TIMEOUT,
+            "not yet after {DRAIN_TIMEOUT:?}: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

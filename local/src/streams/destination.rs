@@ -51,8 +51,9 @@ impl Destination {
     }
 }
 
-/// Lambda's on-failure record for `entries` (consecutive records of one shard).
-pub fn record(source: &Source, condition: Condition, entries: &[Entry]) -> Value {
+/// Lambda's on-failure record for `entries` (consecutive records of one shard), given up on at
+/// `now`.
+pub fn record(source: &Source, condition: Condition, entries: &[Entry], now: SystemTime) -> Value {
     let first = entries.first();
     let last = entries.last();
     let invoked = entries.iter().map(|e| e.invocations).max().unwrap_or(0);
@@ -71,7 +72,7 @@ pub fn record(source: &Source, condition: Condition, entries: &[Entry]) -> Value
             "functionError": failure.and_then(|f| f.function_error),
         },
         "version": "1.0",
-        "timestamp": timestamp(SystemTime::now(), true),
+        "timestamp": timestamp(now, true),
         "DDBStreamBatchInfo": {
             "shardId": source.shard_id,
             "startSequenceNumber": first.map(|e| e.record.sequence_number.as_str()),
@@ -130,6 +131,7 @@ mod tests {
             &source,
             Condition::RetryAttemptsExhausted,
             &[entry("100", 3), entry("200", 2)],
+            SystemTime::UNIX_EPOCH + Duration::from_secs(1_573_690_460),
         );
         assert!(
             r["requestContext"]["requestId"]
@@ -143,7 +145,7 @@ mod tests {
             json!({"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"})
         );
         assert_eq!(r["version"], "1.0");
-        assert_eq!(r["timestamp"].as_str().map(str::len), Some(24));
+        assert_eq!(r["timestamp"], "2019-11-14T00:14:20.000Z");
         assert_eq!(
             r["DDBStreamBatchInfo"],
             json!({

@@ -14,6 +14,7 @@ use aws_sdk_dynamodbstreams::{
 };
 use serde_json::{Map, Value, json};
 
+use super::clock::Clock;
 use crate::account;
 
 /// One stream record, ready to send.
@@ -56,13 +57,10 @@ impl Record {
         }
     }
 
-    /// Converts a record from GetRecords. Fails only on a record without a sequence number,
-    /// which DynamoDB never sends.
-    pub fn from_stream(
-        r: &SdkRecord,
-        stream_arn: &str,
-        read_at: SystemTime,
-    ) -> Result<Record, String> {
+    /// Converts a record from GetRecords, read now on `clock`. Fails only on a record without a
+    /// sequence number, which DynamoDB never sends.
+    pub fn from_stream(r: &SdkRecord, stream_arn: &str, clock: &Clock) -> Result<Record, String> {
+        let read_at = clock.now();
         let change = r
             .dynamodb()
             .ok_or("a stream record without its dynamodb part")?;
@@ -73,7 +71,7 @@ impl Record {
         let created = change
             .approximate_creation_date_time()
             .and_then(|t| SystemTime::try_from(*t).ok())
-            .unwrap_or(read_at);
+            .map_or(read_at, |t| clock.stamped(t));
         let epoch_seconds = created
             .duration_since(SystemTime::UNIX_EPOCH)
             .map(|d| d.as_secs())
@@ -250,8 +248,7 @@ mod tests {
 
     #[test]
     fn the_record_is_lambdas_dynamodb_record() {
-        let read_at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_010);
-        let r = Record::from_stream(&sample(false), ARN, read_at).unwrap();
+        let r = Record::from_stream(&sample(false), ARN, &Clock::default()).unwrap();
         assert_eq!(r.sequence_number, "000000000000000000042");
         assert_eq!(
             r.json,
@@ -291,6 +288,21 @@ mod tests {
     }
 
     #[test]
+    fn a_record_read_after_the_clock_moved_forward_is_as_far_ahead() {
+        let clock = Clock::default();
+        let before = Record::from_stream(&sample(false), ARN, &clock).unwrap();
+        clock.advance(Duration::from_secs(61));
+        let after = Record::from_stream(&sample(false), ARN, &clock).unwrap();
+        let ahead = Duration::from_secs(61);
+        assert_eq!(after.created, before.created + ahead);
+        assert_eq!(after.arrived, before.arrived + ahead);
+        assert_eq!(
+            after.json["dynamodb"]["ApproximateCreationDateTime"],
+            1_700_000_061u64
+        );
+    }
+
+    #[test]
     fn ages_count_from_the_latest_moment_the_change_can_have_happened() {
         let minute = SystemTime::UNIX_EPOCH + Duration::from_secs(1_699_999_980);
         // A whole minute may be DynamoDB Local's rounding: up to a minute later, or when read.
@@ -306,13 +318,13 @@ mod tests {
 
     #[test]
     fn ttl_deletions_carry_the_user_identity() {
-        let r = Record::from_stream(&sample(true), ARN, SystemTime::now()).unwrap();
+        let r = Record::from_stream(&sample(true), ARN, &Clock::default()).unwrap();
         assert_eq!(
             r.json["userIdentity"],
             json!({"type": "Service", "principalId": "dynamodb.amazonaws.com"})
         );
         assert!(
-            Record::from_stream(&sample(false), ARN, SystemTime::now())
+            Record::from_stream(&sample(false), ARN, &Clock::default())
                 .unwrap()
                 .json
                 .get("userIdentity")
@@ -322,8 +334,8 @@ mod tests {
 
     #[test]
     fn the_event_deserializes_as_aws_lambda_events_dynamodb_event() {
-        let a = Record::from_stream(&sample(true), ARN, SystemTime::now()).unwrap();
-        let b = Record::from_stream(&sample(false), ARN, SystemTime::now()).unwrap();
+        let a = Record::from_stream(&sample(true), ARN, &Clock::default()).unwrap();
+        let b = Record::from_stream(&sample(false), ARN, &Clock::default()).unwrap();
         let value = event([&a, &b]);
         let parsed: aws_lambda_events::event::dynamodb::Event =
             serde_json::from_value(value).expect("a valid DynamoDB event");

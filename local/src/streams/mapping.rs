@@ -11,6 +11,7 @@ use aws_sdk_dynamodbstreams::Client;
 use tokio::sync::Notify;
 
 use super::{
+    clock::Clock,
     destination::{self, Destination, Source},
     filter::Filters,
     queue::{Condition, Entry, Limits},
@@ -56,6 +57,8 @@ pub struct Mapping {
     pub stream_arn: String,
     pub destination: Destination,
     pub timing: Timing,
+    /// What record ages are measured by.
+    pub clock: Clock,
     pub state: Mutex<MappingState>,
     /// Asks the shard-following task to list the shards now.
     pub wake: Notify,
@@ -87,7 +90,7 @@ impl Mapping {
             shard_id: shard,
             stream_arn: &self.stream_arn,
         };
-        let record = destination::record(&source, condition, entries);
+        let record = destination::record(&source, condition, entries, self.clock.now());
         let gone_to = match self.destination.write(&record) {
             Ok(Some(path)) => path.display().to_string(),
             Ok(None) => "dropped (no on-failure destination)".to_owned(),

@@ -3,7 +3,7 @@
 
 use std::{
     sync::Arc,
-    time::{Duration, Instant, SystemTime},
+    time::{Duration, Instant},
 };
 
 use super::{
@@ -34,7 +34,7 @@ pub async fn run(mapping: Arc<Mapping>, mut reader: ShardReader) {
 
     loop {
         while let Some((condition, entries)) =
-            queue.take_expired(&mapping.limits, SystemTime::now())
+            queue.take_expired(&mapping.limits, mapping.clock.now())
         {
             mapping.discard(&shard, condition, &entries);
             mapping.set_pending(&shard, queue.len());
@@ -45,7 +45,7 @@ pub async fn run(mapping: Arc<Mapping>, mut reader: ShardReader) {
             batch_size,
             MAX_BATCH_BYTES,
             &mapping.limits,
-            SystemTime::now(),
+            mapping.clock.now(),
         );
         // Send a full batch, a retry, a half of a bisected batch or a closed shard's last records
         // at once (once the backoff allows); wait for the window to fill anything else.
@@ -78,10 +78,9 @@ pub async fn run(mapping: Arc<Mapping>, mut reader: ShardReader) {
             let started = Instant::now();
             match reader.read().await {
                 Ok(records) => {
-                    let read_at = SystemTime::now();
                     let mut filtered_out = 0;
                     for r in &records {
-                        match Record::from_stream(r, &mapping.stream_arn, read_at) {
+                        match Record::from_stream(r, &mapping.stream_arn, &mapping.clock) {
                             Ok(record) if mapping.filters.matches(&record.json) => {
                                 queue.push(record)
                             }
