@@ -64,22 +64,102 @@ pub fn draws_from(id: &str) -> &'static [Entity] {
     }
 }
 
-/// The table or one of its indexes.
+/// The table or one of its global secondary indexes, by name (`template.yaml`'s `IndexName`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Ix {
-    Table,
-    Gsi1,
-    Gsi2,
-}
+pub struct Ix(pub &'static str);
 
 impl Ix {
+    pub const TABLE: Ix = Ix("table");
+    pub const GSI1: Ix = Ix("GSI1");
+    pub const GSI2: Ix = Ix("GSI2");
+
     pub fn name(self) -> &'static str {
-        match self {
-            Ix::Table => "table",
-            Ix::Gsi1 => "GSI1",
-            Ix::Gsi2 => "GSI2",
-        }
+        self.0
     }
+}
+
+/// A global secondary index of the template: its name and key attributes.
+#[derive(Debug, Clone)]
+pub struct IndexSchema {
+    pub index: Ix,
+    pub partition: Vec<String>,
+    pub sort: Vec<String>,
+    /// The partition key's shape for the report: `<CustomerId>, <Type>`.
+    pub label: &'static str,
+}
+
+/// Every global secondary index `template.yaml` declares: an item stands in each whose key
+/// attributes it all carries (DynamoDB's sparse indexes).
+pub fn template_indexes() -> &'static [IndexSchema] {
+    static INDEXES: std::sync::OnceLock<Vec<IndexSchema>> = std::sync::OnceLock::new();
+    INDEXES.get_or_init(|| {
+        let t = sam_template::Template::workspace().expect("template.yaml");
+        t.table
+            .global_indexes
+            .iter()
+            .map(|i| IndexSchema {
+                index: Ix(Box::leak(i.name.clone().into_boxed_str())),
+                partition: i.key.partition.clone(),
+                sort: i.key.sort.clone(),
+                label: Box::leak(
+                    i.key
+                        .partition
+                        .iter()
+                        .map(|a| format!("<{a}>"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                        .into_boxed_str(),
+                ),
+            })
+            .collect()
+    })
+}
+
+fn text_of(v: &aws_sdk_dynamodb::types::AttributeValue) -> String {
+    match v {
+        aws_sdk_dynamodb::types::AttributeValue::S(s) => s.clone(),
+        aws_sdk_dynamodb::types::AttributeValue::N(n) => n.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// A real item of the model written: its base-table partition, plus one write in every index it
+/// stands in, by the attributes it carries (`wcu` per write; `moved`: its index keys change, a
+/// delete and a put in each index). `labels` names the partition shapes of GSI1 and GSI2 as the
+/// catalogue writes them.
+fn stored(
+    item: &model::Item,
+    base_label: &'static str,
+    labels: &[(Ix, &'static str, Shape)],
+    table_wcu: f64,
+    moved: bool,
+) -> Vec<Touch> {
+    let pk = text_of(item.get(keys::attr::PK).expect("a PK"));
+    let sk = text_of(item.get(keys::attr::SK).expect("an SK"));
+    let bytes = devkit::item_size(item) as f64;
+    let mut out = vec![Touch {
+        sk,
+        ..touch(Ix::TABLE, &pk, base_label, Shape::Collection).write(table_wcu)
+    }];
+    for i in template_indexes() {
+        let Some(values) = i
+            .partition
+            .iter()
+            .chain(&i.sort)
+            .map(|a| item.get(a).map(text_of))
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        let pk = values[..i.partition.len()].join(", ");
+        let (label, shape) = labels
+            .iter()
+            .find(|(ix, _, _)| *ix == i.index)
+            .map_or((i.label, Shape::Increasing), |(_, l, s)| (*l, *s));
+        let writes = if moved { 2.0 } else { 1.0 };
+        out.push(touch(i.index, &pk, label, shape).write(writes * wcu(bytes)));
+    }
+    out
 }
 
 /// What a partition key holds, for what a split can and cannot do for its heat.
@@ -445,13 +525,13 @@ pub fn rcu(bytes: f64, consistent: bool) -> f64 {
 }
 
 fn base(k: &PrimaryKey, label: &'static str, shape: Shape) -> Touch {
-    keyed(Ix::Table, k, label, shape)
+    keyed(Ix::TABLE, k, label, shape)
 }
 fn gsi1(k: &Gsi1Key, label: &'static str, shape: Shape) -> Touch {
-    keyed(Ix::Gsi1, k, label, shape)
+    keyed(Ix::GSI1, k, label, shape)
 }
 fn gsi2(k: &Gsi2Key, label: &'static str, shape: Shape) -> Touch {
-    keyed(Ix::Gsi2, k, label, shape)
+    keyed(Ix::GSI2, k, label, shape)
 }
 fn keyed<S: KeySpace>(index: Ix, k: &keys::Key<S>, label: &'static str, shape: Shape) -> Touch {
     Touch {
@@ -482,7 +562,7 @@ fn fresh(label: &'static str) -> Touch {
     Touch {
         fresh: true,
         own: false,
-        ..touch(Ix::Table, label, label, Shape::Item)
+        ..touch(Ix::TABLE, label, label, Shape::Item)
     }
 }
 
@@ -500,6 +580,12 @@ impl Touch {
         self.own = false;
         self
     }
+    /// A partition each call makes anew: it costs, never heats up.
+    fn fresh(mut self) -> Touch {
+        self.fresh = true;
+        self.own = false;
+        self
+    }
     pub fn by_stream(mut self, s: StreamWrite) -> Touch {
         self.stream = Some(s);
         self
@@ -507,7 +593,7 @@ impl Touch {
     /// Each coalesced write of this stream target also writes `wcu` on `k` of GSI1.
     fn moving(mut self, k: &Gsi1Key, label: &'static str, wcu: f64) -> Touch {
         self.also = Some(Also {
-            index: Ix::Gsi1,
+            index: Ix::GSI1,
             pk: k.pk().to_owned(),
             label,
             wcu,
@@ -779,9 +865,9 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
 }
 
 /// C3: the products read (strongly consistent BatchGetItem), then one transaction: the summary in
-/// the customer's partition (and its rep's GSI1 partition), the header (its customer's GSI1
-/// partition by status, a GSI2 status shard), each line (its product's GSI1 partition); then what
-/// `commerce-stream` writes for each.
+/// the customer's partition, the header and each line in the new order's partition, each in
+/// every index its item stands in (GSI1, GSI2 and the multi-attribute indexes, by the attributes
+/// the real item carries); then what `commerce-stream` writes for each.
 fn place_order<'a>(
     p: &'a PatternLoad,
     w: &'a Workload,
@@ -800,13 +886,33 @@ fn place_order<'a>(
     });
     let sales_shards = spread(orders, |id| kc::product_sales_shard(id, d.aggregate_shards));
     let txn = |bytes: f64| 2.0 * wcu(bytes);
-    let commerce = fanout::COMMERCE_STREAM;
     let stream = StreamWrite {
-        consumer: commerce,
+        consumer: fanout::COMMERCE_STREAM,
         one_source_partition: false,
         ranked: false,
     };
     let id = order_ids(1).next().expect("an id");
+    // The header's GSI2 shard is a hash of its id: spread below over real ids, not one.
+    let header_writes = move |o: &Order| -> Vec<Touch> {
+        let mut t = stored(
+            &model::to_item(&OrderHeader(o.clone())).expect("an item"),
+            "ORDER#<orderId>",
+            &[(Ix::GSI1, "CUSTOMER#<id>", Shape::Collection)],
+            txn(s.order_header),
+            false,
+        );
+        t.retain(|t| t.index != Ix::GSI2);
+        t
+    };
+    let summary_writes = move |o: &Order| {
+        stored(
+            &model::to_item(&OrderSummary(o.clone())).expect("an item"),
+            "CUSTOMER#<id>",
+            &[(Ix::GSI1, "REP#<repId>", Shape::Increasing)],
+            txn(s.order_summary),
+            false,
+        )
+    };
     let mut out: Vec<Draw<'a>> = vec![
         Draw {
             from: Some(Entity::Customers),
@@ -814,18 +920,11 @@ fn place_order<'a>(
             touches: Box::new(move |k| {
                 let c = customer_id(k);
                 let o = order(id, &c, None, lines as u64, d.order_status_shards);
-                let summary = OrderSummary(o.clone());
-                let header = OrderHeader(o);
-                let mut t = vec![
-                    base(&summary.key(), "CUSTOMER#<id>", Shape::Collection)
-                        .write(txn(s.order_summary)),
-                    gsi1(
-                        &header.gsi1().expect("in GSI1"),
-                        "CUSTOMER#<id>",
-                        Shape::Collection,
-                    )
-                    .write(wcu(s.order_header)),
-                ];
+                let mut t = summary_writes(&o);
+                t.extend(header_writes(&o).into_iter().map(|t| {
+                    // The header's own partition is the new order's.
+                    if t.index == Ix::TABLE { t.fresh() } else { t }
+                }));
                 // commerce-stream: the customer's OrderCount and LifetimeValue.
                 t.push(
                     base(&kc::customer(&c), "CUSTOMER#<id>", Shape::Item)
@@ -839,10 +938,7 @@ fn place_order<'a>(
             from: None,
             per_call: 1.0,
             touches: Box::new(move |_| {
-                let mut t = vec![
-                    // The header and the lines: each in its own new order's partition.
-                    fresh("ORDER#<orderId>").write(txn(s.order_header) + lines * txn(s.order_line)),
-                ];
+                let mut t = Vec::new();
                 for (shard, share) in &header_shards {
                     let k = kc::order_status_index(*shard, id, OrderStatus::Open);
                     t.push(
@@ -877,17 +973,21 @@ fn place_order<'a>(
             per_call: lines,
             touches: Box::new(move |k| {
                 let product = sku(k);
-                let l = line(id, product);
                 let mut t = vec![
                     base(&kc::product(product), "PRODUCT#<sku>", Shape::Item)
                         .read(rcu(s.product, true), 1.0),
-                    gsi1(
-                        &l.gsi1().expect("a line is in GSI1"),
-                        "PRODUCT#<sku>",
-                        Shape::Increasing,
-                    )
-                    .write(wcu(s.order_line)),
                 ];
+                t.extend(
+                    stored(
+                        &model::to_item(&line(id, product)).expect("an item"),
+                        "ORDER#<orderId>",
+                        &[(Ix::GSI1, "PRODUCT#<sku>", Shape::Increasing)],
+                        txn(s.order_line),
+                        false,
+                    )
+                    .into_iter()
+                    .map(|t| if t.index == Ix::TABLE { t.fresh() } else { t }),
+                );
                 for (shard, share) in &sales_shards {
                     t.push(
                         base(
@@ -905,32 +1005,40 @@ fn place_order<'a>(
         },
     ];
     if rep_share > 0.0 {
-        // Orders under a rep: the summary in the rep's GSI1 partition, and the rep's quarterly
-        // sales, a ranked read-modify-write that moves its GSI1 ranking key (delete and put).
+        // Orders under a rep: the indexes its summary and header join because they carry the
+        // rep (GSI1 `REP#<repId>`, the rep's orders by status), and the rep's quarterly sales, a
+        // ranked read-modify-write that moves its GSI1 ranking key (a delete and a put).
         out.push(Draw {
             from: Some(Entity::Reps),
             per_call: rep_share,
             touches: Box::new(move |k| {
                 let rep = rep_id(k.min(reps));
-                let o = order(
+                let without = order(
                     id,
                     &customer_id(1),
-                    Some(&rep),
+                    None,
                     lines as u64,
                     d.order_status_shards,
                 );
+                let with = Order {
+                    account_rep_id: Some(rep.clone()),
+                    ..without.clone()
+                };
+                let before: Vec<Touch> = summary_writes(&without)
+                    .into_iter()
+                    .chain(header_writes(&without))
+                    .collect();
+                let mut t: Vec<Touch> = summary_writes(&with)
+                    .into_iter()
+                    .chain(header_writes(&with))
+                    .filter(|t| !before.iter().any(|b| b.index == t.index && b.pk == t.pk))
+                    .collect();
                 let ranked = StreamWrite {
                     ranked: true,
                     ..stream
                 };
                 let period = Quarter::of(at().date());
-                vec![
-                    gsi1(
-                        &OrderSummary(o).gsi1().expect("under a rep"),
-                        "REP#<repId>",
-                        Shape::Increasing,
-                    )
-                    .write(wcu(s.order_summary)),
+                t.push(
                     // All reps' sales of a quarter share one partition key, an item each.
                     base(
                         &kc::rep_sales(period, &rep),
@@ -946,7 +1054,8 @@ fn place_order<'a>(
                         "RANKING#<YYYY-Qn>",
                         2.0 * wcu(s.rep_sales),
                     ),
-                ]
+                );
+                t
             }),
         });
     }
@@ -954,15 +1063,10 @@ fn place_order<'a>(
 }
 
 /// C6: the header's event count and the event, one transaction in the order's partition; then
-/// `commerce-stream` moves the order's status on its header (its GSI1 and GSI2 sort keys: a
-/// delete and a put in each index) and its summary.
+/// `commerce-stream` moves the order's status on its header and its summary: every index whose
+/// key holds the status (GSI1, GSI2, the orders-by-status indexes) takes a delete and a put.
 fn add_order_event<'a>(w: &'a Workload, d: Design, s: &'a Sizes, orders: u64) -> Vec<Draw<'a>> {
     let customers = w.entities.customers.as_ref().map_or(orders, |c| c.count);
-    let stream = StreamWrite {
-        consumer: fanout::COMMERCE_STREAM,
-        one_source_partition: true,
-        ranked: false,
-    };
     let event_bytes = 200.0;
     vec![Draw {
         from: Some(Entity::Orders),
@@ -977,34 +1081,41 @@ fn add_order_event<'a>(w: &'a Workload, d: Design, s: &'a Sizes, orders: u64) ->
                 d.order_status_shards,
             );
             let header = OrderHeader(o.clone());
-            vec![
+            let mut t = vec![
                 // The transaction: the header's EventCount and the event.
                 base(&header.key(), "ORDER#<orderId>", Shape::Collection)
                     .write(2.0 * wcu(s.order_header) + 2.0 * wcu(event_bytes)),
-                // commerce-stream: the status on the header, its GSI1 and GSI2 sort keys moved
-                // (a delete and a put in each), and on the summary.
-                base(&header.key(), "ORDER#<orderId>", Shape::Collection)
-                    .write(wcu(s.order_header))
-                    .by_stream(stream),
-                gsi1(
-                    &header.gsi1().expect("in GSI1"),
+            ];
+            let moves = |item: model::Item, label, gsi1_label| {
+                stored(
+                    &item,
+                    label,
+                    &[
+                        (Ix::GSI1, gsi1_label, Shape::Collection),
+                        (Ix::GSI2, "ORDERS#<shard>", Shape::Collection),
+                    ],
+                    wcu(s.order_header),
+                    true,
+                )
+            };
+            t.extend(
+                moves(
+                    model::to_item(&header).expect("an item"),
+                    "ORDER#<orderId>",
                     "CUSTOMER#<id>",
-                    Shape::Collection,
                 )
-                .write(2.0 * wcu(s.order_header))
-                .by_stream(stream),
-                gsi2(
-                    &header.gsi2().expect("in GSI2"),
-                    "ORDERS#<shard>",
-                    Shape::Collection,
-                )
-                .write(2.0 * wcu(s.order_header))
-                .shared()
-                .by_stream(stream),
-                base(&OrderSummary(o).key(), "CUSTOMER#<id>", Shape::Collection)
-                    .write(wcu(s.order_summary))
-                    .by_stream(stream),
-            ]
+                .into_iter()
+                .map(|t| {
+                    // Its GSI2 partition is a status shard, shared by every order.
+                    if t.index == Ix::GSI2 { t.shared() } else { t }
+                }),
+            );
+            t.extend(moves(
+                model::to_item(&OrderSummary(o)).expect("an item"),
+                "CUSTOMER#<id>",
+                "REP#<repId>",
+            ));
+            t
         }),
     }]
 }

@@ -222,7 +222,9 @@ pub fn markdown(
         s.push('\n');
     }
     // The hottest keys per index.
-    for ix in [Ix::Table, Ix::Gsi1, Ix::Gsi2] {
+    let indexes =
+        std::iter::once(Ix::TABLE).chain(crate::model::template_indexes().iter().map(|i| i.index));
+    for ix in indexes {
         let keys: Vec<_> = heat.keys.iter().filter(|k| k.index == ix).take(8).collect();
         if keys.is_empty() {
             continue;
