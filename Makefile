@@ -139,7 +139,7 @@ TOOLS_CONFIRM = $(if $(CONFIRM),--confirm $(CONFIRM))
 reconcile: ## Recompute every derived value from its source items; report the drift (REPAIR=1: correct it; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account> to write)
 	cargo run --quiet -p tools --bin reconcile -- $(TOOLS_TABLE) $(if $(REPAIR),--repair) $(if $(SETTLE),--settle $(SETTLE)) $(TOOLS_CONFIRM)
 
-migrate: ## Move every v01 certificate to v02, online (DRY=1: only count them; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account>)
+migrate: ## Move every v01 certificate to v02 and give older course occurrences OccurrencesByDate's attributes, online (DRY=1: only count them; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account>)
 	cargo run --quiet -p tools --bin migrate -- $(TOOLS_TABLE) $(if $(DRY),--dry-run) $(TOOLS_CONFIRM)
 
 token: ## Print a local access token: make token SUB=<id> [GROUPS=staff] (the id is a customerId or username)

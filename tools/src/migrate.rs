@@ -10,10 +10,10 @@ use keys::{
     Shard,
     learning::{CERTIFICATE_SHARDS, CertType, CertVersion, certificates_of_type},
 };
-use model::learning::Certificate;
+use model::learning::{Certificate, CourseOccurrence};
 use store::{
     StoreError, Table,
-    learning::{Moved, migrate_certificate},
+    learning::{Moved, index_occurrence, migrate_certificate},
     merge::{Direction, Positions, merged_page},
 };
 
@@ -69,6 +69,71 @@ pub async fn run(
     Ok(done)
 }
 
+/// What writing `OccurrencesByDate`'s attributes did (or, dry, would do).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Indexed {
+    /// Occurrences without the attributes.
+    pub found: usize,
+    pub indexed: usize,
+    /// Deleted meanwhile.
+    pub gone: usize,
+}
+
+/// Writes `OccurrencesByDate`'s attributes on every course occurrence that lacks them (items
+/// written before the index existed): unlike an index over attributes items carry already, this
+/// one needs each old occurrence rewritten, one UpdateItem each. They are found through GSI1,
+/// whose `course#` partitions hold occurrences only (a Scan of the index, not of the table), with
+/// the attributes absent. Idempotent; `dry`: only counts. `progress` is told after every page.
+pub async fn index_occurrences(
+    table: &Table,
+    dry: bool,
+    mut progress: impl FnMut(&Indexed),
+) -> Result<Indexed, StoreError> {
+    use keys::{Index, indexes::OccurrencesByDate};
+    let first = OccurrencesByDate::DECLARATION.partition[0].name;
+    let mut done = Indexed::default();
+    let mut start = None;
+    loop {
+        let page = table
+            .client()
+            .scan()
+            .table_name(table.name())
+            .index_name(keys::index::GSI1)
+            .filter_expression("begins_with(#pk, :course) AND attribute_not_exists(#key)")
+            .expression_attribute_names("#pk", keys::attr::GSI1PK)
+            .expression_attribute_names("#key", first)
+            .expression_attribute_values(
+                ":course",
+                model::s(format!(
+                    "{}{}",
+                    keys::learning::tag::COURSE,
+                    keys::DELIMITER
+                )),
+            )
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .map_err(|e| StoreError::Config(format!("scan of GSI1: {e}")))?;
+        for item in page.items() {
+            let occurrence: CourseOccurrence = model::from_item(item.clone())?;
+            done.found += 1;
+            if dry {
+                continue;
+            }
+            if index_occurrence(table, &occurrence).await? {
+                done.indexed += 1;
+            } else {
+                done.gone += 1;
+            }
+        }
+        progress(&done);
+        match page.last_evaluated_key {
+            Some(k) => start = Some(k),
+            None => return Ok(done),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +170,60 @@ mod tests {
     /// and a writer work; after it, L12 is empty, L11 returns what it did before plus what was
     /// issued meanwhile, every student's L7 read found their certificate throughout, and a second
     /// run has nothing to do.
+    /// An occurrence written before `OccurrencesByDate` existed (no `CourseKey`, `Year`, ...) is
+    /// missing from L2 until the migration writes its attributes; then L2 on the index and on
+    /// GSI1 agree, and a second run has nothing to do.
+    #[tokio::test]
+    async fn occurrences_written_before_the_index_join_it() {
+        use keys::learning::{Course, OccurrenceRead, Period};
+        use model::Entity;
+        use store::learning::{OccurrenceIndex, occurrences_page};
+        let table = devkit::table().await;
+        let new = fixtures::occurrence(fixtures::INTRO, "2022-03-15", "Building 1");
+        let old = fixtures::occurrence(fixtures::INTRO, "2022-03-16", "Building 2");
+        table.put(&new, None).await.unwrap();
+        let mut item = model::to_item(&old).unwrap();
+        for name in ["CourseKey", "Year", "Month", "Day", "LocationKey"] {
+            assert!(item.remove(name).is_some(), "{name}");
+        }
+        table.put_item(item, None).await.unwrap();
+        let course = Course::parse(fixtures::INTRO).unwrap();
+        let l2 = async |index| {
+            let read = OccurrenceRead::In(Period::Any);
+            occurrences_page(&table, index, course.key(), &read, 100, None)
+                .await
+                .unwrap()
+                .items
+        };
+        assert_eq!(l2(OccurrenceIndex::ByDate).await, [new.clone()]);
+        assert_eq!(l2(OccurrenceIndex::Gsi1).await, [new.clone(), old.clone()]);
+
+        let dry = index_occurrences(&table, true, |_| {}).await.unwrap();
+        assert_eq!((dry.found, dry.indexed), (1, 0), "a dry run writes nothing");
+        let done = index_occurrences(&table, false, |_| {}).await.unwrap();
+        assert_eq!((done.found, done.indexed, done.gone), (1, 1, 0));
+        assert_eq!(
+            l2(OccurrenceIndex::ByDate).await,
+            [new.clone(), old.clone()]
+        );
+        assert_eq!(
+            l2(OccurrenceIndex::Gsi1).await,
+            l2(OccurrenceIndex::ByDate).await
+        );
+        let stored = table
+            .get_item(&old.key(), store::Read::Strong, None)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            stored,
+            model::to_item(&old).unwrap(),
+            "as a new write makes it"
+        );
+        let again = index_occurrences(&table, false, |_| {}).await.unwrap();
+        assert_eq!(again, Indexed::default(), "nothing to do the second time");
+    }
+
     #[tokio::test]
     async fn moves_every_v01_certificate_online_and_then_has_nothing_to_do() {
         let table = devkit::table().await;

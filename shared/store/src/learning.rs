@@ -51,6 +51,30 @@ pub async fn occurrences_page(
     }
 }
 
+/// Writes an occurrence's `OccurrencesByDate` attributes onto its item (one UpdateItem, on
+/// condition that the item exists): how an occurrence written before the index existed joins it.
+/// `false` when the item is gone.
+pub async fn index_occurrence(
+    table: &Table,
+    occurrence: &CourseOccurrence,
+) -> Result<bool, StoreError> {
+    let update = occurrence
+        .index_keys()
+        .iter()
+        .flat_map(|k| k.attributes().to_vec())
+        .fold(crate::Update::new(), |u, (name, v)| {
+            u.set(name, model::key_value(&v))
+        });
+    match table
+        .update(&occurrence.key(), &update, Some(Condition::Exists))
+        .await
+    {
+        Ok(_) => Ok(true),
+        Err(StoreError::ConditionFailed) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// Creates a course occurrence; `false` when one exists already for that name, date and
 /// location (as normalised in the key).
 pub async fn create_occurrence(

@@ -1,4 +1,5 @@
-//! `make migrate`: moves every v01 certificate to v02 (see `tools::migrate`).
+//! `make migrate`: moves every v01 certificate to v02, then writes `OccurrencesByDate`'s
+//! attributes on course occurrences written before that index existed (see `tools::migrate`).
 //!
 //! Usage: migrate (--endpoint URL | --table NAME | --stack NAME) [--dry-run] [--confirm ACCOUNT]
 //!
@@ -35,6 +36,26 @@ async fn migrate() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "moved {} v01 certificates to v02 ({} duplicates removed, {} moved by another run)",
             done.moved, done.duplicates, done.gone
+        );
+    }
+    let indexed = tools::migrate::index_occurrences(&target.table, dry, |m| {
+        eprint!(
+            "\roccurrences without OccurrencesByDate's attributes {}, written {}, gone {}",
+            m.found, m.indexed, m.gone
+        );
+        let _ = std::io::stderr().flush();
+    })
+    .await?;
+    eprintln!();
+    if dry {
+        println!(
+            "dry run: {} course occurrences would get OccurrencesByDate's attributes",
+            indexed.found
+        );
+    } else {
+        println!(
+            "wrote OccurrencesByDate's attributes on {} course occurrences ({} gone meanwhile)",
+            indexed.indexed, indexed.gone
         );
     }
     Ok(())
