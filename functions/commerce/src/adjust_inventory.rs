@@ -130,8 +130,7 @@ mod tests {
         });
         let answers = futures::future::join_all(calls).await;
         assert!(answers.iter().all(|(s, _)| *s == 200), "{answers:?}");
-        let requests = table.meter().requests();
-        let ops: Vec<_> = requests.iter().map(|r| r.operation).collect();
+        let ops = table.meter().operations();
         assert_eq!(ops, vec!["UpdateItem"; deltas.len()]);
         let expected = 100 + deltas.iter().sum::<i64>();
         assert_eq!(

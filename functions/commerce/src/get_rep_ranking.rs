@@ -185,13 +185,7 @@ mod tests {
             (requests[0].operation, requests[0].index, requests[0].items),
             ("Query", Some("GSI1"), 4)
         );
-        let ranked: Vec<Item> = all_items(&table)
-            .await
-            .into_iter()
-            .filter(|i| {
-                i.get("GSI1PK").and_then(|v| v.as_s().ok()) == Some(&"RANKING#2026-Q4".into())
-            })
-            .collect();
+        let ranked = testkit::items_with(&table, "GSI1PK", "RANKING#2026-Q4").await;
         assert_eq!(
             requests[0].index_read_units,
             query_read_units(&ranked, false)

@@ -83,7 +83,7 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{all_items, fixtures, query_read_units, walk_pages};
+    use testkit::{fixtures, query_read_units, walk_pages};
 
     async fn get(table: &Table, sku: &str, query: &[(&str, &str)]) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -174,16 +174,7 @@ mod tests {
             (requests[0].operation, requests[0].index, requests[0].items),
             ("Query", Some("GSI1"), 5)
         );
-        let partition: Vec<_> = all_items(&table)
-            .await
-            .into_iter()
-            .filter(|i| {
-                i.get("GSI1PK")
-                    .and_then(|v| v.as_s().ok())
-                    .map(String::as_str)
-                    == Some("PRODUCT#000000000042")
-            })
-            .collect();
+        let partition = testkit::items_with(&table, "GSI1PK", "PRODUCT#000000000042").await;
         assert_eq!(partition.len(), 5);
         assert_eq!(
             requests[0].index_read_units,

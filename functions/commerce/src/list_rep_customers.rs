@@ -57,7 +57,7 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{all_items, as_staff, fixtures, query_read_units, signed_in_as, walk_pages};
+    use testkit::{as_staff, fixtures, query_read_units, signed_in_as, walk_pages};
 
     /// The answer to `GET /reps/<rep>/customers?<query>` sent by `who` (an event as API Gateway
     /// passes it), authorized as `main` does.
@@ -121,11 +121,7 @@ mod tests {
             (requests[0].operation, requests[0].index, requests[0].items),
             ("Query", Some("GSI1"), 3)
         );
-        let partition: Vec<Item> = all_items(&table)
-            .await
-            .into_iter()
-            .filter(|i| i.get("GSI1PK").and_then(|v| v.as_s().ok()) == Some(&"REP#E1".into()))
-            .collect();
+        let partition = testkit::items_with(&table, "GSI1PK", "REP#E1").await;
         assert_eq!(partition.len(), 9, "three customers and their six orders");
         let customers: Vec<Item> = partition
             .into_iter()

@@ -95,7 +95,7 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{all_items, as_staff, fixtures, query_read_units, signed_in_as, walk_pages};
+    use testkit::{as_staff, fixtures, query_read_units, signed_in_as, walk_pages};
 
     /// 2026-01-01T00:00:00Z.
     const JAN_1_2026: u64 = 1_767_225_600_000;
@@ -157,14 +157,9 @@ mod tests {
 
     /// The items of `rep`'s GSI1 partition whose sort key starts with `prefix`.
     async fn partition(table: &Table, rep: &str, prefix: &str) -> Vec<Item> {
-        all_items(table)
-            .await
-            .into_iter()
-            .filter(|i| {
-                i.get("GSI1PK").and_then(|v| v.as_s().ok()) == Some(&format!("REP#{rep}"))
-                    && i["GSI1SK"].as_s().unwrap().starts_with(prefix)
-            })
-            .collect()
+        let partition = testkit::items_with(table, "GSI1PK", &format!("REP#{rep}")).await;
+        let in_prefix = |i: &Item| i["GSI1SK"].as_s().unwrap().starts_with(prefix);
+        partition.into_iter().filter(in_prefix).collect()
     }
 
     /// Rep E1 looks after c0, c1, c2, rep E2 after c3; c4 has none. E1's customers place 12

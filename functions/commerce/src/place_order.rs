@@ -334,7 +334,7 @@ mod tests {
         assert_eq!(body["status"], "OPEN");
         let id = body["orderId"].as_str().unwrap();
         let requests = table.meter().requests();
-        let ops: Vec<_> = requests.iter().map(|r| r.operation).collect();
+        let ops = table.meter().operations();
         // The products read for their prices, the customer for its account rep (both strongly
         // consistent), then one transaction.
         assert_eq!(ops, ["BatchGetItem", "GetItem", "TransactWriteItems"]);

@@ -158,12 +158,7 @@ mod tests {
         table.meter().reset();
         let (s, b) = put(&table, "42", "W1", r#"{"quantity":0}"#).await;
         assert_eq!((s, &b["quantity"]), (200, &json!(0)), "{b}");
-        let ops: Vec<_> = table
-            .meter()
-            .requests()
-            .iter()
-            .map(|r| r.operation)
-            .collect();
+        let ops = table.meter().operations();
         assert_eq!(ops, ["TransactWriteItems", "UpdateItem"]);
         let stored = store::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
             .await

@@ -105,12 +105,7 @@ mod tests {
         ]
         .map(|(d, t)| (d.to_owned(), t.to_owned()));
         assert_eq!(jobs, want, "newest first, E2's job not among them");
-        let operations: Vec<_> = table
-            .meter()
-            .requests()
-            .iter()
-            .map(|r| r.operation)
-            .collect();
+        let operations = table.meter().operations();
         assert_eq!(
             operations,
             [

@@ -93,7 +93,7 @@ mod tests {
         let (s, body) = delete(&table, "0-261-10235-4", "frodo").await;
         assert_eq!((s, body), (204, Value::Null));
         let requests = table.meter().requests();
-        let ops: Vec<_> = requests.iter().map(|r| r.operation).collect();
+        let ops = table.meter().operations();
         assert_eq!(ops, ["GetItem", "TransactWriteItems"]);
         assert_eq!(requests[1].iam_actions(), ["dynamodb:DeleteItem"]);
         eprintln!("R3 delete: {requests:?}");
@@ -115,12 +115,7 @@ mod tests {
         // Absent: 204 again, one GetItem and nothing else.
         table.meter().reset();
         assert_eq!(delete(&table, ISBN, "frodo").await.0, 204);
-        let ops: Vec<_> = table
-            .meter()
-            .requests()
-            .iter()
-            .map(|r| r.operation)
-            .collect();
+        let ops = table.meter().operations();
         assert_eq!(ops, ["GetItem"]);
         // Unknown users and books are absent reviews too.
         assert_eq!(delete(&table, ISBN, "nobody").await.0, 204);

@@ -155,12 +155,9 @@ mod tests {
         if !body["user"].is_null() {
             sks.push(format!("USER#{user}"));
         }
-        let items: Vec<Item> = all_items(&d.table)
-            .await
+        let partition = testkit::items_with(&d.table, "GSI1PK", &format!("USER#{user}")).await;
+        let items: Vec<Item> = partition
             .into_iter()
-            .filter(|i| {
-                i.get("GSI1PK").and_then(|v| v.as_s().ok()) == Some(&format!("USER#{user}"))
-            })
             .filter(|i| sks.contains(i["GSI1SK"].as_s().unwrap()))
             .collect();
         assert_eq!(items.len(), sks.len());
@@ -205,16 +202,7 @@ mod tests {
         for i in 0..60u64 {
             add_review(&table, i, "frodo", T0 + i * 1000, &text).await;
         }
-        let partition: Vec<_> = all_items(&table)
-            .await
-            .into_iter()
-            .filter(|i| {
-                i.get("GSI1PK")
-                    .and_then(|v| v.as_s().ok())
-                    .map(String::as_str)
-                    == Some("USER#frodo")
-            })
-            .collect();
+        let partition = testkit::items_with(&table, "GSI1PK", "USER#frodo").await;
         assert_eq!(partition.len(), 61);
         assert!(query_read_units(&partition, false) >= 4.0);
         table.meter().reset();

@@ -173,7 +173,7 @@ mod tests {
             (Some(10), Some("Must read."))
         );
         let requests = table.meter().requests();
-        let ops: Vec<_> = requests.iter().map(|r| r.operation).collect();
+        let ops = table.meter().operations();
         assert_eq!(ops, ["GetItem", "TransactWriteItems"]);
         assert_eq!(requests[0].read_units, 1.0, "a strongly consistent GetItem");
         eprintln!("R3 create: {requests:?}");
@@ -215,7 +215,7 @@ mod tests {
             "an update is re-dated"
         );
         let requests = table.meter().requests();
-        let ops: Vec<_> = requests.iter().map(|r| r.operation).collect();
+        let ops = table.meter().operations();
         assert_eq!(ops, ["GetItem", "TransactWriteItems"]);
         eprintln!("R3 update: {requests:?}");
         let items = all_items(&table).await;

@@ -131,6 +131,11 @@ impl Meter {
             .unwrap_or_default()
     }
 
+    /// The operation of each request recorded so far, in order (`GetItem`, `TransactWriteItems`).
+    pub fn operations(&self) -> Vec<&'static str> {
+        self.requests().iter().map(|r| r.operation).collect()
+    }
+
     /// How many requests the meter holds: always 0 for a production table.
     pub fn retained(&self) -> usize {
         self.0

@@ -74,6 +74,17 @@ pub async fn org_table(employees: &[(&str, &str)]) -> store::Table {
     table
 }
 
+/// Every item of `table` whose attribute `name` is the string `value`: a partition of the table
+/// or of an index (`items_with(&table, "GSI1PK", "REP#E1")`), in the order a scan reads them.
+pub async fn items_with(table: &store::Table, name: &str, value: &str) -> Vec<Item> {
+    let has = |i: &Item| {
+        i.get(name)
+            .and_then(|v| v.as_s().ok())
+            .is_some_and(|s| s == value)
+    };
+    all_items(table).await.into_iter().filter(has).collect()
+}
+
 /// Sends every case and asserts the error it expects. A case is `(request, status, code)`:
 /// `send` sends the request and returns the answer's status and body, which must carry that
 /// status, the stable `code` and a message. A failure names the request (its first 120
