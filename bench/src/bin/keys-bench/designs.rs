@@ -439,3 +439,54 @@ pub fn key_code(design: Design) -> [Vec<loc::Source>; 2] {
         ],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `make bench-keys` counts these items by name: a renamed or removed one fails here, in
+    /// `make test`, rather than in the next benchmark run.
+    #[test]
+    fn every_counted_item_of_key_code_exists() {
+        let root = crate::workspace_root();
+        for design in [Design::Concatenated, Design::Multi] {
+            for sources in key_code(design) {
+                let (lines, _) = loc::count(&root, &sources);
+                assert!(lines > 0, "{}", design.name());
+            }
+        }
+    }
+
+    /// Each design's table is the template's, with only its own indexes, and every attribute
+    /// definition one of its keys uses (DynamoDB refuses the others).
+    #[test]
+    fn each_table_declares_its_own_indexes() {
+        let template = sam_template::Template::workspace()
+            .expect("template.yaml")
+            .table;
+        for design in Design::ALL {
+            let table = design.table(&template);
+            let names: Vec<&str> = table
+                .global_indexes
+                .iter()
+                .map(|i| i.name.as_str())
+                .collect();
+            let has_gsi1 = names.contains(&"GSI1");
+            let has_by_date = names.contains(&OccurrencesByDate::NAME);
+            assert_eq!(
+                has_gsi1,
+                matches!(design, Design::Concatenated | Design::Both),
+                "{names:?}"
+            );
+            assert_eq!(has_by_date, design != Design::Concatenated, "{names:?}");
+            for attr in table.attributes.keys() {
+                assert!(
+                    std::iter::once(&table.key)
+                        .chain(table.global_indexes.iter().map(|i| &i.key))
+                        .any(|k| k.attributes().any(|a| a == attr)),
+                    "{attr} is declared but no key uses it"
+                );
+            }
+        }
+    }
+}

@@ -23,8 +23,9 @@ pub fn count(root: &Path, sources: &[Source]) -> (usize, Vec<String>) {
                 let n = items
                     .iter()
                     .map(|item| {
-                        item_lines(&text, item)
-                            .unwrap_or_else(|| panic!("{path} has no `{item}`: update loc.rs"))
+                        item_lines(&text, item).unwrap_or_else(|| {
+                            panic!("{path} has no `{item}`: update designs::key_code")
+                        })
                     })
                     .sum();
                 (path, n)
