@@ -61,10 +61,7 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{
-        all_items, as_staff, fixtures::id, query_read_units, response_json, signed_in_as,
-        walk_pages,
-    };
+    use testkit::{all_items, as_staff, fixtures::id, response_json, signed_in_as, walk_pages};
 
     /// The answer to `GET /reps/ranking?<query>` sent by `who`, authorized as `main` does, and
     /// its `X-Derived-Inconsistent` header.
@@ -179,18 +176,8 @@ mod tests {
                 "nextCursor": null,
             })
         );
-        let requests = table.meter().requests();
-        assert_eq!(requests.len(), 1);
-        assert_eq!(
-            (requests[0].operation, requests[0].index, requests[0].items),
-            ("Query", Some("GSI1"), 4)
-        );
         let ranked = testkit::items_with(&table, "GSI1PK", "RANKING#2026-Q4").await;
-        assert_eq!(
-            requests[0].index_read_units,
-            query_read_units(&ranked, false)
-        );
-        assert_eq!(requests[0].read_units, 0.0, "nothing read from the table");
+        testkit::assert_one_index_query(&table, "GSI1", 4, &ranked);
 
         let (_, q3) = get(&table, &[("period", "2026-Q3")], as_staff).await;
         assert_eq!(reps(&q3), ["E1"]);

@@ -85,6 +85,19 @@ pub async fn items_with(table: &store::Table, name: &str, value: &str) -> Vec<It
     all_items(table).await.into_iter().filter(has).collect()
 }
 
+/// Asserts that `table`'s meter holds one request: a Query of the index `index` that returned
+/// `items` items and paid DynamoDB's minimum for the items it had to read, `paid_for`, on the
+/// index alone (nothing from the table).
+pub fn assert_one_index_query(table: &store::Table, index: &str, items: usize, paid_for: &[Item]) {
+    let requests = table.meter().requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    let query = &requests[0];
+    let got = (query.operation, query.index, query.items);
+    assert_eq!(got, ("Query", Some(index), items));
+    assert_eq!(query.index_read_units, query_read_units(paid_for, false));
+    assert_eq!(query.read_units, 0.0, "nothing read from the table");
+}
+
 /// Sends every case and asserts the error it expects. A case is `(request, status, code)`:
 /// `send` sends the request and returns the answer's status and body, which must carry that
 /// status, the stable `code` and a message. A failure names the request (its first 120
