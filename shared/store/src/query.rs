@@ -295,3 +295,43 @@ impl<Q: Selection> Query<'_, Q> {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keys::{
+        Index, Text,
+        indexes::{CourseKey, Day, LocationKey, Month, OccurrencesByDate, Year},
+        learning::Location,
+    };
+
+    /// L6 on `OccurrencesByDate`: one `#name`/`:value` per attribute, numbers as `N`, the
+    /// partition with `=`, the sort attributes left to right, `begins_with` last.
+    #[test]
+    fn a_multi_attribute_condition_names_each_attribute_once() {
+        let course = CourseKey(Text::parse("c", "Intro to DynamoDB").unwrap());
+        let e = OccurrencesByDate::key((course,))
+            .eq(Year(2022))
+            .eq(Month::new(3).unwrap())
+            .eq(Day::new(15).unwrap())
+            .begins_with(LocationKey(Location::parse("Room #1").unwrap()))
+            .key_expression();
+        assert_eq!(e.index, Some("OccurrencesByDate"));
+        assert_eq!(
+            e.expression,
+            "#n0 = :v0 AND #n1 = :v1 AND #n2 = :v2 AND #n3 = :v3 AND begins_with(#n4, :v4)"
+        );
+        let names = e.names.unwrap();
+        let values = e.values.unwrap();
+        let named = |n: usize| {
+            (
+                names[&format!("#n{n}")].as_str(),
+                values[&format!(":v{n}")].clone(),
+            )
+        };
+        assert_eq!(named(0), ("CourseKey", model::s("introtodynamodb")));
+        assert_eq!(named(1), ("Year", model::n(2022)));
+        assert_eq!(named(3), ("Day", model::n(15)));
+        assert_eq!(named(4), ("LocationKey", model::s("room#01")));
+    }
+}
