@@ -144,17 +144,32 @@ pub fn cost(heat: &Heat, memory: &dyn Fn(&str) -> u32, durations: &Durations) ->
     c
 }
 
+/// What a report is made of.
+pub struct Plan<'a> {
+    pub workload: &'a Workload,
+    /// The workload file, as the report links it.
+    pub file: &'a str,
+    pub heat: &'a Heat,
+    pub status: Option<&'a StatusShards>,
+    pub counters: Option<&'a CounterShards>,
+    pub durations: &'a Durations,
+    pub batch: &'a BatchTime,
+    /// The heat chart, as the report links it.
+    pub svg: Option<&'a str>,
+}
+
 /// The whole report.
-pub fn markdown(
-    w: &Workload,
-    file: &str,
-    heat: &Heat,
-    status: Option<&StatusShards>,
-    counters: Option<&CounterShards>,
-    durations: &Durations,
-    batch: &BatchTime,
-    svg: Option<&str>,
-) -> String {
+pub fn markdown(plan: &Plan<'_>) -> String {
+    let &Plan {
+        workload: w,
+        file,
+        heat,
+        status,
+        counters,
+        durations,
+        batch,
+        svg,
+    } = plan;
     let template = sam_template::Template::workspace().ok();
     let memory = |f: &str| {
         template
@@ -324,16 +339,19 @@ pub fn markdown(
     if !heat.records.is_empty() {
         let _ = writeln!(
             s,
-            "## Stream consumers\n\n{} stream shards, batches of up to {} records. Batch time: {}.\n\n| consumer | peak records/s | per shard | one shard's capacity (records/s) | keeps up |\n|---|---|---|---|---|",
-            w.stream.shards, w.stream.batch_size, batch.source
+            "## Stream consumers\n\n{} stream shards, batches of up to {} records. The plan coalesced the handlers' writes with a batch time of {} ms ({}).\n\n| consumer | peak records/s | per shard | batch time | one shard's capacity (records/s) | keeps up |\n|---|---|---|---|---|---|",
+            w.stream.shards, w.stream.batch_size, batch.ms, batch.source
         );
         for (consumer, r) in &heat.records {
             let (peak, h) = sim::peak(r);
             let per_shard = peak / f64::from(w.stream.shards.max(1));
-            let capacity = f64::from(w.stream.batch_size) * 1000.0 / batch.ms;
+            let own = durations.batch(consumer);
+            let capacity = f64::from(w.stream.batch_size) * 1000.0 / own.ms;
             let _ = writeln!(
                 s,
-                "| `{consumer}` | {peak:.0} at {h:02}:00 | {per_shard:.0} | {capacity:.0} | {} |",
+                "| `{consumer}` | {peak:.0} at {h:02}:00 | {per_shard:.0} | {} ms: {} | {capacity:.0} | {} |",
+                own.ms,
+                own.source,
                 if per_shard <= capacity {
                     "yes".to_owned()
                 } else {
@@ -374,4 +392,36 @@ pub fn significant(v: f64) -> String {
     }
     let digits = (1 - v.abs().log10().floor() as i32).max(0) as usize;
     format!("{v:.digits$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_measured_when_power_tuning_has_them_and_assumed_otherwise() {
+        let root = std::env::temp_dir().join(format!("planner-durations-{}", std::process::id()));
+        let none = Durations::load(&root);
+        assert_eq!(none.ms("get-customer", ASSUMED_MS), (ASSUMED_MS, false));
+        assert!(none.source.starts_with("assumed"), "{}", none.source);
+        assert!(none.batch("commerce-stream").source.starts_with("assumed"));
+        std::fs::create_dir_all(root.join("bench/results")).unwrap();
+        std::fs::write(
+            root.join("bench/results/power-tuning.json"),
+            r#"{"measured": "2026-11-25", "functions": {
+                "get-customer": {"memory_mb": 512, "p50_ms": 4.5, "p99_ms": 9.0, "cold_ms": 80.0},
+                "commerce-stream": {"memory_mb": 256, "p50_ms": 35.0, "p99_ms": 60.0, "cold_ms": 90.0}}}"#,
+        )
+        .unwrap();
+        let measured = Durations::load(&root);
+        assert_eq!(measured.ms("get-customer", ASSUMED_MS), (4.5, true));
+        assert_eq!(measured.ms("place-order", ASSUMED_MS), (ASSUMED_MS, false));
+        assert_eq!(measured.batch("commerce-stream").ms, 35.0);
+        assert!(
+            measured.source.contains("2026-11-25"),
+            "{}",
+            measured.source
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

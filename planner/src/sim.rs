@@ -181,8 +181,8 @@ impl Acc {
                     also: t.also.clone(),
                 })
         });
-        for h in 0..24 {
-            let r = rate * curve[h];
+        for (h, m) in curve.iter().enumerate() {
+            let r = rate * m;
             k.rcu[h] += r * t.rcu;
             k.items[h] += r * t.items;
             match item.as_mut() {
@@ -385,8 +385,8 @@ fn coalesce(
                 keys.last_mut().expect("just pushed")
             }
         };
-        for h in 0..24 {
-            k.wcu[h] += wcu[h];
+        for (total, w) in k.wcu.iter_mut().zip(wcu) {
+            *total += w;
         }
     }
 }

@@ -54,16 +54,16 @@ fn seed_003_needs_13_shards_padded_to_15_and_the_plan_agrees() {
         o.hottest_rcu_at_1
     );
     // And the report says it.
-    let md = report::markdown(
-        &w,
-        "seed-003.yaml",
-        &heat,
-        Some(&o),
-        None,
-        &report::Durations::load(&sam_template::workspace_root()),
-        &batch(),
-        None,
-    );
+    let md = report::markdown(&report::Plan {
+        workload: &w,
+        file: "seed-003.yaml",
+        heat: &heat,
+        status: Some(&o),
+        counters: None,
+        durations: &report::Durations::load(&sam_template::workspace_root()),
+        batch: &batch(),
+        svg: None,
+    });
     assert!(md.contains("= 13 (padded: 15)"), "{md}");
 }
 

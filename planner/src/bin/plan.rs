@@ -52,16 +52,16 @@ fn main() {
         std::fs::write(out.join(&svg_name), planner::plot::heat_svg(&w.name, &heat))
             .expect("the plot");
         let relative = format!("../workloads/{stem}.yaml");
-        let md = report::markdown(
-            &w,
-            &relative,
-            &heat,
-            status.as_ref(),
-            counters.as_ref(),
-            &durations,
-            &batch,
-            Some(&svg_name),
-        );
+        let md = report::markdown(&report::Plan {
+            workload: &w,
+            file: &relative,
+            heat: &heat,
+            status: status.as_ref(),
+            counters: counters.as_ref(),
+            durations: &durations,
+            batch: &batch,
+            svg: Some(&svg_name),
+        });
         std::fs::write(out.join(format!("{stem}.md")), md).expect("the report");
         eprintln!(
             "\r{:60}\r{stem}: planned in {:.1} s -> planner/reports/{stem}.md",
