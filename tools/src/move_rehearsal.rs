@@ -234,17 +234,32 @@ async fn read(
     }
 }
 
+/// How the traffic runs: `readers` readers over the `customers` busiest customers and every
+/// rep, `writers` writers; with `early`, the readers ask for the multi-attribute indexes from the
+/// start (a deployment switched before the indexes exist: they must fall back to GSI1 until
+/// the indexes can be read), else from when both are `ACTIVE`.
+#[derive(Debug, Clone, Copy)]
+pub struct Load {
+    pub readers: usize,
+    pub writers: usize,
+    pub customers: usize,
+    pub early: bool,
+}
+
 /// Rehearses the move on `table` (DynamoDB Local, without the two orders indexes, or with them:
-/// then only the switch and the cleanup run) with `readers` readers over the `customers`
-/// busiest customers and every rep, and `writers` writers. `progress` hears each index state.
+/// then only the switch and the cleanup run) under `load`. `progress` hears each index state.
 pub async fn rehearse(
     table: &Table,
     template: &sam_template::Table,
-    readers: usize,
-    writers: usize,
-    customers: usize,
+    load: Load,
     mut progress: impl FnMut(&move_index::IndexState),
 ) -> Result<Rehearsal, StoreError> {
+    let Load {
+        readers,
+        writers,
+        customers,
+        early,
+    } = load;
     for n in 0..writers.min(WRITER_CUSTOMERS) {
         store::commerce::put_customer(
             table,
@@ -260,7 +275,7 @@ pub async fn rehearse(
     let traffic = Arc::new(Traffic::default());
     let (stop, multi) = (
         Arc::new(AtomicBool::new(false)),
-        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicBool::new(early)),
     );
     let mut tasks = Vec::new();
     for n in 0..readers {
@@ -318,7 +333,10 @@ pub async fn rehearse(
 }
 
 /// The rehearsal as a Markdown table (what docs/key-designs.md quotes).
-pub fn report(r: &Rehearsal, readers: usize, writers: usize) -> String {
+pub fn report(r: &Rehearsal, load: Load) -> String {
+    let Load {
+        readers, writers, ..
+    } = load;
     let t = &r.traffic;
     let secs = |d: Duration| format!("{:.2} s", d.as_secs_f64());
     let mut out = String::from("| phase | time | what it did |\n|---|---|---|\n");

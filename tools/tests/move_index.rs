@@ -49,13 +49,17 @@ async fn the_move_under_traffic_fails_no_request_and_answers_whole_lists() {
     };
     let template = sam_template::Template::workspace().unwrap();
     let mut states = Vec::new();
-    let r = move_rehearsal::rehearse(&table, &template.table, 3, 2, 10, |s| {
-        states.push(s.clone())
-    })
-    .await
-    .unwrap();
+    let load = move_rehearsal::Load {
+        readers: 3,
+        writers: 2,
+        customers: 10,
+        early: false,
+    };
+    let r = move_rehearsal::rehearse(&table, &template.table, load, |s| states.push(s.clone()))
+        .await
+        .unwrap();
     let t = &r.traffic;
-    print!("{}", move_rehearsal::report(&r, 3, 2));
+    print!("{}", move_rehearsal::report(&r, load));
     assert_eq!(t.failed.load(Relaxed), 0);
     assert_eq!(t.partial.load(Relaxed), 0);
     // Traffic ran on both sides of the switch, and wrote throughout.

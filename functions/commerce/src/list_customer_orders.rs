@@ -15,13 +15,13 @@ use api::views::commerce as view;
 use keys::commerce::{self as k, OrderStatus};
 use model::commerce::{Order, OrderHeader, OrderSummary};
 use serde_json::json;
-use store::commerce;
+use store::commerce::{self, ByStatus};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "list-customer-orders",
     access: Access::owner("customerId", "customer_not_found"),
-    needs: Needs::CURSORS,
+    needs: Needs::CURSORS.with_status_keys(),
     routes: &[Route::get(
         "/customers/{customerId}/orders",
         "C4: a customer's orders in a date range (and a status), newest first, paginated",
@@ -77,11 +77,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             (summaries.into_iter().map(|o| o.0).collect(), next)
         }
         Some(status) => {
-            let range =
-                k::customer_orders_in_status(&customer, status, from, to).map_err(bad_range)?;
-            let query = deps.table.query(range).backwards();
-            let (headers, next) = paging.page::<OrderHeader, _>(query).await?;
-            (headers.into_iter().map(|h| h.0).collect(), next)
+            let read = ByStatus::customer(&customer, status, from, to).map_err(bad_range)?;
+            let keys = deps.status_keys()?;
+            let page = read
+                .page(&deps.table, keys, paging.limit, paging.start.as_ref())
+                .await?;
+            let headers = page.items.into_iter().map(model::from_item::<OrderHeader>);
+            let headers = headers.map(|h| h.map(|h| h.0)).collect::<Result<_, _>>()?;
+            (headers, paging.next_cursor(page.last_key)?)
         }
     };
     if paging.is_first()
@@ -107,6 +110,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use serde_json::Value;
+    use store::commerce::StatusKeys;
     use testkit::Harness;
     use testkit::fixtures;
     use testkit::{all_items, query_read_units};
@@ -283,6 +287,27 @@ mod tests {
         assert_eq!((s, b["orders"].clone()), (200, json!([])));
         let (s, b) = get(&d, "nobody", &[("status", "OPEN")]).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("customer_not_found")));
+    }
+
+    /// Switched to the multi-attribute index (`ORDER_STATUS_KEYS=multi-attribute`), C4 by
+    /// status reads `CustomerOrdersByStatus` and answers every page as it does from GSI1,
+    /// cursors included.
+    #[tokio::test]
+    async fn by_status_the_multi_attribute_index_answers_the_same_pages() {
+        let (d, _) = seeded_with_statuses().await;
+        let by = |keys| {
+            let deps = testkit::deps(d.table.clone(), FUNCTION.needs).with_status_keys(keys);
+            Harness::with_deps(&FUNCTION, handle, deps)
+        };
+        let (gsi1, multi) = (by(StatusKeys::Concatenated), by(StatusKeys::MultiAttribute));
+        let index = ("GSI1", "CustomerOrdersByStatus");
+        for status in ["OPEN", "SHIPPED"] {
+            let q = [("status", status), ("from", "2020-11-26"), ("limit", "2")];
+            testkit::same_pages_in_both_designs((&gsi1, &multi), index, &q, async |h, q| {
+                get(h, "123", q).await
+            })
+            .await;
+        }
     }
 
     #[tokio::test]

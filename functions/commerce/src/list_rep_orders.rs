@@ -16,16 +16,16 @@
 
 use api::declare::*;
 use api::views::commerce as view;
-use keys::commerce::{self as k, OrderStatus};
-use model::commerce::{Order, OrderSummary};
+use keys::commerce::OrderStatus;
+use model::commerce::OrderSummary;
 use serde_json::json;
-use store::merge::{Direction, MergeKey};
+use store::commerce::{ByStatus, RepOrders, StatusRead};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "list-rep-orders",
     access: Access::Staff,
-    needs: Needs::CURSORS,
+    needs: Needs::CURSORS.with_status_keys(),
     routes: &[Route::get(
         "/reps/{repId}/orders",
         "O10: the orders placed under an account rep in a date range, newest first (one status: one GSI1 query; else every status merged)",
@@ -45,38 +45,23 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let rep = api::path_id(&req, "repId")?;
     let status: Option<OrderStatus> = api::query_parsed(&req, "status")?;
     let (from, to) = api::query_order_dates(&req)?;
-    let in_status = |status| {
-        k::rep_orders_in_status(&rep, status, from, to)
-            .map_err(|e| ApiError::invalid_parameter("to", e))
+    let bad_range = |e| ApiError::invalid_parameter("to", e);
+    let read = match status {
+        Some(status) => StatusRead::One(ByStatus::rep(&rep, status, from, to).map_err(bad_range)?),
+        None => StatusRead::Every(RepOrders::new(&rep, from, to).map_err(bad_range)?),
     };
     // A cursor is bound to this rep, status (or all of them), range and page size: a merged
-    // cursor holds every status's position, a single one DynamoDB's key.
+    // cursor holds every status's position, a single one DynamoDB's key (of either design).
     let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, |limit| {
         let status = status.map_or("*", OrderStatus::as_str);
         format!("O10|{rep}|{status}|{from}|{to}|{limit}")
     })?;
-    let (items, next) = match status {
-        Some(status) => {
-            paging
-                .items(deps.table.query(in_status(status)?).backwards())
-                .await?
-        }
-        None => {
-            let streams = OrderStatus::ALL
-                .into_iter()
-                .map(in_status)
-                .collect::<Result<Vec<_>, _>>()?;
-            paging
-                .merged_page_by(
-                    &deps.table,
-                    streams,
-                    Direction::Descending,
-                    MergeKey::Attribute(Order::ORDER_ID),
-                )
-                .await?
-        }
-    };
+    let keys = deps.status_keys()?;
+    let page = read
+        .page(&deps.table, keys, paging.limit, paging.start.as_ref())
+        .await?;
+    let (items, next) = (page.items, paging.next_cursor(page.last_key)?);
     let orders = items
         .into_iter()
         .map(|i| model::from_item::<OrderSummary>(i).map(|o| view::order_summary(&o.0)))
@@ -94,6 +79,7 @@ mod tests {
     use model::Item;
     use serde_json::Value;
     use store::Table;
+    use store::commerce::StatusKeys;
     use testkit::Harness;
     use testkit::{as_staff, fixtures, query_read_units, signed_in_as, walk_pages};
 
@@ -250,6 +236,30 @@ mod tests {
         );
         let (_, none) = get(&table, "E9", &[("status", "OPEN")], as_staff).await;
         assert_eq!(none["orders"], json!([]));
+    }
+
+    /// Switched to the multi-attribute index (`ORDER_STATUS_KEYS=multi-attribute`), O10 reads
+    /// `RepOrdersByStatus` and answers every page as it does from GSI1, cursors included.
+    #[tokio::test]
+    async fn the_multi_attribute_index_answers_the_same_pages() {
+        let (table, _) = seeded().await;
+        let by = |keys| {
+            let deps = testkit::deps(table.clone(), FUNCTION.needs).with_status_keys(keys);
+            Harness::with_deps(&FUNCTION, handle, deps)
+        };
+        let (gsi1, multi) = (by(StatusKeys::Concatenated), by(StatusKeys::MultiAttribute));
+        let index = ("GSI1", "RepOrdersByStatus");
+        for query in [
+            vec![("status", "OPEN")],
+            vec![],
+            vec![("from", "2026-01-03")],
+        ] {
+            let mut q = query.clone();
+            q.push(("limit", "3"));
+            let get =
+                async |h: &Harness, q: &[(&str, &str)]| h.as_staff().get(&h.path(&["E1"]), q).await;
+            testkit::same_pages_in_both_designs((&gsi1, &multi), index, &q, get).await;
+        }
     }
 
     #[tokio::test]

@@ -848,10 +848,9 @@ impl ByStatus {
     }
 
     /// One page, newest first: at most `limit` orders after `start` (a position of either
-    /// design), from `keys`' design. The multi-attribute design falls back to GSI1 while its
-    /// index cannot be read (not declared yet, or still being created: DynamoDB refuses such a
-    /// Query rather than answer from a partial index), so a reader switched early answers
-    /// whole lists.
+    /// design), from `keys`' design. The multi-attribute design reads its index only once this
+    /// process has seen it `ACTIVE` ([`index_active`]), and GSI1 until then or while DynamoDB
+    /// refuses the Query (the index not there), so a reader switched early answers whole lists.
     pub async fn page(
         &self,
         table: &Table,
@@ -859,7 +858,8 @@ impl ByStatus {
         limit: u32,
         start: Option<&Item>,
     ) -> Result<StatusPage, StoreError> {
-        if keys == StatusKeys::MultiAttribute {
+        let index = self.multi.index().name;
+        if keys == StatusKeys::MultiAttribute && index_active(table, index).await {
             let from = start
                 .map(|p| self.start_in(StatusKeys::MultiAttribute, p))
                 .transpose()?;
@@ -872,7 +872,7 @@ impl ByStatus {
                         served_by: StatusKeys::MultiAttribute,
                     });
                 }
-                Err(e) if index_unreadable(&e, self.multi.index().name) => {}
+                Err(e) if index_unreadable(&e, index) => {}
                 Err(e) => return Err(e),
             }
         }
@@ -941,12 +941,13 @@ impl RepOrders {
             last_key: page.next.map(|p| p.to_item()),
             served_by,
         };
-        if keys == StatusKeys::MultiAttribute {
+        let index = self.0[0].multi.index().name;
+        if keys == StatusKeys::MultiAttribute && index_active(table, index).await {
             let streams = self.0.iter().map(|s| s.multi.clone()).collect();
             let from = self.positions(StatusKeys::MultiAttribute, start)?;
             match merged_page_by(table, streams, from, limit, Direction::Descending, by).await {
                 Ok(merged) => return Ok(page(merged, StatusKeys::MultiAttribute)),
-                Err(e) if index_unreadable(&e, self.0[0].multi.index().name) => {}
+                Err(e) if index_unreadable(&e, index) => {}
                 Err(e) => return Err(e),
             }
         }
@@ -978,6 +979,57 @@ impl StatusRead {
             StatusRead::Every(r) => r.page(table, keys, limit, start).await,
         }
     }
+}
+
+/// How long a reader trusts an index's not being `ACTIVE` before it asks DynamoDB again.
+const INDEX_RECHECK: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// What this process knows of a multi-attribute index, per table.
+#[derive(Debug, Clone, Copy)]
+enum Seen {
+    Active,
+    /// Not `ACTIVE` when asked; ask again from then on.
+    NotBefore(std::time::Instant),
+}
+
+static INDEXES_SEEN: std::sync::LazyLock<
+    std::sync::Mutex<std::collections::BTreeMap<(String, &'static str), Seen>>,
+> = std::sync::LazyLock::new(Default::default);
+
+/// Whether `index` of `table` is `ACTIVE`: one DescribeTable per process (a Lambda's container)
+/// once it is, one at most every [`INDEX_RECHECK`] until then. DynamoDB Local answers a Query of
+/// an index it is still backfilling from the part it has filled (a partial list: seen on the
+/// large seed), so a reader does not wait for a refusal: it reads an index only once it has
+/// seen it `ACTIVE`. A DescribeTable that fails counts as not `ACTIVE`.
+async fn index_active(table: &Table, index: &'static str) -> bool {
+    let key = (table.name().to_owned(), index);
+    let seen = INDEXES_SEEN.lock().ok().and_then(|s| s.get(&key).copied());
+    match seen {
+        Some(Seen::Active) => return true,
+        Some(Seen::NotBefore(t)) if std::time::Instant::now() < t => return false,
+        _ => {}
+    }
+    let described = table
+        .client()
+        .describe_table()
+        .table_name(table.name())
+        .send()
+        .await;
+    let active = described.ok().and_then(|d| d.table).is_some_and(|t| {
+        t.global_secondary_indexes().iter().any(|i| {
+            i.index_name() == Some(index)
+                && i.index_status() == Some(&aws_sdk_dynamodb::types::IndexStatus::Active)
+        })
+    });
+    let now = if active {
+        Seen::Active
+    } else {
+        Seen::NotBefore(std::time::Instant::now() + INDEX_RECHECK)
+    };
+    if let Ok(mut s) = INDEXES_SEEN.lock() {
+        s.insert(key, now);
+    }
+    active
 }
 
 /// Whether DynamoDB refused a Query because `index` cannot be read: the table has no such index

@@ -96,8 +96,8 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// `--rehearse [--readers N] [--writers N] [--customers N]` (DynamoDB Local only): the whole move
-/// under traffic, timed and counted (`tools::move_rehearsal`).
+/// `--rehearse [--readers N] [--writers N] [--customers N] [--switch-early]` (DynamoDB Local
+/// only): the whole move under traffic, timed and counted (`tools::move_rehearsal`).
 async fn rehearse(
     options: &Options,
     target: &target::Target,
@@ -116,19 +116,18 @@ async fn rehearse(
     let (readers, writers) = (number("--readers", 4)?, number("--writers", 2)?);
     let customers = number("--customers", 20)?;
     let template = sam_template::Template::workspace()?;
-    let r = tools::move_rehearsal::rehearse(
-        &target.table,
-        &template.table,
+    let load = tools::move_rehearsal::Load {
         readers,
         writers,
         customers,
-        |state| {
-            eprint!("\r{state}          ");
-            let _ = std::io::stderr().flush();
-        },
-    )
+        early: options.flag("--switch-early"),
+    };
+    let r = tools::move_rehearsal::rehearse(&target.table, &template.table, load, |state| {
+        eprint!("\r{state}          ");
+        let _ = std::io::stderr().flush();
+    })
     .await?;
     eprintln!();
-    print!("{}", tools::move_rehearsal::report(&r, readers, writers));
+    print!("{}", tools::move_rehearsal::report(&r, load));
     Ok(())
 }
