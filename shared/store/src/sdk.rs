@@ -96,6 +96,30 @@ pub async fn config() -> Result<SdkConfig, StoreError> {
     Ok(loader.load().await)
 }
 
+/// Opens the table client's connection to DynamoDB (DNS, TCP, TLS), which the client's pool then
+/// keeps for the requests that follow. The request is `DescribeEndpoints`, which DynamoDB answers
+/// without authorization on its public endpoints, so it needs no permission in any function's
+/// policy; whatever it answers (DynamoDB Local does not know it: a 400), the connection is open.
+pub async fn connect(table: &crate::Table) {
+    let _ = table.client().describe_endpoints().send().await;
+}
+
+/// Whether a function opens its connection during init: unless `CONNECT_AT_INIT` is `0`, or its
+/// endpoint is plain HTTP (DynamoDB Local for tests and the local stack: no handshake to move).
+fn connects_at_init(setting: Option<&str>, endpoint: Option<&str>) -> bool {
+    setting != Some("0") && !endpoint.is_some_and(|e| e.starts_with("http://"))
+}
+
+/// At a function's start-up: [`connect`], unless [`connects_at_init`] says not to. Measured in
+/// `bench/results/changes/15-connect-at-init.md`.
+pub async fn connect_at_init(table: &crate::Table) {
+    let setting = std::env::var("CONNECT_AT_INIT").ok();
+    let endpoint = std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok();
+    if connects_at_init(setting.as_deref(), endpoint.as_deref()) {
+        connect(table).await;
+    }
+}
+
 /// The DynamoDB client of a function: the shared configuration, and each call traced as an X-Ray
 /// subsegment when Lambda samples the invocation ([`telemetry::xray`]).
 pub fn dynamodb_client(config: &SdkConfig, table: &str) -> aws_sdk_dynamodb::Client {
@@ -225,6 +249,15 @@ impl aws_sdk_dynamodb::config::Intercept for TraceCalls {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_function_connects_at_init_unless_told_not_to_or_its_endpoint_is_plain_http() {
+        assert!(connects_at_init(None, None));
+        assert!(connects_at_init(Some("1"), None));
+        assert!(connects_at_init(None, Some("https://localhost:8443")));
+        assert!(!connects_at_init(Some("0"), None));
+        assert!(!connects_at_init(None, Some("http://127.0.0.1:8000")));
+    }
 
     #[test]
     fn the_embedded_roots_are_the_five_amazon_trust_services_roots() {
