@@ -33,7 +33,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run reset seed token reconcile migrate bench bench-keys catalogue samples workbench cost plan test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
+.PHONY: help run reset seed token reconcile migrate move-index bench bench-keys catalogue samples workbench cost plan test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -141,6 +141,9 @@ reconcile: ## Recompute every derived value from its source items; report the dr
 
 migrate: ## Move every v01 certificate to v02 and give older course occurrences OccurrencesByDate's attributes, online (DRY=1: only count them; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account>)
 	cargo run --quiet -p tools --bin migrate -- $(TOOLS_TABLE) $(if $(DRY),--dry-run) $(TOOLS_CONFIRM)
+
+move-index: ## Move C4 by status and O10 to the multi-attribute indexes online: declare and backfill them from template.yaml (CLEANUP=1, after the readers switched: remove the orders' GSI1 keys; DRY=1: only report; REHEARSE=1: the whole move under traffic, local only); STACK=, AWS_TABLE=, CONFIRM= as for make reconcile
+	cargo run --quiet -p tools --bin move_index -- $(TOOLS_TABLE) $(if $(CLEANUP),--cleanup) $(if $(DRY),--dry-run) $(if $(REHEARSE),--rehearse) $(TOOLS_CONFIRM)
 
 token: ## Print a local access token: make token SUB=<id> [GROUPS=staff] (the id is a customerId or username)
 	@cargo run --quiet -p local-stack --bin token -- --sub "$(SUB)" --groups "$(GROUPS)"
