@@ -186,6 +186,13 @@ pub fn markdown(plan: &Plan<'_>) -> String {
          GSI), not a measurement of AWS: see [docs/capacity.md](../../docs/capacity.md).\n",
         w.description.trim()
     );
+    if w.horizon_months > 0 {
+        let _ = writeln!(
+            s,
+            "Populations as they will be in {} months, each grown by its monthly growth.\n",
+            w.horizon_months
+        );
+    }
     let d = heat.design;
     let _ = writeln!(
         s,

@@ -26,6 +26,10 @@ pub struct Workload {
     pub item_bytes: BTreeMap<ItemKind, u64>,
     #[serde(default)]
     pub stream: Stream,
+    /// Plan for the populations this many months from now, each grown by its
+    /// `growth_per_month` (0: as they are today).
+    #[serde(default)]
+    pub horizon_months: u32,
     pub patterns: Vec<PatternLoad>,
 }
 
@@ -277,7 +281,29 @@ impl Workload {
             format!("{line}field {field}: {message}")
         })?;
         w.check()?;
-        Ok(w)
+        Ok(w.grown())
+    }
+
+    /// The populations at the horizon: each count times (1 + growth)^months.
+    fn grown(mut self) -> Workload {
+        let months = i32::try_from(self.horizon_months).unwrap_or(i32::MAX);
+        let e = &mut self.entities;
+        for p in [
+            &mut e.customers,
+            &mut e.products,
+            &mut e.orders,
+            &mut e.reps,
+            &mut e.books,
+            &mut e.users,
+            &mut e.students,
+            &mut e.courses,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            p.count = (p.count as f64 * (1.0 + p.growth_per_month).powi(months)).round() as u64;
+        }
+        self
     }
 
     /// What the types cannot say: every population a pattern draws from is declared.

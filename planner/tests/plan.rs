@@ -292,3 +292,25 @@ patterns:
         "an order line has no status"
     );
 }
+
+#[test]
+fn populations_grow_to_the_horizon() {
+    let w = parse(
+        "
+name: growth
+horizon_months: 12
+entities:
+  customers: {count: 1000000, growth_per_month: 0.03}
+  products: {count: 1000}
+patterns: []
+",
+    );
+    assert_eq!(
+        w.population(planner::workload::Entity::Customers).count,
+        1_425_761
+    );
+    assert_eq!(
+        w.population(planner::workload::Entity::Products).count,
+        1000
+    );
+}
