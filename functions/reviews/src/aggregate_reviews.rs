@@ -47,39 +47,28 @@ fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution
     let old = change.old_image::<Review>().map_err(|e| e.to_string())?;
     let new = change.new_image::<Review>().map_err(|e| e.to_string())?;
     let mut out = Vec::new();
-    let contribution = |target, target_type, must_exist, adds, labels| Contribution {
-        record: change.index,
-        event_id: change.event_id.clone(),
-        target,
-        target_type,
-        must_exist,
-        adds,
-        labels,
-        ranked: None,
-    };
     // Book and user: new minus old (a modify may change the grade).
     let Some(any) = new.as_ref().or(old.as_ref()) else {
         return Ok(out);
     };
     let present = |r: &Option<Review>| i64::from(r.is_some());
     let grade = |r: &Option<Review>| r.as_ref().map_or(0, |r| i64::from(r.grade));
-    out.push(contribution(
-        k::book(&any.isbn),
-        Book::TYPE,
-        true,
-        BTreeMap::from([
-            (Book::RATING_COUNT, present(&new) - present(&old)),
-            (Book::RATING_SUM, grade(&new) - grade(&old)),
-        ]),
-        BTreeMap::new(),
-    ));
-    out.push(contribution(
-        k::user(&any.username),
-        User::TYPE,
-        true,
-        BTreeMap::from([(User::REVIEW_COUNT, present(&new) - present(&old))]),
-        BTreeMap::new(),
-    ));
+    let count = present(&new) - present(&old);
+    let book_adds = [
+        (Book::RATING_COUNT, count),
+        (Book::RATING_SUM, grade(&new) - grade(&old)),
+    ];
+    out.push(
+        change
+            .contribution(k::book(&any.isbn), Book::TYPE, book_adds)
+            .to_existing(),
+    );
+    let user_adds = [(User::REVIEW_COUNT, count)];
+    out.push(
+        change
+            .contribution(k::user(&any.username), User::TYPE, user_adds)
+            .to_existing(),
+    );
     // The day: each image counts on its own review date (one contribution per day touched, as a
     // modify that keeps the date nets to nothing).
     let mut days: BTreeMap<(Date, Shard), i64> = BTreeMap::new();
@@ -90,16 +79,17 @@ fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution
         *days.entry((r.review_date.date(), shard)).or_default() += sign;
     }
     for ((date, shard), delta) in days {
-        out.push(contribution(
-            derived::daily_stats(date, shard),
-            DailyStats::TYPE,
-            false,
-            BTreeMap::from([(DailyStats::REVIEWS, delta)]),
-            BTreeMap::from([
-                (DailyStats::DATE, s(date.iso())),
-                (DailyStats::SHARD, n(shard.number())),
-            ]),
-        ));
+        let labels = [
+            (DailyStats::DATE, s(date.iso())),
+            (DailyStats::SHARD, n(shard.number())),
+        ];
+        let target = derived::daily_stats(date, shard);
+        let adds = [(DailyStats::REVIEWS, delta)];
+        out.push(
+            change
+                .contribution(target, DailyStats::TYPE, adds)
+                .labelled(labels),
+        );
     }
     Ok(out)
 }

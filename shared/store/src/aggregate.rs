@@ -68,6 +68,53 @@ pub struct Contribution {
     pub ranked: Option<Ranked>,
 }
 
+impl Contribution {
+    /// Record `record` (its `eventID`, `event_id`) adding `adds` to `target`, an item of type
+    /// `target_type` created on first use, without labels, unranked; what differs is set with
+    /// [`Contribution::to_existing`], [`Contribution::labelled`] and [`Contribution::ranked`].
+    pub fn new(
+        record: usize,
+        event_id: Id,
+        target: PrimaryKey,
+        target_type: &'static str,
+        adds: impl IntoIterator<Item = (&'static str, i64)>,
+    ) -> Contribution {
+        Contribution {
+            record,
+            event_id,
+            target,
+            target_type,
+            must_exist: false,
+            adds: adds.into_iter().collect(),
+            labels: BTreeMap::new(),
+            ranked: None,
+        }
+    }
+
+    /// The contribution to a target that must already exist: the update is conditioned on it.
+    pub fn to_existing(self) -> Contribution {
+        Contribution {
+            must_exist: true,
+            ..self
+        }
+    }
+
+    /// The contribution with `labels`, set on the target if absent.
+    pub fn labelled(
+        self,
+        labels: impl IntoIterator<Item = (&'static str, AttributeValue)>,
+    ) -> Contribution {
+        let labels = labels.into_iter().collect();
+        Contribution { labels, ..self }
+    }
+
+    /// The contribution to a target ranked by one of its totals.
+    pub fn ranked(self, ranked: Ranked) -> Contribution {
+        let ranked = Some(ranked);
+        Contribution { ranked, ..self }
+    }
+}
+
 /// What [`apply`] did, for the handler's response, its logs and the benchmark.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Applied {

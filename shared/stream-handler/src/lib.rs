@@ -95,6 +95,18 @@ impl Change<'_> {
     pub fn sequence_number(&self) -> Option<&str> {
         self.record.change.sequence_number.as_deref()
     }
+
+    /// What this record adds to `target` (of type `target_type`): a derived value's
+    /// contribution, counted once however often the record is delivered ([`store::aggregate`]).
+    pub fn contribution(
+        &self,
+        target: keys::PrimaryKey,
+        target_type: &'static str,
+        adds: impl IntoIterator<Item = (&'static str, i64)>,
+    ) -> store::aggregate::Contribution {
+        let event_id = self.event_id.clone();
+        store::aggregate::Contribution::new(self.index, event_id, target, target_type, adds)
+    }
 }
 
 /// The `Type` of a record's item (from the new image, or the old one for a removal); `None` for

@@ -160,33 +160,24 @@ fn order_contributions(
     let value = new_sale.map_or(0, |o| o.0.total) - old_sale.map_or(0, |o| o.0.total);
     let date = any.created_at.date();
     let shard = derived::daily_stats_shard(&any.order_id.to_string(), shards);
+    let customer = k::customer(&any.customer_id);
+    let customer_adds = [
+        (Customer::ORDER_COUNT, count),
+        (Customer::LIFETIME_VALUE, value),
+    ];
+    let stats = derived::daily_stats(date, shard);
+    let stats_adds = [(DailyStats::ORDERS, count), (DailyStats::REVENUE, value)];
+    let stats_labels = [
+        (DailyStats::DATE, s(date.iso())),
+        (DailyStats::SHARD, n(shard.number())),
+    ];
     let mut out = vec![
-        Contribution {
-            record: change.index,
-            event_id: change.event_id.clone(),
-            target: k::customer(&any.customer_id),
-            target_type: Customer::TYPE,
-            must_exist: true,
-            adds: BTreeMap::from([
-                (Customer::ORDER_COUNT, count),
-                (Customer::LIFETIME_VALUE, value),
-            ]),
-            labels: BTreeMap::new(),
-            ranked: None,
-        },
-        Contribution {
-            record: change.index,
-            event_id: change.event_id.clone(),
-            target: derived::daily_stats(date, shard),
-            target_type: DailyStats::TYPE,
-            must_exist: false,
-            adds: BTreeMap::from([(DailyStats::ORDERS, count), (DailyStats::REVENUE, value)]),
-            labels: BTreeMap::from([
-                (DailyStats::DATE, s(date.iso())),
-                (DailyStats::SHARD, n(shard.number())),
-            ]),
-            ranked: None,
-        },
+        change
+            .contribution(customer, Customer::TYPE, customer_adds)
+            .to_existing(),
+        change
+            .contribution(stats, DailyStats::TYPE, stats_adds)
+            .labelled(stats_labels),
     ];
     // Its products' sales follow too: each line's units and amount, taken out or put back (the
     // lines read for this batch; an order whose lines could not be read is retried).
@@ -205,23 +196,23 @@ fn order_contributions(
     // images name the same one.
     if let Some(rep) = &any.account_rep_id {
         let period = Quarter::of(date);
-        out.push(Contribution {
-            record: change.index,
-            event_id: change.event_id.clone(),
-            target: k::rep_sales(period, rep),
-            target_type: RepSales::TYPE,
-            must_exist: false,
-            adds: BTreeMap::from([(RepSales::TOTAL, value), (RepSales::ORDER_COUNT, count)]),
-            labels: BTreeMap::from([
-                (RepSales::PERIOD, s(period.to_string())),
-                (RepSales::REP_ID, s(rep.as_str())),
-            ]),
-            ranked: Some(Ranked {
-                by: RepSales::TOTAL,
-                period,
-                rep: rep.clone(),
-            }),
-        });
+        let adds = [(RepSales::TOTAL, value), (RepSales::ORDER_COUNT, count)];
+        let labels = [
+            (RepSales::PERIOD, s(period.to_string())),
+            (RepSales::REP_ID, s(rep.as_str())),
+        ];
+        let ranked = Ranked {
+            by: RepSales::TOTAL,
+            period,
+            rep: rep.clone(),
+        };
+        let sales = k::rep_sales(period, rep);
+        out.push(
+            change
+                .contribution(sales, RepSales::TYPE, adds)
+                .labelled(labels)
+                .ranked(ranked),
+        );
     }
     out
 }
@@ -237,16 +228,12 @@ fn inventory_contributions(
         return Vec::new();
     };
     let quantity = |i: &Option<Inventory>| i.as_ref().map_or(0, |i| i64::from(i.quantity));
-    vec![Contribution {
-        record: change.index,
-        event_id: change.event_id.clone(),
-        target: k::product(any.sku),
-        target_type: Product::TYPE,
-        must_exist: true,
-        adds: BTreeMap::from([(Product::TOTAL_INVENTORY, quantity(&new) - quantity(&old))]),
-        labels: BTreeMap::new(),
-        ranked: None,
-    }]
+    let adds = [(Product::TOTAL_INVENTORY, quantity(&new) - quantity(&old))];
+    vec![
+        change
+            .contribution(k::product(any.sku), Product::TYPE, adds)
+            .to_existing(),
+    ]
 }
 
 fn line_contributions(
@@ -275,22 +262,18 @@ fn product_sales(
 ) -> Contribution {
     // The shard comes from the order, so a retry lands on the same shard.
     let shard = k::product_sales_shard(line.order_id, shards);
-    Contribution {
-        record: change.index,
-        event_id: change.event_id.clone(),
-        target: k::product_sales(line.sku, shard),
-        target_type: ProductSales::TYPE,
-        must_exist: false,
-        adds: BTreeMap::from([
-            (ProductSales::UNITS_SOLD, units),
-            (ProductSales::REVENUE, revenue),
-        ]),
-        labels: BTreeMap::from([
-            (ProductSales::SKU, n(line.sku.get())),
-            (ProductSales::SHARD, n(shard.number())),
-        ]),
-        ranked: None,
-    }
+    let adds = [
+        (ProductSales::UNITS_SOLD, units),
+        (ProductSales::REVENUE, revenue),
+    ];
+    let labels = [
+        (ProductSales::SKU, n(line.sku.get())),
+        (ProductSales::SHARD, n(shard.number())),
+    ];
+    let target = k::product_sales(line.sku, shard);
+    change
+        .contribution(target, ProductSales::TYPE, adds)
+        .labelled(labels)
 }
 
 #[cfg(test)]
