@@ -3,11 +3,10 @@
 //! BatchGetItem of every shard.
 
 use api::declare::*;
-use api::views::{derived, with_drift};
+use api::views::sharded_counter;
 use keys::{Date, derived};
 use model::derived::DailyStats;
 use serde_json::json;
-use store::aggregate;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -31,21 +30,13 @@ pub const FUNCTION: Function = Function {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let date = api::path(&req, "date", Date::parse_iso)?;
     let shards = derived::daily_stats_shards(date, deps.shards()?);
-    let sums = aggregate::sum_shards(
-        &deps.table,
-        &shards,
-        &[DailyStats::ORDERS, DailyStats::REVENUE, DailyStats::REVIEWS],
-    )
-    .await?;
-    let mut drift = Vec::new();
-    let mut shown = |attribute, name| derived(&sums[attribute], name, &mut drift);
-    let view = json!({
-        "date": date,
-        "orders": shown(DailyStats::ORDERS, "orders"),
-        "revenue": shown(DailyStats::REVENUE, "revenue"),
-        "reviews": shown(DailyStats::REVIEWS, "reviews"),
-    });
-    api::json(200, &with_drift(view, drift))
+    let totals = [
+        (DailyStats::ORDERS, "orders"),
+        (DailyStats::REVENUE, "revenue"),
+        (DailyStats::REVIEWS, "reviews"),
+    ];
+    let view = sharded_counter(&deps.table, &shards, json!({ "date": date }), &totals).await?;
+    api::json(200, &view)
 }
 
 #[cfg(test)]

@@ -3,11 +3,10 @@
 //! summed here from ONE BatchGetItem of every shard.
 
 use api::declare::*;
-use api::views::{derived, with_drift};
+use api::views::sharded_counter;
 use keys::commerce::{self as k, Sku};
 use model::commerce::ProductSales;
 use serde_json::json;
-use store::aggregate;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -31,20 +30,12 @@ pub const FUNCTION: Function = Function {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     let shards = k::product_sales_shards(sku, deps.shards()?);
-    let sums = aggregate::sum_shards(
-        &deps.table,
-        &shards,
-        &[ProductSales::UNITS_SOLD, ProductSales::REVENUE],
-    )
-    .await?;
-    let mut drift = Vec::new();
-    let mut shown = |attribute, name| derived(&sums[attribute], name, &mut drift);
-    let view = json!({
-        "productId": sku,
-        "unitsSold": shown(ProductSales::UNITS_SOLD, "unitsSold"),
-        "revenue": shown(ProductSales::REVENUE, "revenue"),
-    });
-    api::json(200, &with_drift(view, drift))
+    let totals = [
+        (ProductSales::UNITS_SOLD, "unitsSold"),
+        (ProductSales::REVENUE, "revenue"),
+    ];
+    let view = sharded_counter(&deps.table, &shards, json!({ "productId": sku }), &totals).await?;
+    api::json(200, &view)
 }
 
 #[cfg(test)]

@@ -28,6 +28,24 @@ pub fn with_drift(mut view: Value, drift: Vec<&'static str>) -> Value {
     view
 }
 
+/// A counter kept on write shards, as shown: `identity` (its `date`, its `productId`) and each of
+/// `totals` (attribute, name) summed over `shards` in one BatchGetItem
+/// ([`store::aggregate::sum_shards`]), a drifted one `null` and noted as [`derived`] notes it.
+pub async fn sharded_counter(
+    table: &store::Table,
+    shards: &[keys::PrimaryKey],
+    identity: Value,
+    totals: &[(&'static str, &'static str)],
+) -> Result<Value, crate::ApiError> {
+    let attributes: Vec<&'static str> = totals.iter().map(|(attribute, _)| *attribute).collect();
+    let sums = store::aggregate::sum_shards(table, shards, &attributes).await?;
+    let (mut view, mut drift) = (identity, Vec::new());
+    for (attribute, name) in totals {
+        view[*name] = derived(&sums[attribute], name, &mut drift);
+    }
+    Ok(with_drift(view, drift))
+}
+
 /// Removes every drift note from a response body, collecting the names.
 pub fn take_drift(value: &mut Value, names: &mut Vec<String>) {
     match value {
