@@ -619,18 +619,37 @@ impl Touch {
     }
 }
 
-/// The share of order ids on each of `count` keys `key` makes of them: the real hash, over a fixed
-/// sample of real order ids as large as `population` (up to [`SAMPLE_IDS`]).
-pub fn spread<K: Ord>(population: u64, mut key: impl FnMut(OrderId) -> K) -> Vec<(K, f64)> {
+/// The share of order ids on each of the `count` shards `shard` (a real shard function) puts
+/// them on, over a fixed sample of real order ids as large as `population` (up to
+/// [`SAMPLE_IDS`]). Computed once per function, count and sample: plans run again and again
+/// at other shard counts.
+pub fn spread(population: u64, count: u32, shard: fn(OrderId, u32) -> Shard) -> Vec<(Shard, f64)> {
+    type Spreads = std::collections::HashMap<(usize, u32, usize), Vec<(Shard, f64)>>;
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<Spreads>> = std::sync::OnceLock::new();
     let n = population.clamp(1, SAMPLE_IDS as u64) as usize;
+    let key = (shard as usize, count, n);
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(s) = cache.lock().expect("the spreads").get(&key) {
+        return s.clone();
+    }
     let mut counts = std::collections::BTreeMap::new();
     for id in order_ids(n) {
-        *counts.entry(key(id)).or_insert(0u64) += 1;
+        *counts.entry(shard(id, count)).or_insert(0u64) += 1;
     }
-    counts
+    let shares: Vec<(Shard, f64)> = counts
         .into_iter()
         .map(|(k, c)| (k, c as f64 / n as f64))
-        .collect()
+        .collect();
+    cache
+        .lock()
+        .expect("the spreads")
+        .insert(key, shares.clone());
+    shares
+}
+
+/// The day's stats shard of an order (its id is the source id).
+fn stats_shard(id: OrderId, count: u32) -> Shard {
+    kd::daily_stats_shard(&id.to_string(), count)
 }
 
 /// The key design the plan runs with: the workload's parameters over the template's defaults.
@@ -697,9 +716,7 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
         // Every OPEN order (or a page of them) across the N shards of GSI2, queried in parallel.
         "O5" => {
             let n = o5_items(p, w) as f64;
-            let shares = spread(n as u64, |id| {
-                kc::order_status_shard(id, d.order_status_shards)
-            });
+            let shares = spread(n as u64, d.order_status_shards, kc::order_status_shard);
             vec![fixed(Box::new(move |_| {
                 shares
                     .iter()
@@ -887,13 +904,9 @@ fn place_order<'a>(
     let lines = f64::from(p.lines.unwrap_or(3));
     let rep_share = p.rep_share.unwrap_or(0.0);
     let reps = w.entities.reps.as_ref().map_or(1, |r| r.count);
-    let header_shards = spread(orders, |id| {
-        kc::order_status_shard(id, d.order_status_shards)
-    });
-    let stats_shards = spread(orders, |id| {
-        kd::daily_stats_shard(&id.to_string(), d.aggregate_shards)
-    });
-    let sales_shards = spread(orders, |id| kc::product_sales_shard(id, d.aggregate_shards));
+    let header_shards = spread(orders, d.order_status_shards, kc::order_status_shard);
+    let stats_shards = spread(orders, d.aggregate_shards, stats_shard);
+    let sales_shards = spread(orders, d.aggregate_shards, kc::product_sales_shard);
     let txn = |bytes: f64| 2.0 * wcu(bytes);
     let stream = StreamWrite {
         consumer: fanout::COMMERCE_STREAM,
@@ -1134,9 +1147,7 @@ fn add_order_event<'a>(w: &'a Workload, d: Design, s: &'a Sizes, orders: u64) ->
 /// to the book, the user and the day.
 fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
     let reviews = fanout::AGGREGATE_REVIEWS;
-    let stats_shards = spread(1_000_000, |id| {
-        kd::daily_stats_shard(&id.to_string(), d.aggregate_shards)
-    });
+    let stats_shards = spread(1_000_000, d.aggregate_shards, stats_shard);
     let txn = |bytes: f64| 2.0 * wcu(bytes);
     vec![
         Draw {
