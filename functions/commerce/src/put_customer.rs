@@ -53,13 +53,7 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D:
 }
 
 fn validate(body: &PutCustomer) -> Result<(), ApiError> {
-    let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            format!("name: give 1 to {MAX_NAME_CHARS} characters"),
-        ));
-    }
+    api::text_field("name", &body.name, MAX_NAME_CHARS)?;
     let email = body.email.trim();
     let plausible = email.chars().count() <= MAX_EMAIL_CHARS
         && !email.chars().any(char::is_whitespace)

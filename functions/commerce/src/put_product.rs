@@ -82,13 +82,7 @@ fn price(body: &PutProduct) -> Result<Option<products::Price>, ApiError> {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     let body: PutProduct = api::json_body(&req)?;
-    let name = body.name.trim();
-    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            format!("name: give 1 to {MAX_NAME_CHARS} characters"),
-        ));
-    }
+    let name = api::text_field("name", &body.name, MAX_NAME_CHARS)?;
     if let Some(d) = &body.description
         && d.chars().count() > MAX_DESCRIPTION_CHARS
     {

@@ -171,12 +171,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .or(body.title)
         .map(|n| n.trim().to_owned())
         .unwrap_or_default();
-    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            format!("{name_field}: give 1 to {MAX_NAME_CHARS} characters"),
-        ));
-    }
+    api::text_field(name_field, &name, MAX_NAME_CHARS)?;
     let parent = [body.region_id, body.country_id, body.location_id]
         .into_iter()
         .flatten()

@@ -52,13 +52,7 @@ struct NewOccurrence {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let body: NewOccurrence = api::json_body(&req)?;
-    let course_type = body.course_type.trim();
-    if course_type.is_empty() || course_type.chars().count() > MAX_COURSE_TYPE_CHARS {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            format!("courseType: give 1 to {MAX_COURSE_TYPE_CHARS} characters"),
-        ));
-    }
+    let course_type = api::text_field("courseType", &body.course_type, MAX_COURSE_TYPE_CHARS)?;
     let occurrence = CourseOccurrence {
         course_name: api::field("courseName", Course::parse(&body.course_name))?,
         start_date: api::field("startDate", Date::parse_iso(&body.start_date))?,

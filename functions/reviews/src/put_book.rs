@@ -52,18 +52,8 @@ fn invalid(msg: impl Into<String>) -> ApiError {
 }
 
 fn validate(body: &PutBook) -> Result<(), ApiError> {
-    let title = body.title.trim();
-    if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
-        return Err(invalid(format!(
-            "title: give 1 to {MAX_TITLE_CHARS} characters"
-        )));
-    }
-    let author = body.author.trim();
-    if author.is_empty() || author.chars().count() > MAX_AUTHOR_CHARS {
-        return Err(invalid(format!(
-            "author: give 1 to {MAX_AUTHOR_CHARS} characters"
-        )));
-    }
+    api::text_field("title", &body.title, MAX_TITLE_CHARS)?;
+    api::text_field("author", &body.author, MAX_AUTHOR_CHARS)?;
     if !(MIN_YEAR..=MAX_YEAR).contains(&body.publication_year) {
         return Err(invalid(format!(
             "publicationYear: give a year from {MIN_YEAR} to {MAX_YEAR}"

@@ -55,12 +55,7 @@ fn validate(body: &PutReview) -> Result<(), ApiError> {
             "grade: give an integer from {MIN_GRADE} to {MAX_GRADE}"
         )));
     }
-    let text = body.text.trim();
-    if text.is_empty() || text.chars().count() > MAX_TEXT_CHARS {
-        return Err(invalid(format!(
-            "text: give 1 to {MAX_TEXT_CHARS} characters"
-        )));
-    }
+    api::text_field("text", &body.text, MAX_TEXT_CHARS)?;
     Ok(())
 }
 

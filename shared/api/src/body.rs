@@ -60,6 +60,17 @@ pub fn json_body<T: DeserializeOwned>(req: &Request) -> Result<T, ApiError> {
     })
 }
 
+/// A text field of the body, trimmed, which must hold 1 to `max` characters; else a 400
+/// `invalid_body` naming the field (`name: give 1 to 200 characters`).
+pub fn text_field<'a>(name: &str, value: &'a str, max: usize) -> Result<&'a str, ApiError> {
+    let text = value.trim();
+    if text.is_empty() || text.chars().count() > max {
+        let message = format!("{name}: give 1 to {max} characters");
+        return Err(ApiError::bad_request("invalid_body", message));
+    }
+    Ok(text)
+}
+
 /// A key error on a body field.
 pub fn invalid_field(name: &str, e: KeyError) -> ApiError {
     ApiError::bad_request("invalid_body", format!("{name}: {e}"))

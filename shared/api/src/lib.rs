@@ -47,7 +47,7 @@ pub mod declare {
     pub use lambda_http::{Body, Request, Response};
     pub use store::{Deps, Needs};
 }
-pub use body::{MAX_BODY_BYTES, field, invalid_field, json_body};
+pub use body::{MAX_BODY_BYTES, field, invalid_field, json_body, text_field};
 pub use error::ApiError;
 pub use function::{Function, Method, Page, Route};
 pub use parameters::{
