@@ -75,8 +75,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::commerce::{EventId, OrderStatus};
-    use store::commerce::add_tracking_event;
+    use keys::commerce::OrderStatus;
     use testkit::fixtures;
     use testkit::{Harness, all_items, query_read_units};
 
@@ -91,21 +90,8 @@ mod tests {
             &[(42, 2, 500), (7, 1, 100), (100000, 3, 1)],
         )
         .await;
-        let base = order.order_id.timestamp_ms();
-        for (i, status) in [OrderStatus::Processing, OrderStatus::Shipped]
-            .into_iter()
-            .enumerate()
-        {
-            let ev: EventId = SortableId::at_ms(base + 1000 * (i as u64 + 1));
-            let rec = TrackingEvent {
-                order_id: order.order_id,
-                event_id: ev,
-                status,
-                note: None,
-                at: fixtures::at(ev.timestamp_ms()),
-            };
-            assert!(add_tracking_event(&table, &rec).await.unwrap());
-        }
+        let statuses = [OrderStatus::Processing, OrderStatus::Shipped];
+        fixtures::tracking_events(&table, &order, &statuses).await;
         table.meter().reset();
 
         let h = Harness::new(&FUNCTION, handle, table.clone());

@@ -96,6 +96,28 @@ pub async fn order(table: &Table, customer: &str, ms: u64, lines: &[(u64, u32, i
 
 /// Good's data-modeling post: customer `customer` and an order on each of the post's three dates
 /// (one line each).
+/// `statuses` added to `order` as its tracking events (written), the first a second after the
+/// order was placed and each a second after the one before.
+pub async fn tracking_events(
+    table: &Table,
+    order: &Order,
+    statuses: &[keys::commerce::OrderStatus],
+) {
+    let placed = order.order_id.timestamp_ms();
+    for (second, status) in (1..).zip(statuses) {
+        let event_id = SortableId::at_ms(placed + 1000 * second);
+        let event = model::commerce::TrackingEvent {
+            order_id: order.order_id,
+            event_id,
+            status: *status,
+            note: None,
+            at: at(event_id.timestamp_ms()),
+        };
+        let added = commerce::add_tracking_event(table, &event).await;
+        assert!(added.expect("a tracking event"), "the order exists");
+    }
+}
+
 pub async fn customer_with_seed_orders(table: &Table, customer: &str) -> Vec<Order> {
     self::customer(table, customer).await;
     let mut orders = Vec::new();

@@ -80,21 +80,8 @@ mod tests {
         let table = testkit::table().await;
         fixtures::customer(&table, "ann").await;
         let order = fixtures::order(&table, "ann", keys::now_ms(), &[(1, 1, 1)]).await;
-        let base = order.order_id.timestamp_ms();
-        for (i, status) in [OrderStatus::Processing, OrderStatus::Shipped]
-            .into_iter()
-            .enumerate()
-        {
-            let ev = SortableId::at_ms(base + 1000 * (i as u64 + 1));
-            let rec = TrackingEvent {
-                order_id: order.order_id,
-                event_id: ev,
-                status,
-                note: None,
-                at: fixtures::at(ev.timestamp_ms()),
-            };
-            add_tracking_event(&table, &rec).await.unwrap();
-        }
+        let statuses = [OrderStatus::Processing, OrderStatus::Shipped];
+        fixtures::tracking_events(&table, &order, &statuses).await;
         let events = all_items(&table)
             .await
             .into_iter()
