@@ -84,11 +84,19 @@ impl Durations {
             .map_or((assumed, false), |(_, ms)| (*ms, true))
     }
 
+    /// The memory size `function` was measured at, if it was.
+    pub fn memory(&self, function: &str) -> Option<u32> {
+        self.functions.get(function).and_then(|(mb, _)| *mb)
+    }
+
     pub fn batch(&self, consumer: &str) -> BatchTime {
         match self.functions.get(consumer) {
             Some((_, ms)) => BatchTime {
                 ms: *ms,
-                source: format!("measured p50 of {consumer} ({})", self.source),
+                source: format!(
+                    "measured p50 of {consumer}'s sample batch ({}); a full batch may take longer",
+                    self.source
+                ),
             },
             None => BatchTime {
                 ms: ASSUMED_BATCH_MS,
@@ -333,11 +341,16 @@ pub fn markdown(plan: &Plan<'_>) -> String {
         let f = function_of(pattern);
         let (peak, h) = sim::peak(rps);
         let (ms, measured) = durations.ms(f, ASSUMED_MS);
+        // A duration measured at another size than the template's says so.
+        let note = match durations.memory(f) {
+            _ if !measured => " (assumed)".to_owned(),
+            Some(mb) if mb != memory(f) => format!(" (measured at {mb} MB)"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             s,
-            "| {pattern} | `{f}` | {} | {peak:.0} at {h:02}:00 | {ms:.1}{} | {:.0} |",
+            "| {pattern} | `{f}` | {} | {peak:.0} at {h:02}:00 | {ms:.1}{note} | {:.0} |",
             memory(f),
-            if measured { "" } else { " (assumed)" },
             (peak * ms / 1000.0).ceil()
         );
     }
@@ -422,6 +435,7 @@ mod tests {
         .unwrap();
         let measured = Durations::load(&root);
         assert_eq!(measured.ms("get-customer", ASSUMED_MS), (4.5, true));
+        assert_eq!(measured.memory("get-customer"), Some(512));
         assert_eq!(measured.ms("place-order", ASSUMED_MS), (ASSUMED_MS, false));
         assert_eq!(measured.batch("commerce-stream").ms, 35.0);
         assert!(
