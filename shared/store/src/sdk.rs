@@ -104,14 +104,16 @@ pub async fn connect(table: &crate::Table) {
     let _ = table.client().describe_endpoints().send().await;
 }
 
-/// Whether a function opens its connection during init: unless `CONNECT_AT_INIT` is `0`, or its
-/// endpoint is plain HTTP (DynamoDB Local for tests and the local stack: no handshake to move).
+/// Whether a function opens its connection during init: only with `CONNECT_AT_INIT=1`, and not
+/// to a plain-HTTP endpoint (DynamoDB Local for tests and the local stack: no handshake to move).
+/// Off by default: measured here, the handshake costs about 1.3 ms of CPU, and opening it in init
+/// added a round trip to the cold start without a consistent gain, whether init ran at the
+/// size's CPU share or at a full vCPU (`bench/results/changes/15-connect-at-init.md`).
 fn connects_at_init(setting: Option<&str>, endpoint: Option<&str>) -> bool {
-    setting != Some("0") && !endpoint.is_some_and(|e| e.starts_with("http://"))
+    setting == Some("1") && !endpoint.is_some_and(|e| e.starts_with("http://"))
 }
 
-/// At a function's start-up: [`connect`], unless [`connects_at_init`] says not to. Measured in
-/// `bench/results/changes/15-connect-at-init.md`.
+/// At a function's start-up: [`connect`], if [`connects_at_init`] says to.
 pub async fn connect_at_init(table: &crate::Table) {
     let setting = std::env::var("CONNECT_AT_INIT").ok();
     let endpoint = std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok();
@@ -251,12 +253,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_function_connects_at_init_unless_told_not_to_or_its_endpoint_is_plain_http() {
-        assert!(connects_at_init(None, None));
-        assert!(connects_at_init(Some("1"), None));
-        assert!(connects_at_init(None, Some("https://localhost:8443")));
+    fn a_function_connects_at_init_only_when_told_to_and_its_endpoint_is_tls() {
+        assert!(!connects_at_init(None, None));
         assert!(!connects_at_init(Some("0"), None));
-        assert!(!connects_at_init(None, Some("http://127.0.0.1:8000")));
+        assert!(connects_at_init(Some("1"), None));
+        assert!(connects_at_init(Some("1"), Some("https://localhost:8443")));
+        assert!(!connects_at_init(Some("1"), Some("http://127.0.0.1:8000")));
     }
 
     #[test]

@@ -11,9 +11,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 /// A proxy to DynamoDB Local counting the connections it accepts; its endpoint and the count.
 async fn counting_proxy() -> (String, Arc<AtomicUsize>) {
-    let upstream = devkit::endpoint()
-        .trim_start_matches("http://")
-        .to_owned();
+    let upstream = devkit::endpoint().trim_start_matches("http://").to_owned();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let endpoint = format!("http://{}", listener.local_addr().unwrap());
     let count = Arc::new(AtomicUsize::new(0));
