@@ -11,6 +11,10 @@
 //!   `events/` or built like them, turned into `lambda_http` requests the way the runtime does;
 //! - [`item_size`] / [`query_read_units`]: DynamoDB's own size and capacity arithmetic, so a test
 //!   can state the minimum a read should cost and compare it with what DynamoDB reports.
+//! - what function tests check and read back again and again, once: [`assert_errors`] (a table of
+//!   bad requests, each its status, code and message), [`assert_one_index_query`] (one query of an
+//!   index, paying the minimum), [`column()`] (the ids of a page), [`items_with`] (a partition),
+//!   [`org_table`] (a table with the HR org and its employees).
 //!
 //! The DynamoDB helpers among them (tables, fixtures, stream records, sizes) are `dev`'s,
 //! re-exported here: the benchmarks and maintenance commands use them outside tests.
