@@ -107,6 +107,13 @@ bench-keys: dynamodb-install ## The two key designs (the seeds' concatenated str
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo run --quiet -p bench --bin keys-bench
 
+bench-memory: dynamodb-install ## Every function at 128 to 3008 MB as Lambda runs it (root: cgroup CPU quotas), and the size each gets for its cost per million calls and p99: bench/results/power-tuning.json (FUNCTIONS=a,b for some; INIT=1 for the connect-at-init experiment instead)
+	cargo build --release -p bench -p commerce -p reviews -p learning -p hr --bins
+	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
+	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
+	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) FUNCTIONS='$(FUNCTIONS)' \
+	  target/release/power-bench $(if $(INIT),--init-experiment)
+
 workbench: dynamodb-install ## Write the table's NoSQL Workbench model (workbench/single-table-design.json) from the seeds, loaded through the model layer
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \

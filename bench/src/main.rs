@@ -20,10 +20,9 @@
 //!              [--out bench/results]
 //! ```
 
-mod process;
 mod report;
-mod runtime;
-mod tls;
+
+use bench::{process, runtime, tls};
 
 use std::{
     path::{Path, PathBuf},
@@ -275,7 +274,7 @@ impl Setting {
             None => Command::new(&program),
         };
         // What Lambda gives every function (and nothing from this shell), then the function's own.
-        command.env_clear();
+        bench::lambda_environment(&mut command, function, &self.endpoint);
         if let (Some(script), Some(folder)) = (script, folder) {
             let folder = self.root.join(folder);
             command
@@ -299,23 +298,6 @@ impl Setting {
             | Implementation::Hello => command.env("AWS_CA_BUNDLE", &self.tls.ca),
         };
         command
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("LANG", "en_US.UTF-8")
-            .env("TZ", ":UTC")
-            .env("AWS_REGION", "us-east-1")
-            .env("AWS_DEFAULT_REGION", "us-east-1")
-            .env("AWS_ACCESS_KEY_ID", "ASIABENCHMARKEXAMPLE")
-            .env("AWS_SECRET_ACCESS_KEY", "bench-secret-access-key")
-            .env("AWS_SESSION_TOKEN", "bench-session-token")
-            .env("AWS_LAMBDA_FUNCTION_NAME", function)
-            .env("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST")
-            .env("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand")
-            .env(
-                "AWS_LAMBDA_LOG_GROUP_NAME",
-                format!("/aws/lambda/{function}"),
-            )
-            .env("AWS_LAMBDA_LOG_STREAM_NAME", "bench")
-            .env("AWS_ENDPOINT_URL_DYNAMODB", &self.endpoint)
             .env("TABLE_NAME", &self.table)
             .env("ORDER_STATUS_SHARDS", "15")
             .env(
@@ -346,38 +328,20 @@ impl Setting {
 }
 
 fn main() {
-    let options = options().unwrap_or_else(|e| {
-        eprintln!("lambda-bench: {e}");
-        std::process::exit(2);
-    });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    if let Err(e) = runtime.block_on(run(options)) {
-        eprintln!("lambda-bench: {e}");
-        std::process::exit(1);
-    }
+    bench::main("lambda-bench", options(), run);
 }
 
 async fn run(options: Options) -> Result<(), String> {
     let root = std::env::current_dir().map_err(|e| e.to_string())?;
-    let upstream = devkit::endpoint();
-    let upstream_addr = upstream
-        .trim_start_matches("http://")
-        .parse()
-        .map_err(|e| format!("AWS_ENDPOINT_URL_DYNAMODB={upstream}: {e} (want http://IP:PORT)"))?;
     let work = std::env::temp_dir().join(format!("lambda-bench-{}", std::process::id()));
-    let tls = tls::start(&work, upstream_addr)
-        .await
-        .map_err(|e| format!("TLS terminator: {e}"))?;
+    let (tls, endpoint) = bench::terminator(&work).await?;
     let table = format!("bench-{}", std::process::id());
     let setting = Setting {
         bin_dir: root.join(&options.bin_dir),
         baseline: root.join(options.baseline.as_deref().unwrap_or(Path::new("-"))),
         baseline_system_roots: options.baseline_system_roots,
         python: root.join(".local/bench-python/bin/python"),
-        endpoint: format!("https://localhost:{}", tls.port),
+        endpoint,
         root,
         table,
         tls,
@@ -659,30 +623,18 @@ async fn call(
     api: &mut RuntimeApi,
     event: Bytes,
 ) -> Result<(Instant, Instant, (u64, Value)), String> {
-    api.offer(event).await;
-    let mut handed = Instant::now();
-    loop {
-        match api.mark(CALL_TIMEOUT).await {
-            Some(Mark::Next(_)) => continue,
-            Some(Mark::Handed(at)) => handed = at,
-            Some(Mark::Response(at, bytes)) => {
-                let response: Value = serde_json::from_slice(&bytes)
-                    .map_err(|e| format!("the response is not JSON: {e}"))?;
-                let status = response["statusCode"].as_u64().unwrap_or(0);
-                let body = response["body"]
-                    .as_str()
-                    .and_then(|b| serde_json::from_str(b).ok())
-                    .unwrap_or(Value::Null);
-                if !(200..300).contains(&status) {
-                    return Err(format!("answered {status}: {body}"));
-                }
-                return Ok((handed, at, (status, body)));
-            }
-            Some(Mark::Error(e)) => return Err(format!("the function failed: {e}")),
-            Some(Mark::InitError(e)) => return Err(format!("init failed: {e}")),
-            None => return Err(format!("no response within {CALL_TIMEOUT:?}")),
-        }
+    let (handed, at, bytes) = api.invoke(event, CALL_TIMEOUT).await?;
+    let response: Value =
+        serde_json::from_slice(&bytes).map_err(|e| format!("the response is not JSON: {e}"))?;
+    let status = response["statusCode"].as_u64().unwrap_or(0);
+    let body = response["body"]
+        .as_str()
+        .and_then(|b| serde_json::from_str(b).ok())
+        .unwrap_or(Value::Null);
+    if !(200..300).contains(&status) {
+        return Err(format!("answered {status}: {body}"));
     }
+    Ok((handed, at, (status, body)))
 }
 
 mod data {

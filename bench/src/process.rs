@@ -49,13 +49,19 @@ impl Cgroup {
                 })?;
             }
         }
+        fs::write(cgroup.cpu.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
+        cgroup.limit(memory_mb)?;
+        Ok(cgroup)
+    }
+
+    /// Holds the cgroup's processes to the CPU share of `memory_mb` from now on (`None`: no
+    /// quota), as when Lambda's init ends and its invoke phase begins at another share.
+    pub fn limit(&self, memory_mb: Option<u32>) -> io::Result<()> {
         let quota = match memory_mb {
             Some(mb) => quota_us(mb).to_string(),
             None => "-1".to_owned(),
         };
-        fs::write(cgroup.cpu.join("cpu.cfs_period_us"), PERIOD_US.to_string())?;
-        fs::write(cgroup.cpu.join("cpu.cfs_quota_us"), quota)?;
-        Ok(cgroup)
+        fs::write(self.cpu.join("cpu.cfs_quota_us"), quota)
     }
 
     /// CPU time used by every process that was in the cgroup, in ns.

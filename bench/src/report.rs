@@ -87,15 +87,7 @@ pub struct Machine {
 
 impl Machine {
     pub fn here(root: &Path, options: &Options, bin_dir: &Path) -> Machine {
-        let cpu = std::fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("model name"))
-                    .and_then(|l| l.split(':').nth(1))
-                    .map(|s| s.trim().to_owned())
-            })
-            .unwrap_or_else(|| "unknown CPU".into());
+        let cpu = bench::cpu_model();
         let run = |cmd: &str, args: &[&str]| {
             std::process::Command::new(cmd)
                 .args(args)

@@ -98,6 +98,27 @@ impl RuntimeApi {
     pub async fn offer(&self, event: Bytes) {
         let _ = self.events.send(event).await;
     }
+
+    /// One invocation: offers `event`, then waits up to `timeout` for each thing the process
+    /// does; returns when it took the event, when its response came, and the response.
+    pub async fn invoke(
+        &mut self,
+        event: Bytes,
+        timeout: std::time::Duration,
+    ) -> Result<(Instant, Instant, Bytes), String> {
+        self.offer(event).await;
+        let mut handed = Instant::now();
+        loop {
+            match self.mark(timeout).await {
+                Some(Mark::Next(_)) => continue,
+                Some(Mark::Handed(at)) => handed = at,
+                Some(Mark::Response(at, bytes)) => return Ok((handed, at, bytes)),
+                Some(Mark::Error(e)) => return Err(format!("the function failed: {e}")),
+                Some(Mark::InitError(e)) => return Err(format!("init failed: {e}")),
+                None => return Err(format!("no response within {timeout:?}")),
+            }
+        }
+    }
 }
 
 impl Drop for RuntimeApi {
