@@ -98,9 +98,9 @@ mod metrics;
 #[cfg(test)]
 mod openapi;
 #[cfg(test)]
-mod order_designs;
-#[cfg(test)]
 mod operations;
+#[cfg(test)]
+mod order_designs;
 #[cfg(test)]
 mod paging;
 #[cfg(test)]
