@@ -113,18 +113,16 @@ mod tests {
     #[tokio::test]
     async fn each_line_is_one_small_item_and_zero_removes_it() {
         let table = testkit::table().await;
-        assert_eq!(
-            put(&table, "petes-cart", "coffee", r#"{"quantity":3}"#)
-                .await
-                .0,
-            200
-        );
-        assert_eq!(
-            put(&table, "petes-cart", "chocolate", r#"{"quantity":5}"#)
-                .await
-                .0,
-            200
-        );
+        for (product, body) in [
+            ("coffee", r#"{"quantity":3}"#),
+            ("chocolate", r#"{"quantity":5}"#),
+        ] {
+            assert_eq!(
+                put(&table, "petes-cart", product, body).await.0,
+                200,
+                "{product}"
+            );
+        }
         let (s, b) = put(&table, "petes-cart", "coffee", r#"{"quantity":4}"#).await;
         assert_eq!((s, b["quantity"].as_u64()), (200, Some(4)));
         let items = all_items(&table).await;
@@ -135,17 +133,10 @@ mod tests {
         // the cart's record, in one transaction.)
         let last = table.meter().requests().last().cloned().unwrap();
         assert_eq!((last.operation, last.write_units), ("UpdateItem", 1.0));
-        assert_eq!(
-            put(&table, "petes-cart", "coffee", r#"{"quantity":0}"#)
-                .await
-                .0,
-            200
-        );
-        assert_eq!(
-            all_items(&table).await.len(),
-            2,
-            "one line and the cart's count"
-        );
+        let (s, _) = put(&table, "petes-cart", "coffee", r#"{"quantity":0}"#).await;
+        assert_eq!(s, 200);
+        let items = all_items(&table).await;
+        assert_eq!(items.len(), 2, "one line and the cart's count");
     }
 
     /// A cart holds at most 100 lines: the 101st is a 409 `cart_full` (5,000 lines were accepted,
