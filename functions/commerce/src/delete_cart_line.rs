@@ -104,8 +104,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_stale_version_is_409_and_leaves_the_line_the_current_one_removes_it() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let p = Harness::new(
             &crate::put_cart_line::FUNCTION,
             crate::put_cart_line::handle,

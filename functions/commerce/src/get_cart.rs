@@ -102,7 +102,7 @@ mod tests {
 
     #[tokio::test]
     async fn bad_cart_ids_are_400() {
-        let h = Harness::new(&FUNCTION, handle, testkit::table().await);
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
         let (s, b) = h.get(&h.path(&["a#b"]), &[]).await;
         assert_eq!((s, b["code"].as_str().unwrap()), (400, "invalid_parameter"));
     }

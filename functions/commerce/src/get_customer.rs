@@ -64,7 +64,7 @@ mod tests {
     use testkit::{Harness, all_items, fixtures, query_read_units};
 
     async fn harness() -> Harness {
-        Harness::new(&FUNCTION, handle, testkit::table().await)
+        Harness::on_new_table(&FUNCTION, handle).await
     }
 
     #[tokio::test]

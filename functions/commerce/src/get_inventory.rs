@@ -66,17 +66,7 @@ mod tests {
             json!({ "sku": 42, "warehouseId": "W1", "quantity": 12, "updatedAt": updated_at, "version": 1 }),
             "the version a PUT of an absolute quantity names"
         );
-        let requests = table.meter().requests();
-        assert_eq!(
-            (
-                requests.len(),
-                requests[0].operation,
-                requests[0].items,
-                requests[0].read_units
-            ),
-            (1, "GetItem", 1, 0.5),
-            "one eventually consistent read of an item under 4 KB"
-        );
+        testkit::assert_one_small_get(&table);
     }
 
     #[tokio::test]

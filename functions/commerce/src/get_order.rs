@@ -126,7 +126,7 @@ mod tests {
 
     #[tokio::test]
     async fn unknown_or_malformed_order_ids_are_4xx() {
-        let h = Harness::new(&FUNCTION, handle, testkit::table().await);
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
         for (id, status, code) in [
             (SortableId::new().to_string(), 404, "order_not_found"),
             ("not-an-order".to_owned(), 400, "invalid_parameter"),

@@ -89,17 +89,7 @@ mod tests {
             (&json!(42), &json!("Product 42"), &Value::Null, &json!(42))
         );
         assert!(b["createdAt"].is_string() && b["updatedAt"].is_string());
-        let requests = table.meter().requests();
-        assert_eq!(
-            (
-                requests.len(),
-                requests[0].operation,
-                requests[0].items,
-                requests[0].read_units
-            ),
-            (1, "GetItem", 1, 0.5),
-            "one eventually consistent read of an item under 4 KB"
-        );
+        testkit::assert_one_small_get(&table);
     }
 
     #[tokio::test]

@@ -120,8 +120,8 @@ mod tests {
 
     #[tokio::test]
     async fn creates_then_updates_in_one_write_each() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let (s, c) = h
             .put(
                 "/customers/123",
@@ -159,8 +159,8 @@ mod tests {
 
     #[tokio::test]
     async fn bad_input_is_4xx_and_writes_nothing() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let long_id = "x".repeat(65);
         let long_name = format!(r#"{{"name":"{}","email":"a@b.co"}}"#, "n".repeat(201));
         let huge = format!(

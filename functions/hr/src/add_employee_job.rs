@@ -108,8 +108,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_newer_job_becomes_current_an_older_one_does_not() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let post = async |path: &str, body: &str| h.as_staff().post(path, body).await;
         let (s, b) = post("/employees/E1/jobs", REP).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));

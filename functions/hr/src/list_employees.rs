@@ -190,7 +190,7 @@ mod tests {
 
     #[tokio::test]
     async fn exactly_one_selector_and_valid_values() {
-        let h = Harness::new(&FUNCTION, handle, testkit::table().await);
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
         for q in [
             vec![],
             vec![("name", "a"), ("jobTitle", "b")],

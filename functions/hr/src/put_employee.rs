@@ -72,8 +72,8 @@ mod tests {
 
     #[tokio::test]
     async fn creates_then_replaces_and_refuses_a_missing_warehouse() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let put = async |path: &str, body: &str| h.as_staff().put(path, body).await;
         let body = r#"{"name":"Ada Lovelace","hireDate":"2024-01-15","warehouseId":"W1"}"#;
         let (s, b) = put("/employees/E1", body).await;
@@ -94,8 +94,8 @@ mod tests {
 
     #[tokio::test]
     async fn bad_input_is_a_400_and_writes_nothing() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let put = async |path: &str, body: &str| h.as_staff().put(path, body).await;
         for (path, body) in [
             ("/employees/E1", r#"{"name":"Ada","hireDate":"2024-02-30"}"#),

@@ -251,8 +251,8 @@ mod tests {
 
     #[tokio::test]
     async fn each_kind_needs_its_parent_and_is_created_then_replaced() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let put = async |path: &str, body: &str| h.as_staff().put(path, body).await;
         let (s, b) = put("/countries/DE", r#"{"name":"Germany","regionId":"EU"}"#).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("region_not_found")));
@@ -298,8 +298,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_body_names_exactly_its_own_parent() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let put = async |path: &str, body: &str| h.as_staff().put(path, body).await;
         for (path, body) in [
             ("/regions/EU", r#"{"name":"Europe","regionId":"EU"}"#),

@@ -82,8 +82,8 @@ mod tests {
 
     #[tokio::test]
     async fn creates_the_seed_occurrence_with_the_talks_keys_once() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let post = async |body: &str| h.as_staff().post("/courses", body).await;
         let (s, body) = post(SEED).await;
         assert_eq!(s, 201, "{body}");
@@ -104,8 +104,8 @@ mod tests {
 
     #[tokio::test]
     async fn bad_input_is_a_400_and_writes_nothing() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let post = async |body: &str| h.as_staff().post("/courses", body).await;
         for body in [
             r#"{"courseName":"Intro","startDate":"2022-02-30","location":"B 1","courseType":"x"}"#,
@@ -129,8 +129,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_delimiter_in_a_name_is_escaped_not_a_new_key_part() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let post = async |body: &str| h.as_staff().post("/courses", body).await;
         let body = r#"{"courseName":"A#B","startDate":"2022-03-15","location":"Room #1","courseType":"x"}"#;
         let (s, b) = post(body).await;

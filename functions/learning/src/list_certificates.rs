@@ -195,8 +195,8 @@ mod tests {
 
     #[tokio::test]
     async fn bad_parameters_and_foreign_cursors_are_400s() {
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         for query in [
             vec![],
             vec![("type", "gold")],

@@ -201,18 +201,7 @@ mod tests {
     }
 
     fn places(body: &Value) -> Vec<String> {
-        body["occurrences"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| {
-                format!(
-                    "{} {}",
-                    o["startDate"].as_str().unwrap(),
-                    o["location"].as_str().unwrap()
-                )
-            })
-            .collect()
+        testkit::joined(&body["occurrences"], &["startDate", "location"], " ")
     }
 
     #[tokio::test]
@@ -309,8 +298,8 @@ mod tests {
         use keys::learning::{Course, OccurrenceRead};
         use store::learning::{OccurrenceIndex, occurrences_page};
 
-        let table = testkit::table().await;
-        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let table = h.table();
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut random = move |n: usize| {
             state ^= state << 13;
@@ -424,7 +413,7 @@ mod tests {
 
     #[tokio::test]
     async fn bad_parameters_are_400s() {
-        let h = Harness::new(&FUNCTION, handle, testkit::table().await);
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
         for query in [
             vec![("year", "22")],
             vec![("year", "2022"), ("month", "2022-03")],

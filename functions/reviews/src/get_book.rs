@@ -147,18 +147,7 @@ mod tests {
     /// The stored items of a page: the book (if shown) and its reviews, by key.
     async fn items_of(d: &Deps, body: &Value) -> Vec<Item> {
         let all = all_items(&d.table).await;
-        let mut sks: Vec<String> = body["reviews"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                format!(
-                    "{}#USER#{}",
-                    r["reviewDate"].as_str().unwrap(),
-                    r["username"].as_str().unwrap()
-                )
-            })
-            .collect();
+        let mut sks = testkit::joined(&body["reviews"], &["reviewDate", "username"], "#USER#");
         if !body["book"].is_null() {
             sks.push(format!("BOOK#{ISBN}"));
         }
@@ -240,17 +229,13 @@ mod tests {
     #[tokio::test]
     async fn walking_the_pages_returns_every_review_once_one_query_per_page() {
         let d = seeded(12).await;
-        let pages = testkit::walk_pages("5", async |q| {
-            d.table.meter().reset();
-            let (s, body) = get(&d, ISBN, q).await;
-            assert_eq!(s, 200, "{body}");
-            let requests = d.table.meter().requests();
-            assert_eq!(requests.len(), 1, "one query per page");
-            let read = items_of(&d, &body).await;
-            assert_eq!(requests[0].items, read.len());
-            assert_eq!(requests[0].read_units, query_read_units(&read, false));
-            body
-        })
+        let pages = testkit::walk_one_query_per_page(
+            &d.table,
+            None,
+            "5",
+            async |q| get(&d, ISBN, q).await,
+            async |body| items_of(&d, body).await,
+        )
         .await;
         let books: Vec<_> = pages.iter().map(|p| !p["book"].is_null()).collect();
         assert_eq!(books, [true, false, false], "5 + 5 + 2, the book first");

@@ -140,18 +140,7 @@ mod tests {
 
     /// The stored items of a page: the user (if shown) and the reviews, by GSI1 key.
     async fn items_of(d: &Deps, user: &str, body: &Value) -> Vec<Item> {
-        let mut sks: Vec<String> = body["reviews"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                format!(
-                    "{}#BOOK#{}",
-                    r["reviewDate"].as_str().unwrap(),
-                    r["isbn"].as_str().unwrap()
-                )
-            })
-            .collect();
+        let mut sks = testkit::joined(&body["reviews"], &["reviewDate", "isbn"], "#BOOK#");
         if !body["user"].is_null() {
             sks.push(format!("USER#{user}"));
         }
@@ -217,17 +206,13 @@ mod tests {
     #[tokio::test]
     async fn walking_the_pages_returns_every_review_once_one_query_per_page() {
         let d = seeded(12).await;
-        let pages = testkit::walk_pages("5", async |q| {
-            d.table.meter().reset();
-            let (s, body) = get(&d, "frodo", q).await;
-            assert_eq!(s, 200, "{body}");
-            let requests = d.table.meter().requests();
-            assert_eq!(requests.len(), 1, "one query per page");
-            let read = items_of(&d, "frodo", &body).await;
-            assert_eq!(requests[0].items, read.len());
-            assert_eq!(requests[0].index_read_units, query_read_units(&read, false));
-            body
-        })
+        let pages = testkit::walk_one_query_per_page(
+            &d.table,
+            Some("GSI1"),
+            "5",
+            async |q| get(&d, "frodo", q).await,
+            async |body| items_of(&d, "frodo", body).await,
+        )
         .await;
         let users: Vec<_> = pages.iter().map(|p| !p["user"].is_null()).collect();
         assert_eq!(users, [true, false, false], "5 + 5 + 2, the user first");

@@ -38,6 +38,15 @@ impl Harness {
         Harness::with_shards(function, handle, table, TEST_SHARDS)
     }
 
+    /// As [`Harness::new`], on a fresh empty [`crate::table`] of its own ([`Harness::table`]).
+    pub async fn on_new_table<F, Fut>(function: &'static Function, handle: F) -> Harness
+    where
+        F: Fn(&'static Deps, Request) -> Fut + Copy + 'static,
+        Fut: Future<Output = Result<Response<Body>, ApiError>> + 'static,
+    {
+        Harness::new(function, handle, crate::table().await)
+    }
+
     /// As [`Harness::new`], with `shards` write shards for the derived counters.
     pub fn with_shards<F, Fut>(
         function: &'static Function,

@@ -67,6 +67,39 @@ pub async fn walk_pages(
     }
 }
 
+/// [`walk_pages`] `limit` at a time, asserting of every page that it took one query, which read
+/// the items `shown` finds stored for that page and paid DynamoDB's minimum for them: on the
+/// table, or with `index` on that index. `get` fetches a page and returns its status and body,
+/// which must be 200. Every body, in order.
+pub async fn walk_one_query_per_page(
+    table: &store::Table,
+    index: Option<&str>,
+    limit: &str,
+    mut get: impl AsyncFnMut(&[(&str, &str)]) -> (u16, Value),
+    mut shown: impl AsyncFnMut(&Value) -> Vec<Item>,
+) -> Vec<Value> {
+    walk_pages(limit, async |q| {
+        table.meter().reset();
+        let (s, body) = get(q).await;
+        assert_eq!(s, 200, "{body}");
+        let requests = table.meter().requests();
+        assert_eq!(requests.len(), 1, "one query per page");
+        let read = shown(&body).await;
+        let query = &requests[0];
+        assert_eq!(query.items, read.len());
+        let paid = match index {
+            None => query.read_units,
+            Some(index) => {
+                assert_eq!(query.index, Some(index));
+                query.index_read_units
+            }
+        };
+        assert_eq!(paid, query_read_units(&read, false));
+        body
+    })
+    .await
+}
+
 /// A fresh [`table`] with the small org of [`fixtures::org`] and `employees` (id, name) of
 /// warehouse W1 ([`fixtures::employee`]): where the HR tests start.
 pub async fn org_table(employees: &[(&str, &str)]) -> store::Table {
@@ -102,6 +135,19 @@ pub fn assert_one_index_query(table: &store::Table, index: &str, items: usize, p
     assert_eq!(query.read_units, 0.0, "nothing read from the table");
 }
 
+/// Asserts that `table`'s meter holds one request: a GetItem of one item that paid half a unit,
+/// an eventually consistent read of an item under 4 KB.
+pub fn assert_one_small_get(table: &store::Table) {
+    let requests = table.meter().requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    let get = &requests[0];
+    assert_eq!(
+        (get.operation, get.items, get.read_units),
+        ("GetItem", 1, 0.5),
+        "one eventually consistent read of an item under 4 KB"
+    );
+}
+
 /// Sends every case and asserts the error it expects. A case is `(request, status, code)`:
 /// `send` sends the request and returns the answer's status and body, which must carry that
 /// status, the stable `code` and a message. A failure names the request (its first 120
@@ -123,12 +169,28 @@ pub async fn assert_errors<R: std::fmt::Debug>(
 /// The string `field` of every element of the JSON array `list`, in order: the ids or names a
 /// page lists. Panics if `list` is not an array or an element's `field` is not a string.
 pub fn column(list: &Value, field: &str) -> Vec<String> {
+    joined(list, &[field], "")
+}
+
+/// The string `fields` of every element of the JSON array `list`, each element's joined by
+/// `separator`, in order: a sort key (`"{date}#USER#{name}"`) or a line of a page. Panics as
+/// [`column`] does.
+pub fn joined(list: &Value, fields: &[&str], separator: &str) -> Vec<String> {
     let list = list
         .as_array()
         .unwrap_or_else(|| panic!("not an array: {list}"));
-    let text = |e: &Value| e[field].as_str().map(str::to_owned);
+    let text = |e: &Value, field: &str| match e[field].as_str() {
+        Some(text) => text.to_owned(),
+        None => panic!("no string {field} in {e}"),
+    };
     list.iter()
-        .map(|e| text(e).unwrap_or_else(|| panic!("no string {field} in {e}")))
+        .map(|e| {
+            fields
+                .iter()
+                .map(|f| text(e, f))
+                .collect::<Vec<_>>()
+                .join(separator)
+        })
         .collect()
 }
 
