@@ -293,6 +293,17 @@ mod tests {
             .unwrap_or(0)
     }
 
+    /// The stream consumer's dependencies on `table`, with [`SHARDS`] write shards.
+    fn consumer_deps(table: Table) -> Deps {
+        Deps::new(
+            table,
+            super::super::CONSUMER.needs,
+            testkit::TEST_CURSOR_KEY,
+            SHARDS,
+        )
+        .unwrap()
+    }
+
     /// Two customers, three orders, lines sharing SKUs across orders.
     async fn with_orders() -> (Deps, Vec<Item>) {
         let table = testkit::table().await;
@@ -316,13 +327,7 @@ mod tests {
             .into_iter()
             .filter(|i| matches!(i["Type"].as_s().unwrap().as_str(), "Order" | "OrderItem"))
             .collect();
-        let deps = Deps::new(
-            table,
-            super::super::CONSUMER.needs,
-            testkit::TEST_CURSOR_KEY,
-            SHARDS,
-        )
-        .unwrap();
+        let deps = consumer_deps(table);
         (deps, sources)
     }
 
@@ -612,13 +617,7 @@ mod tests {
         ] {
             fixtures::order(&table, c, ms, &[(1, 1, price)]).await;
         }
-        Deps::new(
-            table,
-            super::super::CONSUMER.needs,
-            testkit::TEST_CURSOR_KEY,
-            SHARDS,
-        )
-        .unwrap()
+        consumer_deps(table)
     }
 
     #[tokio::test]
@@ -727,32 +726,17 @@ mod tests {
         // 2026-09-21 had ann's 1000 and 2000, bob's 3000 and cy's 700.
         assert_eq!(days["2026-09-21"], (2, 1000 + 700));
 
+        // One change of the status of ann's 2000, a batch of its own.
+        let change_ann_2000 = async |id: &str, seq: u64, from: &str, to: &str| {
+            let record = status_change(id, seq, &ann_2000, from, to);
+            handle_counted(&deps, &stream_event(vec![record])).await
+        };
         // A change between two statuses that are both sales moves nothing and writes nothing.
-        let (_, applied) = handle_counted(
-            &deps,
-            &stream_event(vec![status_change(
-                "p1",
-                52,
-                &ann_2000,
-                "OPEN",
-                "PROCESSING",
-            )]),
-        )
-        .await;
+        let (_, applied) = change_ann_2000("p1", 52, "OPEN", "PROCESSING").await;
         assert_eq!((applied.target_writes, applied.ledger_writes), (0, 0));
 
         // Reopened by a later event: counted again, with its ranking key.
-        let (r, _) = handle_counted(
-            &deps,
-            &stream_event(vec![status_change(
-                "o1",
-                53,
-                &ann_2000,
-                "CANCELLED",
-                "PROCESSING",
-            )]),
-        )
-        .await;
+        let (r, _) = change_ann_2000("o1", 53, "CANCELLED", "PROCESSING").await;
         assert!(r.batch_item_failures.is_empty());
         assert_eq!(
             rep_sales(&deps.table).await[&q3("E1")],
@@ -841,13 +825,7 @@ mod tests {
             expected += price;
             fixtures::order(&table, "ann", SEP_21_2026_MS + n, &[(1, 1, price)]).await;
         }
-        let deps = Deps::new(
-            table,
-            super::super::CONSUMER.needs,
-            testkit::TEST_CURSOR_KEY,
-            SHARDS,
-        )
-        .unwrap();
+        let deps = consumer_deps(table);
         let records = inserts_of(&deps.table, &["Order"], 1).await;
         // Four batches at once, all on the same rep's total: each one's read-modify-write
         // races the others'.
@@ -874,13 +852,7 @@ mod tests {
         fixtures::inventory(&table, 7, "W1", 5).await;
         fixtures::inventory(&table, 7, "W2", 7).await;
         fixtures::inventory(&table, 8, "W1", 1).await;
-        let deps = Deps::new(
-            table,
-            super::super::CONSUMER.needs,
-            testkit::TEST_CURSOR_KEY,
-            SHARDS,
-        )
-        .unwrap();
+        let deps = consumer_deps(table);
         let records = inserts_of(&deps.table, &["Inventory"], 1).await;
         let totals = async || -> BTreeMap<i64, i64> {
             all_items(&deps.table)
