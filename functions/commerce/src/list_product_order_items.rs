@@ -193,16 +193,8 @@ mod tests {
         .await;
         // Five items, two a page: the third page holds the last one, and no cursor.
         assert_eq!(pages.len(), 3);
-        let warehouses: Vec<_> = pages
-            .iter()
-            .flat_map(|p| p["inventories"].as_array().unwrap().clone())
-            .map(|i| i["warehouseId"].as_str().unwrap().to_owned())
-            .collect();
-        let orders: Vec<_> = pages
-            .iter()
-            .flat_map(|p| p["orderItems"].as_array().unwrap().clone())
-            .map(|l| l["orderId"].as_str().unwrap().to_owned())
-            .collect();
+        let warehouses = testkit::column_of_pages(&pages, "inventories", "warehouseId");
+        let orders = testkit::column_of_pages(&pages, "orderItems", "orderId");
         assert_eq!(warehouses, ["W2", "W1"]);
         assert_eq!(orders, newest_first);
 

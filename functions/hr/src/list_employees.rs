@@ -145,11 +145,7 @@ mod tests {
     use testkit::Harness;
 
     fn ids(pages: &[Value]) -> Vec<String> {
-        pages
-            .iter()
-            .flat_map(|p| p["employees"].as_array().unwrap().clone())
-            .map(|e| e["employeeId"].as_str().unwrap().to_owned())
-            .collect()
+        testkit::column_of_pages(pages, "employees", "employeeId")
     }
 
     #[tokio::test]

@@ -137,11 +137,8 @@ mod tests {
         }
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let ids = |pages: Vec<Value>, kind: Reference| -> Vec<String> {
-            pages
-                .iter()
-                .flat_map(|p| p[reference::collection(kind)].as_array().unwrap().clone())
-                .map(|r| r[reference::id_param(kind)].as_str().unwrap().to_owned())
-                .collect()
+            let (list, id) = (reference::collection(kind), reference::id_param(kind));
+            testkit::column_of_pages(&pages, list, id)
         };
         let jobs = h.as_staff().walk("/jobs", &[], "2").await;
         assert_eq!(jobs.len(), 2, "two pages of two");

@@ -125,11 +125,7 @@ mod tests {
     }
 
     fn students(pages: &[Value]) -> Vec<String> {
-        pages
-            .iter()
-            .flat_map(|p| p["certificates"].as_array().unwrap().clone())
-            .map(|c| c["student"].as_str().unwrap().to_owned())
-            .collect()
+        testkit::column_of_pages(pages, "certificates", "student")
     }
 
     #[tokio::test]

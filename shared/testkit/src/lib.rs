@@ -172,6 +172,11 @@ pub fn column(list: &Value, field: &str) -> Vec<String> {
     joined(list, &[field], "")
 }
 
+/// [`column`] of the array `list` of every page in `pages`, in order: what a walk listed.
+pub fn column_of_pages(pages: &[Value], list: &str, field: &str) -> Vec<String> {
+    pages.iter().flat_map(|p| column(&p[list], field)).collect()
+}
+
 /// The string `fields` of every element of the JSON array `list`, each element's joined by
 /// `separator`, in order: a sort key (`"{date}#USER#{name}"`) or a line of a page. Panics as
 /// [`column`] does.
