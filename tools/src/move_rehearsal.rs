@@ -250,6 +250,10 @@ pub struct Load {
     pub writers: usize,
     pub customers: usize,
     pub early: bool,
+    /// Writers run while the indexes are declared too. DynamoDB Local 3.3.0 races writes
+    /// against an UpdateTable that adds an index (a write fails with a 500; once, an index
+    /// stayed CREATING), so `make test` starts its writers once both indexes are declared.
+    pub write_while_declaring: bool,
 }
 
 /// Rehearses the move on `table` (DynamoDB Local, without the two orders indexes, or with them:
@@ -265,6 +269,7 @@ pub async fn rehearse(
         writers,
         customers,
         early,
+        ..
     } = load;
     for n in 0..writers.min(WRITER_CUSTOMERS) {
         store::commerce::put_customer(
@@ -295,15 +300,22 @@ pub async fn rehearse(
             args.3,
         )));
     }
-    for n in 0..writers.min(WRITER_CUSTOMERS) {
-        let args = (stop.clone(), traffic.clone());
-        tasks.push(tokio::spawn(write(table.clone(), n, args.0, args.1)));
+    let spawn_writers = || {
+        (0..writers.min(WRITER_CUSTOMERS))
+            .map(|n| tokio::spawn(write(table.clone(), n, stop.clone(), traffic.clone())))
+            .collect::<Vec<_>>()
+    };
+    if load.write_while_declaring {
+        tasks.extend(spawn_writers());
     }
     let started = Instant::now();
     let client = table.client();
     let moved = async {
         let declared =
             move_index::declare_all(client, table.name(), template, &mut progress).await?;
+        if !load.write_while_declaring {
+            tasks.extend(spawn_writers());
+        }
         // Step 3: the readers switch (a deployment); each walk goes on from where it stands.
         let switching = Instant::now();
         multi.store(true, Relaxed);

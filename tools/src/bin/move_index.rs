@@ -127,6 +127,7 @@ async fn rehearse(
         writers,
         customers,
         early: options.flag("--switch-early"),
+        write_while_declaring: true,
     };
     let r = tools::move_rehearsal::rehearse(&target.table, &template.table, load, |state| {
         eprint!("\r{state}          ");
