@@ -214,16 +214,12 @@ mod tests {
             );
             table.put(&c, None).await.unwrap();
         }
-        let (_, body) = h
-            .get("/certificates", &[("type", "attendance"), ("limit", "1")])
-            .await;
-        let cursor = body["nextCursor"].as_str().unwrap().to_owned();
-        let (s, body) = h
-            .get(
-                "/certificates",
-                &[("type", "completion"), ("limit", "1"), ("cursor", &cursor)],
-            )
-            .await;
-        assert_eq!((s, body["code"].as_str()), (400, Some("invalid_cursor")));
+        testkit::assert_cursor_refused_by_another_read(
+            &h,
+            "/certificates",
+            &[("type", "attendance"), ("limit", "1")],
+            &[("type", "completion"), ("limit", "1")],
+        )
+        .await;
     }
 }

@@ -124,19 +124,12 @@ mod tests {
             assert_eq!(s, 400, "{query:?}");
         }
         // A cursor of one day is refused for another.
-        let (_, body) = h
-            .get(
-                "/courses/introtodynamodb/certificates",
-                &[("date", "2022-03-15"), ("limit", "1")],
-            )
-            .await;
-        let cursor = body["nextCursor"].as_str().unwrap().to_owned();
-        let (s, body) = h
-            .get(
-                "/courses/introtodynamodb/certificates",
-                &[("date", "2022-03-16"), ("limit", "1"), ("cursor", &cursor)],
-            )
-            .await;
-        assert_eq!((s, body["code"].as_str()), (400, Some("invalid_cursor")));
+        testkit::assert_cursor_refused_by_another_read(
+            &h,
+            "/courses/introtodynamodb/certificates",
+            &[("date", "2022-03-15"), ("limit", "1")],
+            &[("date", "2022-03-16"), ("limit", "1")],
+        )
+        .await;
     }
 }

@@ -148,6 +148,26 @@ pub fn assert_one_small_get(table: &store::Table) {
     );
 }
 
+/// Asserts that the cursor of the first page of `path` with `query` is refused (400
+/// `invalid_cursor`) by `path` with `other` query parameters: a cursor serves the read that made
+/// it and no other.
+pub async fn assert_cursor_refused_by_another_read(
+    h: &Harness,
+    path: &str,
+    query: &[(&str, &str)],
+    other: &[(&str, &str)],
+) {
+    let (_, body) = h.get(path, query).await;
+    let cursor = body["nextCursor"].as_str().expect("a next page").to_owned();
+    let other: Vec<_> = other
+        .iter()
+        .copied()
+        .chain([("cursor", &*cursor)])
+        .collect();
+    let (s, body) = h.get(path, &other).await;
+    assert_eq!((s, body["code"].as_str()), (400, Some("invalid_cursor")));
+}
+
 /// Sends every case and asserts the error it expects. A case is `(request, status, code)`:
 /// `send` sends the request and returns the answer's status and body, which must carry that
 /// status, the stable `code` and a message. A failure names the request (its first 120
