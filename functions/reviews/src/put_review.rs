@@ -97,6 +97,17 @@ mod tests {
     };
     use serde_json::Value;
     use testkit::{Harness, all_items};
+
+    /// The reviews of the collection `condition` reads from its parent `P`, newest first: the
+    /// first page of ten.
+    async fn reviews_under<P: model::Entity>(
+        table: &Table,
+        condition: impl store::Selection,
+    ) -> Vec<Review> {
+        let page = table.query(condition).parent_page::<P, Review>(10, None);
+        page.await.unwrap().expect("the parent").children
+    }
+
     const ISBN: &str = "9780261102354";
 
     async fn table_with(books: &[&str], users: &[&str]) -> Table {
@@ -247,23 +258,13 @@ mod tests {
         }
         let (s, _) = put(&table, ISBN, "frodo", r#"{"grade":9,"text":"Better."}"#).await;
         assert_eq!(s, 200);
-        let page = table
-            .query(keys::reviews::book_and_reviews(&isbn))
-            .parent_page::<Book, Review>(10, None)
-            .await
-            .unwrap()
-            .unwrap();
-        let order: Vec<_> = page.children.iter().map(|r| r.username.as_str()).collect();
+        let reviews = reviews_under::<Book>(&table, keys::reviews::book_and_reviews(&isbn)).await;
+        let order: Vec<_> = reviews.iter().map(|r| r.username.as_str()).collect();
         assert_eq!(order, ["frodo", "sam"]);
-        let page = table
-            .query(keys::reviews::user_and_reviews(&frodo))
-            .parent_page::<User, Review>(10, None)
-            .await
-            .unwrap()
-            .unwrap();
-        let order: Vec<_> = page.children.iter().map(|r| r.isbn.as_str()).collect();
+        let reviews = reviews_under::<User>(&table, keys::reviews::user_and_reviews(&frodo)).await;
+        let order: Vec<_> = reviews.iter().map(|r| r.isbn.as_str()).collect();
         assert_eq!(order, [ISBN, "9780261102361"]);
-        assert_eq!(page.children[0].review_text, "Better.");
+        assert_eq!(reviews[0].review_text, "Better.");
     }
 
     #[tokio::test]
