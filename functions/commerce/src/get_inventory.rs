@@ -75,35 +75,26 @@ mod tests {
         fixtures::product(&table, 42).await;
         fixtures::inventory(&table, 42, "W1", 12).await;
         // Another warehouse, another product, a warehouse that does not exist.
-        for (sku, warehouse) in [("42", "W2"), ("43", "W1"), ("42", "W9")] {
-            let (s, b) = get(&table, sku, warehouse).await;
-            assert_eq!(
-                (s, b["code"].as_str()),
-                (404, Some("inventory_not_found")),
-                "{sku} {warehouse}"
-            );
-        }
+        let cases = [("42", "W2"), ("43", "W1"), ("42", "W9")];
+        let cases = cases.map(|path| (path, 404, "inventory_not_found"));
+        testkit::assert_errors(cases, async |(sku, w)| get(&table, sku, w).await).await;
     }
 
     #[tokio::test]
     async fn bad_path_parameters_are_400_and_read_nothing() {
         let table = testkit::table().await;
-        for (sku, warehouse) in [
+        let long = "w".repeat(65);
+        let cases = [
             ("0", "W1"),
             ("042", "W1"),
             ("abc", "W1"),
             ("1000000000000", "W1"),
             ("42", "W#1"),
             ("42", "W 1"),
-            ("42", &"w".repeat(65)),
-        ] {
-            let (s, b) = get(&table, sku, warehouse).await;
-            assert_eq!(
-                (s, b["code"].as_str()),
-                (400, Some("invalid_parameter")),
-                "{sku} {warehouse}"
-            );
-        }
+            ("42", &long),
+        ];
+        let cases = cases.map(|path| (path, 400, "invalid_parameter"));
+        testkit::assert_errors(cases, async |(sku, w)| get(&table, sku, w).await).await;
         assert!(table.meter().requests().is_empty());
     }
 }

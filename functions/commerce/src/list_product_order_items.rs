@@ -200,37 +200,26 @@ mod tests {
 
         // A cursor is bound to its product and page size.
         let cursor = pages[0]["nextCursor"].as_str().unwrap();
-        for (sku, limit) in [("43", "2"), ("42", "3")] {
-            let (s, b) = get(&table, sku, &[("limit", limit), ("cursor", cursor)]).await;
-            assert_eq!(
-                (s, b["code"].as_str()),
-                (400, Some("invalid_cursor")),
-                "{sku} {limit}"
-            );
-        }
+        let cases = [("43", "2"), ("42", "3")].map(|c| (c, 400, "invalid_cursor"));
+        testkit::assert_errors(cases, async |(sku, limit)| {
+            get(&table, sku, &[("limit", limit), ("cursor", cursor)]).await
+        })
+        .await;
     }
 
     #[tokio::test]
     async fn bad_parameters_are_400_and_read_nothing() {
         let table = testkit::table().await;
-        for bad in ["0", "042", "abc", "-1", "1000000000000", "4#2"] {
-            let (s, b) = get(&table, bad, &[]).await;
-            assert_eq!(
-                (s, b["code"].as_str()),
-                (400, Some("invalid_parameter")),
-                "{bad}"
-            );
-        }
-        for limit in ["0", "101", "x", "-1"] {
-            let (s, b) = get(&table, "42", &[("limit", limit)]).await;
-            assert_eq!(
-                (s, b["code"].as_str()),
-                (400, Some("invalid_parameter")),
-                "{limit}"
-            );
-        }
-        let (s, b) = get(&table, "42", &[("cursor", "not-a-cursor")]).await;
-        assert_eq!((s, b["code"].as_str()), (400, Some("invalid_cursor")));
+        let bad_sku = ["0", "042", "abc", "-1", "1000000000000", "4#2"].map(|sku| (sku, vec![]));
+        let bad_limit = ["0", "101", "x", "-1"].map(|limit| ("42", vec![("limit", limit)]));
+        let cases = (bad_sku.into_iter().chain(bad_limit))
+            .map(|case| (case, 400, "invalid_parameter"))
+            .chain([(
+                ("42", vec![("cursor", "not-a-cursor")]),
+                400,
+                "invalid_cursor",
+            )]);
+        testkit::assert_errors(cases, async |(sku, q)| get(&table, sku, q).await).await;
         assert!(table.meter().requests().is_empty());
     }
 
