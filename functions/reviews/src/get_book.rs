@@ -110,15 +110,7 @@ mod tests {
     async fn seeded(n: u64) -> Harness {
         let table = testkit::table().await;
         for isbn in [ISBN, OTHER] {
-            reviews::put_book(
-                &table,
-                &Isbn::parse(isbn).unwrap(),
-                "The Fellowship of the Ring",
-                "J.R.R. Tolkien",
-                1954,
-            )
-            .await
-            .unwrap();
+            testkit::fixtures::titled_book(&table, isbn).await;
         }
         for i in 0..n {
             add_review(

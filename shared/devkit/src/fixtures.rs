@@ -136,6 +136,21 @@ pub async fn book(table: &Table, book: &str) -> Isbn {
     b
 }
 
+/// A book as a reader knows it: "The Fellowship of the Ring", J.R.R. Tolkien, 1954, under `book`.
+pub async fn titled_book(table: &Table, book: &str) -> Isbn {
+    let b = isbn(book);
+    reviews::put_book(
+        table,
+        &b,
+        "The Fellowship of the Ring",
+        "J.R.R. Tolkien",
+        1954,
+    )
+    .await
+    .expect("put book");
+    b
+}
+
 /// A user, member since 2000-09-29.
 pub async fn user(table: &Table, user: &str) -> Id {
     let u = id(user);
