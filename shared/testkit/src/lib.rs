@@ -3,8 +3,9 @@
 //! - [`table`]: a fresh table in DynamoDB Local, created as `template.yaml` declares it, so tests
 //!   run in parallel without seeing each other's items; its meter records every request;
 //! - [`deps`]: a function's dependencies on that table, exactly as it declares them;
-//! - [`Harness`]: one API function under test on that table, its handler called in process with
-//!   events built on its declared routes (`h.as_staff().get("/orders", &[])`);
+//! - [`Harness`]: one API function under test on that table (or on a fresh one of its own,
+//!   [`Harness::on_new_table`]), its handler called in process with events built on its declared
+//!   routes (`h.as_staff().get("/orders", &[])`);
 //! - [`fixtures`]: the seeds' entities written through the store, as every function's tests
 //!   need them;
 //! - [`event`] / [`request`]: real API Gateway HTTP API (payload v2) events, the samples of
@@ -13,8 +14,11 @@
 //!   can state the minimum a read should cost and compare it with what DynamoDB reports.
 //! - what function tests check and read back again and again, once: [`assert_errors`] (a table of
 //!   bad requests, each its status, code and message), [`assert_one_index_query`] (one query of an
-//!   index, paying the minimum), [`column()`] (the ids of a page), [`items_with`] (a partition),
-//!   [`org_table`] (a table with the HR org and its employees).
+//!   index, paying the minimum), [`assert_one_small_get`] (one GetItem for half a unit),
+//!   [`walk_one_query_per_page`] (a walk, each page one query paying for what it shows),
+//!   [`assert_cursor_refused_by_another_read`], [`column()`] (the ids of a page; [`joined`],
+//!   [`column_of_pages`]), [`items_with`] (a partition), [`org_table`] (a table with the HR org
+//!   and its employees).
 //!
 //! The DynamoDB helpers among them (tables, fixtures, stream records, sizes) are `dev`'s,
 //! re-exported here: the benchmarks and maintenance commands use them outside tests.
@@ -192,14 +196,14 @@ pub fn column(list: &Value, field: &str) -> Vec<String> {
     joined(list, &[field], "")
 }
 
-/// [`column`] of the array `list` of every page in `pages`, in order: what a walk listed.
+/// [`column()`] of the array `list` of every page in `pages`, in order: what a walk listed.
 pub fn column_of_pages(pages: &[Value], list: &str, field: &str) -> Vec<String> {
     pages.iter().flat_map(|p| column(&p[list], field)).collect()
 }
 
 /// The string `fields` of every element of the JSON array `list`, each element's joined by
 /// `separator`, in order: a sort key (`"{date}#USER#{name}"`) or a line of a page. Panics as
-/// [`column`] does.
+/// [`column()`] does.
 pub fn joined(list: &Value, fields: &[&str], separator: &str) -> Vec<String> {
     let list = list
         .as_array()
