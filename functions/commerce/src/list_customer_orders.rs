@@ -41,7 +41,7 @@ pub const FUNCTION: Function = Function {
                 id: "C4 by status",
                 route: "`GET /customers/{customerId}/orders?status=&from=&to=&limit=&cursor=`",
                 index: Index::Gsi1,
-                request: "Query `GSI1PK = CUSTOMER#<id> AND GSI1SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>` (order headers), backwards",
+                request: "Query `GSI1PK = CUSTOMER#<id> AND GSI1SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>` (order headers), backwards; with `OrderStatusKeys=multi-attribute`, on `CustomerOrdersByStatus`: `CustomerId = <id> AND Type = OrderHeader AND Status = <STATUS> AND OrderId BETWEEN <first ULID of from> AND <last ULID of to>`",
                 returns: "`{customerId, orders, nextCursor}` newest first; 404 unknown customer",
                 example: Example::sub(
                     "123",

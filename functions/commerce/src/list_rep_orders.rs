@@ -33,7 +33,7 @@ pub const FUNCTION: Function = Function {
             id: "O10",
             route: "`GET /reps/{repId}/orders?status=&from=&to=&limit=&cursor=` (staff)",
             index: Index::Gsi1,
-            request: "with `status`: Query `GSI1PK = REP#<repId> AND GSI1SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>` (order summaries), backwards; without: that Query for each of the 8 statuses in parallel, merged by order id",
+            request: "with `status`: Query `GSI1PK = REP#<repId> AND GSI1SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>` (order summaries), backwards; without: that Query for each of the 8 statuses in parallel, merged by order id; with `OrderStatusKeys=multi-attribute`, on `RepOrdersByStatus`: `AccountRepId = <repId> AND Type = Order AND Status = <STATUS> AND OrderId BETWEEN ...`",
             returns: "`{repId, orders, nextCursor}` newest first",
             example: Example::staff("/reps/E100/orders?from=2020-11-01&to=2020-12-31"),
         }],
