@@ -9,6 +9,16 @@ pub mod tls;
 
 use std::{future::Future, path::Path, process::Command};
 
+/// `--memory 128,1024`: the memory sizes (MB) a benchmark runs at, as both benchmarks take them.
+pub fn memory_sizes(list: &str) -> Result<Vec<u32>, String> {
+    list.split(',')
+        .map(|m| {
+            m.parse()
+                .map_err(|_| format!("--memory: not a size in MB: {m}"))
+        })
+        .collect()
+}
+
 /// A benchmark's `main`: `run` on a multi-threaded runtime; an error is printed after `name`
 /// (exit 1), as is a bad argument (`options`, exit 2).
 pub fn main<O, F>(name: &str, options: Result<O, String>, run: impl FnOnce(O) -> F)

@@ -176,15 +176,7 @@ fn options() -> Result<Options, String> {
                     })
                     .collect::<Result<_, _>>()?
             }
-            "--memory" => {
-                o.memory = value()?
-                    .split(',')
-                    .map(|m| {
-                        m.parse()
-                            .map_err(|_| format!("--memory: not a size in MB: {m}"))
-                    })
-                    .collect::<Result<_, _>>()?
-            }
+            "--memory" => o.memory = bench::memory_sizes(&value()?)?,
             "--bin-dir" => o.bin_dir = value()?.into(),
             "--baseline" => o.baseline = Some(value()?.into()),
             "--baseline-trust" => match value()?.as_str() {

@@ -306,7 +306,8 @@ pub async fn cleanup(
                 continue;
             }
             done.found += 1;
-            let key = [("PK", item.get("PK")), ("SK", item.get("SK"))]
+            let (pk, sk) = (keys::attr::PK, keys::attr::SK);
+            let key = [(pk, item.get(pk)), (sk, item.get(sk))]
                 .into_iter()
                 .map(|(n, v)| v.cloned().map(|v| (n.to_owned(), v)))
                 .collect::<Option<std::collections::HashMap<_, _>>>()

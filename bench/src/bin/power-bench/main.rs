@@ -61,15 +61,7 @@ fn options() -> Result<Options, String> {
         match arg.as_str() {
             "--quick" => o.quick = true,
             "--functions" => o.functions = Some(value()?.split(',').map(str::to_owned).collect()),
-            "--memory" => {
-                o.memory = value()?
-                    .split(',')
-                    .map(|m| {
-                        m.parse()
-                            .map_err(|_| format!("--memory: not a size in MB: {m}"))
-                    })
-                    .collect::<Result<_, _>>()?
-            }
+            "--memory" => o.memory = bench::memory_sizes(&value()?)?,
             "--init-experiment" => o.init_experiment = true,
             "--bin-dir" => o.bin_dir = value()?.into(),
             "--out" => o.out = value()?.into(),
