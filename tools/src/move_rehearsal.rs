@@ -100,7 +100,7 @@ async fn reads(
     let mut headers = scan_headers(table).await?;
     headers.retain(|o| !writers.contains(&o.customer_id));
     // Newest first: the order of every read.
-    headers.sort_by(|a, b| b.order_id.cmp(&a.order_id));
+    headers.sort_by_key(|h| std::cmp::Reverse(h.order_id));
     let answer = |keep: &dyn Fn(&Order) -> bool| -> Vec<String> {
         headers
             .iter()

@@ -267,7 +267,7 @@ fn vary_body(function: &str, body: &mut Value, i: u64) -> bool {
         // The version the previous call left (the seed's is 1).
         "put-inventory" => body["version"] = (i + 1).into(),
         // Out, then back in: the stock never runs out.
-        "adjust-inventory" => body["delta"] = if i % 2 == 0 { -2 } else { 2 }.into(),
+        "adjust-inventory" => body["delta"] = if i.is_multiple_of(2) { -2 } else { 2 }.into(),
         // The same job from another date.
         "add-employee-job" => {
             let date = format!(
