@@ -37,6 +37,7 @@
 //!   addresses;
 //! - `startup`: an unusable configuration fails a real binary's start-up with its reason, reported
 //!   to the Runtime API as the invocation's error;
+//! - `cursors`: no paginated route's cursor shows a stranger any key material;
 //! - `paging`: every paginated route refuses a page it does not serve, as its declaration and
 //!   `openapi.yaml` state its page size;
 //! - `people`: who may read whom: lists of certificate holders for staff, one certificate for
@@ -59,6 +60,8 @@ mod catalogue;
 mod contract;
 #[cfg(test)]
 mod cost;
+#[cfg(test)]
+mod cursors;
 #[cfg(test)]
 mod dispatch;
 #[cfg(test)]

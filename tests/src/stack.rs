@@ -113,6 +113,9 @@ pub fn debug_binary(name: &str) -> PathBuf {
     binary
 }
 
+/// The test stack's cursor secret (the template's `CursorSigningKey`).
+pub const CURSOR_KEY: &str = "e2e-cursor-signing-key-0123456789abcdef";
+
 pub async fn start_stack() -> Stack {
     let root = sam_template::workspace_root();
     let binary = debug_binary("local-stack");
@@ -139,10 +142,7 @@ async fn try_start(root: &Path, bin_dir: &Path, binary: &Path, port: u16) -> Opt
         .args(["--bin-dir", &bin_dir.to_string_lossy()])
         .args(["--issuer-dir", &issuer_dir.to_string_lossy()])
         .args(["--log-dir", &log_dir.to_string_lossy()])
-        .args([
-            "--param",
-            "CursorSigningKey=e2e-cursor-signing-key-0123456789abcdef",
-        ])
+        .args(["--param", &format!("CursorSigningKey={CURSOR_KEY}")])
         .env("AWS_ENDPOINT_URL_DYNAMODB", devkit::endpoint())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
