@@ -27,7 +27,16 @@ pub const FUNCTION: Function = Function {
             request: "TransactWriteItems: Update the header `ADD EventCount 1` (exists, fewer than 50 events); Put `EVENT#<eventId>`",
             returns: "201 the event; 404 unknown order; 409 `order_events_full`",
             example: Example::staff("/orders/01ERTNJ6000000000000000000/events")
-                .with_body(r#"{"status": "SHIPPED", "note": "Left the warehouse"}"#),
+                .with_body(r#"{"status": "SHIPPED", "note": "Left the warehouse"}"#)
+                .with_worst(|| {
+                    use api::function::{leak, widest_text};
+                    let body = serde_json::json!({ "status": "SHIPPED", "note": widest_text(MAX_NOTE_CHARS) });
+                    api::function::Worst::new(
+                        format!("a note of {MAX_NOTE_CHARS} characters of 4 bytes"),
+                        Example::staff("/orders/01ERTNJ6000000000000000000/events")
+                            .with_body(leak(body.to_string())),
+                    )
+                }),
         }],
     )],
 };

@@ -29,7 +29,16 @@ pub const FUNCTION: Function = Function {
             request: "UpdateItem `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>`: `ADD Quantity :delta, Version 1` if the result stays within 0–1,000,000,000",
             returns: "the inventory `{sku, warehouseId, quantity, updatedAt, version}`; 404 `inventory_not_found`; 409 `insufficient_stock`, `stock_limit_exceeded`",
             example: Example::staff("/products/42/inventory/W1/adjustments")
-                .with_body(r#"{"delta": -2}"#),
+                .with_body(r#"{"delta": -2}"#)
+                .with_worst(|| {
+                    api::function::Worst::new(
+                        format!("the whole stock out at once, from the highest quantity ({MAX_QUANTITY})"),
+                        Example::staff("/products/42/inventory/W2/adjustments").with_body(
+                            api::function::leak(format!(r#"{{"delta": -{MAX_QUANTITY}}}"#)),
+                        ),
+                    )
+                    .after("put-inventory", crate::put_inventory::largest())
+                }),
         }],
     )],
 };

@@ -23,7 +23,14 @@ pub const FUNCTION: Function = Function {
             index: Index::Table,
             request: "TransactWriteItems: Delete `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_exists`, `Version` = the one given, if any), Update `CART#<cartId>` / `A` `ADD LineCount -1`",
             returns: "204 (also when absent); 409 `version_mismatch`",
-            example: Example::sub("petes-cart", "/carts/petes-cart/items/veggies"),
+            example: Example::sub("petes-cart", "/carts/petes-cart/items/veggies").with_worst(|| {
+                let line = crate::put_cart_line::largest();
+                api::function::Worst::new(
+                    "the largest line (`put-cart-line`'s worst case)",
+                    Example { body: None, ..line },
+                )
+                .after("put-cart-line", line)
+            }),
         }],
     )],
 };

@@ -44,10 +44,33 @@ pub const FUNCTION: Function = Function {
                 .with_headers(&[("Idempotency-Key", "3f1c2a9e-7b4d-4e8a-9c1f-2b6d8e0a5c71")])
                 .with_body(
                     r#"{"items": [{"sku": 1001, "quantity": 2}, {"sku": 42, "quantity": 1}]}"#,
-                ),
+                )
+                .with_worst(worst),
         }],
     )],
 };
+
+/// C3's costliest order: the most lines, each of the most units of a product at its largest
+/// and dearest, under an `Idempotency-Key`, by customer 123, whose account rep's sales the
+/// stream also derives.
+fn worst() -> api::function::Worst {
+    use api::function::{Worst, leak};
+    let skus: Vec<u64> = (0..MAX_LINES as u64).map(|i| Sku::MAX - i).collect();
+    let items: Vec<_> = skus
+        .iter()
+        .map(|sku| json!({ "sku": sku, "quantity": MAX_QUANTITY }))
+        .collect();
+    let request = Example::sub("123", "/customers/123/orders")
+        .with_headers(&[("Idempotency-Key", "0b9e4f7a-2c1d-4e8b-9a6f-3d5c7e1b2a40")])
+        .with_body(leak(json!({ "items": items }).to_string()));
+    let what = format!(
+        "{MAX_LINES} lines of {MAX_QUANTITY} units, each product at its largest, an \
+         `Idempotency-Key`, a customer under an account rep"
+    );
+    skus.iter().fold(Worst::new(what, request), |w, sku| {
+        w.after("put-product", crate::put_product::largest(*sku))
+    })
+}
 
 /// At most this many lines: the transaction holds 4 + 2 × lines actions (a put and a price
 /// check per line), within DynamoDB's 100.

@@ -30,12 +30,28 @@ pub const FUNCTION: Function = Function {
             request: "a new line: TransactWriteItems Put `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_not_exists`), Update `CART#<cartId>` / `A` `ADD LineCount 1` if below 100; a line there: UpdateItem (`Version` = the one given, if any); quantity 0: TransactWriteItems Delete the line, `ADD LineCount -1`",
             returns: "the line `{cartId, productId, quantity, updatedAt, version}`; 409 `cart_full`, `version_mismatch`",
             example: Example::sub("petes-cart", "/carts/petes-cart/items/coffee")
-                .with_body(r#"{"quantity": 3}"#),
+                .with_body(r#"{"quantity": 3}"#)
+                .with_worst(|| {
+                    api::function::Worst::new(
+                        format!("a new line of {MAX_QUANTITY} units, cart and product ids of {} characters", keys::MAX_ID_LEN),
+                        largest(),
+                    )
+                }),
         }],
     )],
 };
 
 pub const MAX_QUANTITY: u32 = 1000;
+
+/// The request that writes the largest cart line: the longest cart and product ids, the most
+/// units (`delete-cart-line`'s worst case deletes it).
+pub fn largest() -> Example {
+    use api::function::leak;
+    let cart = leak("c".repeat(keys::MAX_ID_LEN));
+    let product = "p".repeat(keys::MAX_ID_LEN);
+    Example::sub(cart, leak(format!("/carts/{cart}/items/{product}")))
+        .with_body(leak(format!(r#"{{"quantity": {MAX_QUANTITY}}}"#)))
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -28,10 +28,27 @@ pub const FUNCTION: Function = Function {
             request: "UpdateItem `CUSTOMER#<id>` / `A` (keeps derived attributes)",
             returns: "the customer; 201 created, 200 updated",
             example: Example::sub("123", "/customers/123")
-                .with_body(r#"{"name": "David Good", "email": "david@example.com"}"#),
+                .with_body(r#"{"name": "David Good", "email": "david@example.com"}"#)
+                .with_worst(worst),
         }],
     )],
 };
+
+/// C2's costliest write: a new customer of the longest id, name and email.
+fn worst() -> api::function::Worst {
+    use api::function::{Worst, leak, widest_text};
+    let id = leak("c".repeat(keys::MAX_ID_LEN));
+    let domain = "@example.com";
+    let email = format!("{}{domain}", "e".repeat(MAX_EMAIL_CHARS - domain.len()));
+    let body = serde_json::json!({ "name": widest_text(MAX_NAME_CHARS), "email": email });
+    Worst::new(
+        format!(
+            "a new customer: an id of {} characters, a name of {MAX_NAME_CHARS} characters of 4 bytes, an email of {MAX_EMAIL_CHARS}",
+            keys::MAX_ID_LEN
+        ),
+        Example::sub(id, leak(format!("/customers/{id}"))).with_body(leak(body.to_string())),
+    )
+}
 
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_EMAIL_CHARS: usize = 254;

@@ -33,13 +33,26 @@ pub const FUNCTION: Function = Function {
             request: "TransactWriteItems: ConditionCheck the product, ConditionCheck the warehouse; Put `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>` (`attribute_not_exists`); when it exists, UpdateItem (`Version` = the one given, if any; `ADD Version 1`)",
             returns: "`{sku, warehouseId, quantity, updatedAt, version}`; 201 / 200; 404 `product_not_found`, `warehouse_not_found`; 409 `version_mismatch`",
             example: Example::staff("/products/42/inventory/W2")
-                .with_body(r#"{"quantity": 25, "version": 1}"#),
+                .with_body(r#"{"quantity": 25, "version": 1}"#)
+                .with_worst(|| {
+                    api::function::Worst::new(
+                        format!("the highest quantity, {MAX_QUANTITY}"),
+                        largest(),
+                    )
+                }),
         }],
     )],
 };
 /// The most one warehouse may hold of one product (a bound, so a total over many warehouses
 /// stays far within a number DynamoDB and every client can hold exactly).
 pub const MAX_QUANTITY: u32 = 1_000_000_000;
+
+/// The request that stocks product 42 in W2 at the highest quantity (on the seeds' version).
+pub fn largest() -> Example {
+    Example::staff("/products/42/inventory/W2").with_body(api::function::leak(format!(
+        r#"{{"quantity": {MAX_QUANTITY}, "version": 1}}"#
+    )))
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

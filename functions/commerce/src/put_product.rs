@@ -30,10 +30,29 @@ pub const FUNCTION: Function = Function {
             request: "UpdateItem `PRODUCT#<sku>` / `A` (keeps the derived total inventory)",
             returns: "the product; 201 / 200",
             example: Example::staff("/products/1004")
-                .with_body(r#"{"name": "Coffee tamper", "description": "Stainless steel, 58 mm", "price": 2450, "currency": "USD"}"#),
+                .with_body(r#"{"name": "Coffee tamper", "description": "Stainless steel, 58 mm", "price": 2450, "currency": "USD"}"#)
+                .with_worst(|| {
+                    api::function::Worst::new(
+                        format!("a name of {MAX_NAME_CHARS} and a description of {MAX_DESCRIPTION_CHARS} characters of 4 bytes, the highest price"),
+                        largest(keys::commerce::Sku::MAX),
+                    )
+                }),
         }],
     )],
 };
+
+/// The request that writes the largest product at `sku`: the longest name and description, of
+/// the widest characters, at the highest price (C3's worst case orders them).
+pub fn largest(sku: u64) -> Example {
+    use api::function::{leak, widest_text};
+    let body = serde_json::json!({
+        "name": widest_text(MAX_NAME_CHARS),
+        "description": widest_text(MAX_DESCRIPTION_CHARS),
+        "price": MAX_PRICE,
+        "currency": "USD",
+    });
+    Example::staff(leak(format!("/products/{sku}"))).with_body(leak(body.to_string()))
+}
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_DESCRIPTION_CHARS: usize = 2000;
 /// In cents: $1,000,000. With C3's bounds (48 lines of at most 10,000 units) an order's total

@@ -24,9 +24,21 @@ pub const FUNCTION: Function = Function {
             index: Index::Table,
             request: "GetItem the warehouse; Query H1 (consistent); TransactWriteItems: Put employee (on its revision), ConditionCheck warehouse, Put / Delete the warehouse edge, Put the renamed current-job edge",
             returns: "201 / 200 the employee; 404 `warehouse_not_found`",
-            example: Example::staff("/employees/E101").with_body(
-                r#"{"name": "Alan Turing", "hireDate": "2025-06-02", "warehouseId": "W1"}"#,
-            ),
+            example: Example::staff("/employees/E101")
+                .with_body(
+                    r#"{"name": "Alan Turing", "hireDate": "2025-06-02", "warehouseId": "W1"}"#,
+                )
+                .with_worst(|| {
+                    let body = serde_json::json!({
+                        "name": api::function::widest_text(keys::MAX_TEXT_LEN),
+                        "hireDate": "2025-06-02",
+                        "warehouseId": "W2",
+                    });
+                    api::function::Worst::new(
+                        format!("a rep with a current job renamed to a name of {} characters of 4 bytes and moved to another warehouse (its edges rewritten)", keys::MAX_TEXT_LEN),
+                        Example::staff("/employees/E100").with_body(api::function::leak(body.to_string())),
+                    )
+                }),
         }],
     )],
 };

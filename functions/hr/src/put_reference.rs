@@ -33,7 +33,7 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: "TransactWriteItems: Put `REGION#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the region",
-                example: Example::staff("/regions/EU").with_body(r#"{"name": "Europe"}"#),
+                example: Example::staff("/regions/EU").with_body(r#"{"name": "Europe"}"#).with_worst(worst::<0>),
             }],
         ),
         Route::put(
@@ -46,7 +46,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the country; 404 `region_not_found`",
                 example: Example::staff("/countries/DE")
-                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#),
+                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#).with_worst(worst::<1>),
             }],
         ),
         Route::put(
@@ -59,7 +59,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the location; 404 `country_not_found`",
                 example: Example::staff("/locations/BER")
-                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#),
+                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#).with_worst(worst::<2>),
             }],
         ),
         Route::put(
@@ -72,7 +72,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the department; 404 `location_not_found`",
                 example: Example::staff("/departments/SALES")
-                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#),
+                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#).with_worst(worst::<3>),
             }],
         ),
         Route::put(
@@ -85,7 +85,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the warehouse; 404 `region_not_found`",
                 example: Example::staff("/warehouses/W3")
-                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#),
+                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#).with_worst(worst::<4>),
             }],
         ),
         Route::put(
@@ -97,12 +97,47 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: "TransactWriteItems: Put `JOB#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the job",
-                example: Example::staff("/jobs/SA_MAN").with_body(r#"{"title": "Sales Manager"}"#),
+                example: Example::staff("/jobs/SA_MAN").with_body(r#"{"title": "Sales Manager"}"#).with_worst(worst::<5>),
             }],
         ),
     ],
 };
 pub const MAX_NAME_CHARS: usize = 200;
+
+/// Characters of 4 bytes in the name (or title) of route `route`'s largest record: a job's
+/// title is a key name ([`keys::MAX_TEXT_LEN`]), any other name [`MAX_NAME_CHARS`].
+pub fn longest_name(route: usize) -> (&'static str, usize) {
+    let example = FUNCTION.routes[route].patterns[0].example;
+    if example.body.is_some_and(|b| b.contains("\"title\"")) {
+        ("title", keys::MAX_TEXT_LEN)
+    } else {
+        ("name", MAX_NAME_CHARS)
+    }
+}
+
+/// The request of route `route` with its name (or title) at the most characters of 4 bytes.
+pub fn largest(route: usize) -> Example {
+    use api::function::{leak, widest_text};
+    let example = FUNCTION.routes[route].patterns[0].example;
+    let mut body: serde_json::Value =
+        serde_json::from_str(example.body.expect("a body")).expect("JSON");
+    let (field, chars) = longest_name(route);
+    body[field] = widest_text(chars).into();
+    Example {
+        body: Some(leak(body.to_string())),
+        worst: None,
+        ..example
+    }
+}
+
+/// Route `ROUTE`'s costliest write: its sample's record, named at the most characters.
+fn worst<const ROUTE: usize>() -> api::function::Worst {
+    let (field, chars) = longest_name(ROUTE);
+    api::function::Worst::new(
+        format!("a {field} of {chars} characters of 4 bytes"),
+        largest(ROUTE),
+    )
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

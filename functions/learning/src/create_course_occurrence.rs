@@ -32,7 +32,12 @@ pub const FUNCTION: Function = Function {
                     index: Index::Table,
                     request: "PutItem, `attribute_not_exists`",
                     returns: "201 the occurrence; 409 `course_exists`",
-                    example: Example::staff("/courses").with_body(r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#),
+                    example: Example::staff("/courses").with_body(r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#).with_worst(|| {
+                        api::function::Worst::new(
+                            format!("a course name of {} and a course type of {MAX_COURSE_TYPE_CHARS} characters of 4 bytes", keys::MAX_TEXT_LEN),
+                            largest(),
+                        )
+                    }),
                 },
             ],
 ),
@@ -40,6 +45,22 @@ pub const FUNCTION: Function = Function {
 };
 
 pub const MAX_COURSE_TYPE_CHARS: usize = 100;
+
+/// The longest course name, of the widest characters (`issue-certificate`'s worst case too).
+pub fn longest_course_name() -> String {
+    api::function::widest_text(keys::MAX_TEXT_LEN)
+}
+
+/// The request that creates the largest occurrence, on 2022-03-16 in Building 2.
+pub fn largest() -> Example {
+    let body = serde_json::json!({
+        "courseName": longest_course_name(),
+        "startDate": "2022-03-16",
+        "location": "Building 2",
+        "courseType": api::function::widest_text(MAX_COURSE_TYPE_CHARS),
+    });
+    Example::staff("/courses").with_body(api::function::leak(body.to_string()))
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

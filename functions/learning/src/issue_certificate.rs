@@ -32,7 +32,23 @@ pub const FUNCTION: Function = Function {
                     index: Index::Table,
                     request: "TransactWriteItems: ConditionCheck occurrence; Put v02 (`attribute_not_exists`); ConditionCheck v01 key (absent or another student)",
                     returns: "201 the certificate; 404 `course_not_found`; 409 `certificate_exists`",
-                    example: Example::staff("/certificates").with_body(r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#),
+                    example: Example::staff("/certificates").with_body(r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#).with_worst(|| {
+                        use api::function::{leak, widest_text};
+                        let longest = widest_text(keys::MAX_TEXT_LEN);
+                        let body = serde_json::json!({
+                            "courseName": crate::create_course_occurrence::longest_course_name(),
+                            "date": "2022-03-16",
+                            "location": "Building 2",
+                            "student": longest,
+                            "certType": "Completion",
+                            "instructor": longest,
+                        });
+                        api::function::Worst::new(
+                            format!("course, student and instructor names of {} characters of 4 bytes", keys::MAX_TEXT_LEN),
+                            Example::staff("/certificates").with_body(leak(body.to_string())),
+                        )
+                        .after("create-course-occurrence", crate::create_course_occurrence::largest())
+                    }),
                 },
             ],
 ),

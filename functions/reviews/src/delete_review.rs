@@ -23,7 +23,15 @@ pub const FUNCTION: Function = Function {
             index: Index::Table,
             request: "GetItem the marker, then TransactWriteItems deleting marker and review",
             returns: "204",
-            example: Example::sub("frodo", "/books/9780261102361/reviews/frodo"),
+            example: Example::sub("frodo", "/books/9780261102361/reviews/frodo").with_worst(|| {
+                let review = crate::put_review::largest();
+                api::function::Worst::new(
+                    "the largest review (`put-review`'s worst case)",
+                    Example { body: None, ..review },
+                )
+                .after("put-user", crate::put_user::largest())
+                .after("put-review", review)
+            }),
         }],
     )],
 };

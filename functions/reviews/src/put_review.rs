@@ -29,7 +29,14 @@ pub const FUNCTION: Function = Function {
             request: "GetItem the marker, then TransactWriteItems: book and user exist, marker unchanged, old review deleted, new review put",
             returns: "the review; 201 created, 200 updated",
             example: Example::sub("sam", "/books/9780261102354/reviews/sam")
-                .with_body(r#"{"grade": 9, "text": "Better on the second reading."}"#),
+                .with_body(r#"{"grade": 9, "text": "Better on the second reading."}"#)
+                .with_worst(|| {
+                    api::function::Worst::new(
+                        format!("a review of {MAX_TEXT_CHARS} characters of 4 bytes by a user of the longest username"),
+                        largest(),
+                    )
+                    .after("put-user", crate::put_user::largest())
+                }),
         }],
     )],
 };
@@ -37,6 +44,16 @@ pub const FUNCTION: Function = Function {
 pub const MIN_GRADE: u8 = 1;
 pub const MAX_GRADE: u8 = 10;
 pub const MAX_TEXT_CHARS: usize = 5000;
+
+/// The request that writes the largest review: the longest text of the widest characters,
+/// by the user of the longest username (`delete-review`'s worst case deletes it).
+pub fn largest() -> Example {
+    use api::function::{leak, widest_text};
+    let user = crate::put_user::longest_username();
+    let body = serde_json::json!({ "grade": MAX_GRADE, "text": widest_text(MAX_TEXT_CHARS) });
+    Example::sub(user, leak(format!("/books/9780261102354/reviews/{user}")))
+        .with_body(leak(body.to_string()))
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

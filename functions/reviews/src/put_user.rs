@@ -26,10 +26,28 @@ pub const FUNCTION: Function = Function {
             request: "UpdateItem `USER#<username>` / `USER#<username>` (keeps the derived review count)",
             returns: "the user; 201 created, 200 updated",
             example: Example::sub("pippin", "/users/pippin")
-                .with_body(r#"{"membershipDate": "2002-02-02"}"#),
+                .with_body(r#"{"membershipDate": "2002-02-02"}"#)
+                .with_worst(|| {
+                    api::function::Worst::new(
+                        format!("a new user of the longest username, {} characters", keys::MAX_ID_LEN),
+                        largest(),
+                    )
+                }),
         }],
     )],
 };
+
+/// The longest username: the worst cases of the review routes write its reviews.
+pub fn longest_username() -> &'static str {
+    api::function::leak("u".repeat(keys::MAX_ID_LEN))
+}
+
+/// The request that creates the user of the longest username.
+pub fn largest() -> Example {
+    let user = longest_username();
+    Example::sub(user, api::function::leak(format!("/users/{user}")))
+        .with_body(r#"{"membershipDate": "2002-02-02"}"#)
+}
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -185,6 +185,38 @@ pub struct Example {
     pub body: Option<&'static str>,
     /// Headers beyond the caller's token (`Idempotency-Key`).
     pub headers: &'static [(&'static str, &'static str)],
+    /// A write route's costliest request ([`Example::with_worst`]).
+    pub worst: Option<WorstCase>,
+}
+
+/// What builds a [`Worst`]: examples are alike when they name the same builder.
+#[derive(Debug, Clone, Copy)]
+pub struct WorstCase(fn() -> Worst);
+
+impl WorstCase {
+    pub fn build(self) -> Worst {
+        (self.0)()
+    }
+}
+
+impl PartialEq for WorstCase {
+    fn eq(&self, other: &WorstCase) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for WorstCase {}
+
+/// A write route's costliest request, for `make cost`'s worst-case table: its body at the
+/// limits the handler allows (built from the handler's own constants), after the requests that
+/// make it possible. Its strings are leaked: built once per test run.
+#[derive(Debug, Clone)]
+pub struct Worst {
+    /// What makes it the worst, for the table: `48 lines, under an account rep`.
+    pub what: String,
+    /// Requests first, each to the only route of the function named.
+    pub setup: Vec<(&'static str, Example)>,
+    pub request: Example,
 }
 
 impl Example {
@@ -195,6 +227,7 @@ impl Example {
             target,
             body: None,
             headers: &[],
+            worst: None,
         }
     }
 
@@ -205,6 +238,7 @@ impl Example {
             target,
             body: None,
             headers: &[],
+            worst: None,
         }
     }
 
@@ -215,12 +249,21 @@ impl Example {
             target,
             body: None,
             headers: &[],
+            worst: None,
         }
     }
 
     /// The request with these headers.
     pub const fn with_headers(self, headers: &'static [(&'static str, &'static str)]) -> Example {
         Example { headers, ..self }
+    }
+
+    /// The request, with `worst` building the route's costliest request ([`Worst`]).
+    pub const fn with_worst(self, worst: fn() -> Worst) -> Example {
+        Example {
+            worst: Some(WorstCase(worst)),
+            ..self
+        }
     }
 
     /// The request with a JSON body (a write).
@@ -230,6 +273,34 @@ impl Example {
             ..self
         }
     }
+}
+
+impl Worst {
+    /// `request`, the costliest, for `what` reason; nothing to do first.
+    pub fn new(what: impl Into<String>, request: Example) -> Worst {
+        Worst {
+            what: what.into(),
+            setup: Vec::new(),
+            request,
+        }
+    }
+
+    /// The same, after the request `example` to function `function`'s only route.
+    pub fn after(mut self, function: &'static str, example: Example) -> Worst {
+        self.setup.push((function, example));
+        self
+    }
+}
+
+/// `chars` characters of 4 UTF-8 bytes each (U+20BB7, a letter): the most bytes a text field of
+/// that many characters holds, for worst cases.
+pub fn widest_text(chars: usize) -> String {
+    "\u{20BB7}".repeat(chars)
+}
+
+/// A worst case's text, for an [`Example`]'s `&'static str`.
+pub fn leak(text: String) -> &'static str {
+    text.leak()
 }
 
 /// Who sends an example request (not [`crate::Caller`], who calls a running function).

@@ -41,6 +41,7 @@ pub use multi::{
     AttrType, Index, IndexCondition, IndexDeclaration, IndexKey, KeyAttribute, KeyValue, SortOp,
 };
 pub use segment::{Id, Name, Text, escape, normalize, unescape};
+pub use segment::{MAX_ID_LEN, MAX_TEXT_LEN};
 pub use shard::{Shard, code_point_shard, shard_count};
 pub use sortable::SortableId;
 pub use space::{
