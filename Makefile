@@ -125,11 +125,11 @@ catalogue: ## Write docs/access-patterns.md's access-pattern table from the cata
 samples: ## Write the API functions' events/ samples from their declarations (each function's last pattern's example)
 	UPDATE_SAMPLES=1 cargo test -p tests sample_events::
 
-cost: dynamodb-install ## Measure what each function's sample request consumes in DynamoDB (DynamoDB Local's reported capacity) and write docs/access-patterns.md's cost table
+cost: dynamodb-install ## Measure what each function's sample request and each write route's worst case cost in DynamoDB, stream fan-out included (writes billed from the items written), and write docs/access-patterns.md's cost tables and docs/operations.md's cost guard
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) UPDATE_COST_TABLE=1 \
-	  cargo test -p tests samples::every_sample
+	  cargo test -p tests samples::every_
 
 plan: ## The capacity planner: each workload of planner/workloads/ through the real key design, a report each in planner/reports/ (docs/capacity.md)
 	cargo run --quiet -p planner --bin plan

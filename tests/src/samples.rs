@@ -1,6 +1,11 @@
-use sam_template::{Function, Template};
+//! Every sample request, and every write route's worst case, through its handler within its
+//! policy, then its changes through the stream handlers: what each costs ([`crate::cost`]).
 
-use crate::cost::Row;
+use local_stack::streams::filter::Filters;
+use sam_template::{Function, Template};
+use serde_json::Value;
+
+use crate::cost::{Cost, Row};
 
 /// Every request a function sent is allowed by its policy: each IAM action it needed (a
 /// transaction's are its parts'), on the resource it touched (the table, or the index a Query
@@ -21,12 +26,119 @@ fn assert_within_policy(f: &Function, requests: &[store::Request]) {
     }
 }
 
-/// A fresh table with the seeds loaded, its meter cleared: a sample's requests are all it holds.
+/// A fresh table with the seeds loaded, recording each write's items from now on
+/// (`Table::recording_touched`): a sample's requests are all its meter holds.
 async fn seeded_table() -> store::Table {
     let table = testkit::table().await;
     tools::seed::load(&table).await.unwrap();
+    table.recording_touched()
+}
+
+/// The records DynamoDB Streams carries for `requests`' writes (`NEW_AND_OLD_IMAGES`): one for
+/// each item a write changed; none for a ConditionCheck or a write that left its item as it
+/// was, as DynamoDB writes none.
+fn stream_records(requests: &[store::Request], seq: &mut u64) -> Vec<Value> {
+    let mut records = Vec::new();
+    for t in requests.iter().flat_map(|r| &r.touched) {
+        if t.checked || t.before == t.after {
+            continue;
+        }
+        let change = match (&t.before, &t.after) {
+            (None, Some(new)) => testkit::Change::Insert(new),
+            (Some(old), Some(new)) => testkit::Change::Modify(old, new),
+            (Some(old), None) => testkit::Change::Remove(old),
+            (None, None) => continue,
+        };
+        *seq += 1;
+        records.push(testkit::stream_record(
+            &keys::SortableId::new().to_string(),
+            *seq,
+            change,
+        ));
+    }
+    records
+}
+
+/// Most rounds of stream handlers writing what other stream records then carry.
+const FANOUT_ROUNDS: usize = 4;
+
+/// What the stream handlers do with the changes of `requests`: each consumer of the template
+/// gets the records its `FilterCriteria` pass, in batches of its `BatchSize`, and the records
+/// their own writes make go round again until there are none. The requests they sent.
+async fn fan_out(
+    t: &Template,
+    table: &store::Table,
+    requests: &[store::Request],
+) -> Vec<store::Request> {
+    let mut seq = 0;
+    let mut records = stream_records(requests, &mut seq);
+    let mut sent = Vec::new();
+    for _ in 0..FANOUT_ROUNDS {
+        if records.is_empty() {
+            return sent;
+        }
+        table.meter().reset();
+        for f in t.functions.iter().filter(|f| !f.streams.is_empty()) {
+            for mapping in &f.streams {
+                let filters = Filters::parse(&mapping.filter_patterns).unwrap();
+                let passed: Vec<Value> = records
+                    .iter()
+                    .filter(|r| filters.matches(r))
+                    .cloned()
+                    .collect();
+                for batch in passed.chunks(mapping.batch_size as usize) {
+                    handle_batch(f, table, &testkit::stream_event(batch.to_vec())).await;
+                    assert_within_policy_if_any(f, &table.meter().requests());
+                }
+            }
+        }
+        let round = table.meter().requests();
+        records = stream_records(&round, &mut seq);
+        sent.extend(round);
+    }
+    panic!("the stream handlers still write records after {FANOUT_ROUNDS} rounds: a loop?");
+}
+
+/// Stream handler `f`'s answer to `event` on `table`, which must fail no record.
+async fn handle_batch(f: &Function, table: &store::Table, event: &stream_handler::Event) {
+    let response = crate::dispatch::handle_stream(f.name(), table, event)
+        .await
+        .unwrap_or_else(|| panic!("no stream handler for {}", f.name()));
+    assert!(
+        response.batch_item_failures.is_empty(),
+        "{}: {response:?}",
+        f.name()
+    );
+}
+
+/// [`assert_within_policy`], for a batch that may have sent nothing.
+fn assert_within_policy_if_any(f: &Function, requests: &[store::Request]) {
+    if !requests.is_empty() {
+        assert_within_policy(f, requests);
+    }
+}
+
+/// `example`, a request to `route` of API function `f`, through its handler on `table`: its
+/// answer, and its cost then its stream fan-out's.
+async fn send(
+    t: &Template,
+    table: &store::Table,
+    f: &api::Function,
+    route: &api::Route,
+    example: &api::function::Example,
+) -> (u16, Value, Cost, Cost) {
     table.meter().reset();
-    table
+    let event = crate::sample_events::example_event(route, example);
+    let response = crate::dispatch::handle(f.name, table, testkit::request(&event))
+        .await
+        .unwrap_or_else(|| panic!("no handler for {}", f.name));
+    let (status, body) = testkit::response_json(&response);
+    let requests = table.meter().requests();
+    if let Some(declared) = t.function(f.name) {
+        assert_within_policy_if_any(declared, &requests);
+    }
+    let fanout = fan_out(t, table, &requests).await;
+    (status, body, Cost::of(&requests), Cost::of(&fanout))
 }
 
 /// Every API sample through its handler, each on a freshly seeded table: the cost of each.
@@ -47,6 +159,7 @@ async fn api_samples(t: &Template) -> Vec<Row> {
         );
         let requests = table.meter().requests();
         assert_within_policy(f, &requests);
+        let fanout = fan_out(t, &table, &requests).await;
         let query = sample["rawQueryString"].as_str().unwrap_or_default();
         let target = format!(
             "{}{}{query}",
@@ -63,7 +176,13 @@ async fn api_samples(t: &Template) -> Vec<Row> {
             .iter()
             .find(|p| p.operation().function == f.name() && p.example.target == target)
             .map_or("?", |p| p.label());
-        rows.push(Row::measured(pattern, f.name(), request, &requests));
+        rows.push(Row {
+            pattern: pattern.to_owned(),
+            function: f.name().to_owned(),
+            request,
+            cost: Cost::of(&requests),
+            fanout: Cost::of(&fanout),
+        });
     }
     rows
 }
@@ -81,18 +200,110 @@ async fn stream_samples(t: &Template) -> Vec<Row> {
                         f.name()
                     )
                 });
-        let response = crate::dispatch::handle_stream(f.name(), &table, &sample)
-            .await
-            .unwrap_or_else(|| panic!("no stream handler for {}", f.name()));
-        assert!(
-            response.batch_item_failures.is_empty(),
-            "{}: {response:?}",
-            f.name()
-        );
+        handle_batch(f, &table, &sample).await;
         let requests = table.meter().requests();
         assert_within_policy(f, &requests);
         let request = format!("a batch of {} records", sample.records.len());
-        rows.push(Row::measured("stream", f.name(), request, &requests));
+        let fanout = fan_out(t, &table, &requests).await;
+        rows.push(Row {
+            pattern: "stream".into(),
+            function: f.name().to_owned(),
+            request,
+            cost: Cost::of(&requests),
+            fanout: Cost::of(&fanout),
+        });
+    }
+    rows
+}
+
+/// API function `name` and its only route.
+fn only_route(name: &str) -> (&'static api::Function, &'static api::Route) {
+    let f = catalogue::function(name).unwrap_or_else(|| panic!("no function {name}"));
+    let [route] = f.routes else {
+        panic!("{name} has several routes");
+    };
+    (f, route)
+}
+
+/// API function `name` and its route whose path template `example`'s target fits (the same
+/// segments, its literal ones equal).
+fn route_for(
+    name: &str,
+    example: &api::function::Example,
+) -> (&'static api::Function, &'static api::Route) {
+    let f = catalogue::function(name).unwrap_or_else(|| panic!("no function {name}"));
+    let path = example.target.split('?').next().unwrap_or_default();
+    let fits = |r: &&api::Route| {
+        let (template, target): (Vec<&str>, Vec<&str>) =
+            (r.path.split('/').collect(), path.split('/').collect());
+        template.len() == target.len()
+            && template
+                .iter()
+                .zip(&target)
+                .all(|(t, s)| t.starts_with('{') || t == s)
+    };
+    let route = f
+        .routes
+        .iter()
+        .find(fits)
+        .unwrap_or_else(|| panic!("{name} has no route for {path}"));
+    (f, route)
+}
+
+/// Sends `worst`'s setup requests on `table`, each of which must succeed.
+async fn set_up(t: &Template, table: &store::Table, worst: &api::function::Worst) {
+    for (name, example) in &worst.setup {
+        let (setup, route) = route_for(name, example);
+        let (status, body, _, _) = send(t, table, setup, route, example).await;
+        assert!((200..300).contains(&status), "{name}: {status} {body}");
+    }
+}
+
+/// A write route's declared worst case: its setup, then it, on a freshly seeded table.
+async fn worst_case(
+    t: &Template,
+    f: &'static api::Function,
+    route: &'static api::Route,
+    worst: &api::function::Worst,
+) -> Row {
+    let table = seeded_table().await;
+    set_up(t, &table, worst).await;
+    let (status, body, cost, fanout) = send(t, &table, f, route, &worst.request).await;
+    assert!(
+        (200..300).contains(&status),
+        "{}'s worst case: {status} {body}",
+        f.name
+    );
+    Row {
+        pattern: match route.patterns[0].id {
+            "" => "—".to_owned(),
+            id => id.to_owned(),
+        },
+        function: f.name.to_owned(),
+        request: format!("`{} {}`: {}", route.method.as_str(), route.path, worst.what),
+        cost,
+        fanout,
+    }
+}
+
+/// Every write route's declared worst case, each route once, in the catalogue's order.
+async fn worst_cases(t: &Template) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for f in catalogue::FUNCTIONS.iter() {
+        for route in f.routes.iter().filter(|r| r.method != api::Method::Get) {
+            let example = route.patterns.last().expect("a pattern").example;
+            let worst = example
+                .worst
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{} {}: a write route declares its worst case (`Example::with_worst`)",
+                        route.method.as_str(),
+                        route.path
+                    )
+                })
+                .build();
+            rows.push(worst_case(t, f, route, &worst).await);
+        }
     }
     rows
 }
@@ -103,6 +314,63 @@ async fn every_sample_goes_through_its_handler_within_its_policy_at_the_document
     let (mut rows, batches) = tokio::join!(api_samples(&t), stream_samples(&t));
     rows.extend(batches);
     crate::cost::check_readme(&rows);
+}
+
+#[tokio::test]
+async fn every_write_routes_worst_case_and_the_cost_guard_on_it_are_documented() {
+    let t = Template::workspace().unwrap();
+    let rows = worst_cases(&t).await;
+    crate::cost::check_worst(&rows);
+    crate::cost::check_guard(&t, &rows);
+}
+
+/// The finding: an order of 48 lines is billed for its lines and their stream
+/// fan-out, which DynamoDB Local's report cannot see.
+#[tokio::test]
+async fn an_order_of_48_lines_is_billed_for_every_line_and_its_fan_out() {
+    let t = Template::workspace().unwrap();
+    let (f, route) = only_route("place-order");
+    let worst = route.patterns[0]
+        .example
+        .worst
+        .expect("place-order's worst case")
+        .build();
+    let table = seeded_table().await;
+    set_up(&t, &table, &worst).await;
+    let request: Value = serde_json::from_str(worst.request.body.unwrap()).unwrap();
+    let lines = request["items"].as_array().map_or(0, Vec::len);
+    assert!(lines > 1, "{request}");
+    let (status, body, big, big_fanout) = send(&t, &table, f, route, &worst.request).await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["items"].as_array().map(Vec::len), Some(lines));
+    // The same order of its first line only.
+    let mut one = request.clone();
+    one["items"].as_array_mut().unwrap().truncate(1);
+    let one = api::function::Example {
+        body: Some(one.to_string().leak()),
+        ..worst.request
+    };
+    // On a table of its own, its product only: every other item as the big order found it.
+    let table = seeded_table().await;
+    let (name, product) = &worst.setup[0];
+    let (setup, setup_route) = route_for(name, product);
+    send(&t, &table, setup, setup_route, product).await;
+    let (status, body, small, small_fanout) = send(&t, &table, f, route, &one).await;
+    assert_eq!(status, 201, "{body}");
+    // Each line more: its item and its price check in the transaction (2 units each at the
+    // least), its line in GSI1, and in the fan-out its product's sales shard and a ledger
+    // entry, in a transaction (4 units at the least).
+    let more = (lines - 1) as f64;
+    assert!(
+        big.write_units >= small.write_units + more * (2.0 + 2.0 + 1.0),
+        "{big:?} against {small:?}"
+    );
+    assert!(
+        big_fanout.write_units >= small_fanout.write_units + more * 4.0,
+        "{big_fanout:?} against {small_fanout:?}"
+    );
+    // What DynamoDB Local reports cannot tell them apart; the bill can.
+    assert!(big.write_units > big.reported_write_units, "{big:?}");
 }
 
 #[test]
@@ -119,6 +387,7 @@ fn the_policy_check_sees_resources_and_transaction_parts() {
         index_read_units: 0.0,
         items: 1,
         parts: Vec::new(),
+        touched: Vec::new(),
     };
     assert_within_policy(get_user, &[query(Some("GSI1"))]);
     for wrong in [query(Some("GSI2")), query(None)] {
@@ -134,6 +403,7 @@ fn the_policy_check_sees_resources_and_transaction_parts() {
         index_read_units: 0.0,
         items: 2,
         parts,
+        touched: Vec::new(),
     };
     assert_within_policy(
         put_review,

@@ -6,7 +6,8 @@
 //! - [`table`] and the rest of [`scratch`]: a throwaway table, filled fast, read whole;
 //! - [`fixtures`]: the seeds' entities written through the store;
 //! - [`stream_record`] / [`stream_event`]: DynamoDB Streams records made from items;
-//! - [`item_size`] / [`query_read_units`]: DynamoDB's size and capacity arithmetic.
+//! - [`item_size`] / [`query_read_units`] / [`write_units`]: DynamoDB's size and capacity
+//!   arithmetic.
 
 pub mod fixtures;
 pub mod json;
@@ -18,7 +19,7 @@ pub mod svg;
 pub use scratch::{
     TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, table,
 };
-pub use size::{item_size, query_read_units};
+pub use size::{item_size, query_read_units, write_units};
 pub use stream::{Change, stream_event, stream_record};
 
 use std::time::Duration;

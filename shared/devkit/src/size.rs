@@ -50,3 +50,194 @@ pub fn query_read_units(items: &[Item], consistent: bool) -> f64 {
     let blocks = bytes.div_ceil(4096).max(1) as f64;
     if consistent { blocks } else { blocks / 2.0 }
 }
+
+/// Write units DynamoDB bills for one write request, from the items it touched
+/// (`store::Table::recording_touched`), not from what DynamoDB Local reports (which counts a
+/// transaction of 1 item and of 100 alike):
+///
+/// - on the table, each item `ceil(size / 1 KB)` units (at least 1), its size the larger of
+///   before and after (a delete: the item deleted; DynamoDB's rule for PutItem and UpdateItem);
+/// - on each global secondary index the item stands in before or after (it carries the
+///   index's key attributes): a put, a delete, or both when its index key changed, each sized
+///   as the item (every index of the template projects `ALL`); nothing when it is unchanged;
+/// - in a transaction, twice all that, and a ConditionCheck as a write of the item checked (on
+///   the table only): AWS bills 2 units per KB of every item of TransactWriteItems (a prepare
+///   and a commit), and a ConditionCheck was measured on DynamoDB billed so. Whether a
+///   transactional item's index copies are doubled AWS does not say; DynamoDB Local doubles
+///   them, and a cost guard wants the upper bound, so they are.
+pub fn write_units(request: &store::Request, indexes: &[sam_template::Index]) -> f64 {
+    let factor = if request.operation == "TransactWriteItems" {
+        2.0
+    } else {
+        1.0
+    };
+    request
+        .touched
+        .iter()
+        .map(|t| {
+            let size = |image: &Option<Item>| image.as_ref().map_or(0, item_size);
+            let table = kb(size(&t.before).max(size(&t.after)));
+            if t.checked {
+                return factor * table;
+            }
+            factor
+                * (table
+                    + indexes
+                        .iter()
+                        .map(|index| index_write_units(index, t))
+                        .sum::<f64>())
+        })
+        .sum()
+}
+
+/// Units of 1 KB a write of `bytes` takes: at least one.
+fn kb(bytes: usize) -> f64 {
+    bytes.div_ceil(1024).max(1) as f64
+}
+
+/// What one index is written for one touched item.
+fn index_write_units(index: &sam_template::Index, t: &store::Touched) -> f64 {
+    assert_eq!(
+        index.projection, "ALL",
+        "index {}: the write arithmetic sizes index entries as whole items",
+        index.name
+    );
+    let key = |image: &Option<Item>| -> Option<Vec<AttributeValue>> {
+        let item = image.as_ref()?;
+        index
+            .key
+            .attributes()
+            .map(|a| item.get(a).cloned())
+            .collect()
+    };
+    let units = |image: &Option<Item>| kb(image.as_ref().map_or(0, item_size));
+    match (key(&t.before), key(&t.after)) {
+        (None, None) => 0.0,
+        (None, Some(_)) => units(&t.after),
+        (Some(_), None) => units(&t.before),
+        (Some(_), Some(_)) if t.before == t.after => 0.0,
+        (Some(old), Some(new)) if old == new => units(&t.before).max(units(&t.after)),
+        (Some(_), Some(_)) => units(&t.before) + units(&t.after),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(pairs: &[(&str, &str)]) -> Item {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), AttributeValue::S((*v).to_owned())))
+            .collect()
+    }
+
+    fn gsi1() -> sam_template::Index {
+        sam_template::Index {
+            name: "GSI1".into(),
+            key: sam_template::KeySchema {
+                hash: "GSI1PK".into(),
+                range: Some("GSI1SK".into()),
+                partition: vec!["GSI1PK".into()],
+                sort: vec!["GSI1SK".into()],
+            },
+            projection: "ALL".into(),
+        }
+    }
+
+    fn request(operation: &'static str, touched: Vec<store::Touched>) -> store::Request {
+        store::Request {
+            operation,
+            index: None,
+            read_units: 0.0,
+            write_units: 0.0,
+            index_read_units: 0.0,
+            items: touched.len(),
+            parts: Vec::new(),
+            touched,
+        }
+    }
+
+    fn put(after: Item) -> store::Touched {
+        store::Touched {
+            before: None,
+            after: Some(after),
+            checked: false,
+        }
+    }
+
+    #[test]
+    fn writes_are_billed_per_item_per_kb_per_copy_and_doubled_in_transactions() {
+        let small = item(&[("PK", "A"), ("SK", "1")]);
+        let big = item(&[("PK", "A"), ("SK", "2"), ("Text", &"x".repeat(2000))]);
+        let indexed = item(&[("PK", "A"), ("SK", "3"), ("GSI1PK", "G"), ("GSI1SK", "1")]);
+        let moved = item(&[("PK", "A"), ("SK", "3"), ("GSI1PK", "H"), ("GSI1SK", "1")]);
+        let ix = [gsi1()];
+        // 1 KB on the table; 2 KB (2,015 bytes) on the table; the table and GSI1.
+        assert_eq!(
+            write_units(&request("PutItem", vec![put(small.clone())]), &ix),
+            1.0
+        );
+        assert_eq!(
+            write_units(&request("PutItem", vec![put(big.clone())]), &ix),
+            2.0
+        );
+        assert_eq!(
+            write_units(&request("PutItem", vec![put(indexed.clone())]), &ix),
+            2.0
+        );
+        // Three items in a transaction: each copy doubled, the index's too.
+        let txn = request(
+            "TransactWriteItems",
+            vec![put(small.clone()), put(big.clone()), put(indexed.clone())],
+        );
+        assert_eq!(write_units(&txn, &ix), 2.0 + 4.0 + 2.0 + 2.0);
+        // A ConditionCheck: a transactional write of the item checked, never an index's.
+        let check = store::Touched {
+            before: Some(indexed.clone()),
+            after: Some(indexed.clone()),
+            checked: true,
+        };
+        assert_eq!(
+            write_units(&request("TransactWriteItems", vec![check]), &ix),
+            2.0
+        );
+        // The index key moves: a delete and a put in the index; the item leaves it: a delete.
+        let update = |before: &Item, after: Option<&Item>| store::Touched {
+            before: Some(before.clone()),
+            after: after.cloned(),
+            checked: false,
+        };
+        assert_eq!(
+            write_units(
+                &request("UpdateItem", vec![update(&indexed, Some(&moved))]),
+                &ix
+            ),
+            3.0
+        );
+        assert_eq!(
+            write_units(&request("DeleteItem", vec![update(&indexed, None)]), &ix),
+            2.0
+        );
+        // Rewritten unchanged: the table is billed, the index is not written.
+        assert_eq!(
+            write_units(
+                &request("PutItem", vec![update(&indexed, Some(&indexed))]),
+                &ix
+            ),
+            1.0
+        );
+        // Shrunk from 2 KB to 1 KB: billed at the larger.
+        assert_eq!(
+            write_units(&request("PutItem", vec![update(&big, Some(&small))]), &ix),
+            2.0
+        );
+        // A delete of nothing still costs the minimum.
+        let nothing = store::Touched {
+            before: None,
+            after: None,
+            checked: false,
+        };
+        assert_eq!(write_units(&request("DeleteItem", vec![nothing]), &ix), 1.0);
+    }
+}

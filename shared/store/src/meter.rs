@@ -3,11 +3,14 @@
 //! Every request is logged (operation, units, items). A production table keeps nothing: a warm
 //! Lambda serves millions of requests and its memory must not grow with them. A *recording*
 //! meter (tests, tools) also keeps each request, so a test can check that an access pattern made
-//! one request at the minimum cost, and which IAM actions on which resources it needed.
+//! one request at the minimum cost, and which IAM actions on which resources it needed, and,
+//! for a write, each item it touched as it was before and after ([`Touched`]): what DynamoDB
+//! bills a write by, which DynamoDB Local does not report faithfully for transactions.
 
 use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::types::ConsumedCapacity;
+use model::Item;
 
 /// One request to DynamoDB and what it cost.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +28,20 @@ pub struct Request {
     /// For a transaction, the IAM action each kind of its parts needs (`dynamodb:PutItem`,
     /// `dynamodb:DeleteItem`, `dynamodb:UpdateItem`, `dynamodb:ConditionCheckItem`).
     pub parts: Vec<&'static str>,
+    /// A write's items, before and after it ([`crate::Table::recording_touched`]'s only).
+    pub touched: Vec<Touched>,
+}
+
+/// One item a successful write touched: as it was before the write and after it (`None`: no
+/// such item). Read by a [`crate::Table::recording_touched`] around each write, strongly
+/// consistent and unmetered, so a test can bill the write as DynamoDB does, from the items'
+/// sizes and the indexes they stand in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Touched {
+    pub before: Option<Item>,
+    pub after: Option<Item>,
+    /// A transaction's ConditionCheck: read, not written.
+    pub checked: bool,
 }
 
 impl Request {
@@ -75,6 +92,7 @@ impl Meter {
         consumed: &[ConsumedCapacity],
         items: usize,
         parts: Vec<&'static str>,
+        touched: Vec<Touched>,
     ) {
         let mut request = Request {
             operation,
@@ -84,6 +102,7 @@ impl Meter {
             index_read_units: 0.0,
             items,
             parts,
+            touched,
         };
         let is_write = matches!(
             operation,

@@ -245,6 +245,7 @@ impl<'t, C: Selection> Query<'t, C> {
             out.consumed_capacity.as_slice(),
             items.len(),
             Vec::new(),
+            Vec::new(),
         );
         Ok(Page {
             items,

@@ -49,6 +49,9 @@ pub struct Transaction<'t> {
     table: &'t Table,
     items: Vec<TransactWriteItem>,
     actions: Vec<&'static str>,
+    /// Each part's item key, to read it around the transaction (a [`Table::recording_touched`]'s
+    /// only: none otherwise).
+    keys: Vec<Item>,
     writes: usize,
     /// The logical operation's token; each attempt sends `<base>.<cancelled attempts>`.
     token_base: String,
@@ -60,6 +63,7 @@ impl<'t> Transaction<'t> {
             table,
             items: Vec::new(),
             actions: Vec::new(),
+            keys: Vec::new(),
             writes: 0,
             token_base: keys::SortableId::new().to_string(),
         }
@@ -85,8 +89,15 @@ impl<'t> Transaction<'t> {
         format!("{}.{cancelled}", self.token_base)
     }
 
-    fn push(&mut self, item: TransactWriteItem, action: &'static str, writes: bool) -> Part {
+    fn push(
+        &mut self,
+        item: TransactWriteItem,
+        keys: Vec<Item>,
+        action: &'static str,
+        writes: bool,
+    ) -> Part {
         self.items.push(item);
+        self.keys.extend(keys);
         self.actions.push(action);
         self.writes += usize::from(writes);
         Part(self.items.len() - 1)
@@ -115,6 +126,7 @@ impl<'t> Transaction<'t> {
         .map_err(build_error)?;
         Ok(self.push(
             TransactWriteItem::builder().condition_check(check).build(),
+            self.table.keys_to_image(|| vec![key_item(key)]),
             "dynamodb:ConditionCheckItem",
             false,
         ))
@@ -135,6 +147,7 @@ impl<'t> Transaction<'t> {
         item: Item,
         condition: Option<Condition>,
     ) -> Result<Part, StoreError> {
+        let keys = self.table.keys_to_image(|| vec![crate::key_of(&item)]);
         let mut p = Placeholders::default();
         let condition = condition.map(|c| c.render(&mut p));
         let put = with_expressions!(
@@ -148,6 +161,7 @@ impl<'t> Transaction<'t> {
         .map_err(build_error)?;
         Ok(self.push(
             TransactWriteItem::builder().put(put).build(),
+            keys,
             "dynamodb:PutItem",
             true,
         ))
@@ -171,6 +185,7 @@ impl<'t> Transaction<'t> {
         .map_err(build_error)?;
         Ok(self.push(
             TransactWriteItem::builder().delete(delete).build(),
+            self.table.keys_to_image(|| vec![key_item(key)]),
             "dynamodb:DeleteItem",
             true,
         ))
@@ -197,6 +212,7 @@ impl<'t> Transaction<'t> {
         .map_err(build_error)?;
         Ok(self.push(
             TransactWriteItem::builder().update(update).build(),
+            self.table.keys_to_image(|| vec![key_item(key)]),
             "dynamodb:UpdateItem",
             true,
         ))
@@ -213,6 +229,7 @@ impl<'t> Transaction<'t> {
         let mut cancelled = 0;
         loop {
             attempt += 1;
+            let before = self.table.images(&self.keys).await;
             let result = self
                 .table
                 .client()
@@ -224,12 +241,17 @@ impl<'t> Transaction<'t> {
                 .await;
             let (err, unknown) = match result {
                 Ok(out) => {
+                    let mut touched = self.table.touched(&self.keys, before, true).await;
+                    for (t, action) in touched.iter_mut().zip(&self.actions) {
+                        t.checked = *action == "dynamodb:ConditionCheckItem";
+                    }
                     self.table.meter().record(
                         "TransactWriteItems",
                         None,
                         out.consumed_capacity.as_deref().unwrap_or_default(),
                         self.writes,
                         parts,
+                        touched,
                     );
                     return Ok(());
                 }
@@ -238,9 +260,14 @@ impl<'t> Transaction<'t> {
                     (cancellation(e), unknown)
                 }
             };
-            self.table
-                .meter()
-                .record("TransactWriteItems", None, &[], 0, parts.clone());
+            self.table.meter().record(
+                "TransactWriteItems",
+                None,
+                &[],
+                0,
+                parts.clone(),
+                Vec::new(),
+            );
             if !unknown && !err.is_retryable_cancellation() {
                 return Err(err);
             }

@@ -35,7 +35,7 @@ pub use harness::{Call, Harness};
 
 pub use devkit::{
     Change, TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, fixtures,
-    item_size, query_read_units, stream_event, stream_record, table,
+    item_size, query_read_units, stream_event, stream_record, table, write_units,
 };
 
 /// An API handler's answer to `event`, as status and JSON body (errors rendered as API Gateway
