@@ -34,7 +34,7 @@ pub const FUNCTION: Function = Function {
             id: "R1",
             route: "`GET /books/{isbn}?limit=&cursor=` (default 10, 1–100)",
             index: Index::Table,
-            request: "Query `PK = BOOK#<isbn> AND SK <= BOOK#<isbn>`, backwards; first page `Limit = limit + 1` (the book and `limit` reviews)",
+            request: "Query `PK = BOOK#<isbn> AND SK <= BOOK#<isbn>`, backwards; first page `Limit = limit + 1` (the book and `limit` reviews); a page stops at 32 read units (another Query for the rest of the page only while the budget left pays for it at 20 KB a review)",
             returns: "`{book (rating: count, average), reviews, nextCursor}` newest first; 404 `book_not_found`",
             example: Example::anyone("/books/9780261102354?limit=2"),
         }],
