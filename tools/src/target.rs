@@ -158,6 +158,57 @@ fn sdk_error(e: impl std::error::Error) -> StoreError {
     StoreError::Dynamo(aws_sdk_dynamodb::error::DisplayErrorContext(e).to_string())
 }
 
+/// What the shell lacks to reach AWS, in one line, when the first request failed for it: no
+/// credentials (the SDK's chain found none: its report of each provider is a kilobyte), no
+/// region, or credentials it could not load (an SSO session not logged in, a broken profile).
+fn unset(error: &(dyn std::error::Error + 'static), region: bool) -> Option<Refused> {
+    use aws_credential_types::provider::error::CredentialsError;
+    let credentials = std::iter::successors(Some(error), |e| e.source())
+        .find_map(|e| e.downcast_ref::<CredentialsError>());
+    let profile = std::env::var("AWS_PROFILE").unwrap_or_else(|_| "<profile>".into());
+    let found = match credentials {
+        None if region => return None,
+        None => true,
+        Some(CredentialsError::CredentialsNotLoaded(_)) => false,
+        Some(other) => {
+            // The innermost reason says what the provider found; the SDK's own text repeats
+            // each level and its debug form.
+            let innermost =
+                std::iter::successors(Some(other as &dyn std::error::Error), |e| e.source())
+                    .last()
+                    .map(|e| {
+                        e.to_string()
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .unwrap_or_default();
+            return Some(Refused(format!(
+                "the AWS credentials could not be loaded ({innermost}): for an SSO profile, run \
+                 `aws sso login --profile {profile}` first"
+            )));
+        }
+    };
+    let mut missing = Vec::new();
+    let mut how = Vec::new();
+    if !found {
+        missing.push("no AWS credentials");
+        how.push(
+            "set a profile with AWS_PROFILE (run `aws sso login` first for an SSO one), or \
+             AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+        );
+    }
+    if !region {
+        missing.push("no region");
+        how.push("set AWS_REGION (or the profile's region)");
+    }
+    Some(Refused(format!(
+        "{} found: {}; for DynamoDB Local, give --endpoint URL instead",
+        missing.join(" and "),
+        how.join("; ")
+    )))
+}
+
 /// Opens the target of `options`, says on stderr what it is, and for a command that `writes`
 /// on AWS, refuses unless `--confirm` names the caller's account.
 pub async fn open(
@@ -183,7 +234,10 @@ pub async fn open(
         .get_caller_identity()
         .send()
         .await
-        .map_err(sdk_error)?;
+        .map_err(|e| match unset(&e, config.region().is_some()) {
+            Some(refused) => Box::new(refused) as Box<dyn std::error::Error>,
+            None => Box::new(sdk_error(e)),
+        })?;
     let caller = Caller {
         account: identity.account.unwrap_or_default(),
         arn: identity.arn.unwrap_or_default(),

@@ -1,8 +1,13 @@
 //! What the tools refuse before they touch anything, through the real binaries: a flag they do
-//! not know (`migrate --dryrun` must not migrate), a stray argument. Each exits 2 and leaves the
-//! table as it was.
+//! not know (`migrate --dryrun` must not migrate), a stray argument, and on AWS a shell with no
+//! credentials or no region (one line saying what is missing, not the SDK's chain dump). Each
+//! exits 2 and leaves the table as it was.
 
-use std::{path::Path, time::SystemTime};
+use std::{
+    path::Path,
+    sync::atomic::{AtomicUsize, Ordering},
+    time::SystemTime,
+};
 
 use model::Item;
 use store::Table;
@@ -121,4 +126,104 @@ async fn every_tool_answers_help_with_its_usage() {
         assert_eq!(out.status.code(), Some(0), "{binary}: {text}");
         assert!(text.starts_with("usage: "), "{binary}: {text}");
     }
+}
+
+/// `binary args` on AWS (no endpoint) in a shell that has none of AWS's settings: HOME a
+/// directory of its own (no ~/.aws, or `aws_config` as ~/.aws/config), every AWS_* variable unset
+/// but `extra`, IMDS off so that nothing waits on an instance's metadata.
+async fn shell(
+    binary: &str,
+    args: &[&str],
+    extra: &[(&str, &str)],
+    aws_config: Option<&str>,
+) -> (i32, String) {
+    static HOMES: AtomicUsize = AtomicUsize::new(0);
+    let home = std::env::temp_dir().join(format!(
+        "tools-usage-home-{}-{}",
+        std::process::id(),
+        HOMES.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(home.join(".aws")).unwrap();
+    if let Some(config) = aws_config {
+        std::fs::write(home.join(".aws/config"), config).unwrap();
+    }
+    let mut command = Command::new(binary);
+    command
+        .args(args)
+        .env_clear()
+        .env("HOME", &home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("AWS_EC2_METADATA_DISABLED", "true");
+    for (k, v) in extra {
+        command.env(k, v);
+    }
+    let out = command.output().await.unwrap();
+    std::fs::remove_dir_all(&home).unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// No credentials anywhere: one line naming what is missing and how to provide it, exit 2.
+#[tokio::test]
+async fn without_credentials_or_region_the_tools_say_so_in_one_line() {
+    for binary in [RECONCILE, MIGRATE, MOVE_INDEX] {
+        let (code, err) = shell(binary, &["--table", "prod-table"], &[], None).await;
+        assert_eq!(code, 2, "{binary}: {err}");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{binary}: one line: {err}"
+        );
+        assert!(err.len() < 400, "{binary}: short: {err}");
+        for said in [
+            "no AWS credentials",
+            "AWS_PROFILE",
+            "aws sso login",
+            "AWS_ACCESS_KEY_ID",
+            "no region",
+            "AWS_REGION",
+        ] {
+            assert!(err.contains(said), "{binary}: {said:?} in {err}");
+        }
+    }
+    // Credentials but no region, and a region but no credentials: each names only its own.
+    let keys = [
+        ("AWS_ACCESS_KEY_ID", "AKIDFAKE"),
+        ("AWS_SECRET_ACCESS_KEY", "x"),
+    ];
+    let (code, err) = shell(RECONCILE, &["--table", "prod-table"], &keys, None).await;
+    assert_eq!((code, err.trim_end().lines().count()), (2, 1), "{err}");
+    assert!(
+        err.contains("no region") && !err.contains("no AWS credentials"),
+        "{err}"
+    );
+    let region = [("AWS_REGION", "eu-west-1")];
+    let (code, err) = shell(MIGRATE, &["--table", "prod-table"], &region, None).await;
+    assert_eq!((code, err.trim_end().lines().count()), (2, 1), "{err}");
+    assert!(
+        err.contains("no AWS credentials") && !err.contains("no region"),
+        "{err}"
+    );
+}
+
+/// An SSO profile whose session was never logged in (no cached token): the tools read SSO
+/// profiles as the AWS CLI does, and say in one line to log in.
+#[tokio::test]
+async fn an_sso_profile_not_logged_in_is_told_to_log_in() {
+    let config = "[profile dev]\nsso_session = corp\nsso_account_id = 123456789012\n\
+                  sso_role_name = Operator\nregion = eu-west-1\n\n[sso-session corp]\n\
+                  sso_start_url = https://corp.awsapps.com/start\nsso_region = eu-west-1\n";
+    let profile = [("AWS_PROFILE", "dev")];
+    let (code, err) = shell(
+        RECONCILE,
+        &["--table", "prod-table"],
+        &profile,
+        Some(config),
+    )
+    .await;
+    assert_eq!((code, err.trim_end().lines().count()), (2, 1), "{err}");
+    assert!(err.contains("aws sso login --profile dev"), "{err}");
+    assert!(err.contains("SSO token"), "the provider's reason: {err}");
 }
