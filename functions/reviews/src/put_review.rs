@@ -67,7 +67,8 @@ fn validate(body: &PutReview) -> Result<(), ApiError> {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;
     let user = api::path_id(&req, "username")?;
-    let body: PutReview = api::json_body(&req)?;
+    // A review is paragraphs: its text keeps line feeds (openapi.yaml: `x-lines`).
+    let body: PutReview = api::json_body_keeping_lines(&req, &["text"])?;
     validate(&body)?;
     let review = NewReview {
         isbn: isbn.clone(),
