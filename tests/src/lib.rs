@@ -44,6 +44,8 @@
 //!   anyone;
 //! - `raw_requests`: a request whose URI cannot be built is a 400 from the real binary, not a
 //!   panic;
+//! - `text`: every text of every route `openapi.yaml` lists refuses invisible and control
+//!   characters, naming the field, and writes nothing;
 //! - `repair_live`: `make reconcile REPAIR=1` run again and again under live traffic leaves 0 drift
 //!   once the streams drain;
 //! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
@@ -124,5 +126,7 @@ mod samples;
 mod stack;
 #[cfg(test)]
 mod startup;
+#[cfg(test)]
+mod text;
 #[cfg(test)]
 mod watch_env;
