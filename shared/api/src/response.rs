@@ -55,11 +55,11 @@ pub fn error_response(e: &ApiError) -> Response<Body> {
         CONTENT_TYPE,
         "application/json".parse().expect("static header"),
     );
-    // Busy (throttled, or a write that kept meeting a transaction): tell clients when to retry.
-    if e.status == 503 {
+    // Busy or unavailable for a moment: tell clients when to retry.
+    if let Some(seconds) = e.retry_after() {
         response
             .headers_mut()
-            .insert("retry-after", "1".parse().expect("static header"));
+            .insert(lambda_http::http::header::RETRY_AFTER, seconds.into());
     }
     response
 }
