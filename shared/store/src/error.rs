@@ -346,6 +346,32 @@ mod tests {
         }
     }
 
+    /// A transaction whose answer stays unknown (every attempt a 5xx) is sent again once with
+    /// the same token, on top of the SDK's own attempts, then answered `Unavailable`: sending it
+    /// more often would only outlast the function's timeout (10 s) while DynamoDB is away, and a
+    /// function that times out is a 500 from API Gateway.
+    #[tokio::test]
+    async fn a_transaction_whose_answer_stays_unknown_is_sent_twice_then_unavailable() {
+        let rule = mock!(Client::transact_write_items).then_http_response(|| {
+            aws_smithy_runtime_api::http::Response::new(
+                500.try_into().unwrap(),
+                SdkBody::from(
+                    r#"{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}"#,
+                ),
+            )
+        });
+        let table = Table::new(
+            mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule], |c| c
+                .retry_config(RetryConfig::disabled())),
+            "t",
+        );
+        let mut tx = table.transaction();
+        tx.check(&key(), crate::Condition::Exists).unwrap();
+        let e = tx.send().await.unwrap_err();
+        assert!(matches!(e, StoreError::Unavailable(_)), "{e:?}");
+        assert_eq!(rule.num_calls(), 2);
+    }
+
     /// A client of `endpoint` that tries once and gives an attempt 300 ms.
     fn client_of(endpoint: &str) -> Client {
         let config = aws_sdk_dynamodb::Config::builder()
