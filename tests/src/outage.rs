@@ -163,6 +163,20 @@ async fn an_outage_answers_503_with_retry_after_on_every_route_and_the_stack_rec
         requests.len(),
         wrong.join("\n")
     );
+    // Logged as what it is: a WARN with the failure (an ERROR is a bug or a deployment to fix,
+    // what an operator is paged for).
+    let errors: Vec<String> = catalogue::FUNCTIONS
+        .iter()
+        .flat_map(|f| {
+            stack
+                .function_output(f.name)
+                .lines()
+                .filter(|l| l.contains(r#""level":"ERROR""#))
+                .map(|l| format!("{}: {l}", f.name))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
 
     // Back: the customer written before is there, and the first order after is counted by the
     // stream consumer (which kept polling through the outage) in the customer's item.

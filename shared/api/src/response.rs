@@ -69,7 +69,11 @@ pub fn respond(result: Result<Response<Body>, ApiError>) -> Response<Body> {
     match result {
         Ok(r) => r,
         Err(e) => {
-            if e.status >= 500 {
+            // A 503 is DynamoDB busy or away for a moment (its detail is logged at WARN where it
+            // was met); any other 5xx is a bug or a deployment to fix.
+            if e.retry_after().is_some() {
+                tracing::warn!(code = e.code, "answered {}", e.status);
+            } else if e.status >= 500 {
                 tracing::error!(code = e.code, "answered {}", e.status);
             }
             error_response(&e)
