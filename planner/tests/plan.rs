@@ -314,3 +314,40 @@ patterns: []
         1000
     );
 }
+
+/// `make plan` with a flag: the planner takes workload files only, so a flag (a typo, or one it
+/// never had) is refused with the usage, exit 2, before any report is planned or written.
+#[test]
+fn the_plan_command_refuses_a_flag_and_writes_no_report() {
+    let reports = sam_template::workspace_root().join("planner/reports");
+    let written = || {
+        let mut all: Vec<_> = std::fs::read_dir(&reports)
+            .map(|d| {
+                d.filter_map(|e| {
+                    let e = e.ok()?;
+                    Some((e.file_name(), e.metadata().ok()?.modified().ok()?))
+                })
+                .collect()
+            })
+            .unwrap_or_default();
+        all.sort();
+        all
+    };
+    let before = written();
+    let workload = sam_template::workspace_root().join("planner/workloads/seed-003.yaml");
+    let workload = workload.to_string_lossy();
+    for args in [&["--all"][..], &[&*workload, "-v"]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_plan"))
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(args[args.len() - 1]),
+            "{args:?} names the flag: {err}"
+        );
+        assert!(err.contains("usage: plan"), "{args:?}: {err}");
+    }
+    assert_eq!(written(), before, "no report written");
+}

@@ -224,6 +224,52 @@ fn a_route_is_public_in_the_template_exactly_when_its_function_says_so() {
     }
 }
 
+/// Public routes throttle on their own settings: each route that takes no token has a
+/// `RouteSettings` entry at the public rate, and no signed-in route has one (it keeps the
+/// default), so anonymous callers cannot use up the rate of the routes customers sign in to.
+#[test]
+fn every_public_route_and_only_those_throttle_on_their_own() {
+    let t = Template::workspace().unwrap();
+    let public: std::collections::BTreeSet<String> = t
+        .functions
+        .iter()
+        .flat_map(|f| &f.routes)
+        .filter(|r| r.public)
+        .map(|r| r.route_key())
+        .collect();
+    let doc: serde_yaml::Value = serde_yaml::from_str(
+        &std::fs::read_to_string(sam_template::workspace_root().join("template.yaml")).unwrap(),
+    )
+    .unwrap();
+    let settings = doc["Resources"]["HttpApi"]["Properties"]["RouteSettings"]
+        .as_mapping()
+        .expect("the HTTP API has RouteSettings");
+    let throttled: std::collections::BTreeSet<String> = settings
+        .iter()
+        .map(|(k, v)| {
+            let by_ref = |field: &str| format!("{:?}", v[field]);
+            assert!(
+                by_ref("ThrottlingRateLimit").contains("PublicRouteRateLimit")
+                    && by_ref("ThrottlingBurstLimit").contains("PublicRouteBurstLimit"),
+                "{k:?}: {v:?}"
+            );
+            k.as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert!(!public.is_empty());
+    assert_eq!(throttled, public);
+    let default = |name: &str| {
+        t.parameters
+            .iter()
+            .find(|p| p.name == name)
+            .and_then(|p| p.default.clone())
+            .unwrap_or_else(|| panic!("{name} has a default"))
+    };
+    let number = |name: &str| default(name).parse::<u32>().unwrap();
+    assert!(number("PublicRouteRateLimit") <= number("ApiRateLimit"));
+    assert!(number("PublicRouteBurstLimit") <= number("ApiBurstLimit"));
+}
+
 /// DynamoDB Streams serves at most two concurrent readers per shard before it throttles them:
 /// one consumer per context with derived data (commerce, reviews), never one per handler.
 #[test]

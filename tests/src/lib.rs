@@ -39,12 +39,15 @@
 //!   addresses;
 //! - `startup`: an unusable configuration fails a real binary's start-up with its reason, reported
 //!   to the Runtime API as the invocation's error;
+//! - `cursors`: no paginated route's cursor shows a stranger any key material;
 //! - `paging`: every paginated route refuses a page it does not serve, as its declaration and
 //!   `openapi.yaml` state its page size;
 //! - `people`: who may read whom: lists of certificate holders for staff, one certificate for
 //!   anyone;
 //! - `raw_requests`: a request whose URI cannot be built is a 400 from the real binary, not a
 //!   panic;
+//! - `text`: every text of every route `openapi.yaml` lists refuses invisible and control
+//!   characters, naming the field, and writes nothing;
 //! - `repair_live`: `make reconcile REPAIR=1` run again and again under live traffic leaves 0 drift
 //!   once the streams drain;
 //! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
@@ -61,6 +64,8 @@ mod catalogue;
 mod contract;
 #[cfg(test)]
 mod cost;
+#[cfg(test)]
+mod cursors;
 #[cfg(test)]
 mod dispatch;
 #[cfg(test)]
@@ -125,5 +130,7 @@ mod samples;
 mod stack;
 #[cfg(test)]
 mod startup;
+#[cfg(test)]
+mod text;
 #[cfg(test)]
 mod watch_env;

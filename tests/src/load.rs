@@ -103,7 +103,7 @@ fn request(
 }
 
 /// Waits until the local stream consumers have applied every change (three reads in a row).
-pub(crate) async fn drained(stack: &Stack, within: Duration) -> Value {
+pub async fn drained(stack: &Stack, within: Duration) -> Value {
     let start = Instant::now();
     let mut consecutive = 0;
     loop {

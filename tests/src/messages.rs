@@ -141,23 +141,7 @@ fn cases(spec: &Value, sample: &Value) -> Vec<Case> {
     for name in query_parameters(spec, method, path) {
         for bad in bad_values {
             // The sample's other parameters stay as they are.
-            let mut event = sample.clone();
-            let mut params = sample["queryStringParameters"]
-                .as_object()
-                .cloned()
-                .unwrap_or_default();
-            params.insert(name.clone(), json!(bad));
-            let raw: Vec<String> = params
-                .iter()
-                .map(|(k, v)| {
-                    format!(
-                        "{k}={}",
-                        testkit::percent_encode(v.as_str().unwrap_or_default())
-                    )
-                })
-                .collect();
-            event["rawQueryString"] = json!(raw.join("&"));
-            event["queryStringParameters"] = Value::Object(params);
+            let event = testkit::with_query(sample.clone(), &name, bad);
             cases.push(Case {
                 what: format!("query {name}={bad:?}"),
                 event,

@@ -64,6 +64,63 @@ pub fn query_schema(method: &str, template: &str, name: &str) -> Option<&'static
     named.next().map(|p| resolve(&p["schema"]))
 }
 
+/// The parameters the operation `method` `template` documents (`path`, `query`), as (where, name).
+pub fn parameters(method: &str, template: &str) -> Vec<(String, String)> {
+    let Some(op) = operations().remove(&(method.to_owned(), template.to_owned())) else {
+        return Vec::new();
+    };
+    let listed = [&SPEC["paths"][template]["parameters"], &op["parameters"]];
+    listed
+        .iter()
+        .filter_map(|l| l.as_array())
+        .flatten()
+        .map(resolve)
+        .filter(|p| p["in"] == "path" || p["in"] == "query")
+        .map(|p| {
+            (
+                p["in"].as_str().unwrap_or_default().to_owned(),
+                p["name"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Every member of the request body of `method` `template` that may be a string, as a JSON
+/// pointer (`/items/0/note`), and whether it keeps lines (`x-lines: true`).
+pub fn body_strings(method: &str, template: &str) -> Vec<(String, bool)> {
+    fn walk(schema: &'static Value, at: String, out: &mut Vec<(String, bool)>) {
+        let schema = resolve(schema);
+        for alternatives in ["oneOf", "anyOf", "allOf"] {
+            for s in schema[alternatives].as_array().into_iter().flatten() {
+                walk(s, at.clone(), out);
+            }
+        }
+        let types: Vec<&str> = match &schema["type"] {
+            Value::String(t) => vec![t.as_str()],
+            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if types.contains(&"string") && !out.iter().any(|(p, _)| *p == at) {
+            out.push((at.clone(), schema["x-lines"] == json!(true)));
+        }
+        for (name, member) in schema["properties"].as_object().into_iter().flatten() {
+            walk(member, format!("{at}/{name}"), out);
+        }
+        if types.contains(&"array") {
+            walk(&schema["items"], format!("{at}/0"), out);
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(op) = operations().remove(&(method.to_owned(), template.to_owned())) {
+        walk(
+            &op["requestBody"]["content"]["application/json"]["schema"],
+            String::new(),
+            &mut out,
+        );
+    }
+    out
+}
+
 /// Follows a local `$ref` (`#/components/...`).
 fn resolve(v: &'static Value) -> &'static Value {
     match v.get("$ref").and_then(Value::as_str) {

@@ -6,7 +6,7 @@
 //! only it can tell apart (another customer's, another range's, another page size's).
 
 use api::Page;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Each bad page parameter of a route of page size `page`, and the code that refuses it.
 fn bad_pages(page: Page) -> Vec<(&'static str, String, &'static str)> {
@@ -52,22 +52,7 @@ async fn every_paginated_route_refuses_a_page_it_does_not_serve_and_reads_nothin
                 for (name, value, code) in bad_pages(page) {
                     // The pattern's own example, which it serves, with one bad page parameter.
                     let mut ev = crate::sample_events::example_event(route, &pattern.example);
-                    let query = ev["queryStringParameters"].take();
-                    let mut query = query.as_object().cloned().unwrap_or_default();
-                    query.insert(name.to_owned(), Value::String(value.clone()));
-                    let raw: Vec<String> = query
-                        .iter()
-                        .map(|(k, v)| {
-                            let v = v.as_str().unwrap_or_default();
-                            format!(
-                                "{}={}",
-                                testkit::percent_encode(k),
-                                testkit::percent_encode(v)
-                            )
-                        })
-                        .collect();
-                    ev["rawQueryString"] = Value::String(raw.join("&"));
-                    ev["queryStringParameters"] = Value::Object(query);
+                    crate::sample_events::set_query_parameter(&mut ev, name, &value);
                     let req = testkit::request(&ev);
                     let answer = crate::dispatch::handle(function.name, &table, req).await;
                     let (s, b) = testkit::response_json(&answer.expect("a handler"));

@@ -113,6 +113,9 @@ pub fn debug_binary(name: &str) -> PathBuf {
     binary
 }
 
+/// The test stack's cursor secret (the template's `CursorSigningKey`).
+pub const CURSOR_KEY: &str = "e2e-cursor-signing-key-0123456789abcdef";
+
 pub async fn start_stack() -> Stack {
     devkit::reap_test_tables(&devkit::client(), testkit::TABLE_PREFIXES).await;
     start_stack_on(&devkit::endpoint()).await
@@ -151,10 +154,7 @@ async fn try_start(
         .args(["--bin-dir", &bin_dir.to_string_lossy()])
         .args(["--issuer-dir", &issuer_dir.to_string_lossy()])
         .args(["--log-dir", &log_dir.to_string_lossy()])
-        .args([
-            "--param",
-            "CursorSigningKey=e2e-cursor-signing-key-0123456789abcdef",
-        ])
+        .args(["--param", &format!("CursorSigningKey={CURSOR_KEY}")])
         .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())

@@ -4,6 +4,7 @@
 
 pub mod copies;
 pub mod counts;
+pub mod flags;
 pub mod migrate;
 pub mod move_index;
 pub mod move_rehearsal;
@@ -13,19 +14,6 @@ pub mod seed;
 pub mod target;
 pub mod volume;
 pub mod workbench;
-
-/// The table a command works on: `--table NAME`, or the local stack's `local-table`, in the
-/// DynamoDB Local of `AWS_ENDPOINT_URL_DYNAMODB` (`make seed`; `make reconcile` and `make migrate`
-/// reach AWS too: [`target`]).
-pub fn table_from_args(args: &[String]) -> store::Table {
-    let name = args
-        .iter()
-        .position(|a| a == "--table")
-        .and_then(|i| args.get(i + 1))
-        .cloned()
-        .unwrap_or_else(|| "local-table".into());
-    store::Table::new(devkit::client(), name)
-}
 
 /// A fixed-seed generator (splitmix64): the same org and volume on every machine, no dependency.
 pub(crate) struct Draw(pub(crate) u64);

@@ -33,7 +33,7 @@ use std::{
     collections::{BTreeMap, BTreeSet},
     io::Write,
     sync::{
-        Mutex,
+        Arc, Mutex,
         atomic::{AtomicU64, Ordering},
     },
     time::{Duration, Instant},
@@ -140,10 +140,11 @@ struct Tally {
     stored_text: Values,
     held: BTreeMap<String, Vec<Holder>>,
     orders: commerce::Orders,
-    /// Ledger entries expiring at or after this (epoch seconds) were written during the repair.
+    /// Ledger entries stamped at or after this (epoch seconds, the consumers' clock) were
+    /// written during the repair ([`Window`]).
     moved_since: Option<i64>,
-    /// Their targets.
-    moved: BTreeSet<String>,
+    /// Their targets, each with its newest such stamp.
+    moved: BTreeMap<String, i64>,
     items: u64,
     copies: crate::copies::Copies,
     counts: crate::counts::Counts,
@@ -160,12 +161,15 @@ impl Tally {
         derived::read(self, item);
         // A consumer's entry, not a correction's: a correction that landed between the two
         // reads changed the items it wrote, which the reads compare.
+        let stamped = n(item, Ledger::EXPIRES_AT) - LEDGER_TTL_SECONDS;
         if let Some(since) = self.moved_since
             && model::type_of(item) == Some(derived_types::LEDGER)
-            && n(item, Ledger::EXPIRES_AT) >= since
+            && stamped >= since
             && !s(item, key_attr::PK).starts_with(CORRECTION_LEDGER)
         {
-            self.moved.insert(s(item, key_attr::SK).to_owned());
+            let newest = self.moved.entry(s(item, key_attr::SK).to_owned());
+            let newest = newest.or_insert(stamped);
+            *newest = (*newest).max(stamped);
         }
     }
 
@@ -185,7 +189,7 @@ struct Pass {
     expected: Values,
     stored: Values,
     held: BTreeMap<String, Vec<Holder>>,
-    moved: BTreeSet<String>,
+    moved: BTreeMap<String, i64>,
     orders: commerce::Found,
 }
 
@@ -279,14 +283,27 @@ impl Progress {
 
 /// Reads the whole table once: `scan.segments` segments in parallel, each page folded into the
 /// tally as it arrives.
-async fn pass(table: &Table, scan: &Scan, moved_since: Option<i64>) -> Result<Pass, StoreError> {
+async fn pass(
+    table: &Table,
+    scan: &Scan,
+    moved_since: Option<i64>,
+    clock: &Arc<TableClock>,
+) -> Result<Pass, StoreError> {
     let tally = Mutex::new(Tally {
         moved_since,
         ..Tally::default()
     });
     let progress = Progress::new(scan);
-    let segments = (0..scan.segments.max(1))
-        .map(|segment| scan_segment(table, segment, scan.segments.max(1), &tally, &progress));
+    let segments = (0..scan.segments.max(1)).map(|segment| {
+        scan_segment(
+            table,
+            segment,
+            scan.segments.max(1),
+            &tally,
+            &progress,
+            clock,
+        )
+    });
     futures::future::try_join_all(segments).await?;
     let tally = tally.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut lines = Vec::new();
@@ -308,6 +325,7 @@ async fn scan_segment(
     segments: u32,
     tally: &Mutex<Tally>,
     progress: &Progress,
+    clock: &Arc<TableClock>,
 ) -> Result<(), StoreError> {
     let as_i32 = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
     let mut start = None;
@@ -320,6 +338,8 @@ async fn scan_segment(
             .segment(as_i32(segment))
             .total_segments(as_i32(segments))
             .set_exclusive_start_key(start)
+            .customize()
+            .interceptor(DateReader(clock.clone()))
             .send()
             .await
             .map_err(|e| {
@@ -369,7 +389,8 @@ pub async fn run(table: &Table) -> Result<Report, StoreError> {
 
 /// Reads the table as `scan` says and reports the drift.
 pub async fn scan_report(table: &Table, scan: &Scan) -> Result<Report, StoreError> {
-    Ok(pass(table, scan, None).await?.report())
+    let clock = Arc::default();
+    Ok(pass(table, scan, None, &clock).await?.report())
 }
 
 /// What a repair did.
@@ -390,7 +411,7 @@ impl std::fmt::Display for Repaired {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(
             f,
-            "repaired {}, deferred {} (moving: run again once they settle), failed {}",
+            "repaired {}, deferred {} (moving while it read them: each says why), failed {}",
             self.written,
             self.deferred.len(),
             self.failed.len()
@@ -417,22 +438,132 @@ const CORRECTION_LEDGER: &str = "LEDGER#reconcile-";
 /// Corrections written at once.
 const CORRECTIONS_IN_FLIGHT: usize = 8;
 
-/// Ledger entries stamped up to this many seconds before the repair began (clocks of the
-/// consumers and of this machine apart) count as written during it: such a target waits.
+/// Ledger entries stamped up to this many seconds before the repair began, on the table's
+/// clock, count as written during it: the stamps' whole seconds and the `Date` header's.
+const CLOCK_SLACK_SECONDS: i64 = 2;
+
+/// Without any `Date` header to read the table's clock by, the consumers' clocks and this
+/// machine's may be this far apart: entries stamped this long before the repair began count.
 const CLOCK_MARGIN_SECONDS: i64 = 60;
 
-fn now_epoch() -> i64 {
+/// This machine's clock, in epoch seconds.
+fn local_now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+fn now_epoch() -> i64 {
+    local_now() as i64
+}
+
+/// How far the table's clock is ahead of this machine's (seconds; negative: behind), read from
+/// the `Date` header of each Scan response. The consumers stamp their ledger entries with a
+/// clock in step with the table's: Lambda and DynamoDB both keep Amazon's time, and the local
+/// stack runs its consumers beside DynamoDB Local. A reading is never above the true offset
+/// (the header is whole seconds, written before the response travelled), so the largest is
+/// the closest.
+#[derive(Debug, Default)]
+struct TableClock(Mutex<Option<f64>>);
+
+impl TableClock {
+    fn read(&self, date: &str) {
+        use aws_sdk_dynamodb::primitives::{DateTime, DateTimeFormat};
+        let Ok(server) = DateTime::from_str(date, DateTimeFormat::HttpDate) else {
+            return;
+        };
+        let offset = server.secs() as f64 - local_now();
+        let mut best = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        *best = Some(best.map_or(offset, |b| b.max(offset)));
+    }
+
+    fn offset(&self) -> Option<f64> {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Reads each response's `Date` into a [`TableClock`].
+#[derive(Debug)]
+struct DateReader(Arc<TableClock>);
+
+impl aws_sdk_dynamodb::config::Intercept for DateReader {
+    fn name(&self) -> &'static str {
+        "TableClock"
+    }
+
+    fn read_before_deserialization(
+        &self,
+        context: &aws_sdk_dynamodb::config::interceptors::BeforeDeserializationInterceptorContextRef<'_>,
+        _: &aws_sdk_dynamodb::config::RuntimeComponents,
+        _: &mut aws_sdk_dynamodb::config::ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        if let Some(date) = context.response().headers().get("date") {
+            self.0.read(date);
+        }
+        Ok(())
+    }
+}
+
+/// Which ledger entries count as written during a repair: those stamped (on the consumers'
+/// clock) from `since`, the moment the first read began on the table's clock, less the slack.
+struct Window {
+    since: i64,
+    /// When the first read began, on the table's clock.
+    began: i64,
+    /// The table's clock ahead of this machine's, as read.
+    offset: f64,
+    /// How long before the first read began an entry still counts.
+    margin: i64,
+}
+
+impl Window {
+    /// For a repair whose first read began at `began` (this machine's clock).
+    fn new(began: f64, clock: &TableClock) -> Window {
+        let (offset, margin) = match clock.offset() {
+            Some(offset) => (offset, CLOCK_SLACK_SECONDS),
+            None => (0.0, CLOCK_MARGIN_SECONDS),
+        };
+        let began = (began + offset).floor() as i64;
+        Window {
+            since: began - margin,
+            began,
+            offset,
+            margin,
+        }
+    }
+
+    /// Why a value the stream wrote at `stamp` waits, and from when (this machine's clock) a
+    /// repair would not wait for that write: one whose window begins after it.
+    fn why(&self, stamp: i64) -> String {
+        // A later run counts from its own start less the margin (the stamp must fall a whole
+        // second before: 1), read through its own offset, which may come out up to a second lower
+        // than this one's (the header's resolution, and the response's travel: 2 more).
+        let after = ((stamp + self.margin + 3) as f64 - self.offset).ceil() as i64;
+        format!(
+            "the stream wrote it at {} (the first read began at {}; the clocks may be {} s \
+             apart): a repair started after {} will not wait for that write",
+            utc(stamp),
+            utc(self.began),
+            self.margin,
+            utc(after)
+        )
+    }
+}
+
+/// `2026-11-28T15:44:52Z`.
+fn utc(epoch: i64) -> String {
+    use aws_sdk_dynamodb::primitives::{DateTime, DateTimeFormat};
+    DateTime::from_secs(epoch)
+        .fmt(DateTimeFormat::DateTime)
+        .unwrap_or_else(|_| epoch.to_string())
 }
 
 /// `make reconcile REPAIR=1`: corrects the drift that is not in flight.
 ///
 /// Two reads of the whole table, `settle` apart (longer than the stream consumers' lag). A value
 /// is corrected only if it drifted the same way in both, the items holding it are as they were,
-/// and no ledger entry written since the first read names them (the stream applied nothing to
-/// them); the correction is the first read's drift, written in one transaction conditioned on
+/// and no ledger entry written since the first read began (on the table's clock, less a slack:
+/// [`Window`]) names them (the stream applied nothing to them); the correction is the first read's drift, written in one transaction conditioned on
 /// every item holding the value (each shard) being still as read, with a ledger entry of its own.
 /// Anything else is deferred to a later run. Order statuses go through the projection's own
 /// write, conditioned on the newest event, and move their orders' sums through the stream (a
@@ -443,15 +574,16 @@ pub async fn repair(
     scan: &Scan,
     settle: Duration,
 ) -> Result<(Report, Repaired), StoreError> {
-    let since = now_epoch() + LEDGER_TTL_SECONDS - CLOCK_MARGIN_SECONDS;
-    let first = pass(table, scan, None).await?;
+    let (began, clock) = (local_now(), Arc::default());
+    let first = pass(table, scan, None, &clock).await?;
     let report = first.report();
     let mut repaired = Repaired::default();
     if report.drift.is_empty() {
         return Ok((report, repaired));
     }
+    let window = Window::new(began, &clock);
     tokio::time::sleep(settle).await;
-    let second = pass(table, scan, Some(since)).await?;
+    let second = pass(table, scan, Some(window.since), &clock).await?;
     let again: BTreeMap<String, (String, String)> = second
         .report()
         .drift
@@ -463,14 +595,16 @@ pub async fn repair(
     for (name, want, have) in &report.drift {
         let held = second.held.get(name).unwrap_or(&none);
         let still = again.get(name).is_some_and(|(w, h)| (w, h) == (want, have));
+        let written = held
+            .iter()
+            .filter_map(|h| second.moved.get(&h.target))
+            .max();
         let why_not = if !still {
-            Some("it moved between the two reads")
+            Some("it moved between the two reads".to_owned())
         } else if first.held.get(name).unwrap_or(&none) != held {
-            Some("its items changed between the two reads")
-        } else if held.iter().any(|h| second.moved.contains(&h.target)) {
-            Some("the stream wrote it since the first read")
+            Some("its items changed between the two reads".to_owned())
         } else {
-            None
+            written.map(|stamp| window.why(*stamp))
         };
         match why_not {
             Some(why) => repaired.deferred.push(format!("{name}: {why}")),
@@ -916,7 +1050,9 @@ mod tests {
     /// Reads `table`, sets shard 3 of the day's order count to `meanwhile` (a stream write after
     /// the read), then corrects the count as read: whether it was written, and (expected, stored).
     async fn correct_day_orders(table: &Table, meanwhile: Option<i64>) -> (bool, (String, String)) {
-        let first = pass(table, &Scan::default(), None).await.unwrap();
+        let first = pass(table, &Scan::default(), None, &Arc::default())
+            .await
+            .unwrap();
         let name = format!("day 2026-01-02 {}", model::derived::DailyStats::ORDERS);
         let (_, want, have) = first
             .report()
@@ -999,37 +1135,45 @@ mod tests {
         assert!(!day.iter().any(|d| d.0.ends_with(" Orders")), "{day:?}");
     }
 
-    /// A value the stream wrote between the repair's two reads waits, even when the writes
-    /// cancel out (an order cancelled and taken back): its drift was measured while a record was
-    /// in flight. One that held still is corrected, and its correction is ledgered.
-    #[tokio::test]
-    async fn a_value_the_stream_wrote_during_the_repair_waits() {
+    /// A customer counting 2 orders and holding none: drift, which the stream may write on.
+    async fn customer_counting(table: &Table, id: &str) -> PrimaryKey {
+        let key = keys::commerce::customer(&keys::Id::parse("c", id).unwrap());
+        let customer = item(&[
+            (keys::attr::PK, text(key.pk())),
+            (keys::attr::SK, text(key.sk())),
+            ("Type", text("Customer")),
+            ("CustomerId", text(id)),
+            ("OrderCount", num(2)),
+        ]);
+        table.put_item(customer, None).await.unwrap();
+        key
+    }
+
+    /// A stream record's contribution to the customer's order count, as the consumer applies it.
+    fn order_count(customer: &PrimaryKey, event: &str, by: i64) -> store::aggregate::Contribution {
         use model::commerce::Customer;
-        use store::aggregate::{Contribution, apply};
-        let table = devkit::table().await;
-        let key_of = |id: &str| keys::commerce::customer(&keys::Id::parse("c", id).unwrap());
-        for id in ["moving", "still"] {
-            let key = key_of(id);
-            let customer = item(&[
-                (keys::attr::PK, text(key.pk())),
-                (keys::attr::SK, text(key.sk())),
-                ("Type", text("Customer")),
-                ("CustomerId", text(id)),
-                ("OrderCount", num(2)),
-            ]);
-            table.put_item(customer, None).await.unwrap();
-        }
-        let key = key_of("moving");
-        let contribution = |event: &str, by: i64| Contribution {
+        store::aggregate::Contribution {
             record: 0,
             event_id: keys::Id::parse("e", event).unwrap(),
-            target: key.clone(),
+            target: customer.clone(),
             target_type: Customer::TYPE,
             must_exist: true,
             adds: [(Customer::ORDER_COUNT, by)].into(),
             labels: Default::default(),
             ranked: None,
-        };
+        }
+    }
+
+    /// A value the stream wrote between the repair's two reads waits, even when the writes
+    /// cancel out (an order cancelled and taken back): its drift was measured while a record was
+    /// in flight. One that held still is corrected, and its correction is ledgered.
+    #[tokio::test]
+    async fn a_value_the_stream_wrote_during_the_repair_waits() {
+        use store::aggregate::apply;
+        let table = devkit::table().await;
+        let key = customer_counting(&table, "moving").await;
+        let still = customer_counting(&table, "still").await;
+        let contribution = |event: &str, by: i64| order_count(&key, event, by);
         let stream = async {
             tokio::time::sleep(Duration::from_millis(500)).await;
             let now = crate::reconcile::now_epoch();
@@ -1042,16 +1186,77 @@ mod tests {
         assert_eq!(report.drift.len(), 2, "{report}");
         assert_eq!(repaired.written, 1, "{repaired}");
         assert_eq!(
-            repaired.deferred,
-            ["customer moving OrderCount: the stream wrote it since the first read"]
+            repaired.deferred.len(),
+            1,
+            "the moving one only: {repaired}"
         );
-        let still = key_of("still");
+        assert!(
+            repaired.deferred[0].starts_with("customer moving OrderCount: the stream wrote it at "),
+            "{repaired}"
+        );
         let ledgered = devkit::all_items(&table).await.into_iter().any(|i| {
             model::type_of(&i) == Some(keys::derived::types::LEDGER)
                 && s(&i, keys::attr::PK).starts_with("LEDGER#reconcile-")
                 && s(&i, keys::attr::SK) == ledger_target(still.pk(), still.sk())
         });
         assert!(ledgered, "the correction has its ledger entry");
+    }
+
+    /// A quiet table (issue 36): a consumer's write 30 s before the repair began is no record in
+    /// flight, so the drift it left is corrected, not deferred run after run. One stamped as the
+    /// repair begins (within the clocks' slack) still waits, and the repair says after what time
+    /// a run will not defer it for that write.
+    #[tokio::test]
+    async fn a_write_before_the_repair_began_does_not_defer_it() {
+        let table = devkit::table().await;
+        let now = now_epoch();
+        for (id, written) in [("quiet", now - 30), ("recent", now)] {
+            let key = customer_counting(&table, id).await;
+            let order = order_count(&key, &format!("{id}-order"), 1);
+            store::aggregate::apply(&table, vec![order], written).await;
+        }
+        let (report, repaired) = repair(&table, &Scan::default(), Duration::ZERO)
+            .await
+            .unwrap();
+        assert_eq!(report.drift.len(), 2, "{report}");
+        assert_eq!(repaired.written, 1, "the quiet one: {repaired}");
+        let [deferred] = repaired.deferred.as_slice() else {
+            panic!("the recent one only: {repaired}");
+        };
+        let stamped = aws_sdk_dynamodb::primitives::DateTime::from_secs(now)
+            .fmt(aws_sdk_dynamodb::primitives::DateTimeFormat::DateTime)
+            .unwrap();
+        assert!(
+            deferred.starts_with(&format!(
+                "customer recent OrderCount: the stream wrote it at {stamped}"
+            )) && deferred.contains("a repair started after "),
+            "{deferred}"
+        );
+        assert_eq!(
+            run(&table).await.unwrap().drift.len(),
+            1,
+            "the quiet one healed"
+        );
+        // And a repair started after the time it names does not wait for it.
+        let after = deferred.rsplit("a repair started after ").next().unwrap();
+        let after = after.split(' ').next().unwrap();
+        let after = aws_sdk_dynamodb::primitives::DateTime::from_str(
+            after,
+            aws_sdk_dynamodb::primitives::DateTimeFormat::DateTime,
+        )
+        .unwrap();
+        while local_now() <= after.secs() as f64 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let (_, repaired) = repair(&table, &Scan::default(), Duration::ZERO)
+            .await
+            .unwrap();
+        assert_eq!(
+            (repaired.written, repaired.deferred.len()),
+            (1, 0),
+            "{repaired}"
+        );
+        assert_eq!(run(&table).await.unwrap().drift, [], "healed");
     }
 
     /// A cancelled or returned order is no sale: the sums it fed expect it gone once its status

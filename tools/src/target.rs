@@ -13,8 +13,19 @@
 use aws_sdk_dynamodb::Client;
 use store::{StoreError, Table};
 
-/// The options every command shares, and the words it did not know (its own flags).
-#[derive(Debug, Default, Clone, PartialEq)]
+use crate::flags::{Command, Flag, Given, Help, Stop};
+
+/// The flags every command that works on a table takes, before its own
+/// ([`crate::flags::Command::target`]).
+pub const FLAGS: [Flag; 4] = [
+    Flag::value("--endpoint", "URL"),
+    Flag::value("--table", "NAME"),
+    Flag::value("--stack", "NAME"),
+    Flag::value("--confirm", "ACCOUNT"),
+];
+
+/// The options every command shares, and its own flags.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// `--endpoint URL`, else `AWS_ENDPOINT_URL_DYNAMODB`: DynamoDB Local there.
     pub endpoint: Option<String>,
@@ -22,8 +33,8 @@ pub struct Options {
     pub stack: Option<String>,
     /// `--confirm ACCOUNT`: writes to that AWS account are intended.
     pub confirm: Option<String>,
-    /// Every other argument, in order.
-    pub rest: Vec<String>,
+    /// Every flag given, the command's own among them.
+    given: Given,
 }
 
 /// A refusal or a usage error: said on stderr, exit status 2.
@@ -39,55 +50,52 @@ impl std::fmt::Display for Refused {
 impl std::error::Error for Refused {}
 
 impl Options {
-    /// Reads `args` (without the program name); `local_env` is `AWS_ENDPOINT_URL_DYNAMODB`.
-    pub fn parse(args: &[String], local_env: Option<String>) -> Result<Options, Refused> {
-        let mut options = Options {
-            endpoint: local_env.filter(|e| !e.is_empty()),
-            ..Options::default()
+    /// Reads `args` (without the program name) against `command`'s flags; `local_env` is
+    /// `AWS_ENDPOINT_URL_DYNAMODB`.
+    pub fn parse(
+        command: &Command,
+        args: &[String],
+        local_env: Option<String>,
+    ) -> Result<Options, Stop> {
+        let given = command.parse(args)?;
+        let value = |name: &str| given.value(name).map(str::to_owned);
+        let options = Options {
+            endpoint: value("--endpoint").or(local_env.filter(|e| !e.is_empty())),
+            table: value("--table"),
+            stack: value("--stack"),
+            confirm: value("--confirm"),
+            given: given.clone(),
         };
-        let mut words = args.iter();
-        while let Some(word) = words.next() {
-            let slot = match word.as_str() {
-                "--endpoint" => &mut options.endpoint,
-                "--table" => &mut options.table,
-                "--stack" => &mut options.stack,
-                "--confirm" => &mut options.confirm,
-                _ => {
-                    options.rest.push(word.clone());
-                    continue;
-                }
-            };
-            let value = words
-                .next()
-                .filter(|v| !v.starts_with("--"))
-                .ok_or_else(|| Refused(format!("{word} needs a value")))?;
-            *slot = Some(value.clone());
-        }
+        let refused = |why: String| Err(Stop::Refused(Refused(why)));
         match (&options.table, &options.stack, &options.endpoint) {
-            (Some(_), Some(_), _) => Err(Refused(
-                "name the table (--table) or the stack (--stack), not both".into(),
-            )),
-            (_, Some(_), Some(endpoint)) => Err(Refused(format!(
+            (Some(_), Some(_), _) => {
+                refused("name the table (--table) or the stack (--stack), not both".into())
+            }
+            (_, Some(_), Some(endpoint)) => refused(format!(
                 "--stack names a deployed stack; {endpoint} is DynamoDB Local: use --table"
-            ))),
-            (None, None, None) => Err(Refused(
+            )),
+            (None, None, None) => refused(
                 "on AWS, name the table (--table NAME) or the stack (--stack NAME) to work on; \
                  for DynamoDB Local, give --endpoint URL or AWS_ENDPOINT_URL_DYNAMODB"
                     .into(),
-            )),
+            ),
             _ => Ok(options),
         }
     }
 
-    /// Whether a flag of the command's own is present.
+    /// Whether a switch of the command's own is given.
     pub fn flag(&self, name: &str) -> bool {
-        self.rest.iter().any(|a| a == name)
+        self.given.flag(name)
     }
 
-    /// The value after a flag of the command's own.
+    /// The value of a flag of the command's own.
     pub fn value(&self, name: &str) -> Option<&str> {
-        let at = self.rest.iter().position(|a| a == name)?;
-        self.rest.get(at + 1).map(String::as_str)
+        self.given.value(name)
+    }
+
+    /// The value of a flag of the command's own as a number, `default` when not given.
+    pub fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, Refused> {
+        self.given.number(name, default)
     }
 }
 
@@ -150,6 +158,57 @@ fn sdk_error(e: impl std::error::Error) -> StoreError {
     StoreError::Dynamo(aws_sdk_dynamodb::error::DisplayErrorContext(e).to_string())
 }
 
+/// What the shell lacks to reach AWS, in one line, when the first request failed for it: no
+/// credentials (the SDK's chain found none: its report of each provider is a kilobyte), no
+/// region, or credentials it could not load (an SSO session not logged in, a broken profile).
+fn unset(error: &(dyn std::error::Error + 'static), region: bool) -> Option<Refused> {
+    use aws_credential_types::provider::error::CredentialsError;
+    let credentials = std::iter::successors(Some(error), |e| e.source())
+        .find_map(|e| e.downcast_ref::<CredentialsError>());
+    let profile = std::env::var("AWS_PROFILE").unwrap_or_else(|_| "<profile>".into());
+    let found = match credentials {
+        None if region => return None,
+        None => true,
+        Some(CredentialsError::CredentialsNotLoaded(_)) => false,
+        Some(other) => {
+            // The innermost reason says what the provider found; the SDK's own text repeats
+            // each level and its debug form.
+            let innermost =
+                std::iter::successors(Some(other as &dyn std::error::Error), |e| e.source())
+                    .last()
+                    .map(|e| {
+                        e.to_string()
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .unwrap_or_default();
+            return Some(Refused(format!(
+                "the AWS credentials could not be loaded ({innermost}): for an SSO profile, run \
+                 `aws sso login --profile {profile}` first"
+            )));
+        }
+    };
+    let mut missing = Vec::new();
+    let mut how = Vec::new();
+    if !found {
+        missing.push("no AWS credentials");
+        how.push(
+            "set a profile with AWS_PROFILE (run `aws sso login` first for an SSO one), or \
+             AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+        );
+    }
+    if !region {
+        missing.push("no region");
+        how.push("set AWS_REGION (or the profile's region)");
+    }
+    Some(Refused(format!(
+        "{} found: {}; for DynamoDB Local, give --endpoint URL instead",
+        missing.join(" and "),
+        how.join("; ")
+    )))
+}
+
 /// Opens the target of `options`, says on stderr what it is, and for a command that `writes`
 /// on AWS, refuses unless `--confirm` names the caller's account.
 pub async fn open(
@@ -175,7 +234,10 @@ pub async fn open(
         .get_caller_identity()
         .send()
         .await
-        .map_err(sdk_error)?;
+        .map_err(|e| match unset(&e, config.region().is_some()) {
+            Some(refused) => Box::new(refused) as Box<dyn std::error::Error>,
+            None => Box::new(sdk_error(e)),
+        })?;
     let caller = Caller {
         account: identity.account.unwrap_or_default(),
         arn: identity.arn.unwrap_or_default(),
@@ -273,9 +335,14 @@ async fn stack_table(
     }
 }
 
-/// Runs a command's body; a refusal or a usage error exits 2 with its reason, any other error 1.
+/// Runs a command's body; a refusal or a usage error exits 2 with its reason, any other error 1;
+/// `--help` prints the usage on stdout.
 pub fn exit_on_error(result: Result<(), Box<dyn std::error::Error>>) {
     if let Err(e) = result {
+        if let Some(help) = e.downcast_ref::<Help>() {
+            println!("{help}");
+            std::process::exit(0);
+        }
         eprintln!("{e}");
         let code = if e.downcast_ref::<Refused>().is_some() {
             2
@@ -294,26 +361,29 @@ mod tests {
         words.split_whitespace().map(str::to_owned).collect()
     }
 
+    fn parse(words: &str, local_env: Option<String>) -> Result<Options, Stop> {
+        Options::parse(&crate::flags::RECONCILE, &args(words), local_env)
+    }
+
     #[test]
     fn an_endpoint_by_flag_or_environment_means_dynamodb_local() {
-        let by_env = Options::parse(&args("--repair"), Some("http://127.0.0.1:8013".into()));
+        let by_env = parse("--repair", Some("http://127.0.0.1:8013".into()));
         let by_env = by_env.unwrap();
         assert_eq!(by_env.endpoint.as_deref(), Some("http://127.0.0.1:8013"));
         assert!(by_env.flag("--repair"));
-        let by_flag =
-            Options::parse(&args("--endpoint http://h:1 --table t --settle 5"), None).unwrap();
+        let by_flag = parse("--endpoint http://h:1 --table t --settle 5", None).unwrap();
         assert_eq!(
             (by_flag.endpoint.as_deref(), by_flag.table.as_deref()),
             (Some("http://h:1"), Some("t"))
         );
         assert_eq!(by_flag.value("--settle"), Some("5"));
         // An empty variable is no endpoint.
-        assert!(Options::parse(&[], Some(String::new())).is_err());
+        assert!(parse("", Some(String::new())).is_err());
     }
 
     #[test]
     fn aws_needs_a_table_or_a_stack_and_not_both() {
-        let aws = Options::parse(&args("--stack shop --confirm 1"), None).unwrap();
+        let aws = parse("--stack shop --confirm 1", None).unwrap();
         assert_eq!(
             (aws.endpoint, aws.stack.as_deref(), aws.confirm.as_deref()),
             (None, Some("shop"), Some("1"))
@@ -325,9 +395,9 @@ mod tests {
             "--table",
             "--table --repair",
         ] {
-            assert!(Options::parse(&args(wrong), None).is_err(), "{wrong:?}");
+            assert!(parse(wrong, None).is_err(), "{wrong:?}");
         }
-        let local_stack = Options::parse(&args("--stack shop"), Some("http://h:1".into()));
+        let local_stack = parse("--stack shop", Some("http://h:1".into()));
         assert!(local_stack.is_err(), "a stack is never local");
     }
 

@@ -81,7 +81,8 @@ fn price(body: &PutProduct) -> Result<Option<products::Price>, ApiError> {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
-    let body: PutProduct = api::json_body(&req)?;
+    // A description is paragraphs: it keeps line feeds (openapi.yaml: `x-lines`).
+    let body: PutProduct = api::json_body_keeping_lines(&req, &["description"])?;
     let name = api::text_field("name", &body.name, MAX_NAME_CHARS)?;
     if let Some(d) = &body.description
         && d.chars().count() > MAX_DESCRIPTION_CHARS

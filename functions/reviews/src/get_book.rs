@@ -1,6 +1,5 @@
 //! R1: `GET /books/{isbn}?limit=&cursor=`: the book and its reviews, newest first, a page at a
-//! time (default 15 reviews, as in the example of Pernin's introduction; 1..=100). ONE query per
-//! page.
+//! time (default 10 reviews; 1..=100). ONE query per page, within the page's read budget.
 //!
 //! First page: the book's collection read backwards from the book's own record (`SK <= BOOK#<isbn>`;
 //! review sort keys start with their date, which sorts before `B`), `Limit = limit + 1`: the book
@@ -10,6 +9,12 @@
 //!
 //! `rating` is derived by the stream handlers (`RatingCount`, `RatingSum` on the book): the count
 //! and the average grade to 2 decimals (`null` without reviews).
+//!
+//! Anyone may read this page, so what it costs is bounded whatever the reviews hold: a page stops
+//! at [`store::PAGE_READ_BUDGET`] read units (the next page is one cursor away). A review can be
+//! 20 KB (5,000 four-byte characters), so a page of the largest reviews is read in rounds of as
+//! many as the budget left pays for; the default page of 10 is one round whatever the reviews
+//! are (Pernin's introduction shows 15: with the largest reviews those would take two).
 
 use api::declare::*;
 use api::views::reviews as view;
@@ -27,14 +32,14 @@ pub const FUNCTION: Function = Function {
         "R1: a book with its rating and its reviews, newest first, paginated",
         &[Pattern {
             id: "R1",
-            route: "`GET /books/{isbn}?limit=&cursor=` (default 15, 1–100)",
+            route: "`GET /books/{isbn}?limit=&cursor=` (default 10, 1–100)",
             index: Index::Table,
-            request: "Query `PK = BOOK#<isbn> AND SK <= BOOK#<isbn>`, backwards; first page `Limit = limit + 1` (the book and `limit` reviews)",
+            request: "Query `PK = BOOK#<isbn> AND SK <= BOOK#<isbn>`, backwards; first page `Limit = limit + 1` (the book and `limit` reviews); a page stops at 32 read units (another Query for the rest of the page only while the budget left pays for it at 20 KB a review)",
             returns: "`{book (rating: count, average), reviews, nextCursor}` newest first; 404 `book_not_found`",
             example: Example::anyone("/books/9780261102354?limit=2"),
         }],
     )
-    .paged(15)],
+    .paged(10)],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
@@ -45,7 +50,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, |limit| format!("R1|{isbn}|{limit}"))?;
     let Some((book, reviews, next)) = paging
-        .parent_page::<Book, Review, _>(&deps.table, k::book_and_reviews(&isbn))
+        .parent_page::<Book, Review, _>(
+            &deps.table,
+            k::book_and_reviews(&isbn),
+            crate::put_review::LARGEST_REVIEW_BYTES,
+        )
         .await?
     else {
         return Err(ApiError::not_found(
@@ -189,6 +198,38 @@ mod tests {
         let read = items_of(&d, &body).await;
         assert_eq!(requests[0].read_units, query_read_units(&read, false));
         eprintln!("R1 first page: {requests:?}");
+    }
+
+    /// The tester's read: 100 reviews of 5,000 four-byte characters at `limit=100` consumed 128.5
+    /// units. A page stops at the budget instead, and the walk still lists every review once; the
+    /// default page of the largest reviews is one query.
+    #[tokio::test]
+    async fn a_page_of_the_largest_reviews_stops_at_the_read_budget() {
+        let table = testkit::table().await;
+        testkit::fixtures::titled_book(&table, ISBN).await;
+        let text = "😀".repeat(crate::put_review::MAX_TEXT_CHARS);
+        for i in 0..30 {
+            add_review(&table, ISBN, &format!("user-{i:02}"), T0 + i * 60_000, &text).await;
+        }
+        table.meter().reset();
+        let d = Harness::new(&FUNCTION, handle, table);
+        let read_units = || -> f64 { d.table().meter().requests().iter().map(|r| r.read_units).sum() };
+        let pages = testkit::walk_pages("100", async |q| {
+            d.table().meter().reset();
+            let (s, body) = get(&d, ISBN, q).await;
+            assert_eq!(s, 200, "{body}");
+            let spent = read_units();
+            assert!(spent <= store::PAGE_READ_BUDGET, "a page consumed {spent} units");
+            body
+        })
+        .await;
+        assert!(pages.len() > 1, "30 reviews of 20 KB are more than one budget");
+        let listed: Vec<String> = pages.iter().flat_map(users_of).collect();
+        assert_eq!(listed, expected_users(0..30), "every review once, newest first");
+        d.table().meter().reset();
+        let (s, body) = get(&d, ISBN, &[]).await;
+        assert_eq!((s, body["reviews"].as_array().map(Vec::len)), (200, Some(10)));
+        assert_eq!(d.table().meter().requests().len(), 1, "the default page is one query");
     }
 
     #[tokio::test]

@@ -1,5 +1,6 @@
 //! R2: `GET /users/{username}?limit=&cursor=`: the user and their reviews, newest first, a page at
-//! a time (default 15, 1..=100). ONE query of GSI1 per page.
+//! a time (default 10, 1..=100). ONE query of GSI1 per page, within the page's read budget (as
+//! R1: [`crate::get_book`]).
 //!
 //! The user's record and their reviews share the GSI1 partition `USER#<username>`; review GSI1
 //! sort keys start with their date, which sorts before `U`, so reading the partition backwards
@@ -34,7 +35,7 @@ pub const FUNCTION: Function = Function {
             example: Example::sub("frodo", "/users/frodo?limit=2"),
         }],
     )
-    .paged(15)],
+    .paged(10)],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
@@ -43,7 +44,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, |limit| format!("R2|{user}|{limit}"))?;
     let Some((user, reviews, next)) = paging
-        .parent_page::<User, Review, _>(&deps.table, k::user_and_reviews(&user))
+        .parent_page::<User, Review, _>(
+            &deps.table,
+            k::user_and_reviews(&user),
+            crate::put_review::LARGEST_REVIEW_BYTES,
+        )
         .await?
     else {
         return Err(ApiError::not_found(

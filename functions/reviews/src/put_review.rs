@@ -37,6 +37,11 @@ pub const FUNCTION: Function = Function {
 pub const MIN_GRADE: u8 = 1;
 pub const MAX_GRADE: u8 = 10;
 pub const MAX_TEXT_CHARS: usize = 5000;
+/// The largest review item DynamoDB can hold: its text at 4 bytes a character, and 1 KB for its
+/// keys and other attributes (the longest username and ISBN); pages of reviews are read within
+/// their budget assuming every review is this large. A test writes the largest review and
+/// measures it.
+pub const LARGEST_REVIEW_BYTES: u32 = 4 * MAX_TEXT_CHARS as u32 + 1024;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -62,7 +67,8 @@ fn validate(body: &PutReview) -> Result<(), ApiError> {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;
     let user = api::path_id(&req, "username")?;
-    let body: PutReview = api::json_body(&req)?;
+    // A review is paragraphs: its text keeps line feeds (openapi.yaml: `x-lines`).
+    let body: PutReview = api::json_body_keeping_lines(&req, &["text"])?;
     validate(&body)?;
     let review = NewReview {
         isbn: isbn.clone(),
@@ -420,6 +426,27 @@ mod tests {
         let (s, b) = put(&table, ISBN, "frodo", &max).await;
         assert_eq!(s, 201);
         assert_eq!(b["text"].as_str().unwrap().chars().count(), MAX_TEXT_CHARS);
+    }
+
+    /// The largest review there can be (the longest username, 5,000 four-byte characters) is an
+    /// item of at most `LARGEST_REVIEW_BYTES`, the size the pages' read budget assumes; its text
+    /// alone is within 1 KB of it, so the bound is not slack.
+    #[tokio::test]
+    async fn the_largest_review_is_within_the_size_pages_assume() {
+        let user = "u".repeat(64); // the longest id: 65 characters are refused
+        let table = table_with(&[ISBN], &[&user]).await;
+        let raw = format!(r#"{{"grade":10,"text":"{}"}}"#, "😀".repeat(MAX_TEXT_CHARS));
+        let (s, b) = put(&table, ISBN, &user, &raw).await;
+        assert_eq!(s, 201, "{b}");
+        let largest = testkit::all_items(&table)
+            .await
+            .iter()
+            .filter(|i| model::type_of(i) == Some(<Review as model::Entity>::TYPE))
+            .map(testkit::item_size)
+            .max()
+            .expect("the review");
+        assert!(largest <= LARGEST_REVIEW_BYTES as usize, "{largest} bytes");
+        assert!(largest > 4 * MAX_TEXT_CHARS, "{largest} bytes");
     }
 
     /// The body cap is the largest valid body: 5,000 characters of 4-byte UTF-8, even written

@@ -23,18 +23,23 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Vec<String>) -> Result<String, String> {
-    let (mut sub, mut groups, mut dir) = (None, String::new(), ".local/issuer".to_owned());
+    let (mut sub, mut groups, mut dir) = (None, None, None);
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
-        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        match flag.as_str() {
-            "--sub" => sub = Some(value),
-            "--groups" => groups = value,
-            "--issuer-dir" => dir = value,
-            _ => return Err(format!("unknown argument {flag}")),
-        }
+        let slot = match flag.as_str() {
+            "--sub" => &mut sub,
+            "--groups" => &mut groups,
+            "--issuer-dir" => &mut dir,
+            f if f.starts_with('-') => return Err(format!("unknown flag {f}")),
+            _ => return Err(format!("unexpected argument {flag:?}")),
+        };
+        // A flag where the value should be is a missing value, not a value.
+        let value = args.next().filter(|v| !v.starts_with("--"));
+        *slot = Some(value.ok_or_else(|| format!("{flag} needs a value"))?);
     }
     let sub = sub.filter(|s| !s.is_empty()).ok_or("--sub is required")?;
+    let groups = groups.unwrap_or_default();
+    let dir = dir.unwrap_or_else(|| ".local/issuer".to_owned());
     let groups: Vec<&str> = groups.split([',', ' ']).filter(|g| !g.is_empty()).collect();
     let template = Template::workspace().map_err(|e| e.to_string())?;
     let scope = template

@@ -1,13 +1,25 @@
 //! `make plan`: plans every workload under `planner/workloads/` (or the files given) and writes
-//! each report to `planner/reports/<workload>.md`.
+//! each report to `planner/reports/<workload>.md`. It takes no flags: a word that looks like one
+//! (a typo, `--help`) gets the usage, before anything is planned (exit 2; 0 for `--help`).
 
 use std::{io::Write as _, path::PathBuf, time::Instant};
 
 use planner::{Workload, analysis, report, sim};
 
+const USAGE: &str = "usage: plan [WORKLOAD.yaml ...]   (default: every planner/workloads/*.yaml)";
+
 fn main() {
     let root = sam_template::workspace_root();
-    let args: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(flag) = words.iter().find(|w| w.starts_with('-')) {
+        if flag == "--help" || flag == "-h" {
+            println!("{USAGE}");
+            return;
+        }
+        eprintln!("plan: unknown flag {flag}: the planner takes workload files only\n{USAGE}");
+        std::process::exit(2);
+    }
+    let args: Vec<PathBuf> = words.into_iter().map(PathBuf::from).collect();
     let files = if args.is_empty() {
         let mut f: Vec<PathBuf> = std::fs::read_dir(root.join("planner/workloads"))
             .expect("planner/workloads")

@@ -4,7 +4,7 @@ use keys::KeyError;
 use lambda_http::{Body, Request};
 use serde::de::DeserializeOwned;
 
-use crate::ApiError;
+use crate::{ApiError, text};
 
 mod unique;
 mod words;
@@ -19,9 +19,19 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// fields are refused by `T`'s serde rules (`deny_unknown_fields`); the message names the field.
 /// Any other JSON value (`[5]`, `5`, `"x"`, `null`) is refused too: serde would otherwise fill a
 /// struct from an array of its fields in order (`[5]` as `{"quantity": 5}`). A member named twice
-/// in one object is refused (`duplicate_field`): JSON parsers disagree on which one counts. What
-/// `T` refuses is said in the API's words, naming the field ([`words`]).
+/// in one object is refused (`duplicate_field`): JSON parsers disagree on which one counts. Every
+/// string is held to the text rule, one line each, and read as NFC ([`text::body`]). What `T`
+/// refuses is said in the API's words, naming the field ([`words`]).
 pub fn json_body<T: DeserializeOwned>(req: &Request) -> Result<T, ApiError> {
+    json_body_keeping_lines(req, &[])
+}
+
+/// [`json_body`], with the top-level members named in `keeping_lines` (a review's `text`) free to
+/// hold line feeds and tabs; `openapi.yaml` marks those members `x-lines: true`.
+pub fn json_body_keeping_lines<T: DeserializeOwned>(
+    req: &Request,
+    keeping_lines: &[&str],
+) -> Result<T, ApiError> {
     let bytes: &[u8] = match req.body() {
         Body::Empty => &[],
         Body::Text(t) => t.as_bytes(),
@@ -41,13 +51,14 @@ pub fn json_body<T: DeserializeOwned>(req: &Request) -> Result<T, ApiError> {
             format!("The body is larger than {MAX_BODY_BYTES} bytes."),
         ));
     }
-    let value = unique::parse(bytes)?;
+    let mut value = unique::parse(bytes)?;
     if !value.is_object() {
         return Err(ApiError::bad_request(
             "invalid_body",
             "The body must be a JSON object.",
         ));
     }
+    text::body(&mut value, keeping_lines)?;
     serde_path_to_error::deserialize(value).map_err(|e| {
         let field = e.path().to_string();
         ApiError::bad_request(
@@ -79,4 +90,91 @@ pub fn invalid_field(name: &str, e: KeyError) -> ApiError {
 /// A body field parsed by a key type's own parser: a value it refuses is a 400 naming the field.
 pub fn field<T>(name: &str, parsed: Result<T, KeyError>) -> Result<T, ApiError> {
     parsed.map_err(|e| invalid_field(name, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Line {
+        note: String,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Sent {
+        name: String,
+        #[serde(default)]
+        items: Vec<Line>,
+        #[serde(default)]
+        text: Option<String>,
+    }
+
+    fn request(body: serde_json::Value) -> Request {
+        Request::new(Body::Text(body.to_string()))
+    }
+
+    /// The tester's strings, in a member, in a nested one, in any member: a 400 naming the
+    /// member and the character, before the body's type reads it.
+    #[test]
+    fn every_string_of_a_body_is_held_to_the_text_rule() {
+        let cases = [
+            (
+                serde_json::json!({"name": "Ann\u{202E}gnp.exe"}),
+                "name",
+                "U+202E",
+            ),
+            (serde_json::json!({"name": "\u{0}"}), "name", "U+0000"),
+            (serde_json::json!({"name": "a\u{200B}b"}), "name", "U+200B"),
+            (serde_json::json!({"name": "a\u{2028}b"}), "name", "U+2028"),
+            (serde_json::json!({"name": "\u{3164}"}), "name", "U+3164"),
+            (serde_json::json!({"name": "one\ntwo"}), "name", "U+000A"),
+            (
+                serde_json::json!({"name": "x", "items": [{"note": "ok"}, {"note": "a\u{FEFF}"}]}),
+                "items[1].note",
+                "U+FEFF",
+            ),
+            (
+                serde_json::json!({"name": "x", "text": "a\r\nb"}),
+                "text",
+                "U+000D",
+            ),
+        ];
+        for (body, field, code) in cases {
+            let e = json_body::<Sent>(&request(body.clone())).unwrap_err();
+            assert_eq!(e.code, "invalid_body", "{body}");
+            assert!(
+                e.message.contains(field) && e.message.contains(code),
+                "{body}: {}",
+                e.message
+            );
+        }
+    }
+
+    #[test]
+    fn body_text_is_read_as_nfc() {
+        let sent: Sent = json_body(&request(serde_json::json!({
+            "name": "Jose\u{301} Ortega", "items": [{"note": "Zoe\u{308}"}]
+        })))
+        .unwrap();
+        assert_eq!(sent.name, "Jos\u{E9} Ortega");
+        assert_eq!(sent.items[0].note, "Zo\u{EB}");
+    }
+
+    /// A field that keeps lines keeps line feeds and tabs, and nothing else the rule refuses.
+    #[test]
+    fn only_the_fields_named_keep_lines() {
+        let body = serde_json::json!({"name": "x", "text": "one\n\ttwo\n"});
+        let sent: Sent = json_body_keeping_lines(&request(body.clone()), &["text"]).unwrap();
+        assert_eq!(sent.text.as_deref(), Some("one\n\ttwo\n"));
+        assert!(json_body::<Sent>(&request(body)).is_err());
+        let body = serde_json::json!({"name": "a\nb", "text": "c"});
+        let e = json_body_keeping_lines::<Sent>(&request(body), &["text"]).unwrap_err();
+        assert!(e.message.contains("name"), "{}", e.message);
+        let body = serde_json::json!({"name": "x", "text": "c\u{202E}"});
+        assert!(json_body_keeping_lines::<Sent>(&request(body), &["text"]).is_err());
+    }
 }

@@ -17,6 +17,8 @@
 //!   paginated pattern's page request ([`page_request`]; the pages are the store's:
 //!   [`store::Paging`]);
 //! - [`body`]: the JSON body ([`json_body`]) and its fields ([`field`]);
+//! - [`text`]: the text rule held to every parameter and every string of a body, before a
+//!   handler reads them;
 //! - [`serve`](mod@serve): a function's `main` ([`serve()`]) and one request's dispatch
 //!   ([`dispatch`]), authorized first ([`auth`]); [`event`]: the raw API Gateway event made a
 //!   request (a URI that cannot be built is a 400) and the answer made its response;
@@ -34,6 +36,7 @@ pub mod learning;
 pub mod parameters;
 pub mod response;
 pub mod serve;
+pub mod text;
 pub mod views;
 
 pub use auth::{Access, Caller};
@@ -47,7 +50,9 @@ pub mod declare {
     pub use lambda_http::{Body, Request, Response};
     pub use store::{Deps, Needs};
 }
-pub use body::{MAX_BODY_BYTES, field, invalid_field, json_body, text_field};
+pub use body::{
+    MAX_BODY_BYTES, field, invalid_field, json_body, json_body_keeping_lines, text_field,
+};
 pub use error::ApiError;
 pub use function::{Function, Method, Page, Route};
 pub use parameters::{

@@ -9,7 +9,7 @@ use lambda_http::{
 };
 use store::Deps;
 
-use crate::{Access, ApiError, Function, auth, event, respond};
+use crate::{Access, ApiError, Function, auth, event, respond, text};
 
 /// A function's whole `main`: logging and metrics ([`telemetry`], counted under `pattern` unless
 /// the handler names another), its dependencies read once from the environment (a missing setting
@@ -50,8 +50,9 @@ where
     telemetry::runtime::run(metrics, service).await
 }
 
-/// One request, as [`serve`] answers it: authorized first (a refused request never reaches the
-/// handler), then handled and rendered.
+/// One request, as [`serve`] answers it: its parameters held to the text rule first
+/// ([`text::parameters`]: authorization reads them too), then authorized (a refused request never
+/// reaches the handler), handled and rendered.
 pub fn dispatch<'d, F, Fut>(
     deps: &'d Deps,
     access: Access,
@@ -62,7 +63,9 @@ where
     F: FnOnce(&'d Deps, Request) -> Fut,
     Fut: Future<Output = Result<Response<Body>, ApiError>>,
 {
-    let answer = auth::authorize(access, &req).map(|_| handler(deps, req));
+    let answer = text::parameters(&req)
+        .and_then(|()| auth::authorize(access, &req))
+        .map(|_| handler(deps, req));
     async move {
         match answer {
             Ok(handled) => respond(handled.await),

@@ -12,9 +12,9 @@ pub enum KeyError {
     /// `.` or `..`: a URL path cannot address it (clients and proxies resolve it away).
     #[error("{what} may not be \".\" or \"..\": a URL cannot address it")]
     DotSegment { what: &'static str },
-    /// A character that shows nothing or controls the text (Unicode Cf and Cc: U+200B, U+FEFF,
-    /// U+202E...): two names that look alike would be two keys.
-    #[error("{what} holds the invisible or control character U+{:04X}; remove it", u32::from(*found))]
+    /// A character the text rule refuses ([`crate::unicode::refused`]: U+200B, U+FEFF, U+202E,
+    /// U+3164...): two names that look alike would be two keys.
+    #[error("{what} {}", crate::unicode::refusal(*found))]
     InvisibleCharacter { what: &'static str, found: char },
     #[error("{value:?} is not one of {allowed}")]
     NotOneOf { value: String, allowed: String },

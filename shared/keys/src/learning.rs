@@ -28,6 +28,8 @@ use crate::{
     Base, Composite, Date, Gsi1, Gsi1Key, Index, IndexCondition, IndexKey, Key, KeyCondition,
     KeyError, PrimaryKey, Segment, Shard, SortCondition, Text, Version, code_point_shard,
     indexes::{CourseKey, LocationKey, Month, OccurrencesByDate, Year, ymd},
+    segment::shown,
+    unicode::{self, Lines},
     value::pad,
 };
 
@@ -61,14 +63,22 @@ pub struct Location(Text, String);
 
 impl Location {
     pub fn parse(value: &str) -> Result<Location, KeyError> {
-        if let Some(found) = value.chars().find(|c| LOCATION_REFUSED.contains(*c)) {
+        if let Some(found) = unicode::refused(value, Lines::One) {
+            return Err(KeyError::InvisibleCharacter {
+                what: "location",
+                found,
+            });
+        }
+        // Padded and checked as the key holds it: `１２` is `12`, `＂` is `"`.
+        let folded = unicode::fold(value);
+        if let Some(found) = folded.chars().find(|c| LOCATION_REFUSED.contains(*c)) {
             return Err(KeyError::RefusedCharacter {
                 what: "location",
                 found,
                 refused: "! \" $",
             });
         }
-        let mut padded = String::with_capacity(value.len() + 4);
+        let mut padded = String::with_capacity(folded.len() + 4);
         let mut digits = String::new();
         let flush = |digits: &mut String, out: &mut String| -> Result<(), KeyError> {
             if !digits.is_empty() {
@@ -81,7 +91,7 @@ impl Location {
             }
             Ok(())
         };
-        for c in value.chars() {
+        for c in folded.chars() {
             if c.is_ascii_digit() {
                 digits.push(c);
             } else {
@@ -90,8 +100,7 @@ impl Location {
             }
         }
         flush(&mut digits, &mut padded)?;
-        let given = value.split_whitespace().collect::<Vec<_>>().join(" ");
-        Ok(Location(Text::parse("location", &padded)?, given))
+        Ok(Location(Text::parse("location", &padded)?, shown(value)))
     }
 
     pub fn as_key(&self) -> &str {
@@ -119,7 +128,7 @@ impl Course {
     pub fn parse(value: &str) -> Result<Course, KeyError> {
         Ok(Course {
             key: Text::parse("courseName", value)?,
-            name: value.split_whitespace().collect::<Vec<_>>().join(" "),
+            name: shown(value),
         })
     }
 
@@ -300,11 +309,11 @@ impl Segment for Person {
 /// v02's person key: lower-cased words joined by `-`, each word escaped (`%`, `#`, `-`).
 fn words(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
-    for (i, word) in name.split_whitespace().enumerate() {
+    for (i, word) in unicode::fold(name).split_whitespace().enumerate() {
         if i > 0 {
             out.push('-');
         }
-        for c in word.chars().flat_map(char::to_lowercase) {
+        for c in word.chars() {
             match c {
                 '%' => out.push_str("%25"),
                 '#' => out.push_str("%23"),
@@ -645,6 +654,29 @@ mod tests {
         assert!(CertVersion::parse("3").is_err());
         let gsi = certificate_type_index(&a, CertType::Completion, &v2("Tyler Walch"));
         assert_eq!(gsi.sk(), "cert#02#tyler-walch#");
+    }
+
+    /// One student in two Unicode forms is one person in both versions (the tester's second
+    /// certificate of "José Ortega" on one day), and a location's numbers are padded whatever
+    /// digits they are written in.
+    #[test]
+    fn people_and_places_are_one_key_whatever_their_unicode_form() {
+        let (nfc, nfd) = ("Jos\u{E9} Ortega", "JOSE\u{301}  ortega");
+        assert_eq!(v1(nfc), v1(nfd));
+        assert_eq!(v2(nfc), v2(nfd));
+        assert_eq!(v2(nfd).as_key(), "jos\u{E9}-ortega");
+        assert_eq!(
+            Location::parse("Room \u{FF11}\u{FF12}").unwrap().as_key(),
+            Location::parse("room 12").unwrap().as_key()
+        );
+        assert!(matches!(
+            Location::parse("Room \u{FF02}1"),
+            Err(KeyError::RefusedCharacter { found: '"', .. })
+        ));
+        assert_eq!(
+            Location::parse("Caf\u{E9} 1").unwrap().to_string(),
+            Location::parse("Cafe\u{301} 1").unwrap().to_string()
+        );
     }
 
     proptest::proptest! {

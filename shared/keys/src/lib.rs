@@ -34,6 +34,7 @@ pub mod learning;
 pub mod multi;
 pub mod registry;
 pub mod reviews;
+pub mod unicode;
 
 pub use composite::{Composite, Segment};
 pub use error::KeyError;

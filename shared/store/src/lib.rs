@@ -46,7 +46,7 @@ pub use deps::{Deps, Needs};
 pub use error::StoreError;
 pub use expr::{Condition, Update};
 pub use meter::{Meter, Request};
-pub use paging::{PageRequest, Paging, PagingError};
+pub use paging::{PAGE_READ_BUDGET, PageRequest, Paging, PagingError, budget_items};
 pub use query::{KeyExpression, Page, ParentPage, Query, Selection};
 pub use txn::{Part, Transaction};
 

@@ -13,6 +13,8 @@ use crate::{StoreError, Table, error::from_sdk, expr::Placeholders};
 pub struct Page<T> {
     pub items: Vec<T>,
     pub last_key: Option<Item>,
+    /// The read units DynamoDB reported for the page (the table's and its indexes').
+    pub read_units: f64,
 }
 
 impl Page<Item> {
@@ -25,6 +27,7 @@ impl Page<Item> {
                 .map(model::from_item)
                 .collect::<Result<_, _>>()?,
             last_key: self.last_key,
+            read_units: self.read_units,
         })
     }
 }
@@ -180,6 +183,7 @@ impl<'t, C: Selection> Query<'t, C> {
     /// For collections read whole (an order page, a cart); at most [`MAX_PAGES`] pages.
     pub async fn send_all(self) -> Result<Page<Item>, StoreError> {
         let mut items = Vec::new();
+        let mut read_units = 0.0;
         let mut start = self.start.clone();
         for _ in 0..MAX_PAGES {
             let page = Query {
@@ -193,12 +197,14 @@ impl<'t, C: Selection> Query<'t, C> {
             .send()
             .await?;
             items.extend(page.items);
+            read_units += page.read_units;
             match page.last_key {
                 Some(k) => start = Some(k),
                 None => {
                     return Ok(Page {
                         items,
                         last_key: None,
+                        read_units,
                     });
                 }
             }
@@ -239,6 +245,11 @@ impl<'t, C: Selection> Query<'t, C> {
             .await
             .map_err(from_sdk)?;
         let items = out.items.unwrap_or_default();
+        let read_units = out
+            .consumed_capacity
+            .as_ref()
+            .and_then(|c| c.capacity_units)
+            .unwrap_or(0.0);
         self.table.meter().record(
             "Query",
             index,
@@ -249,6 +260,7 @@ impl<'t, C: Selection> Query<'t, C> {
         Ok(Page {
             items,
             last_key: out.last_evaluated_key,
+            read_units,
         })
     }
 }
@@ -261,6 +273,8 @@ pub struct ParentPage<P, C> {
     pub parent: Option<P>,
     pub children: Vec<C>,
     pub last_key: Option<Item>,
+    /// The read units DynamoDB reported.
+    pub read_units: f64,
 }
 
 impl<Q: Selection> Query<'_, Q> {
@@ -292,6 +306,7 @@ impl<Q: Selection> Query<'_, Q> {
             parent,
             children: items.map(model::from_item).collect::<Result<_, _>>()?,
             last_key: page.last_key,
+            read_units: page.read_units,
         }))
     }
 }

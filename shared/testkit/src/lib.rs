@@ -352,6 +352,23 @@ pub fn with_header(mut event: Value, name: &str, value: &str) -> Value {
     event
 }
 
+/// Sets the query parameter `name` of an event (its others stay as they are), in both its
+/// decoded parameters and its raw query string.
+pub fn with_query(mut event: Value, name: &str, value: &str) -> Value {
+    let mut params = event["queryStringParameters"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    params.insert(name.to_owned(), json!(value));
+    let raw: Vec<String> = params
+        .iter()
+        .map(|(k, v)| format!("{k}={}", percent_encode(v.as_str().unwrap_or_default())))
+        .collect();
+    event["rawQueryString"] = json!(raw.join("&"));
+    event["queryStringParameters"] = Value::Object(params);
+    event
+}
+
 /// Turns an event into the request a handler receives, as the Lambda runtime does.
 pub fn request(event: &Value) -> Request {
     lambda_http::request::from_str(&event.to_string())

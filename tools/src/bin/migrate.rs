@@ -1,15 +1,18 @@
 //! `make migrate`: moves every v01 certificate to v02, then writes `OccurrencesByDate`'s
 //! attributes on course occurrences written before that index existed (see `tools::migrate`).
 //!
-//! Usage: migrate (--endpoint URL | --table NAME | --stack NAME) [--dry-run] [--confirm ACCOUNT]
+//! Flags: `tools::flags::MIGRATE` (`--dry-run`: only count).
 //!
 //! DynamoDB Local with `--endpoint` or `AWS_ENDPOINT_URL_DYNAMODB`, else AWS through the SDK's
 //! default chain and region; on AWS it moves nothing without `--confirm <account>`
-//! (`tools::target`). Exits 2 on a refusal or a usage error.
+//! (`tools::target`). Exits 2 on a refusal or a usage error (an unknown flag among them).
 
 use std::io::Write;
 
-use tools::target::{self, Options};
+use tools::{
+    flags,
+    target::{self, Options},
+};
 
 #[tokio::main]
 async fn main() {
@@ -18,7 +21,11 @@ async fn main() {
 
 async fn migrate() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let options = Options::parse(&args, std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok())?;
+    let options = Options::parse(
+        &flags::MIGRATE,
+        &args,
+        std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok(),
+    )?;
     let dry = options.flag("--dry-run");
     let target = target::open(&options, "migrate", !dry).await?;
     let done = tools::migrate::run(&target.table, dry, |m| {

@@ -1,8 +1,7 @@
 //! `make move-index`: moves C4 by status and O10 to the multi-attribute indexes, online (see
 //! `tools::move_index`).
 //!
-//! Usage: move_index (--endpoint URL | --table NAME | --stack NAME) [--cleanup] [--dry-run]
-//! [--confirm ACCOUNT]
+//! Flags: `tools::flags::MOVE_INDEX`.
 //!
 //! Without `--cleanup`: declares each index the table lacks, as `template.yaml` declares it, and
 //! waits until it is ACTIVE (steps 1 and 2), then says how to switch the readers. With
@@ -15,7 +14,7 @@
 use std::{io::Write, time::Instant};
 
 use tools::{
-    move_index,
+    flags, move_index,
     target::{self, Options},
 };
 
@@ -26,7 +25,11 @@ async fn main() {
 
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let options = Options::parse(&args, std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok())?;
+    let options = Options::parse(
+        &flags::MOVE_INDEX,
+        &args,
+        std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok(),
+    )?;
     let (cleanup, dry) = (options.flag("--cleanup"), options.flag("--dry-run"));
     let target = target::open(&options, "move-index", !dry).await?;
     let (client, table) = (target.table.client(), target.table.name());
@@ -109,14 +112,11 @@ async fn rehearse(
             "--rehearse runs traffic against the table: DynamoDB Local only".into(),
         )));
     }
-    let number = |flag: &str, default: usize| -> Result<usize, target::Refused> {
-        options.value(flag).map_or(Ok(default), |v| {
-            v.parse()
-                .map_err(|_| target::Refused(format!("{flag} takes a number, not {v}")))
-        })
-    };
-    let (readers, writers) = (number("--readers", 4)?, number("--writers", 2)?);
-    let customers = number("--customers", 20)?;
+    let (readers, writers) = (
+        options.number("--readers", 4)?,
+        options.number("--writers", 2)?,
+    );
+    let customers = options.number("--customers", 20)?;
     // A table as it was before the orders indexes (`make seed` creates them from the template).
     for index in tools::move_index::INDEXES {
         tools::move_index::remove(target.table.client(), target.table.name(), index).await?;

@@ -1,8 +1,7 @@
 //! `make reconcile`: recomputes every derived value from the source items and reports the drift;
 //! with `--repair` (`make reconcile REPAIR=1`), corrects what drifted and held still.
 //!
-//! Usage: reconcile (--endpoint URL | --table NAME | --stack NAME) [--repair [--confirm ACCOUNT]]
-//!                  [--settle SECONDS] [--segments N]
+//! Flags: `tools::flags::RECONCILE`.
 //!
 //! DynamoDB Local with `--endpoint` or `AWS_ENDPOINT_URL_DYNAMODB`, else AWS through the SDK's
 //! default chain and region (`tools::target`). `--settle` (default 30): how long a repair waits
@@ -13,6 +12,7 @@
 use std::time::Duration;
 
 use tools::{
+    flags,
     reconcile::{self, Scan},
     target::{self, Options, Refused},
 };
@@ -24,18 +24,22 @@ async fn main() {
 
 async fn reconcile() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let options = Options::parse(&args, std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok())?;
-    let number = |flag: &str, default: u64| -> Result<u64, Refused> {
-        options.value(flag).map_or(Ok(default), |v| {
-            v.parse()
-                .map_err(|_| Refused(format!("{flag} takes a whole number, not {v:?}")))
-        })
-    };
-    let segments = u32::try_from(number("--segments", 8)?)
+    let options = Options::parse(
+        &flags::RECONCILE,
+        &args,
+        std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok(),
+    )?;
+    let segments = options
+        .number("--segments", 8u32)
         .ok()
         .filter(|n| (1..=1_000_000).contains(n))
-        .ok_or_else(|| Refused("--segments takes 1 to 1000000".into()))?;
-    let settle = Duration::from_secs(number("--settle", 30)?);
+        .ok_or_else(|| {
+            let given = options.value("--segments").unwrap_or_default();
+            Refused(format!(
+                "--segments takes a whole number from 1 to 1000000, not {given:?}"
+            ))
+        })?;
+    let settle = Duration::from_secs(options.number("--settle", 30)?);
     let repair = options.flag("--repair");
     let target = target::open(&options, "reconcile", repair).await?;
     let scan = Scan {

@@ -1,15 +1,34 @@
 //! `make seed`: loads the write-ups' example rows, then the realistic org after AWS's relational
 //! example, into the local table; with `--size large` (`make seed SIZE=large`), then a realistic
 //! volume of every context (`tools::volume`), with a progress line.
-//! Usage: seed [--table NAME] [--size small|large]   (DynamoDB Local at AWS_ENDPOINT_URL_DYNAMODB,
-//! default :8000)
+//!
+//! Flags: `tools::flags::SEED` (`--table`, default `local-table`; `--size`, default small), in
+//! the DynamoDB Local of `AWS_ENDPOINT_URL_DYNAMODB` (default :8000). Exits 2 on a usage error.
 
 use std::io::Write;
 
+use tools::{flags, target};
+
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    let table = tools::table_from_args(&args);
+async fn main() {
+    target::exit_on_error(seed().await);
+}
+
+async fn seed() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let given = flags::SEED.parse(&args)?;
+    let large = match given.value("--size").unwrap_or("small") {
+        "small" | "" => false,
+        "large" => true,
+        other => {
+            return Err(Box::new(target::Refused(format!(
+                "--size: small or large, not {other}\n{}",
+                flags::SEED.usage()
+            ))));
+        }
+    };
+    let name = given.value("--table").unwrap_or("local-table");
+    let table = store::Table::new(devkit::client(), name);
     let written = tools::seed::load(&table).await?;
     let org = tools::org::load(&table).await?;
     println!(
@@ -33,47 +52,37 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         tools::org::PRODUCTS,
         tools::org::ORDERS,
     );
-    let size = args
-        .iter()
-        .position(|a| a == "--size")
-        .and_then(|i| args.get(i + 1))
-        .map_or("small", String::as_str);
-    match size {
-        "small" | "" => {}
-        "large" => {
-            let v = tools::volume::LARGE;
-            let started = std::time::Instant::now();
-            let shown = std::sync::atomic::AtomicUsize::new(0);
-            let written = tools::volume::load(&table, &v, |done, total| {
-                // One update per percent: a progress bar, not a log.
-                let percent = done * 100 / total.max(1);
-                if shown.swap(percent, std::sync::atomic::Ordering::Relaxed) != percent
-                    || done == total
-                {
-                    let bar = "#".repeat(percent / 2) + &".".repeat(50 - percent / 2);
-                    let rate = done as f64 / started.elapsed().as_secs_f64().max(0.001);
-                    eprint!("\r[{bar}] {done}/{total} items, {rate:.0}/s ");
-                    let _ = std::io::stderr().flush();
-                }
-            })
-            .await?;
-            eprintln!();
-            println!(
-                "and the large set: {} customers, {} orders, {} carts, {} products, {} books, {} users, {} reviews, {} course occurrences, {} certificates, {} employees ({written} items written in {:.1} s)",
-                v.customers,
-                v.orders,
-                v.carts,
-                v.products,
-                v.books,
-                v.users,
-                v.reviews,
-                v.courses * v.occurrences_per_course,
-                v.certificates,
-                v.employees,
-                started.elapsed().as_secs_f64(),
-            );
-        }
-        other => return Err(format!("--size: small or large, not {other}").into()),
+    if large {
+        let v = tools::volume::LARGE;
+        let started = std::time::Instant::now();
+        let shown = std::sync::atomic::AtomicUsize::new(0);
+        let written = tools::volume::load(&table, &v, |done, total| {
+            // One update per percent: a progress bar, not a log.
+            let percent = done * 100 / total.max(1);
+            if shown.swap(percent, std::sync::atomic::Ordering::Relaxed) != percent || done == total
+            {
+                let bar = "#".repeat(percent / 2) + &".".repeat(50 - percent / 2);
+                let rate = done as f64 / started.elapsed().as_secs_f64().max(0.001);
+                eprint!("\r[{bar}] {done}/{total} items, {rate:.0}/s ");
+                let _ = std::io::stderr().flush();
+            }
+        })
+        .await?;
+        eprintln!();
+        println!(
+            "and the large set: {} customers, {} orders, {} carts, {} products, {} books, {} users, {} reviews, {} course occurrences, {} certificates, {} employees ({written} items written in {:.1} s)",
+            v.customers,
+            v.orders,
+            v.carts,
+            v.products,
+            v.books,
+            v.users,
+            v.reviews,
+            v.courses * v.occurrences_per_course,
+            v.certificates,
+            v.employees,
+            started.elapsed().as_secs_f64(),
+        );
     }
     Ok(())
 }
