@@ -27,6 +27,8 @@
 //! - `operations`: what an operator of a deployed stack relies on: alarms that notice a stopped,
 //!   failing or lagging stream consumer and reach someone, the consumers' own concurrency, the
 //!   user pool's password policy and the docs' example password;
+//! - `outage`: DynamoDB Local stopped under the running stack: every route answers 503
+//!   `unavailable` with `Retry-After`, never a 500, and the stack recovers when it is back;
 //! - `poison`: a record no retry can apply goes to the failure queue once, through the real
 //!   stream consumer, and holds nothing back;
 //! - `metrics`: every invocation of a real binary writes one valid EMF document with what it did;
@@ -106,6 +108,8 @@ mod openapi;
 mod operations;
 #[cfg(test)]
 mod order_designs;
+#[cfg(test)]
+mod outage;
 #[cfg(test)]
 mod paging;
 #[cfg(test)]

@@ -400,3 +400,28 @@ fn the_readme_error_table_names_exactly_the_documented_codes() {
         .collect();
     assert_eq!(in_readme, documented);
 }
+
+#[test]
+fn every_operation_documents_the_503_of_a_dynamodb_that_is_busy_or_away() {
+    // Every route's function reads or writes the table, so any of them can meet a throttle or
+    // an outage (`outage` sends each one during one): one shared response, with its Retry-After.
+    let unavailable = "#/components/responses/Unavailable";
+    let missing: Vec<String> = operations()
+        .into_iter()
+        .filter(|(_, op)| op["responses"]["503"]["$ref"] != unavailable)
+        .map(|((method, path), _)| format!("{method} {path}"))
+        .collect();
+    assert!(missing.is_empty(), "no 503 {unavailable}: {missing:#?}");
+    let response = resolve(&SPEC["components"]["responses"]["Unavailable"]);
+    assert_eq!(
+        response["headers"]["Retry-After"]["schema"]["type"], "integer",
+        "{response}"
+    );
+    let codes = &SPEC["components"]["schemas"]["Error"]["properties"]["code"]["enum"];
+    for code in [api::error::THROTTLED, api::error::UNAVAILABLE] {
+        assert!(
+            codes.as_array().unwrap().contains(&json!(code)),
+            "{code} is not a documented error code"
+        );
+    }
+}

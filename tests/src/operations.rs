@@ -268,3 +268,38 @@ fn the_password_policy_is_stated_in_full_and_the_documented_passwords_meet_it() 
         }
     }
 }
+
+#[test]
+fn the_table_names_its_throttled_keys_and_states_its_recovery_period() {
+    let doc = template();
+    let table = &doc["Resources"]["Table"]["Properties"];
+    // Contributor Insights in its throttled-keys mode on the table and on every index (each is
+    // a resource of its own to DynamoDB): an index added later without it would hide its hot keys.
+    let throttled_keys = |what: &str, spec: &Value| {
+        assert_eq!(spec["Enabled"].as_bool(), Some(true), "{what}: {spec:?}");
+        assert_eq!(spec["Mode"].as_str(), Some("THROTTLED_KEYS"), "{what}");
+    };
+    throttled_keys("the table", &table["ContributorInsightsSpecification"]);
+    let indexes = table["GlobalSecondaryIndexes"].as_sequence().unwrap();
+    assert!(!indexes.is_empty());
+    for index in indexes {
+        let name = index["IndexName"].as_str().unwrap();
+        throttled_keys(name, &index["ContributorInsightsSpecification"]);
+    }
+    // Point-in-time recovery, for a period the stack states (1 to 35 days, DynamoDB's bounds).
+    let pitr = &table["PointInTimeRecoverySpecification"];
+    assert_eq!(pitr["PointInTimeRecoveryEnabled"].as_bool(), Some(true));
+    assert_eq!(
+        target(&pitr["RecoveryPeriodInDays"]),
+        Some("RecoveryPeriodInDays")
+    );
+    let parameter = &doc["Parameters"]["RecoveryPeriodInDays"];
+    assert_eq!(parameter["Type"].as_str(), Some("Number"));
+    assert_eq!(
+        (
+            parameter["MinValue"].as_u64(),
+            parameter["MaxValue"].as_u64()
+        ),
+        (Some(1), Some(35))
+    );
+}

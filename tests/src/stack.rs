@@ -90,7 +90,7 @@ impl Drop for Stack {
     }
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -117,14 +117,20 @@ pub fn debug_binary(name: &str) -> PathBuf {
 pub const CURSOR_KEY: &str = "e2e-cursor-signing-key-0123456789abcdef";
 
 pub async fn start_stack() -> Stack {
+    devkit::reap_test_tables(&devkit::client(), testkit::TABLE_PREFIXES).await;
+    start_stack_on(&devkit::endpoint()).await
+}
+
+/// A stack whose functions and stream mappings use the DynamoDB (Local) at `endpoint`: a test's
+/// own instance, which it may stop and start (`outage`).
+pub async fn start_stack_on(endpoint: &str) -> Stack {
     let root = sam_template::workspace_root();
     let binary = debug_binary("local-stack");
     let bin_dir = binary.parent().expect("target/debug").to_owned();
-    devkit::reap_test_tables(&devkit::client(), testkit::TABLE_PREFIXES).await;
     // A free port can be taken between free_port() and the stack's bind (an outgoing connection's
     // ephemeral port): the stack then exits at once, and we try again on another.
     for _ in 0..5 {
-        if let Some(stack) = try_start(&root, &bin_dir, &binary, free_port()).await {
+        if let Some(stack) = try_start(&root, &bin_dir, &binary, free_port(), endpoint).await {
             return stack;
         }
     }
@@ -132,7 +138,13 @@ pub async fn start_stack() -> Stack {
 }
 
 /// A stack on `port`, once it listens; `None` if it exits before (its port was taken).
-async fn try_start(root: &Path, bin_dir: &Path, binary: &Path, port: u16) -> Option<Stack> {
+async fn try_start(
+    root: &Path,
+    bin_dir: &Path,
+    binary: &Path,
+    port: u16,
+    endpoint: &str,
+) -> Option<Stack> {
     let table = devkit::test_table_name("e2e", &ulid::Ulid::new().to_string().to_lowercase());
     let issuer_dir = std::env::temp_dir().join(format!("issuer-{table}"));
     let log_dir = std::env::temp_dir().join(format!("logs-{table}"));
@@ -143,7 +155,7 @@ async fn try_start(root: &Path, bin_dir: &Path, binary: &Path, port: u16) -> Opt
         .args(["--issuer-dir", &issuer_dir.to_string_lossy()])
         .args(["--log-dir", &log_dir.to_string_lossy()])
         .args(["--param", &format!("CursorSigningKey={CURSOR_KEY}")])
-        .env("AWS_ENDPOINT_URL_DYNAMODB", devkit::endpoint())
+        .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .kill_on_drop(true)

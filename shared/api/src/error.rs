@@ -3,6 +3,11 @@
 
 use store::{PagingError, StoreError, cursor::CursorError};
 
+/// The code of a 503 for DynamoDB throttling us, or a write that stayed contended.
+pub const THROTTLED: &str = "throttled";
+/// The code of a 503 for DynamoDB unreachable or failing on its side.
+pub const UNAVAILABLE: &str = "unavailable";
+
 /// An error answer: HTTP status, a stable machine-readable code, a message a person can act on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{status} {code}: {message}")]
@@ -43,6 +48,18 @@ impl ApiError {
         ApiError::bad_request("invalid_parameter", format!("{name}: {why}"))
     }
 
+    /// Seconds a client should wait before sending the request again, the `Retry-After` of a
+    /// 503: a throttle or a contended write clears within a second; an unavailable database has
+    /// already outlasted the SDK's three attempts (up to about 3 s of backoff), so it is given
+    /// longer, which also spares it a crowd of clients retrying together.
+    pub fn retry_after(&self) -> Option<u32> {
+        match (self.status, self.code) {
+            (503, UNAVAILABLE) => Some(5),
+            (503, _) => Some(1),
+            _ => None,
+        }
+    }
+
     pub(crate) fn internal() -> ApiError {
         ApiError::new(
             500,
@@ -55,12 +72,22 @@ impl ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         match e {
+            // Transient: a 503 with Retry-After, not a bug. The detail (DynamoDB's throttling
+            // reasons, the failure) is for the log only.
             StoreError::Throttled(detail) => {
                 tracing::warn!(%detail, "throttled");
                 ApiError::new(
                     503,
-                    "throttled",
-                    "The service is busy; retry after a short pause.",
+                    THROTTLED,
+                    "The service is busy; retry after the pause Retry-After gives.",
+                )
+            }
+            StoreError::Unavailable(detail) => {
+                tracing::warn!(%detail, "dynamodb unavailable");
+                ApiError::new(
+                    503,
+                    UNAVAILABLE,
+                    "The database could not be reached for a moment; retry after the pause Retry-After gives.",
                 )
             }
             other => {
@@ -96,6 +123,55 @@ impl From<PagingError> for ApiError {
         match e {
             PagingError::Cursor(e) => ApiError::from(e),
             PagingError::Store(e) => ApiError::from(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::response::error_response;
+
+    /// What a client gets for each kind of store error: its status, code and `Retry-After`.
+    fn answer(e: StoreError) -> (u16, String, Option<String>) {
+        let response = error_response(&ApiError::from(e));
+        let body: serde_json::Value = match response.body() {
+            lambda_http::Body::Text(t) => serde_json::from_str(t).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        let retry = response
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap().to_owned());
+        (
+            response.status().as_u16(),
+            body["code"].as_str().unwrap().to_owned(),
+            retry,
+        )
+    }
+
+    #[test]
+    fn what_passes_is_a_503_with_retry_after_and_only_a_bug_or_a_deployment_is_a_500() {
+        let (status, code, retry) = answer(StoreError::Throttled("busy".into()));
+        assert_eq!((status, code.as_str()), (503, "throttled"));
+        assert_eq!(retry.as_deref(), Some("1"));
+        let (status, code, retry) = answer(StoreError::Unavailable(
+            "dispatch failure: connection refused".into(),
+        ));
+        assert_eq!((status, code.as_str()), (503, "unavailable"));
+        let seconds: u32 = retry.expect("a Retry-After").parse().unwrap();
+        assert!(seconds >= 1);
+        for permanent in [
+            StoreError::Dynamo("AccessDeniedException".into()),
+            StoreError::Config("TABLE_NAME is not set".into()),
+            StoreError::Corrupt("Quantity: not a number".into()),
+            StoreError::Rejected("ValidationException".into()),
+        ] {
+            assert_eq!(
+                answer(permanent),
+                (500, "internal_error".to_owned(), None),
+                "a deploy or a fix of the code heals it, not a retry"
+            );
         }
     }
 }

@@ -55,11 +55,11 @@ pub fn error_response(e: &ApiError) -> Response<Body> {
         CONTENT_TYPE,
         "application/json".parse().expect("static header"),
     );
-    // Busy (throttled, or a write that kept meeting a transaction): tell clients when to retry.
-    if e.status == 503 {
+    // Busy or unavailable for a moment: tell clients when to retry.
+    if let Some(seconds) = e.retry_after() {
         response
             .headers_mut()
-            .insert("retry-after", "1".parse().expect("static header"));
+            .insert(lambda_http::http::header::RETRY_AFTER, seconds.into());
     }
     response
 }
@@ -69,7 +69,11 @@ pub fn respond(result: Result<Response<Body>, ApiError>) -> Response<Body> {
     match result {
         Ok(r) => r,
         Err(e) => {
-            if e.status >= 500 {
+            // A 503 is DynamoDB busy or away for a moment (its detail is logged at WARN where it
+            // was met); any other 5xx is a bug or a deployment to fix.
+            if e.retry_after().is_some() {
+                tracing::warn!(code = e.code, "answered {}", e.status);
+            } else if e.status >= 500 {
                 tracing::error!(code = e.code, "answered {}", e.status);
             }
             error_response(&e)

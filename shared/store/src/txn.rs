@@ -29,6 +29,12 @@ use crate::{
 /// How many times a transaction cancelled only by conflicts is tried in all.
 pub(crate) const TRANSACTION_ATTEMPTS: u32 = 6;
 
+/// How many times a transaction whose outcome stays unknown is sent, with the same token. Each
+/// send is already the SDK's three attempts (up to about 3 s of backoff while DynamoDB is away),
+/// so a second one resolves an answer lost once, and a third would only outlast the function's
+/// timeout: a 503 `unavailable` beats API Gateway's 500 for a function that timed out.
+const UNKNOWN_OUTCOME_SENDS: u32 = 2;
+
 /// Characters of a token's base: with `.` and the cancelled attempts' count it stays within
 /// DynamoDB's 36.
 const TOKEN_BASE_CHARS: usize = 32;
@@ -219,14 +225,16 @@ impl<'t> Transaction<'t> {
     }
 
     /// Sends the transaction, retrying it while it is cancelled only by conflicts or throttles,
-    /// and, with the same token, while its outcome is unknown (the answer was lost); still
-    /// contended after every attempt, it is [`StoreError::Throttled`] (nothing written).
+    /// and, with the same token, once when its outcome is unknown (the answer was lost); still
+    /// contended after every attempt, it is [`StoreError::Throttled`] (nothing written); still
+    /// unknown, [`StoreError::Unavailable`] (it may have been written).
     pub async fn send(self) -> Result<(), StoreError> {
         let mut parts = self.actions.clone();
         parts.sort_unstable();
         parts.dedup();
         let mut attempt = 0;
         let mut cancelled = 0;
+        let mut unknown_sends = 0;
         loop {
             attempt += 1;
             let before = self.table.images(&self.keys).await;
@@ -274,6 +282,10 @@ impl<'t> Transaction<'t> {
             // Cancelled, nothing was written: the next attempt is a request of its own. Unknown,
             // it may have been: the same token makes DynamoDB apply it at most once.
             cancelled += u32::from(!unknown);
+            unknown_sends += u32::from(unknown);
+            if unknown && unknown_sends >= UNKNOWN_OUTCOME_SENDS {
+                return Err(err);
+            }
             if attempt >= TRANSACTION_ATTEMPTS {
                 if unknown {
                     return Err(err);

@@ -482,9 +482,11 @@ mod tests {
         let reasons = |r: &[&str]| r.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let retried = [
             StoreError::Throttled("ProvisionedThroughputExceededException".into()),
-            StoreError::Dynamo("InternalServerError (500)".into()),
+            StoreError::Unavailable("InternalServerError (500)".into()),
+            StoreError::Unavailable("dispatch failure: connection refused".into()),
             StoreError::TransactionCanceled(reasons(&["None", "TransactionConflict"])),
-            StoreError::Config("AccessDeniedException: fix the role".into()),
+            StoreError::Dynamo("AccessDeniedException: fix the role".into()),
+            StoreError::Config("FAILURE_QUEUE_URL is not set".into()),
         ];
         let poison = [
             StoreError::Corrupt("ItemCount: missing field".into()),

@@ -9,8 +9,10 @@
 //!   stdout, under one dimension set: `FunctionName` (Lambda's own metrics use the same) and
 //!   `Pattern`, the access pattern the invocation served (its catalogue ID, `C1` or `L3`, which a
 //!   handler serving several names with [`count_as_pattern`]). The request id is a property, so a
-//!   metric links back to the invocation's log lines. CloudWatch turns the documents into metrics
-//!   with no API call and no extra permission.
+//!   metric links back to the invocation's log lines. An invocation DynamoDB throttled adds one
+//!   document per throttling reason and table or index ([`count_throttling_reason`]), with those
+//!   two as dimensions too. CloudWatch turns the documents into metrics with no API call and no
+//!   extra permission.
 //! - **Traces**: X-Ray subsegments of the AWS calls of a sampled invocation, and the
 //!   invocation's trace header on every AWS call ([`xray`]).
 //! - **The invocation loop** every function runs, which never writes the trace header into the
@@ -50,7 +52,7 @@ pub enum Metric {
     /// Items its writes wrote (a transaction's parts, a batch's items).
     ItemsWritten,
     /// Requests DynamoDB throttled after the SDK's retries: the caller saw a 503 (or the stream
-    /// batch is retried).
+    /// batch is retried). Why, and where: [`count_throttling_reason`].
     Throttles,
     /// Stream records a stream handler was given.
     StreamRecords,
@@ -138,21 +140,56 @@ pub fn count_as_pattern(pattern: &'static str) {
     lock().pattern = Some(pattern);
 }
 
+/// Counts one of the reasons DynamoDB gave for throttling a request (`ThrottlingReasons`:
+/// `TableReadKeyRangeThroughputExceeded`, `IndexWriteAccountLimitExceeded`...) and the ARN of the
+/// table or index it throttled. Each reason and resource gets a document of its own when the
+/// invocation ends ([`THROTTLING_REASONS`]), so an operator sees which side of which index
+/// throttles, and why.
+pub fn count_throttling_reason(reason: &str, resource: &str) {
+    lock().count_throttling_reason(reason, resource);
+}
+
+/// The metric of [`count_throttling_reason`], under the dimensions `FunctionName`, `Pattern`,
+/// `Reason` and `Resource` (the ARN's `<table>` or `<table>/index/<index>`).
+pub const THROTTLING_REASONS: &str = "DynamoDBThrottlingReasons";
+
 /// What the current invocation recorded (one invocation at a time per process, as Lambda runs a
 /// function).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Invocation {
     /// By [`Metric`].
     values: [Option<f64>; Metric::ALL.len()],
     /// Set by [`count_as_pattern`].
     pattern: Option<&'static str>,
+    /// Throttling reasons by (reason, resource), in the order first seen: empty but for an
+    /// invocation DynamoDB throttled.
+    throttling: Vec<(String, String, u32)>,
 }
 
 impl Invocation {
     const NONE: Invocation = Invocation {
         values: [None; Metric::ALL.len()],
         pattern: None,
+        throttling: Vec::new(),
     };
+
+    fn count_throttling_reason(&mut self, reason: &str, resource: &str) {
+        // `arn:aws:dynamodb:<region>:<account>:table/<name>[/index/<index>]`: the part after
+        // `table/` names it within the stack's account and region.
+        let resource = resource
+            .split_once(":table/")
+            .map_or(resource, |(_, name)| name);
+        match self
+            .throttling
+            .iter_mut()
+            .find(|(r, at, _)| r == reason && at == resource)
+        {
+            Some((_, _, n)) => *n += 1,
+            None => self
+                .throttling
+                .push((reason.to_owned(), resource.to_owned(), 1)),
+        }
+    }
 }
 
 static CURRENT: Mutex<Invocation> = Mutex::new(Invocation::NONE);
@@ -169,6 +206,8 @@ pub struct Documents {
     /// `{"Namespace":...,"Dimensions":[["FunctionName","Pattern"]],"Metrics":[` up to the metric
     /// list.
     head: String,
+    namespace: String,
+    function_name: String,
     /// `,"FunctionName":"<name>"`.
     function: String,
     /// The pattern of an invocation that named none.
@@ -183,6 +222,8 @@ impl Documents {
                 json_string(namespace)
             ),
             function: format!(r#","FunctionName":{}"#, json_string(function)),
+            namespace: namespace.to_owned(),
+            function_name: function.to_owned(),
             pattern,
         }
     }
@@ -200,8 +241,9 @@ impl Documents {
         }
     }
 
-    /// The invocation's document, what it recorded taken (the next invocation starts from
-    /// nothing); `None` when it recorded nothing.
+    /// The invocation's document, and one per throttling reason and resource it counted (one
+    /// JSON line each), what it recorded taken (the next invocation starts from nothing); `None`
+    /// when it recorded nothing.
     pub fn take(&self, request_id: &str, timestamp_ms: u128) -> Option<String> {
         let invocation = std::mem::replace(&mut *lock(), Invocation::NONE);
         self.render(&invocation, request_id, timestamp_ms)
@@ -221,10 +263,42 @@ impl Documents {
                 (v.is_finite() && (v != 0.0 || m.kept_at_zero())).then_some((*m, v))
             })
             .collect();
-        if written.is_empty() {
-            return None;
+        let pattern = invocation.pattern.unwrap_or(self.pattern);
+        let mut doc = String::new();
+        if !written.is_empty() {
+            self.write_metrics(&mut doc, &written, pattern, request_id, timestamp_ms);
         }
-        let mut doc = String::with_capacity(256 + 64 * written.len());
+        // Rare (DynamoDB throttled this invocation), so written with serde_json.
+        for (reason, resource, count) in &invocation.throttling {
+            let line = serde_json::json!({
+                "_aws": {"Timestamp": timestamp_ms as u64, "CloudWatchMetrics": [{
+                    "Namespace": self.namespace,
+                    "Dimensions": [["FunctionName", "Pattern", "Reason", "Resource"]],
+                    "Metrics": [{"Name": THROTTLING_REASONS, "Unit": "Count"}],
+                }]},
+                "FunctionName": self.function_name,
+                "Pattern": pattern,
+                "Reason": reason,
+                "Resource": resource,
+                "RequestId": request_id,
+                THROTTLING_REASONS: count,
+            });
+            doc.push_str(&line.to_string());
+            doc.push('\n');
+        }
+        (!doc.is_empty()).then_some(doc)
+    }
+
+    /// The document of the invocation's [`Metric`]s (those `written`), onto `doc`.
+    fn write_metrics(
+        &self,
+        doc: &mut String,
+        written: &[(Metric, f64)],
+        pattern: &str,
+        request_id: &str,
+        timestamp_ms: u128,
+    ) {
+        doc.reserve(256 + 64 * written.len());
         let _ = write!(
             doc,
             r#"{{"_aws":{{"Timestamp":{timestamp_ms},"CloudWatchMetrics":["#
@@ -243,15 +317,14 @@ impl Documents {
         doc.push_str("]}]}");
         doc.push_str(&self.function);
         doc.push_str(r#","Pattern":"#);
-        doc.push_str(&json_string(invocation.pattern.unwrap_or(self.pattern)));
+        doc.push_str(&json_string(pattern));
         doc.push_str(r#","RequestId":"#);
         doc.push_str(&json_string(request_id));
-        for (m, v) in &written {
+        for (m, v) in written {
             // Rust prints a whole f64 without a fraction ("2"), which JSON reads as a number.
             let _ = write!(doc, r#","{}":{v}"#, m.name());
         }
         doc.push_str("}\n");
-        Some(doc)
     }
 }
 
@@ -335,6 +408,51 @@ mod tests {
             docs.render(&values(&[(Metric::ItemsRead, 0.0)]), "r", 1),
             None
         );
+    }
+
+    #[test]
+    fn each_throttling_reason_and_resource_gets_a_document_of_its_own() {
+        let docs = Documents::new("ns", "list-orders", "C4");
+        let mut invocation = values(&[(Metric::Throttles, 2.0)]);
+        let index = "arn:aws:dynamodb:eu-west-1:123456789012:table/shop-Table-1/index/GSI1";
+        for (reason, resource) in [
+            ("IndexReadKeyRangeThroughputExceeded", index),
+            (
+                "TableReadKeyRangeThroughputExceeded",
+                "arn:aws:dynamodb:eu-west-1:1:table/t",
+            ),
+            ("IndexReadKeyRangeThroughputExceeded", index),
+        ] {
+            invocation.count_throttling_reason(reason, resource);
+        }
+        let text = docs
+            .render(&invocation, "req-9", 1_795_000_000_000)
+            .unwrap();
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[0]["DynamoDBThrottles"], 2);
+        assert_eq!(
+            lines[1],
+            serde_json::json!({
+                "_aws": {"Timestamp": 1_795_000_000_000u64, "CloudWatchMetrics": [{
+                    "Namespace": "ns",
+                    "Dimensions": [["FunctionName", "Pattern", "Reason", "Resource"]],
+                    "Metrics": [{"Name": "DynamoDBThrottlingReasons", "Unit": "Count"}],
+                }]},
+                "FunctionName": "list-orders",
+                "Pattern": "C4",
+                "Reason": "IndexReadKeyRangeThroughputExceeded",
+                "Resource": "shop-Table-1/index/GSI1",
+                "RequestId": "req-9",
+                "DynamoDBThrottlingReasons": 2,
+            })
+        );
+        assert_eq!(lines[2]["Reason"], "TableReadKeyRangeThroughputExceeded");
+        assert_eq!(lines[2]["Resource"], "t");
+        assert_eq!(lines[2]["DynamoDBThrottlingReasons"], 1);
     }
 
     #[test]
