@@ -67,9 +67,14 @@ struct PlaceOrder {
 struct Line {
     sku: u64,
     quantity: u32,
-    /// Refused when given: the price is the catalogue's.
-    #[serde(default)]
+    /// Refused when given, `null` included: the price is the catalogue's.
+    #[serde(default, deserialize_with = "given")]
     unit_price: Option<serde_json::Value>,
+}
+
+/// Any value given, `null` too (serde's `Option` would read `null` as absent).
+fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(d).map(Some)
 }
 
 fn invalid(msg: impl Into<String>) -> ApiError {
@@ -718,6 +723,8 @@ mod tests {
             (("123", r#"{"items":[{"sku":42,"quantity":-1}]}"#, None), 400, "invalid_body"),
             (("123", r#"{"items":[{"sku":42}]}"#, None), 400, "invalid_body"),
             (("123", r#"{"items":[{"sku":42,"quantity":1,"unitPrice":1}]}"#, None), 400, "unit_price_not_accepted"),
+            // A unitPrice of null is a unitPrice given, refused like any other (it was a 201).
+            (("123", r#"{"items":[{"sku":42,"quantity":1,"unitPrice":null}]}"#, None), 400, "unit_price_not_accepted"),
             (("123", r#"{"items":[{"sku":0,"quantity":1}]}"#, None), 400, "invalid_body"),
             (("123", r#"{"items":[{"sku":1000000000000,"quantity":1}]}"#, None), 400, "invalid_body"),
             (("123", r#"{"items":[{"sku":1,"quantity":1},{"sku":1,"quantity":2}]}"#, None), 400, "duplicate_sku"),
