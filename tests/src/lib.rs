@@ -12,6 +12,9 @@
 //!   (`cost`);
 //! - `messages`: bad input over every route is answered in words a person reads, naming the
 //!   field, never in Rust's or serde's;
+//! - `numbers`: every numeric input `openapi.yaml` documents, sent i64's and u64's extremes,
+//!   fractions, `"1"` and null: never a 5xx, a documented 4xx that writes nothing, and range
+//!   messages that state the documented range;
 //! - `key_designs`: what DynamoDB Local refuses and how it orders and indexes items, for both key
 //!   designs (concatenated strings, multi-attribute typed keys): docs/key-designs.md's claims;
 //! - `merged`: a write-sharded index read as one ordered, pageable list (`store::merge`), walked
@@ -95,6 +98,8 @@ mod merged;
 mod messages;
 #[cfg(test)]
 mod metrics;
+#[cfg(test)]
+mod numbers;
 #[cfg(test)]
 mod openapi;
 #[cfg(test)]

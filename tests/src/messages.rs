@@ -38,7 +38,7 @@ fn rust_speak(message: &str) -> Option<String> {
         .map(|p| format!("speaks serde ({p:?})"))
 }
 
-fn openapi() -> Value {
+pub(crate) fn openapi() -> Value {
     let text = std::fs::read_to_string(sam_template::workspace_root().join("openapi.yaml"))
         .expect("openapi.yaml");
     serde_yaml::from_str(&text).expect("openapi.yaml is YAML")
@@ -61,6 +61,27 @@ fn query_parameters(spec: &Value, method: &str, path: &str) -> Vec<String> {
         .filter(|p| p["in"] == "query")
         .filter_map(|p| p["name"].as_str().map(str::to_owned))
         .collect()
+}
+
+/// `sample` (an API Gateway event) with the query parameter `name` set to `value`, in
+/// `rawQueryString` and `queryStringParameters` alike; its other parameters stay as they are.
+pub(crate) fn with_query(sample: &Value, name: &str, value: &str) -> Value {
+    let mut event = sample.clone();
+    let mut params = sample["queryStringParameters"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    params.insert(name.to_owned(), json!(value));
+    let raw: Vec<String> = params
+        .iter()
+        .map(|(k, v)| {
+            let v = v.as_str().unwrap_or_default();
+            format!("{k}={}", testkit::percent_encode(v))
+        })
+        .collect();
+    event["rawQueryString"] = json!(raw.join("&"));
+    event["queryStringParameters"] = Value::Object(params);
+    event
 }
 
 /// Every JSON pointer into `value` (objects' members and arrays' first elements), with the name
@@ -140,27 +161,9 @@ fn cases(spec: &Value, sample: &Value) -> Vec<Case> {
     }
     for name in query_parameters(spec, method, path) {
         for bad in bad_values {
-            // The sample's other parameters stay as they are.
-            let mut event = sample.clone();
-            let mut params = sample["queryStringParameters"]
-                .as_object()
-                .cloned()
-                .unwrap_or_default();
-            params.insert(name.clone(), json!(bad));
-            let raw: Vec<String> = params
-                .iter()
-                .map(|(k, v)| {
-                    format!(
-                        "{k}={}",
-                        testkit::percent_encode(v.as_str().unwrap_or_default())
-                    )
-                })
-                .collect();
-            event["rawQueryString"] = json!(raw.join("&"));
-            event["queryStringParameters"] = Value::Object(params);
             cases.push(Case {
                 what: format!("query {name}={bad:?}"),
-                event,
+                event: with_query(sample, &name, bad),
                 names: Some(name.clone()),
             });
         }

@@ -65,8 +65,8 @@ struct PlaceOrder {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Line {
-    sku: u64,
-    quantity: u32,
+    sku: api::Bounded<1, { Sku::MAX as i64 }>,
+    quantity: api::Bounded<1, { MAX_QUANTITY as i64 }>,
     /// Refused when given, `null` included: the price is the catalogue's.
     #[serde(default, deserialize_with = "given")]
     unit_price: Option<serde_json::Value>,
@@ -94,17 +94,6 @@ fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
                     "items[{i}].unitPrice: prices come from the catalogue (PUT /products/{{sku}}); leave unitPrice out"
                 ),
             ));
-        }
-        if Sku::new(l.sku).is_err() {
-            return Err(invalid(format!(
-                "items[{i}].sku: give an integer from 1 to {}",
-                Sku::MAX
-            )));
-        }
-        if l.quantity == 0 || l.quantity > MAX_QUANTITY {
-            return Err(invalid(format!(
-                "items[{i}].quantity: give an integer from 1 to {MAX_QUANTITY}"
-            )));
         }
         if !seen.insert(l.sku) {
             return Err(ApiError::bad_request(
@@ -163,7 +152,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let items = body
         .items
         .iter()
-        .map(|l| Ok((Sku::new(l.sku)?, l.quantity)))
+        .map(|l| Ok((Sku::new(l.sku.to_u64())?, l.quantity.to_u32())))
         .collect::<Result<Vec<_>, keys::KeyError>>()
         .map_err(|e| invalid(e.to_string()))?;
     let request = OrderRequest {

@@ -40,7 +40,8 @@ pub const MAX_QUANTITY: u32 = 1000;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PutLine {
-    quantity: u32,
+    /// 0 removes the line.
+    quantity: api::Bounded<0, { MAX_QUANTITY as i64 }>,
     /// The version read: changed only if it is still that one.
     #[serde(default)]
     version: Option<u64>,
@@ -50,13 +51,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let cart = api::path_id(&req, "cartId")?;
     let product = api::path_id(&req, "productId")?;
     let body: PutLine = api::json_body(&req)?;
-    if body.quantity > MAX_QUANTITY {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            format!("quantity: give an integer from 0 (remove) to {MAX_QUANTITY}"),
-        ));
-    }
-    if body.quantity == 0 {
+    let quantity = body.quantity.to_u32();
+    if quantity == 0 {
         commerce::delete_cart_line(&deps.table, &cart, &product).await?;
         return api::json(
             200,
@@ -66,7 +62,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let line = CartLine {
         cart_id: cart.clone(),
         product_id: product,
-        quantity: body.quantity,
+        quantity,
         updated_at: Timestamp::now(),
         version: 0,
     };

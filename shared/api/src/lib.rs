@@ -16,7 +16,8 @@
 //! - [`parameters`]: path and query parameters and headers ([`path_id`], [`query`]...), and a
 //!   paginated pattern's page request ([`page_request`]; the pages are the store's:
 //!   [`store::Paging`]);
-//! - [`body`]: the JSON body ([`json_body`]) and its fields ([`field`]);
+//! - [`body`]: the JSON body ([`json_body`]) and its fields ([`field`]); [`number`]: a body's
+//!   whole numbers within their field's range ([`Bounded`]), refused at the edge naming it;
 //! - [`serve`](mod@serve): a function's `main` ([`serve()`]) and one request's dispatch
 //!   ([`dispatch`]), authorized first ([`auth`]); [`event`]: the raw API Gateway event made a
 //!   request (a URI that cannot be built is a 400) and the answer made its response;
@@ -31,6 +32,7 @@ pub mod error;
 pub mod event;
 pub mod function;
 pub mod learning;
+pub mod number;
 pub mod parameters;
 pub mod response;
 pub mod serve;
@@ -50,6 +52,7 @@ pub mod declare {
 pub use body::{MAX_BODY_BYTES, field, invalid_field, json_body, text_field};
 pub use error::ApiError;
 pub use function::{Function, Method, Page, Route};
+pub use number::Bounded;
 pub use parameters::{
     header, page_request, path, path_id, path_isbn, path_param, query, query_date,
     query_order_dates, query_parsed, query_u32,
