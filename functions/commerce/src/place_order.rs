@@ -687,6 +687,20 @@ mod tests {
         assert_eq!(count(&items, "Idempotency"), 1);
     }
 
+    /// A price read back beyond what `PUT /products` accepts (written by hand: i64::MAX cents)
+    /// cannot be multiplied into a total: a 500 and nothing written, never a panic nor a
+    /// wrapped, plausible total.
+    #[tokio::test]
+    async fn a_stored_price_whose_total_overflows_writes_nothing() {
+        let table = table_with_customer().await;
+        testkit::fixtures::priced_product(&table, 5, i64::MAX).await;
+        let before = all_items(&table).await;
+        let h = harness(&table);
+        let (s, b) = post(&h, "123", r#"{"items":[{"sku":5,"quantity":2}]}"#, None).await;
+        assert_eq!((s, b["code"].as_str()), (500, Some("internal_error")), "{b}");
+        assert_eq!(all_items(&table).await, before, "nothing written");
+    }
+
     #[tokio::test]
     async fn bad_input_is_4xx_and_writes_nothing() {
         let table = table_with_customer().await;

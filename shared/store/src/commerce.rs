@@ -134,8 +134,31 @@ pub struct NewOrder {
 }
 
 impl NewOrder {
+    /// The sum of the lines' quantity × unit price, in cents; `None` when it does not fit an
+    /// `i64` (a price read back corrupt: the API's bounds keep a real order below 5 × 10^13).
+    pub fn checked_total(&self) -> Option<i64> {
+        self.lines.iter().try_fold(0i64, |total, (_, q, p)| {
+            total.checked_add(i64::from(*q).checked_mul(*p)?)
+        })
+    }
+
+    /// [`NewOrder::checked_total`] of an order known to fit: [`place_order`] and
+    /// [`place_catalogue_order`] refuse one that does not before anything reads this (an
+    /// overflow saturates, never wraps into a plausible total).
     pub fn total(&self) -> i64 {
-        self.lines.iter().map(|(_, q, p)| i64::from(*q) * p).sum()
+        self.checked_total().unwrap_or(i64::MAX)
+    }
+
+    /// Refuses an order whose total does not fit an `i64` (a corrupt price) before anything is
+    /// written.
+    fn fits(&self) -> Result<(), StoreError> {
+        match self.checked_total() {
+            Some(_) => Ok(()),
+            None => Err(StoreError::Corrupt(format!(
+                "order {}: its lines' total does not fit an i64 (a price out of range)",
+                self.order_id
+            ))),
+        }
     }
 
     /// The order as its summary and header hold it, placed under `rep`.
@@ -295,6 +318,7 @@ pub async fn place_catalogue_order(
             },
             currency: prices[0].1.currency.clone(),
         };
+        priced.order.fits()?;
         let idem = idempotency.map(|i| IdempotencyKey {
             key: i.key.clone(),
             request_hash: i.request_hash.clone(),
@@ -363,6 +387,7 @@ async fn place(
     idempotency: Option<&IdempotencyKey>,
     checked: &Checked<'_>,
 ) -> Result<PlaceOutcome, StoreError> {
+    order.fits()?;
     for _ in 0..REP_ATTEMPTS {
         let Some(customer) = table
             .get::<Customer>(&k::customer(&order.customer), Read::Strong)
