@@ -1,7 +1,7 @@
 //! Cross-cutting tests (run by `make test` with the rest):
 //! - `access`: who may call what: no token, another customer, a customer on a staff route;
-//! - `ambiguous`: ids `.` and `..`, a body member given twice, invisible characters in names: a
-//!   400 naming the field, nothing written;
+//! - `ambiguous`: ids `.` and `..`, a body member or a query parameter given twice, invisible
+//!   characters in names: a 400 naming the field, nothing written;
 //! - `bodies`: a body that is not the documented JSON object is a 400 on every route;
 //! - `contract`: `template.yaml` and the code agree: every function has its crate and its sample
 //!   event, every crate is in the template, every route has a handler;

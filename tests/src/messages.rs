@@ -45,7 +45,7 @@ pub(crate) fn openapi() -> Value {
 }
 
 /// The query parameters `openapi.yaml` documents for `method` on `path`.
-fn query_parameters(spec: &Value, method: &str, path: &str) -> Vec<String> {
+pub(crate) fn query_parameters(spec: &Value, method: &str, path: &str) -> Vec<String> {
     let item = &spec["paths"][path];
     let op = &item[method.to_ascii_lowercase()];
     let listed = [&item["parameters"], &op["parameters"]];

@@ -54,7 +54,7 @@ pub use error::ApiError;
 pub use function::{Function, Method, Page, Route};
 pub use number::Bounded;
 pub use parameters::{
-    header, page_request, path, path_id, path_isbn, path_param, query, query_date,
+    header, one_value_each, page_request, path, path_id, path_isbn, path_param, query, query_date,
     query_order_dates, query_parsed, query_u32,
 };
 pub use response::{DERIVED_INCONSISTENT, error_response, json, no_content, respond};

@@ -51,7 +51,8 @@ where
 }
 
 /// One request, as [`serve`] answers it: authorized first (a refused request never reaches the
-/// handler), then handled and rendered.
+/// handler), its query parameters given once each ([`crate::parameters::one_value_each`]), then
+/// handled and rendered.
 pub fn dispatch<'d, F, Fut>(
     deps: &'d Deps,
     access: Access,
@@ -62,7 +63,9 @@ where
     F: FnOnce(&'d Deps, Request) -> Fut,
     Fut: Future<Output = Result<Response<Body>, ApiError>>,
 {
-    let answer = auth::authorize(access, &req).map(|_| handler(deps, req));
+    let answer = auth::authorize(access, &req)
+        .and_then(|_| crate::parameters::one_value_each(&req))
+        .map(|_| handler(deps, req));
     async move {
         match answer {
             Ok(handled) => respond(handled.await),
