@@ -1,7 +1,8 @@
 //! What cannot be addressed or read one way only is refused, and nothing is written: ids `.` and
 //! `..` (a URL cannot name them: clients and proxies resolve them away), a body naming a member
-//! twice (serde_json keeps the last, other parsers the first), names holding invisible or control
-//! characters (`A\u{200B}nn` looks like `Ann` and would be another key).
+//! twice (serde_json keeps the last, other parsers the first), a query parameter given twice
+//! (`?orders=1&orders=3` silently read the first), names holding invisible or control characters
+//! (`A\u{200B}nn` looks like `Ann` and would be another key).
 
 use sam_template::Template;
 use serde_json::{Value, json};
@@ -125,6 +126,63 @@ async fn ambiguous_input_is_a_400_naming_the_field_and_writes_nothing() {
         "invalid_parameter",
         "course",
     );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(
+        testkit::all_items(&table).await,
+        before,
+        "something was written"
+    );
+}
+
+/// Every documented query parameter of every route, given twice as API Gateway sends it
+/// (payload 2.0: `rawQueryString` as written, `queryStringParameters` joined with a comma, as the
+/// local stack's gateway does too): a 400 `invalid_parameter` naming it, nothing written.
+#[tokio::test]
+async fn a_query_parameter_given_twice_is_a_400_naming_it() {
+    let spec = crate::messages::openapi();
+    let template = Template::workspace().unwrap();
+    let table = testkit::table().await;
+    tools::seed::load(&table).await.unwrap();
+    let before = testkit::all_items(&table).await;
+    let (mut wrong, mut sent) = (Vec::new(), 0);
+    for f in &template.functions {
+        if f.routes.is_empty() || dispatch::access(f.name()).is_none() {
+            continue;
+        }
+        let sample = testkit::sample_event(&format!("{}.json", f.name()));
+        let route = sample["routeKey"].as_str().unwrap_or_default();
+        let (method, path) = route.split_once(' ').unwrap_or_default();
+        for name in crate::messages::query_parameters(&spec, method, path) {
+            let mut params = sample["queryStringParameters"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            let value = params
+                .remove(&name)
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_else(|| "1".into());
+            let mut raw: Vec<String> = params
+                .iter()
+                .map(|(k, v)| format!("{k}={}", testkit::percent_encode(v.as_str().unwrap())))
+                .collect();
+            raw.push(format!("{name}={}", testkit::percent_encode(&value)));
+            raw.push(format!("{name}={}", testkit::percent_encode(&value)));
+            params.insert(name.clone(), json!(format!("{value},{value}")));
+            let mut event = sample.clone();
+            event["rawQueryString"] = json!(raw.join("&"));
+            event["queryStringParameters"] = Value::Object(params);
+            sent += 1;
+            let (status, answer) = answer(f.name(), &table, &event).await;
+            let message = answer["message"].as_str().unwrap_or_default();
+            if status != 400
+                || answer["code"] != "invalid_parameter"
+                || !message.starts_with(&format!("{name}: "))
+            {
+                wrong.push(format!("{} {name} twice: {status} {answer}", f.name()));
+            }
+        }
+    }
+    assert!(sent >= 25, "only {sent} parameters sent twice");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert_eq!(
         testkit::all_items(&table).await,

@@ -264,3 +264,30 @@ async fn concurrent_jobs_all_land_and_the_newest_is_current() {
         .count();
     eprintln!("{WRITERS} writers: {sent} transactions sent");
 }
+
+/// A revision read back at the end of `u64` (written by hand) cannot grow: both writes that bump
+/// it answer a corrupt item (a 500, nothing written), neither panicking nor wrapping it to 0.
+#[tokio::test]
+async fn a_revision_at_the_end_of_u64_is_corrupt_never_wrapped() {
+    let table = testkit::table().await;
+    testkit::fixtures::org(&table).await;
+    hr::put_employee(&table, &employee("Ada Lovelace", None))
+        .await
+        .unwrap();
+    jobs(&table, &[("J1", "Title 1")]).await;
+    let key = keys::hr::employee(&id("E1"));
+    let mut item = table
+        .get_item(&key, store::Read::Strong, None)
+        .await
+        .unwrap()
+        .unwrap();
+    let end = store::aws_sdk_dynamodb::types::AttributeValue::N(u64::MAX.to_string());
+    item.insert(Employee::REVISION.into(), end);
+    table.put_item(item, None).await.unwrap();
+    let before = testkit::all_items(&table).await;
+    let put = hr::put_employee(&table, &employee("Ada King", None)).await;
+    assert!(matches!(put, Err(store::StoreError::Corrupt(_))), "{put:?}");
+    let add = hr::add_job(&table, &job("E1", "J1", "2025-01-01")).await;
+    assert!(matches!(add, Err(store::StoreError::Corrupt(_))), "{add:?}");
+    assert_eq!(testkit::all_items(&table).await, before, "nothing written");
+}

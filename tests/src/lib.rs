@@ -1,7 +1,7 @@
 //! Cross-cutting tests (run by `make test` with the rest):
 //! - `access`: who may call what: no token, another customer, a customer on a staff route;
-//! - `ambiguous`: ids `.` and `..`, a body member given twice, invisible characters in names: a
-//!   400 naming the field, nothing written;
+//! - `ambiguous`: ids `.` and `..`, a body member or a query parameter given twice, invisible
+//!   characters in names: a 400 naming the field, nothing written;
 //! - `bodies`: a body that is not the documented JSON object is a 400 on every route;
 //! - `contract`: `template.yaml` and the code agree: every function has its crate and its sample
 //!   event, every crate is in the template, every route has a handler;
@@ -12,6 +12,9 @@
 //!   (`cost`);
 //! - `messages`: bad input over every route is answered in words a person reads, naming the
 //!   field, never in Rust's or serde's;
+//! - `numbers`: every numeric input `openapi.yaml` documents, sent i64's and u64's extremes,
+//!   fractions, `"1"` and null: never a 5xx, a documented 4xx that writes nothing, and range
+//!   messages that state the documented range;
 //! - `key_designs`: what DynamoDB Local refuses and how it orders and indexes items, for both key
 //!   designs (concatenated strings, multi-attribute typed keys): docs/key-designs.md's claims;
 //! - `merged`: a write-sharded index read as one ordered, pageable list (`store::merge`), walked
@@ -102,6 +105,8 @@ mod merged;
 mod messages;
 #[cfg(test)]
 mod metrics;
+#[cfg(test)]
+mod numbers;
 #[cfg(test)]
 mod openapi;
 #[cfg(test)]

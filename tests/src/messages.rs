@@ -38,14 +38,14 @@ fn rust_speak(message: &str) -> Option<String> {
         .map(|p| format!("speaks serde ({p:?})"))
 }
 
-fn openapi() -> Value {
+pub(crate) fn openapi() -> Value {
     let text = std::fs::read_to_string(sam_template::workspace_root().join("openapi.yaml"))
         .expect("openapi.yaml");
     serde_yaml::from_str(&text).expect("openapi.yaml is YAML")
 }
 
 /// The query parameters `openapi.yaml` documents for `method` on `path`.
-fn query_parameters(spec: &Value, method: &str, path: &str) -> Vec<String> {
+pub(crate) fn query_parameters(spec: &Value, method: &str, path: &str) -> Vec<String> {
     let item = &spec["paths"][path];
     let op = &item[method.to_ascii_lowercase()];
     let listed = [&item["parameters"], &op["parameters"]];
@@ -140,11 +140,9 @@ fn cases(spec: &Value, sample: &Value) -> Vec<Case> {
     }
     for name in query_parameters(spec, method, path) {
         for bad in bad_values {
-            // The sample's other parameters stay as they are.
-            let event = testkit::with_query(sample.clone(), &name, bad);
             cases.push(Case {
                 what: format!("query {name}={bad:?}"),
-                event,
+                event: testkit::with_query(sample.clone(), &name, bad),
                 names: Some(name.clone()),
             });
         }

@@ -51,8 +51,8 @@ async fn every_paginated_route_refuses_a_page_it_does_not_serve_and_reads_nothin
             for pattern in route.patterns {
                 for (name, value, code) in bad_pages(page) {
                     // The pattern's own example, which it serves, with one bad page parameter.
-                    let mut ev = crate::sample_events::example_event(route, &pattern.example);
-                    crate::sample_events::set_query_parameter(&mut ev, name, &value);
+                    let ev = crate::sample_events::example_event(route, &pattern.example);
+                    let ev = testkit::with_query(ev, name, &value);
                     let req = testkit::request(&ev);
                     let answer = crate::dispatch::handle(function.name, &table, req).await;
                     let (s, b) = testkit::response_json(&answer.expect("a handler"));

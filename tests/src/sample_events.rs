@@ -34,27 +34,6 @@ pub fn example_event(route: &Route, example: &Example) -> Value {
     event(route.method.as_str(), route.path, example)
 }
 
-/// Sets query parameter `name` of API Gateway event `ev` to `value`, in both forms the event
-/// carries it (`queryStringParameters` and `rawQueryString`).
-pub fn set_query_parameter(ev: &mut Value, name: &str, value: &str) {
-    let query = ev["queryStringParameters"].take();
-    let mut query = query.as_object().cloned().unwrap_or_default();
-    query.insert(name.to_owned(), Value::String(value.to_owned()));
-    let raw: Vec<String> = query
-        .iter()
-        .map(|(k, v)| {
-            let v = v.as_str().unwrap_or_default();
-            format!(
-                "{}={}",
-                testkit::percent_encode(k),
-                testkit::percent_encode(v)
-            )
-        })
-        .collect();
-    ev["rawQueryString"] = Value::String(raw.join("&"));
-    ev["queryStringParameters"] = Value::Object(query);
-}
-
 fn event(method: &str, template: &str, example: &Example) -> Value {
     let route_key = format!("{method} {template}");
     let (path, query) = example

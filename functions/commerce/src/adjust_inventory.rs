@@ -43,28 +43,34 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// Units received (positive) or shipped (negative): at most a whole stock either way, so neither
+/// the delta nor its negation can overflow (i64::MIN once did: `abs()` panicked or wrapped).
+type Delta = api::Bounded<{ -(MAX_QUANTITY as i64) }, { MAX_QUANTITY as i64 }>;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Adjust {
-    delta: i64,
+    delta: Delta,
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     let warehouse = api::path_id(&req, "warehouseId")?;
     let body: Adjust = api::json_body(&req)?;
-    let max = i64::from(MAX_QUANTITY);
-    if body.delta == 0 || body.delta.abs() > max {
+    let delta = body.delta.get();
+    if delta == 0 {
         return Err(ApiError::bad_request(
             "invalid_body",
-            format!("delta: give the units received (1 to {max}) or shipped (-1 to -{max}), not 0"),
+            format!(
+                "delta: give the units received (1 to {MAX_QUANTITY}) or shipped (-1 to -{MAX_QUANTITY}), not 0"
+            ),
         ));
     }
     let adjusted = products::adjust_inventory(
         &deps.table,
         sku,
         &warehouse,
-        body.delta,
+        delta,
         MAX_QUANTITY,
         Timestamp::now(),
     )
@@ -77,12 +83,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                 "Warehouse {warehouse} holds no inventory of product {sku}; create it with PUT first"
             ),
         )),
-        Adjusted::OutOfRange(now) if body.delta < 0 => Err(ApiError::new(
+        Adjusted::OutOfRange(now) if delta < 0 => Err(ApiError::new(
             409,
             "insufficient_stock",
             format!(
                 "Warehouse {warehouse} holds {} of product {sku}, fewer than {}; nothing was taken",
-                now.quantity, -body.delta
+                now.quantity, -delta
             ),
         )),
         Adjusted::OutOfRange(now) => Err(ApiError::new(
@@ -90,7 +96,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             "stock_limit_exceeded",
             format!(
                 "Warehouse {warehouse} holds {} of product {sku}; {} more would pass {MAX_QUANTITY}",
-                now.quantity, body.delta
+                now.quantity, delta
             ),
         )),
     }
@@ -180,6 +186,10 @@ mod tests {
             ("42", "W1", r#"{"delta":1000000001}"#, 400, "invalid_body"),
             ("42", "W1", r#"{"delta":-1000000001}"#, 400, "invalid_body"),
             ("42", "W1", r#"{"delta":1.5}"#, 400, "invalid_body"),
+            // i64's extremes: `abs()` of the first overflowed (a panic, or a wrapped condition
+            // that let the stock go below 0).
+            ("42", "W1", r#"{"delta":-9223372036854775808}"#, 400, "invalid_body"),
+            ("42", "W1", r#"{"delta":9223372036854775807}"#, 400, "invalid_body"),
             ("42", "W1", r#"{"quantity":1}"#, 400, "invalid_body"),
             ("42", "W#1", r#"{"delta":1}"#, 400, "invalid_parameter"),
             ("42", "W2", r#"{"delta":1}"#, 404, "inventory_not_found"),

@@ -88,11 +88,16 @@ struct PlaceOrder {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Line {
-    sku: u64,
-    quantity: u32,
-    /// Refused when given: the price is the catalogue's.
-    #[serde(default)]
+    sku: api::Bounded<1, { Sku::MAX as i64 }>,
+    quantity: api::Bounded<1, { MAX_QUANTITY as i64 }>,
+    /// Refused when given, `null` included: the price is the catalogue's.
+    #[serde(default, deserialize_with = "given")]
     unit_price: Option<serde_json::Value>,
+}
+
+/// Any value given, `null` too (serde's `Option` would read `null` as absent).
+fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+    serde_json::Value::deserialize(d).map(Some)
 }
 
 fn invalid(msg: impl Into<String>) -> ApiError {
@@ -112,17 +117,6 @@ fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
                     "items[{i}].unitPrice: prices come from the catalogue (PUT /products/{{sku}}); leave unitPrice out"
                 ),
             ));
-        }
-        if Sku::new(l.sku).is_err() {
-            return Err(invalid(format!(
-                "items[{i}].sku: give an integer from 1 to {}",
-                Sku::MAX
-            )));
-        }
-        if l.quantity == 0 || l.quantity > MAX_QUANTITY {
-            return Err(invalid(format!(
-                "items[{i}].quantity: give an integer from 1 to {MAX_QUANTITY}"
-            )));
         }
         if !seen.insert(l.sku) {
             return Err(ApiError::bad_request(
@@ -181,7 +175,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let items = body
         .items
         .iter()
-        .map(|l| Ok((Sku::new(l.sku)?, l.quantity)))
+        .map(|l| Ok((Sku::new(l.sku.to_u64())?, l.quantity.to_u32())))
         .collect::<Result<Vec<_>, keys::KeyError>>()
         .map_err(|e| invalid(e.to_string()))?;
     let request = OrderRequest {
@@ -716,6 +710,20 @@ mod tests {
         assert_eq!(count(&items, "Idempotency"), 1);
     }
 
+    /// A price read back beyond what `PUT /products` accepts (written by hand: i64::MAX cents)
+    /// cannot be multiplied into a total: a 500 and nothing written, never a panic nor a
+    /// wrapped, plausible total.
+    #[tokio::test]
+    async fn a_stored_price_whose_total_overflows_writes_nothing() {
+        let table = table_with_customer().await;
+        testkit::fixtures::priced_product(&table, 5, i64::MAX).await;
+        let before = all_items(&table).await;
+        let h = harness(&table);
+        let (s, b) = post(&h, "123", r#"{"items":[{"sku":5,"quantity":2}]}"#, None).await;
+        assert_eq!((s, b["code"].as_str()), (500, Some("internal_error")), "{b}");
+        assert_eq!(all_items(&table).await, before, "nothing written");
+    }
+
     #[tokio::test]
     async fn bad_input_is_4xx_and_writes_nothing() {
         let table = table_with_customer().await;
@@ -741,6 +749,8 @@ mod tests {
             (("123", r#"{"items":[{"sku":42,"quantity":-1}]}"#, None), 400, "invalid_body"),
             (("123", r#"{"items":[{"sku":42}]}"#, None), 400, "invalid_body"),
             (("123", r#"{"items":[{"sku":42,"quantity":1,"unitPrice":1}]}"#, None), 400, "unit_price_not_accepted"),
+            // A unitPrice of null is a unitPrice given, refused like any other (it was a 201).
+            (("123", r#"{"items":[{"sku":42,"quantity":1,"unitPrice":null}]}"#, None), 400, "unit_price_not_accepted"),
             (("123", r#"{"items":[{"sku":0,"quantity":1}]}"#, None), 400, "invalid_body"),
             (("123", r#"{"items":[{"sku":1000000000000,"quantity":1}]}"#, None), 400, "invalid_body"),
             (("123", r#"{"items":[{"sku":1,"quantity":1},{"sku":1,"quantity":2}]}"#, None), 400, "duplicate_sku"),

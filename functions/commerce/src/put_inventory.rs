@@ -57,8 +57,7 @@ pub fn largest() -> Example {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PutInventory {
-    /// Signed, so a negative quantity gets the range message rather than serde's.
-    quantity: i64,
+    quantity: api::Bounded<0, { MAX_QUANTITY as i64 }>,
     /// The version read: set only if it is still that one.
     #[serde(default)]
     version: Option<u64>,
@@ -68,15 +67,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let sku = api::path(&req, "sku", Sku::parse)?;
     let warehouse = api::path_id(&req, "warehouseId")?;
     let body: PutInventory = api::json_body(&req)?;
-    let quantity = u32::try_from(body.quantity)
-        .ok()
-        .filter(|q| *q <= MAX_QUANTITY)
-        .ok_or_else(|| {
-            ApiError::bad_request(
-                "invalid_body",
-                format!("quantity: give a whole number from 0 to {MAX_QUANTITY}"),
-            )
-        })?;
+    let quantity = body.quantity.to_u32();
     let inventory = Inventory {
         sku,
         warehouse_id: warehouse,

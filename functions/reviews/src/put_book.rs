@@ -55,21 +55,12 @@ pub const MAX_YEAR: i32 = 9999;
 struct PutBook {
     title: String,
     author: String,
-    publication_year: i32,
-}
-
-fn invalid(msg: impl Into<String>) -> ApiError {
-    ApiError::bad_request("invalid_body", msg)
+    publication_year: api::Bounded<{ MIN_YEAR as i64 }, { MAX_YEAR as i64 }>,
 }
 
 fn validate(body: &PutBook) -> Result<(), ApiError> {
     api::text_field("title", &body.title, MAX_TITLE_CHARS)?;
     api::text_field("author", &body.author, MAX_AUTHOR_CHARS)?;
-    if !(MIN_YEAR..=MAX_YEAR).contains(&body.publication_year) {
-        return Err(invalid(format!(
-            "publicationYear: give a year from {MIN_YEAR} to {MAX_YEAR}"
-        )));
-    }
     Ok(())
 }
 
@@ -82,7 +73,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         &isbn,
         body.title.trim(),
         body.author.trim(),
-        body.publication_year,
+        body.publication_year.to_i32(),
     )
     .await?;
     api::json(if created { 201 } else { 200 }, &view::book(&book))

@@ -63,20 +63,11 @@ pub fn largest() -> Example {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PutReview {
-    grade: u8,
+    grade: api::Bounded<{ MIN_GRADE as i64 }, { MAX_GRADE as i64 }>,
     text: String,
 }
 
-fn invalid(msg: impl Into<String>) -> ApiError {
-    ApiError::bad_request("invalid_body", msg)
-}
-
 fn validate(body: &PutReview) -> Result<(), ApiError> {
-    if !(MIN_GRADE..=MAX_GRADE).contains(&body.grade) {
-        return Err(invalid(format!(
-            "grade: give an integer from {MIN_GRADE} to {MAX_GRADE}"
-        )));
-    }
     api::text_field("text", &body.text, MAX_TEXT_CHARS)?;
     Ok(())
 }
@@ -90,7 +81,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let review = NewReview {
         isbn: isbn.clone(),
         user: user.clone(),
-        grade: body.grade,
+        grade: body.grade.to_u8(),
         text: body.text.trim().to_owned(),
         at: Timestamp::now(),
     };

@@ -16,7 +16,8 @@
 //! - [`parameters`]: path and query parameters and headers ([`path_id`], [`query`]...), and a
 //!   paginated pattern's page request ([`page_request`]; the pages are the store's:
 //!   [`store::Paging`]);
-//! - [`body`]: the JSON body ([`json_body`]) and its fields ([`field`]);
+//! - [`body`]: the JSON body ([`json_body`]) and its fields ([`field`]); [`number`]: a body's
+//!   whole numbers within their field's range ([`Bounded`]), refused at the edge naming it;
 //! - [`text`]: the text rule held to every parameter and every string of a body, before a
 //!   handler reads them;
 //! - [`serve`](mod@serve): a function's `main` ([`serve()`]) and one request's dispatch
@@ -33,6 +34,7 @@ pub mod error;
 pub mod event;
 pub mod function;
 pub mod learning;
+pub mod number;
 pub mod parameters;
 pub mod response;
 pub mod serve;
@@ -55,8 +57,9 @@ pub use body::{
 };
 pub use error::ApiError;
 pub use function::{Function, Method, Page, Route};
+pub use number::Bounded;
 pub use parameters::{
-    header, page_request, path, path_id, path_isbn, path_param, query, query_date,
+    header, one_value_each, page_request, path, path_id, path_isbn, path_param, query, query_date,
     query_order_dates, query_parsed, query_u32,
 };
 pub use response::{DERIVED_INCONSISTENT, error_response, json, no_content, respond};

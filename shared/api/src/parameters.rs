@@ -41,6 +41,35 @@ pub fn path_isbn(req: &Request) -> Result<keys::reviews::Isbn, ApiError> {
     path(req, "isbn", keys::reviews::Isbn::parse)
 }
 
+/// Refuses a query parameter given more than once (`?orders=1&orders=3`), naming it: which one
+/// counts would be a guess, and the first silently won. What API Gateway sends (payload 2.0):
+/// `rawQueryString` as the client wrote it, and `queryStringParameters` with a repeated name's
+/// values joined by commas (`"1,3"`, which a value's own comma, `1%2C3`, cannot be told from);
+/// `lambda_http` reads the raw string, where each value stays apart. Checked for every route
+/// ([`crate::dispatch`]), before its handler reads any parameter.
+pub fn one_value_each(req: &Request) -> Result<(), ApiError> {
+    let Some(params) = req.query_string_parameters_ref() else {
+        return Ok(());
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let repeated = params
+        .iter()
+        .filter(|(name, _)| !seen.insert(*name))
+        .map(|(name, _)| name)
+        .min();
+    match repeated {
+        None => Ok(()),
+        Some(name) => {
+            let times = params.all(name).map_or(0, |v| v.len());
+            let name: String = name.chars().take(64).collect();
+            Err(ApiError::invalid_parameter(
+                &name,
+                format!("given {times} times; give it once"),
+            ))
+        }
+    }
+}
+
 /// A query parameter; `None` when absent. Present but empty counts as absent.
 pub fn query(req: &Request, name: &str) -> Option<String> {
     req.query_string_parameters_ref()

@@ -52,7 +52,8 @@ where
 
 /// One request, as [`serve`] answers it: its parameters held to the text rule first
 /// ([`text::parameters`]: authorization reads them too), then authorized (a refused request never
-/// reaches the handler), handled and rendered.
+/// reaches the handler), its query parameters given once each
+/// ([`crate::parameters::one_value_each`]), then handled and rendered.
 pub fn dispatch<'d, F, Fut>(
     deps: &'d Deps,
     access: Access,
@@ -65,6 +66,7 @@ where
 {
     let answer = text::parameters(&req)
         .and_then(|()| auth::authorize(access, &req))
+        .and_then(|_| crate::parameters::one_value_each(&req))
         .map(|_| handler(deps, req));
     async move {
         match answer {

@@ -161,11 +161,11 @@ record! {
 }
 
 impl OrderLine {
-    /// Quantity × unit price, in cents.
-    pub fn amount(&self) -> i64 {
-        // Saturating: a line read back with a corrupt price must not wrap into a plausible total
-        // (place-order bounds both: at most 10^4 × 10^8).
-        i64::from(self.quantity).saturating_mul(self.unit_price)
+    /// Quantity × unit price, in cents; `None` when it does not fit an `i64`: a line read back
+    /// with a corrupt price, which must neither wrap into a plausible total nor stand in as one
+    /// (place-order bounds both: at most 10^4 × 10^8).
+    pub fn amount(&self) -> Option<i64> {
+        i64::from(self.quantity).checked_mul(self.unit_price)
     }
 }
 

@@ -134,8 +134,31 @@ pub struct NewOrder {
 }
 
 impl NewOrder {
+    /// The sum of the lines' quantity × unit price, in cents; `None` when it does not fit an
+    /// `i64` (a price read back corrupt: the API's bounds keep a real order below 5 × 10^13).
+    pub fn checked_total(&self) -> Option<i64> {
+        self.lines.iter().try_fold(0i64, |total, (_, q, p)| {
+            total.checked_add(i64::from(*q).checked_mul(*p)?)
+        })
+    }
+
+    /// [`NewOrder::checked_total`] of an order known to fit: [`place_order`] and
+    /// [`place_catalogue_order`] refuse one that does not before anything reads this (an
+    /// overflow saturates, never wraps into a plausible total).
     pub fn total(&self) -> i64 {
-        self.lines.iter().map(|(_, q, p)| i64::from(*q) * p).sum()
+        self.checked_total().unwrap_or(i64::MAX)
+    }
+
+    /// Refuses an order whose total does not fit an `i64` (a corrupt price) before anything is
+    /// written.
+    fn fits(&self) -> Result<(), StoreError> {
+        match self.checked_total() {
+            Some(_) => Ok(()),
+            None => Err(StoreError::Corrupt(format!(
+                "order {}: its lines' total does not fit an i64 (a price out of range)",
+                self.order_id
+            ))),
+        }
     }
 
     /// The order as its summary and header hold it, placed under `rep`.
@@ -295,6 +318,7 @@ pub async fn place_catalogue_order(
             },
             currency: prices[0].1.currency.clone(),
         };
+        priced.order.fits()?;
         let idem = idempotency.map(|i| IdempotencyKey {
             key: i.key.clone(),
             request_hash: i.request_hash.clone(),
@@ -363,6 +387,7 @@ async fn place(
     idempotency: Option<&IdempotencyKey>,
     checked: &Checked<'_>,
 ) -> Result<PlaceOutcome, StoreError> {
+    order.fits()?;
     for _ in 0..REP_ATTEMPTS {
         let Some(customer) = table
             .get::<Customer>(&k::customer(&order.customer), Read::Strong)
@@ -606,16 +631,44 @@ pub enum CartLineSet {
     VersionMismatch(Option<u64>),
 }
 
+/// How many times a line set without a version is tried: each try after the first follows a
+/// removal of the line by another request between its two steps (the add found the line, the
+/// change did not), so this many removals would have to interleave with one PUT to exhaust it.
+const UNVERSIONED_ATTEMPTS: usize = 32;
+
 /// Sets one line of a cart: one small item per product, so changing a line costs one small write
 /// however big the cart (Naylor's post). A new line is added in ONE transaction with the cart's
 /// line count, on condition that the count is below [`MAX_CART_LINES`], so concurrent adds
 /// cannot pass the cap; an existing line is changed in ONE UpdateItem. With `expected`, only if
-/// the line's version is still that one (0: a line not there yet).
+/// the line's version is still that one (0: a line not there yet). Without, the line is set
+/// whatever it was: a line removed between the two steps is added again (the count follows).
 pub async fn set_cart_line(
     table: &Table,
     line: &CartLine,
     expected: Option<u64>,
 ) -> Result<CartLineSet, StoreError> {
+    let attempts = match expected {
+        None => UNVERSIONED_ATTEMPTS,
+        Some(_) => 1,
+    };
+    for _ in 0..attempts {
+        if let Some(done) = try_set_cart_line(table, line, expected).await? {
+            return Ok(done);
+        }
+    }
+    Err(StoreError::Throttled(
+        "the cart line kept being removed while it was set".into(),
+    ))
+}
+
+/// One try of [`set_cart_line`]: add the line if it is not there, else change it; `None` when
+/// it was there for the add and gone for the change (removed in between) and no version was
+/// named, so it is to be added again.
+async fn try_set_cart_line(
+    table: &Table,
+    line: &CartLine,
+    expected: Option<u64>,
+) -> Result<Option<CartLineSet>, StoreError> {
     let key = k::cart_line(&line.cart_id, &line.product_id);
     if expected.is_none_or(|v| v == 0) {
         let added = CartLine {
@@ -632,9 +685,9 @@ pub async fn set_cart_line(
             Some(room),
         )?;
         match tx.send().await {
-            Ok(()) => return Ok(CartLineSet::Stored(added)),
+            Ok(()) => return Ok(Some(CartLineSet::Stored(added))),
             Err(e) if put.failed(&e) => {}
-            Err(e) if count.failed(&e) => return Ok(CartLineSet::CartFull),
+            Err(e) if count.failed(&e) => return Ok(Some(CartLineSet::CartFull)),
             Err(e) => return Err(e),
         }
     }
@@ -644,10 +697,13 @@ pub async fn set_cart_line(
         .set(CartLine::UPDATED_AT, s(line.updated_at.to_string()))
         .add(CartLine::VERSION, 1);
     match table.update(&key, &update, Some(same_version)).await {
-        Ok(item) => Ok(CartLineSet::Stored(model::from_item(item)?)),
+        Ok(item) => Ok(Some(CartLineSet::Stored(model::from_item(item)?))),
+        Err(StoreError::ConditionFailed) if expected.is_none() => Ok(None),
         Err(StoreError::ConditionFailed) => {
             let current: Option<CartLine> = table.get(&key, Read::Strong).await?;
-            Ok(CartLineSet::VersionMismatch(current.map(|l| l.version)))
+            Ok(Some(CartLineSet::VersionMismatch(
+                current.map(|l| l.version),
+            )))
         }
         Err(e) => Err(e),
     }

@@ -270,7 +270,7 @@ pub async fn put_employee(
             name: input.name.clone(),
             hire_date: input.hire_date,
             warehouse_id: input.warehouse_id.clone(),
-            revision: revision + 1,
+            revision: next_revision(revision)?,
         };
         let mut tx = table.transaction();
         let own = tx.put(
@@ -355,7 +355,7 @@ pub async fn add_job(table: &Table, job: &JobHistory) -> Result<JobAdded, StoreE
         let mut tx = table.transaction();
         let own = tx.update(
             &view.employee.key(),
-            &Update::new().set(Employee::REVISION, n(revision + 1)),
+            &Update::new().set(Employee::REVISION, n(next_revision(revision)?)),
             Some(Condition::Equals(Employee::REVISION, n(revision))),
         )?;
         let job_check = tx.check(&record.key(), Condition::Exists)?;
@@ -388,6 +388,14 @@ pub async fn add_job(table: &Table, job: &JobHistory) -> Result<JobAdded, StoreE
     Err(StoreError::Throttled(
         "the employee was written by others on every attempt".into(),
     ))
+}
+
+/// The revision after `revision`, read from the table: one at the end of `u64` is corrupt (a
+/// 500, nothing written), neither wrapped to 0 nor a panic.
+fn next_revision(revision: u64) -> Result<u64, StoreError> {
+    revision
+        .checked_add(1)
+        .ok_or_else(|| StoreError::Corrupt(format!("employee revision {revision} cannot grow")))
 }
 
 /// After attempt `attempt` lost the race for the employee's revision: the backoff before the

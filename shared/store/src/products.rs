@@ -195,10 +195,13 @@ pub async fn adjust_inventory(
     now: Timestamp,
 ) -> Result<Adjusted, StoreError> {
     let key = k::inventory(sku, warehouse);
+    // In i128, exact for every i64 delta: `-i64::MIN` and `max - delta` would overflow in i64
+    // (a wrapped bound made the condition `Quantity >= i64::MIN`, and the stock went below 0).
+    let delta_wide = i128::from(delta);
     let stays_in_range = if delta < 0 {
-        Condition::AtLeast(Inventory::QUANTITY, model::n(-delta))
+        Condition::AtLeast(Inventory::QUANTITY, model::n(-delta_wide))
     } else {
-        Condition::AtMost(Inventory::QUANTITY, model::n(i64::from(max) - delta))
+        Condition::AtMost(Inventory::QUANTITY, model::n(i128::from(max) - delta_wide))
     };
     let update = Update::new()
         .add(Inventory::QUANTITY, delta)

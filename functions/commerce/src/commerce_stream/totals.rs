@@ -109,12 +109,12 @@ fn contributions_of(
             let new = change
                 .new_image::<OrderSummary>()
                 .map_err(|e| e.to_string())?;
-            Ok(order_contributions(change, old, new, shards, lines))
+            order_contributions(change, old, new, shards, lines)
         }
         Some(OrderLine::TYPE) => {
             let old = change.old_image::<OrderLine>().map_err(|e| e.to_string())?;
             let new = change.new_image::<OrderLine>().map_err(|e| e.to_string())?;
-            Ok(line_contributions(change, old, new, shards))
+            line_contributions(change, old, new, shards)
         }
         Some(Inventory::TYPE) => {
             let old = change.old_image::<Inventory>().map_err(|e| e.to_string())?;
@@ -129,6 +129,25 @@ fn contributions_of(
 /// 1 for an image that is there, 0 for none: what an image adds to a count.
 fn one_if_present<T>(o: &Option<T>) -> i64 {
     i64::from(o.is_some())
+}
+
+/// `new - old` of two stored amounts (an absent image counts 0), or why it cannot be counted: a
+/// difference beyond `i64` means a corrupt number, and its record is poison, never a wrapped
+/// delta written as if it were right.
+fn delta(new: Option<i64>, old: Option<i64>, what: &str) -> Result<i64, String> {
+    let (new, old) = (new.unwrap_or(0), old.unwrap_or(0));
+    new.checked_sub(old)
+        .ok_or_else(|| format!("{what}: {new} - {old} overflows"))
+}
+
+/// A line's amount (quantity × unit price), or why it cannot be counted (see [`delta`]).
+fn amount(line: &OrderLine) -> Result<i64, String> {
+    line.amount().ok_or_else(|| {
+        format!(
+            "order {} line {}: {} × {} overflows",
+            line.order_id, line.sku, line.quantity, line.unit_price
+        )
+    })
 }
 
 /// The image, if it is there and counts as a sale (`Order::is_sale`); `None` otherwise.
@@ -148,16 +167,20 @@ fn order_contributions(
     new: Option<OrderSummary>,
     shards: u32,
     lines: &BTreeMap<OrderId, Vec<OrderLine>>,
-) -> Vec<Contribution> {
+) -> Result<Vec<Contribution>, String> {
     let Some(OrderSummary(any)) = new.as_ref().or(old.as_ref()) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     // An image counts while it is a sale: a cancellation or return (a MODIFY of `Status`, from
     // the status projection) subtracts the order as a removal would, and a later event that
     // makes it a sale again adds it back. Other status changes move nothing and write nothing.
     let (new_sale, old_sale) = (as_sale(&new), as_sale(&old));
     let count = one_if_present(&new_sale) - one_if_present(&old_sale);
-    let value = new_sale.map_or(0, |o| o.0.total) - old_sale.map_or(0, |o| o.0.total);
+    let value = delta(
+        new_sale.map(|o| o.0.total),
+        old_sale.map(|o| o.0.total),
+        "Total",
+    )?;
     let date = any.created_at.date();
     let shard = derived::daily_stats_shard(&any.order_id.to_string(), shards);
     let customer = k::customer(&any.customer_id);
@@ -183,11 +206,15 @@ fn order_contributions(
     // lines read for this batch; an order whose lines could not be read is retried).
     if enters_or_leaves_sale(&old, &new) {
         for line in lines.get(&any.order_id).into_iter().flatten() {
+            // `count` is -1 or 1 here; a quantity is a u32: only the amount can overflow.
+            let revenue = count
+                .checked_mul(amount(line)?)
+                .ok_or_else(|| format!("order {} line {}: revenue overflows", line.order_id, line.sku))?;
             out.push(product_sales(
                 change,
                 line,
                 count * i64::from(line.quantity),
-                count * line.amount(),
+                revenue,
                 shards,
             ));
         }
@@ -214,7 +241,7 @@ fn order_contributions(
                 .ranked(ranked),
         );
     }
-    out
+    Ok(out)
 }
 
 /// A product's total inventory: new quantity minus old, on the product's record (which an
@@ -227,6 +254,7 @@ fn inventory_contributions(
     let Some(any) = new.as_ref().or(old.as_ref()) else {
         return Vec::new();
     };
+    // Quantities are u32s: their difference fits an i64 whatever is stored.
     let quantity = |i: &Option<Inventory>| i.as_ref().map_or(0, |i| i64::from(i.quantity));
     let adds = [(Product::TOTAL_INVENTORY, quantity(&new) - quantity(&old))];
     vec![
@@ -241,15 +269,19 @@ fn line_contributions(
     old: Option<OrderLine>,
     new: Option<OrderLine>,
     shards: u32,
-) -> Vec<Contribution> {
+) -> Result<Vec<Contribution>, String> {
     let Some(any) = new.as_ref().or(old.as_ref()) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
+    // Quantities are u32s: their difference fits an i64 whatever is stored.
     let units = new.as_ref().map_or(0, |l| i64::from(l.quantity))
         - old.as_ref().map_or(0, |l| i64::from(l.quantity));
-    let revenue =
-        new.as_ref().map_or(0, OrderLine::amount) - old.as_ref().map_or(0, OrderLine::amount);
-    vec![product_sales(change, any, units, revenue, shards)]
+    let revenue = delta(
+        new.as_ref().map(amount).transpose()?,
+        old.as_ref().map(amount).transpose()?,
+        "Revenue",
+    )?;
+    Ok(vec![product_sales(change, any, units, revenue, shards)])
 }
 
 /// Units and revenue added to the product of `line`, on its order's shard.
@@ -459,6 +491,56 @@ mod tests {
         // Replaying the modify does not add again.
         handle_counted(&deps, &batch).await;
         assert_eq!(derived(&deps.table).await.1[&3], 4);
+    }
+
+    /// Stored numbers whose delta does not fit an i64 (a total of i64::MIN, a line of u32::MAX
+    /// units at i64::MAX cents): their records are poison, never a panic (debug builds) nor a
+    /// wrapped delta written as if it were right (release builds); the records around them count.
+    #[tokio::test]
+    async fn a_stored_number_whose_delta_overflows_is_poison_not_a_wrapped_sum() {
+        let (deps, sources) = with_orders().await;
+        handle_counted(&deps, &stream_event(inserts(&sources))).await;
+        let of = |ty: &str, attr: &str, value: &str| {
+            sources
+                .iter()
+                .find(|i| i["Type"].as_s().unwrap() == ty && i[attr].as_s().ok().map(String::as_str) == Some(value))
+                .unwrap()
+                .clone()
+        };
+        let summary = of("Order", "CustomerId", "bob");
+        let mut corrupt = summary.clone();
+        corrupt.insert("Total".into(), AttributeValue::N(i64::MIN.to_string()));
+        let mut line = sources
+            .iter()
+            .find(|i| i["Type"].as_s().unwrap() == "OrderItem" && num(i, "Sku") == 3)
+            .unwrap()
+            .clone();
+        let old_line = line.clone();
+        line.insert("Quantity".into(), AttributeValue::N(u32::MAX.to_string()));
+        line.insert("UnitPrice".into(), AttributeValue::N(i64::MAX.to_string()));
+        let mut more = of("Order", "CustomerId", "ann");
+        let ann_total = num(&more, "Total");
+        more.insert("Total".into(), AttributeValue::N((ann_total + 1).to_string()));
+        let batch = stream_event(vec![
+            stream_record("m1", 100, C::Modify(&corrupt, &summary)),
+            stream_record("m2", 101, C::Modify(&old_line, &line)),
+            stream_record("m3", 102, C::Modify(&of("Order", "CustomerId", "ann"), &more)),
+        ]);
+        let (r, _) = handle_counted(&deps, &batch).await;
+        assert!(r.failed_sequence_numbers().is_empty(), "not retried: {r:?}");
+        assert_eq!(
+            r.poison.iter().map(|p| p.index).collect::<Vec<_>>(),
+            [0, 1],
+            "{:?}",
+            r.poison
+        );
+        assert!(r.poison.iter().all(|p| p.reason.contains("overflows")), "{:?}", r.poison);
+        let (customers, sales, _) = derived(&deps.table).await;
+        let (want_customers, want_sales, _) = expected();
+        assert_eq!(sales, want_sales, "nothing of the poison applied");
+        assert_eq!(customers["bob"], want_customers["bob"]);
+        let ann = want_customers["ann"];
+        assert_eq!(customers["ann"], (ann.0, ann.1 + 1), "the record behind them applied");
     }
 
     #[tokio::test]

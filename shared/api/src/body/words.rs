@@ -80,7 +80,9 @@ fn given_value(given: &str) -> String {
     }
 }
 
-/// What a Rust type accepts, in JSON's words.
+/// What a Rust type accepts, in JSON's words. A field with a range of its own is an
+/// [`crate::Bounded`], which says that range ("a whole number from 1 to 10000", passed through
+/// here as it is); these are the ranges of the plain types, for a field that takes all of one.
 fn accepted(expected: &str) -> String {
     let whole = |min: &str, max: &str| format!("a whole number from {min} to {max}");
     match expected {
@@ -146,13 +148,18 @@ mod tests {
         let cases = [
             (
                 "items[0].quantity",
-                "invalid type: string \"x\", expected u32",
-                "items[0].quantity: \"x\" is not a whole number from 0 to 4294967295.",
+                "invalid type: string \"x\", expected a whole number from 1 to 10000",
+                "items[0].quantity: \"x\" is not a whole number from 1 to 10000.",
             ),
             (
-                "items[0].unitPrice",
+                "items[0].quantity",
+                "invalid value: integer `-1`, expected a whole number from 1 to 10000",
+                "items[0].quantity: -1 is not a whole number from 1 to 10000.",
+            ),
+            (
+                "version",
                 "invalid value: integer `-1`, expected u64",
-                "items[0].unitPrice: -1 is not a whole number, 0 or more.",
+                "version: -1 is not a whole number, 0 or more.",
             ),
             (
                 "grade",
