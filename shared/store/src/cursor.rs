@@ -128,9 +128,8 @@ impl SealingKey {
         if sealed.len() < NONCE_LEN + TAG_LEN {
             return None;
         }
-        let body = sealed.split_off(NONCE_LEN);
+        let mut body = sealed.split_off(NONCE_LEN);
         let nonce = Nonce::try_assume_unique_for_key(&sealed).ok()?;
-        let mut body = body;
         let plain = self
             .key
             .open_in_place(nonce, Aad::from(self.id.as_bytes()), &mut body)

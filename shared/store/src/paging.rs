@@ -141,7 +141,8 @@ impl<'d> Paging<'d> {
             // The parent comes first on a first page: it is one of the round's items.
             let affordable = budget_items(PAGE_READ_BUDGET - spent, largest_child);
             let round = wanted.min(affordable.saturating_sub(u32::from(first)));
-            if round == 0 && !(first && children.is_empty()) {
+            // A first page reads at least its parent and one child, whatever the budget.
+            if round == 0 && !first {
                 break;
             }
             let Some(page) = table
