@@ -16,8 +16,21 @@ pub const WRITE_PRICE: f64 = 0.625;
 /// When AWS set them (the on-demand price cut announced 2024-11-14, effective 2024-11-01).
 pub const PRICE_DATE: &str = "2024-11-01";
 
-/// The least an eventually consistent read is charged, whatever it finds.
+/// The least an eventually consistent read of a key, or a Query, is charged, whatever it
+/// finds; a strongly consistent one twice that.
 const MIN_READ_UNITS: f64 = 0.5;
+
+/// Read units DynamoDB charges for `r` that DynamoDB Local reports as free: a BatchGetItem's
+/// keys that found nothing, and a Query or Scan that found nothing, each at the least a read
+/// is charged. (Local does charge a GetItem that finds nothing.)
+fn unreported_read_units(r: &store::Request) -> f64 {
+    let least = if r.consistent { 2.0 } else { 1.0 } * MIN_READ_UNITS;
+    match r.operation {
+        "BatchGetItem" => least * r.missed as f64,
+        "Query" | "Scan" if r.read_units + r.index_read_units == 0.0 => least,
+        _ => 0.0,
+    }
+}
 
 const TABLE: Section = Section {
     file: "docs/access-patterns.md",
@@ -42,8 +55,8 @@ pub struct Cost {
     /// Read units, the table's and its indexes', as DynamoDB Local reports them (the function
     /// tests hold reads to `devkit::query_read_units`, the item sizes' arithmetic).
     pub read_units: f64,
-    /// Reads DynamoDB Local reported as free (they found nothing), counted in `read_units` at
-    /// DynamoDB's minimum charge.
+    /// Reads that found nothing where DynamoDB Local reported them free, counted in
+    /// `read_units` at DynamoDB's minimum charge.
     pub empty_reads: usize,
     /// Write units as DynamoDB bills them, computed from the items each write touched
     /// ([`devkit::write_units`]): index writes, and transactions' double charge, included.
@@ -54,26 +67,18 @@ pub struct Cost {
 }
 
 impl Cost {
-    /// What `measured` consumed, read on a `Table::recording_touched`. DynamoDB Local reports 0
-    /// units for a read that finds nothing; DynamoDB charges it at least half a unit
-    /// (eventually consistent), which is what is counted for it here.
+    /// What `measured` consumed, read on a `Table::recording_touched`, with the reads DynamoDB
+    /// charges and DynamoDB Local reports as free ([`unreported_read_units`]).
     pub fn of(measured: &[store::Request]) -> Cost {
-        let is_read = |r: &&store::Request| {
-            matches!(r.operation, "GetItem" | "Query" | "BatchGetItem" | "Scan")
-        };
-        let empty_reads = measured
-            .iter()
-            .filter(is_read)
-            .filter(|r| r.read_units + r.index_read_units == 0.0)
-            .count();
+        let unreported: Vec<f64> = measured.iter().map(unreported_read_units).collect();
         Cost {
             requests: measured.len(),
             read_units: measured
                 .iter()
                 .map(|r| r.read_units + r.index_read_units)
-                .sum::<f64>()
-                + MIN_READ_UNITS * empty_reads as f64,
-            empty_reads,
+                .chain(unreported.iter().copied())
+                .sum(),
+            empty_reads: unreported.iter().filter(|u| **u > 0.0).count(),
             write_units: measured
                 .iter()
                 .map(|r| devkit::write_units(r, indexes()))
@@ -198,8 +203,10 @@ fn render(rows: &[Row], request_column: &str) -> String {
         ));
     }
     out.push_str(&format!(
-        "\n\\* includes {MIN_READ_UNITS} units for each read that found nothing, which DynamoDB \
-         Local reports as free and DynamoDB charges at least that.\n"
+        "\n\\* includes {MIN_READ_UNITS} units ({} strongly consistent) for each key of a \
+         BatchGetItem, and each Query, that found nothing, which DynamoDB Local reports as free \
+         and DynamoDB charges at least that.\n",
+        2.0 * MIN_READ_UNITS
     ));
     out.push_str(&format!(
         "\nPrices: DynamoDB on-demand, US East (N. Virginia), ${READ_PRICE} per million read request \
@@ -308,14 +315,9 @@ fn units_and_dollars_read_as_people_write_them() {
     assert_eq!(dollars(125.0), "$125");
     assert_eq!(dollars(0.0), "$0");
     let request = |operation, read_units, write_units| store::Request {
-        operation,
-        index: None,
         read_units,
         write_units,
-        index_read_units: 0.0,
-        items: 0,
-        parts: Vec::new(),
-        touched: Vec::new(),
+        ..store::Request::new(operation)
     };
     let cost = Cost::of(&[
         request("Query", 0.0, 0.0),
@@ -327,6 +329,19 @@ fn units_and_dollars_read_as_people_write_them() {
         (3, 2.0, 1),
         "an empty read counts at the minimum; a write is no read"
     );
+    // A batch of two keys, one found (0.5 reported), one not, strongly consistent: the miss is
+    // a whole unit more. A GetItem's miss is reported as charged already.
+    let batch = store::Request {
+        items: 1,
+        missed: 1,
+        consistent: true,
+        ..request("BatchGetItem", 1.0, 0.0)
+    };
+    let get = store::Request {
+        missed: 1,
+        ..request("GetItem", 0.5, 0.0)
+    };
+    assert_eq!(Cost::of(&[batch, get]).read_units, 2.5);
     // Writes are billed from what they touched, not from what DynamoDB Local reported.
     assert_eq!((cost.write_units, cost.reported_write_units), (0.0, 2.0));
     let row = Row {

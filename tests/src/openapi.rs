@@ -55,6 +55,22 @@ fn operation_for(method: &str, path: &str) -> Option<(String, &'static Value)> {
         .map(|((_, template), op)| (template, op))
 }
 
+/// What `openapi.yaml` states the operation `method` `template` can consume at most in one
+/// call, in read units (`x-worst-case-read-units`, stated on every public operation).
+pub fn worst_case_read_units(method: &str, template: &str) -> Option<f64> {
+    operations()
+        .get(&(method.to_owned(), template.to_owned()))
+        .and_then(|op| op["x-worst-case-read-units"].as_f64())
+}
+
+/// How many operations state `x-worst-case-read-units`.
+pub fn stating_worst_case_read_units() -> usize {
+    operations()
+        .values()
+        .filter(|op| op.get("x-worst-case-read-units").is_some())
+        .count()
+}
+
 /// The documented schema of the query parameter `name` of the operation `method` `template`
 /// (`GET`, `/books/{isbn}`), its `$ref`s followed.
 pub fn query_schema(method: &str, template: &str, name: &str) -> Option<&'static Value> {

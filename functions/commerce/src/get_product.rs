@@ -23,7 +23,14 @@ pub const FUNCTION: Function = Function {
             index: Index::Table,
             request: "GetItem `PRODUCT#<sku>` / `A` (the total is on the product, kept by `commerce-stream`)",
             returns: "`{sku, name, description, createdAt, updatedAt, totalInventory}`; 404 `product_not_found`",
-            example: Example::anyone("/products/42"),
+            example: Example::anyone("/products/42").with_worst(|| {
+                use api::function::{Worst, leak};
+                Worst::new(
+                    "the largest product (`put-product`'s worst case)",
+                    Example::anyone(leak(format!("/products/{}", Sku::MAX))),
+                )
+                .after("put-product", crate::put_product::largest(Sku::MAX))
+            }),
         }],
     )],
 };

@@ -34,7 +34,7 @@ pub const FUNCTION: Function = Function {
                     returns: "201 the occurrence; 409 `course_exists`",
                     example: Example::staff("/courses").with_body(r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#).with_worst(|| {
                         api::function::Worst::new(
-                            format!("a course name of {} and a course type of {MAX_COURSE_TYPE_CHARS} characters of 4 bytes", keys::MAX_TEXT_LEN),
+                            format!("a course name and a location of {} and a course type of {MAX_COURSE_TYPE_CHARS} characters of 4 bytes", keys::MAX_TEXT_LEN),
                             largest(),
                         )
                     }),
@@ -45,18 +45,37 @@ pub const FUNCTION: Function = Function {
 };
 
 pub const MAX_COURSE_TYPE_CHARS: usize = 100;
+/// The largest occurrence item DynamoDB can hold: its name and location, at 4 bytes a character,
+/// in its attributes and in its keys (the table's and `OccurrencesByDate`'s), and its course
+/// type; public pages of occurrences are read within their budget assuming every occurrence is
+/// this large. A test writes the largest occurrence and measures it.
+pub const LARGEST_OCCURRENCE_BYTES: u32 = 5 * 1024;
 
 /// The longest course name, of the widest characters (`issue-certificate`'s worst case too).
 pub fn longest_course_name() -> String {
     api::function::widest_text(keys::MAX_TEXT_LEN)
 }
 
-/// The request that creates the largest occurrence, on 2022-03-16 in Building 2.
+/// The `n`th longest location, of the widest characters: as many occurrences of one course on
+/// one day as a worst case needs. It ends in three letters, `n` in base 26 (`aaa`, `aab`, ...):
+/// a location's numbers have two digits at most.
+pub fn longest_location(n: u16) -> String {
+    let letter = |place: u32| char::from(b'a' + (u32::from(n) / 26u32.pow(place) % 26) as u8);
+    let suffix: String = (0..3).rev().map(letter).collect();
+    format!("{}{suffix}", api::function::widest_text(keys::MAX_TEXT_LEN - 3))
+}
+
+/// The request that creates the largest occurrence, on 2022-03-16 at the first longest location.
 pub fn largest() -> Example {
+    largest_at(&longest_location(0))
+}
+
+/// The request that creates the largest occurrence on 2022-03-16 at `location`.
+pub fn largest_at(location: &str) -> Example {
     let body = serde_json::json!({
         "courseName": longest_course_name(),
         "startDate": "2022-03-16",
-        "location": "Building 2",
+        "location": location,
         "courseType": api::function::widest_text(MAX_COURSE_TYPE_CHARS),
     });
     Example::staff("/courses").with_body(api::function::leak(body.to_string()))
@@ -121,6 +140,22 @@ mod tests {
         let (s, body) = post(again).await;
         assert_eq!((s, body["code"].as_str()), (409, Some("course_exists")));
         assert_eq!(all_items(&table).await, items, "nothing written");
+    }
+
+    /// The largest occurrence there can be is an item of at most `LARGEST_OCCURRENCE_BYTES`, the
+    /// size public pages of occurrences assume, and within 1 KB of it, so the bound is not slack.
+    #[tokio::test]
+    async fn the_largest_occurrence_is_within_the_size_pages_assume() {
+        let h = Harness::on_new_table(&FUNCTION, handle).await;
+        let (s, body) = h
+            .as_staff()
+            .post("/courses", largest().body.expect("a body"))
+            .await;
+        assert_eq!(s, 201, "{body}");
+        let items = all_items(&h.table()).await;
+        let largest = items.iter().map(testkit::item_size).max().expect("the item");
+        assert!(largest <= LARGEST_OCCURRENCE_BYTES as usize, "{largest} bytes");
+        assert!(largest + 1024 > LARGEST_OCCURRENCE_BYTES as usize, "{largest} bytes");
     }
 
     #[tokio::test]

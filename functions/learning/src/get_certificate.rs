@@ -24,7 +24,17 @@ pub const FUNCTION: Function = Function {
             returns: "the certificate; 404 `certificate_not_found`",
             example: Example::anyone(
                 "/courses/introtodynamodb/certificates/2022-03-15/David%20Spurdy",
-            ),
+            )
+            .with_worst(|| {
+                use api::function::{Worst, leak, path_segment, widest_text};
+                let name = path_segment(&widest_text(keys::MAX_TEXT_LEN));
+                let target = format!("/courses/{name}/certificates/2022-03-16/{name}");
+                Worst::new(
+                    "a certificate no one holds, of the longest names: both keys read twice, the second time strongly consistent",
+                    Example::anyone(leak(target)),
+                )
+                .answered(404)
+            }),
         }],
     )],
 };

@@ -23,7 +23,18 @@ pub const FUNCTION: Function = Function {
             returns: "the occurrence; 404 `course_not_found`",
             example: Example::anyone(
                 "/courses/Intro%20to%20DynamoDB/occurrences/2022-03-15/Building%201",
-            ),
+            )
+            .with_worst(|| {
+                use api::function::{Worst, leak, path_segment};
+                use crate::create_course_occurrence::{largest, longest_course_name, longest_location};
+                let target = format!(
+                    "/courses/{}/occurrences/2022-03-16/{}",
+                    path_segment(&longest_course_name()),
+                    path_segment(&longest_location(0))
+                );
+                Worst::new("the largest occurrence", Example::anyone(leak(target)))
+                    .after("create-course-occurrence", largest())
+            }),
         }],
     )],
 };

@@ -38,13 +38,13 @@ pub const FUNCTION: Function = Function {
                         let body = serde_json::json!({
                             "courseName": crate::create_course_occurrence::longest_course_name(),
                             "date": "2022-03-16",
-                            "location": "Building 2",
+                            "location": crate::create_course_occurrence::longest_location(0),
                             "student": longest,
                             "certType": "Completion",
                             "instructor": longest,
                         });
                         api::function::Worst::new(
-                            format!("course, student and instructor names of {} characters of 4 bytes", keys::MAX_TEXT_LEN),
+                            format!("course, location, student and instructor names of {} characters of 4 bytes", keys::MAX_TEXT_LEN),
                             Example::staff("/certificates").with_body(leak(body.to_string())),
                         )
                         .after("create-course-occurrence", crate::create_course_occurrence::largest())

@@ -3,7 +3,10 @@
 //! beginning of a location): the course's occurrences in date order, then location order, a page
 //! at a time (`limit`, default 20, 1..=100, and a signed `cursor`). ONE query per page, on the
 //! multi-attribute index `OccurrencesByDate`, which holds occurrences only: a course's
-//! certificates are never read. The concatenated design (GSI1, seed 001's keys) serves the same
+//! certificates are never read. Anyone may read these pages, so a page stops at
+//! [`store::PAGE_READ_BUDGET`] read units: a page of the largest occurrences (5 KB) is read in
+//! rounds of as many as the budget left pays for; the default page is one round whatever they
+//! hold. The concatenated design (GSI1, seed 001's keys) serves the same
 //! reads as a store-level query (`store::learning::occurrences_page`); a test holds both equal,
 //! page by page.
 //!
@@ -34,7 +37,7 @@ pub const FUNCTION: Function = Function {
                 id: "L2",
                 route: "`GET /courses/{course}/occurrences?limit=&cursor=`",
                 index: Index::Multi(OCCURRENCES_BY_DATE),
-                request: "Query `CourseKey = <course>`",
+                request: "Query `CourseKey = <course>`; a page stops at 32 read units (another Query for the rest of the page only while the budget left pays for it at 5 KB an occurrence)",
                 returns: "`{courseKey, occurrences, nextCursor}` in date order",
                 example: Example::anyone("/courses/introtodynamodb/occurrences"),
             },
@@ -70,12 +73,33 @@ pub const FUNCTION: Function = Function {
                 returns: "`{courseKey, occurrences, nextCursor}` in date order",
                 example: Example::anyone(
                     "/courses/introtodynamodb/occurrences?date=2022-03-15&location=build",
-                ),
+                )
+                .with_worst(worst),
             },
         ],
     )
     .paged(20)],
 };
+/// The costliest page: the most occurrences a page may ask for, each the largest there can be,
+/// and one more after them.
+fn worst() -> api::function::Worst {
+    use crate::create_course_occurrence::{largest_at, longest_course_name, longest_location};
+    use api::function::{Worst, leak, path_segment};
+    let limit = api::function::Page::MAX;
+    let target = format!(
+        "/courses/{}/occurrences?limit={limit}",
+        path_segment(&longest_course_name())
+    );
+    let mut worst = Worst::new(
+        format!("`limit={limit}` on a course of {} of the largest occurrences", limit + 1),
+        Example::anyone(leak(target)),
+    );
+    for n in 0..=limit {
+        worst = worst.after("create-course-occurrence", largest_at(&longest_location(n as u16)));
+    }
+    worst
+}
+
 /// The index the API reads ([`keys::indexes::OccurrencesByDate`]).
 const OCCURRENCES_BY_DATE: &str = <keys::indexes::OccurrencesByDate as keys::Index>::NAME;
 
@@ -151,8 +175,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     let page = api::page_request(&req, &FUNCTION)?;
     let paging = store::Paging::new(deps, page, binding)?;
+    // Anyone may ask: the page stops at the read budget.
+    let largest = crate::create_course_occurrence::LARGEST_OCCURRENCE_BYTES;
     let (items, next) = paging
-        .page::<CourseOccurrence, _>(deps.table.query(condition))
+        .page_within::<CourseOccurrence, _>(deps.table.query(condition), largest)
         .await?;
     api::json(
         200,
@@ -410,5 +436,51 @@ mod tests {
             let (s, body) = get(&h, &query).await;
             assert_eq!(s, 400, "{query:?}: {body}");
         }
+    }
+
+    /// Anyone may read these pages: at `limit=100`, a page of the largest occurrences consumed
+    /// 56.5 units. A page stops at the read budget instead, the walk still lists every
+    /// occurrence once, and the default page of the largest occurrences is one query.
+    #[tokio::test]
+    async fn a_page_of_the_largest_occurrences_stops_at_the_read_budget() {
+        use crate::create_course_occurrence::{self as create, largest_at, longest_location};
+        let writer = Harness::on_new_table(&create::FUNCTION, create::handle).await;
+        let count = 80;
+        for n in 0..count {
+            let body = largest_at(&longest_location(n)).body.expect("a body");
+            let (s, b) = writer.as_staff().post("/courses", body).await;
+            assert_eq!(s, 201, "{b}");
+        }
+        let h = Harness::new(&FUNCTION, handle, writer.table().clone());
+        let path = h.path(&[&create::longest_course_name()]);
+        let spent = || -> f64 {
+            h.table()
+                .meter()
+                .requests()
+                .iter()
+                .map(|r| r.read_units + r.index_read_units)
+                .sum()
+        };
+        let pages = walk_pages("100", async |q| {
+            h.table().meter().reset();
+            let (s, body) = h.get(&path, q).await;
+            assert_eq!(s, 200, "{body}");
+            let spent = spent();
+            assert!(spent <= store::PAGE_READ_BUDGET, "a page consumed {spent} units");
+            body
+        })
+        .await;
+        assert!(pages.len() > 1, "{count} occurrences of 4 KB are more than one budget");
+        let listed: Vec<String> = pages
+            .iter()
+            .flat_map(|p| p["occurrences"].as_array().cloned().unwrap_or_default())
+            .map(|o| o["location"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        let expected: Vec<String> = (0..count).map(longest_location).collect();
+        assert_eq!(listed, expected, "every occurrence once, in location order");
+        h.table().meter().reset();
+        let (s, body) = h.get(&path, &[]).await;
+        assert_eq!((s, body["occurrences"].as_array().map(Vec::len)), (200, Some(20)));
+        assert_eq!(h.table().meter().requests().len(), 1, "the default page is one query");
     }
 }

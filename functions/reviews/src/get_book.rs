@@ -36,11 +36,35 @@ pub const FUNCTION: Function = Function {
             index: Index::Table,
             request: "Query `PK = BOOK#<isbn> AND SK <= BOOK#<isbn>`, backwards; first page `Limit = limit + 1` (the book and `limit` reviews); a page stops at 32 read units (another Query for the rest of the page only while the budget left pays for it at 20 KB a review)",
             returns: "`{book (rating: count, average), reviews, nextCursor}` newest first; 404 `book_not_found`",
-            example: Example::anyone("/books/9780261102354?limit=2"),
+            example: Example::anyone("/books/9780261102354?limit=2").with_worst(worst),
         }],
     )
     .paged(10)],
 };
+
+/// The costliest page: the most reviews a page may ask for, on a book of more of the largest
+/// reviews than the read budget pays for.
+fn worst() -> api::function::Worst {
+    let reviews = store::PAGE_READ_BUDGET as u16;
+    let mut worst = api::function::Worst::new(
+        format!(
+            "`limit={}` on a book of {reviews} reviews of {} characters of 4 bytes: the read budget stops the page",
+            api::function::Page::MAX,
+            crate::put_review::MAX_TEXT_CHARS
+        ),
+        Example::anyone(api::function::leak(format!(
+            "/books/9780261102354?limit={}",
+            api::function::Page::MAX
+        ))),
+    );
+    for n in 0..reviews {
+        let user = crate::put_user::longest_username_numbered(n);
+        worst = worst
+            .after("put-user", crate::put_user::largest_named(user))
+            .after("put-review", crate::put_review::largest_by(user));
+    }
+    worst
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = api::path_isbn(&req)?;

@@ -53,8 +53,12 @@ pub const LARGEST_REVIEW_BYTES: u32 = 4 * MAX_TEXT_CHARS as u32 + 1024;
 /// The request that writes the largest review: the longest text of the widest characters,
 /// by the user of the longest username (`delete-review`'s worst case deletes it).
 pub fn largest() -> Example {
+    largest_by(crate::put_user::longest_username())
+}
+
+/// The request that writes the largest review of seed 002's Fellowship by `user`.
+pub fn largest_by(user: &'static str) -> Example {
     use api::function::{leak, widest_text};
-    let user = crate::put_user::longest_username();
     let body = serde_json::json!({ "grade": MAX_GRADE, "text": widest_text(MAX_TEXT_CHARS) });
     Example::sub(user, leak(format!("/books/9780261102354/reviews/{user}")))
         .with_body(leak(body.to_string()))

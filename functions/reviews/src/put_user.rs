@@ -42,9 +42,18 @@ pub fn longest_username() -> &'static str {
     api::function::leak("u".repeat(keys::MAX_ID_LEN))
 }
 
+/// The `n`th of as many users of the longest username as a worst case needs (`n` < 1,000).
+pub fn longest_username_numbered(n: u16) -> &'static str {
+    api::function::leak(format!("{}{n:03}", "u".repeat(keys::MAX_ID_LEN - 3)))
+}
+
 /// The request that creates the user of the longest username.
 pub fn largest() -> Example {
-    let user = longest_username();
+    largest_named(longest_username())
+}
+
+/// The request that creates the user `user`.
+pub fn largest_named(user: &'static str) -> Example {
     Example::sub(user, api::function::leak(format!("/users/{user}")))
         .with_body(r#"{"membershipDate": "2002-02-02"}"#)
 }

@@ -185,7 +185,7 @@ pub struct Example {
     pub body: Option<&'static str>,
     /// Headers beyond the caller's token (`Idempotency-Key`).
     pub headers: &'static [(&'static str, &'static str)],
-    /// A write route's costliest request ([`Example::with_worst`]).
+    /// A write route's or a public read's costliest request ([`Example::with_worst`]).
     pub worst: Option<WorstCase>,
 }
 
@@ -207,8 +207,8 @@ impl PartialEq for WorstCase {
 
 impl Eq for WorstCase {}
 
-/// A write route's costliest request, for `make cost`'s worst-case table: its body at the
-/// limits the handler allows (built from the handler's own constants), after the requests that
+/// A write route's or a public read's costliest request, for `make cost`'s worst-case table:
+/// its body, or the items it reads, at the limits the handlers allow (built from the handler's own constants), after the requests that
 /// make it possible. Its strings are leaked: built once per test run.
 #[derive(Debug, Clone)]
 pub struct Worst {
@@ -217,6 +217,8 @@ pub struct Worst {
     /// Requests first, each to the only route of the function named.
     pub setup: Vec<(&'static str, Example)>,
     pub request: Example,
+    /// The status it answers when not a success (a read's worst case can be a miss: 404).
+    pub status: Option<u16>,
 }
 
 impl Example {
@@ -282,6 +284,15 @@ impl Worst {
             what: what.into(),
             setup: Vec::new(),
             request,
+            status: None,
+        }
+    }
+
+    /// The same, answered with `status` (a read of what does not exist: 404).
+    pub fn answered(self, status: u16) -> Worst {
+        Worst {
+            status: Some(status),
+            ..self
         }
     }
 
@@ -296,6 +307,19 @@ impl Worst {
 /// that many characters holds, for worst cases.
 pub fn widest_text(chars: usize) -> String {
     "\u{20BB7}".repeat(chars)
+}
+
+/// `text` as one segment of a request's path (or a query value), percent-encoded: every byte but
+/// ASCII letters, digits and `-._~`.
+pub fn path_segment(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// A worst case's text, for an [`Example`]'s `&'static str`.

@@ -147,14 +147,9 @@ mod tests {
 
     fn request(operation: &'static str, touched: Vec<store::Touched>) -> store::Request {
         store::Request {
-            operation,
-            index: None,
-            read_units: 0.0,
-            write_units: 0.0,
-            index_read_units: 0.0,
             items: touched.len(),
-            parts: Vec::new(),
             touched,
+            ..store::Request::new(operation)
         }
     }
 

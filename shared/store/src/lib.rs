@@ -179,13 +179,15 @@ impl Table {
             .send()
             .await
             .map_err(from_sdk)?;
+        let found = usize::from(out.item.is_some());
         self.meter.record(
-            "GetItem",
-            None,
+            Request {
+                items: found,
+                missed: 1 - found,
+                consistent: read == Read::Strong,
+                ..Request::new("GetItem")
+            },
             out.consumed_capacity.as_slice(),
-            usize::from(out.item.is_some()),
-            Vec::new(),
-            Vec::new(),
         );
         Ok(out.item)
     }
@@ -313,8 +315,14 @@ impl Table {
     ) {
         let consumed: Vec<ConsumedCapacity> = written.flatten().cloned().into_iter().collect();
         let items = usize::from(written.is_some());
-        self.meter
-            .record(operation, None, &consumed, items, Vec::new(), touched);
+        self.meter.record(
+            Request {
+                items,
+                touched,
+                ..Request::new(operation)
+            },
+            &consumed,
+        );
     }
 
     /// The keys `keys` makes, for a [`Table::recording_touched`] to read their items around a
@@ -399,6 +407,7 @@ impl Table {
         let mut pending: Vec<Item> = keys.iter().map(key_item).collect();
         let mut found = Vec::with_capacity(keys.len());
         for attempt in 1..=BATCH_ATTEMPTS {
+            let sent = pending.len();
             let request = KeysAndAttributes::builder()
                 .set_keys(Some(std::mem::take(&mut pending)))
                 .projection_expression(&projection)
@@ -418,20 +427,21 @@ impl Table {
                 .responses
                 .and_then(|mut r| r.remove(&self.name))
                 .unwrap_or_default();
-            self.meter.record(
-                "BatchGetItem",
-                None,
-                out.consumed_capacity.as_deref().unwrap_or_default(),
-                items.len(),
-                Vec::new(),
-                Vec::new(),
-            );
-            found.extend(items);
             pending = out
                 .unprocessed_keys
                 .and_then(|mut u| u.remove(&self.name))
                 .map(|k| k.keys)
                 .unwrap_or_default();
+            self.meter.record(
+                Request {
+                    items: items.len(),
+                    missed: sent.saturating_sub(items.len() + pending.len()),
+                    consistent: read == Read::Strong,
+                    ..Request::new("BatchGetItem")
+                },
+                out.consumed_capacity.as_deref().unwrap_or_default(),
+            );
+            found.extend(items);
             if pending.is_empty() {
                 return Ok(found);
             }
@@ -487,12 +497,12 @@ impl Table {
                 Vec::new()
             };
             self.meter.record(
-                "BatchWriteItem",
-                None,
+                Request {
+                    items: sent - pending.len(),
+                    touched,
+                    ..Request::new("BatchWriteItem")
+                },
                 out.consumed_capacity.as_deref().unwrap_or_default(),
-                sent - pending.len(),
-                Vec::new(),
-                touched,
             );
             if pending.is_empty() {
                 return Ok(());

@@ -25,6 +25,11 @@ pub struct Request {
     pub index_read_units: f64,
     /// Items returned (reads) or written (writes).
     pub items: usize,
+    /// Keys a GetItem or BatchGetItem asked for that found no item. DynamoDB charges each of
+    /// them its minimum read (a 4 KB item); DynamoDB Local reports a BatchGetItem's as free.
+    pub missed: usize,
+    /// A strongly consistent read: its minimum charge is a whole unit, not half.
+    pub consistent: bool,
     /// For a transaction, the IAM action each kind of its parts needs (`dynamodb:PutItem`,
     /// `dynamodb:DeleteItem`, `dynamodb:UpdateItem`, `dynamodb:ConditionCheckItem`).
     pub parts: Vec<&'static str>,
@@ -45,6 +50,23 @@ pub struct Touched {
 }
 
 impl Request {
+    /// A request of `operation` (`GetItem`, `Query`, ...), nothing charged yet: the fields
+    /// below are set by the call that sends it, the units by [`Meter::record`].
+    pub fn new(operation: &'static str) -> Request {
+        Request {
+            operation,
+            index: None,
+            read_units: 0.0,
+            write_units: 0.0,
+            index_read_units: 0.0,
+            items: 0,
+            missed: 0,
+            consistent: false,
+            parts: Vec::new(),
+            touched: Vec::new(),
+        }
+    }
+
     /// Units charged in all, on the table and its indexes.
     pub fn capacity_units(&self) -> f64 {
         self.read_units + self.write_units + self.index_read_units
@@ -85,25 +107,9 @@ impl Meter {
         Meter(Some(Arc::default()))
     }
 
-    pub(crate) fn record(
-        &self,
-        operation: &'static str,
-        index: Option<&'static str>,
-        consumed: &[ConsumedCapacity],
-        items: usize,
-        parts: Vec<&'static str>,
-        touched: Vec<Touched>,
-    ) {
-        let mut request = Request {
-            operation,
-            index,
-            read_units: 0.0,
-            write_units: 0.0,
-            index_read_units: 0.0,
-            items,
-            parts,
-            touched,
-        };
+    /// Records `request`, charged what DynamoDB reported (`consumed`).
+    pub(crate) fn record(&self, mut request: Request, consumed: &[ConsumedCapacity]) {
+        let operation = request.operation;
         let is_write = matches!(
             operation,
             "PutItem" | "UpdateItem" | "DeleteItem" | "TransactWriteItems" | "BatchWriteItem"
@@ -130,11 +136,11 @@ impl Meter {
         // itself at volume. `RUST_LOG=store=debug` shows them.
         tracing::debug!(
             operation,
-            index,
+            index = request.index,
             read_units = request.read_units,
             write_units = request.write_units,
             index_read_units = request.index_read_units,
-            items,
+            items = request.items,
             "dynamodb request"
         );
         if let Some(mut log) = self.0.as_ref().and_then(|l| l.lock().ok()) {

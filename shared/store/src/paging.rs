@@ -105,18 +105,54 @@ impl<'d> Paging<'d> {
         Ok((page.items, self.next_cursor(page.last_key)?))
     }
 
+    /// [`Paging::items`] within [`PAGE_READ_BUDGET`], for a page anyone may read: it is read in
+    /// rounds of as many items as the budget left could pay for were each of them `largest`
+    /// bytes, so it never consumes more, whatever the items hold; a page cut short has a cursor
+    /// like any other. Items of the usual size fill the page's `limit` in the first round.
+    pub async fn items_within<C: Selection>(
+        &self,
+        query: Query<'_, C>,
+        largest: u32,
+    ) -> Result<(Vec<Item>, Option<String>), PagingError> {
+        let (mut items, mut start, mut spent) = (Vec::new(), self.start.clone(), 0.0);
+        let mut wanted = self.limit;
+        loop {
+            let affordable = budget_items(PAGE_READ_BUDGET - spent, largest);
+            // A page reads at least one item, whatever the budget.
+            let round = match wanted.min(affordable) {
+                0 if items.is_empty() => 1,
+                0 => break,
+                n => n,
+            };
+            let page = query.clone().limit(round).start(start).send().await?;
+            spent += page.read_units;
+            wanted = wanted.saturating_sub(page.items.len() as u32);
+            items.extend(page.items);
+            start = page.last_key;
+            if start.is_none() || wanted == 0 {
+                break;
+            }
+        }
+        Ok((items, self.next_cursor(start)?))
+    }
+
+    /// [`Paging::items_within`], each decoded as `E`.
+    pub async fn page_within<E: Entity, C: Selection>(
+        &self,
+        query: Query<'_, C>,
+        largest: u32,
+    ) -> Result<(Vec<E>, Option<String>), PagingError> {
+        let (items, next) = self.items_within(query, largest).await?;
+        Ok((decode(items)?, next))
+    }
+
     /// [`Paging::items`], each decoded as `E` (a pattern that reads one kind of item).
     pub async fn page<E: Entity, C: Selection>(
         &self,
         query: Query<'_, C>,
     ) -> Result<(Vec<E>, Option<String>), PagingError> {
         let (items, next) = self.items(query).await?;
-        let items = items
-            .into_iter()
-            .map(model::from_item::<E>)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(StoreError::from)?;
-        Ok((items, next))
+        Ok((decode(items)?, next))
     }
 
     /// One page of a collection read backwards from its parent's own record
@@ -204,4 +240,13 @@ impl<'d> Paging<'d> {
             .map(|k| self.cursors.encode(&self.binding, &k))
             .transpose()
     }
+}
+
+/// Each of `items` as `E`.
+fn decode<E: Entity>(items: Vec<Item>) -> Result<Vec<E>, StoreError> {
+    items
+        .into_iter()
+        .map(model::from_item::<E>)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(StoreError::from)
 }

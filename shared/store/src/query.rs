@@ -139,6 +139,7 @@ impl<'t, S: KeySpace> Query<'t, KeyCondition<S>> {
 /// One Query, built from a key condition ([`Selection`]: the index name and key attribute names
 /// come from the condition's space or index declaration, never from the caller).
 #[must_use]
+#[derive(Clone)]
 pub struct Query<'t, C> {
     table: &'t Table,
     condition: C,
@@ -251,12 +252,13 @@ impl<'t, C: Selection> Query<'t, C> {
             .and_then(|c| c.capacity_units)
             .unwrap_or(0.0);
         self.table.meter().record(
-            "Query",
-            index,
+            crate::Request {
+                index,
+                items: items.len(),
+                consistent: self.consistent,
+                ..crate::Request::new("Query")
+            },
             out.consumed_capacity.as_slice(),
-            items.len(),
-            Vec::new(),
-            Vec::new(),
         );
         Ok(Page {
             items,

@@ -254,12 +254,13 @@ impl<'t> Transaction<'t> {
                         t.checked = *action == "dynamodb:ConditionCheckItem";
                     }
                     self.table.meter().record(
-                        "TransactWriteItems",
-                        None,
+                        crate::Request {
+                            items: self.writes,
+                            parts,
+                            touched,
+                            ..crate::Request::new("TransactWriteItems")
+                        },
                         out.consumed_capacity.as_deref().unwrap_or_default(),
-                        self.writes,
-                        parts,
-                        touched,
                     );
                     return Ok(());
                 }
@@ -269,12 +270,11 @@ impl<'t> Transaction<'t> {
                 }
             };
             self.table.meter().record(
-                "TransactWriteItems",
-                None,
+                crate::Request {
+                    parts: parts.clone(),
+                    ..crate::Request::new("TransactWriteItems")
+                },
                 &[],
-                0,
-                parts.clone(),
-                Vec::new(),
             );
             if !unknown && !err.is_retryable_cancellation() {
                 return Err(err);

@@ -231,17 +231,9 @@ pub fn sample_event(file: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
 }
 
-/// `%XX`-encodes every byte but the unreserved ones, as a client sends a query value.
-pub fn percent_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
+/// `%XX`-encodes every byte but the unreserved ones, as a client sends a query value or a path
+/// segment.
+pub use api::function::path_segment as percent_encode;
 
 /// Decodes `%XX` escapes (a malformed one is kept as it is), as API Gateway decodes path
 /// parameters.
