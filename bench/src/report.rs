@@ -120,11 +120,19 @@ impl Machine {
             kernel: run("uname", &["-r"]),
             date: run("date", &["-u", "+%Y-%m-%d"]),
             commit: run("git", &["rev-parse", "--short", "HEAD"]),
-            runs: if options.quick {
-                "quick: 2 cold starts, 20 warm calls after 5".into()
-            } else {
-                "7 cold starts (medians); then up to 300 warm calls (at least 20, at most 30 s) after up to 30 unmeasured (at most 10 s)".into()
-            },
+            runs: format!(
+                "{}{}",
+                if options.quick {
+                    "quick: 2 cold starts, 20 warm calls after 5"
+                } else {
+                    "7 cold starts (medians); then up to 300 warm calls (at least 20, at most 30 s) after up to 30 unmeasured (at most 10 s)"
+                },
+                if options.o5_next_page {
+                    "; O5's warm calls read its second page, with the cursor of the first"
+                } else {
+                    ""
+                }
+            ),
             binary_sizes,
         }
     }
