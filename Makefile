@@ -94,9 +94,10 @@ seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 
 	@if $(API_LISTENS); then echo "waiting for the stream handlers to catch up ..."; $(WAIT_DRAINED); \
 	  echo "seeded, and the stream handlers have caught up"; fi
 
-bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks, each against its baseline in the same run: the functions as Lambda runs them (root: cgroup CPU shares) against a bare hello, Node + ElectroDB, Python + boto3; coalesced stream writes; merged pages of a sharded index
+bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks, each against its baseline in the same run: the hot path's new work (sealed cursors, the text rule) in process against what it replaced; the functions as Lambda runs them (root: cgroup CPU shares) against a bare hello, Node + ElectroDB, Python + boto3; coalesced stream writes; merged pages of a sharded index
 	bench/python/install.sh >/dev/null
-	cargo build --release -p bench -p bench-hello -p commerce --bin lambda-bench --bin bench-hello --bin get-customer --bin list-orders --bin place-order
+	cargo build --release -p bench -p bench-hello -p commerce --bin hot-path-bench --bin lambda-bench --bin bench-hello --bin get-customer --bin list-orders --bin place-order
+	target/release/hot-path-bench
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT); \

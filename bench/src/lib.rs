@@ -1,7 +1,8 @@
 //! The Lambda-faithful harness that `lambda-bench` (the functions against their peers) and
 //! `power-bench` (every function at several memory sizes) share: a process at a memory size's
 //! CPU share ([`process`]), the Runtime API it speaks ([`runtime`]), TLS in front of DynamoDB
-//! Local ([`tls`]), and the environment Lambda gives every function ([`lambda_environment`]).
+//! Local ([`tls`]), and the environment Lambda gives every function ([`lambda_environment`]); and
+//! what every benchmark's report names: the commit, the date, the CPU.
 
 pub mod process;
 pub mod runtime;
@@ -52,6 +53,27 @@ pub async fn terminator(dir: &Path) -> Result<(tls::Terminator, String), String>
         .map_err(|e| format!("TLS terminator: {e}"))?;
     let endpoint = format!("https://localhost:{}", tls.port);
     Ok((tls, endpoint))
+}
+
+/// The workspace's git commit, short.
+pub fn commit(root: &Path) -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// Today, UTC, as `YYYY-MM-DD`.
+pub fn today() -> String {
+    std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
 }
 
 /// This machine's CPU, as `/proc/cpuinfo` names it.

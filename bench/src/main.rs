@@ -17,7 +17,13 @@
 //! ```text
 //! lambda-bench [--quick] [--only rust,traced,hello,node,python] [--memory 128,1024]
 //!              [--bin-dir target/release] [--baseline DIR [--baseline-trust system|amazon]]
-//!              [--out bench/results]
+//!              [--o5-next-page] [--out bench/results]
+//! ```
+//!
+//! `--o5-next-page`: O5's warm calls ask for the second page, with the cursor each
+//! implementation's last cold start answered (opened, and the next one sealed, on every call).
+//!
+//! ```text
 //! ```
 
 mod report;
@@ -139,6 +145,8 @@ pub struct Options {
     /// The baseline build reads the system's roots (`SSL_CERT_FILE`), as builds before
     /// `store::sdk` did on Lambda.
     baseline_system_roots: bool,
+    /// O5's warm calls read its second page (`--o5-next-page`).
+    o5_next_page: bool,
     out: PathBuf,
 }
 
@@ -159,6 +167,7 @@ fn options() -> Result<Options, String> {
         bin_dir: "target/release".into(),
         baseline: None,
         baseline_system_roots: false,
+        o5_next_page: false,
         out: "bench/results".into(),
     };
     let mut args = std::env::args().skip(1);
@@ -184,6 +193,7 @@ fn options() -> Result<Options, String> {
                 "amazon" => o.baseline_system_roots = false,
                 other => return Err(format!("--baseline-trust: system or amazon, not {other}")),
             },
+            "--o5-next-page" => o.o5_next_page = true,
             "--out" => o.out = value()?.into(),
             _ => return Err(format!("unknown argument {arg}")),
         }
@@ -232,6 +242,7 @@ struct Setting {
     bin_dir: PathBuf,
     baseline: PathBuf,
     baseline_system_roots: bool,
+    o5_next_page: bool,
     table: String,
     endpoint: String,
     tls: tls::Terminator,
@@ -332,6 +343,7 @@ async fn run(options: Options) -> Result<(), String> {
         bin_dir: root.join(&options.bin_dir),
         baseline: root.join(options.baseline.as_deref().unwrap_or(Path::new("-"))),
         baseline_system_roots: options.baseline_system_roots,
+        o5_next_page: options.o5_next_page,
         python: root.join(".local/bench-python/bin/python"),
         endpoint,
         root,
@@ -416,6 +428,16 @@ fn event_for(pattern: Pattern, base: &Value, tag: &str, n: usize) -> Bytes {
     Bytes::from(serde_json::to_vec(&event).expect("an event serialises"))
 }
 
+/// `event` asking for the page after `cursor`.
+fn with_cursor(event: &Value, cursor: &str) -> Value {
+    let mut event = event.clone();
+    let query = event["rawQueryString"].as_str().unwrap_or_default();
+    // A cursor is URL-safe base64 and dots: nothing to escape.
+    event["rawQueryString"] = format!("{query}&cursor={cursor}").into();
+    event["queryStringParameters"]["cursor"] = cursor.into();
+    event
+}
+
 const INIT_TIMEOUT: Duration = Duration::from_secs(60);
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 const WARM_BUDGET: Duration = Duration::from_secs(30);
@@ -492,6 +514,15 @@ async fn measure(
             first_response,
             cpu_ns: cgroup.usage_ns(),
         });
+        let next_page = match (&body.1["nextCursor"], pattern) {
+            (Value::String(cursor), Pattern::O5) if setting.o5_next_page => {
+                Some(with_cursor(&base, cursor))
+            }
+            (_, Pattern::O5) if setting.o5_next_page => {
+                return Err("--o5-next-page: the first page has no nextCursor".into());
+            }
+            _ => None,
+        };
         first.get_or_insert(body);
         if run + 1 < cold_runs {
             stop(&mut child);
@@ -503,6 +534,7 @@ async fn measure(
         }
 
         // Warm: the last process serves the rest, first unmeasured (JITs warm up), then measured.
+        let base = next_page.unwrap_or(base);
         let warming = Instant::now() + WARM_UP_BUDGET;
         for _ in 0..warm_up {
             call(&mut api, event_for(pattern, &base, &tag, calls)).await?;

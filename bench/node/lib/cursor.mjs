@@ -1,4 +1,5 @@
-// Signed pagination cursors, byte for byte as `store::cursor::CursorCodec` makes them:
+// Signed pagination cursors, byte for byte as `store::cursor::CursorCodec` made them before it
+// sealed them (commit 7da2936; lambda-bench compares a page's cursor by its presence only):
 // `<key id>.<payload>.<signature>`, the payload `{"b":<binding>,"k":{<sorted string map>}}` as
 // serde_json writes it, base64url without padding, signed with HMAC-SHA256; the key id is the
 // first 6 bytes of SHA-256(secret). `CURSOR_SIGNING_KEY_PREVIOUS` is accepted too (rotation).

@@ -128,7 +128,7 @@ pub fn write(
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
         .and_then(|v| serde_json::from_value(v["functions"].clone()).ok())
         .unwrap_or_default();
-    let (date, commit) = (crate::today(), crate::commit(&setting.root));
+    let (date, commit) = (bench::today(), bench::commit(&setting.root));
     for (name, points) in tuned {
         let Some(chosen) = choose(points) else {
             continue;

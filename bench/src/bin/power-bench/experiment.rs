@@ -51,8 +51,8 @@ pub async fn run(setting: &Setting, all: &[Subject], options: &Options) -> Resul
          (what the caller waits for, less Lambda's own set-up). Init runs at the size's CPU share \
          (what the harness assumes) or at a full vCPU until its first `GET /next` (what a boosted \
          init would give); the invocation always runs at the size's share.\n",
-        crate::today(),
-        crate::commit(&setting.root),
+        bench::today(),
+        bench::commit(&setting.root),
         plan.cold_runs
     );
     let _ = writeln!(

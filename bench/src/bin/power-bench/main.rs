@@ -25,7 +25,7 @@ mod experiment;
 mod subject;
 
 use std::{
-    path::{Path, PathBuf},
+    path::PathBuf,
     time::{Duration, Instant},
 };
 
@@ -336,27 +336,6 @@ async fn warm(
     }
     let cpu = (cgroup.usage_ns() - before) as f64 / warm.len() as f64;
     Ok((warm, cpu))
-}
-
-/// The workspace's git commit, short.
-fn commit(root: &Path) -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(root)
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default()
-}
-
-/// Today, UTC, as `YYYY-MM-DD`.
-fn today() -> String {
-    std::process::Command::new("date")
-        .args(["-u", "+%Y-%m-%d"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default()
 }
 
 /// The machine the figures were measured on.
