@@ -40,12 +40,13 @@
 
 use std::{borrow::Cow, fmt, str::FromStr};
 
+use crate::multi::EntityType;
 use crate::{
     Base, Composite, Date, Gsi1, Gsi1Key, Gsi2, Gsi2Key, Id, Index, IndexCondition, Key,
     KeyCondition, KeyError, PrimaryKey, Quarter, Segment, Shard, SortCondition, SortableId,
     code_point_shard,
-    indexes::{self as ix, CustomerOrdersByStatus, RepOrdersByStatus},
 };
+use orders_by_status::{self as ix, CustomerOrdersByStatus, RepOrdersByStatus};
 
 /// Static tags of commerce keys (the registry declares where each one stands).
 pub mod tag {
@@ -420,6 +421,66 @@ pub fn rep_orders_in_status(
     ))
 }
 
+/// The orders' multi-attribute indexes (C4 by status, O10; all indexes: [`crate::indexes`]),
+/// beside GSI1's `<STATUS>#<orderId>` keys. Order headers and summaries carry these attributes as
+/// they are, so the indexes rewrite no item.
+pub mod orders_by_status {
+    use super::{OrderStatus, types};
+    use crate::{
+        Id, Index,
+        multi::{EntityType, StrValue},
+    };
+
+    use crate::key_attribute as attribute;
+
+    attribute!(
+        /// A customer's id (the order's `CustomerId`).
+        CustomerId(Id) = "CustomerId", S, |id| id.as_str().to_owned()
+    );
+    impl StrValue for CustomerId {}
+
+    attribute!(
+        /// An account rep's id (the order's `AccountRepId`, present when placed under a rep).
+        AccountRepId(Id) = "AccountRepId", S, |id| id.as_str().to_owned()
+    );
+    impl StrValue for AccountRepId {}
+
+    attribute!(
+        /// An order's status.
+        Status(OrderStatus) = "Status", S, |s| s.as_str().to_owned()
+    );
+    impl StrValue for Status {}
+
+    attribute!(
+        /// An order's id: a ULID, which sorts by time.
+        OrderId(super::OrderId) = "OrderId", S, |id| id.to_string()
+    );
+    impl StrValue for OrderId {}
+
+    impl EntityType {
+        pub const ORDER_HEADER: EntityType = EntityType(types::ORDER_HEADER);
+        pub const ORDER_SUMMARY: EntityType = EntityType(types::ORDER_SUMMARY);
+    }
+
+    /// C4 by status: a customer's order headers (or summaries) by status, then order id (time).
+    pub struct CustomerOrdersByStatus;
+
+    impl Index for CustomerOrdersByStatus {
+        const NAME: &'static str = "CustomerOrdersByStatus";
+        type Partition = (CustomerId, EntityType);
+        type Sort = (Status, OrderId);
+    }
+
+    /// O10: a rep's order summaries (or headers) by status, then order id (time).
+    pub struct RepOrdersByStatus;
+
+    impl Index for RepOrdersByStatus {
+        const NAME: &'static str = "RepOrdersByStatus";
+        type Partition = (AccountRepId, EntityType);
+        type Sort = (Status, OrderId);
+    }
+}
+
 /// C4 by status on the multi-attribute index `CustomerOrdersByStatus` (the same orders as
 /// [`customer_orders_in_status`] on GSI1): `CustomerId = <id> AND Type = OrderHeader AND
 /// Status = <STATUS> AND OrderId BETWEEN <first ULID of from> AND <last ULID of to>`. Nothing is
@@ -431,12 +492,11 @@ pub fn customer_orders_by_status(
     to: Date,
 ) -> Result<IndexCondition, KeyError> {
     let (lo, hi) = order_id_range(from, to)?;
-    Ok(CustomerOrdersByStatus::key((
-        ix::CustomerId(customer.clone()),
-        ix::EntityType::ORDER_HEADER,
-    ))
-    .eq(ix::Status(status))
-    .between(ix::OrderId(lo), ix::OrderId(hi)))
+    Ok(
+        CustomerOrdersByStatus::key((ix::CustomerId(customer.clone()), EntityType::ORDER_HEADER))
+            .eq(ix::Status(status))
+            .between(ix::OrderId(lo), ix::OrderId(hi)),
+    )
 }
 
 /// O10, one status, on the multi-attribute index `RepOrdersByStatus` (the same orders as
@@ -450,7 +510,7 @@ pub fn rep_orders_by_status(
 ) -> Result<IndexCondition, KeyError> {
     let (lo, hi) = order_id_range(from, to)?;
     Ok(
-        RepOrdersByStatus::key((ix::AccountRepId(rep.clone()), ix::EntityType::ORDER_SUMMARY))
+        RepOrdersByStatus::key((ix::AccountRepId(rep.clone()), EntityType::ORDER_SUMMARY))
             .eq(ix::Status(status))
             .between(ix::OrderId(lo), ix::OrderId(hi)),
     )

@@ -27,11 +27,11 @@ use std::{borrow::Cow, fmt, str::FromStr};
 use crate::{
     Base, Composite, Date, Gsi1, Gsi1Key, Index, IndexCondition, IndexKey, Key, KeyCondition,
     KeyError, PrimaryKey, Segment, Shard, SortCondition, Text, Version, code_point_shard,
-    indexes::{CourseKey, LocationKey, Month, OccurrencesByDate, Year, ymd},
     segment::shown,
     unicode::{self, Lines},
     value::pad,
 };
+use occurrences_by_date::{CourseKey, LocationKey, Month, OccurrencesByDate, Year, ymd};
 
 /// Static tags of learning keys (the registry declares where each one stands).
 pub mod tag {
@@ -457,6 +457,85 @@ pub fn occurrences_at(course: &Text, date: Date, partial: &Location) -> KeyCondi
         occurrences_pk(course),
         SortCondition::BeginsWith(Composite::new().seg(&date).build_with_partial(partial)),
     )
+}
+
+/// The occurrences' multi-attribute index (L2–L6; all indexes: [`crate::indexes`]), beside
+/// GSI1's `<yyyy/mm/dd>#<location>#` keys: the date as three numbers, the location as normalised.
+pub mod occurrences_by_date {
+    use super::{Location, types};
+    use crate::{
+        Index, KeyError, Text,
+        multi::{EntityType, StrValue},
+        unescape,
+    };
+
+    use crate::key_attribute as attribute;
+
+    attribute!(
+        /// A course's key, as its base partition key writes it (normalised [`Text`]).
+        CourseKey(Text) = "CourseKey", S, |t| t.as_key().to_owned()
+    );
+    impl StrValue for CourseKey {}
+
+    attribute!(
+        /// A year, 1 to 9999.
+        Year(u16) = "Year", N, |y| i64::from(*y)
+    );
+    attribute!(
+        /// A month, 1 to 12 ([`Month::new`]).
+        Month(u8) = "Month", N, |m| i64::from(*m)
+    );
+    attribute!(
+        /// A day of the month, 1 to 31 ([`Day::new`]).
+        Day(u8) = "Day", N, |d| i64::from(*d)
+    );
+    attribute!(
+        /// A location as its key normalises it (lower case, numbers padded), not escaped: no
+        /// delimiter follows it.
+        LocationKey(Location) = "LocationKey", S, |l| unescape(l.as_key()).expect("a location key is escaped text")
+    );
+    impl StrValue for LocationKey {}
+
+    impl Month {
+        pub fn new(month: u8) -> Result<Month, KeyError> {
+            (1..=12)
+                .contains(&month)
+                .then_some(Month(month))
+                .ok_or_else(|| KeyError::InvalidDate(format!("month {month}")))
+        }
+    }
+
+    impl Day {
+        pub fn new(day: u8) -> Result<Day, KeyError> {
+            (1..=31)
+                .contains(&day)
+                .then_some(Day(day))
+                .ok_or_else(|| KeyError::InvalidDate(format!("day {day}")))
+        }
+    }
+
+    /// A date's three sort attributes.
+    pub fn ymd(date: crate::Date) -> (Year, Month, Day) {
+        let d = date.inner();
+        (
+            Year(u16::try_from(d.year()).expect("a key date's year is 1 to 9999")),
+            Month(u8::from(d.month())),
+            Day(d.day()),
+        )
+    }
+
+    impl EntityType {
+        pub const COURSE_OCCURRENCE: EntityType = EntityType(types::COURSE_OCCURRENCE);
+    }
+
+    /// L2–L6: a course's occurrences by date, then location.
+    pub struct OccurrencesByDate;
+
+    impl Index for OccurrencesByDate {
+        const NAME: &'static str = "OccurrencesByDate";
+        type Partition = (CourseKey,);
+        type Sort = (Year, Month, Day, LocationKey);
+    }
 }
 
 /// A course occurrence's key in `OccurrencesByDate` ([`crate::indexes`]): its course key, the
