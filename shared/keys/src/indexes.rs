@@ -2,11 +2,7 @@
 //! by the context whose entities stand in it (`commerce::orders_by_status`,
 //! `learning::occurrences_by_date`), and gathered here.
 //!
-//! | index | partition | sort | holds |
-//! |---|---|---|---|
-//! | `OccurrencesByDate` | `CourseKey` S | `Year` N, `Month` N, `Day` N, `LocationKey` S | course occurrences (L2–L6) |
-//! | `CustomerOrdersByStatus` | `CustomerId` S, `Type` S | `Status` S, `OrderId` S | order headers and summaries, apart by `Type` (C4 by status) |
-//! | `RepOrdersByStatus` | `AccountRepId` S, `Type` S | `Status` S, `OrderId` S | the same, of orders placed under a rep (O10) |
+//! Their attributes and members are tabled in `docs/keys.md`, generated from these declarations.
 //!
 //! Each attribute is a type, whose value is the typed value it holds (`Year(2022)`,
 //! `Status(OrderStatus::Open)`), so a condition names them in order and in type.
