@@ -102,27 +102,31 @@ pub fn overlap(a: &Kind, b: &Kind) -> bool {
     a.space == b.space && shapes_overlap(a.pk, b.pk) && shapes_overlap(a.sk, b.sk)
 }
 
-/// Every key shape as Markdown tables, one per context, then the multi-attribute indexes: the
-/// body of `docs/keys.md`, which a test holds to the declarations.
+/// One context's key shapes as a Markdown table: what `docs/contexts/<context>.md` shows.
+pub fn table(context: &str) -> String {
+    let mut out = String::from(
+        "| entity | index | partition key | sort key | builder |\n|---|---|---|---|---|\n",
+    );
+    for k in KINDS.iter().filter(|k| k.context == context) {
+        out.push_str(&format!(
+            "| `{}` | {} | `{}` | `{}` | `{context}::{}` |\n",
+            k.entity,
+            k.space.index().unwrap_or("table"),
+            k.pk_form(),
+            k.sk_form(),
+            k.builder,
+        ));
+    }
+    out
+}
+
+/// Every context's table, then the multi-attribute indexes: the body of `docs/keys.md`.
 pub fn tables() -> String {
-    let mut out = String::new();
     let mut contexts: Vec<&str> = KINDS.iter().map(|k| k.context).collect();
     contexts.dedup();
+    let mut out = String::new();
     for context in contexts {
-        out.push_str(&format!(
-            "\n### {context}\n\n| entity | index | partition key | sort key | builder |\n\
-             |---|---|---|---|---|\n"
-        ));
-        for k in KINDS.iter().filter(|k| k.context == context) {
-            out.push_str(&format!(
-                "| `{}` | {} | `{}` | `{}` | `{context}::{}` |\n",
-                k.entity,
-                k.space.index().unwrap_or("table"),
-                k.pk_form(),
-                k.sk_form(),
-                k.builder,
-            ));
-        }
+        out.push_str(&format!("\n### {context}\n\n{}", table(context)));
     }
     let attributes = |attrs: &[crate::KeyAttribute]| {
         attrs
@@ -168,30 +172,42 @@ mod tests {
     use proptest::prelude::*;
     use reviews::{tag as r, types as rt};
 
-    /// `docs/keys.md` shows what the declarations say: a changed shape fails here until
-    /// `UPDATE_KEYS=1 cargo test -p keys key_page` rewrites the page.
+    /// The key tables of the docs show what the declarations say: `docs/keys.md` all of them,
+    /// each context's page its own. A changed shape fails here until `UPDATE_KEYS=1 cargo test
+    /// -p keys key_page` rewrites the tables (between their markers).
     #[test]
-    fn the_key_page_is_the_declarations() {
+    fn the_key_pages_are_the_declarations() {
         const BEGIN: &str = "<!-- generated from the key declarations: begin -->\n";
         const END: &str = "<!-- generated from the key declarations: end -->";
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/keys.md");
-        let text = std::fs::read_to_string(path).expect("docs/keys.md");
-        let (Some(start), Some(end)) = (text.find(BEGIN), text.find(END)) else {
-            panic!("docs/keys.md has no markers {BEGIN:?} ... {END:?}");
-        };
-        let body = tables();
-        if text[start + BEGIN.len()..end] == body {
-            return;
+        let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/");
+        let mut pages = vec![("keys.md".to_owned(), tables())];
+        for context in [
+            commerce::CONTEXT,
+            reviews::CONTEXT,
+            learning::CONTEXT,
+            hr::CONTEXT,
+        ] {
+            pages.push((format!("contexts/{context}.md"), table(context)));
         }
-        if std::env::var_os("UPDATE_KEYS").is_some() {
-            let updated = format!("{}{BEGIN}{body}{}", &text[..start], &text[end..]);
-            std::fs::write(path, updated).expect("write docs/keys.md");
-            return;
+        for (page, body) in pages {
+            let path = format!("{docs}{page}");
+            let text = std::fs::read_to_string(&path).expect(&path);
+            let (Some(start), Some(end)) = (text.find(BEGIN), text.find(END)) else {
+                panic!("docs/{page} has no markers {BEGIN:?} ... {END:?}");
+            };
+            if text[start + BEGIN.len()..end] == body {
+                continue;
+            }
+            if std::env::var_os("UPDATE_KEYS").is_some() {
+                let updated = format!("{}{BEGIN}{body}{}", &text[..start], &text[end..]);
+                std::fs::write(&path, updated).expect(&path);
+                continue;
+            }
+            panic!(
+                "docs/{page} differs from the key declarations: run `UPDATE_KEYS=1 cargo test \
+                 -p keys key_page` and review the change.\n--- generated\n{body}"
+            );
         }
-        panic!(
-            "docs/keys.md differs from the key declarations: run `UPDATE_KEYS=1 cargo test -p \
-             keys key_page` and review the change.\n--- generated\n{body}"
-        );
     }
 
     #[test]
