@@ -19,34 +19,11 @@ use serde_json::{Value, json};
 /// Where `make workbench` writes the model.
 pub const PATH: &str = "workbench/single-table-design.json";
 
-/// The placeholder a key segment shows in a facet's alias.
-fn placeholder(seg: Seg) -> String {
-    match seg {
-        Seg::Lit(l) => l.to_owned(),
-        Seg::Id => "<id>".into(),
-        Seg::Text => "<text>".into(),
-        Seg::Ulid => "<ulid>".into(),
-        Seg::Date => "<yyyy/mm/dd>".into(),
-        Seg::IsoDate => "<yyyy-mm-dd>".into(),
-        Seg::Timestamp => "<timestamp>".into(),
-        Seg::Isbn => "<isbn>".into(),
-        Seg::Sku => "<sku>".into(),
-        Seg::Shard => "<shard>".into(),
-        Seg::Version => "<vv>".into(),
-        Seg::Status => "<status>".into(),
-        Seg::Quarter => "<yyyy-Qn>".into(),
-        Seg::Total => "<total>".into(),
-        Seg::CertType => "<certType>".into(),
-        Seg::Person => "<person>".into(),
-        Seg::Escaped => "<key>".into(),
-    }
-}
-
 /// A key shape as one alias: `CUSTOMER#<id>`, `#ORDER#<ulid>`.
 pub fn alias(shape: &[Seg]) -> String {
     shape
         .iter()
-        .map(|s| placeholder(*s))
+        .map(|s| s.placeholder())
         .collect::<Vec<_>>()
         .join(&keys::DELIMITER.to_string())
 }

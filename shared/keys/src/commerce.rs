@@ -2,32 +2,8 @@
 //! and tracking events and shopping carts (Naylor's post), order idempotency, and units sold per
 //! product.
 //!
-//! | item            | PK                               | SK                    |
-//! |-----------------|----------------------------------|-----------------------|
-//! | customer        | `CUSTOMER#<customerId>`          | `A`                   |
-//! | order summary   | `CUSTOMER#<customerId>`          | `#ORDER#<orderId>`    |
-//! | order header    | `ORDER#<orderId>`                | `A`                   |
-//! | order line      | `ORDER#<orderId>`                | `ITEM#<sku:12>`       |
-//! | tracking event  | `ORDER#<orderId>`                | `EVENT#<eventId>`     |
-//! | cart            | `CART#<cartId>`                  | `A`                   |
-//! | cart line       | `CART#<cartId>`                  | `PRODUCT#<productId>` |
-//! | idempotency     | `IDEMPOTENCY#<customerId>#<key>` | `A`                   |
-//! | product sales   | `SALES#<sku:12>#<shard>`         | `A`                   |
-//! | product         | `PRODUCT#<sku:12>`               | `A`                   |
-//! | inventory       | `PRODUCT#<sku:12>`               | `WAREHOUSE#<warehouseId>` |
-//! | rep sales       | `SALESPERIOD#<YYYY-Qn>`          | `REP#<repId>`         |
-//!
-//! Index keys (the order entry of AWS's relational example: GSI1 overloaded, GSI2 write-sharded):
-//!
-//! | item          | index | partition key           | sort key                   | pattern |
-//! |---------------|-------|-------------------------|----------------------------|---------|
-//! | order header  | GSI2  | `ORDERS#<shard:2>`      | `<STATUS>#<orderId>`       | O5: orders by status and date, all customers, shards read in parallel |
-//! | order header  | GSI1  | `CUSTOMER#<customerId>` | `<STATUS>#<orderId>`       | C4 by status |
-//! | order line    | GSI1  | `PRODUCT#<sku:12>`      | `ORDERITEM#<orderId>`      | O8: a product's order items ... |
-//! | inventory     | GSI1  | `PRODUCT#<sku:12>`      | `WAREHOUSE#<warehouseId>`  | ... and its inventories, one query |
-//! | customer      | GSI1  | `REP#<repId>`           | `CUSTOMER#<customerId>`    | O9: a rep's customers |
-//! | order summary | GSI1  | `REP#<repId>`           | `<STATUS>#<orderId>`       | O10: a rep's orders by status and date |
-//! | rep sales     | GSI1  | `RANKING#<YYYY-Qn>`     | `<total:19>#<repId>`       | O14: reps ranked by order total, read backwards |
+//! Each key shape is declared once, below (`key_shapes!`: one line makes the builder and the
+//! registry's kind); `docs/keys.md` shows them all as tables, generated from these declarations.
 //!
 //! Customers and order summaries are in GSI1 only when the customer has an account rep (a
 //! sparse index). A status change rewrites every `<STATUS>#<orderId>` key of the order (the
@@ -40,12 +16,12 @@
 
 use std::{borrow::Cow, fmt, str::FromStr};
 
+use crate::multi::EntityType;
 use crate::{
-    Base, Composite, Date, Gsi1, Gsi1Key, Gsi2, Gsi2Key, Id, Index, IndexCondition, Key,
-    KeyCondition, KeyError, PrimaryKey, Quarter, Segment, Shard, SortCondition, SortableId,
-    code_point_shard,
-    indexes::{self as ix, CustomerOrdersByStatus, RepOrdersByStatus},
+    Base, Composite, Date, Gsi1, Gsi2, Id, Index, IndexCondition, KeyCondition, KeyError,
+    PrimaryKey, Quarter, Segment, Shard, SortCondition, SortableId, code_point_shard,
 };
+use orders_by_status::{self as ix, CustomerOrdersByStatus, RepOrdersByStatus};
 
 /// Static tags of commerce keys (the registry declares where each one stands).
 pub mod tag {
@@ -127,6 +103,7 @@ impl fmt::Display for Sku {
 }
 
 impl Segment for Sku {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Sku;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Owned(crate::pad(self.0, Sku::WIDTH).expect("at most 12 digits"))
     }
@@ -203,6 +180,7 @@ impl fmt::Display for OrderStatus {
 }
 
 impl Segment for OrderStatus {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Status;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Borrowed(self.as_str())
     }
@@ -212,6 +190,94 @@ crate::serde_as_string!(OrderStatus, OrderStatus::from_str);
 
 pub type OrderId = SortableId;
 pub type EventId = SortableId;
+
+crate::shape::key_shapes! {
+    context: "commerce";
+    /// The customer's own record.
+    pub fn customer(customer: &Id) -> Base<CUSTOMER> { CUSTOMER # {customer} / A_RECORD }
+    /// An order's summary in its customer's collection, before the customer's record (`#` < `A`).
+    pub fn order_summary(customer: &Id, order: OrderId) -> Base<ORDER_SUMMARY> {
+        CUSTOMER # {customer} / # ORDER # {order}
+    }
+    /// The order's own record.
+    pub fn order_header(order: OrderId) -> Base<ORDER_HEADER> { ORDER # {order} / A_RECORD }
+    /// A purchased item (its SKU in 12 digits).
+    pub fn order_line(order: OrderId, sku: Sku) -> Base<ORDER_LINE> {
+        ORDER # {order} / ITEM # {sku}
+    }
+    /// A tracking event.
+    pub fn tracking_event(order: OrderId, event: EventId) -> Base<TRACKING_EVENT> {
+        ORDER # {order} / EVENT # {event}
+    }
+    /// A cart's own record, its line count (the cap's counter). Outside C7's
+    /// `begins_with(SK, "PRODUCT#")`, so reading the lines never returns it.
+    pub fn cart(cart: &Id) -> Base<CART> { CART # {cart} / A_RECORD }
+    /// One product's line in a cart (Naylor's post).
+    pub fn cart_line(cart: &Id, product: &Id) -> Base<CART_LINE> {
+        CART # {cart} / PRODUCT # {product}
+    }
+    /// The record of an order placed under an `Idempotency-Key`: its own partition, so it never
+    /// shows up in the customer's collection, and expiring by TTL.
+    pub fn idempotency(customer: &Id, key: &Id) -> Base<IDEMPOTENCY> {
+        IDEMPOTENCY # {customer} # {key} / A_RECORD
+    }
+    /// One write shard of a product's units sold. Shards are separate partition keys, so a hot
+    /// product's writes spread over partitions; a read sums them all.
+    pub fn product_sales(sku: Sku, shard: Shard) -> Base<PRODUCT_SALES> {
+        SALES # {sku} # {shard} / A_RECORD
+    }
+    /// A product's own record. It carries the total inventory (O13), kept by the stream pipeline.
+    pub fn product(sku: Sku) -> Base<PRODUCT> { PRODUCT # {sku} / A_RECORD }
+    /// A product's stock in one warehouse (O12).
+    pub fn inventory(sku: Sku, warehouse: &Id) -> Base<INVENTORY> {
+        PRODUCT # {sku} / WAREHOUSE # {warehouse}
+    }
+    /// A rep's order total in a sales period (O14).
+    pub fn rep_sales(period: Quarter, rep: &Id) -> Base<REP_SALES> {
+        SALES_PERIOD # {period} / REP # {rep}
+    }
+
+    // Index keys (the order entry of AWS's relational example: GSI1 overloaded, GSI2
+    // write-sharded).
+
+    /// GSI1 key of an order line: a product's partition in GSI1 gathers its order lines and its
+    /// warehouse inventories (O8).
+    pub fn order_line_product_index(order: OrderId, sku: Sku) -> Gsi1<ORDER_LINE> {
+        PRODUCT # {sku} / ORDER_ITEM # {order}
+    }
+    /// GSI1 key of an inventory, beside the product's order lines (`ORDERITEM#` < `WAREHOUSE#`:
+    /// read backwards, inventories come first).
+    pub fn inventory_product_index(sku: Sku, warehouse: &Id) -> Gsi1<INVENTORY> {
+        PRODUCT # {sku} / WAREHOUSE # {warehouse}
+    }
+    /// GSI1 key of an order header (C4 by status).
+    pub fn customer_order_status_index(
+        customer: &Id, order: OrderId, status: OrderStatus,
+    ) -> Gsi1<ORDER_HEADER> {
+        CUSTOMER # {customer} / {status} # {order}
+    }
+    /// GSI1 key of a customer with an account rep (O9).
+    pub fn rep_customer_index(rep: &Id, customer: &Id) -> Gsi1<CUSTOMER> {
+        REP # {rep} / CUSTOMER # {customer}
+    }
+    /// GSI1 key of an order summary placed under an account rep (O10).
+    pub fn rep_order_index(rep: &Id, order: OrderId, status: OrderStatus) -> Gsi1<ORDER_SUMMARY> {
+        REP # {rep} / {status} # {order}
+    }
+    /// GSI1 key of a rep's sales (O14: read backwards, highest total first): the total in 19
+    /// digits. Rewritten whenever the total changes; equal totals order by rep id.
+    pub fn rep_ranking_index(
+        period: Quarter, total_cents: u64, rep: &Id,
+    ) -> Result<Gsi1<REP_SALES>> {
+        RANKING # {period} / {RankedTotal::new(total_cents)?} # {rep}
+    }
+    /// GSI2 key of an order header placed on `shard` (O5).
+    pub fn order_status_index(
+        shard: Shard, order: OrderId, status: OrderStatus,
+    ) -> Gsi2<ORDER_HEADER> {
+        ORDERS # {shard} / {status} # {order}
+    }
+}
 
 fn customer_pk(customer: &Id) -> String {
     Composite::new().lit(tag::CUSTOMER).seg(customer).build()
@@ -224,19 +290,6 @@ fn order_pk(order: OrderId) -> String {
 /// `#ORDER#`: the start of every order summary's sort key.
 fn order_summary_prefix() -> Composite {
     Composite::new().lit(tag::LEADING).lit(tag::ORDER)
-}
-
-/// The customer's own record: `CUSTOMER#<id>`, `A`.
-pub fn customer(customer: &Id) -> PrimaryKey {
-    Key::new(customer_pk(customer), tag::A_RECORD)
-}
-
-/// An order's summary in its customer's collection: `CUSTOMER#<id>`, `#ORDER#<orderId>`.
-pub fn order_summary(customer: &Id, order: OrderId) -> PrimaryKey {
-    Key::new(
-        customer_pk(customer),
-        order_summary_prefix().seg(&order).build(),
-    )
 }
 
 /// C1: the customer's record and its order summaries, nothing else: `SK BETWEEN #ORDER# AND A`,
@@ -278,27 +331,6 @@ pub fn orders_in_range(
             order_summary_prefix().seg(&hi).build(),
         ),
     ))
-}
-
-/// The order's own record: `ORDER#<orderId>`, `A`.
-pub fn order_header(order: OrderId) -> PrimaryKey {
-    Key::new(order_pk(order), tag::A_RECORD)
-}
-
-/// A purchased item: `ORDER#<orderId>`, `ITEM#<sku, 12 digits>`.
-pub fn order_line(order: OrderId, sku: Sku) -> PrimaryKey {
-    Key::new(
-        order_pk(order),
-        Composite::new().lit(tag::ITEM).seg(&sku).build(),
-    )
-}
-
-/// A tracking event: `ORDER#<orderId>`, `EVENT#<eventId>`.
-pub fn tracking_event(order: OrderId, event: EventId) -> PrimaryKey {
-    Key::new(
-        order_pk(order),
-        Composite::new().lit(tag::EVENT).seg(&event).build(),
-    )
 }
 
 /// C5: the whole order collection: header, lines and tracking events (Naylor's post).
@@ -347,11 +379,6 @@ fn status_range(status: OrderStatus, from: Date, to: Date) -> Result<SortConditi
     ))
 }
 
-/// GSI2 key of an order header placed on `shard`: `ORDERS#<shard>`, `<STATUS>#<orderId>`.
-pub fn order_status_index(shard: Shard, order: OrderId, status: OrderStatus) -> Gsi2Key {
-    Key::new(order_status_pk(shard), status_sort_key(status, order))
-}
-
 /// O5, one shard: the orders in `status` placed on the dates `from..=to`.
 pub fn order_status_range(
     shard: Shard,
@@ -363,11 +390,6 @@ pub fn order_status_range(
         order_status_pk(shard),
         status_range(status, from, to)?,
     ))
-}
-
-/// GSI1 key of an order header: `CUSTOMER#<id>`, `<STATUS>#<orderId>` (C4 by status).
-pub fn customer_order_status_index(customer: &Id, order: OrderId, status: OrderStatus) -> Gsi1Key {
-    Key::new(customer_pk(customer), status_sort_key(status, order))
 }
 
 /// C4 by status: the customer's orders in `status` placed on the dates `from..=to`.
@@ -387,23 +409,12 @@ fn rep_pk(rep: &Id) -> String {
     Composite::new().lit(tag::REP).seg(rep).build()
 }
 
-/// GSI1 key of a customer with an account rep: `REP#<repId>`, `CUSTOMER#<id>` (O9).
-pub fn rep_customer_index(rep: &Id, customer: &Id) -> Gsi1Key {
-    Key::new(rep_pk(rep), customer_pk(customer))
-}
-
 /// O9: the customers of an account rep.
 pub fn rep_customers(rep: &Id) -> KeyCondition<Gsi1> {
     KeyCondition::new(
         rep_pk(rep),
         SortCondition::BeginsWith(Composite::new().lit(tag::CUSTOMER).build_delimited()),
     )
-}
-
-/// GSI1 key of an order summary placed under an account rep: `REP#<repId>`,
-/// `<STATUS>#<orderId>` (O10).
-pub fn rep_order_index(rep: &Id, order: OrderId, status: OrderStatus) -> Gsi1Key {
-    Key::new(rep_pk(rep), status_sort_key(status, order))
 }
 
 /// O10, one status: the rep's orders in `status` placed on the dates `from..=to` (AWS's
@@ -420,6 +431,66 @@ pub fn rep_orders_in_status(
     ))
 }
 
+/// The orders' multi-attribute indexes (C4 by status, O10; all indexes: [`crate::indexes`]),
+/// beside GSI1's `<STATUS>#<orderId>` keys. Order headers and summaries carry these attributes as
+/// they are, so the indexes rewrite no item.
+pub mod orders_by_status {
+    use super::{OrderStatus, types};
+    use crate::{
+        Id, Index,
+        multi::{EntityType, StrValue},
+    };
+
+    use crate::key_attribute as attribute;
+
+    attribute!(
+        /// A customer's id (the order's `CustomerId`).
+        CustomerId(Id) = "CustomerId", S, |id| id.as_str().to_owned()
+    );
+    impl StrValue for CustomerId {}
+
+    attribute!(
+        /// An account rep's id (the order's `AccountRepId`, present when placed under a rep).
+        AccountRepId(Id) = "AccountRepId", S, |id| id.as_str().to_owned()
+    );
+    impl StrValue for AccountRepId {}
+
+    attribute!(
+        /// An order's status.
+        Status(OrderStatus) = "Status", S, |s| s.as_str().to_owned()
+    );
+    impl StrValue for Status {}
+
+    attribute!(
+        /// An order's id: a ULID, which sorts by time.
+        OrderId(super::OrderId) = "OrderId", S, |id| id.to_string()
+    );
+    impl StrValue for OrderId {}
+
+    impl EntityType {
+        pub const ORDER_HEADER: EntityType = EntityType(types::ORDER_HEADER);
+        pub const ORDER_SUMMARY: EntityType = EntityType(types::ORDER_SUMMARY);
+    }
+
+    /// C4 by status: a customer's order headers (or summaries) by status, then order id (time).
+    pub struct CustomerOrdersByStatus;
+
+    impl Index for CustomerOrdersByStatus {
+        const NAME: &'static str = "CustomerOrdersByStatus";
+        type Partition = (CustomerId, EntityType);
+        type Sort = (Status, OrderId);
+    }
+
+    /// O10: a rep's order summaries (or headers) by status, then order id (time).
+    pub struct RepOrdersByStatus;
+
+    impl Index for RepOrdersByStatus {
+        const NAME: &'static str = "RepOrdersByStatus";
+        type Partition = (AccountRepId, EntityType);
+        type Sort = (Status, OrderId);
+    }
+}
+
 /// C4 by status on the multi-attribute index `CustomerOrdersByStatus` (the same orders as
 /// [`customer_orders_in_status`] on GSI1): `CustomerId = <id> AND Type = OrderHeader AND
 /// Status = <STATUS> AND OrderId BETWEEN <first ULID of from> AND <last ULID of to>`. Nothing is
@@ -431,12 +502,11 @@ pub fn customer_orders_by_status(
     to: Date,
 ) -> Result<IndexCondition, KeyError> {
     let (lo, hi) = order_id_range(from, to)?;
-    Ok(CustomerOrdersByStatus::key((
-        ix::CustomerId(customer.clone()),
-        ix::EntityType::ORDER_HEADER,
-    ))
-    .eq(ix::Status(status))
-    .between(ix::OrderId(lo), ix::OrderId(hi)))
+    Ok(
+        CustomerOrdersByStatus::key((ix::CustomerId(customer.clone()), EntityType::ORDER_HEADER))
+            .eq(ix::Status(status))
+            .between(ix::OrderId(lo), ix::OrderId(hi)),
+    )
 }
 
 /// O10, one status, on the multi-attribute index `RepOrdersByStatus` (the same orders as
@@ -450,7 +520,7 @@ pub fn rep_orders_by_status(
 ) -> Result<IndexCondition, KeyError> {
     let (lo, hi) = order_id_range(from, to)?;
     Ok(
-        RepOrdersByStatus::key((ix::AccountRepId(rep.clone()), ix::EntityType::ORDER_SUMMARY))
+        RepOrdersByStatus::key((ix::AccountRepId(rep.clone()), EntityType::ORDER_SUMMARY))
             .eq(ix::Status(status))
             .between(ix::OrderId(lo), ix::OrderId(hi)),
     )
@@ -458,37 +528,6 @@ pub fn rep_orders_by_status(
 
 fn product_pk(sku: Sku) -> String {
     Composite::new().lit(tag::PRODUCT).seg(&sku).build()
-}
-
-/// `WAREHOUSE#<warehouseId>`: an inventory's sort key, in the table and in GSI1.
-fn warehouse_sk(warehouse: &Id) -> String {
-    Composite::new().lit(tag::WAREHOUSE).seg(warehouse).build()
-}
-
-/// GSI1 key of an order line: `PRODUCT#<sku>`, `ORDERITEM#<orderId>`: a product's partition in
-/// GSI1 gathers its order lines and its warehouse inventories (O8).
-pub fn order_line_product_index(order: OrderId, sku: Sku) -> Gsi1Key {
-    Key::new(
-        product_pk(sku),
-        Composite::new().lit(tag::ORDER_ITEM).seg(&order).build(),
-    )
-}
-
-/// A product's own record: `PRODUCT#<sku>`, `A`. It carries the total inventory (O13), kept
-/// by the stream pipeline.
-pub fn product(sku: Sku) -> PrimaryKey {
-    Key::new(product_pk(sku), tag::A_RECORD)
-}
-
-/// A product's stock in one warehouse (O12): `PRODUCT#<sku>`, `WAREHOUSE#<warehouseId>`.
-pub fn inventory(sku: Sku, warehouse: &Id) -> PrimaryKey {
-    Key::new(product_pk(sku), warehouse_sk(warehouse))
-}
-
-/// GSI1 key of an inventory: `PRODUCT#<sku>`, `WAREHOUSE#<warehouseId>`, beside the product's
-/// order lines (`ORDERITEM#` < `WAREHOUSE#`: read backwards, inventories come first).
-pub fn inventory_product_index(sku: Sku, warehouse: &Id) -> Gsi1Key {
-    Key::new(product_pk(sku), warehouse_sk(warehouse))
 }
 
 /// O8: a product's order lines and inventories, ONE GSI1 partition (AWS's relational example,
@@ -502,47 +541,30 @@ pub fn product_order_items(sku: Sku) -> KeyCondition<Gsi1> {
 /// issue 29: a rep past 10^15 cents made every later order of its quarter poison.)
 pub const RANKED_TOTAL_WIDTH: usize = 19;
 
-/// A rep's order total in a sales period (O14): `SALESPERIOD#<YYYY-Qn>`, `REP#<repId>`.
-pub fn rep_sales(period: Quarter, rep: &Id) -> PrimaryKey {
-    Key::new(
-        Composite::new().lit(tag::SALES_PERIOD).seg(&period).build(),
-        rep_pk(rep),
-    )
+/// An order total in a ranking key: cents, [`RANKED_TOTAL_WIDTH`] digits (a wider one is an error).
+pub struct RankedTotal(String);
+
+impl RankedTotal {
+    pub fn new(cents: u64) -> Result<RankedTotal, KeyError> {
+        Ok(RankedTotal(crate::pad(cents, RANKED_TOTAL_WIDTH)?))
+    }
+}
+
+impl Segment for RankedTotal {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Total;
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.0)
+    }
 }
 
 fn ranking_pk(period: Quarter) -> String {
     Composite::new().lit(tag::RANKING).seg(&period).build()
 }
 
-/// GSI1 key of a rep's sales: `RANKING#<YYYY-Qn>`, `<total, 19 digits>#<repId>`. Rewritten
-/// whenever the total changes; equal totals order by rep id.
-pub fn rep_ranking_index(period: Quarter, total_cents: u64, rep: &Id) -> Result<Gsi1Key, KeyError> {
-    Ok(Key::new(
-        ranking_pk(period),
-        Composite::new()
-            .num(total_cents, RANKED_TOTAL_WIDTH)?
-            .seg(rep)
-            .build(),
-    ))
-}
-
 /// O14: the period's reps by order total (read backwards: highest first; equal totals by rep
 /// id, descending).
 pub fn rep_ranking(period: Quarter) -> KeyCondition<Gsi1> {
     KeyCondition::new(ranking_pk(period), SortCondition::All)
-}
-
-/// One write shard of a product's units sold: `SALES#<sku>#<shard>`, `A`. Shards are separate
-/// partition keys, so a hot product's writes spread over partitions; a read sums them all.
-pub fn product_sales(sku: Sku, shard: Shard) -> PrimaryKey {
-    Key::new(
-        Composite::new()
-            .lit(tag::SALES)
-            .seg(&sku)
-            .seg(&shard)
-            .build(),
-        tag::A_RECORD,
-    )
 }
 
 /// The sales shard an order's lines count on, of `count`: a hash of the order id, so a
@@ -560,38 +582,11 @@ fn cart_pk(cart: &Id) -> String {
     Composite::new().lit(tag::CART).seg(cart).build()
 }
 
-/// A cart's own record, its line count (the cap's counter): `CART#<cartId>`, `A`. Outside C7's
-/// `begins_with(SK, "PRODUCT#")`, so reading the lines never returns it.
-pub fn cart(cart: &Id) -> PrimaryKey {
-    Key::new(cart_pk(cart), tag::A_RECORD)
-}
-
-/// One product's line in a cart: `CART#<cartId>`, `PRODUCT#<productId>` (Naylor's post).
-pub fn cart_line(cart: &Id, product: &Id) -> PrimaryKey {
-    Key::new(
-        cart_pk(cart),
-        Composite::new().lit(tag::PRODUCT).seg(product).build(),
-    )
-}
-
 /// C7: every line of a cart.
 pub fn cart_lines(cart: &Id) -> KeyCondition<Base> {
     KeyCondition::new(
         cart_pk(cart),
         SortCondition::BeginsWith(Composite::new().lit(tag::PRODUCT).build_delimited()),
-    )
-}
-
-/// The record of an order placed under an `Idempotency-Key`: its own partition, so it never
-/// shows up in the customer's collection, and expiring by TTL.
-pub fn idempotency(customer: &Id, key: &Id) -> PrimaryKey {
-    Key::new(
-        Composite::new()
-            .lit(tag::IDEMPOTENCY)
-            .seg(customer)
-            .seg(key)
-            .build(),
-        tag::A_RECORD,
     )
 }
 

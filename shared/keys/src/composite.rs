@@ -28,6 +28,8 @@ use crate::{DELIMITER, KeyError, value::pad};
 
 /// A typed value that can be one segment of a key: its key form never contains the delimiter.
 pub trait Segment {
+    /// What its key form may be: the registry's kind of a segment of this type.
+    const SEG: crate::shape::Seg;
     fn segment(&self) -> Cow<'_, str>;
 }
 

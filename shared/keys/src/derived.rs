@@ -1,21 +1,18 @@
 //! Keys of items the stream pipeline derives: site-wide daily counters (write sharded) and the
 //! ledger that makes applying a stream record idempotent.
 //!
-//! | item              | PK                              | SK  |
-//! |-------------------|---------------------------------|-----|
-//! | daily stats shard | `STATS#<yyyy-mm-dd>#<shard>`    | `A` |
-//! | ledger entry      | `LEDGER#<eventID>`              | `<target PK>#<target SK>` (escaped) |
+//! Each key shape is declared once, below (`key_shapes!`: one line makes the builder and the
+//! registry's kind); `docs/keys.md` shows them all as tables, generated from these declarations.
 
 use std::borrow::Cow;
 
-use crate::{
-    Composite, Date, Id, Key, PrimaryKey, Segment, Shard, code_point_shard, commerce, escape,
-};
+use crate::{Date, Id, PrimaryKey, Segment, Shard, code_point_shard, escape};
 
 /// Static tags of derived keys (the registry declares where each one stands).
 pub mod tag {
     pub const STATS: &str = "STATS";
     pub const LEDGER: &str = "LEDGER";
+    pub const A_RECORD: &str = crate::commerce::tag::A_RECORD;
 }
 
 pub mod types {
@@ -27,30 +24,41 @@ pub mod types {
 struct IsoDate(Date);
 
 impl Segment for IsoDate {
+    const SEG: crate::shape::Seg = crate::shape::Seg::IsoDate;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Owned(self.0.iso())
     }
 }
 
 /// A key string written as one segment, escaped (the ledger names its target's key).
-struct Escaped<'a>(&'a str);
+struct Escaped(String);
 
-impl Segment for Escaped<'_> {
-    fn segment(&self) -> Cow<'_, str> {
-        Cow::Owned(escape(self.0))
+impl Escaped {
+    fn of(key: &str) -> Escaped {
+        Escaped(escape(key))
     }
 }
 
-/// One write shard of a day's site-wide counters.
-pub fn daily_stats(date: Date, shard: Shard) -> PrimaryKey {
-    Key::new(
-        Composite::new()
-            .lit(tag::STATS)
-            .seg(&IsoDate(date))
-            .seg(&shard)
-            .build(),
-        commerce::tag::A_RECORD,
-    )
+impl Segment for Escaped {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Escaped;
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.0)
+    }
+}
+
+crate::shape::key_shapes! {
+    context: "derived";
+    /// One write shard of a day's site-wide counters.
+    pub fn daily_stats(date: Date, shard: Shard) -> Base<DAILY_STATS> {
+        STATS # {IsoDate(date)} # {shard} / A_RECORD
+    }
+    /// The record that stream record `event_id` was applied to `target`. Written in the same
+    /// transaction as the target's update, on condition that it does not exist yet: a replayed or
+    /// duplicated record finds it and changes nothing. Its own partition, so it never shows up in a
+    /// read pattern; it expires by TTL once the stream can no longer replay the record.
+    pub fn ledger(event_id: &Id, target: &PrimaryKey) -> Base<LEDGER> {
+        LEDGER # {event_id} / {Escaped::of(target.pk())} # {Escaped::of(target.sk())}
+    }
 }
 
 /// The daily-stats shard a source item counts on, of `count`: a hash of the source's own id
@@ -64,23 +72,10 @@ pub fn daily_stats_shards(date: Date, count: u32) -> Vec<PrimaryKey> {
     Shard::all(count).map(|s| daily_stats(date, s)).collect()
 }
 
-/// The record that stream record `event_id` was applied to `target`. Written in the same
-/// transaction as the target's update, on condition that it does not exist yet: a replayed or
-/// duplicated record finds it and changes nothing. Its own partition, so it never shows up in a
-/// read pattern; it expires by TTL once the stream can no longer replay the record.
-pub fn ledger(event_id: &Id, target: &PrimaryKey) -> PrimaryKey {
-    Key::new(
-        Composite::new().lit(tag::LEDGER).seg(event_id).build(),
-        Composite::new()
-            .seg(&Escaped(target.pk()))
-            .seg(&Escaped(target.sk()))
-            .build(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Key;
     use crate::reviews::{Isbn, book};
     use proptest::prelude::*;
 

@@ -1,19 +1,8 @@
 //! HR keys (the HR half of AWS's relational example): reference data, employees as adjacency
 //! lists, and the GSI1 and GSI2 entries the HR read patterns use.
 //!
-//! | item                     | PK                          | SK                            | GSI1PK / GSI1SK                          | GSI2PK / GSI2SK                      |
-//! |--------------------------|-----------------------------|-------------------------------|------------------------------------------|--------------------------------------|
-//! | region                   | `REGION#<regionId>`         | `A`                           |                                          |                                      |
-//! | country                  | `COUNTRY#<countryId>`       | `A`                           |                                          |                                      |
-//! | location                 | `LOCATION#<locationId>`     | `A`                           |                                          |                                      |
-//! | department               | `DEPARTMENT#<departmentId>` | `A`                           |                                          |                                      |
-//! | warehouse                | `WAREHOUSE#<warehouseId>`   | `A`                           |                                          |                                      |
-//! | job                      | `JOB#<jobId>`               | `A`                           | `JOBTITLE#<title>` / `JOB#<jobId>` (H11) |                                      |
-//! | any reference record     |                             |                               |                                          | `REFERENCE#<TAG>` / `<TAG>#<id>` (lists) |
-//! | employee                 | `EMPLOYEE#<employeeId>`     | `A`                           | `EMPLOYEENAME#<name>` / `EMPLOYEE#<id>` (H2) | `HIRED#<shard:2>` / `<yyyy/mm/dd>#<id>` (H6) |
-//! | current job (edge)       | `EMPLOYEE#<employeeId>`     | `#JOB`                        | `JOB#<jobId>` / `EMPLOYEE#<id>` (H11)    |                                      |
-//! | warehouse (edge)         | `EMPLOYEE#<employeeId>`     | `#WAREHOUSE#<warehouseId>`    | `WAREHOUSE#<warehouseId>` / `EMPLOYEE#<id>` (H7) |                            |
-//! | job history              | `EMPLOYEE#<employeeId>`     | `JH#<yyyy/mm/dd>#<jobId>`     |                                          |                                      |
+//! Each key shape is declared once, below (`key_shapes!`: one line makes the builder and the
+//! registry's kind); `docs/keys.md` shows them all as tables, generated from these declarations.
 //!
 //! An employee's partition is the adjacency list of AWS's relational example: the entity item and
 //! its edges. The edges sort before the `A` record (`#` < `A`) and the job history after it (`J` >
@@ -37,8 +26,8 @@
 //! points, and a read queries them all in parallel and merges them.
 
 use crate::{
-    Base, Composite, Date, Gsi1, Gsi1Key, Gsi2, Gsi2Key, Id, Key, KeyCondition, PrimaryKey, Shard,
-    SortCondition, Text, code_point_shard,
+    Base, Composite, Date, Gsi1, Gsi2, Gsi2Key, Id, KeyCondition, PrimaryKey, Shard, SortCondition,
+    Text, code_point_shard,
 };
 
 /// Static tags of HR keys (the registry declares where each one stands).
@@ -128,24 +117,87 @@ impl Reference {
     }
 }
 
-/// A reference record: `<TAG>#<id>`, `A`.
-pub fn reference(kind: Reference, id: &Id) -> PrimaryKey {
-    Key::new(
-        Composite::new().lit(kind.tag()).seg(id).build(),
-        tag::A_RECORD,
-    )
+crate::shape::key_shapes! {
+    context: "hr";
+    // Reference records, each in its own partition, and listed by kind in GSI2 (see
+    // [`reference`] and [`reference_list_index`]).
+    pub fn region(id: &Id) -> Base<REGION> { REGION # {id} / A_RECORD }
+    pub fn country(id: &Id) -> Base<COUNTRY> { COUNTRY # {id} / A_RECORD }
+    pub fn location(id: &Id) -> Base<LOCATION> { LOCATION # {id} / A_RECORD }
+    pub fn department(id: &Id) -> Base<DEPARTMENT> { DEPARTMENT # {id} / A_RECORD }
+    pub fn warehouse(id: &Id) -> Base<WAREHOUSE> { WAREHOUSE # {id} / A_RECORD }
+    pub fn job(id: &Id) -> Base<JOB> { JOB # {id} / A_RECORD }
+    pub fn region_listed(id: &Id) -> Gsi2<REGION> { REFERENCE # REGION / REGION # {id} }
+    pub fn country_listed(id: &Id) -> Gsi2<COUNTRY> { REFERENCE # COUNTRY / COUNTRY # {id} }
+    pub fn location_listed(id: &Id) -> Gsi2<LOCATION> { REFERENCE # LOCATION / LOCATION # {id} }
+    pub fn department_listed(id: &Id) -> Gsi2<DEPARTMENT> {
+        REFERENCE # DEPARTMENT / DEPARTMENT # {id}
+    }
+    pub fn warehouse_listed(id: &Id) -> Gsi2<WAREHOUSE> { REFERENCE # WAREHOUSE / WAREHOUSE # {id} }
+    pub fn job_listed(id: &Id) -> Gsi2<JOB> { REFERENCE # JOB / JOB # {id} }
+
+    /// The employee's own record.
+    pub fn employee(employee: &Id) -> Base<EMPLOYEE> { EMPLOYEE # {employee} / A_RECORD }
+    /// The employee's current-job edge.
+    pub fn current_job(employee: &Id) -> Base<CURRENT_JOB> { EMPLOYEE # {employee} / # JOB }
+    /// The employee's warehouse edge.
+    pub fn employee_warehouse(employee: &Id, warehouse: &Id) -> Base<EMPLOYEE_WAREHOUSE> {
+        EMPLOYEE # {employee} / # WAREHOUSE # {warehouse}
+    }
+    /// One job an employee held, by its start date.
+    pub fn job_history(employee: &Id, start: Date, job: &Id) -> Base<JOB_HISTORY> {
+        EMPLOYEE # {employee} / JOB_HISTORY # {start} # {job}
+    }
+    /// GSI1 of an employee (H2).
+    pub fn employee_name_index(name: &Text, employee: &Id) -> Gsi1<EMPLOYEE> {
+        EMPLOYEE_NAME # {name} / EMPLOYEE # {employee}
+    }
+    /// GSI1 of a job (H11, first step).
+    pub fn job_title_index(title: &Text, job: &Id) -> Gsi1<JOB> {
+        JOB_TITLE # {title} / JOB # {job}
+    }
+    /// GSI1 of a current-job edge (H11).
+    pub fn job_holder_index(job: &Id, employee: &Id) -> Gsi1<CURRENT_JOB> {
+        JOB # {job} / EMPLOYEE # {employee}
+    }
+    /// GSI1 of a warehouse edge (H7).
+    pub fn warehouse_employee_index(warehouse: &Id, employee: &Id) -> Gsi1<EMPLOYEE_WAREHOUSE> {
+        WAREHOUSE # {warehouse} / EMPLOYEE # {employee}
+    }
+    /// GSI2 of an employee, on its hires shard (H6).
+    pub fn hire_index(employee: &Id, hired: Date) -> Gsi2<EMPLOYEE> {
+        HIRED # {hire_shard(employee)} / {hired} # {employee}
+    }
 }
 
-fn references_pk(kind: Reference) -> String {
-    Composite::new().lit(tag::REFERENCE).lit(kind.tag()).build()
+/// A reference record: `<TAG>#<id>`, `A`.
+pub fn reference(kind: Reference, id: &Id) -> PrimaryKey {
+    let key = match kind {
+        Reference::Region => region,
+        Reference::Country => country,
+        Reference::Location => location,
+        Reference::Department => department,
+        Reference::Warehouse => warehouse,
+        Reference::Job => job,
+    };
+    key(id)
 }
 
 /// GSI2 of a reference record: `REFERENCE#<TAG>`, `<TAG>#<id>` (the records of a kind, by id).
 pub fn reference_list_index(kind: Reference, id: &Id) -> Gsi2Key {
-    Key::new(
-        references_pk(kind),
-        Composite::new().lit(kind.tag()).seg(id).build(),
-    )
+    let key = match kind {
+        Reference::Region => region_listed,
+        Reference::Country => country_listed,
+        Reference::Location => location_listed,
+        Reference::Department => department_listed,
+        Reference::Warehouse => warehouse_listed,
+        Reference::Job => job_listed,
+    };
+    key(id)
+}
+
+fn references_pk(kind: Reference) -> String {
+    Composite::new().lit(tag::REFERENCE).lit(kind.tag()).build()
 }
 
 /// The records of one kind, by id.
@@ -160,36 +212,6 @@ fn employee_pk(employee: &Id) -> String {
     Composite::new().lit(tag::EMPLOYEE).seg(employee).build()
 }
 
-/// `EMPLOYEE#<id>`: an employee's sort key in every GSI1 partition that lists employees.
-fn employee_ref(employee: &Id) -> String {
-    employee_pk(employee)
-}
-
-/// The employee's own record: `EMPLOYEE#<id>`, `A`.
-pub fn employee(employee: &Id) -> PrimaryKey {
-    Key::new(employee_pk(employee), tag::A_RECORD)
-}
-
-/// The employee's current-job edge: `EMPLOYEE#<id>`, `#JOB`.
-pub fn current_job(employee: &Id) -> PrimaryKey {
-    Key::new(
-        employee_pk(employee),
-        Composite::new().lit(tag::LEADING).lit(tag::JOB).build(),
-    )
-}
-
-/// The employee's warehouse edge: `EMPLOYEE#<id>`, `#WAREHOUSE#<warehouseId>`.
-pub fn employee_warehouse(employee: &Id, warehouse: &Id) -> PrimaryKey {
-    Key::new(
-        employee_pk(employee),
-        Composite::new()
-            .lit(tag::LEADING)
-            .lit(tag::WAREHOUSE)
-            .seg(warehouse)
-            .build(),
-    )
-}
-
 /// The warehouse a warehouse edge's sort key names (`#WAREHOUSE#W1`: `W1`), the inverse of
 /// [`employee_warehouse`]'s sort key; `None` for any other sort key.
 pub fn warehouse_of_edge(sk: &str) -> Option<Id> {
@@ -198,18 +220,6 @@ pub fn warehouse_of_edge(sk: &str) -> Option<Id> {
         .lit(tag::WAREHOUSE)
         .build_delimited();
     Id::parse("warehouseId", sk.strip_prefix(prefix.as_str())?).ok()
-}
-
-/// One job an employee held: `EMPLOYEE#<id>`, `JH#<yyyy/mm/dd>#<jobId>`.
-pub fn job_history(employee: &Id, start: Date, job: &Id) -> PrimaryKey {
-    Key::new(
-        employee_pk(employee),
-        Composite::new()
-            .lit(tag::JOB_HISTORY)
-            .seg(&start)
-            .seg(job)
-            .build(),
-    )
 }
 
 /// H1: the employee, its current job and its warehouse, never its job history: `SK <= A`
@@ -226,14 +236,6 @@ pub fn jobs_of(employee: &Id) -> KeyCondition<Base> {
     KeyCondition::new(
         employee_pk(employee),
         SortCondition::BeginsWith(Composite::new().lit(tag::JOB_HISTORY).build_delimited()),
-    )
-}
-
-/// GSI1 of an employee: `EMPLOYEENAME#<name>`, `EMPLOYEE#<id>` (H2).
-pub fn employee_name_index(name: &Text, employee: &Id) -> Gsi1Key {
-    Key::new(
-        Composite::new().lit(tag::EMPLOYEE_NAME).seg(name).build(),
-        employee_ref(employee),
     )
 }
 
@@ -254,14 +256,6 @@ fn job_title_pk(title: &Text) -> String {
     Composite::new().lit(tag::JOB_TITLE).seg(title).build()
 }
 
-/// GSI1 of a job: `JOBTITLE#<title>`, `JOB#<jobId>` (H11, first step).
-pub fn job_title_index(title: &Text, job: &Id) -> Gsi1Key {
-    Key::new(
-        job_title_pk(title),
-        Composite::new().lit(tag::JOB).seg(job).build(),
-    )
-}
-
 /// H11, first step: the jobs with this title (normally one).
 pub fn jobs_titled(title: &Text) -> KeyCondition<Gsi1> {
     KeyCondition::new(
@@ -274,22 +268,9 @@ fn job_holders_pk(job: &Id) -> String {
     Composite::new().lit(tag::JOB).seg(job).build()
 }
 
-/// GSI1 of a current-job edge: `JOB#<jobId>`, `EMPLOYEE#<id>` (H11).
-pub fn job_holder_index(job: &Id, employee: &Id) -> Gsi1Key {
-    Key::new(job_holders_pk(job), employee_ref(employee))
-}
-
 /// H11, second step: the employees whose current job is this one.
 pub fn job_holders(job: &Id) -> KeyCondition<Gsi1> {
     employees_in(job_holders_pk(job))
-}
-
-/// GSI1 of a warehouse edge: `WAREHOUSE#<warehouseId>`, `EMPLOYEE#<id>` (H7).
-pub fn warehouse_employee_index(warehouse: &Id, employee: &Id) -> Gsi1Key {
-    Key::new(
-        Composite::new().lit(tag::WAREHOUSE).seg(warehouse).build(),
-        employee_ref(employee),
-    )
 }
 
 /// H7: the employees of a warehouse.
@@ -304,14 +285,6 @@ pub fn hire_shard(employee: &Id) -> Shard {
 
 fn hired_pk(shard: Shard) -> String {
     Composite::new().lit(tag::HIRED).seg(&shard).build()
-}
-
-/// GSI2 of an employee: `HIRED#<shard>`, `<yyyy/mm/dd>#<id>` (H6).
-pub fn hire_index(employee: &Id, hired: Date) -> Gsi2Key {
-    Key::new(
-        hired_pk(hire_shard(employee)),
-        Composite::new().seg(&hired).seg(employee).build(),
-    )
 }
 
 /// H6, one shard: employees hired on `since` or later (read backwards: newest first).

@@ -1,10 +1,8 @@
 //! Learning keys (Walch's talk, on key design): course occurrences and certificates, in the
 //! talk's final design, verbatim.
 //!
-//! | item              | PK                  | SK                                          | GSI1PK                   | GSI1SK                          |
-//! |-------------------|---------------------|---------------------------------------------|--------------------------|---------------------------------|
-//! | course occurrence | `<course>`          | `<yyyy/mm/dd>#course#<v:2>#<location>#`     | `course#<course>#`       | `<yyyy/mm/dd>#<location>#`      |
-//! | certificate       | `<course>`          | `<yyyy/mm/dd>#cert#<v:2>#<student>#`        | `<certType>#<shard:2>#`  | `cert#<v:2>#<instructor>#`      |
+//! Each key shape is declared once, below (`key_shapes!`: one line makes the builder and the
+//! registry's kind); `docs/keys.md` shows them all as tables, generated from these declarations.
 //!
 //! Course names, locations and people are free text, normalised (lower case, no whitespace) and
 //! escaped ([`Text`]); numbers inside a location are zero padded (`Building 1` → `building01`).
@@ -25,13 +23,13 @@
 use std::{borrow::Cow, fmt, str::FromStr};
 
 use crate::{
-    Base, Composite, Date, Gsi1, Gsi1Key, Index, IndexCondition, IndexKey, Key, KeyCondition,
-    KeyError, PrimaryKey, Segment, Shard, SortCondition, Text, Version, code_point_shard,
-    indexes::{CourseKey, LocationKey, Month, OccurrencesByDate, Year, ymd},
+    Base, Composite, Date, Gsi1, Index, IndexCondition, IndexKey, KeyCondition, KeyError,
+    PrimaryKey, Segment, Shard, SortCondition, Text, Version, code_point_shard,
     segment::shown,
     unicode::{self, Lines},
     value::pad,
 };
+use occurrences_by_date::{CourseKey, LocationKey, Month, OccurrencesByDate, Year, ymd};
 
 /// Static tags of learning keys (the registry declares where each one stands).
 pub mod tag {
@@ -146,6 +144,7 @@ impl fmt::Display for Course {
 crate::serde_as_string!(Course, Course::parse);
 
 impl Segment for Location {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Text;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Borrowed(self.0.as_key())
     }
@@ -195,6 +194,13 @@ impl fmt::Display for CertType {
 }
 
 crate::serde_as_string!(CertType, CertType::from_str);
+
+impl Segment for CertType {
+    const SEG: crate::shape::Seg = crate::shape::Seg::CertType;
+    fn segment(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.tag())
+    }
+}
 
 /// A certificate's entity version: what its keys look like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -301,6 +307,7 @@ fn unwords(key: &str) -> Option<String> {
 }
 
 impl Segment for Person {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Person;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Borrowed(self.as_key())
     }
@@ -332,33 +339,6 @@ fn course_pk(course: &Text) -> String {
     Composite::new().seg(course).build()
 }
 
-/// A course occurrence: `<course>`, `<yyyy/mm/dd>#course#<v>#<location>#`.
-pub fn course_occurrence(
-    course: &Text,
-    date: Date,
-    version: Version,
-    location: &Location,
-) -> PrimaryKey {
-    Key::new(
-        course_pk(course),
-        Composite::new()
-            .seg(&date)
-            .lit(tag::COURSE)
-            .seg(&version)
-            .seg(location)
-            .build_delimited(),
-    )
-}
-
-/// GSI1 key of a course occurrence: `course#<course>#`, `<yyyy/mm/dd>#<location>#`: the
-/// course's occurrences in date order, apart from its certificates.
-pub fn course_occurrence_index(course: &Text, date: Date, location: &Location) -> Gsi1Key {
-    Key::new(
-        occurrences_pk(course),
-        Composite::new().seg(&date).seg(location).build_delimited(),
-    )
-}
-
 fn occurrences_pk(course: &Text) -> String {
     Composite::new()
         .lit(tag::COURSE)
@@ -366,40 +346,37 @@ fn occurrences_pk(course: &Text) -> String {
         .build_delimited()
 }
 
-/// A certificate: `<course>`, `<yyyy/mm/dd>#cert#<v>#<student>#`; the version is the student
-/// key's.
-pub fn certificate(course: &Text, date: Date, student: &Person) -> PrimaryKey {
-    Key::new(
-        course_pk(course),
-        Composite::new()
-            .seg(&date)
-            .lit(tag::CERT)
-            .seg(&student.version().version())
-            .seg(student)
-            .build_delimited(),
-    )
+crate::shape::key_shapes! {
+    context: "learning";
+    /// A course occurrence, in its course's partition by date.
+    pub fn course_occurrence(
+        course: &Text, date: Date, version: Version, location: &Location,
+    ) -> Base<COURSE_OCCURRENCE> {
+        {course} / {date} # COURSE # {version} # {location} #
+    }
+    /// GSI1 key of a course occurrence: the course's occurrences in date order, apart from its
+    /// certificates.
+    pub fn course_occurrence_index(
+        course: &Text, date: Date, location: &Location,
+    ) -> Gsi1<COURSE_OCCURRENCE> {
+        COURSE # {course} # / {date} # {location} #
+    }
+    /// A certificate; the version is the student key's.
+    pub fn certificate(course: &Text, date: Date, student: &Person) -> Base<CERTIFICATE> {
+        {course} / {date} # CERT # {student.version().version()} # {student} #
+    }
+    /// GSI1 key of a certificate, on its type's shard; the version is the instructor key's (a
+    /// certificate writes both people in its own version).
+    pub fn certificate_type_index(
+        certificate: &PrimaryKey, cert_type: CertType, instructor: &Person,
+    ) -> Gsi1<CERTIFICATE> {
+        {cert_type} # {certificate_shard(certificate)} # / CERT # {instructor.version().version()} # {instructor} #
+    }
 }
 
 /// The GSI1 shard of a certificate: the sum of its sort key's code points modulo 20.
 pub fn certificate_shard(certificate: &PrimaryKey) -> Shard {
     code_point_shard(certificate.sk(), CERTIFICATE_SHARDS)
-}
-
-/// GSI1 key of a certificate: `<certType>#<shard>#`, `cert#<v>#<instructor>#`; the version is
-/// the instructor key's (a certificate writes both people in its own version).
-pub fn certificate_type_index(
-    certificate: &PrimaryKey,
-    cert_type: CertType,
-    instructor: &Person,
-) -> Gsi1Key {
-    Key::new(
-        type_shard_pk(cert_type, certificate_shard(certificate)),
-        Composite::new()
-            .lit(tag::CERT)
-            .seg(&instructor.version().version())
-            .seg(instructor)
-            .build_delimited(),
-    )
 }
 
 fn type_shard_pk(cert_type: CertType, shard: Shard) -> String {
@@ -457,6 +434,85 @@ pub fn occurrences_at(course: &Text, date: Date, partial: &Location) -> KeyCondi
         occurrences_pk(course),
         SortCondition::BeginsWith(Composite::new().seg(&date).build_with_partial(partial)),
     )
+}
+
+/// The occurrences' multi-attribute index (L2–L6; all indexes: [`crate::indexes`]), beside
+/// GSI1's `<yyyy/mm/dd>#<location>#` keys: the date as three numbers, the location as normalised.
+pub mod occurrences_by_date {
+    use super::{Location, types};
+    use crate::{
+        Index, KeyError, Text,
+        multi::{EntityType, StrValue},
+        unescape,
+    };
+
+    use crate::key_attribute as attribute;
+
+    attribute!(
+        /// A course's key, as its base partition key writes it (normalised [`Text`]).
+        CourseKey(Text) = "CourseKey", S, |t| t.as_key().to_owned()
+    );
+    impl StrValue for CourseKey {}
+
+    attribute!(
+        /// A year, 1 to 9999.
+        Year(u16) = "Year", N, |y| i64::from(*y)
+    );
+    attribute!(
+        /// A month, 1 to 12 ([`Month::new`]).
+        Month(u8) = "Month", N, |m| i64::from(*m)
+    );
+    attribute!(
+        /// A day of the month, 1 to 31 ([`Day::new`]).
+        Day(u8) = "Day", N, |d| i64::from(*d)
+    );
+    attribute!(
+        /// A location as its key normalises it (lower case, numbers padded), not escaped: no
+        /// delimiter follows it.
+        LocationKey(Location) = "LocationKey", S, |l| unescape(l.as_key()).expect("a location key is escaped text")
+    );
+    impl StrValue for LocationKey {}
+
+    impl Month {
+        pub fn new(month: u8) -> Result<Month, KeyError> {
+            (1..=12)
+                .contains(&month)
+                .then_some(Month(month))
+                .ok_or_else(|| KeyError::InvalidDate(format!("month {month}")))
+        }
+    }
+
+    impl Day {
+        pub fn new(day: u8) -> Result<Day, KeyError> {
+            (1..=31)
+                .contains(&day)
+                .then_some(Day(day))
+                .ok_or_else(|| KeyError::InvalidDate(format!("day {day}")))
+        }
+    }
+
+    /// A date's three sort attributes.
+    pub fn ymd(date: crate::Date) -> (Year, Month, Day) {
+        let d = date.inner();
+        (
+            Year(u16::try_from(d.year()).expect("a key date's year is 1 to 9999")),
+            Month(u8::from(d.month())),
+            Day(d.day()),
+        )
+    }
+
+    impl EntityType {
+        pub const COURSE_OCCURRENCE: EntityType = EntityType(types::COURSE_OCCURRENCE);
+    }
+
+    /// L2–L6: a course's occurrences by date, then location.
+    pub struct OccurrencesByDate;
+
+    impl Index for OccurrencesByDate {
+        const NAME: &'static str = "OccurrencesByDate";
+        type Partition = (CourseKey,);
+        type Sort = (Year, Month, Day, LocationKey);
+    }
 }
 
 /// A course occurrence's key in `OccurrencesByDate` ([`crate::indexes`]): its course key, the

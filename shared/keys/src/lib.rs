@@ -1,8 +1,10 @@
 //! Key design for the single table.
 //!
 //! Every `PK`, `SK`, `GSI1PK`, `GSI1SK`, `GSI2PK` and `GSI2SK` string in the project is made
-//! here, from typed values, by one builder ([`Composite`]), and every key shape is declared in one
-//! registry ([`registry`]) that proves no entity's keys can reach another's.
+//! here, from typed values, by one builder ([`Composite`]). Every key shape is declared once, in
+//! its context's module, as the builder function it makes (`BOOK # {isbn} / BOOK # {isbn}`); the
+//! registry ([`registry`]) gathers those declarations and proves no entity's keys can reach
+//! another's, and `docs/keys.md` is rendered from them.
 //!
 //! The rules, after Good's data-modeling post and Walch's talk:
 //! - keys are typed by where they live ([`PrimaryKey`], [`Gsi1Key`], [`Gsi2Key`]): a key for one
@@ -34,6 +36,7 @@ pub mod learning;
 pub mod multi;
 pub mod registry;
 pub mod reviews;
+pub mod shape;
 pub mod unicode;
 
 pub use composite::{Composite, Segment};

@@ -421,6 +421,12 @@ macro_rules! key_attribute {
     };
 }
 
+crate::key_attribute!(
+    /// An entity's `Type`: a partition attribute where several entities carry an index's other
+    /// attributes. Only the entities their contexts name (`EntityType::ORDER_HEADER`).
+    EntityType(&'static str) = "Type", S, |t| (*t).to_owned()
+);
+
 /// A string value: `begins_with` accepts it.
 pub trait StrValue: AttrValue {}
 

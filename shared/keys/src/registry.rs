@@ -6,9 +6,14 @@
 //! key an entity can have. Two entities' keys can only meet if their shapes have the same number
 //! of segments and every position could hold the same string; [`overlap`] decides that, and the
 //! tests prove it false for every pair of entities in the same space: no key of one entity can
-//! equal another's, whatever the inputs. The builders are tied to their declared shapes by a
-//! property test (every key they make is [`classify`]d as theirs and nothing else's), and every
-//! read pattern's key condition is shown to select only the entities it decodes.
+//! equal another's, whatever the inputs.
+//!
+//! The kinds are not written here: each context module declares its key shapes once
+//! (`key_shapes!`, [`crate::shape`]), which makes both the builder and its [`Kind`], and [`KINDS`]
+//! gathers them. A property test makes a key with every builder and checks that it is
+//! [`classify`]d as its own kind and nothing else's (each value type's [`Seg`] accepts its key
+//! form), and every read pattern's key condition is shown to select only the entities it decodes.
+//! [`tables`] renders the kinds for `docs/keys.md`.
 
 use std::str::FromStr;
 
@@ -17,45 +22,7 @@ use crate::{
     unescape,
 };
 
-/// What one segment of a key may be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Seg {
-    /// A static tag, exactly (`""` is the leading delimiter of Good's data-modeling post, or a
-    /// trailing one).
-    Lit(&'static str),
-    /// An identifier ([`Id`]).
-    Id,
-    /// Normalised, escaped free text ([`Text`]).
-    Text,
-    /// A ULID ([`SortableId`]).
-    Ulid,
-    /// `YYYY/MM/DD`.
-    Date,
-    /// `YYYY-MM-DD`.
-    IsoDate,
-    /// A fixed-width ISO-8601 timestamp ([`Timestamp`]).
-    Timestamp,
-    /// A 13-digit ISBN.
-    Isbn,
-    /// A 12-digit SKU.
-    Sku,
-    /// A two-digit shard number.
-    Shard,
-    /// A two-digit entity version.
-    Version,
-    /// An order status.
-    Status,
-    /// A sales period, `YYYY-Qn`.
-    Quarter,
-    /// An order total in cents, 15 digits (a ranking key).
-    Total,
-    /// A certificate type's key tag.
-    CertType,
-    /// A person in a certificate key, of any version ([`learning::Person`]).
-    Person,
-    /// An escaped key string (the ledger's target).
-    Escaped,
-}
+pub use crate::shape::{Kind, Seg};
 
 fn digits(s: &str, width: usize) -> bool {
     s.len() == width && s.bytes().all(|b| b.is_ascii_digit())
@@ -86,17 +53,6 @@ impl Seg {
     }
 }
 
-/// One entity's keys in one space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Kind {
-    /// The entity's `Type`.
-    pub entity: &'static str,
-    pub context: &'static str,
-    pub space: Space,
-    pub pk: &'static [Seg],
-    pub sk: &'static [Seg],
-}
-
 impl Kind {
     pub fn matches(&self, space: Space, pk: &str, sk: &str) -> bool {
         self.space == space && shape_matches(self.pk, pk) && shape_matches(self.sk, sk)
@@ -109,81 +65,18 @@ fn shape_matches(shape: &[Seg], key: &str) -> bool {
 }
 
 use Seg::*;
-use commerce::{tag as c, types as ct};
-use derived::{tag as d, types as dt};
-use hr::{tag as h, types as ht};
-use learning::{tag as l, types as lt};
-use reviews::{tag as r, types as rt};
 
-const COMMERCE: &str = "commerce";
-const REVIEWS: &str = "reviews";
-const LEARNING: &str = "learning";
-const DERIVED: &str = "derived";
-const HR: &str = "hr";
-
-/// Every key of the table and its indexes, by entity and space: one line each, a table to read.
-#[rustfmt::skip]
-pub const KINDS: &[Kind] = &[
-    // Commerce, base table.
-    Kind { entity: ct::CUSTOMER, context: COMMERCE, space: Space::Base, pk: &[Lit(c::CUSTOMER), Id], sk: &[Lit(c::A_RECORD)] },
-    Kind { entity: ct::ORDER_SUMMARY, context: COMMERCE, space: Space::Base, pk: &[Lit(c::CUSTOMER), Id], sk: &[Lit(c::LEADING), Lit(c::ORDER), Ulid] },
-    Kind { entity: ct::ORDER_HEADER, context: COMMERCE, space: Space::Base, pk: &[Lit(c::ORDER), Ulid], sk: &[Lit(c::A_RECORD)] },
-    Kind { entity: ct::ORDER_LINE, context: COMMERCE, space: Space::Base, pk: &[Lit(c::ORDER), Ulid], sk: &[Lit(c::ITEM), Sku] },
-    Kind { entity: ct::TRACKING_EVENT, context: COMMERCE, space: Space::Base, pk: &[Lit(c::ORDER), Ulid], sk: &[Lit(c::EVENT), Ulid] },
-    Kind { entity: ct::CART, context: COMMERCE, space: Space::Base, pk: &[Lit(c::CART), Id], sk: &[Lit(c::A_RECORD)] },
-    Kind { entity: ct::CART_LINE, context: COMMERCE, space: Space::Base, pk: &[Lit(c::CART), Id], sk: &[Lit(c::PRODUCT), Id] },
-    Kind { entity: ct::IDEMPOTENCY, context: COMMERCE, space: Space::Base, pk: &[Lit(c::IDEMPOTENCY), Id, Id], sk: &[Lit(c::A_RECORD)] },
-    Kind { entity: ct::PRODUCT_SALES, context: COMMERCE, space: Space::Base, pk: &[Lit(c::SALES), Sku, Shard], sk: &[Lit(c::A_RECORD)] },
-    Kind { entity: ct::PRODUCT, context: COMMERCE, space: Space::Base, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::A_RECORD)] },
-    Kind { entity: ct::INVENTORY, context: COMMERCE, space: Space::Base, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::WAREHOUSE), Id] },
-    Kind { entity: ct::REP_SALES, context: COMMERCE, space: Space::Base, pk: &[Lit(c::SALES_PERIOD), Quarter], sk: &[Lit(c::REP), Id] },
-    // Commerce, indexes (the order entry of AWS's relational example: GSI1 overloaded, GSI2
-    // write-sharded).
-    Kind { entity: ct::ORDER_LINE, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::ORDER_ITEM), Ulid] },
-    Kind { entity: ct::INVENTORY, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::PRODUCT), Sku], sk: &[Lit(c::WAREHOUSE), Id] },
-    Kind { entity: ct::ORDER_HEADER, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::CUSTOMER), Id], sk: &[Status, Ulid] },
-    Kind { entity: ct::CUSTOMER, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::REP), Id], sk: &[Lit(c::CUSTOMER), Id] },
-    Kind { entity: ct::ORDER_SUMMARY, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::REP), Id], sk: &[Status, Ulid] },
-    Kind { entity: ct::REP_SALES, context: COMMERCE, space: Space::Gsi1, pk: &[Lit(c::RANKING), Quarter], sk: &[Total, Id] },
-    Kind { entity: ct::ORDER_HEADER, context: COMMERCE, space: Space::Gsi2, pk: &[Lit(c::ORDERS), Shard], sk: &[Status, Ulid] },
-    // Reviews.
-    Kind { entity: rt::BOOK, context: REVIEWS, space: Space::Base, pk: &[Lit(r::BOOK), Isbn], sk: &[Lit(r::BOOK), Isbn] },
-    Kind { entity: rt::REVIEW, context: REVIEWS, space: Space::Base, pk: &[Lit(r::BOOK), Isbn], sk: &[Timestamp, Lit(r::USER), Id] },
-    Kind { entity: rt::USER, context: REVIEWS, space: Space::Base, pk: &[Lit(r::USER), Id], sk: &[Lit(r::USER), Id] },
-    Kind { entity: rt::REVIEW_MARKER, context: REVIEWS, space: Space::Base, pk: &[Lit(r::USER), Id], sk: &[Lit(r::REVIEW_OF), Isbn] },
-    Kind { entity: rt::USER, context: REVIEWS, space: Space::Gsi1, pk: &[Lit(r::USER), Id], sk: &[Lit(r::USER), Id] },
-    Kind { entity: rt::REVIEW, context: REVIEWS, space: Space::Gsi1, pk: &[Lit(r::USER), Id], sk: &[Timestamp, Lit(r::BOOK), Isbn] },
-    // Learning (Walch's talk): unprefixed, lower-case course partitions.
-    Kind { entity: lt::COURSE_OCCURRENCE, context: LEARNING, space: Space::Base, pk: &[Text], sk: &[Date, Lit(l::COURSE), Version, Text, Lit("")] },
-    Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Base, pk: &[Text], sk: &[Date, Lit(l::CERT), Version, Person, Lit("")] },
-    Kind { entity: lt::COURSE_OCCURRENCE, context: LEARNING, space: Space::Gsi1, pk: &[Lit(l::COURSE), Text, Lit("")], sk: &[Date, Text, Lit("")] },
-    Kind { entity: lt::CERTIFICATE, context: LEARNING, space: Space::Gsi1, pk: &[CertType, Shard, Lit("")], sk: &[Lit(l::CERT), Version, Person, Lit("")] },
-    // HR (AWS's relational example): reference data, and employees as adjacency lists.
-    Kind { entity: ht::REGION, context: HR, space: Space::Base, pk: &[Lit(h::REGION), Id], sk: &[Lit(h::A_RECORD)] },
-    Kind { entity: ht::COUNTRY, context: HR, space: Space::Base, pk: &[Lit(h::COUNTRY), Id], sk: &[Lit(h::A_RECORD)] },
-    Kind { entity: ht::LOCATION, context: HR, space: Space::Base, pk: &[Lit(h::LOCATION), Id], sk: &[Lit(h::A_RECORD)] },
-    Kind { entity: ht::DEPARTMENT, context: HR, space: Space::Base, pk: &[Lit(h::DEPARTMENT), Id], sk: &[Lit(h::A_RECORD)] },
-    Kind { entity: ht::WAREHOUSE, context: HR, space: Space::Base, pk: &[Lit(h::WAREHOUSE), Id], sk: &[Lit(h::A_RECORD)] },
-    Kind { entity: ht::JOB, context: HR, space: Space::Base, pk: &[Lit(h::JOB), Id], sk: &[Lit(h::A_RECORD)] },
-    Kind { entity: ht::EMPLOYEE, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::A_RECORD)] },
-    Kind { entity: ht::CURRENT_JOB, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::LEADING), Lit(h::JOB)] },
-    Kind { entity: ht::EMPLOYEE_WAREHOUSE, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::LEADING), Lit(h::WAREHOUSE), Id] },
-    Kind { entity: ht::JOB_HISTORY, context: HR, space: Space::Base, pk: &[Lit(h::EMPLOYEE), Id], sk: &[Lit(h::JOB_HISTORY), Date, Id] },
-    Kind { entity: ht::EMPLOYEE, context: HR, space: Space::Gsi1, pk: &[Lit(h::EMPLOYEE_NAME), Text], sk: &[Lit(h::EMPLOYEE), Id] },
-    Kind { entity: ht::JOB, context: HR, space: Space::Gsi1, pk: &[Lit(h::JOB_TITLE), Text], sk: &[Lit(h::JOB), Id] },
-    Kind { entity: ht::CURRENT_JOB, context: HR, space: Space::Gsi1, pk: &[Lit(h::JOB), Id], sk: &[Lit(h::EMPLOYEE), Id] },
-    Kind { entity: ht::EMPLOYEE_WAREHOUSE, context: HR, space: Space::Gsi1, pk: &[Lit(h::WAREHOUSE), Id], sk: &[Lit(h::EMPLOYEE), Id] },
-    Kind { entity: ht::EMPLOYEE, context: HR, space: Space::Gsi2, pk: &[Lit(h::HIRED), Shard], sk: &[Date, Id] },
-    Kind { entity: ht::REGION, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::REGION)], sk: &[Lit(h::REGION), Id] },
-    Kind { entity: ht::COUNTRY, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::COUNTRY)], sk: &[Lit(h::COUNTRY), Id] },
-    Kind { entity: ht::LOCATION, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::LOCATION)], sk: &[Lit(h::LOCATION), Id] },
-    Kind { entity: ht::DEPARTMENT, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::DEPARTMENT)], sk: &[Lit(h::DEPARTMENT), Id] },
-    Kind { entity: ht::WAREHOUSE, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::WAREHOUSE)], sk: &[Lit(h::WAREHOUSE), Id] },
-    Kind { entity: ht::JOB, context: HR, space: Space::Gsi2, pk: &[Lit(h::REFERENCE), Lit(h::JOB)], sk: &[Lit(h::JOB), Id] },
-    // Derived by the stream pipeline.
-    Kind { entity: dt::DAILY_STATS, context: DERIVED, space: Space::Base, pk: &[Lit(d::STATS), IsoDate, Shard], sk: &[Lit(c::A_RECORD)] },
-    Kind { entity: dt::LEDGER, context: DERIVED, space: Space::Base, pk: &[Lit(d::LEDGER), Id], sk: &[Escaped, Escaped] },
+/// Every context's key shapes, as each module declares them.
+const CONTEXTS: &[&[Kind]] = &[
+    commerce::KINDS,
+    reviews::KINDS,
+    learning::KINDS,
+    hr::KINDS,
+    derived::KINDS,
 ];
+
+/// Every key of the table and its indexes, by entity and space.
+pub const KINDS: &[Kind] = &crate::shape::concat::<{ crate::shape::count(CONTEXTS) }>(CONTEXTS);
 
 /// Every registered kind a key could belong to (exactly one, for every key the builders make).
 pub fn classify(space: Space, pk: &str, sk: &str) -> Vec<&'static Kind> {
@@ -209,6 +102,60 @@ pub fn overlap(a: &Kind, b: &Kind) -> bool {
     a.space == b.space && shapes_overlap(a.pk, b.pk) && shapes_overlap(a.sk, b.sk)
 }
 
+/// One context's key shapes as a Markdown table: what `docs/contexts/<context>.md` shows.
+pub fn table(context: &str) -> String {
+    let mut out = String::from(
+        "| entity | index | partition key | sort key | builder |\n|---|---|---|---|---|\n",
+    );
+    for k in KINDS.iter().filter(|k| k.context == context) {
+        out.push_str(&format!(
+            "| `{}` | {} | `{}` | `{}` | `{context}::{}` |\n",
+            k.entity,
+            k.space.index().unwrap_or("table"),
+            k.pk_form(),
+            k.sk_form(),
+            k.builder,
+        ));
+    }
+    out
+}
+
+/// Every context's table, then the multi-attribute indexes: the body of `docs/keys.md`.
+pub fn tables() -> String {
+    let mut contexts: Vec<&str> = KINDS.iter().map(|k| k.context).collect();
+    contexts.dedup();
+    let mut out = String::new();
+    for context in contexts {
+        out.push_str(&format!("\n### {context}\n\n{}", table(context)));
+    }
+    let attributes = |attrs: &[crate::KeyAttribute]| {
+        attrs
+            .iter()
+            .map(|a| format!("`{}` {}", a.name, a.ty.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    out.push_str(
+        "\n### Multi-attribute indexes\n\n| index | partition | sort | entities |\n\
+         |---|---|---|---|\n",
+    );
+    for index in crate::indexes::ALL {
+        let members: Vec<String> = crate::indexes::members(index.name)
+            .iter()
+            .map(|m| format!("`{m}`"))
+            .collect();
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            index.name,
+            attributes(index.partition),
+            attributes(index.sort),
+            members.join(", "),
+        ));
+    }
+    out.push('\n');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,7 +165,50 @@ mod tests {
         learning::{CertType, Location},
         reviews::Isbn,
     };
+    use commerce::{tag as c, types as ct};
+    use derived::{tag as d, types as dt};
+    use hr::{tag as h, types as ht};
+    use learning::types as lt;
     use proptest::prelude::*;
+    use reviews::{tag as r, types as rt};
+
+    /// The key tables of the docs show what the declarations say: `docs/keys.md` all of them,
+    /// each context's page its own. A changed shape fails here until `UPDATE_KEYS=1 cargo test
+    /// -p keys key_page` rewrites the tables (between their markers).
+    #[test]
+    fn the_key_pages_are_the_declarations() {
+        const BEGIN: &str = "<!-- generated from the key declarations: begin -->\n";
+        const END: &str = "<!-- generated from the key declarations: end -->";
+        let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/");
+        let mut pages = vec![("keys.md".to_owned(), tables())];
+        for context in [
+            commerce::CONTEXT,
+            reviews::CONTEXT,
+            learning::CONTEXT,
+            hr::CONTEXT,
+        ] {
+            pages.push((format!("contexts/{context}.md"), table(context)));
+        }
+        for (page, body) in pages {
+            let path = format!("{docs}{page}");
+            let text = std::fs::read_to_string(&path).expect(&path);
+            let (Some(start), Some(end)) = (text.find(BEGIN), text.find(END)) else {
+                panic!("docs/{page} has no markers {BEGIN:?} ... {END:?}");
+            };
+            if text[start + BEGIN.len()..end] == body {
+                continue;
+            }
+            if std::env::var_os("UPDATE_KEYS").is_some() {
+                let updated = format!("{}{BEGIN}{body}{}", &text[..start], &text[end..]);
+                std::fs::write(&path, updated).expect(&path);
+                continue;
+            }
+            panic!(
+                "docs/{page} differs from the key declarations: run `UPDATE_KEYS=1 cargo test \
+                 -p keys key_page` and review the change.\n--- generated\n{body}"
+            );
+        }
+    }
 
     #[test]
     fn no_two_entities_can_share_a_key_whatever_the_inputs() {
@@ -254,7 +244,7 @@ mod tests {
         // Every partition key but a course's starts with a static tag and holds a delimiter; a
         // course's is one text segment, which never does. Upper-case tags can't be text either.
         for k in KINDS {
-            if k.context == LEARNING && k.space == Space::Base {
+            if k.context == learning::CONTEXT && k.space == Space::Base {
                 assert_eq!(k.pk, &[Text]);
             } else {
                 assert!(
@@ -791,10 +781,21 @@ mod tests {
 
         #[test]
         fn every_key_a_builder_makes_is_its_own_entitys_and_no_one_elses(i in arb_inputs()) {
+            // Builder and kind come from one declaration; what this checks is that each value's
+            // key form is what its type's `SEG` accepts, and that no other kind takes the key.
+            let mut made = std::collections::BTreeSet::new();
             for (entity, space, pk, sk) in every_key(&i) {
-                let kinds: Vec<_> = classify(space, &pk, &sk).iter().map(|k| k.entity).collect();
-                prop_assert_eq!(kinds, vec![entity], "{:?} {} / {}", space, pk, sk);
+                let kinds = classify(space, &pk, &sk);
+                let entities: Vec<_> = kinds.iter().map(|k| k.entity).collect();
+                prop_assert_eq!(entities, vec![entity], "{:?} {} / {}", space, pk, sk);
+                made.insert((kinds[0].context, kinds[0].builder));
             }
+            let missing: Vec<_> = KINDS
+                .iter()
+                .filter(|k| !made.contains(&(k.context, k.builder)))
+                .map(|k| format!("{}::{}", k.context, k.builder))
+                .collect();
+            prop_assert!(missing.is_empty(), "every_key makes no key of {:?}", missing);
         }
 
         #[test]

@@ -1,12 +1,8 @@
 //! Review keys: books, users and their reviews, newest first (Pernin's introduction: Alexandre
 //! Pernin's final, timestamped design).
 //!
-//! | item           | PK                   | SK                               | GSI1PK            | GSI1SK                          |
-//! |----------------|----------------------|----------------------------------|-------------------|---------------------------------|
-//! | book           | `BOOK#<isbn>`        | `BOOK#<isbn>`                    |                   |                                 |
-//! | user           | `USER#<username>`    | `USER#<username>`                | `USER#<username>` | `USER#<username>`               |
-//! | review         | `BOOK#<isbn>`        | `<ISO-8601>#USER#<username>`     | `USER#<username>` | `<ISO-8601>#BOOK#<isbn>`        |
-//! | review marker  | `USER#<username>`    | `REVIEWOF#<isbn>`                |                   |                                 |
+//! Each key shape is declared once, below (`key_shapes!`: one line makes the builder and the
+//! registry's kind); `docs/keys.md` shows them all as tables, generated from these declarations.
 //!
 //! The timestamp is [`crate::iso_timestamp`]'s fixed-width UTC form (`2002-08-05T02:46:00.000Z`).
 //! Its first character is a digit, and digits sort before `B` and `U`: reading a book's collection
@@ -24,8 +20,7 @@
 use std::{borrow::Cow, fmt};
 
 use crate::{
-    Base, Composite, Gsi1, Gsi1Key, Id, Key, KeyCondition, KeyError, PrimaryKey, Segment,
-    SortCondition, Timestamp,
+    Base, Gsi1, Id, KeyCondition, KeyError, PrimaryKey, Segment, SortCondition, Timestamp,
 };
 
 /// Static tags of review keys (the registry declares where each one stands).
@@ -141,6 +136,7 @@ impl fmt::Display for Isbn {
 }
 
 impl Segment for Isbn {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Isbn;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Borrowed(&self.0)
     }
@@ -170,64 +166,40 @@ fn isbn13_check(body: &[u32]) -> u32 {
     (10 - sum % 10) % 10
 }
 
-fn book_pk(isbn: &Isbn) -> String {
-    Composite::new().lit(tag::BOOK).seg(isbn).build()
-}
-
-fn user_pk(user: &Id) -> String {
-    Composite::new().lit(tag::USER).seg(user).build()
-}
-
-/// The book's own record: `BOOK#<isbn>`, `BOOK#<isbn>`. Every review of the book sorts before it.
-pub fn book(isbn: &Isbn) -> PrimaryKey {
-    Key::new(book_pk(isbn), book_pk(isbn))
-}
-
-/// The user's own record: `USER#<username>`, `USER#<username>`.
-pub fn user(user: &Id) -> PrimaryKey {
-    Key::new(user_pk(user), user_pk(user))
-}
-
-/// GSI1 key of the user's record: `USER#<username>`, `USER#<username>`. Every review of the user
-/// sorts before it in GSI1.
-pub fn user_index(user: &Id) -> Gsi1Key {
-    Key::new(user_pk(user), user_pk(user))
-}
-
-/// A review: `BOOK#<isbn>`, `<ISO-8601>#USER#<username>`.
-pub fn review(isbn: &Isbn, user: &Id, at: Timestamp) -> PrimaryKey {
-    Key::new(
-        book_pk(isbn),
-        Composite::new().seg(&at).lit(tag::USER).seg(user).build(),
-    )
-}
-
-/// GSI1 key of a review: `USER#<username>`, `<ISO-8601>#BOOK#<isbn>`.
-pub fn review_index(isbn: &Isbn, user: &Id, at: Timestamp) -> Gsi1Key {
-    Key::new(
-        user_pk(user),
-        Composite::new().seg(&at).lit(tag::BOOK).seg(isbn).build(),
-    )
-}
-
-/// The marker of the user's one review of a book: `USER#<username>`, `REVIEWOF#<isbn>`.
-pub fn review_marker(user: &Id, isbn: &Isbn) -> PrimaryKey {
-    Key::new(
-        user_pk(user),
-        Composite::new().lit(tag::REVIEW_OF).seg(isbn).build(),
-    )
+crate::shape::key_shapes! {
+    context: "reviews";
+    /// The book's own record. Every review of the book sorts before it.
+    pub fn book(isbn: &Isbn) -> Base<BOOK> { BOOK # {isbn} / BOOK # {isbn} }
+    /// The user's own record.
+    pub fn user(user: &Id) -> Base<USER> { USER # {user} / USER # {user} }
+    /// GSI1 key of the user's record. Every review of the user sorts before it in GSI1.
+    pub fn user_index(user: &Id) -> Gsi1<USER> { USER # {user} / USER # {user} }
+    /// A review, in its book's collection.
+    pub fn review(isbn: &Isbn, user: &Id, at: Timestamp) -> Base<REVIEW> {
+        BOOK # {isbn} / {at} # USER # {user}
+    }
+    /// GSI1 key of a review, in its user's partition.
+    pub fn review_index(isbn: &Isbn, user: &Id, at: Timestamp) -> Gsi1<REVIEW> {
+        USER # {user} / {at} # BOOK # {isbn}
+    }
+    /// The marker of the user's one review of a book.
+    pub fn review_marker(user: &Id, isbn: &Isbn) -> Base<REVIEW_MARKER> {
+        USER # {user} / REVIEW_OF # {isbn}
+    }
 }
 
 /// R1: a book's collection read backwards from the book's own record (`SK <= BOOK#<isbn>`):
 /// the book, then its reviews newest first.
 pub fn book_and_reviews(isbn: &Isbn) -> KeyCondition<Base> {
-    KeyCondition::new(book_pk(isbn), SortCondition::AtMost(book_pk(isbn)))
+    let (pk, sk) = book(isbn).into_parts();
+    KeyCondition::new(pk, SortCondition::AtMost(sk))
 }
 
 /// R2: a user's GSI1 partition read backwards from the user's record: the user, then their
 /// reviews newest first.
 pub fn user_and_reviews(user: &Id) -> KeyCondition<Gsi1> {
-    KeyCondition::new(user_pk(user), SortCondition::AtMost(user_pk(user)))
+    let (pk, sk) = user_index(user).into_parts();
+    KeyCondition::new(pk, SortCondition::AtMost(sk))
 }
 
 /// The review a marker names (its `ReviewSk`), checked: it must be a review of this book by this
@@ -252,6 +224,7 @@ pub fn review_of_marker(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::Key;
     use proptest::prelude::*;
 
     fn id(s: &str) -> Id {

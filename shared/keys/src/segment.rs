@@ -59,6 +59,7 @@ impl fmt::Display for Id {
 }
 
 impl Segment for Id {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Id;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Borrowed(&self.0)
     }
@@ -109,6 +110,7 @@ impl Text {
 }
 
 impl Segment for Text {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Text;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Borrowed(&self.0)
     }

@@ -37,6 +37,7 @@ impl Shard {
 }
 
 impl Segment for Shard {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Shard;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Owned(self.key())
     }

@@ -60,6 +60,7 @@ impl fmt::Display for SortableId {
 }
 
 impl Segment for SortableId {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Ulid;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Owned(self.to_string())
     }

@@ -419,6 +419,7 @@ pub fn key_code(design: Design) -> [Vec<loc::Source>; 2] {
                 Items(
                     "shared/keys/src/learning.rs",
                     &[
+                        "mod occurrences_by_date ",
                         "fn occurrence_by_date(",
                         "fn occurrences_by_date(",
                         "fn occurrences_by_date_at(",
@@ -426,7 +427,11 @@ pub fn key_code(design: Design) -> [Vec<loc::Source>; 2] {
                 ),
                 Items(
                     "shared/keys/src/commerce.rs",
-                    &["fn customer_orders_by_status(", "fn rep_orders_by_status("],
+                    &[
+                        "mod orders_by_status ",
+                        "fn customer_orders_by_status(",
+                        "fn rep_orders_by_status(",
+                    ],
                 ),
             ],
             vec![

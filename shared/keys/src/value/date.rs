@@ -80,6 +80,7 @@ impl fmt::Display for Date {
 
 /// In a key, a date is written broad to narrow (Walch's talk): `2022/03/15`.
 impl Segment for Date {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Date;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Owned(self.hierarchical())
     }

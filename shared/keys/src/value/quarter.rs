@@ -47,6 +47,7 @@ impl fmt::Display for Quarter {
 }
 
 impl Segment for Quarter {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Quarter;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Owned(self.to_string())
     }

@@ -151,6 +151,7 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
 }
 
 impl Segment for Timestamp {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Timestamp;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Owned(self.to_string())
     }

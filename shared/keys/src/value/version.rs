@@ -26,6 +26,7 @@ impl Version {
 }
 
 impl Segment for Version {
+    const SEG: crate::shape::Seg = crate::shape::Seg::Version;
     fn segment(&self) -> Cow<'_, str> {
         Cow::Owned(pad(self.0.into(), Self::WIDTH).expect("two digits"))
     }
