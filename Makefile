@@ -55,6 +55,12 @@ dynamodb-install:
 	scripts/dynamodb-local.sh install
 
 # The local stack of `make run` and `make reset`, in the foreground (Ctrl-C stops it).
+# One build of the workspace serves every command: each builds the same packages with the same
+# features (the binaries, here; `make test` adds the test targets, whose dependencies resolve the
+# same features: tests/src/one_build.rs), then runs what it needs from target/debug. A build with
+# nothing to do takes under a second; the first one says what it compiles.
+BUILD = cargo build --workspace --bins
+
 LOCAL_STACK = AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debug/local-stack \
 	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY) \
 	  --log-dir $(LOG_DIR) --failures-dir $(FAILURES_DIR)
@@ -72,7 +78,7 @@ WAIT_DRAINED = n=0; until [ $$n -ge 2 ]; do \
 
 run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every route on http://127.0.0.1:3000 (DDB_PORT=... API_PORT=...: a second stack, with data and logs of its own)
 	scripts/dynamodb-local.sh start $(DDB_PORT) $(DATA_DIR)
-	cargo build --bins
+	$(BUILD)
 	@echo "DynamoDB Local: http://127.0.0.1:$(DDB_PORT) (data in $(DATA_DIR); stop it with 'make stop$(if $(filter-out 8000,$(DDB_PORT)), DDB_PORT=$(DDB_PORT))')"
 	@echo "Each function's logs and metrics documents: $(LOG_DIR)/<function>.log; stream failures: $(FAILURES_DIR)/"
 	$(LOCAL_STACK)
@@ -82,7 +88,7 @@ reset: dynamodb-install ## Throw the local table away and run the stack on a fre
 	scripts/dynamodb-local.sh stop $(DDB_PORT)
 	rm -rf $(DATA_DIR) $(LOG_DIR) $(FAILURES_DIR)
 	scripts/dynamodb-local.sh start $(DDB_PORT) $(DATA_DIR)
-	cargo build --bins
+	$(BUILD)
 	@echo "DynamoDB Local: http://127.0.0.1:$(DDB_PORT) (a fresh table in $(DATA_DIR)); make seed runs once the stack listens"
 	trap 'kill $$seeder 2>/dev/null || true' EXIT; \
 	  { until curl -s -o /dev/null --max-time 10 http://127.0.0.1:$(API_PORT)/_local/streams; do sleep 0.2; done; \
@@ -90,7 +96,8 @@ reset: dynamodb-install ## Throw the local table away and run the stack on a fre
 	  $(LOCAL_STACK)
 
 seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table, then wait for the stream handlers to derive totals and rankings; SIZE=large adds thousands of customers, orders, reviews, certificates and employees
-	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) cargo run --quiet -p tools --bin seed -- --table $(TABLE) --size $(SIZE)
+	$(BUILD)
+	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debug/seed --table $(TABLE) --size $(SIZE)
 	@if $(API_LISTENS); then echo "waiting for the stream handlers to catch up ..."; $(WAIT_DRAINED); \
 	  echo "seeded, and the stream handlers have caught up"; fi
 
@@ -101,12 +108,13 @@ bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT); \
-	  target/release/lambda-bench && cargo run --quiet -p bench --bin design-bench
+	  target/release/lambda-bench && $(BUILD) && target/debug/design-bench
 
 bench-keys: dynamodb-install ## The two key designs (the seeds' concatenated strings, multi-attribute typed keys) on the same data with the same requests: item sizes, write and read units, lines of key code (bench/results/keys.md)
+	$(BUILD)
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
-	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo run --quiet -p bench --bin keys-bench
+	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) target/debug/keys-bench
 
 bench-memory: dynamodb-install ## Every function at 128 to 3008 MB as Lambda runs it (root: cgroup CPU quotas), and the size each gets for its cost per million calls and p99: bench/results/power-tuning.json (FUNCTIONS=a,b for some; INIT=1 for the connect-at-init experiment instead)
 	cargo build --release -p bench -p commerce -p reviews -p learning -p hr --bins
@@ -116,24 +124,26 @@ bench-memory: dynamodb-install ## Every function at 128 to 3008 MB as Lambda run
 	  target/release/power-bench $(if $(INIT),--init-experiment)
 
 workbench: dynamodb-install ## Write the table's NoSQL Workbench model (workbench/single-table-design.json) from the seeds, loaded through the model layer
+	$(BUILD)
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
-	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) cargo run --quiet -p tools --bin workbench
+	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) target/debug/workbench
 
 catalogue: ## Write docs/access-patterns.md's access-pattern table from the catalogue (shared/catalogue), which the tests hold openapi.yaml and template.yaml to
-	UPDATE_CATALOGUE=1 cargo test -p tests catalogue::the_readme_table
+	UPDATE_CATALOGUE=1 cargo test --workspace --lib --quiet catalogue::the_readme_table
 
 samples: ## Write the API functions' events/ samples from their declarations (each function's last pattern's example)
-	UPDATE_SAMPLES=1 cargo test -p tests sample_events::
+	UPDATE_SAMPLES=1 cargo test --workspace --lib --quiet sample_events::
 
 cost: dynamodb-install ## Measure what each function's sample request and each write route's worst case cost in DynamoDB, stream fan-out included (writes billed from the items written), and write docs/access-patterns.md's cost tables and docs/operations.md's cost guard
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) UPDATE_COST_TABLE=1 \
-	  cargo test -p tests samples::every_
+	  cargo test --workspace --lib --quiet samples::every_
 
-plan: ## The capacity planner: each workload of planner/workloads/ through the real key design, a report each in planner/reports/ (docs/capacity.md)
-	cargo run --quiet -p planner --bin plan
+plan: ## The capacity planner: each workload of planner/workloads/ through the real key design, a report each in planner/reports/ (docs/capacity.md); WORKLOAD=my.yaml plans that file only
+	$(BUILD)
+	target/debug/plan $(WORKLOAD)
 
 bench/node/node_modules/.package-lock.json: bench/node/package-lock.json
 	npm ci --prefix bench/node --no-audit --no-fund
@@ -145,25 +155,29 @@ TOOLS_TABLE = $(if $(STACK),--stack $(STACK),$(if $(AWS_TABLE),--table $(AWS_TAB
 TOOLS_CONFIRM = $(if $(CONFIRM),--confirm $(CONFIRM))
 
 reconcile: ## Recompute every derived value from its source items; report the drift (REPAIR=1: correct it; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account> to write)
-	cargo run --quiet -p tools --bin reconcile -- $(TOOLS_TABLE) $(if $(REPAIR),--repair) $(if $(SETTLE),--settle $(SETTLE)) $(TOOLS_CONFIRM)
+	$(BUILD)
+	target/debug/reconcile $(TOOLS_TABLE) $(if $(REPAIR),--repair) $(if $(SETTLE),--settle $(SETTLE)) $(TOOLS_CONFIRM)
 
 migrate: ## Move every v01 certificate to v02 and give older course occurrences OccurrencesByDate's attributes, online (DRY=1: only count them; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account>)
-	cargo run --quiet -p tools --bin migrate -- $(TOOLS_TABLE) $(if $(DRY),--dry-run) $(TOOLS_CONFIRM)
+	$(BUILD)
+	target/debug/migrate $(TOOLS_TABLE) $(if $(DRY),--dry-run) $(TOOLS_CONFIRM)
 
 move-index: ## Move C4 by status and O10 to the multi-attribute indexes online: declare and backfill them from template.yaml (CLEANUP=1, after the readers switched: remove the orders' GSI1 keys; DRY=1: only report; REHEARSE=1: the whole move under traffic, local only); STACK=, AWS_TABLE=, CONFIRM= as for make reconcile
-	cargo run --quiet -p tools --bin move_index -- $(TOOLS_TABLE) $(if $(CLEANUP),--cleanup) $(if $(DRY),--dry-run) $(if $(REHEARSE),--rehearse) $(TOOLS_CONFIRM)
+	$(BUILD)
+	target/debug/move_index $(TOOLS_TABLE) $(if $(CLEANUP),--cleanup) $(if $(DRY),--dry-run) $(if $(REHEARSE),--rehearse) $(TOOLS_CONFIRM)
 
 token: ## Print a local access token: make token SUB=<id> [GROUPS=staff] (the id is a customerId or username)
-	@cargo run --quiet -p local-stack --bin token -- --sub "$(SUB)" --groups "$(GROUPS)"
+	@$(BUILD)
+	@target/debug/token --sub "$(SUB)" --groups "$(GROUPS)"
 
 stop: ## Stop the DynamoDB Local of `make run` (DDB_PORT=...: of that stack)
 	scripts/dynamodb-local.sh stop $(DDB_PORT)
 
 # The tests mostly wait on DynamoDB Local, not on the CPU: 6 run at a time instead of one per core
 # (the tests crate took 9.3 min, then 1.9 min). The Rust tests and the fuzzer both run; either
-# failing fails the target. Binaries and test harnesses build in one command, so in one feature set:
-# `cargo build --bins` alone, or `cargo test -p`/`--exclude`, would each compile serde_json, the AWS
-# SDK and ~50 crates above them once more in a set of their own.
+# failing fails the target. Binaries and test harnesses build in one command, in the feature set
+# every other command builds (`BUILD`): `cargo test -p`/`--exclude` would compile serde_json, the
+# AWS SDK and ~50 crates above them once more in a set of their own.
 # The browser the explorer's test drives: Debian's Chromium and its WebDriver (as root, from apt).
 CHROMIUM := /usr/bin/chromium /usr/bin/chromedriver
 $(CHROMIUM):
@@ -183,13 +197,13 @@ test: dynamodb-install $(VENV)/.installed $(CHROMIUM) ## Everything: unit, prope
 
 fuzz: dynamodb-install $(VENV)/.installed ## schemathesis against the local stack: every operation of openapi.yaml, as a customer and as staff
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
-	cargo build --bins
+	$(BUILD)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  scripts/fuzz.sh http://127.0.0.1:$(TEST_DDB_PORT)
 
 browser: dynamodb-install $(VENV)/.installed $(CHROMIUM) ## The explorer in headless Chromium (Selenium) against the local stack; BROWSER_SCREENSHOT=docs/explorer.png keeps a screenshot
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
-	cargo build --bins
+	$(BUILD)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  scripts/browser.sh http://127.0.0.1:$(TEST_DDB_PORT)
 

@@ -25,6 +25,8 @@
 //!   customer's journey against the local stack;
 //! - `hr`: `store::hr`: reference data, and employees' adjacency lists kept in step by every
 //!   write;
+//! - `one_build`: every command shares one build of the workspace: the tests turn on no feature of
+//!   a dependency that `make run`'s build lacks;
 //! - `openapi`: `openapi.yaml` agrees with the template, and every answer the end-to-end tests
 //!   receive is one it documents;
 //! - `operations`: what an operator of a deployed stack relies on: alarms that notice a stopped,
@@ -107,6 +109,8 @@ mod messages;
 mod metrics;
 #[cfg(test)]
 mod numbers;
+#[cfg(test)]
+mod one_build;
 #[cfg(test)]
 mod openapi;
 #[cfg(test)]
