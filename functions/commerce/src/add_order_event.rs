@@ -112,7 +112,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             ));
         }
     }
-    let mut view = api::views::commerce::tracking_event(&record);
+    let mut view = crate::views::tracking_event(&record);
     view["orderId"] = order.to_string().into();
     api::json(201, &view)
 }

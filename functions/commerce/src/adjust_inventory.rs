@@ -7,7 +7,7 @@
 //! write. Staff only.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{Timestamp, commerce::Sku};
 use serde::Deserialize;
 use store::products::{self, Adjusted};

@@ -38,7 +38,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         200,
         &json!({
             "cartId": cart.as_str(),
-            "items": lines.items.iter().map(api::views::commerce::cart_line).collect::<Vec<_>>(),
+            "items": lines.items.iter().map(crate::views::cart_line).collect::<Vec<_>>(),
         }),
     )
 }

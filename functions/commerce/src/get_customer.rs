@@ -3,7 +3,7 @@
 //! `A` record with `Limit = N + 1` (Good's data-modeling post).
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce as k;
 use model::commerce::{Customer, OrderSummary};
 use serde_json::json;

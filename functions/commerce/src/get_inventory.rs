@@ -4,7 +4,7 @@
 //! exist). Staff only.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce::Sku;
 use store::products;
 

@@ -7,7 +7,7 @@
 //! is neither that customer nor staff gets the same 404 as for an order that does not exist.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{SortableId, commerce as k};
 use model::{
     Entity,

@@ -5,7 +5,7 @@
 //! in `X-Derived-Inconsistent`. 404 `product_not_found`. Anyone may read it (a catalogue page).
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce::Sku;
 use store::products;
 

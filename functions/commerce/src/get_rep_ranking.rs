@@ -10,7 +10,7 @@
 //! named in the `X-Derived-Inconsistent` header.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{Quarter, commerce as k};
 use model::commerce::RepSales;
 use serde_json::json;

@@ -28,3 +28,6 @@ api::functions![
 ];
 
 stream_handler::consumers![commerce_stream,];
+
+pub mod params;
+pub mod views;

@@ -11,7 +11,7 @@
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce::{self as k, OrderStatus};
 use model::commerce::{Order, OrderHeader, OrderSummary};
 use serde_json::json;
@@ -56,7 +56,7 @@ pub const FUNCTION: Function = Function {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
     let status: Option<OrderStatus> = api::query_parsed(&req, "status")?;
-    let (from, to) = api::query_order_dates(&req)?;
+    let (from, to) = crate::params::query_order_dates(&req)?;
     if status.is_some() {
         api::count_as_pattern("C4 by status");
     }

@@ -10,7 +10,7 @@
 //! key when a tracking event changes the status, so an order leaves the OPEN list as it ships.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{
     Shard,
     commerce::{self as k, OrderStatus},
@@ -43,7 +43,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let status: OrderStatus = api::query_parsed(&req, "status")?.ok_or_else(|| {
         ApiError::invalid_parameter("status", "give status=OPEN (or another status)")
     })?;
-    let (from, to) = api::query_order_dates(&req)?;
+    let (from, to) = crate::params::query_order_dates(&req)?;
     let streams = Shard::all(deps.order_shards()?)
         .map(|shard| k::order_status_range(shard, status, from, to))
         .collect::<Result<Vec<_>, _>>()

@@ -8,7 +8,7 @@
 //! empty lists: telling an unknown product apart would cost a second request. Staff only.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce::{self as k, Sku};
 use model::{
     Entity,

@@ -8,7 +8,7 @@
 //! one without customers, is an empty list.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce as k;
 use model::commerce::Customer;
 use serde_json::json;

@@ -15,7 +15,7 @@
 //! range: a page never pays for them. An unknown rep, or one without orders, is an empty list.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce::OrderStatus;
 use model::commerce::OrderSummary;
 use serde_json::json;
@@ -44,7 +44,7 @@ pub const FUNCTION: Function = Function {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let rep = api::path_id(&req, "repId")?;
     let status: Option<OrderStatus> = api::query_parsed(&req, "status")?;
-    let (from, to) = api::query_order_dates(&req)?;
+    let (from, to) = crate::params::query_order_dates(&req)?;
     let bad_range = |e| ApiError::invalid_parameter("to", e);
     let read = match status {
         Some(status) => StatusRead::One(ByStatus::rep(&rep, status, from, to).map_err(bad_range)?),

@@ -84,7 +84,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     match commerce::set_cart_line(&deps.table, &line, body.version).await? {
         CartLineSet::Stored(stored) => {
-            let mut view = api::views::commerce::cart_line(&stored);
+            let mut view = crate::views::cart_line(&stored);
             view["cartId"] = cart.as_str().into();
             api::json(200, &view)
         }

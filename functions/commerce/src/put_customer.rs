@@ -8,7 +8,7 @@
 //! transaction (404 `employee_not_found`), and puts the customer in the rep's GSI1 partition (O9).
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{Id, Timestamp};
 use serde::{Deserialize, Deserializer};
 use store::commerce::{self, CustomerPut, RepChange};

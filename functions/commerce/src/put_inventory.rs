@@ -12,7 +12,7 @@
 //! without reading first, `POST .../adjustments` adds a relative amount.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{Timestamp, commerce::Sku};
 use model::commerce::Inventory;
 use serde::Deserialize;

@@ -10,7 +10,7 @@
 //! A PUT replaces: a description or price that is absent or `null` removes the one stored.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{Timestamp, commerce::Sku};
 use serde::Deserialize;
 use store::products;

@@ -8,7 +8,7 @@
 //! `job_exists` (the same job from the same date); nothing written then.
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use keys::{Date, Id};
 use model::hr::JobHistory;
 use serde::Deserialize;

@@ -5,7 +5,7 @@
 //! Staff only; 404 `employee_not_found`.
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use store::hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.

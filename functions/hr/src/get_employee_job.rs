@@ -5,7 +5,7 @@
 //! `job_not_found` when the employee has no job (or does not exist).
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use store::hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.

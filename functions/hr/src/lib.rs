@@ -17,3 +17,5 @@ api::functions![
 ];
 
 pub mod reference;
+
+pub mod views;

@@ -6,7 +6,7 @@
 //! `employee_not_found` (known from a GetItem, made only when a first page is empty).
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use keys::hr as k;
 use model::hr::JobHistory;
 use serde_json::json;

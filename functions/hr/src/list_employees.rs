@@ -10,7 +10,7 @@
 //!   queried in parallel (`SK >= <date>#`, backwards) and merged newest first with ONE cursor.
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use keys::{
     Name, Shard,
     hr::{self as k, HIRE_SHARDS},

@@ -4,7 +4,7 @@
 //! `cursor`). Staff only.
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use keys::hr as k;
 use model::hr::EmployeeWarehouse;
 use serde_json::json;

@@ -5,7 +5,7 @@
 //! the current-job and warehouse edges (`store::hr::put_employee`).
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use keys::{Date, Id, Name};
 use serde::Deserialize;
 use store::hr::{self, EmployeeInput, Put};

@@ -7,7 +7,7 @@
 //! occurrence reads (L2–L6) find it apart from the course's certificates.
 
 use api::declare::*;
-use api::views::learning as view;
+use crate::views as view;
 use keys::{
     Date,
     learning::{Course, Location},

@@ -5,7 +5,7 @@
 //! `certificate_not_found`. Anyone may read it.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use store::learning;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.

@@ -5,7 +5,7 @@
 //! with many certificates is never cut short silently. Anyone may read it.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::learning as k;
 use model::{
     Entity,

@@ -2,7 +2,7 @@
 //! (`YYYY-MM-DD`) and location. ONE GetItem. 404 `course_not_found`. Anyone may read it.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::learning as k;
 use model::{Entity, learning::CourseOccurrence};
 use store::Read;

@@ -7,7 +7,7 @@
 //! collision is what v02 is for. Staff only.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::{
     Date,
     learning::{CertVersion, Course, Location, Name},

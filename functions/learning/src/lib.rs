@@ -13,3 +13,6 @@ api::functions![
     issue_certificate,
     list_certificates,
 ];
+
+pub mod params;
+pub mod views;

@@ -8,7 +8,7 @@
 //! the v01 certificates are migrated. Anyone may read it.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::{
     Shard,
     learning::{self as k, CERTIFICATE_SHARDS, CertVersion, Name, Person},

@@ -4,7 +4,7 @@
 //! ONE query per page; the day's course occurrences are never read. Anyone may read it.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::learning as k;
 use model::learning::Certificate;
 use serde_json::json;

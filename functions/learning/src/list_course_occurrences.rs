@@ -19,7 +19,7 @@
 //! | L6 | `... AND Day = 15 AND begins_with(LocationKey, "build")` | `... AND begins_with(GSI1SK, "2022/03/15#build")` |
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::learning::{Location, OccurrenceRead, Period};
 use model::learning::CourseOccurrence;
 use serde_json::json;

@@ -37,7 +37,7 @@ pub const FUNCTION: Function = Function {
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let isbn = api::path_isbn(&req)?;
+    let isbn = crate::params::path_isbn(&req)?;
     let user = api::path_id(&req, "username")?;
     reviews::delete_review(&deps.table, &user, &isbn).await?;
     api::no_content()

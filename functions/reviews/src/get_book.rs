@@ -17,7 +17,7 @@
 //! are (Pernin's introduction shows 15: with the largest reviews those would take two).
 
 use api::declare::*;
-use api::views::reviews as view;
+use crate::views as view;
 use keys::reviews as k;
 use model::reviews::{Book, Review};
 use serde_json::json;
@@ -67,7 +67,7 @@ fn worst() -> api::function::Worst {
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let isbn = api::path_isbn(&req)?;
+    let isbn = crate::params::path_isbn(&req)?;
     // Who asks decides whether each review shows its author's account id.
     let caller = api::auth::caller(&req);
     // A cursor is bound to this pattern, this book and this page size.

@@ -13,7 +13,7 @@
 //! `reviewCount` is derived by the stream handlers (`ReviewCount` on the user).
 
 use api::declare::*;
-use api::views::reviews as view;
+use crate::views as view;
 use keys::reviews as k;
 use model::reviews::{Review, User};
 use serde_json::json;

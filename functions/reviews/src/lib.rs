@@ -13,3 +13,6 @@ api::functions![
 ];
 
 stream_handler::consumers![aggregate_reviews,];
+
+pub mod params;
+pub mod views;

@@ -7,7 +7,7 @@
 //! answer shows the normalised ISBN.
 
 use api::declare::*;
-use api::views::reviews as view;
+use crate::views as view;
 use serde::Deserialize;
 use store::reviews;
 
@@ -65,7 +65,7 @@ fn validate(body: &PutBook) -> Result<(), ApiError> {
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let isbn = api::path_isbn(&req)?;
+    let isbn = crate::params::path_isbn(&req)?;
     let body: PutBook = api::json_body(&req)?;
     validate(&body)?;
     let (book, created) = reviews::put_book(

@@ -6,7 +6,7 @@
 //! GSI1 keys (`USER#<username>` twice): R2 reads it from GSI1 together with the user's reviews.
 
 use api::declare::*;
-use api::views::reviews as view;
+use crate::views as view;
 use keys::Date;
 use serde::Deserialize;
 use store::reviews;
