@@ -41,6 +41,28 @@ async fn an_unusable_configuration_is_the_invocations_error() {
             ),
             "AWS_CA_BUNDLE=/nonexistent/ca.pem",
         ),
+        // A read of either order-status key design without its design, or with one that is not.
+        (
+            spec(
+                "list-rep-orders",
+                &[
+                    ("TABLE_NAME", "t"),
+                    ("CURSOR_SIGNING_KEY", testkit::TEST_CURSOR_KEY),
+                ],
+            ),
+            "ORDER_STATUS_KEYS is not set",
+        ),
+        (
+            spec(
+                "list-customer-orders",
+                &[
+                    ("TABLE_NAME", "t"),
+                    ("CURSOR_SIGNING_KEY", testkit::TEST_CURSOR_KEY),
+                    ("ORDER_STATUS_KEYS", "gsi1"),
+                ],
+            ),
+            "ORDER_STATUS_KEYS must be concatenated or multi-attribute, not \"gsi1\"",
+        ),
         // A stream handler whose failure destination is neither a queue nor a file.
         (
             spec(

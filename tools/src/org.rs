@@ -6,6 +6,9 @@
 //! every machine gets the same org, and loading twice changes nothing.
 
 use crate::Draw;
+use ::commerce::data::products::{self as products, InventoryPut};
+use ::commerce::data::{self as commerce, CustomerPut, NewOrder, PlaceOutcome, RepChange};
+use ::hr::data::{self as hr, EmployeeInput, JobAdded, Put};
 use keys::{
     Date, Id, SortableId, Timestamp,
     commerce::{OrderStatus, Sku},
@@ -15,12 +18,7 @@ use model::{
     commerce::{Inventory, TrackingEvent},
     hr::{Country, Department, Job, JobHistory, Location, Region, Warehouse},
 };
-use store::{
-    StoreError, Table,
-    commerce::{self, CustomerPut, NewOrder, PlaceOutcome, RepChange},
-    hr::{self, EmployeeInput, JobAdded, Put},
-    products::{self, InventoryPut},
-};
+use store::{StoreError, Table};
 
 pub const REGIONS: [(&str, &str); 3] =
     [("EU", "Europe"), ("AM", "Americas"), ("AP", "Asia Pacific")];

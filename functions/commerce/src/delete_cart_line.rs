@@ -7,7 +7,7 @@
 
 use api::declare::*;
 use serde::Deserialize;
-use store::commerce::{self, CartLineRemoved};
+use crate::data::{self as commerce, CartLineRemoved};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -71,9 +71,9 @@ mod tests {
     use testkit::Harness;
 
     use model::commerce::CartLine;
-    use store::commerce::put_cart_line;
+    use crate::data::put_cart_line;
     use testkit::all_items;
-    use testkit::fixtures::{at, id};
+    use crate::fixtures::{at, id};
 
     async fn delete(table: &Table, cart: &str, product: &str) -> (u16, serde_json::Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());

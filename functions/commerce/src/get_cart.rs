@@ -46,8 +46,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::commerce::put_cart_line;
-    use testkit::fixtures::{at, id};
+    use crate::data::put_cart_line;
+    use crate::fixtures::{at, id};
     use testkit::{Harness, all_items, query_read_units};
 
     #[tokio::test]

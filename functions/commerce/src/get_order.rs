@@ -76,7 +76,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::commerce::OrderStatus;
-    use testkit::fixtures;
+    use crate::fixtures;
     use testkit::{Harness, all_items, query_read_units};
 
     #[tokio::test]

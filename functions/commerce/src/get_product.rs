@@ -7,7 +7,7 @@
 use api::declare::*;
 use crate::views as view;
 use keys::commerce::Sku;
-use store::products;
+use crate::data::products as products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -51,7 +51,7 @@ mod tests {
     use serde_json::{Value, json};
     use store::{Table, Update};
     use testkit::Harness;
-    use testkit::fixtures;
+    use crate::fixtures;
 
     /// Status, body and the drift header, as anyone (no token) gets them.
     async fn get(table: &Table, sku: &str) -> (u16, Value, Option<String>) {

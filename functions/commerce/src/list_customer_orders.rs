@@ -15,13 +15,13 @@ use crate::views as view;
 use keys::commerce::{self as k, OrderStatus};
 use model::commerce::{Order, OrderHeader, OrderSummary};
 use serde_json::json;
-use store::commerce::{self, ByStatus};
+use crate::data::{self as commerce, ByStatus, ORDER_STATUS_KEYS, StatusKeys};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "list-customer-orders",
     access: Access::owner("customerId", "customer_not_found"),
-    needs: Needs::CURSORS.with_status_keys(),
+    needs: Needs::CURSORS.with_settings(&[ORDER_STATUS_KEYS]),
     routes: &[Route::get(
         "/customers/{customerId}/orders",
         "C4: a customer's orders in a date range (and a status), newest first, paginated",
@@ -78,7 +78,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         }
         Some(status) => {
             let read = ByStatus::customer(&customer, status, from, to).map_err(bad_range)?;
-            let keys = deps.status_keys()?;
+            let keys = StatusKeys::of(deps)?;
             let page = read
                 .page(&deps.table, keys, paging.limit, paging.start.as_ref())
                 .await?;
@@ -110,9 +110,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use serde_json::Value;
-    use store::commerce::StatusKeys;
     use testkit::Harness;
-    use testkit::fixtures;
+    use crate::fixtures;
     use testkit::{all_items, query_read_units};
 
     fn day_ms(iso: &str, plus_ms: i128) -> u64 {
@@ -295,8 +294,8 @@ mod tests {
     #[tokio::test]
     async fn by_status_the_multi_attribute_index_answers_the_same_pages() {
         let (d, _) = seeded_with_statuses().await;
-        let by = |keys| {
-            let deps = testkit::deps(d.table.clone(), FUNCTION.needs).with_status_keys(keys);
+        let by = |keys: StatusKeys| {
+            let deps = testkit::deps(d.table.clone(), FUNCTION.needs).with_setting(&ORDER_STATUS_KEYS, keys.as_str());
             Harness::with_deps(&FUNCTION, handle, deps)
         };
         let (gsi1, multi) = (by(StatusKeys::Concatenated), by(StatusKeys::MultiAttribute));

@@ -71,7 +71,8 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{fixtures, walk_pages};
+    use testkit::{walk_pages};
+    use crate::fixtures;
 
     async fn get(table: &Table, query: &[(&str, &str)]) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -95,7 +96,7 @@ mod tests {
         let shipped = keys::SortableId::parse(&placed[23]).unwrap();
         let event = keys::SortableId::at_ms(1_780_000_000_000);
         assert!(
-            store::commerce::apply_order_status(&table, shipped, event, OrderStatus::Shipped)
+            crate::data::apply_order_status(&table, shipped, event, OrderStatus::Shipped)
                 .await
                 .unwrap()
         );
@@ -141,15 +142,15 @@ mod tests {
         let mut placed = Vec::new();
         for n in 0..10u64 {
             let ms = 1_767_225_600_000 + n * 3_600_000;
-            let order = store::commerce::NewOrder {
+            let order = crate::data::NewOrder {
                 customer: fixtures::id("c0"),
                 order_id: keys::SortableId::at_ms(ms),
                 created_at: fixtures::at(ms),
                 lines: vec![(fixtures::sku(1), 1, 100)],
                 status_shards: 4,
             };
-            let placed_now = store::commerce::place_order(&table, &order, None).await;
-            assert_eq!(placed_now.unwrap(), store::commerce::PlaceOutcome::Placed);
+            let placed_now = crate::data::place_order(&table, &order, None).await;
+            assert_eq!(placed_now.unwrap(), crate::data::PlaceOutcome::Placed);
             placed.push(order.order_id.to_string());
         }
         placed.reverse();

@@ -11,7 +11,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::{Id, Timestamp};
 use serde::{Deserialize, Deserializer};
-use store::commerce::{self, CustomerPut, RepChange};
+use crate::data::{self as commerce, CustomerPut, RepChange};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -236,7 +236,7 @@ mod tests {
     /// Employees E1 and E2 (and the org they need), and the function authorized as `main`
     /// authorizes it.
     async fn with_employees() -> (Table, Harness) {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone()).dispatched();
         (table, h)
     }

@@ -14,7 +14,7 @@ use api::declare::*;
 use keys::{Id, Name, hr::Reference};
 use model::hr::{Country, Department, Job, Location, ReferenceRecord, Region, Warehouse};
 use serde::Deserialize;
-use store::hr::{self, Put};
+use crate::data::{self as hr, Put};
 
 use crate::reference;
 

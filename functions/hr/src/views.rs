@@ -1,8 +1,8 @@
 //! How HR's records are shown to clients (camelCase JSON): employees, their jobs and warehouses.
 
+use crate::data::{EmployeeView, Sources};
 use model::hr::{CurrentJob, Employee, EmployeeWarehouse, JobHistory};
 use serde_json::{Value, json};
-use store::hr::{EmployeeView, Sources};
 
 pub fn employee(e: &Employee) -> Value {
     json!({

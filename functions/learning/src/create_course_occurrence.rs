@@ -14,7 +14,7 @@ use keys::{
 };
 use model::learning::CourseOccurrence;
 use serde::Deserialize;
-use store::learning;
+use crate::data as learning;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {

@@ -120,7 +120,7 @@ mod tests {
     fn cert(student: &str, instructor: &str, v: CertVersion, t: CertType) -> Certificate {
         Certificate {
             cert_type: t,
-            ..testkit::fixtures::certificate("2022-03-15", student, instructor, v)
+            ..crate::fixtures::certificate("2022-03-15", student, instructor, v)
         }
     }
 

@@ -9,7 +9,7 @@
 use api::declare::*;
 use crate::views as view;
 use serde::Deserialize;
-use store::reviews;
+use crate::data as reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -114,7 +114,7 @@ mod tests {
         let derived = Update::new()
             .add(Book::RATING_COUNT, 3)
             .add(Book::RATING_SUM, 26);
-        let book = keys::reviews::book(&testkit::fixtures::isbn("9780261102354"));
+        let book = keys::reviews::book(&crate::fixtures::isbn("9780261102354"));
         table.update(&book, &derived, None).await.unwrap();
         table.meter().reset();
         let (s, b) = put(

@@ -12,7 +12,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::Timestamp;
 use serde::Deserialize;
-use store::reviews::{self, NewReview, PutReviewOutcome};
+use crate::data::{self as reviews, NewReview, PutReviewOutcome};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -268,7 +268,7 @@ mod tests {
                     user: user.clone(),
                     grade: 7,
                     text: "x".into(),
-                    at: testkit::fixtures::at(ms),
+                    at: crate::fixtures::at(ms),
                 },
             )
             .await

@@ -1,9 +1,30 @@
 //! What a function reads from its environment, once, at start-up. Every function has the same
 //! [`Deps`]; what it needs beyond the table it declares ([`Needs`]), so a missing setting stops
 //! it at start-up, and the contract tests check the template gives each function what it
-//! declares (and nothing it does not).
+//! declares (and nothing it does not). A setting of one context's own (commerce's key design,
+//! `ORDER_STATUS_KEYS`) is a [`Setting`] that context declares: read and checked here at
+//! start-up like the rest, parsed by the context that reads it.
 
-use crate::{StoreError, Table, commerce::StatusKeys, cursor::CursorCodec};
+use crate::{StoreError, Table, cursor::CursorCodec};
+
+/// A setting a context reads from the environment beyond the table's: its variable, the value
+/// tests and tools get unless they say otherwise, and the check a value must pass for the
+/// function to start (its error is the function's start-up error).
+#[derive(Debug, Clone, Copy)]
+pub struct Setting {
+    pub variable: &'static str,
+    pub default: fn() -> &'static str,
+    pub check: fn(&str) -> Result<(), StoreError>,
+}
+
+/// A variable names one setting.
+impl PartialEq for Setting {
+    fn eq(&self, other: &Setting) -> bool {
+        self.variable == other.variable
+    }
+}
+
+impl Eq for Setting {}
 
 /// Beyond `TABLE_NAME`, what a function needs from its environment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -15,9 +36,8 @@ pub struct Needs {
     pub shards: bool,
     /// `ORDER_STATUS_SHARDS`: the function places orders on, or reads, O5's GSI2 shards.
     pub order_shards: bool,
-    /// `ORDER_STATUS_KEYS`: the function reads C4 by status or O10, from the key design it
-    /// names ([`StatusKeys`]).
-    pub status_keys: bool,
+    /// The settings of its context's own it reads ([`Setting`]).
+    pub settings: &'static [Setting],
 }
 
 impl Needs {
@@ -26,7 +46,7 @@ impl Needs {
         cursors: false,
         shards: false,
         order_shards: false,
-        status_keys: false,
+        settings: &[],
     };
     pub const CURSORS: Needs = Needs {
         cursors: true,
@@ -45,12 +65,9 @@ impl Needs {
         }
     }
 
-    /// These needs and `ORDER_STATUS_KEYS`.
-    pub const fn with_status_keys(self) -> Needs {
-        Needs {
-            status_keys: true,
-            ..self
-        }
+    /// These needs and `settings`.
+    pub const fn with_settings(self, settings: &'static [Setting]) -> Needs {
+        Needs { settings, ..self }
     }
 
     /// The environment variables these needs name, `TABLE_NAME` first.
@@ -65,9 +82,7 @@ impl Needs {
         if self.order_shards {
             v.push("ORDER_STATUS_SHARDS");
         }
-        if self.status_keys {
-            v.push("ORDER_STATUS_KEYS");
-        }
+        v.extend(self.settings.iter().map(|s| s.variable));
         v
     }
 }
@@ -79,7 +94,8 @@ pub struct Deps {
     cursors: Option<CursorCodec>,
     shards: Option<u32>,
     order_shards: Option<u32>,
-    status_keys: Option<StatusKeys>,
+    /// Each declared setting's value, by variable.
+    settings: Vec<(&'static str, String)>,
 }
 
 impl Deps {
@@ -97,19 +113,20 @@ impl Deps {
             .order_shards
             .then(|| count_from_env("ORDER_STATUS_SHARDS"))
             .transpose()?;
-        let status_keys = needs
-            .status_keys
-            .then(|| match std::env::var("ORDER_STATUS_KEYS") {
-                Ok(v) => StatusKeys::parse(&v),
-                Err(_) => Err(StoreError::Config("ORDER_STATUS_KEYS is not set".into())),
+        let settings = needs
+            .settings
+            .iter()
+            .map(|s| match std::env::var(s.variable) {
+                Ok(v) => (s.check)(&v).map(|()| (s.variable, v)),
+                Err(_) => Err(StoreError::Config(format!("{} is not set", s.variable))),
             })
-            .transpose()?;
+            .collect::<Result<_, _>>()?;
         Ok(Deps {
             table,
             cursors,
             shards,
             order_shards,
-            status_keys,
+            settings,
         })
     }
 
@@ -134,24 +151,39 @@ impl Deps {
             order_shards: needs
                 .order_shards
                 .then_some(keys::commerce::DEFAULT_ORDER_STATUS_SHARDS),
-            status_keys: needs.status_keys.then_some(StatusKeys::default()),
+            settings: needs
+                .settings
+                .iter()
+                .map(|s| (s.variable, (s.default)().to_owned()))
+                .collect(),
         })
     }
 
-    /// These dependencies reading C4 by status and O10 from `keys` (tests, tools); only if
-    /// declared.
-    pub fn with_status_keys(mut self, keys: StatusKeys) -> Deps {
-        if self.status_keys.is_some() {
-            self.status_keys = Some(keys);
+    /// These dependencies with `value` for `setting` (tests, tools); only if declared.
+    pub fn with_setting(mut self, setting: &Setting, value: &str) -> Deps {
+        if let Some((_, v)) = self
+            .settings
+            .iter_mut()
+            .find(|(n, _)| *n == setting.variable)
+        {
+            *v = value.to_owned();
         }
         self
     }
 
-    /// The key design C4 by status and O10 read; an error if the function did not declare it.
-    pub fn status_keys(&self) -> Result<StatusKeys, StoreError> {
-        self.status_keys.ok_or_else(|| {
-            StoreError::Config("this function does not declare Needs::status_keys".into())
-        })
+    /// The value of `setting`, as read (and checked) at start-up; an error if the function did
+    /// not declare it.
+    pub fn setting(&self, setting: &Setting) -> Result<&str, StoreError> {
+        self.settings
+            .iter()
+            .find(|(n, _)| *n == setting.variable)
+            .map(|(_, v)| v.as_str())
+            .ok_or_else(|| {
+                StoreError::Config(format!(
+                    "this function does not declare the setting {}",
+                    setting.variable
+                ))
+            })
     }
 
     /// These dependencies with `count` GSI2 shards for O5 (tests, tools); only if declared.

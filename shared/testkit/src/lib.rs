@@ -6,8 +6,6 @@
 //! - [`Harness`]: one API function under test on that table (or on a fresh one of its own,
 //!   [`Harness::on_new_table`]), its handler called in process with events built on its declared
 //!   routes (`h.as_staff().get("/orders", &[])`);
-//! - [`fixtures`]: the seeds' entities written through the store, as every function's tests
-//!   need them;
 //! - [`event`] / [`request`]: real API Gateway HTTP API (payload v2) events, the samples of
 //!   `events/` or built like them, turned into `lambda_http` requests the way the runtime does;
 //! - [`item_size`] / [`query_read_units`]: DynamoDB's own size and capacity arithmetic, so a test
@@ -17,10 +15,13 @@
 //!   index, paying the minimum), [`assert_one_small_get`] (one GetItem for half a unit),
 //!   [`walk_one_query_per_page`] (a walk, each page one query paying for what it shows),
 //!   [`assert_cursor_refused_by_another_read`], [`column()`] (the ids of a page; [`joined`],
-//!   [`column_of_pages`]), [`items_with`] (a partition), [`org_table`] (a table with the HR org
-//!   and its employees).
+//!   [`column_of_pages`]) and [`items_with`] (a partition).
 //!
-//! The DynamoDB helpers among them (tables, fixtures, stream records, sizes) are `dev`'s,
+//! Each context's fixtures (the seeds' entities, written through its own writes) are its
+//! crate's (`commerce::fixtures`, `hr::fixtures::org_with` for a table with the HR org).
+//!
+//! The DynamoDB helpers among them (tables, stream records, sizes, a cancelled
+//! transaction for the mocks) are `dev`'s,
 //! re-exported here: the benchmarks and maintenance commands use them outside tests.
 
 mod harness;
@@ -34,7 +35,7 @@ use serde_json::{Value, json};
 pub use harness::{Call, Harness};
 
 pub use devkit::{
-    Change, TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, fixtures,
+    Change, TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, cancelled, deps,
     item_size, query_read_units, stream_event, stream_record, table, write_units,
 };
 
@@ -102,17 +103,6 @@ pub async fn walk_one_query_per_page(
         body
     })
     .await
-}
-
-/// A fresh [`table`] with the small org of [`fixtures::org`] and `employees` (id, name) of
-/// warehouse W1 ([`fixtures::employee`]): where the HR tests start.
-pub async fn org_table(employees: &[(&str, &str)]) -> store::Table {
-    let table = table().await;
-    fixtures::org(&table).await;
-    for (id, name) in employees {
-        fixtures::employee(&table, id, name).await;
-    }
-    table
 }
 
 /// Every item of `table` whose attribute `name` is the string `value`: a partition of the table

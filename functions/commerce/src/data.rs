@@ -1,6 +1,12 @@
-//! Commerce writes shared by the functions, the seed loader and the tests (C2, C3, C6, C7, the
+//! Commerce's reads and writes of the table, shared by its functions, the seed loader and the tests (C2, C3, C6, C7, the
 //! order-status projection). Reads are declared in the function that serves them, except C4 by
 //! status and O10, which read either of two key designs ([`ByStatus`]).
+//!
+//! `data`, not `store`: `store` is the mechanism crate this module is written with (`Table`,
+//! transactions, paging); `data` is what this context keeps in the one table. Every context names
+//! it so.
+
+pub mod products;
 
 use keys::{
     Date, Gsi1, Id, IndexCondition, KeyCondition, KeyError, Timestamp,
@@ -15,8 +21,8 @@ use model::{
     n, s,
 };
 
-use crate::{
-    Condition, Read, StoreError, Table, Update,
+use store::{
+    Condition, Deps, Read, Setting, StoreError, Table, Update,
     merge::{Direction, MergeKey, MergedPage, Position, Positions, merged_page_by},
 };
 
@@ -282,13 +288,13 @@ pub async fn place_catalogue_order(
     let skus: Vec<_> = request.items.iter().map(|(sku, _)| *sku).collect();
     let mut changed = None;
     for _ in 0..PRICE_ATTEMPTS {
-        let products = crate::products::catalogue(table, &skus).await?;
+        let products = products::catalogue(table, &skus).await?;
         let mut prices = Vec::with_capacity(skus.len());
         for sku in &skus {
             let Some(product) = products.iter().find(|p| p.sku == *sku) else {
                 return Ok((PlaceOutcome::UnknownSku(*sku), None));
             };
-            let Some(price) = crate::products::Price::of(product) else {
+            let Some(price) = products::Price::of(product) else {
                 return Ok((PlaceOutcome::UnpricedSku(*sku), None));
             };
             prices.push((*sku, price));
@@ -343,7 +349,7 @@ pub async fn place_catalogue_order(
 /// The products' prices an order was priced at (checked in its transaction), and its currency.
 #[derive(Default)]
 struct Checked<'a> {
-    prices: &'a [(k::Sku, crate::products::Price)],
+    prices: &'a [(k::Sku, products::Price)],
     currency: Option<&'a String>,
 }
 
@@ -793,8 +799,23 @@ pub enum StatusKeys {
     MultiAttribute,
 }
 
+/// `ORDER_STATUS_KEYS`: the key design C4 by status and O10 read ([`StatusKeys`]), a setting
+/// of the functions that declare it: read and checked at start-up (a missing or unknown design
+/// stops the function), `concatenated` in tests and tools unless they say otherwise.
+pub const ORDER_STATUS_KEYS: Setting = Setting {
+    variable: "ORDER_STATUS_KEYS",
+    default: || StatusKeys::default().as_str(),
+    check: |v| StatusKeys::parse(v).map(|_| ()),
+};
+
 impl StatusKeys {
     pub const ALL: [StatusKeys; 2] = [StatusKeys::Concatenated, StatusKeys::MultiAttribute];
+
+    /// The design `deps` read at start-up ([`ORDER_STATUS_KEYS`]); an error if the function did
+    /// not declare it.
+    pub fn of(deps: &Deps) -> Result<StatusKeys, StoreError> {
+        StatusKeys::parse(deps.setting(&ORDER_STATUS_KEYS)?)
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -949,7 +970,7 @@ impl ByStatus {
 }
 
 /// O10 without a status: the rep's orders in every status, one stream per status merged newest
-/// first by order id ([`crate::merge`]), in either key design; a position (every stream's) is
+/// first by order id ([`store::merge`]), in either key design; a position (every stream's) is
 /// carried across designs as [`ByStatus`] carries one.
 #[derive(Debug, Clone)]
 pub struct RepOrders(Vec<ByStatus>);
@@ -1074,7 +1095,7 @@ async fn index_active(table: &Table, index: &'static str) -> bool {
     let active = described.ok().and_then(|d| d.table).is_some_and(|t| {
         t.global_secondary_indexes().iter().any(|i| {
             i.index_name() == Some(index)
-                && i.index_status() == Some(&aws_sdk_dynamodb::types::IndexStatus::Active)
+                && i.index_status() == Some(&store::aws_sdk_dynamodb::types::IndexStatus::Active)
         })
     });
     let now = if active {
@@ -1130,7 +1151,8 @@ mod tests {
         }
     }
 
-    use crate::txn::{TRANSACTION_ATTEMPTS, cancelled};
+    use store::TRANSACTION_ATTEMPTS;
+    use testkit::cancelled;
 
     fn order() -> NewOrder {
         NewOrder {

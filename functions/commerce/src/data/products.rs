@@ -1,5 +1,6 @@
 //! Products and their inventories (the order entry of AWS's relational example): writes and point
-//! reads (O12, O13), shared by the functions, the seed loader and the tests. O8 is declared in the
+//! reads (O12, O13), shared by
+//! commerce's functions, the seed loader and the tests. O8 is declared in the
 //! function that serves it.
 
 use keys::{
@@ -12,7 +13,7 @@ use model::{
     s,
 };
 
-use crate::{Condition, Read, StoreError, Table, Update};
+use store::{Condition, Read, StoreError, Table, Update};
 
 /// A product's price: cents of an ISO 4217 currency.
 #[derive(Debug, Clone, PartialEq, Eq)]
