@@ -228,10 +228,11 @@ fn order_contributions(
             (RepSales::PERIOD, s(period.to_string())),
             (RepSales::REP_ID, s(rep.as_str())),
         ];
-        let ranked = Ranked {
-            by: RepSales::TOTAL,
-            period,
-            rep: rep.clone(),
+        let ranked = {
+            let rep = rep.clone();
+            Ranked::new(RepSales::TOTAL, move |total| {
+                k::rep_ranking_index(period, total, &rep)
+            })
         };
         let sales = k::rep_sales(period, rep);
         out.push(
