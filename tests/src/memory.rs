@@ -239,7 +239,9 @@ async fn a_warm_api_function_does_not_grow_with_the_requests_it_answers() {
             updated_at: commerce::fixtures::at(1_671_062_400_000),
             version: 0,
         };
-        commerce::data::put_cart_line(&table, &line).await.unwrap();
+        commerce::fixtures::put_cart_line(&table, &line)
+            .await
+            .unwrap();
     }
     let samples = warm_invocations(
         "get-cart",

@@ -188,7 +188,7 @@ mod tests {
 
     use super::*;
     use crate::reconcile::{Scan, compare};
-    use commerce::data::{add_tracking_event, put_cart_line};
+    use commerce::fixtures::{add_tracking_event, put_cart_line};
     use commerce::fixtures::{at, customer, id, order};
     use keys::commerce::{EventId, OrderStatus};
     use model::s;

@@ -184,7 +184,7 @@ async fn write(table: Table, n: usize, stop: Arc<AtomicBool>, traffic: Arc<Traff
             lines: vec![(keys::commerce::Sku::new(1).expect("a sku"), 1, 100)],
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
         };
-        let placed = commerce::data::place_order(&table, &new, None).await;
+        let placed = commerce::fixtures::place_order(&table, &new, None).await;
         let moved = match placed {
             Ok(PlaceOutcome::Placed) => {
                 step += 1;

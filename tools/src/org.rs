@@ -400,7 +400,7 @@ async fn load_orders(
     let counts: Vec<(usize, usize)> = futures::stream::iter(planned)
         .map(|(order, events)| async move {
             let mut placed = 0;
-            match commerce::place_order_in(table, &order, "USD").await {
+            match ::commerce::fixtures::place_order_in(table, &order, "USD").await {
                 Ok(PlaceOutcome::Placed) => placed = 1,
                 Ok(other) => {
                     return Err(StoreError::Corrupt(format!("seeding an order: {other:?}")));
@@ -410,7 +410,7 @@ async fn load_orders(
             }
             let mut added = 0;
             for event in &events {
-                match commerce::add_tracking_event(table, event).await {
+                match ::commerce::fixtures::add_tracking_event(table, event).await {
                     Ok(_) => added += 1,
                     Err(e) if already_there(&e) => {}
                     Err(e) => return Err(e),

@@ -127,7 +127,7 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
             // The local stack's count (the template's default).
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
         };
-        match commerce::place_order_in(table, &order, "USD").await {
+        match ::commerce::fixtures::place_order_in(table, &order, "USD").await {
             Ok(PlaceOutcome::Placed) => written += 4,
             Ok(other) => {
                 return Err(StoreError::Corrupt(format!(
@@ -148,7 +148,7 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
         note: Some("Payment received".into()),
         at: at(event.timestamp_ms()),
     };
-    match commerce::add_tracking_event(table, &record).await {
+    match ::commerce::fixtures::add_tracking_event(table, &record).await {
         Ok(_) => written += 1,
         Err(e) if already_there(&e) => {}
         Err(e) => return Err(e),

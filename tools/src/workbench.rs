@@ -294,7 +294,7 @@ async fn place_idempotent_order(table: &store::Table) -> Result<(), Box<dyn std:
         response: "{}".into(),
         expires_at: 4_102_444_800,
     };
-    commerce::data::place_order(table, &order, Some(&key)).await?;
+    commerce::fixtures::place_order(table, &order, Some(&key)).await?;
     Ok(())
 }
 

@@ -348,12 +348,12 @@ pub async fn place_catalogue_order(
 
 /// The products' prices an order was priced at (checked in its transaction), and its currency.
 #[derive(Default)]
-struct Checked<'a> {
-    prices: &'a [(k::Sku, products::Price)],
-    currency: Option<&'a String>,
+pub(crate) struct Checked<'a> {
+    pub(crate) prices: &'a [(k::Sku, products::Price)],
+    pub(crate) currency: Option<&'a String>,
 }
 
-/// Places an order: the customer is read (strongly consistent) for its account rep, which the
+/// Places an order (the API's [`place_catalogue_order`], the fixtures' `place_order`): the customer is read (strongly consistent) for its account rep, which the
 /// order records, then one transaction writes:
 /// 1. a check that the customer exists and still has that rep (else it is read again);
 /// 2. the idempotency record, if a key was given, must not exist yet;
@@ -364,30 +364,7 @@ struct Checked<'a> {
 ///
 /// The lines' prices are taken as given: the seed loaders and tests write orders so. The API
 /// prices orders from the catalogue ([`place_catalogue_order`]).
-pub async fn place_order(
-    table: &Table,
-    order: &NewOrder,
-    idempotency: Option<&IdempotencyKey>,
-) -> Result<PlaceOutcome, StoreError> {
-    place(table, order, idempotency, &Checked::default()).await
-}
-
-/// [`place_order`], recording the order's currency (the seed loaders' orders, priced as their
-/// products are).
-pub async fn place_order_in(
-    table: &Table,
-    order: &NewOrder,
-    currency: &str,
-) -> Result<PlaceOutcome, StoreError> {
-    let currency = currency.to_owned();
-    let checked = Checked {
-        prices: &[],
-        currency: Some(&currency),
-    };
-    place(table, order, None, &checked).await
-}
-
-async fn place(
+pub(crate) async fn place(
     table: &Table,
     order: &NewOrder,
     idempotency: Option<&IdempotencyKey>,
@@ -542,18 +519,6 @@ pub async fn append_tracking_event(
             })
         }
         Err(e) => Err(e),
-    }
-}
-
-/// Appends a tracking event to an existing order; `false` when the order does not exist.
-pub async fn add_tracking_event(table: &Table, event: &TrackingEvent) -> Result<bool, StoreError> {
-    match append_tracking_event(table, event).await? {
-        EventAdded::Added => Ok(true),
-        EventAdded::NoOrder => Ok(false),
-        EventAdded::Full => Err(StoreError::Corrupt(format!(
-            "order {} has {MAX_ORDER_EVENTS} events already",
-            event.order_id
-        ))),
     }
 }
 
@@ -722,15 +687,6 @@ pub fn line_count_change(cart: &Id, by: i64) -> Update {
         .set_if_absent(model::attr::TYPE, s(Cart::TYPE))
         .set_if_absent(Cart::CART_ID, s(cart.as_str()))
         .add(Cart::LINE_COUNT, by)
-}
-
-/// Sets one line of a cart whatever it was ([`set_cart_line`] without a version): the seed
-/// loader's and tests' write. A full cart is an error here.
-pub async fn put_cart_line(table: &Table, line: &CartLine) -> Result<(), StoreError> {
-    match set_cart_line(table, line, None).await? {
-        CartLineSet::Stored(_) => Ok(()),
-        other => Err(StoreError::Corrupt(format!("cart line not set: {other:?}"))),
-    }
 }
 
 /// The line is there and, with `expected`, at that version (0: written before versions).
@@ -1122,6 +1078,7 @@ mod tests {
     //! DynamoDB Local never raises TransactionConflict, so the retry path is tested with the SDK's
     //! own mocking (aws-smithy-mocks): the client below answers from rules, not from a database.
     use super::*;
+    use crate::fixtures::place_order;
     use aws_sdk_dynamodb::{
         Client,
         operation::{get_item::GetItemOutput, transact_write_items::TransactWriteItemsOutput},

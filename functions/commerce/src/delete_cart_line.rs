@@ -71,7 +71,7 @@ mod tests {
     use testkit::Harness;
 
     use model::commerce::CartLine;
-    use crate::data::put_cart_line;
+    use crate::fixtures::put_cart_line;
     use testkit::all_items;
     use crate::fixtures::{at, id};
 

@@ -5,10 +5,12 @@
 //! and the tests, and a Lambda binary's link drops what it never calls.
 
 use keys::{Id, SortableId, Timestamp, commerce::Sku};
-use model::commerce::Order;
+use model::commerce::{CartLine, Inventory, Order, TrackingEvent};
 use store::Table;
 
-use crate::data::{self as commerce, NewOrder, PlaceOutcome, products};
+use store::StoreError;
+
+use crate::data::{self as commerce, IdempotencyKey, NewOrder, PlaceOutcome, products};
 
 /// The three order dates of Good's data-modeling post: 2020-11-25, 2020-12-01, 2020-12-06
 /// (midnight UTC).
@@ -71,9 +73,7 @@ pub async fn order(table: &Table, customer: &str, ms: u64, lines: &[(u64, u32, i
         lines: lines.iter().map(|(s, q, p)| (sku(*s), *q, *p)).collect(),
         status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
     };
-    let outcome = commerce::place_order(table, &new, None)
-        .await
-        .expect("place order");
+    let outcome = place_order(table, &new, None).await.expect("place order");
     assert_eq!(outcome, PlaceOutcome::Placed, "the customer exists");
     // Read back: the order records its customer's rep at the time.
     table
@@ -104,7 +104,7 @@ pub async fn tracking_events(
             note: None,
             at: at(event_id.timestamp_ms()),
         };
-        let added = commerce::add_tracking_event(table, &event).await;
+        let added = add_tracking_event(table, &event).await;
         assert!(added.expect("a tracking event"), "the order exists");
     }
 }
@@ -150,7 +150,7 @@ async fn put_product(table: &Table, n: u64, price: Option<&products::Price>) -> 
 
 /// `quantity` of product `n` in `warehouse` (written; needs [`org`] and [`product`]).
 pub async fn inventory(table: &Table, n: u64, warehouse: &str, quantity: u32) {
-    let stored = products::put_inventory(
+    let stored = put_inventory(
         table,
         &model::commerce::Inventory {
             sku: sku(n),
@@ -166,4 +166,64 @@ pub async fn inventory(table: &Table, n: u64, warehouse: &str, quantity: u32) {
         matches!(stored, products::InventoryPut::Stored(_)),
         "product {n} and warehouse {warehouse} exist"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The seed loader's and tests' writes: no function makes them
+
+/// Places an order as [`commerce::place`] does, with the lines' prices taken as given: the seed
+/// loaders and tests write orders so. The API prices orders from the catalogue
+/// ([`commerce::place_catalogue_order`]).
+pub async fn place_order(
+    table: &Table,
+    order: &NewOrder,
+    idempotency: Option<&IdempotencyKey>,
+) -> Result<PlaceOutcome, StoreError> {
+    commerce::place(table, order, idempotency, &commerce::Checked::default()).await
+}
+
+/// [`place_order`], recording the order's currency (the seed loaders' orders, priced as their
+/// products are).
+pub async fn place_order_in(
+    table: &Table,
+    order: &NewOrder,
+    currency: &str,
+) -> Result<PlaceOutcome, StoreError> {
+    let currency = currency.to_owned();
+    let checked = commerce::Checked {
+        prices: &[],
+        currency: Some(&currency),
+    };
+    commerce::place(table, order, None, &checked).await
+}
+
+/// Appends a tracking event to an existing order; `false` when the order does not exist.
+pub async fn add_tracking_event(table: &Table, event: &TrackingEvent) -> Result<bool, StoreError> {
+    match commerce::append_tracking_event(table, event).await? {
+        commerce::EventAdded::Added => Ok(true),
+        commerce::EventAdded::NoOrder => Ok(false),
+        commerce::EventAdded::Full => Err(StoreError::Corrupt(format!(
+            "order {} has {} events already",
+            event.order_id,
+            commerce::MAX_ORDER_EVENTS
+        ))),
+    }
+}
+
+/// Sets one line of a cart whatever it was ([`commerce::set_cart_line`] without a version): the
+/// seed loader's and tests' write. A full cart is an error here.
+pub async fn put_cart_line(table: &Table, line: &CartLine) -> Result<(), StoreError> {
+    match commerce::set_cart_line(table, line, None).await? {
+        commerce::CartLineSet::Stored(_) => Ok(()),
+        other => Err(StoreError::Corrupt(format!("cart line not set: {other:?}"))),
+    }
+}
+
+/// Sets a product's stock in a warehouse, whatever it was (the seed loaders' and tests' write):
+/// [`products::set_inventory`] without an expected version.
+pub async fn put_inventory(
+    table: &Table,
+    inventory: &Inventory,
+) -> Result<products::InventoryPut, StoreError> {
+    Ok(products::set_inventory(table, inventory, None).await?.0)
 }

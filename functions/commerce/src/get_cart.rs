@@ -46,7 +46,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::put_cart_line;
+    use crate::fixtures::put_cart_line;
     use crate::fixtures::{at, id};
     use testkit::{Harness, all_items, query_read_units};
 

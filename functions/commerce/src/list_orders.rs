@@ -149,7 +149,7 @@ mod tests {
                 lines: vec![(fixtures::sku(1), 1, 100)],
                 status_shards: 4,
             };
-            let placed_now = crate::data::place_order(&table, &order, None).await;
+            let placed_now = crate::fixtures::place_order(&table, &order, None).await;
             assert_eq!(placed_now.unwrap(), crate::data::PlaceOutcome::Placed);
             placed.push(order.order_id.to_string());
         }

@@ -196,7 +196,7 @@ async fn more_orders(table: &store::Table) -> Result<(), String> {
             lines: vec![(sku, 1, 499)],
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
         };
-        commerce::data::place_order_in(table, &order, "USD")
+        commerce::fixtures::place_order_in(table, &order, "USD")
             .await
             .map_err(|e| format!("placing order {n}: {e}"))?;
     }

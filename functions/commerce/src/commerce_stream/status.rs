@@ -67,7 +67,7 @@ mod tests {
     use model::Item;
     use serde_json::Value;
     use store::{Table};
-    use crate::data::add_tracking_event;
+    use crate::fixtures::add_tracking_event;
     use testkit::{Change as C, all_items, stream_event, stream_record};
     use crate::fixtures;
 

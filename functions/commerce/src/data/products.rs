@@ -104,15 +104,6 @@ pub enum InventoryPut {
     VersionMismatch(Option<u64>),
 }
 
-/// Sets a product's stock in a warehouse, whatever it was (the seed loaders' and tests' write):
-/// [`set_inventory`] without an expected version.
-pub async fn put_inventory(
-    table: &Table,
-    inventory: &Inventory,
-) -> Result<InventoryPut, StoreError> {
-    Ok(set_inventory(table, inventory, None).await?.0)
-}
-
 /// Sets a product's stock in a warehouse to an absolute quantity, and returns the inventory as
 /// stored. Created: ONE transaction checks that the product and the warehouse exist and puts it
 /// at version 1 (`attribute_not_exists`). Replaced: ONE UpdateItem sets the quantity and adds 1
