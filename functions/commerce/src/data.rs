@@ -755,12 +755,29 @@ pub enum StatusKeys {
     MultiAttribute,
 }
 
+/// `ORDER_STATUS_SHARDS`: O5's GSI2 shards, a setting of the functions that place orders on them
+/// or read them: read and checked at start-up, the default count in tests and tools.
+pub const ORDER_STATUS_SHARDS: Setting = Setting {
+    variable: "ORDER_STATUS_SHARDS",
+    default: || k::DEFAULT_ORDER_STATUS_SHARDS.to_string(),
+    check: |v| store::shard_count(ORDER_STATUS_SHARDS.variable, v).map(|_| ()),
+};
+
+/// O5's GSI2 shards `deps` read at start-up ([`ORDER_STATUS_SHARDS`]); an error if the function
+/// did not declare them.
+pub fn order_shards(deps: &Deps) -> Result<u32, StoreError> {
+    store::shard_count(
+        ORDER_STATUS_SHARDS.variable,
+        deps.setting(&ORDER_STATUS_SHARDS)?,
+    )
+}
+
 /// `ORDER_STATUS_KEYS`: the key design C4 by status and O10 read ([`StatusKeys`]), a setting
 /// of the functions that declare it: read and checked at start-up (a missing or unknown design
 /// stops the function), `concatenated` in tests and tools unless they say otherwise.
 pub const ORDER_STATUS_KEYS: Setting = Setting {
     variable: "ORDER_STATUS_KEYS",
-    default: || StatusKeys::default().as_str(),
+    default: || StatusKeys::default().as_str().to_owned(),
     check: |v| StatusKeys::parse(v).map(|_| ()),
 };
 

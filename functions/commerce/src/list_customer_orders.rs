@@ -295,7 +295,8 @@ mod tests {
     async fn by_status_the_multi_attribute_index_answers_the_same_pages() {
         let (d, _) = seeded_with_statuses().await;
         let by = |keys: StatusKeys| {
-            let deps = testkit::deps(d.table.clone(), FUNCTION.needs).with_setting(&ORDER_STATUS_KEYS, keys.as_str());
+            let deps = testkit::deps(d.table.clone(), FUNCTION.needs).with_setting(&ORDER_STATUS_KEYS, keys.as_str())
+                .expect("a design");
             Harness::with_deps(&FUNCTION, handle, deps)
         };
         let (gsi1, multi) = (by(StatusKeys::Concatenated), by(StatusKeys::MultiAttribute));

@@ -10,6 +10,7 @@
 //! key when a tracking event changes the status, so an order leaves the OPEN list as it ships.
 
 use api::declare::*;
+use crate::data::{ORDER_STATUS_SHARDS, order_shards};
 use crate::views as view;
 use keys::{
     Shard,
@@ -23,7 +24,7 @@ use store::merge::Direction;
 pub const FUNCTION: Function = Function {
     name: "list-orders",
     access: Access::Staff,
-    needs: Needs::CURSORS.with_order_shards(),
+    needs: Needs::CURSORS.with_settings(&[ORDER_STATUS_SHARDS]),
     routes: &[Route::get(
         "/orders",
         "O5: orders in a status across customers (15 GSI2 shards merged), newest first",
@@ -44,7 +45,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         ApiError::invalid_parameter("status", "give status=OPEN (or another status)")
     })?;
     let (from, to) = crate::params::query_order_dates(&req)?;
-    let streams = Shard::all(deps.order_shards()?)
+    let streams = Shard::all(order_shards(deps)?)
         .map(|shard| k::order_status_range(shard, status, from, to))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ApiError::invalid_parameter("to", e))?;
@@ -156,7 +157,7 @@ mod tests {
         placed.reverse();
         for count in [4, 15] {
             let deps = testkit::deps(table.clone(), FUNCTION.needs)
-                .with_order_shards(count)
+                .with_setting(&ORDER_STATUS_SHARDS, &count.to_string())
                 .unwrap();
             let h = Harness::with_deps(&FUNCTION, handle, deps);
             let (s, body) = h.as_staff().get("/orders", &[("status", "OPEN")]).await;

@@ -24,13 +24,16 @@ use lambda_http::http::header::LOCATION;
 use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
-use crate::data::{self as commerce, IdempotencyRequest, OrderRequest, PlaceOutcome, PricedOrder};
+use crate::data::{
+    self as commerce, IdempotencyRequest, ORDER_STATUS_SHARDS, OrderRequest, PlaceOutcome,
+    PricedOrder,
+};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "place-order",
     access: Access::owner("customerId", "customer_not_found"),
-    needs: Needs::TABLE.with_order_shards(),
+    needs: Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS]),
     routes: &[Route::post(
         "/customers/{customerId}/orders",
         "C3: place an order at the catalogue's prices (all or nothing, idempotent with an Idempotency-Key)",
@@ -183,7 +186,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         order_id,
         created_at,
         items,
-        status_shards: deps.order_shards()?,
+        status_shards: commerce::order_shards(deps)?,
     };
     // The answer is made before the write (a retry under the same key replays it), so it does
     // not name the account rep the order records: GET /orders/{orderId} does.
@@ -420,7 +423,7 @@ mod tests {
     async fn the_header_records_its_o5_shard_among_the_configured_count() {
         let table = table_with_customer().await;
         let deps = testkit::deps(table.clone(), FUNCTION.needs)
-            .with_order_shards(4)
+            .with_setting(&ORDER_STATUS_SHARDS, "4")
             .unwrap();
         let h = Harness::with_deps(&FUNCTION, handle, deps);
         for _ in 0..12 {

@@ -2,8 +2,8 @@
 //! [`Deps`]; what it needs beyond the table it declares ([`Needs`]), so a missing setting stops
 //! it at start-up, and the contract tests check the template gives each function what it
 //! declares (and nothing it does not). A setting of one context's own (commerce's key design,
-//! `ORDER_STATUS_KEYS`) is a [`Setting`] that context declares: read and checked here at
-//! start-up like the rest, parsed by the context that reads it.
+//! `ORDER_STATUS_KEYS`, and O5's shards, `ORDER_STATUS_SHARDS`) is a [`Setting`] that context
+//! declares: read and checked here at start-up like the rest, parsed by the context that reads it.
 
 use crate::{StoreError, Table, cursor::CursorCodec};
 
@@ -13,7 +13,7 @@ use crate::{StoreError, Table, cursor::CursorCodec};
 #[derive(Debug, Clone, Copy)]
 pub struct Setting {
     pub variable: &'static str,
-    pub default: fn() -> &'static str,
+    pub default: fn() -> String,
     pub check: fn(&str) -> Result<(), StoreError>,
 }
 
@@ -34,8 +34,6 @@ pub struct Needs {
     pub cursors: bool,
     /// `AGGREGATE_SHARDS`: the function writes or reads sharded counters.
     pub shards: bool,
-    /// `ORDER_STATUS_SHARDS`: the function places orders on, or reads, O5's GSI2 shards.
-    pub order_shards: bool,
     /// The settings of its context's own it reads ([`Setting`]).
     pub settings: &'static [Setting],
 }
@@ -45,7 +43,6 @@ impl Needs {
     pub const TABLE: Needs = Needs {
         cursors: false,
         shards: false,
-        order_shards: false,
         settings: &[],
     };
     pub const CURSORS: Needs = Needs {
@@ -56,14 +53,6 @@ impl Needs {
         shards: true,
         ..Needs::TABLE
     };
-
-    /// These needs and `ORDER_STATUS_SHARDS`.
-    pub const fn with_order_shards(self) -> Needs {
-        Needs {
-            order_shards: true,
-            ..self
-        }
-    }
 
     /// These needs and `settings`.
     pub const fn with_settings(self, settings: &'static [Setting]) -> Needs {
@@ -79,9 +68,6 @@ impl Needs {
         if self.shards {
             v.push("AGGREGATE_SHARDS");
         }
-        if self.order_shards {
-            v.push("ORDER_STATUS_SHARDS");
-        }
         v.extend(self.settings.iter().map(|s| s.variable));
         v
     }
@@ -93,7 +79,6 @@ pub struct Deps {
     pub table: Table,
     cursors: Option<CursorCodec>,
     shards: Option<u32>,
-    order_shards: Option<u32>,
     /// Each declared setting's value, by variable.
     settings: Vec<(&'static str, String)>,
 }
@@ -109,10 +94,6 @@ impl Deps {
             .shards
             .then(|| count_from_env("AGGREGATE_SHARDS"))
             .transpose()?;
-        let order_shards = needs
-            .order_shards
-            .then(|| count_from_env("ORDER_STATUS_SHARDS"))
-            .transpose()?;
         let settings = needs
             .settings
             .iter()
@@ -125,13 +106,12 @@ impl Deps {
             table,
             cursors,
             shards,
-            order_shards,
             settings,
         })
     }
 
-    /// Dependencies given directly (tests, tools): only what `needs` declares is set; O5's
-    /// shards are the default count (see [`Deps::with_order_shards`]).
+    /// Dependencies given directly (tests, tools): only what `needs` declares is set; each
+    /// setting its default (see [`Deps::with_setting`]).
     pub fn new(
         table: Table,
         needs: Needs,
@@ -148,27 +128,26 @@ impl Deps {
                 .shards
                 .then(|| check_count("AGGREGATE_SHARDS", shards))
                 .transpose()?,
-            order_shards: needs
-                .order_shards
-                .then_some(keys::commerce::DEFAULT_ORDER_STATUS_SHARDS),
             settings: needs
                 .settings
                 .iter()
-                .map(|s| (s.variable, (s.default)().to_owned()))
+                .map(|s| (s.variable, (s.default)()))
                 .collect(),
         })
     }
 
-    /// These dependencies with `value` for `setting` (tests, tools); only if declared.
-    pub fn with_setting(mut self, setting: &Setting, value: &str) -> Deps {
+    /// These dependencies with `value` for `setting` (tests, tools), checked as at start-up;
+    /// only if declared.
+    pub fn with_setting(mut self, setting: &Setting, value: &str) -> Result<Deps, StoreError> {
         if let Some((_, v)) = self
             .settings
             .iter_mut()
             .find(|(n, _)| *n == setting.variable)
         {
+            (setting.check)(value)?;
             *v = value.to_owned();
         }
-        self
+        Ok(self)
     }
 
     /// The value of `setting`, as read (and checked) at start-up; an error if the function did
@@ -186,14 +165,6 @@ impl Deps {
             })
     }
 
-    /// These dependencies with `count` GSI2 shards for O5 (tests, tools); only if declared.
-    pub fn with_order_shards(mut self, count: u32) -> Result<Deps, StoreError> {
-        if self.order_shards.is_some() {
-            self.order_shards = Some(check_count("ORDER_STATUS_SHARDS", count)?);
-        }
-        Ok(self)
-    }
-
     /// The cursor codec; an error if the function did not declare that it pages.
     pub fn cursors(&self) -> Result<&CursorCodec, StoreError> {
         self.cursors.as_ref().ok_or_else(|| {
@@ -205,13 +176,6 @@ impl Deps {
     pub fn shards(&self) -> Result<u32, StoreError> {
         self.shards.ok_or_else(|| {
             StoreError::Config("this function does not declare Needs::shards".into())
-        })
-    }
-
-    /// O5's GSI2 shards; an error if the function did not declare it.
-    pub fn order_shards(&self) -> Result<u32, StoreError> {
-        self.order_shards.ok_or_else(|| {
-            StoreError::Config("this function does not declare Needs::order_shards".into())
         })
     }
 }
@@ -227,10 +191,15 @@ fn check_count(name: &str, n: u32) -> Result<u32, StoreError> {
     }
 }
 
-/// A shard count from the environment: `AGGREGATE_SHARDS` (write shards of each sharded counter)
-/// or `ORDER_STATUS_SHARDS` (O5's GSI2 shards).
+/// A shard count from the environment: `AGGREGATE_SHARDS` (write shards of each sharded counter).
 fn count_from_env(name: &str) -> Result<u32, StoreError> {
     let raw = std::env::var(name).map_err(|_| StoreError::Config(format!("{name} is not set")))?;
+    shard_count(name, &raw)
+}
+
+/// The value `raw` of the variable `name` as a shard count (1 to [`keys::Shard::MAX_COUNT`]),
+/// or the error that names both: a context's own shard setting checks and reads its value so.
+pub fn shard_count(name: &str, raw: &str) -> Result<u32, StoreError> {
     raw.parse::<u32>()
         .map_err(|_| StoreError::Config(format!("{name} is not a number: {raw:?}")))
         .and_then(|n| check_count(name, n))

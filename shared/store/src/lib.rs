@@ -37,7 +37,7 @@ use keys::PrimaryKey;
 use model::{Entity, Item, attr, key_item};
 
 pub use aws_sdk_dynamodb;
-pub use deps::{Deps, Needs, Setting};
+pub use deps::{Deps, Needs, Setting, shard_count};
 pub use error::StoreError;
 pub use expr::{Condition, Update};
 pub use meter::{Meter, Request, Touched};
