@@ -36,3 +36,6 @@ pub mod data;
 pub mod fixtures;
 pub mod params;
 pub mod views;
+
+#[cfg(test)]
+mod designs;

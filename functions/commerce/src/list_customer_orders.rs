@@ -303,7 +303,7 @@ mod tests {
         let index = ("GSI1", "CustomerOrdersByStatus");
         for status in ["OPEN", "SHIPPED"] {
             let q = [("status", status), ("from", "2020-11-26"), ("limit", "2")];
-            testkit::same_pages_in_both_designs((&gsi1, &multi), index, &q, async |h, q| {
+            crate::designs::same_pages_in_both_designs((&gsi1, &multi), index, &q, async |h, q| {
                 get(h, "123", q).await
             })
             .await;

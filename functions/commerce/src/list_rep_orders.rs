@@ -259,7 +259,7 @@ mod tests {
             q.push(("limit", "3"));
             let get =
                 async |h: &Harness, q: &[(&str, &str)]| h.as_staff().get(&h.path(&["E1"]), q).await;
-            testkit::same_pages_in_both_designs((&gsi1, &multi), index, &q, get).await;
+            crate::designs::same_pages_in_both_designs((&gsi1, &multi), index, &q, get).await;
         }
     }
 
