@@ -26,7 +26,7 @@ use model::{
 };
 use store::{Condition, StoreError, Table, Update};
 
-use crate::reconcile::Values;
+use crate::reconcile::values::Values;
 
 /// How an attribute that should not be there is shown.
 pub const ABSENT: &str = "(absent)";

@@ -23,7 +23,7 @@ use model::{
 };
 use store::{Condition, StoreError, Table, Update};
 
-use crate::reconcile::Values;
+use crate::reconcile::values::Values;
 
 /// How a counter that is not there (a cart without its record) is shown.
 pub const ABSENT: &str = "(absent)";
