@@ -1,6 +1,7 @@
-//! Commerce's reads and writes of the table, shared by its functions, the seed loader and the tests (C2, C3, C6, C7, the
-//! order-status projection). Reads are declared in the function that serves them, except C4 by
-//! status and O10, which read either of two key designs ([`ByStatus`]).
+//! Commerce's reads and writes of the table, shared by its functions, the seed loader and the
+//! tests (C2, C3, C6, C7, the order-status projection). Reads are declared in the function that
+//! serves them, except C4 by status and O10, which read either of two key designs ([`ByStatus`]).
+//! The writes only seeds and tests make are [`crate::fixtures`]'.
 //!
 //! `data`, not `store`: `store` is the mechanism crate this module is written with (`Table`,
 //! transactions, paging); `data` is what this context keeps in the one table. Every context names
@@ -353,8 +354,9 @@ pub(crate) struct Checked<'a> {
     pub(crate) currency: Option<&'a String>,
 }
 
-/// Places an order (the API's [`place_catalogue_order`], the fixtures' `place_order`): the customer is read (strongly consistent) for its account rep, which the
-/// order records, then one transaction writes:
+/// Places an order (the API's [`place_catalogue_order`], the fixtures' `place_order`): the customer
+/// is read (strongly consistent) for its account rep, which the order records, then one transaction
+/// writes:
 /// 1. a check that the customer exists and still has that rep (else it is read again);
 /// 2. the idempotency record, if a key was given, must not exist yet;
 /// 3. the summary in the customer's collection, the header and the lines in the order's own.

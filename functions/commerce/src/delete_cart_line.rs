@@ -137,11 +137,11 @@ mod tests {
                 .filter(|i| model::type_of(i) == Some("CartLine"))
                 .count()
         };
-        let items = all_items(&table).await;
+        let items = all_items(table).await;
         assert_eq!(lines(&items), 1, "the line stays");
         assert_eq!(del(r#"{"version": "x"}"#).await.0, 400);
         assert_eq!(del(r#"{"version": 2}"#).await.0, 204);
-        let items = all_items(&table).await;
+        let items = all_items(table).await;
         assert_eq!(lines(&items), 0);
         let cart = items
             .iter()

@@ -1,10 +1,10 @@
 //! Commerce: customers, orders and their tracking, carts, products and inventory, account reps, daily stats; the commerce stream handler.
 //!
 //! One module per Lambda (its declaration, handler and tests); one binary per Lambda in
-//! `src/bin/`, a few lines that serve the module. Beside them, what the context does with the
-//! table and shows of it: [`data`] (its reads and writes), [`views`] (its records as clients
-//! read them), [`params`] (its own request parameters), and [`fixtures`] (the entities its tests, the seeds and the tools start
-//! from).
+//! `src/bin/`, a few lines that serve the module. Beside them, what the context does with the table
+//! and shows of it: [`data`] (its reads and writes), [`views`] (its records as clients read them),
+//! [`params`] (its own request parameters), and [`fixtures`] (the entities its tests, the seeds and
+//! the tools start from).
 
 api::functions![
     get_customer,

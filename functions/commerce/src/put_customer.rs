@@ -167,7 +167,7 @@ mod tests {
                 .iter()
                 .all(|r| r.operation == "UpdateItem" && r.write_units == 1.0)
         );
-        let items = all_items(&table).await;
+        let items = all_items(table).await;
         assert_eq!(items.len(), 1);
         assert_eq!(items[0]["PK"].as_s().unwrap(), "CUSTOMER#123");
         assert_eq!(items[0]["SK"].as_s().unwrap(), "A");
@@ -217,7 +217,7 @@ mod tests {
         ev["pathParameters"]["customerId"] = json!("a#b");
         let (s, _) = h.send(&ev).await;
         assert_eq!(s, 400);
-        assert!(all_items(&table).await.is_empty(), "nothing written");
+        assert!(all_items(table).await.is_empty(), "nothing written");
         assert!(table.meter().requests().is_empty(), "nothing even sent");
     }
 

@@ -125,10 +125,10 @@ mod tests {
         let post = async |path: &str, body: &str| h.as_staff().post(path, body).await;
         let (s, b) = post("/employees/E1/jobs", REP).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
-        crate::fixtures::org(&table).await;
-        crate::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        crate::fixtures::org(table).await;
+        crate::fixtures::employee(table, "E1", "Ada Lovelace").await;
         for job in ["SA_REP", "CLERK"] {
-            crate::fixtures::job_record(&table, job).await;
+            crate::fixtures::job_record(table, job).await;
         }
         let (s, b) = post("/employees/E1/jobs", REP).await;
         assert_eq!((s, &b["current"]), (201, &Value::Bool(true)), "{b}");

@@ -1,6 +1,6 @@
-//! HR's reads and writes of the table (the HR half of AWS's relational example), shared by its functions,
-//! the seed loader and the tests. The list reads (H2, H6, H7, H11, H12, the reference lists) are
-//! declared in the function that serves them.
+//! HR's reads and writes of the table (the HR half of AWS's relational example), shared by its
+//! functions, the seed loader and the tests. The list reads (H2, H6, H7, H11, H12, the reference
+//! lists) are declared in the function that serves them.
 //!
 //! A warehouse's name and a job's title live on their own records only: edges and job history
 //! name them by id, and [`sources`] reads the records a page names in one BatchGetItem.

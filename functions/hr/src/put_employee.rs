@@ -90,8 +90,8 @@ mod tests {
         let body = r#"{"name":"Ada Lovelace","hireDate":"2024-01-15","warehouseId":"W1"}"#;
         let (s, b) = put("/employees/E1", body).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("warehouse_not_found")));
-        assert!(all_items(&table).await.is_empty());
-        crate::fixtures::org(&table).await;
+        assert!(all_items(table).await.is_empty());
+        crate::fixtures::org(table).await;
         let (s, b) = put("/employees/E1", body).await;
         assert_eq!(s, 201, "{b}");
         assert_eq!(b["warehouseId"], "W1");
@@ -128,6 +128,6 @@ mod tests {
         ] {
             assert_eq!(put(path, body).await.0, 400, "{path} {body}");
         }
-        assert!(all_items(&table).await.is_empty());
+        assert!(all_items(table).await.is_empty());
     }
 }

@@ -1,6 +1,6 @@
-//! Learning's reads and writes of the table (Walch's talk), shared by its functions, the seed loader, the
-//! migration and the tests. The list reads (L2–L6, L8–L13) are declared in the functions that
-//! serve them.
+//! Learning's reads and writes of the table (Walch's talk), shared by its functions, the seed
+//! loader, the migration and the tests. The list reads (L2–L6, L8–L13) are declared in the
+//! functions that serve them.
 //!
 //! Certificates exist in two entity versions while v01 items remain (see `keys::learning`). New
 //! ones are written as v02; a student holds a course day's certificate if either version names

@@ -342,7 +342,7 @@ mod tests {
             }
             for course in ["Intro to DynamoDB", "Intro to DynamoDB 2"] {
                 let o = crate::fixtures::occurrence(course, day, &location);
-                written += usize::from(create_occurrence(&table, &o).await.unwrap());
+                written += usize::from(create_occurrence(table, &o).await.unwrap());
             }
         }
         assert!(written > 100, "{written} occurrences");
@@ -387,7 +387,7 @@ mod tests {
                 let mut start = None;
                 loop {
                     let page = occurrences_page(
-                        &table,
+                        table,
                         OccurrenceIndex::Gsi1,
                         course.key(),
                         read,

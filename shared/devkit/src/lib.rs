@@ -264,21 +264,6 @@ pub async fn reap_test_tables(client: &Client, prefixes: &[&str]) {
         .await;
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_test_table_names_its_process() {
-        let name = test_table_name("test", "01abc");
-        assert_eq!(test_table_owner(&name, &["test"]), Some(std::process::id()));
-        assert_eq!(test_table_owner(&name, &["e2e"]), None);
-        for other in ["local-table", "test-x-1", "test", "bench-12-x"] {
-            assert_eq!(test_table_owner(other, &["test", "e2e"]), None, "{other}");
-        }
-    }
-}
-
 /// A TransactionCanceledException with these reason codes, as the SDK parses DynamoDB's answer:
 /// what `aws-smithy-mocks` rules answer where DynamoDB Local cannot be made to cancel on cue.
 pub fn cancelled(
@@ -292,4 +277,19 @@ pub fn cancelled(
             ))
             .build(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_table_names_its_process() {
+        let name = test_table_name("test", "01abc");
+        assert_eq!(test_table_owner(&name, &["test"]), Some(std::process::id()));
+        assert_eq!(test_table_owner(&name, &["e2e"]), None);
+        for other in ["local-table", "test-x-1", "test", "bench-12-x"] {
+            assert_eq!(test_table_owner(other, &["test", "e2e"]), None, "{other}");
+        }
+    }
 }

@@ -1,7 +1,6 @@
 //! Products and their inventories (the order entry of AWS's relational example): writes and point
-//! reads (O12, O13), shared by
-//! commerce's functions, the seed loader and the tests. O8 is declared in the
-//! function that serves it.
+//! reads (O12, O13), shared by commerce's functions, the seed loader and the tests. O8 is
+//! declared in the function that serves it.
 
 use keys::{
     Id, Timestamp,
