@@ -129,7 +129,7 @@ workbench: dynamodb-install ## Write the table's NoSQL Workbench model (workbenc
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) target/debug/workbench
 
-catalogue: ## Write docs/access-patterns.md's access-pattern table from the catalogue (shared/catalogue), which the tests hold openapi.yaml and template.yaml to
+catalogue: ## Write docs/access-patterns.md's access-pattern table from the catalogue (lab/catalogue), which the tests hold openapi.yaml and template.yaml to
 	UPDATE_CATALOGUE=1 cargo test --workspace --lib --quiet catalogue::the_readme_table
 
 samples: ## Write the API functions' events/ samples from their declarations (each function's last pattern's example)

@@ -666,8 +666,6 @@ mod data {
     //! reads the newest 10), and 200 open orders of 20 customers in November 2020, the range of
     //! the O5 sample event, spread over the 15 status shards.
 
-    use devkit::fixtures;
-
     /// 2020-11-01T00:00:00Z.
     const NOVEMBER_2020_MS: u64 = 1_604_188_800_000;
     const HOUR_MS: u64 = 3_600_000;
@@ -678,20 +676,20 @@ mod data {
             .await
             .map_err(|e| format!("cannot create the table {table} in DynamoDB Local: {e}"))?;
         let table = store::Table::new(client, table);
-        fixtures::customer(&table, "123").await;
+        commerce::fixtures::customer(&table, "123").await;
         // The products of the C3 sample, priced: place-order takes the catalogue's prices.
-        fixtures::priced_product(&table, 1001, 1250).await;
-        fixtures::priced_product(&table, 42, 499).await;
+        commerce::fixtures::priced_product(&table, 1001, 1250).await;
+        commerce::fixtures::priced_product(&table, 42, 499).await;
         for n in 0..50 {
             let at = NOVEMBER_2020_MS - (n + 1) * 24 * HOUR_MS;
-            fixtures::order(&table, "123", at, &[(1001, 2, 1250), (42, 1, 499)]).await;
+            commerce::fixtures::order(&table, "123", at, &[(1001, 2, 1250), (42, 1, 499)]).await;
         }
         for c in 0..20 {
             let customer = format!("bench-{c:02}");
-            fixtures::customer(&table, &customer).await;
+            commerce::fixtures::customer(&table, &customer).await;
             for n in 0..10 {
                 let at = NOVEMBER_2020_MS + (c * 10 + n) * 7 * HOUR_MS;
-                fixtures::order(&table, &customer, at, &[(7, 1, 300)]).await;
+                commerce::fixtures::order(&table, &customer, at, &[(7, 1, 300)]).await;
             }
         }
         Ok(())

@@ -24,46 +24,6 @@ use crate::{
     workload::{Entity, ItemKind, PatternLoad, Workload},
 };
 
-/// The patterns the planner models, by catalogue ID or function name.
-pub const MODELLED: &[&str] = &[
-    "C1",
-    "C3",
-    "C5",
-    "C6",
-    "O5",
-    "O8",
-    "O13",
-    "O14",
-    "get-product-sales",
-    "get-daily-stats",
-    "R1",
-    "R2",
-    "R3",
-    "L11",
-    "issue-certificate",
-];
-
-pub fn modelled(id: &str) -> bool {
-    MODELLED.contains(&id)
-}
-
-/// The populations a pattern draws what it touches from.
-pub fn draws_from(id: &str) -> &'static [Entity] {
-    match id {
-        "C1" => &[Entity::Customers],
-        "C3" => &[Entity::Customers, Entity::Products],
-        "C5" | "C6" => &[Entity::Orders],
-        "O5" => &[Entity::Orders],
-        "O8" | "O13" | "get-product-sales" => &[Entity::Products],
-        "O14" => &[Entity::Reps],
-        "R1" => &[Entity::Books],
-        "R2" => &[Entity::Users],
-        "R3" => &[Entity::Books, Entity::Users],
-        "issue-certificate" => &[Entity::Students, Entity::Courses],
-        _ => &[],
-    }
-}
-
 /// The table or one of its global secondary indexes, by name (`template.yaml`'s `IndexName`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Ix(pub &'static str);

@@ -321,7 +321,7 @@ impl Workload {
             }
         }
         for (i, p) in self.patterns.iter().enumerate() {
-            for e in crate::model::draws_from(&p.id) {
+            for e in draws_from(&p.id) {
                 if self.entities.get(*e).is_none() {
                     return Err(format!(
                         "field patterns[{i}].id: {} draws from {}, which entities does not declare",
@@ -331,10 +331,7 @@ impl Workload {
                 }
             }
             for name in p.popularity.keys() {
-                if !crate::model::draws_from(&p.id)
-                    .iter()
-                    .any(|e| e.name() == name)
-                {
+                if !draws_from(&p.id).iter().any(|e| e.name() == name) {
                     return Err(format!(
                         "field patterns[{i}].popularity.{name}: {} draws from no {name}",
                         p.id
@@ -420,10 +417,50 @@ fn shards<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     Ok(Some(n))
 }
 
+/// The patterns the planner models, by catalogue ID or function name.
+pub const MODELLED: &[&str] = &[
+    "C1",
+    "C3",
+    "C5",
+    "C6",
+    "O5",
+    "O8",
+    "O13",
+    "O14",
+    "get-product-sales",
+    "get-daily-stats",
+    "R1",
+    "R2",
+    "R3",
+    "L11",
+    "issue-certificate",
+];
+
+pub fn modelled(id: &str) -> bool {
+    MODELLED.contains(&id)
+}
+
+/// The populations a pattern draws what it touches from.
+pub fn draws_from(id: &str) -> &'static [Entity] {
+    match id {
+        "C1" => &[Entity::Customers],
+        "C3" => &[Entity::Customers, Entity::Products],
+        "C5" | "C6" => &[Entity::Orders],
+        "O5" => &[Entity::Orders],
+        "O8" | "O13" | "get-product-sales" => &[Entity::Products],
+        "O14" => &[Entity::Reps],
+        "R1" => &[Entity::Books],
+        "R2" => &[Entity::Users],
+        "R3" => &[Entity::Books, Entity::Users],
+        "issue-certificate" => &[Entity::Students, Entity::Courses],
+        _ => &[],
+    }
+}
+
 /// A pattern the catalogue declares and the planner models; any other is named in the error.
 fn pattern_id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     let id = String::deserialize(d)?;
-    if crate::model::modelled(&id) {
+    if modelled(&id) {
         return Ok(id);
     }
     let known = catalogue::PATTERNS
@@ -432,12 +469,12 @@ fn pattern_id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     Err(D::Error::custom(if known {
         format!(
             "{id} is in the catalogue but the planner does not model it yet (it models {})",
-            crate::model::MODELLED.join(", ")
+            MODELLED.join(", ")
         )
     } else {
         format!(
             "no access pattern {id} in the catalogue (docs/access-patterns.md); the planner models {}",
-            crate::model::MODELLED.join(", ")
+            MODELLED.join(", ")
         )
     }))
 }

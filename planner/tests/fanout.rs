@@ -4,9 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use devkit::{
-    Change, all_items, deps, fixtures, stream_event, stream_record, table as scratch_table,
-};
+use devkit::{Change, all_items, deps, stream_event, stream_record, table as scratch_table};
 use model::{Entity, Item, commerce::TrackingEvent, type_of};
 use planner::fanout::{AGGREGATE_REVIEWS, COMMERCE_STREAM, FANOUT, Fanout};
 
@@ -76,37 +74,41 @@ async fn every_declared_fanout_is_what_the_handler_writes() {
         let table = scratch_table().await;
         let source: Item = match (f.source, f.case) {
             ("Order", "placed") => {
-                fixtures::customer(&table, "c1").await;
-                let o = fixtures::order(&table, "c1", 1_700_000_000_000, &[(1, 2, 500)]).await;
+                commerce::fixtures::customer(&table, "c1").await;
+                let o = commerce::fixtures::order(&table, "c1", 1_700_000_000_000, &[(1, 2, 500)])
+                    .await;
                 item_of(&model::commerce::OrderSummary(o))
             }
             ("Order", "placed under an account rep") => {
-                fixtures::org(&table).await;
-                fixtures::employee(&table, "rep1", "Rep One").await;
-                fixtures::customer_of_rep(&table, "c1", "rep1").await;
-                let o = fixtures::order(&table, "c1", 1_700_000_000_000, &[(1, 2, 500)]).await;
+                hr::fixtures::org(&table).await;
+                hr::fixtures::employee(&table, "rep1", "Rep One").await;
+                commerce::fixtures::customer_of_rep(&table, "c1", "rep1").await;
+                let o = commerce::fixtures::order(&table, "c1", 1_700_000_000_000, &[(1, 2, 500)])
+                    .await;
                 assert!(o.account_rep_id.is_some());
                 item_of(&model::commerce::OrderSummary(o))
             }
             ("OrderItem", _) => {
-                fixtures::customer(&table, "c1").await;
-                let o = fixtures::order(&table, "c1", 1_700_000_000_000, &[(7, 2, 500)]).await;
+                commerce::fixtures::customer(&table, "c1").await;
+                let o = commerce::fixtures::order(&table, "c1", 1_700_000_000_000, &[(7, 2, 500)])
+                    .await;
                 item_of(&model::commerce::OrderLine {
                     order_id: o.order_id,
-                    sku: fixtures::sku(7),
+                    sku: commerce::fixtures::sku(7),
                     quantity: 2,
                     unit_price: 500,
                 })
             }
             ("TrackingEvent", _) => {
-                fixtures::customer(&table, "c1").await;
-                let o = fixtures::order(&table, "c1", 1_700_000_000_000, &[(1, 2, 500)]).await;
+                commerce::fixtures::customer(&table, "c1").await;
+                let o = commerce::fixtures::order(&table, "c1", 1_700_000_000_000, &[(1, 2, 500)])
+                    .await;
                 let event = TrackingEvent {
                     order_id: o.order_id,
                     event_id: keys::SortableId::at_ms(1_700_000_100_000),
                     status: keys::commerce::OrderStatus::Shipped,
                     note: None,
-                    at: fixtures::at(1_700_000_100_000),
+                    at: commerce::fixtures::at(1_700_000_100_000),
                 };
                 let item = item_of(&event);
                 table.put_item(item.clone(), None).await.expect("the event");
@@ -114,11 +116,17 @@ async fn every_declared_fanout_is_what_the_handler_writes() {
             }
             ("Review", _) => {
                 let isbn = planner::model::isbn(1);
-                fixtures::book(&table, isbn.as_str()).await;
-                fixtures::user(&table, "ann").await;
-                let r =
-                    fixtures::review(&table, isbn.as_str(), "ann", 1_700_000_000_000, 8, "Good.")
-                        .await;
+                reviews::fixtures::book(&table, isbn.as_str()).await;
+                reviews::fixtures::user(&table, "ann").await;
+                let r = reviews::fixtures::review(
+                    &table,
+                    isbn.as_str(),
+                    "ann",
+                    1_700_000_000_000,
+                    8,
+                    "Good.",
+                )
+                .await;
                 item_of(&r)
             }
             other => panic!("no source for {other:?}: add one here"),

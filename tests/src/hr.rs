@@ -2,12 +2,10 @@
 //! transaction, and an employee's adjacency list kept in step by every write (promotions,
 //! renames, warehouse moves, concurrent writers).
 
+use ::hr::data::{self as hr, EmployeeInput, JobAdded, Put};
 use keys::{Date, Id, Name, hr::Reference};
 use model::hr::{CurrentJob, Employee, Job, JobHistory, Location, Region};
-use store::{
-    Table,
-    hr::{self, EmployeeInput, JobAdded, Put},
-};
+use store::Table;
 
 fn id(s: &str) -> Id {
     Id::parse("id", s).unwrap()
@@ -79,7 +77,7 @@ async fn a_reference_record_needs_its_parent_and_is_created_then_replaced() {
         testkit::all_items(&table).await.is_empty(),
         "nothing written"
     );
-    testkit::fixtures::org(&table).await;
+    ::hr::fixtures::org(&table).await;
     let renamed = Region {
         region_id: id("EU"),
         name: "Europa".into(),
@@ -99,7 +97,7 @@ async fn a_reference_record_needs_its_parent_and_is_created_then_replaced() {
 #[tokio::test]
 async fn an_employees_partition_follows_promotions_renames_and_moves() {
     let table = testkit::table().await;
-    testkit::fixtures::org(&table).await;
+    ::hr::fixtures::org(&table).await;
     jobs(
         &table,
         &[
@@ -225,7 +223,7 @@ async fn an_employees_partition_follows_promotions_renames_and_moves() {
 async fn concurrent_jobs_all_land_and_the_newest_is_current() {
     const WRITERS: u32 = 10;
     let table = testkit::table().await;
-    testkit::fixtures::org(&table).await;
+    ::hr::fixtures::org(&table).await;
     hr::put_employee(&table, &employee("Ada Lovelace", None))
         .await
         .unwrap();
@@ -270,7 +268,7 @@ async fn concurrent_jobs_all_land_and_the_newest_is_current() {
 #[tokio::test]
 async fn a_revision_at_the_end_of_u64_is_corrupt_never_wrapped() {
     let table = testkit::table().await;
-    testkit::fixtures::org(&table).await;
+    ::hr::fixtures::org(&table).await;
     hr::put_employee(&table, &employee("Ada Lovelace", None))
         .await
         .unwrap();

@@ -233,13 +233,15 @@ async fn a_warm_api_function_does_not_grow_with_the_requests_it_answers() {
     let table = testkit::table().await;
     for product in ["coffee", "veggies", "chocolates"] {
         let line = model::commerce::CartLine {
-            cart_id: testkit::fixtures::id("petes-cart"),
-            product_id: testkit::fixtures::id(product),
+            cart_id: commerce::fixtures::id("petes-cart"),
+            product_id: commerce::fixtures::id(product),
             quantity: 1,
-            updated_at: testkit::fixtures::at(1_671_062_400_000),
+            updated_at: commerce::fixtures::at(1_671_062_400_000),
             version: 0,
         };
-        store::commerce::put_cart_line(&table, &line).await.unwrap();
+        commerce::fixtures::put_cart_line(&table, &line)
+            .await
+            .unwrap();
     }
     let samples = warm_invocations(
         "get-cart",

@@ -1,6 +1,6 @@
 //! C4 by status and O10 in both key designs against DynamoDB Local: GSI1's concatenated
 //! `<STATUS>#<orderId>` keys and the multi-attribute indexes `CustomerOrdersByStatus` /
-//! `RepOrdersByStatus` ([`store::commerce::ByStatus`], [`store::commerce::RepOrders`]) answer
+//! `RepOrdersByStatus` ([`commerce::data::ByStatus`], [`commerce::data::RepOrders`]) answer
 //! the same pages, item by item, over random orders (many customers and reps, every status,
 //! orders on the same millisecond and day, statuses changed by the status projection's store
 //! function), for several page sizes and date ranges; both answer what the orders say; a walk
@@ -9,13 +9,10 @@
 
 use std::collections::BTreeMap;
 
-use devkit::fixtures;
+use commerce::data::{ByStatus, RepOrders, StatusKeys, StatusRead, apply_order_status};
 use keys::{Date, Id, SortableId, commerce::OrderStatus};
 use model::{Item, commerce::Order};
-use store::{
-    Table,
-    commerce::{ByStatus, RepOrders, StatusKeys, StatusRead, apply_order_status},
-};
+use store::Table;
 
 /// 2026-03-01T00:00:00Z.
 const MARCH_1: u64 = 1_772_323_200_000;
@@ -40,15 +37,15 @@ impl Draw {
 /// many on the same day and some on the same millisecond; most moved on by one to three status
 /// changes. Returns every order as it stands.
 async fn orders(table: &Table, seed: u64) -> Vec<Order> {
-    fixtures::org(table).await;
+    hr::fixtures::org(table).await;
     for rep in REPS {
-        fixtures::employee(table, rep, &format!("Rep {rep}")).await;
+        hr::fixtures::employee(table, rep, &format!("Rep {rep}")).await;
     }
     let customers: Vec<String> = (0..8).map(|c| format!("c{c}")).collect();
     for (i, c) in customers.iter().enumerate() {
         match REPS.get(i / 2) {
-            Some(rep) => fixtures::customer_of_rep(table, c, rep).await,
-            None => fixtures::customer(table, c).await,
+            Some(rep) => commerce::fixtures::customer_of_rep(table, c, rep).await,
+            None => commerce::fixtures::customer(table, c).await,
         };
     }
     let mut draw = Draw(seed);
@@ -60,7 +57,7 @@ async fn orders(table: &Table, seed: u64) -> Vec<Order> {
             _ => MARCH_1 + draw.below(10) * DAY + draw.below(3) * 3_600_000 + draw.below(1000),
         };
         let customer = &customers[draw.below(customers.len() as u64) as usize];
-        let order = fixtures::order(table, customer, ms, &[(1, 1, 100)]).await;
+        let order = commerce::fixtures::order(table, customer, ms, &[(1, 1, 100)]).await;
         placed.push((order.order_id, ms));
     }
     for (order, ms) in &placed {

@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use testkit::fixtures;
 
 use crate::stack::{http, start_stack};
 
@@ -31,10 +30,10 @@ async fn a_header_that_no_longer_decodes_goes_to_the_failure_queue_and_the_next_
     drained(stack.port).await;
     let table = store::Table::new(devkit::client(), stack.table.clone());
     let customer = format!("poison-{}", ulid::Ulid::new().to_string().to_lowercase());
-    fixtures::customer(&table, &customer).await;
+    commerce::fixtures::customer(&table, &customer).await;
     let now = keys::now_ms();
-    let bad = fixtures::order(&table, &customer, now, &[(1, 1, 100)]).await;
-    let good = fixtures::order(&table, &customer, now + 1, &[(2, 1, 100)]).await;
+    let bad = commerce::fixtures::order(&table, &customer, now, &[(1, 1, 100)]).await;
+    let good = commerce::fixtures::order(&table, &customer, now + 1, &[(2, 1, 100)]).await;
     drained(stack.port).await;
     // The first order's header loses ItemCount, as a hand edit (or a bug) would leave it.
     let key = keys::commerce::order_header(bad.order_id);

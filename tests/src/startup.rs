@@ -41,6 +41,47 @@ async fn an_unusable_configuration_is_the_invocations_error() {
             ),
             "AWS_CA_BUNDLE=/nonexistent/ca.pem",
         ),
+        // A read of either order-status key design without its design, or with one that is not.
+        (
+            spec(
+                "list-rep-orders",
+                &[
+                    ("TABLE_NAME", "t"),
+                    ("CURSOR_SIGNING_KEY", testkit::TEST_CURSOR_KEY),
+                ],
+            ),
+            "ORDER_STATUS_KEYS is not set",
+        ),
+        (
+            spec(
+                "list-customer-orders",
+                &[
+                    ("TABLE_NAME", "t"),
+                    ("CURSOR_SIGNING_KEY", testkit::TEST_CURSOR_KEY),
+                    ("ORDER_STATUS_KEYS", "gsi1"),
+                ],
+            ),
+            "ORDER_STATUS_KEYS must be concatenated or multi-attribute, not \"gsi1\"",
+        ),
+        // O5's shards out of range, and not a number.
+        (
+            spec(
+                "place-order",
+                &[("TABLE_NAME", "t"), ("ORDER_STATUS_SHARDS", "0")],
+            ),
+            "ORDER_STATUS_SHARDS must be 1..=",
+        ),
+        (
+            spec(
+                "list-orders",
+                &[
+                    ("TABLE_NAME", "t"),
+                    ("CURSOR_SIGNING_KEY", testkit::TEST_CURSOR_KEY),
+                    ("ORDER_STATUS_SHARDS", "many"),
+                ],
+            ),
+            "ORDER_STATUS_SHARDS is not a number: \"many\"",
+        ),
         // A stream handler whose failure destination is neither a queue nor a file.
         (
             spec(

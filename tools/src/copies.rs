@@ -26,7 +26,7 @@ use model::{
 };
 use store::{Condition, StoreError, Table, Update};
 
-use crate::reconcile::Values;
+use crate::reconcile::values::Values;
 
 /// How an attribute that should not be there is shown.
 pub const ABSENT: &str = "(absent)";
@@ -236,11 +236,11 @@ mod tests {
     #[tokio::test]
     async fn every_drifted_copy_is_named_and_corrected_and_a_true_table_has_none() {
         let table = devkit::table().await;
-        devkit::fixtures::org(&table).await;
-        devkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
-        devkit::fixtures::employee(&table, "E2", "Alan Turing").await;
-        devkit::fixtures::add_job(&table, "E1", "REP", "2025-01-01").await;
-        devkit::fixtures::add_job(&table, "E2", "REP", "2025-01-01").await;
+        hr::fixtures::org(&table).await;
+        hr::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        hr::fixtures::employee(&table, "E2", "Alan Turing").await;
+        hr::fixtures::add_job(&table, "E1", "REP", "2025-01-01").await;
+        hr::fixtures::add_job(&table, "E2", "REP", "2025-01-01").await;
         assert_eq!(
             check(&table).await,
             [],

@@ -14,15 +14,16 @@
 
 use std::collections::HashMap;
 
+use commerce::data::line_count_change;
 use keys::{Id, SortableId, commerce as k};
 use model::{
     Entity, Item,
     commerce::{Cart, CartLine, Order, OrderHeader, TrackingEvent},
     n,
 };
-use store::{Condition, StoreError, Table, Update, commerce::line_count_change};
+use store::{Condition, StoreError, Table, Update};
 
-use crate::reconcile::Values;
+use crate::reconcile::values::Values;
 
 /// How a counter that is not there (a cart without its record) is shown.
 pub const ABSENT: &str = "(absent)";
@@ -187,10 +188,10 @@ mod tests {
 
     use super::*;
     use crate::reconcile::{Scan, compare};
-    use devkit::fixtures::{at, customer, id, order};
+    use commerce::fixtures::{add_tracking_event, put_cart_line};
+    use commerce::fixtures::{at, customer, id, order};
     use keys::commerce::{EventId, OrderStatus};
     use model::s;
-    use store::commerce::{add_tracking_event, put_cart_line};
 
     /// The counters' drift `make reconcile` reports.
     async fn reported(table: &Table) -> Vec<(String, String, String)> {
@@ -291,7 +292,7 @@ mod tests {
             .unwrap()
             .expect("the cart's record is written");
         assert_eq!(record.line_count, 1);
-        store::commerce::delete_cart_line(&table, &id("c2"), &id("coffee"))
+        commerce::data::delete_cart_line(&table, &id("c2"), &id("coffee"))
             .await
             .unwrap();
         let items = devkit::all_items(&table).await;

@@ -5,7 +5,26 @@
 
 use std::str::FromStr;
 
-use crate::target::Refused;
+/// The flags every command that works on a table takes ([`crate::target`]), before its own
+/// ([`Command::target`]).
+pub const FLAGS: [Flag; 4] = [
+    Flag::value("--endpoint", "URL"),
+    Flag::value("--table", "NAME"),
+    Flag::value("--stack", "NAME"),
+    Flag::value("--confirm", "ACCOUNT"),
+];
+
+/// A refusal or a usage error: said on stderr, exit status 2.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
 
 /// One flag: its name and, for a flag that takes a value, the value's placeholder.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,7 +55,7 @@ impl Flag {
 }
 
 /// A command: its name, whether it works on a local or deployed table (then it takes
-/// [`crate::target::FLAGS`] first), and its own flags.
+/// [`FLAGS`] first), and its own flags.
 #[derive(Debug, Clone, Copy)]
 pub struct Command {
     pub name: &'static str,
@@ -75,11 +94,7 @@ impl From<Stop> for Box<dyn std::error::Error> {
 impl Command {
     /// Every flag the command takes, the target's first.
     fn all(&self) -> impl Iterator<Item = &'static Flag> + '_ {
-        let target: &'static [Flag] = if self.target {
-            &crate::target::FLAGS
-        } else {
-            &[]
-        };
+        let target: &'static [Flag] = if self.target { &FLAGS } else { &[] };
         target.iter().chain(self.flags)
     }
 
@@ -87,7 +102,7 @@ impl Command {
     pub fn usage(&self) -> String {
         let mut line = format!("usage: {}", self.name);
         if self.target {
-            let [endpoint, table, stack, confirm] = crate::target::FLAGS;
+            let [endpoint, table, stack, confirm] = FLAGS;
             line += &format!(
                 " ({} | {} | {}) [{}]",
                 endpoint.shown(),

@@ -1,7 +1,7 @@
 //! `make migrate`: moves every v01 certificate to v02, online. It finds them with the index, as
 //! Walch's talk advises ("leverage indexes in your migrations"): L12, the v01 certificates of a
 //! type, is exactly the list to move, read as one list over the 20 shards (`store::merge`). Each
-//! item moves in its own transaction (`store::learning::migrate_certificate`), so a kill loses
+//! item moves in its own transaction (`learning::data::migrate_certificate`), so a kill loses
 //! nothing and a rerun continues with what is left; reads stay correct throughout (L7 reads both
 //! versions at once; a list walked during the migration may show a certificate in both versions,
 //! once each, as it moves past the walk).
@@ -10,10 +10,10 @@ use keys::{
     Shard,
     learning::{CERTIFICATE_SHARDS, CertType, CertVersion, certificates_of_type},
 };
+use learning::data::{Moved, index_occurrence, migrate_certificate};
 use model::learning::{Certificate, CourseOccurrence};
 use store::{
     StoreError, Table,
-    learning::{Moved, index_occurrence, migrate_certificate},
     merge::{Direction, Positions, merged_page},
 };
 
@@ -137,9 +137,9 @@ pub async fn index_occurrences(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use devkit::fixtures;
+
+    use learning::data::{certificate, issue_certificate};
     use std::collections::BTreeSet;
-    use store::learning::{certificate, issue_certificate};
 
     /// Every completion certificate, by (date, student), through L11 walked to its end.
     async fn l11(table: &Table, version: Option<CertVersion>) -> BTreeSet<(String, String)> {
@@ -176,18 +176,20 @@ mod tests {
     #[tokio::test]
     async fn occurrences_written_before_the_index_join_it() {
         use keys::learning::{Course, OccurrenceRead, Period};
+        use learning::data::{OccurrenceIndex, occurrences_page};
         use model::Entity;
-        use store::learning::{OccurrenceIndex, occurrences_page};
         let table = devkit::table().await;
-        let new = fixtures::occurrence(fixtures::INTRO, "2022-03-15", "Building 1");
-        let old = fixtures::occurrence(fixtures::INTRO, "2022-03-16", "Building 2");
+        let new =
+            learning::fixtures::occurrence(learning::fixtures::INTRO, "2022-03-15", "Building 1");
+        let old =
+            learning::fixtures::occurrence(learning::fixtures::INTRO, "2022-03-16", "Building 2");
         table.put(&new, None).await.unwrap();
         let mut item = model::to_item(&old).unwrap();
         for name in ["CourseKey", "Year", "Month", "Day", "LocationKey"] {
             assert!(item.remove(name).is_some(), "{name}");
         }
         table.put_item(item, None).await.unwrap();
-        let course = Course::parse(fixtures::INTRO).unwrap();
+        let course = Course::parse(learning::fixtures::INTRO).unwrap();
         let l2 = async |index| {
             let read = OccurrenceRead::In(Period::Any);
             occurrences_page(&table, index, course.key(), &read, 100, None)
@@ -227,17 +229,22 @@ mod tests {
         let table = devkit::table().await;
         table
             .put(
-                &fixtures::occurrence(fixtures::INTRO, "2022-03-15", "Building 1"),
+                &learning::fixtures::occurrence(
+                    learning::fixtures::INTRO,
+                    "2022-03-15",
+                    "Building 1",
+                ),
                 None,
             )
             .await
             .unwrap();
         let students: Vec<String> = (0..40).map(|n| format!("Student {n}")).collect();
         for s in students.iter().map(String::as_str).chain(["David Spurdy"]) {
-            let c = fixtures::certificate("2022-03-15", s, "Tyler Walch", CertVersion::V1);
+            let c =
+                learning::fixtures::certificate("2022-03-15", s, "Tyler Walch", CertVersion::V1);
             assert_eq!(
                 issue_certificate(&table, &c).await.unwrap(),
-                store::learning::Issued::Issued
+                learning::data::Issued::Issued
             );
         }
         let before = l11(&table, None).await;
@@ -248,7 +255,7 @@ mod tests {
         assert_eq!(l11(&table, Some(CertVersion::V1)).await.len(), 41);
 
         let done = std::sync::atomic::AtomicBool::new(false);
-        let course = keys::learning::Course::parse(fixtures::INTRO).unwrap();
+        let course = keys::learning::Course::parse(learning::fixtures::INTRO).unwrap();
         let date = keys::Date::parse_iso("2022-03-15").unwrap();
         let readers = async {
             let mut reads = 0;
@@ -267,8 +274,12 @@ mod tests {
         };
         let writer = async {
             // Davids Purdy, whose v01 key is David Spurdy's: issued as v02 meanwhile.
-            let c =
-                fixtures::certificate("2022-03-15", "Davids Purdy", "Tyler Walch", CertVersion::V2);
+            let c = learning::fixtures::certificate(
+                "2022-03-15",
+                "Davids Purdy",
+                "Tyler Walch",
+                CertVersion::V2,
+            );
             issue_certificate(&table, &c).await.unwrap()
         };
         let migration = async {
@@ -280,7 +291,7 @@ mod tests {
         assert!(reads >= students.len(), "the readers ran");
         assert_eq!(
             issued,
-            store::learning::Issued::Issued,
+            learning::data::Issued::Issued,
             "the seed's collision, resolved"
         );
         assert_eq!(moved.moved, 41, "{moved:?}");

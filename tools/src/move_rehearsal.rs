@@ -22,12 +22,10 @@ use std::{
     time::{Duration, Instant},
 };
 
+use commerce::data::{ByStatus, NewOrder, PlaceOutcome, RepOrders, StatusKeys, StatusRead};
 use keys::{Date, Id, SortableId, commerce::OrderStatus};
 use model::{Item, commerce::Order};
-use store::{
-    StoreError, Table,
-    commerce::{ByStatus, NewOrder, PlaceOutcome, RepOrders, StatusKeys, StatusRead},
-};
+use store::{StoreError, Table};
 
 use crate::move_index::{self, Cleanup, Declared};
 
@@ -186,12 +184,12 @@ async fn write(table: Table, n: usize, stop: Arc<AtomicBool>, traffic: Arc<Traff
             lines: vec![(keys::commerce::Sku::new(1).expect("a sku"), 1, 100)],
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
         };
-        let placed = store::commerce::place_order(&table, &new, None).await;
+        let placed = commerce::fixtures::place_order(&table, &new, None).await;
         let moved = match placed {
             Ok(PlaceOutcome::Placed) => {
                 step += 1;
                 let status = OrderStatus::ALL[(step % 8) as usize];
-                store::commerce::apply_order_status(&table, order, SortableId::new(), status)
+                commerce::data::apply_order_status(&table, order, SortableId::new(), status)
                     .await
                     .map(|_| ())
             }
@@ -272,12 +270,12 @@ pub async fn rehearse(
         ..
     } = load;
     for n in 0..writers.min(WRITER_CUSTOMERS) {
-        store::commerce::put_customer(
+        commerce::data::put_customer(
             table,
             &writer_customer(n),
             "Writer",
             "writer@example.com",
-            store::commerce::RepChange::Keep,
+            commerce::data::RepChange::Keep,
             keys::Timestamp::from_ms(keys::now_ms()).expect("now"),
         )
         .await?;

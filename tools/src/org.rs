@@ -6,6 +6,9 @@
 //! every machine gets the same org, and loading twice changes nothing.
 
 use crate::Draw;
+use ::commerce::data::products::{self as products, InventoryPut};
+use ::commerce::data::{self as commerce, CustomerPut, NewOrder, PlaceOutcome, RepChange};
+use ::hr::data::{self as hr, EmployeeInput, JobAdded, Put};
 use keys::{
     Date, Id, SortableId, Timestamp,
     commerce::{OrderStatus, Sku},
@@ -15,12 +18,7 @@ use model::{
     commerce::{Inventory, TrackingEvent},
     hr::{Country, Department, Job, JobHistory, Location, Region, Warehouse},
 };
-use store::{
-    StoreError, Table,
-    commerce::{self, CustomerPut, NewOrder, PlaceOutcome, RepChange},
-    hr::{self, EmployeeInput, JobAdded, Put},
-    products::{self, InventoryPut},
-};
+use store::{StoreError, Table};
 
 pub const REGIONS: [(&str, &str); 3] =
     [("EU", "Europe"), ("AM", "Americas"), ("AP", "Asia Pacific")];
@@ -402,7 +400,7 @@ async fn load_orders(
     let counts: Vec<(usize, usize)> = futures::stream::iter(planned)
         .map(|(order, events)| async move {
             let mut placed = 0;
-            match commerce::place_order_in(table, &order, "USD").await {
+            match ::commerce::fixtures::place_order_in(table, &order, "USD").await {
                 Ok(PlaceOutcome::Placed) => placed = 1,
                 Ok(other) => {
                     return Err(StoreError::Corrupt(format!("seeding an order: {other:?}")));
@@ -412,7 +410,7 @@ async fn load_orders(
             }
             let mut added = 0;
             for event in &events {
-                match commerce::add_tracking_event(table, event).await {
+                match ::commerce::fixtures::add_tracking_event(table, event).await {
                     Ok(_) => added += 1,
                     Err(e) if already_there(&e) => {}
                     Err(e) => return Err(e),

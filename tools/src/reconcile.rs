@@ -28,6 +28,7 @@
 mod commerce;
 mod derived;
 mod reviews;
+pub mod values;
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -47,8 +48,7 @@ use store::{
     aws_sdk_dynamodb::types::AttributeValue,
 };
 
-/// Every derived value, by a readable name (`customer 123 OrderCount`), as text.
-pub type Values = BTreeMap<String, String>;
+pub use values::Values;
 
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Report {

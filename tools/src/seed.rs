@@ -18,6 +18,9 @@
 //!
 //! Loading twice changes nothing: every write is an upsert or refuses to overwrite.
 
+use ::commerce::data::{self as commerce, NewOrder, PlaceOutcome};
+use ::learning::data::{self as learning, Issued};
+use ::reviews::data::{self as reviews, NewReview, PutReviewOutcome};
 use keys::learning::{CertType, CertVersion, Course, Location, Name};
 use keys::{
     Date, Id, SortableId, Timestamp,
@@ -28,12 +31,7 @@ use model::{
     commerce::{CartLine, TrackingEvent},
     learning::{Certificate, CourseOccurrence},
 };
-use store::{
-    StoreError, Table,
-    commerce::{self, NewOrder, PlaceOutcome},
-    learning::{self, Issued},
-    reviews::{self, NewReview, PutReviewOutcome},
-};
+use store::{StoreError, Table};
 
 pub const CUSTOMER: &str = "123";
 /// Customer 123's account rep (an employee of the HR seed).
@@ -129,7 +127,7 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
             // The local stack's count (the template's default).
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
         };
-        match commerce::place_order_in(table, &order, "USD").await {
+        match ::commerce::fixtures::place_order_in(table, &order, "USD").await {
             Ok(PlaceOutcome::Placed) => written += 4,
             Ok(other) => {
                 return Err(StoreError::Corrupt(format!(
@@ -150,7 +148,7 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
         note: Some("Payment received".into()),
         at: at(event.timestamp_ms()),
     };
-    match commerce::add_tracking_event(table, &record).await {
+    match ::commerce::fixtures::add_tracking_event(table, &record).await {
         Ok(_) => written += 1,
         Err(e) if already_there(&e) => {}
         Err(e) => return Err(e),
@@ -183,7 +181,7 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
 
 /// The products of the seed orders' lines, each stocked in W1 and W2.
 async fn load_products(table: &Table) -> Result<usize, StoreError> {
-    use store::products::{self, InventoryPut};
+    use ::commerce::data::products::{self as products, InventoryPut};
     let mut written = 0;
     for (n, name, w1, w2) in PRODUCTS {
         let price = PRICES
@@ -230,8 +228,8 @@ async fn load_products(table: &Table) -> Result<usize, StoreError> {
 /// department, two warehouses, three jobs, and employee `E100` (Ada Lovelace, of warehouse W1)
 /// who was a sales clerk and is now a sales representative.
 async fn load_hr(table: &Table) -> Result<usize, StoreError> {
+    use ::hr::data::{self as hr, EmployeeInput, JobAdded, Put};
     use model::hr::{Country, Department, Location as Office, Region, Warehouse};
-    use store::hr::{self, EmployeeInput, JobAdded, Put};
     let mut written = 0;
     let mut count = |p: Put<()>| written += usize::from(matches!(p, Put::Created(_)));
     count(

@@ -13,16 +13,8 @@
 use aws_sdk_dynamodb::Client;
 use store::{StoreError, Table};
 
-use crate::flags::{Command, Flag, Given, Help, Stop};
-
-/// The flags every command that works on a table takes, before its own
-/// ([`crate::flags::Command::target`]).
-pub const FLAGS: [Flag; 4] = [
-    Flag::value("--endpoint", "URL"),
-    Flag::value("--table", "NAME"),
-    Flag::value("--stack", "NAME"),
-    Flag::value("--confirm", "ACCOUNT"),
-];
+use crate::flags::{Command, Given, Help, Stop};
+pub use crate::flags::{FLAGS, Refused};
 
 /// The options every command shares, and its own flags.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,18 +28,6 @@ pub struct Options {
     /// Every flag given, the command's own among them.
     given: Given,
 }
-
-/// A refusal or a usage error: said on stderr, exit status 2.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Refused(pub String);
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Refused {}
 
 impl Options {
     /// Reads `args` (without the program name) against `command`'s flags; `local_env` is

@@ -13,6 +13,7 @@
 //! The derived values themselves are the stream pipeline's: load while `make run` is up and its
 //! stream handlers derive them, as on AWS.
 
+use commerce::data::NewOrder;
 use futures::{StreamExt, TryStreamExt, stream};
 use keys::{
     Date, Id, Name, SortableId, Timestamp,
@@ -27,7 +28,7 @@ use model::{
     learning::{Certificate, CourseOccurrence},
     reviews::{Book, Review, ReviewMarker, User},
 };
-use store::{Condition, StoreError, Table, commerce::NewOrder};
+use store::{Condition, StoreError, Table};
 
 use crate::{Draw, org};
 

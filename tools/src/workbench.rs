@@ -258,20 +258,20 @@ fn as_of_the_sample(mut item: Item) -> Item {
 async fn place_idempotent_order(table: &store::Table) -> Result<(), Box<dyn std::error::Error>> {
     use keys::{Id, Timestamp, commerce::Sku};
     let order_id = crate::seed::order_id("2020-12-24");
-    let order = store::commerce::NewOrder {
+    let order = commerce::data::NewOrder {
         customer: Id::parse("customerId", crate::seed::CUSTOMER)?,
         order_id,
         created_at: Timestamp::from_ms(order_id.timestamp_ms())?,
         lines: vec![(Sku::new(42)?, 1, 499)],
         status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
     };
-    let key = store::commerce::IdempotencyKey {
+    let key = commerce::data::IdempotencyKey {
         key: Id::parse("Idempotency-Key", "workbench-sample")?,
         request_hash: "sample".into(),
         response: "{}".into(),
         expires_at: 4_102_444_800,
     };
-    store::commerce::place_order(table, &order, Some(&key)).await?;
+    commerce::fixtures::place_order(table, &order, Some(&key)).await?;
     Ok(())
 }
 

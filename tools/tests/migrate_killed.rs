@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use devkit::fixtures;
 use keys::learning::CertVersion;
 use model::learning::Certificate;
 use store::Table;
@@ -58,7 +57,7 @@ async fn a_killed_migration_loses_nothing_and_a_rerun_finishes_it() {
     let table = devkit::table().await;
     let certificates: Vec<Certificate> = (0..CERTIFICATES)
         .map(|n| {
-            fixtures::certificate(
+            learning::fixtures::certificate(
                 "2022-03-15",
                 &format!("Student {n}"),
                 "Tyler Walch",

@@ -10,7 +10,7 @@ use keys::{
 };
 use model::commerce::TrackingEvent;
 use serde::Deserialize;
-use store::commerce::{self, EventAdded, MAX_ORDER_EVENTS};
+use crate::data::{self as commerce, EventAdded, MAX_ORDER_EVENTS};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -112,7 +112,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             ));
         }
     }
-    let mut view = api::views::commerce::tracking_event(&record);
+    let mut view = crate::views::tracking_event(&record);
     view["orderId"] = order.to_string().into();
     api::json(201, &view)
 }
@@ -124,7 +124,7 @@ mod tests {
     use testkit::Harness;
 
     use testkit::all_items;
-    use testkit::fixtures;
+    use crate::fixtures;
 
     async fn with_order() -> (Table, String) {
         let table = testkit::table().await;
@@ -144,7 +144,7 @@ mod tests {
     #[tokio::test]
     async fn an_order_takes_at_most_max_events_even_in_parallel() {
         let (table, order) = with_order().await;
-        let max = store::commerce::MAX_ORDER_EVENTS as usize;
+        let max = crate::data::MAX_ORDER_EVENTS as usize;
         for _ in 0..max - 4 {
             let (s, b) = post(&table, &order, r#"{"status":"PROCESSING"}"#).await;
             assert_eq!(s, 201, "{b}");

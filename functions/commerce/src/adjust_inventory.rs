@@ -7,10 +7,10 @@
 //! write. Staff only.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{Timestamp, commerce::Sku};
 use serde::Deserialize;
-use store::products::{self, Adjusted};
+use crate::data::products::{self as products, Adjusted};
 
 use crate::put_inventory::MAX_QUANTITY;
 
@@ -107,7 +107,8 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
     use store::Table;
-    use testkit::{Harness, all_items, fixtures};
+    use testkit::{Harness, all_items};
+    use crate::fixtures;
 
     async fn adjust(table: &Table, sku: &str, warehouse: &str, body: &str) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -115,7 +116,7 @@ mod tests {
     }
 
     async fn stocked(quantity: u32) -> Table {
-        let table = testkit::org_table(&[]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[]).await;
         fixtures::product(&table, 42).await;
         fixtures::inventory(&table, 42, "W1", quantity).await;
         table.meter().reset();

@@ -7,7 +7,7 @@
 
 use api::declare::*;
 use serde::Deserialize;
-use store::commerce::{self, CartLineRemoved};
+use crate::data::{self as commerce, CartLineRemoved};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -71,9 +71,9 @@ mod tests {
     use testkit::Harness;
 
     use model::commerce::CartLine;
-    use store::commerce::put_cart_line;
+    use crate::fixtures::put_cart_line;
     use testkit::all_items;
-    use testkit::fixtures::{at, id};
+    use crate::fixtures::{at, id};
 
     async fn delete(table: &Table, cart: &str, product: &str) -> (u16, serde_json::Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -137,11 +137,11 @@ mod tests {
                 .filter(|i| model::type_of(i) == Some("CartLine"))
                 .count()
         };
-        let items = all_items(&table).await;
+        let items = all_items(table).await;
         assert_eq!(lines(&items), 1, "the line stays");
         assert_eq!(del(r#"{"version": "x"}"#).await.0, 400);
         assert_eq!(del(r#"{"version": 2}"#).await.0, 204);
-        let items = all_items(&table).await;
+        let items = all_items(table).await;
         assert_eq!(lines(&items), 0);
         let cart = items
             .iter()

@@ -38,7 +38,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         200,
         &json!({
             "cartId": cart.as_str(),
-            "items": lines.items.iter().map(api::views::commerce::cart_line).collect::<Vec<_>>(),
+            "items": lines.items.iter().map(crate::views::cart_line).collect::<Vec<_>>(),
         }),
     )
 }
@@ -46,8 +46,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use store::commerce::put_cart_line;
-    use testkit::fixtures::{at, id};
+    use crate::fixtures::put_cart_line;
+    use crate::fixtures::{at, id};
     use testkit::{Harness, all_items, query_read_units};
 
     #[tokio::test]

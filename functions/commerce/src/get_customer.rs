@@ -3,7 +3,7 @@
 //! `A` record with `Limit = N + 1` (Good's data-modeling post).
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce as k;
 use model::commerce::{Customer, OrderSummary};
 use serde_json::json;
@@ -61,7 +61,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use testkit::{Harness, all_items, fixtures, query_read_units};
+    use testkit::{Harness, all_items, query_read_units};
+    use crate::fixtures;
 
     async fn harness() -> Harness {
         Harness::on_new_table(&FUNCTION, handle).await

@@ -4,9 +4,9 @@
 //! exist). Staff only.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce::Sku;
-use store::products;
+use crate::data::products as products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -43,7 +43,7 @@ mod tests {
     use serde_json::{Value, json};
     use store::Table;
     use testkit::Harness;
-    use testkit::fixtures;
+    use crate::fixtures;
 
     async fn get(table: &Table, sku: &str, warehouse: &str) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -52,7 +52,7 @@ mod tests {
 
     #[tokio::test]
     async fn o12_is_one_get_item_of_one_small_item() {
-        let table = testkit::org_table(&[]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[]).await;
         fixtures::product(&table, 42).await;
         fixtures::inventory(&table, 42, "W1", 12).await;
         fixtures::inventory(&table, 42, "W2", 30).await;
@@ -71,7 +71,7 @@ mod tests {
 
     #[tokio::test]
     async fn no_inventory_is_404() {
-        let table = testkit::org_table(&[]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[]).await;
         fixtures::product(&table, 42).await;
         fixtures::inventory(&table, 42, "W1", 12).await;
         // Another warehouse, another product, a warehouse that does not exist.

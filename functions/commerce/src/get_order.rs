@@ -7,7 +7,7 @@
 //! is neither that customer nor staff gets the same 404 as for an order that does not exist.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{SortableId, commerce as k};
 use model::{
     Entity,
@@ -76,7 +76,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::commerce::OrderStatus;
-    use testkit::fixtures;
+    use crate::fixtures;
     use testkit::{Harness, all_items, query_read_units};
 
     #[tokio::test]

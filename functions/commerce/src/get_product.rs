@@ -5,9 +5,9 @@
 //! in `X-Derived-Inconsistent`. 404 `product_not_found`. Anyone may read it (a catalogue page).
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce::Sku;
-use store::products;
+use crate::data::products as products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -51,7 +51,7 @@ mod tests {
     use serde_json::{Value, json};
     use store::{Table, Update};
     use testkit::Harness;
-    use testkit::fixtures;
+    use crate::fixtures;
 
     /// Status, body and the drift header, as anyone (no token) gets them.
     async fn get(table: &Table, sku: &str) -> (u16, Value, Option<String>) {

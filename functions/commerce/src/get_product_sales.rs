@@ -43,7 +43,8 @@ mod tests {
     use super::*;
     use keys::Shard;
     use model::Entity;
-    use testkit::{Harness, fixtures::sku};
+    use testkit::{Harness};
+    use crate::fixtures::sku;
 
     /// On 5 shards.
     async fn harness() -> Harness {

@@ -10,7 +10,7 @@
 //! named in the `X-Derived-Inconsistent` header.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{Quarter, commerce as k};
 use model::commerce::RepSales;
 use serde_json::json;
@@ -61,7 +61,8 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{all_items, as_staff, fixtures::id, response_json, signed_in_as, walk_pages};
+    use testkit::{all_items, as_staff, response_json, signed_in_as, walk_pages};
+    use crate::fixtures::id;
 
     /// The answer to `GET /reps/ranking?<query>` sent by `who`, authorized as `main` does, and
     /// its `X-Derived-Inconsistent` header.
@@ -284,13 +285,13 @@ mod tests {
     /// reproduced) and one of `huge` cents, placed, and the stream's INSERT records of their
     /// summaries; E1's quarter already at `before` cents.
     async fn rep_orders_on(before: i64, huge: i64) -> (store::Deps, Vec<Value>) {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
         let oct_21_2026_ms = 1_792_540_800_000;
         let totals = [100, 3_998, 1, huge];
         for (n, total) in totals.iter().enumerate() {
             let customer = format!("c{n}");
-            testkit::fixtures::customer_of_rep(&table, &customer, "E1").await;
-            testkit::fixtures::order(
+            crate::fixtures::customer_of_rep(&table, &customer, "E1").await;
+            crate::fixtures::order(
                 &table,
                 &customer,
                 oct_21_2026_ms + n as u64,

@@ -1,7 +1,10 @@
 //! Commerce: customers, orders and their tracking, carts, products and inventory, account reps, daily stats; the commerce stream handler.
 //!
 //! One module per Lambda (its declaration, handler and tests); one binary per Lambda in
-//! `src/bin/`, a few lines that serve the module.
+//! `src/bin/`, a few lines that serve the module. Beside them, what the context does with the table
+//! and shows of it: [`data`] (its reads and writes), [`views`] (its records as clients read them),
+//! [`params`] (its own request parameters), and [`fixtures`] (the entities its tests, the seeds and
+//! the tools start from).
 
 api::functions![
     get_customer,
@@ -28,3 +31,11 @@ api::functions![
 ];
 
 stream_handler::consumers![commerce_stream,];
+
+pub mod data;
+pub mod fixtures;
+pub mod params;
+pub mod views;
+
+#[cfg(test)]
+mod designs;

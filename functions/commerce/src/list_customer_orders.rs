@@ -11,17 +11,17 @@
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce::{self as k, OrderStatus};
 use model::commerce::{Order, OrderHeader, OrderSummary};
 use serde_json::json;
-use store::commerce::{self, ByStatus};
+use crate::data::{self as commerce, ByStatus, ORDER_STATUS_KEYS, StatusKeys};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "list-customer-orders",
     access: Access::owner("customerId", "customer_not_found"),
-    needs: Needs::CURSORS.with_status_keys(),
+    needs: Needs::CURSORS.with_settings(&[ORDER_STATUS_KEYS]),
     routes: &[Route::get(
         "/customers/{customerId}/orders",
         "C4: a customer's orders in a date range (and a status), newest first, paginated",
@@ -56,7 +56,7 @@ pub const FUNCTION: Function = Function {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
     let status: Option<OrderStatus> = api::query_parsed(&req, "status")?;
-    let (from, to) = api::query_order_dates(&req)?;
+    let (from, to) = crate::params::query_order_dates(&req)?;
     if status.is_some() {
         api::count_as_pattern("C4 by status");
     }
@@ -78,7 +78,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         }
         Some(status) => {
             let read = ByStatus::customer(&customer, status, from, to).map_err(bad_range)?;
-            let keys = deps.status_keys()?;
+            let keys = StatusKeys::of(deps)?;
             let page = read
                 .page(&deps.table, keys, paging.limit, paging.start.as_ref())
                 .await?;
@@ -110,9 +110,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use serde_json::Value;
-    use store::commerce::StatusKeys;
     use testkit::Harness;
-    use testkit::fixtures;
+    use crate::fixtures;
     use testkit::{all_items, query_read_units};
 
     fn day_ms(iso: &str, plus_ms: i128) -> u64 {
@@ -295,15 +294,16 @@ mod tests {
     #[tokio::test]
     async fn by_status_the_multi_attribute_index_answers_the_same_pages() {
         let (d, _) = seeded_with_statuses().await;
-        let by = |keys| {
-            let deps = testkit::deps(d.table.clone(), FUNCTION.needs).with_status_keys(keys);
+        let by = |keys: StatusKeys| {
+            let deps = testkit::deps(d.table.clone(), FUNCTION.needs).with_setting(&ORDER_STATUS_KEYS, keys.as_str())
+                .expect("a design");
             Harness::with_deps(&FUNCTION, handle, deps)
         };
         let (gsi1, multi) = (by(StatusKeys::Concatenated), by(StatusKeys::MultiAttribute));
         let index = ("GSI1", "CustomerOrdersByStatus");
         for status in ["OPEN", "SHIPPED"] {
             let q = [("status", status), ("from", "2020-11-26"), ("limit", "2")];
-            testkit::same_pages_in_both_designs((&gsi1, &multi), index, &q, async |h, q| {
+            crate::designs::same_pages_in_both_designs((&gsi1, &multi), index, &q, async |h, q| {
                 get(h, "123", q).await
             })
             .await;

@@ -10,7 +10,8 @@
 //! key when a tracking event changes the status, so an order leaves the OPEN list as it ships.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::data::{ORDER_STATUS_SHARDS, order_shards};
+use crate::views as view;
 use keys::{
     Shard,
     commerce::{self as k, OrderStatus},
@@ -23,7 +24,7 @@ use store::merge::Direction;
 pub const FUNCTION: Function = Function {
     name: "list-orders",
     access: Access::Staff,
-    needs: Needs::CURSORS.with_order_shards(),
+    needs: Needs::CURSORS.with_settings(&[ORDER_STATUS_SHARDS]),
     routes: &[Route::get(
         "/orders",
         "O5: orders in a status across customers (15 GSI2 shards merged), newest first",
@@ -43,8 +44,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let status: OrderStatus = api::query_parsed(&req, "status")?.ok_or_else(|| {
         ApiError::invalid_parameter("status", "give status=OPEN (or another status)")
     })?;
-    let (from, to) = api::query_order_dates(&req)?;
-    let streams = Shard::all(deps.order_shards()?)
+    let (from, to) = crate::params::query_order_dates(&req)?;
+    let streams = Shard::all(order_shards(deps)?)
         .map(|shard| k::order_status_range(shard, status, from, to))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ApiError::invalid_parameter("to", e))?;
@@ -71,7 +72,8 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{fixtures, walk_pages};
+    use testkit::{walk_pages};
+    use crate::fixtures;
 
     async fn get(table: &Table, query: &[(&str, &str)]) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -95,7 +97,7 @@ mod tests {
         let shipped = keys::SortableId::parse(&placed[23]).unwrap();
         let event = keys::SortableId::at_ms(1_780_000_000_000);
         assert!(
-            store::commerce::apply_order_status(&table, shipped, event, OrderStatus::Shipped)
+            crate::data::apply_order_status(&table, shipped, event, OrderStatus::Shipped)
                 .await
                 .unwrap()
         );
@@ -141,21 +143,21 @@ mod tests {
         let mut placed = Vec::new();
         for n in 0..10u64 {
             let ms = 1_767_225_600_000 + n * 3_600_000;
-            let order = store::commerce::NewOrder {
+            let order = crate::data::NewOrder {
                 customer: fixtures::id("c0"),
                 order_id: keys::SortableId::at_ms(ms),
                 created_at: fixtures::at(ms),
                 lines: vec![(fixtures::sku(1), 1, 100)],
                 status_shards: 4,
             };
-            let placed_now = store::commerce::place_order(&table, &order, None).await;
-            assert_eq!(placed_now.unwrap(), store::commerce::PlaceOutcome::Placed);
+            let placed_now = crate::fixtures::place_order(&table, &order, None).await;
+            assert_eq!(placed_now.unwrap(), crate::data::PlaceOutcome::Placed);
             placed.push(order.order_id.to_string());
         }
         placed.reverse();
         for count in [4, 15] {
             let deps = testkit::deps(table.clone(), FUNCTION.needs)
-                .with_order_shards(count)
+                .with_setting(&ORDER_STATUS_SHARDS, &count.to_string())
                 .unwrap();
             let h = Harness::with_deps(&FUNCTION, handle, deps);
             let (s, body) = h.as_staff().get("/orders", &[("status", "OPEN")]).await;

@@ -8,7 +8,7 @@
 //! empty lists: telling an unknown product apart would cost a second request. Staff only.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce::{self as k, Sku};
 use model::{
     Entity,
@@ -83,7 +83,8 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{fixtures, walk_pages};
+    use testkit::{walk_pages};
+    use crate::fixtures;
 
     async fn get(table: &Table, sku: &str, query: &[(&str, &str)]) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -94,9 +95,9 @@ mod tests {
     /// neighbouring product's inventory and lines, an employee's warehouse edge and current job,
     /// a customer under a rep with order headers and summaries, a user and a review.
     async fn overloaded_index(table: &Table) -> Vec<String> {
-        fixtures::org(table).await;
-        fixtures::employee(table, "E1", "Ada Lovelace").await;
-        fixtures::add_job(table, "E1", "REP", "2024-01-01").await;
+        hr::fixtures::org(table).await;
+        hr::fixtures::employee(table, "E1", "Ada Lovelace").await;
+        hr::fixtures::add_job(table, "E1", "REP", "2024-01-01").await;
         fixtures::customer_of_rep(table, "c1", "E1").await;
         for sku in [42, 43] {
             fixtures::product(table, sku).await;
@@ -114,13 +115,13 @@ mod tests {
                     .to_string(),
             );
         }
-        fixtures::book(table, fixtures::FELLOWSHIP).await;
-        fixtures::user(table, "frodo").await;
-        fixtures::review(
+        reviews::fixtures::book(table, reviews::fixtures::FELLOWSHIP).await;
+        reviews::fixtures::user(table, "frodo").await;
+        reviews::fixtures::review(
             table,
-            fixtures::FELLOWSHIP,
+            reviews::fixtures::FELLOWSHIP,
             "frodo",
-            fixtures::REVIEW_2001_MS,
+            reviews::fixtures::REVIEW_2001_MS,
             9,
             "Good.",
         )
@@ -225,7 +226,7 @@ mod tests {
 
     #[tokio::test]
     async fn another_kind_in_the_partition_is_a_corrupt_item_not_skipped() {
-        let table = testkit::org_table(&[]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[]).await;
         fixtures::product(&table, 42).await;
         fixtures::inventory(&table, 42, "W1", 12).await;
         // A hand edit retypes the inventory: the answer is a 500, not a list short of it.

@@ -8,7 +8,7 @@
 //! one without customers, is an empty list.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce as k;
 use model::commerce::Customer;
 use serde_json::json;
@@ -57,7 +57,8 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{as_staff, fixtures, signed_in_as, walk_pages};
+    use testkit::{as_staff, signed_in_as, walk_pages};
+    use crate::fixtures;
 
     /// The answer to `GET /reps/<rep>/customers?<query>` sent by `who` (an event as API Gateway
     /// passes it), authorized as `main` does.
@@ -89,7 +90,7 @@ mod tests {
     /// Reps E1 and E2; E1 looks after c1, c2, c3 (each with two orders, which stand in E1's GSI1
     /// partition too), E2 after c4; c5 has no rep.
     async fn seeded() -> Table {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         for c in ["c3", "c1", "c2"] {
             fixtures::customer_of_rep(&table, c, "E1").await;
             for day in 0..2u64 {
@@ -137,12 +138,12 @@ mod tests {
     #[tokio::test]
     async fn reassigning_a_customer_moves_it_to_the_new_reps_list() {
         let table = seeded().await;
-        store::commerce::put_customer(
+        crate::data::put_customer(
             &table,
             &fixtures::id("c2"),
             "Customer c2",
             "c2@example.com",
-            store::commerce::RepChange::Assign(fixtures::id("E2")),
+            crate::data::RepChange::Assign(fixtures::id("E2")),
             fixtures::at(1_790_000_000_000),
         )
         .await

@@ -15,17 +15,17 @@
 //! range: a page never pays for them. An unknown rep, or one without orders, is an empty list.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::commerce::OrderStatus;
 use model::commerce::OrderSummary;
 use serde_json::json;
-use store::commerce::{ByStatus, RepOrders, StatusRead};
+use crate::data::{ByStatus, ORDER_STATUS_KEYS, RepOrders, StatusKeys, StatusRead};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "list-rep-orders",
     access: Access::Staff,
-    needs: Needs::CURSORS.with_status_keys(),
+    needs: Needs::CURSORS.with_settings(&[ORDER_STATUS_KEYS]),
     routes: &[Route::get(
         "/reps/{repId}/orders",
         "O10: the orders placed under an account rep in a date range, newest first (one status: one GSI1 query; else every status merged)",
@@ -44,7 +44,7 @@ pub const FUNCTION: Function = Function {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let rep = api::path_id(&req, "repId")?;
     let status: Option<OrderStatus> = api::query_parsed(&req, "status")?;
-    let (from, to) = api::query_order_dates(&req)?;
+    let (from, to) = crate::params::query_order_dates(&req)?;
     let bad_range = |e| ApiError::invalid_parameter("to", e);
     let read = match status {
         Some(status) => StatusRead::One(ByStatus::rep(&rep, status, from, to).map_err(bad_range)?),
@@ -57,7 +57,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         let status = status.map_or("*", OrderStatus::as_str);
         format!("O10|{rep}|{status}|{from}|{to}|{limit}")
     })?;
-    let keys = deps.status_keys()?;
+    let keys = StatusKeys::of(deps)?;
     let page = read
         .page(&deps.table, keys, paging.limit, paging.start.as_ref())
         .await?;
@@ -79,9 +79,9 @@ mod tests {
     use model::Item;
     use serde_json::Value;
     use store::Table;
-    use store::commerce::StatusKeys;
     use testkit::Harness;
-    use testkit::{as_staff, fixtures, query_read_units, signed_in_as, walk_pages};
+    use testkit::{as_staff, query_read_units, signed_in_as, walk_pages};
+    use crate::fixtures;
 
     /// 2026-01-01T00:00:00Z.
     const JAN_1_2026: u64 = 1_767_225_600_000;
@@ -130,7 +130,7 @@ mod tests {
     }
 
     async fn set_status(table: &Table, order: &str, at_ms: u64, status: OrderStatus) {
-        let changed = store::commerce::apply_order_status(
+        let changed = crate::data::apply_order_status(
             table,
             SortableId::parse(order).unwrap(),
             SortableId::at_ms(at_ms),
@@ -152,7 +152,7 @@ mod tests {
     /// orders, one a day from 2026-01-01 (customer n % 3); orders 2 and 5 shipped, 7 delivered,
     /// 10 cancelled. c3 and c4 place two orders each. Returns E1's order ids, oldest first.
     async fn seeded() -> (Table, Vec<String>) {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         for c in ["c0", "c1", "c2"] {
             fixtures::customer_of_rep(&table, c, "E1").await;
         }
@@ -243,8 +243,9 @@ mod tests {
     #[tokio::test]
     async fn the_multi_attribute_index_answers_the_same_pages() {
         let (table, _) = seeded().await;
-        let by = |keys| {
-            let deps = testkit::deps(table.clone(), FUNCTION.needs).with_status_keys(keys);
+        let by = |keys: StatusKeys| {
+            let deps = testkit::deps(table.clone(), FUNCTION.needs).with_setting(&ORDER_STATUS_KEYS, keys.as_str())
+                .expect("a design");
             Harness::with_deps(&FUNCTION, handle, deps)
         };
         let (gsi1, multi) = (by(StatusKeys::Concatenated), by(StatusKeys::MultiAttribute));
@@ -258,7 +259,7 @@ mod tests {
             q.push(("limit", "3"));
             let get =
                 async |h: &Harness, q: &[(&str, &str)]| h.as_staff().get(&h.path(&["E1"]), q).await;
-            testkit::same_pages_in_both_designs((&gsi1, &multi), index, &q, get).await;
+            crate::designs::same_pages_in_both_designs((&gsi1, &multi), index, &q, get).await;
         }
     }
 

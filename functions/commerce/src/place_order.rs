@@ -24,13 +24,16 @@ use lambda_http::http::header::LOCATION;
 use serde::Deserialize;
 use serde_json::json;
 use sha2::{Digest, Sha256};
-use store::commerce::{self, IdempotencyRequest, OrderRequest, PlaceOutcome, PricedOrder};
+use crate::data::{
+    self as commerce, IdempotencyRequest, ORDER_STATUS_SHARDS, OrderRequest, PlaceOutcome,
+    PricedOrder,
+};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
     name: "place-order",
     access: Access::owner("customerId", "customer_not_found"),
-    needs: Needs::TABLE.with_order_shards(),
+    needs: Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS]),
     routes: &[Route::post(
         "/customers/{customerId}/orders",
         "C3: place an order at the catalogue's prices (all or nothing, idempotent with an Idempotency-Key)",
@@ -183,7 +186,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         order_id,
         created_at,
         items,
-        status_shards: deps.order_shards()?,
+        status_shards: commerce::order_shards(deps)?,
     };
     // The answer is made before the write (a retry under the same key replays it), so it does
     // not name the account rep the order records: GET /orders/{orderId} does.
@@ -305,13 +308,13 @@ mod tests {
 
     /// Products 42 and 7 in the catalogue, at 12.50 and 0.99 USD.
     async fn catalogue(table: &Table) {
-        testkit::fixtures::priced_product(table, 42, 1250).await;
-        testkit::fixtures::priced_product(table, 7, 99).await;
+        crate::fixtures::priced_product(table, 42, 1250).await;
+        crate::fixtures::priced_product(table, 7, 99).await;
     }
 
     async fn table_with_customer() -> Table {
         let table = testkit::table().await;
-        testkit::fixtures::customer(&table, "123").await;
+        crate::fixtures::customer(&table, "123").await;
         catalogue(&table).await;
         table.meter().reset();
         table
@@ -387,9 +390,9 @@ mod tests {
     async fn an_order_records_its_customers_rep_in_the_reps_and_customers_status_lists() {
         let table = testkit::table().await;
         let h = harness(&table);
-        testkit::fixtures::org(&table).await;
-        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
-        testkit::fixtures::customer_of_rep(&table, "123", "E1").await;
+        hr::fixtures::org(&table).await;
+        hr::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        crate::fixtures::customer_of_rep(&table, "123", "E1").await;
         catalogue(&table).await;
         let (s, body) = post(&h, "123", BODY, None).await;
         assert_eq!(s, 201, "{body}");
@@ -420,7 +423,7 @@ mod tests {
     async fn the_header_records_its_o5_shard_among_the_configured_count() {
         let table = table_with_customer().await;
         let deps = testkit::deps(table.clone(), FUNCTION.needs)
-            .with_order_shards(4)
+            .with_setting(&ORDER_STATUS_SHARDS, "4")
             .unwrap();
         let h = Harness::with_deps(&FUNCTION, handle, deps);
         for _ in 0..12 {
@@ -498,7 +501,7 @@ mod tests {
         );
         assert_eq!(all_items(&table).await, before);
         // The same key for another customer is another key.
-        testkit::fixtures::customer(&table, "456").await;
+        crate::fixtures::customer(&table, "456").await;
         let (s4, third) = post(&h, "456", BODY, Some("retry-1")).await;
         assert_eq!(s4, 201);
         assert_ne!(third["orderId"], first["orderId"]);
@@ -589,12 +592,12 @@ mod tests {
     #[tokio::test]
     async fn a_client_price_an_unknown_or_unpriced_sku_are_refused() {
         let table = table_with_customer().await;
-        testkit::fixtures::product(&table, 5).await;
-        let euro = store::products::Price {
+        crate::fixtures::product(&table, 5).await;
+        let euro = crate::data::products::Price {
             cents: 300,
             currency: "EUR".into(),
         };
-        store::products::put_product(
+        crate::data::products::put_product(
             &table,
             Sku::new(8).unwrap(),
             "Euro tea",
@@ -716,7 +719,7 @@ mod tests {
     #[tokio::test]
     async fn a_stored_price_whose_total_overflows_writes_nothing() {
         let table = table_with_customer().await;
-        testkit::fixtures::priced_product(&table, 5, i64::MAX).await;
+        crate::fixtures::priced_product(&table, 5, i64::MAX).await;
         let before = all_items(&table).await;
         let h = harness(&table);
         let (s, b) = post(&h, "123", r#"{"items":[{"sku":5,"quantity":2}]}"#, None).await;

@@ -13,7 +13,7 @@ use keys::Timestamp;
 use model::commerce::CartLine;
 use serde::Deserialize;
 use serde_json::json;
-use store::commerce::{self, CartLineSet, MAX_CART_LINES};
+use crate::data::{self as commerce, CartLineSet, MAX_CART_LINES};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -84,7 +84,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     match commerce::set_cart_line(&deps.table, &line, body.version).await? {
         CartLineSet::Stored(stored) => {
-            let mut view = api::views::commerce::cart_line(&stored);
+            let mut view = crate::views::cart_line(&stored);
             view["cartId"] = cart.as_str().into();
             api::json(200, &view)
         }
@@ -158,7 +158,7 @@ mod tests {
     #[tokio::test]
     async fn a_cart_holds_at_most_max_lines_even_under_concurrent_adds() {
         let table = testkit::table().await;
-        let max = store::commerce::MAX_CART_LINES as usize;
+        let max = crate::data::MAX_CART_LINES as usize;
         for n in 0..max - 5 {
             let (s, b) = put(&table, "full", &format!("p{n}"), r#"{"quantity":1}"#).await;
             assert_eq!(s, 200, "{b}");

@@ -8,10 +8,10 @@
 //! transaction (404 `employee_not_found`), and puts the customer in the rep's GSI1 partition (O9).
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{Id, Timestamp};
 use serde::{Deserialize, Deserializer};
-use store::commerce::{self, CustomerPut, RepChange};
+use crate::data::{self as commerce, CustomerPut, RepChange};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -167,7 +167,7 @@ mod tests {
                 .iter()
                 .all(|r| r.operation == "UpdateItem" && r.write_units == 1.0)
         );
-        let items = all_items(&table).await;
+        let items = all_items(table).await;
         assert_eq!(items.len(), 1);
         assert_eq!(items[0]["PK"].as_s().unwrap(), "CUSTOMER#123");
         assert_eq!(items[0]["SK"].as_s().unwrap(), "A");
@@ -217,7 +217,7 @@ mod tests {
         ev["pathParameters"]["customerId"] = json!("a#b");
         let (s, _) = h.send(&ev).await;
         assert_eq!(s, 400);
-        assert!(all_items(&table).await.is_empty(), "nothing written");
+        assert!(all_items(table).await.is_empty(), "nothing written");
         assert!(table.meter().requests().is_empty(), "nothing even sent");
     }
 
@@ -236,7 +236,7 @@ mod tests {
     /// Employees E1 and E2 (and the org they need), and the function authorized as `main`
     /// authorizes it.
     async fn with_employees() -> (Table, Harness) {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone()).dispatched();
         (table, h)
     }

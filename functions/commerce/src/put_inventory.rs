@@ -12,11 +12,11 @@
 //! without reading first, `POST .../adjustments` adds a relative amount.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{Timestamp, commerce::Sku};
 use model::commerce::Inventory;
 use serde::Deserialize;
-use store::products::{self, InventoryPut};
+use crate::data::products::{self as products, InventoryPut};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -112,7 +112,8 @@ mod tests {
     use serde_json::{Value, json};
     use store::Table;
     use testkit::Harness;
-    use testkit::{all_items, fixtures};
+    use testkit::{all_items};
+    use crate::fixtures;
 
     async fn put(table: &Table, sku: &str, warehouse: &str, body: &str) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -121,7 +122,7 @@ mod tests {
 
     #[tokio::test]
     async fn created_in_one_transaction_then_replaced() {
-        let table = testkit::org_table(&[]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[]).await;
         fixtures::product(&table, 42).await;
         table.meter().reset();
         let (s, b) = put(&table, "42", "W1", r#"{"quantity":12}"#).await;
@@ -164,7 +165,7 @@ mod tests {
         assert_eq!((s, &b["quantity"]), (200, &json!(0)), "{b}");
         let ops = table.meter().operations();
         assert_eq!(ops, ["TransactWriteItems", "UpdateItem"]);
-        let stored = store::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
+        let stored = crate::data::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
             .await
             .unwrap()
             .unwrap();
@@ -186,7 +187,7 @@ mod tests {
     /// quantity whatever it was (the simplest client's path, last writer wins).
     #[tokio::test]
     async fn two_writers_with_the_same_version_one_wins_one_is_409() {
-        let table = testkit::org_table(&[]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[]).await;
         fixtures::product(&table, 42).await;
         let (s, b) = put(&table, "42", "W1", r#"{"quantity":10}"#).await;
         assert_eq!((s, &b["version"]), (201, &json!(1)), "{b}");
@@ -212,7 +213,7 @@ mod tests {
             lost["message"].as_str().unwrap().contains("version 2"),
             "{lost}"
         );
-        let stored = store::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
+        let stored = crate::data::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
             .await
             .unwrap()
             .unwrap();
@@ -237,7 +238,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_product_or_warehouse_is_404_and_writes_nothing() {
-        let table = testkit::org_table(&[]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[]).await;
         fixtures::product(&table, 42).await;
         let before = all_items(&table).await;
         for (sku, warehouse, code) in [
@@ -258,7 +259,7 @@ mod tests {
 
     #[tokio::test]
     async fn bad_input_is_4xx_and_writes_nothing() {
-        let table = testkit::org_table(&[]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[]).await;
         fixtures::product(&table, 42).await;
         let before = all_items(&table).await;
         table.meter().reset();

@@ -10,10 +10,10 @@
 //! A PUT replaces: a description or price that is absent or `null` removes the one stored.
 
 use api::declare::*;
-use api::views::commerce as view;
+use crate::views as view;
 use keys::{Timestamp, commerce::Sku};
 use serde::Deserialize;
-use store::products;
+use crate::data::products as products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -216,7 +216,7 @@ mod tests {
         );
 
         // What the stream pipeline keeps is kept by a replace.
-        let key = keys::commerce::product(testkit::fixtures::sku(42));
+        let key = keys::commerce::product(crate::fixtures::sku(42));
         let total = Update::new().set(Product::TOTAL_INVENTORY, model::n(7));
         table.update(&key, &total, None).await.unwrap();
         table.meter().reset();

@@ -8,11 +8,11 @@
 //! `job_exists` (the same job from the same date); nothing written then.
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use keys::{Date, Id};
 use model::hr::JobHistory;
 use serde::Deserialize;
-use store::hr::{self, JobAdded};
+use crate::data::{self as hr, JobAdded};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -125,10 +125,10 @@ mod tests {
         let post = async |path: &str, body: &str| h.as_staff().post(path, body).await;
         let (s, b) = post("/employees/E1/jobs", REP).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("employee_not_found")));
-        testkit::fixtures::org(&table).await;
-        testkit::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        crate::fixtures::org(table).await;
+        crate::fixtures::employee(table, "E1", "Ada Lovelace").await;
         for job in ["SA_REP", "CLERK"] {
-            testkit::fixtures::job_record(&table, job).await;
+            crate::fixtures::job_record(table, job).await;
         }
         let (s, b) = post("/employees/E1/jobs", REP).await;
         assert_eq!((s, &b["current"]), (201, &Value::Bool(true)), "{b}");
@@ -154,7 +154,7 @@ mod tests {
     /// title is the job's, and a body that still sends one is refused, naming the field.
     #[tokio::test]
     async fn a_job_added_refers_to_an_existing_job_and_takes_its_title() {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let refs = Harness::new(
             &crate::put_reference::FUNCTION,

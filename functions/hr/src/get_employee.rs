@@ -5,8 +5,8 @@
 //! Staff only; 404 `employee_not_found`.
 
 use api::declare::*;
-use api::views::hr as view;
-use store::hr;
+use crate::views as view;
+use crate::data as hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -43,13 +43,13 @@ mod tests {
 
     #[tokio::test]
     async fn h1_is_one_query_that_never_reads_the_history() {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
         for (job, start) in [
             ("CLERK", "2023-01-01"),
             ("REP", "2024-01-01"),
             ("LEAD", "2025-01-01"),
         ] {
-            testkit::fixtures::add_job(&table, "E1", job, start).await;
+            crate::fixtures::add_job(&table, "E1", job, start).await;
         }
         table.meter().reset();
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -78,7 +78,7 @@ mod tests {
     /// that refers to it (H1 reads the names from their sources).
     #[tokio::test]
     async fn h1_shows_the_warehouse_and_job_as_they_are_named_now() {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
         let refs = Harness::new(
             &crate::put_reference::FUNCTION,
             crate::put_reference::handle,

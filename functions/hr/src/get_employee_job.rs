@@ -5,8 +5,8 @@
 //! `job_not_found` when the employee has no job (or does not exist).
 
 use api::declare::*;
-use api::views::hr as view;
-use store::hr;
+use crate::views as view;
+use crate::data as hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -44,7 +44,7 @@ mod tests {
 
     #[tokio::test]
     async fn h3_reads_one_item_the_newest() {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let get = async || h.as_staff().get("/employees/E1/job", &[]).await;
         let (s, b) = get().await;
@@ -54,7 +54,7 @@ mod tests {
             ("LEAD", "2025-01-01"),
             ("CLERK", "2023-01-01"),
         ] {
-            testkit::fixtures::add_job(&table, "E1", job, start).await;
+            crate::fixtures::add_job(&table, "E1", job, start).await;
         }
         table.meter().reset();
         let (s, b) = get().await;

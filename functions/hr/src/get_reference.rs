@@ -6,7 +6,7 @@
 
 use api::declare::*;
 use model::hr::ReferenceRecord;
-use store::hr;
+use crate::data as hr;
 
 use crate::reference;
 
@@ -115,8 +115,8 @@ mod tests {
 
     #[tokio::test]
     async fn each_kind_reads_back_as_it_was_put_and_a_missing_one_is_404() {
-        let table = testkit::org_table(&[]).await;
-        testkit::fixtures::job_record(&table, "SA_REP").await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[]).await;
+        crate::fixtures::job_record(&table, "SA_REP").await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         for (path, want) in [
             ("/regions/EU", json!({"regionId": "EU", "name": "Europe"})),

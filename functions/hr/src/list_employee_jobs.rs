@@ -6,11 +6,11 @@
 //! `employee_not_found` (known from a GetItem, made only when a first page is empty).
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use keys::hr as k;
 use model::hr::JobHistory;
 use serde_json::json;
-use store::hr;
+use crate::data as hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -61,7 +61,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_whole_history_newest_first_a_page_at_a_time_with_titles_as_they_are() {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let (s, b) = h.as_staff().get("/employees/E2/jobs", &[]).await;
         assert_eq!(
@@ -80,9 +80,9 @@ mod tests {
             ("REP", "2025-06-01"),
             ("MGR", "2026-01-01"),
         ] {
-            testkit::fixtures::add_job(&table, "E1", job, start).await;
+            crate::fixtures::add_job(&table, "E1", job, start).await;
         }
-        testkit::fixtures::add_job(&table, "E2", "CLERK", "2026-02-01").await;
+        crate::fixtures::add_job(&table, "E2", "CLERK", "2026-02-01").await;
         table.meter().reset();
         let pages = h.as_staff().walk("/employees/E1/jobs", &[], "2").await;
         assert_eq!(pages.len(), 3);
@@ -123,7 +123,7 @@ mod tests {
             job_id: keys::Id::parse("id", "REP").unwrap(),
             title: keys::Name::parse("title", "Sales Representative").unwrap(),
         };
-        store::hr::put_reference(&table, &renamed).await.unwrap();
+        crate::data::put_reference(&table, &renamed).await.unwrap();
         let (_, b) = h
             .as_staff()
             .get("/employees/E1/jobs", &[("limit", "2")])

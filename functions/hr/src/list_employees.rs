@@ -10,7 +10,7 @@
 //!   queried in parallel (`SK >= <date>#`, backwards) and merged newest first with ONE cursor.
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use keys::{
     Name, Shard,
     hr::{self as k, HIRE_SHARDS},
@@ -102,7 +102,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                 .map(model::from_item::<Job>)
                 .collect::<Result<Vec<_>, _>>()?;
             let streams: Vec<_> = jobs.iter().map(|j| k::job_holders(&j.job_id)).collect();
-            let sources = store::hr::Sources::of_jobs(jobs);
+            let sources = crate::data::Sources::of_jobs(jobs);
             let (items, after) = if streams.is_empty() {
                 (Vec::new(), None)
             } else {
@@ -141,7 +141,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::{Date, Id};
-    use store::hr::EmployeeInput;
+    use crate::data::EmployeeInput;
     use testkit::Harness;
 
     fn ids(pages: &[Value]) -> Vec<String> {
@@ -150,7 +150,7 @@ mod tests {
 
     #[tokio::test]
     async fn h2_h6_h11_each_return_their_own_employees() {
-        let table = testkit::org_table(&[]).await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[]).await;
         // 12 employees hired a month apart; every third is named Sam Lee; the even ones are reps.
         for n in 1..=12u8 {
             let input = EmployeeInput {
@@ -159,13 +159,13 @@ mod tests {
                 hire_date: Date::from_ymd(2024, n, 1).unwrap(),
                 warehouse_id: None,
             };
-            store::hr::put_employee(&table, &input).await.unwrap();
+            crate::data::put_employee(&table, &input).await.unwrap();
             if n % 2 == 0 {
-                testkit::fixtures::add_job(&table, &format!("E{n}"), "REP", "2024-06-01").await;
+                crate::fixtures::add_job(&table, &format!("E{n}"), "REP", "2024-06-01").await;
             }
         }
         // A promotion: E2 is no longer a rep.
-        testkit::fixtures::add_job(&table, "E2", "LEAD", "2025-01-01").await;
+        crate::fixtures::add_job(&table, "E2", "LEAD", "2025-01-01").await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let walk = async |query: Vec<(&str, &str)>| {
             ids(&h.as_staff().walk("/employees", &query, "2").await)
@@ -203,7 +203,7 @@ mod tests {
     /// rename under the new title only.
     #[tokio::test]
     async fn h11_lists_a_jobs_holders_under_its_title_as_it_is_now() {
-        let table = testkit::org_table(&[]).await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[]).await;
         let refs = Harness::new(
             &crate::put_reference::FUNCTION,
             crate::put_reference::handle,
@@ -220,7 +220,7 @@ mod tests {
             .await;
         assert_eq!(s, 201, "{b}");
         for e in ["E1", "E2", "E3"] {
-            testkit::fixtures::employee(&table, e, "Kim Park").await;
+            crate::fixtures::employee(&table, e, "Kim Park").await;
             let body = r#"{"jobId":"REP","departmentId":"D1","startDate":"2025-01-01"}"#;
             let (s, b) = jobs
                 .as_staff()
@@ -261,18 +261,18 @@ mod tests {
     /// Two jobs may share a title: H11 merges their holders, in employee order, one cursor.
     #[tokio::test]
     async fn h11_merges_the_holders_of_every_job_of_a_title() {
-        let table = testkit::org_table(&[]).await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[]).await;
         for (job, title) in [("A", "Clerk"), ("B", "clerk"), ("C", "Lead")] {
             let record = model::hr::Job {
                 job_id: Id::parse("id", job).unwrap(),
                 title: Name::parse("title", title).unwrap(),
             };
-            store::hr::put_reference(&table, &record).await.unwrap();
+            crate::data::put_reference(&table, &record).await.unwrap();
         }
         for (e, job) in [("E1", "A"), ("E2", "B"), ("E3", "A"), ("E4", "C")] {
-            testkit::fixtures::employee(&table, e, "Kim Park").await;
-            let held = testkit::fixtures::job(e, job, "2025-01-01");
-            store::hr::add_job(&table, &held).await.unwrap();
+            crate::fixtures::employee(&table, e, "Kim Park").await;
+            let held = crate::fixtures::job(e, job, "2025-01-01");
+            crate::data::add_job(&table, &held).await.unwrap();
         }
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let pages = h

@@ -131,9 +131,9 @@ mod tests {
 
     #[tokio::test]
     async fn each_kind_lists_its_own_records_by_id_a_page_at_a_time() {
-        let table = testkit::org_table(&[]).await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[]).await;
         for job in ["SA_REP", "CLERK", "LEAD"] {
-            testkit::fixtures::job_record(&table, job).await;
+            crate::fixtures::job_record(&table, job).await;
         }
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let ids = |pages: Vec<Value>, kind: Reference| -> Vec<String> {

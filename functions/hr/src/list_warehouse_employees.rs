@@ -4,7 +4,7 @@
 //! `cursor`). Staff only.
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use keys::hr as k;
 use model::hr::EmployeeWarehouse;
 use serde_json::json;
@@ -53,7 +53,7 @@ mod tests {
 
     #[tokio::test]
     async fn h7_lists_a_warehouses_employees_only() {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let get = async |w: &str| {
             let path = format!("/warehouses/{w}/employees");

@@ -2,13 +2,13 @@
 //! (200) an employee, staff only. ONE transaction writes the employee (on the revision it read)
 //! and keeps its edges in step: the warehouse edge follows `warehouseId` (the warehouse checked
 //! to exist: 404 `warehouse_not_found` otherwise, nothing written) and a new name is copied onto
-//! the current-job and warehouse edges (`store::hr::put_employee`).
+//! the current-job and warehouse edges (`crate::data::put_employee`).
 
 use api::declare::*;
-use api::views::hr as view;
+use crate::views as view;
 use keys::{Date, Id, Name};
 use serde::Deserialize;
-use store::hr::{self, EmployeeInput, Put};
+use crate::data::{self as hr, EmployeeInput, Put};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -90,8 +90,8 @@ mod tests {
         let body = r#"{"name":"Ada Lovelace","hireDate":"2024-01-15","warehouseId":"W1"}"#;
         let (s, b) = put("/employees/E1", body).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("warehouse_not_found")));
-        assert!(all_items(&table).await.is_empty());
-        testkit::fixtures::org(&table).await;
+        assert!(all_items(table).await.is_empty());
+        crate::fixtures::org(table).await;
         let (s, b) = put("/employees/E1", body).await;
         assert_eq!(s, 201, "{b}");
         assert_eq!(b["warehouseId"], "W1");
@@ -128,6 +128,6 @@ mod tests {
         ] {
             assert_eq!(put(path, body).await.0, 400, "{path} {body}");
         }
-        assert!(all_items(&table).await.is_empty());
+        assert!(all_items(table).await.is_empty());
     }
 }

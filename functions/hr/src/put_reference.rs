@@ -14,7 +14,7 @@ use api::declare::*;
 use keys::{Id, Name, hr::Reference};
 use model::hr::{Country, Department, Job, Location, ReferenceRecord, Region, Warehouse};
 use serde::Deserialize;
-use store::hr::{self, Put};
+use crate::data::{self as hr, Put};
 
 use crate::reference;
 
@@ -291,7 +291,7 @@ mod tests {
         let put = async |path: &str, body: &str| h.as_staff().put(path, body).await;
         let (s, b) = put("/countries/DE", r#"{"name":"Germany","regionId":"EU"}"#).await;
         assert_eq!((s, b["code"].as_str()), (404, Some("region_not_found")));
-        assert!(all_items(&table).await.is_empty(), "nothing written");
+        assert!(all_items(table).await.is_empty(), "nothing written");
         for (path, body) in [
             ("/regions/EU", r#"{"name":"Europe"}"#),
             ("/countries/DE", r#"{"name":"Germany","regionId":"EU"}"#),
@@ -314,7 +314,7 @@ mod tests {
             let (s, _) = put(path, body).await;
             assert_eq!(s, 200, "{path} replaced");
         }
-        let types: Vec<_> = all_items(&table)
+        let types: Vec<_> = all_items(table)
             .await
             .iter()
             .map(|i| model::type_of(i).unwrap().to_owned())
@@ -352,6 +352,6 @@ mod tests {
             let (s, b) = put(path, body).await;
             assert_eq!(s, 400, "{path} {body}: {b}");
         }
-        assert!(all_items(&table).await.is_empty());
+        assert!(all_items(table).await.is_empty());
     }
 }

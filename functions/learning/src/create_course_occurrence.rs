@@ -7,14 +7,14 @@
 //! occurrence reads (L2–L6) find it apart from the course's certificates.
 
 use api::declare::*;
-use api::views::learning as view;
+use crate::views as view;
 use keys::{
     Date,
     learning::{Course, Location},
 };
 use model::learning::CourseOccurrence;
 use serde::Deserialize;
-use store::learning;
+use crate::data as learning;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -132,14 +132,14 @@ mod tests {
             json!({"courseName": "Intro to DynamoDB", "courseKey": "introtodynamodb",
                    "startDate": "2022-03-15", "location": "Building 1", "courseType": "DevChat"})
         );
-        let items = all_items(&table).await;
+        let items = all_items(table).await;
         assert_eq!(items.len(), 1);
         assert_eq!(items[0]["SK"], model::s("2022/03/15#course#01#building01#"));
         // The same occurrence however it is spelled.
         let again = r#"{"courseName":"intro to  dynamodb","startDate":"2022-03-15","location":"building 01","courseType":"Other"}"#;
         let (s, body) = post(again).await;
         assert_eq!((s, body["code"].as_str()), (409, Some("course_exists")));
-        assert_eq!(all_items(&table).await, items, "nothing written");
+        assert_eq!(all_items(table).await, items, "nothing written");
     }
 
     /// The largest occurrence there can be is an item of at most `LARGEST_OCCURRENCE_BYTES`, the
@@ -152,7 +152,7 @@ mod tests {
             .post("/courses", largest().body.expect("a body"))
             .await;
         assert_eq!(s, 201, "{body}");
-        let items = all_items(&h.table()).await;
+        let items = all_items(h.table()).await;
         let largest = items.iter().map(testkit::item_size).max().expect("the item");
         assert!(largest <= LARGEST_OCCURRENCE_BYTES as usize, "{largest} bytes");
         assert!(largest + 1024 > LARGEST_OCCURRENCE_BYTES as usize, "{largest} bytes");
@@ -180,7 +180,7 @@ mod tests {
             "c".repeat(129)
         );
         assert_eq!(post(&long).await.0, 400);
-        assert!(all_items(&table).await.is_empty());
+        assert!(all_items(table).await.is_empty());
     }
 
     #[tokio::test]
@@ -191,7 +191,7 @@ mod tests {
         let body = r#"{"courseName":"A#B","startDate":"2022-03-15","location":"Room #1","courseType":"x"}"#;
         let (s, b) = post(body).await;
         assert_eq!(s, 201, "{b}");
-        let items = all_items(&table).await;
+        let items = all_items(table).await;
         assert_eq!(items[0]["PK"], model::s("a%23b"));
         assert_eq!(items[0]["SK"], model::s("2022/03/15#course#01#room%2301#"));
     }

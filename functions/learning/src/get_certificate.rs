@@ -5,8 +5,8 @@
 //! `certificate_not_found`. Anyone may read it.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
-use store::learning;
+use crate::{params, views as view};
+use crate::data as learning;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -57,7 +57,7 @@ mod tests {
     use testkit::Harness;
 
     fn cert(student: &str, version: CertVersion) -> model::learning::Certificate {
-        testkit::fixtures::certificate("2022-03-15", student, "Tyler Walch", version)
+        crate::fixtures::certificate("2022-03-15", student, "Tyler Walch", version)
     }
 
     #[tokio::test]

@@ -5,7 +5,7 @@
 //! with many certificates is never cut short silently. Anyone may read it.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::learning as k;
 use model::{
     Entity,
@@ -75,7 +75,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::learning::CertVersion;
-    use testkit::{Harness, fixtures, walk_pages};
+    use testkit::{Harness, walk_pages};
+    use crate::fixtures;
 
     #[tokio::test]
     async fn one_query_holds_the_days_courses_and_certificates() {

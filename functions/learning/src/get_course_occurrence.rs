@@ -2,7 +2,7 @@
 //! (`YYYY-MM-DD`) and location. ONE GetItem. 404 `course_not_found`. Anyone may read it.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::learning as k;
 use model::{Entity, learning::CourseOccurrence};
 use store::Read;
@@ -63,7 +63,7 @@ mod tests {
     async fn finds_the_occurrence_however_the_course_and_location_are_spelled() {
         let table = testkit::table().await;
         let seed =
-            testkit::fixtures::occurrence(testkit::fixtures::INTRO, "2022-03-15", "Building 1");
+            crate::fixtures::occurrence(crate::fixtures::INTRO, "2022-03-15", "Building 1");
         table.put(&seed, None).await.unwrap();
         let h = Harness::new(&FUNCTION, handle, table.clone());
         for (course, location) in [

@@ -7,14 +7,14 @@
 //! collision is what v02 is for. Staff only.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::{
     Date,
     learning::{CertVersion, Course, Location, Name},
 };
 use model::learning::Certificate;
 use serde::Deserialize;
-use store::learning::{Issued, issue_certificate};
+use crate::data::{Issued, issue_certificate};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -102,7 +102,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use serde_json::Value;
-    use store::{Table, learning::create_occurrence};
+    use store::{Table};
+    use crate::data::create_occurrence;
     use testkit::{Harness, all_items};
 
     async fn post(table: &Table, student: &str) -> (u16, Value) {
@@ -116,7 +117,7 @@ mod tests {
     async fn with_course() -> Table {
         let table = testkit::table().await;
         let course =
-            testkit::fixtures::occurrence(testkit::fixtures::INTRO, "2022-03-15", "Building 1");
+            crate::fixtures::occurrence(crate::fixtures::INTRO, "2022-03-15", "Building 1");
         assert!(create_occurrence(&table, &course).await.unwrap());
         table
     }
@@ -153,7 +154,7 @@ mod tests {
     #[tokio::test]
     async fn a_v01_certificate_of_the_same_student_counts_one_of_another_does_not() {
         let table = with_course().await;
-        let v1 = testkit::fixtures::certificate(
+        let v1 = crate::fixtures::certificate(
             "2022-03-15",
             "David Spurdy",
             "Tyler Walch",

@@ -8,7 +8,7 @@
 //! the v01 certificates are migrated. Anyone may read it.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::{
     Shard,
     learning::{self as k, CERTIFICATE_SHARDS, CertVersion, Name, Person},
@@ -120,7 +120,7 @@ mod tests {
     fn cert(student: &str, instructor: &str, v: CertVersion, t: CertType) -> Certificate {
         Certificate {
             cert_type: t,
-            ..testkit::fixtures::certificate("2022-03-15", student, instructor, v)
+            ..crate::fixtures::certificate("2022-03-15", student, instructor, v)
         }
     }
 

@@ -4,7 +4,7 @@
 //! ONE query per page; the day's course occurrences are never read. Anyone may read it.
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::learning as k;
 use model::learning::Certificate;
 use serde_json::json;
@@ -77,13 +77,13 @@ mod tests {
     #[tokio::test]
     async fn l9_every_version_l10_one_never_the_occurrence() {
         let table = testkit::table().await;
-        let o = testkit::fixtures::occurrence(testkit::fixtures::INTRO, "2022-03-15", "Building 1");
+        let o = crate::fixtures::occurrence(crate::fixtures::INTRO, "2022-03-15", "Building 1");
         table.put(&o, None).await.unwrap();
         for (student, v) in [
             ("David Spurdy", CertVersion::V1),
             ("Ann Lee", CertVersion::V2),
         ] {
-            let c = testkit::fixtures::certificate("2022-03-15", student, "Tyler Walch", v);
+            let c = crate::fixtures::certificate("2022-03-15", student, "Tyler Walch", v);
             table.put(&c, None).await.unwrap();
         }
         let h = Harness::new(&FUNCTION, handle, table.clone());

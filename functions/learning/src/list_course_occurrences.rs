@@ -7,7 +7,7 @@
 //! [`store::PAGE_READ_BUDGET`] read units: a page of the largest occurrences (5 KB) is read in
 //! rounds of as many as the budget left pays for; the default page is one round whatever they
 //! hold. The concatenated design (GSI1, seed 001's keys) serves the same
-//! reads as a store-level query (`store::learning::occurrences_page`); a test holds both equal,
+//! reads as a store-level query (`crate::data::occurrences_page`); a test holds both equal,
 //! page by page.
 //!
 //! | pattern | `OccurrencesByDate` key condition | GSI1 (concatenated) |
@@ -19,7 +19,7 @@
 //! | L6 | `... AND Day = 15 AND begins_with(LocationKey, "build")` | `... AND begins_with(GSI1SK, "2022/03/15#build")` |
 
 use api::declare::*;
-use api::{learning as params, views::learning as view};
+use crate::{params, views as view};
 use keys::learning::{Location, OccurrenceRead, Period};
 use model::learning::CourseOccurrence;
 use serde_json::json;
@@ -194,7 +194,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use serde_json::Value;
-    use store::learning::create_occurrence;
+    use crate::data::create_occurrence;
     use testkit::{Harness, walk_pages};
 
     /// A harness on a table holding the course's six occurrences ([`SEEDED`]), another course's
@@ -211,11 +211,11 @@ mod tests {
             ("Intro to DynamoDB", "2023-01-09", "Building 1"),
             ("Advanced Modeling", "2022-03-15", "Building 1"),
         ] {
-            let o = testkit::fixtures::occurrence(course, date, location);
+            let o = crate::fixtures::occurrence(course, date, location);
             assert!(create_occurrence(table, &o).await.unwrap());
         }
         // A certificate in the course's partition: the occurrence reads never pay for it.
-        let cert = testkit::fixtures::certificate(
+        let cert = crate::fixtures::certificate(
             "2022-03-15",
             "David Spurdy",
             "Tyler Walch",
@@ -302,7 +302,7 @@ mod tests {
     #[tokio::test]
     async fn both_key_designs_answer_every_page_alike() {
         use keys::learning::{Course, OccurrenceRead};
-        use store::learning::{OccurrenceIndex, occurrences_page};
+        use crate::data::{OccurrenceIndex, occurrences_page};
 
         let h = Harness::on_new_table(&FUNCTION, handle).await;
         let table = h.table();
@@ -341,8 +341,8 @@ mod tests {
                 continue;
             }
             for course in ["Intro to DynamoDB", "Intro to DynamoDB 2"] {
-                let o = testkit::fixtures::occurrence(course, day, &location);
-                written += usize::from(create_occurrence(&table, &o).await.unwrap());
+                let o = crate::fixtures::occurrence(course, day, &location);
+                written += usize::from(create_occurrence(table, &o).await.unwrap());
             }
         }
         assert!(written > 100, "{written} occurrences");
@@ -387,7 +387,7 @@ mod tests {
                 let mut start = None;
                 loop {
                     let page = occurrences_page(
-                        &table,
+                        table,
                         OccurrenceIndex::Gsi1,
                         course.key(),
                         read,

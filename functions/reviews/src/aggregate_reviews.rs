@@ -100,7 +100,7 @@ mod tests {
     use keys::{Id, reviews::Isbn};
     use model::Item;
     use serde_json::Value;
-    use store::reviews::{NewReview, put_review, put_user};
+    use crate::data::{NewReview, put_review, put_user};
     use testkit::{Change as C, all_items, stream_event, stream_record};
 
     const SHARDS: u32 = 4;
@@ -117,7 +117,7 @@ mod tests {
     async fn library() -> Deps {
         let table = testkit::table().await;
         let today = Date::parse_iso("2026-01-01").unwrap();
-        testkit::fixtures::titled_book(&table, ISBN).await;
+        crate::fixtures::titled_book(&table, ISBN).await;
         for u in ["ann", "bob"] {
             put_user(&table, &Id::parse("u", u).unwrap(), None, today)
                 .await
@@ -132,7 +132,7 @@ mod tests {
             user: Id::parse("u", user).unwrap(),
             grade,
             text: "Must read.".into(),
-            at: testkit::fixtures::at(at_ms),
+            at: crate::fixtures::at(at_ms),
         };
         put_review(&deps.table, &r).await.unwrap();
     }

@@ -7,7 +7,7 @@
 //! delete reads again: it removes whichever review is current.
 
 use api::declare::*;
-use store::reviews;
+use crate::data as reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -37,7 +37,7 @@ pub const FUNCTION: Function = Function {
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let isbn = api::path_isbn(&req)?;
+    let isbn = crate::params::path_isbn(&req)?;
     let user = api::path_id(&req, "username")?;
     reviews::delete_review(&deps.table, &user, &isbn).await?;
     api::no_content()
@@ -51,8 +51,8 @@ mod tests {
     use keys::{Id, reviews::Isbn};
     use model::Item;
     use serde_json::Value;
-    use store::reviews::{NewReview, put_review};
-    use testkit::fixtures;
+    use crate::data::{NewReview, put_review};
+    use crate::fixtures;
     use testkit::{Harness, all_items};
     const ISBN: &str = "9780261102354";
 

@@ -17,7 +17,7 @@
 //! are (Pernin's introduction shows 15: with the largest reviews those would take two).
 
 use api::declare::*;
-use api::views::reviews as view;
+use crate::views as view;
 use keys::reviews as k;
 use model::reviews::{Book, Review};
 use serde_json::json;
@@ -67,7 +67,7 @@ fn worst() -> api::function::Worst {
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let isbn = api::path_isbn(&req)?;
+    let isbn = crate::params::path_isbn(&req)?;
     // Who asks decides whether each review shows its author's account id.
     let caller = api::auth::caller(&req);
     // A cursor is bound to this pattern, this book and this page size.
@@ -105,10 +105,8 @@ mod tests {
     use keys::{Date, Id, reviews::Isbn};
     use model::Item;
     use serde_json::Value;
-    use store::{
-        Table, Update,
-        reviews::{self, NewReview, put_review},
-    };
+    use store::{Table, Update};
+    use crate::data::{self as reviews, NewReview, put_review};
     use testkit::{Harness, all_items, query_read_units};
     const ISBN: &str = "9780261102354";
     const OTHER: &str = "9780261102361";
@@ -131,7 +129,7 @@ mod tests {
                 user: id(user),
                 grade: (at_ms % 10) as u8 + 1,
                 text: text.into(),
-                at: testkit::fixtures::at(at_ms),
+                at: crate::fixtures::at(at_ms),
             },
         )
         .await
@@ -143,7 +141,7 @@ mod tests {
     async fn seeded(n: u64) -> Harness {
         let table = testkit::table().await;
         for isbn in [ISBN, OTHER] {
-            testkit::fixtures::titled_book(&table, isbn).await;
+            crate::fixtures::titled_book(&table, isbn).await;
         }
         for i in 0..n {
             add_review(
@@ -230,7 +228,7 @@ mod tests {
     #[tokio::test]
     async fn a_page_of_the_largest_reviews_stops_at_the_read_budget() {
         let table = testkit::table().await;
-        testkit::fixtures::titled_book(&table, ISBN).await;
+        crate::fixtures::titled_book(&table, ISBN).await;
         let text = "😀".repeat(crate::put_review::MAX_TEXT_CHARS);
         for i in 0..30 {
             add_review(&table, ISBN, &format!("user-{i:02}"), T0 + i * 60_000, &text).await;

@@ -13,7 +13,7 @@
 //! `reviewCount` is derived by the stream handlers (`ReviewCount` on the user).
 
 use api::declare::*;
-use api::views::reviews as view;
+use crate::views as view;
 use keys::reviews as k;
 use model::reviews::{Review, User};
 use serde_json::json;
@@ -72,11 +72,8 @@ mod tests {
     use keys::{Date, Id, reviews::Isbn};
     use model::Item;
     use serde_json::Value;
-    use store::{
-        Table, Update,
-        cursor::CursorCodec,
-        reviews::{self, NewReview, put_review},
-    };
+    use store::{Table, Update, cursor::CursorCodec};
+    use crate::data::{self as reviews, NewReview, put_review};
     use testkit::{Harness, all_items, query_read_units};
     /// 2001-08-05T02:46:00Z, the first review date of Pernin's introduction.
     const T0: u64 = 996_979_560_000;
@@ -111,7 +108,7 @@ mod tests {
                 user: id(user),
                 grade: (book % 10) as u8 + 1,
                 text: text.into(),
-                at: testkit::fixtures::at(at_ms),
+                at: crate::fixtures::at(at_ms),
             },
         )
         .await

@@ -7,9 +7,9 @@
 //! answer shows the normalised ISBN.
 
 use api::declare::*;
-use api::views::reviews as view;
+use crate::views as view;
 use serde::Deserialize;
-use store::reviews;
+use crate::data as reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -65,7 +65,7 @@ fn validate(body: &PutBook) -> Result<(), ApiError> {
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let isbn = api::path_isbn(&req)?;
+    let isbn = crate::params::path_isbn(&req)?;
     let body: PutBook = api::json_body(&req)?;
     validate(&body)?;
     let (book, created) = reviews::put_book(
@@ -114,7 +114,7 @@ mod tests {
         let derived = Update::new()
             .add(Book::RATING_COUNT, 3)
             .add(Book::RATING_SUM, 26);
-        let book = keys::reviews::book(&testkit::fixtures::isbn("9780261102354"));
+        let book = keys::reviews::book(&crate::fixtures::isbn("9780261102354"));
         table.update(&book, &derived, None).await.unwrap();
         table.meter().reset();
         let (s, b) = put(

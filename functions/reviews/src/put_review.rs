@@ -9,10 +9,10 @@
 //! An update re-dates the review: it moves to the top of the book's and the user's lists.
 
 use api::declare::*;
-use api::views::reviews as view;
+use crate::views as view;
 use keys::Timestamp;
 use serde::Deserialize;
-use store::reviews::{self, NewReview, PutReviewOutcome};
+use crate::data::{self as reviews, NewReview, PutReviewOutcome};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -77,7 +77,7 @@ fn validate(body: &PutReview) -> Result<(), ApiError> {
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
-    let isbn = api::path_isbn(&req)?;
+    let isbn = crate::params::path_isbn(&req)?;
     let user = api::path_id(&req, "username")?;
     // A review is paragraphs: its text keeps line feeds (openapi.yaml: `x-lines`).
     let body: PutReview = api::json_body_keeping_lines(&req, &["text"])?;
@@ -268,7 +268,7 @@ mod tests {
                     user: user.clone(),
                     grade: 7,
                     text: "x".into(),
-                    at: testkit::fixtures::at(ms),
+                    at: crate::fixtures::at(ms),
                 },
             )
             .await

@@ -6,10 +6,10 @@
 //! GSI1 keys (`USER#<username>` twice): R2 reads it from GSI1 together with the user's reviews.
 
 use api::declare::*;
-use api::views::reviews as view;
+use crate::views as view;
 use keys::Date;
 use serde::Deserialize;
-use store::reviews;
+use crate::data as reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -224,7 +224,7 @@ mod tests {
             (201, Some(&*today().iso()))
         );
         // What a stream handler would add.
-        let sam = keys::reviews::user(&testkit::fixtures::id("sam"));
+        let sam = keys::reviews::user(&crate::fixtures::id("sam"));
         let derived = store::Update::new().add(model::reviews::User::REVIEW_COUNT, 4);
         table.update(&sam, &derived, None).await.unwrap();
         let (s, u) = put(&table, "sam", Some(r#"{"membershipDate":null}"#)).await;

@@ -23,8 +23,8 @@
 //! - [`serve`](mod@serve): a function's `main` ([`serve()`]) and one request's dispatch
 //!   ([`dispatch`]), authorized first ([`auth`]); [`event`]: the raw API Gateway event made a
 //!   request (a URI that cannot be built is a 400) and the answer made its response;
-//! - [`function`], [`auth`], [`views`], [`learning`]: declarations, access, response views and
-//!   the learning context's parameters.
+//! - [`function`], [`auth`], [`views`]: declarations, access, and the shapes every context's
+//!   response views share (each context's views and its own parameters are in its crate).
 //!
 //! Every item is re-exported here: `api::json`, `api::ApiError`, `api::serve`...
 
@@ -33,7 +33,6 @@ pub mod body;
 pub mod error;
 pub mod event;
 pub mod function;
-pub mod learning;
 pub mod number;
 pub mod parameters;
 pub mod response;
@@ -59,8 +58,8 @@ pub use error::ApiError;
 pub use function::{Function, Method, Page, Route};
 pub use number::Bounded;
 pub use parameters::{
-    header, one_value_each, page_request, path, path_id, path_isbn, path_param, query, query_date,
-    query_order_dates, query_parsed, query_u32,
+    header, one_value_each, page_request, path, path_id, path_param, query, query_date,
+    query_parsed, query_u32,
 };
 pub use response::{DERIVED_INCONSISTENT, error_response, json, no_content, respond};
 pub use serve::{dispatch, serve};

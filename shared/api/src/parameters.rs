@@ -36,11 +36,6 @@ pub fn path<T>(
     parse(&value).map_err(|e| ApiError::invalid_parameter(name, e))
 }
 
-/// The `{isbn}` path parameter: an ISBN-10 or ISBN-13 (hyphens allowed), normalised to 13 digits.
-pub fn path_isbn(req: &Request) -> Result<keys::reviews::Isbn, ApiError> {
-    path(req, "isbn", keys::reviews::Isbn::parse)
-}
-
 /// Refuses a query parameter given more than once (`?orders=1&orders=3`), naming it: which one
 /// counts would be a guess, and the first silently won. What API Gateway sends (payload 2.0):
 /// `rawQueryString` as the client wrote it, and `queryStringParameters` with a repeated name's
@@ -118,28 +113,6 @@ pub fn query_date(req: &Request, name: &str) -> Result<Option<Date>, ApiError> {
     query(req, name)
         .map(|v| Date::parse_iso(&v).map_err(|e| ApiError::invalid_parameter(name, e)))
         .transpose()
-}
-
-/// The order date range of `?from=YYYY-MM-DD&to=YYYY-MM-DD` (both ends included; open-ended
-/// when omitted). Order ids count milliseconds from 1970, so earlier dates hold no orders and are
-/// refused; `from` after `to` is a 400 `invalid_range`.
-pub fn query_order_dates(req: &Request) -> Result<(Date, Date), ApiError> {
-    let earliest = Date::from_ymd(1970, 1, 1).expect("valid");
-    let from = query_date(req, "from")?.unwrap_or(earliest);
-    let to = query_date(req, "to")?.unwrap_or(Date::from_ymd(9999, 12, 31).expect("valid"));
-    if from < earliest {
-        return Err(ApiError::invalid_parameter(
-            "from",
-            "give a date from 1970-01-01",
-        ));
-    }
-    if from > to {
-        return Err(ApiError::bad_request(
-            "invalid_range",
-            format!("from ({from}) is after to ({to})"),
-        ));
-    }
-    Ok((from, to))
 }
 
 /// The page a paginated function is asked for: `limit` (within the page size it declares,

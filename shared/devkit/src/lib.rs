@@ -4,12 +4,14 @@
 //!
 //! - [`client`], [`create_table`]: DynamoDB Local, and the table as the template declares it;
 //! - [`table`] and the rest of [`scratch`]: a throwaway table, filled fast, read whole;
-//! - [`fixtures`]: the seeds' entities written through the store;
 //! - [`stream_record`] / [`stream_event`]: DynamoDB Streams records made from items;
 //! - [`item_size`] / [`query_read_units`] / [`write_units`]: DynamoDB's size and capacity
-//!   arithmetic.
+//!   arithmetic;
+//! - [`cancelled`]: a cancelled transaction as DynamoDB answers it, for `aws-smithy-mocks`.
+//!
+//! Each context's fixtures (the seeds' entities, written through its own writes) are its
+//! crate's: `functions/<context>/src/fixtures.rs`.
 
-pub mod fixtures;
 pub mod json;
 pub mod scratch;
 pub mod size;
@@ -260,6 +262,21 @@ pub async fn reap_test_tables(client: &Client, prefixes: &[&str]) {
             deleting.join_all().await;
         })
         .await;
+}
+
+/// A TransactionCanceledException with these reason codes, as the SDK parses DynamoDB's answer:
+/// what `aws-smithy-mocks` rules answer where DynamoDB Local cannot be made to cancel on cue.
+pub fn cancelled(
+    codes: &[&str],
+) -> aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError {
+    use aws_sdk_dynamodb::types::{CancellationReason, error::TransactionCanceledException};
+    aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(
+        TransactionCanceledException::builder()
+            .set_cancellation_reasons(Some(
+                codes.iter().map(|c| CancellationReason::builder().code(*c).build()).collect(),
+            ))
+            .build(),
+    )
 }
 
 #[cfg(test)]

@@ -14,10 +14,10 @@
 //! total is still what was read, and a lost race reads again. The key then always matches the
 //! total it is written with, whoever writes concurrently.
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, sync::Arc};
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use keys::{Id, PrimaryKey, Quarter};
+use keys::{Gsi1Key, Id, KeyError, PrimaryKey};
 use model::{attr, derived::Ledger, n, s};
 
 use crate::{Condition, Read, StoreError, Table, Update};
@@ -26,14 +26,40 @@ use crate::{Condition, Read, StoreError, Table, Update};
 /// retried by the stream).
 const RANKED_ATTEMPTS: u32 = 5;
 
-/// A target listed in GSI1 by one of its totals: a rep's sales in a period, ranked by order
-/// total (`keys::commerce::rep_ranking_index`).
-#[derive(Debug, Clone, PartialEq)]
+/// A target listed in GSI1 by one of its totals (a rep's sales in a period, ranked by order
+/// total): the total, and the function its context gives that makes the target's GSI1 key from
+/// that total.
+#[derive(Clone)]
 pub struct Ranked {
     /// The total the ranking key is made of (one of the contribution's `adds`).
     pub by: &'static str,
-    pub period: Quarter,
-    pub rep: Id,
+    key: Arc<dyn Fn(u64) -> Result<Gsi1Key, KeyError> + Send + Sync>,
+}
+
+impl Ranked {
+    /// A target ranked by its total `by`, listed at `key(total)`.
+    pub fn new(
+        by: &'static str,
+        key: impl Fn(u64) -> Result<Gsi1Key, KeyError> + Send + Sync + 'static,
+    ) -> Ranked {
+        Ranked {
+            by,
+            key: Arc::new(key),
+        }
+    }
+
+    /// The ranking key of the target at `total`.
+    pub fn key(&self, total: u64) -> Result<Gsi1Key, KeyError> {
+        (self.key)(total)
+    }
+}
+
+impl std::fmt::Debug for Ranked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ranked")
+            .field("by", &self.by)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Records per transaction: one target update plus at most 99 ledger entries (DynamoDB allows
@@ -47,7 +73,7 @@ pub const LEDGER_TTL_SECONDS: i64 = 48 * 3600;
 /// "Add these amounts to that item", from one stream record. A record makes at most one
 /// contribution per target (sum the amounts first): a second one with the same `event_id` and
 /// target is taken for a duplicate delivery and dropped.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Contribution {
     /// The record's position in its batch: failures are reported by position.
     pub record: usize,
@@ -308,11 +334,7 @@ fn transaction<'t>(
             .ok_or_else(|| {
                 StoreError::Corrupt(format!("{}: the new total is out of range", ranked.by))
             })?;
-        update = update.set_key(&keys::commerce::rep_ranking_index(
-            ranked.period,
-            total,
-            &ranked.rep,
-        )?);
+        update = update.set_key(&ranked.key(total)?);
         let unchanged = match current {
             Some(c) => Condition::Equals(ranked.by, n(c)),
             None => Condition::AttributeAbsent(ranked.by),

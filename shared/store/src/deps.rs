@@ -1,9 +1,30 @@
 //! What a function reads from its environment, once, at start-up. Every function has the same
 //! [`Deps`]; what it needs beyond the table it declares ([`Needs`]), so a missing setting stops
 //! it at start-up, and the contract tests check the template gives each function what it
-//! declares (and nothing it does not).
+//! declares (and nothing it does not). A setting of one context's own (commerce's key design,
+//! `ORDER_STATUS_KEYS`, and O5's shards, `ORDER_STATUS_SHARDS`) is a [`Setting`] that context
+//! declares: read and checked here at start-up like the rest, parsed by the context that reads it.
 
-use crate::{StoreError, Table, commerce::StatusKeys, cursor::CursorCodec};
+use crate::{StoreError, Table, cursor::CursorCodec};
+
+/// A setting a context reads from the environment beyond the table's: its variable, the value
+/// tests and tools get unless they say otherwise, and the check a value must pass for the
+/// function to start (its error is the function's start-up error).
+#[derive(Debug, Clone, Copy)]
+pub struct Setting {
+    pub variable: &'static str,
+    pub default: fn() -> String,
+    pub check: fn(&str) -> Result<(), StoreError>,
+}
+
+/// A variable names one setting.
+impl PartialEq for Setting {
+    fn eq(&self, other: &Setting) -> bool {
+        self.variable == other.variable
+    }
+}
+
+impl Eq for Setting {}
 
 /// Beyond `TABLE_NAME`, what a function needs from its environment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -13,11 +34,8 @@ pub struct Needs {
     pub cursors: bool,
     /// `AGGREGATE_SHARDS`: the function writes or reads sharded counters.
     pub shards: bool,
-    /// `ORDER_STATUS_SHARDS`: the function places orders on, or reads, O5's GSI2 shards.
-    pub order_shards: bool,
-    /// `ORDER_STATUS_KEYS`: the function reads C4 by status or O10, from the key design it
-    /// names ([`StatusKeys`]).
-    pub status_keys: bool,
+    /// The settings of its context's own it reads ([`Setting`]).
+    pub settings: &'static [Setting],
 }
 
 impl Needs {
@@ -25,8 +43,7 @@ impl Needs {
     pub const TABLE: Needs = Needs {
         cursors: false,
         shards: false,
-        order_shards: false,
-        status_keys: false,
+        settings: &[],
     };
     pub const CURSORS: Needs = Needs {
         cursors: true,
@@ -37,20 +54,9 @@ impl Needs {
         ..Needs::TABLE
     };
 
-    /// These needs and `ORDER_STATUS_SHARDS`.
-    pub const fn with_order_shards(self) -> Needs {
-        Needs {
-            order_shards: true,
-            ..self
-        }
-    }
-
-    /// These needs and `ORDER_STATUS_KEYS`.
-    pub const fn with_status_keys(self) -> Needs {
-        Needs {
-            status_keys: true,
-            ..self
-        }
+    /// These needs and `settings`.
+    pub const fn with_settings(self, settings: &'static [Setting]) -> Needs {
+        Needs { settings, ..self }
     }
 
     /// The environment variables these needs name, `TABLE_NAME` first.
@@ -62,12 +68,7 @@ impl Needs {
         if self.shards {
             v.push("AGGREGATE_SHARDS");
         }
-        if self.order_shards {
-            v.push("ORDER_STATUS_SHARDS");
-        }
-        if self.status_keys {
-            v.push("ORDER_STATUS_KEYS");
-        }
+        v.extend(self.settings.iter().map(|s| s.variable));
         v
     }
 }
@@ -78,8 +79,8 @@ pub struct Deps {
     pub table: Table,
     cursors: Option<CursorCodec>,
     shards: Option<u32>,
-    order_shards: Option<u32>,
-    status_keys: Option<StatusKeys>,
+    /// Each declared setting's value, by variable.
+    settings: Vec<(&'static str, String)>,
 }
 
 impl Deps {
@@ -93,28 +94,24 @@ impl Deps {
             .shards
             .then(|| count_from_env("AGGREGATE_SHARDS"))
             .transpose()?;
-        let order_shards = needs
-            .order_shards
-            .then(|| count_from_env("ORDER_STATUS_SHARDS"))
-            .transpose()?;
-        let status_keys = needs
-            .status_keys
-            .then(|| match std::env::var("ORDER_STATUS_KEYS") {
-                Ok(v) => StatusKeys::parse(&v),
-                Err(_) => Err(StoreError::Config("ORDER_STATUS_KEYS is not set".into())),
+        let settings = needs
+            .settings
+            .iter()
+            .map(|s| match std::env::var(s.variable) {
+                Ok(v) => (s.check)(&v).map(|()| (s.variable, v)),
+                Err(_) => Err(StoreError::Config(format!("{} is not set", s.variable))),
             })
-            .transpose()?;
+            .collect::<Result<_, _>>()?;
         Ok(Deps {
             table,
             cursors,
             shards,
-            order_shards,
-            status_keys,
+            settings,
         })
     }
 
-    /// Dependencies given directly (tests, tools): only what `needs` declares is set; O5's
-    /// shards are the default count (see [`Deps::with_order_shards`]).
+    /// Dependencies given directly (tests, tools): only what `needs` declares is set; each
+    /// setting its default (see [`Deps::with_setting`]).
     pub fn new(
         table: Table,
         needs: Needs,
@@ -131,35 +128,41 @@ impl Deps {
                 .shards
                 .then(|| check_count("AGGREGATE_SHARDS", shards))
                 .transpose()?,
-            order_shards: needs
-                .order_shards
-                .then_some(keys::commerce::DEFAULT_ORDER_STATUS_SHARDS),
-            status_keys: needs.status_keys.then_some(StatusKeys::default()),
+            settings: needs
+                .settings
+                .iter()
+                .map(|s| (s.variable, (s.default)()))
+                .collect(),
         })
     }
 
-    /// These dependencies reading C4 by status and O10 from `keys` (tests, tools); only if
-    /// declared.
-    pub fn with_status_keys(mut self, keys: StatusKeys) -> Deps {
-        if self.status_keys.is_some() {
-            self.status_keys = Some(keys);
-        }
-        self
-    }
-
-    /// The key design C4 by status and O10 read; an error if the function did not declare it.
-    pub fn status_keys(&self) -> Result<StatusKeys, StoreError> {
-        self.status_keys.ok_or_else(|| {
-            StoreError::Config("this function does not declare Needs::status_keys".into())
-        })
-    }
-
-    /// These dependencies with `count` GSI2 shards for O5 (tests, tools); only if declared.
-    pub fn with_order_shards(mut self, count: u32) -> Result<Deps, StoreError> {
-        if self.order_shards.is_some() {
-            self.order_shards = Some(check_count("ORDER_STATUS_SHARDS", count)?);
+    /// These dependencies with `value` for `setting` (tests, tools), checked as at start-up;
+    /// only if declared.
+    pub fn with_setting(mut self, setting: &Setting, value: &str) -> Result<Deps, StoreError> {
+        if let Some((_, v)) = self
+            .settings
+            .iter_mut()
+            .find(|(n, _)| *n == setting.variable)
+        {
+            (setting.check)(value)?;
+            *v = value.to_owned();
         }
         Ok(self)
+    }
+
+    /// The value of `setting`, as read (and checked) at start-up; an error if the function did
+    /// not declare it.
+    pub fn setting(&self, setting: &Setting) -> Result<&str, StoreError> {
+        self.settings
+            .iter()
+            .find(|(n, _)| *n == setting.variable)
+            .map(|(_, v)| v.as_str())
+            .ok_or_else(|| {
+                StoreError::Config(format!(
+                    "this function does not declare the setting {}",
+                    setting.variable
+                ))
+            })
     }
 
     /// The cursor codec; an error if the function did not declare that it pages.
@@ -175,13 +178,6 @@ impl Deps {
             StoreError::Config("this function does not declare Needs::shards".into())
         })
     }
-
-    /// O5's GSI2 shards; an error if the function did not declare it.
-    pub fn order_shards(&self) -> Result<u32, StoreError> {
-        self.order_shards.ok_or_else(|| {
-            StoreError::Config("this function does not declare Needs::order_shards".into())
-        })
-    }
 }
 
 fn check_count(name: &str, n: u32) -> Result<u32, StoreError> {
@@ -195,10 +191,15 @@ fn check_count(name: &str, n: u32) -> Result<u32, StoreError> {
     }
 }
 
-/// A shard count from the environment: `AGGREGATE_SHARDS` (write shards of each sharded counter)
-/// or `ORDER_STATUS_SHARDS` (O5's GSI2 shards).
+/// A shard count from the environment: `AGGREGATE_SHARDS` (write shards of each sharded counter).
 fn count_from_env(name: &str) -> Result<u32, StoreError> {
     let raw = std::env::var(name).map_err(|_| StoreError::Config(format!("{name} is not set")))?;
+    shard_count(name, &raw)
+}
+
+/// The value `raw` of the variable `name` as a shard count (1 to [`keys::Shard::MAX_COUNT`]),
+/// or the error that names both: a context's own shard setting checks and reads its value so.
+pub fn shard_count(name: &str, raw: &str) -> Result<u32, StoreError> {
     raw.parse::<u32>()
         .map_err(|_| StoreError::Config(format!("{name} is not a number: {raw:?}")))
         .and_then(|n| check_count(name, n))

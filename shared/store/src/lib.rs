@@ -15,20 +15,15 @@ mod error;
 mod expr;
 mod meter;
 mod query;
-mod retry;
 mod txn;
 
 pub mod sdk;
 
 pub mod aggregate;
-pub mod commerce;
 pub mod cursor;
-pub mod hr;
-pub mod learning;
 pub mod merge;
 pub mod paging;
-pub mod products;
-pub mod reviews;
+pub mod retry;
 
 use aws_sdk_dynamodb::{
     Client,
@@ -42,13 +37,13 @@ use keys::PrimaryKey;
 use model::{Entity, Item, attr, key_item};
 
 pub use aws_sdk_dynamodb;
-pub use deps::{Deps, Needs};
+pub use deps::{Deps, Needs, Setting, shard_count};
 pub use error::StoreError;
 pub use expr::{Condition, Update};
 pub use meter::{Meter, Request, Touched};
 pub use paging::{PAGE_READ_BUDGET, PageRequest, Paging, PagingError, budget_items};
 pub use query::{KeyExpression, Page, ParentPage, Query, Selection};
-pub use txn::{Part, Transaction};
+pub use txn::{Part, TRANSACTION_ATTEMPTS, Transaction};
 
 use error::{build_error, from_sdk};
 use expr::{Placeholders, with_expressions};

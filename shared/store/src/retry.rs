@@ -10,7 +10,7 @@ const CAP_MS: u64 = 64;
 
 /// A pause before attempt `attempt + 1` (attempts count from 1): a random duration up to
 /// `BASE_MS * 2^(attempt-1)`, capped, so that writers that collided spread out.
-pub(crate) fn pause(attempt: u32) -> Duration {
+pub fn pause(attempt: u32) -> Duration {
     let ceiling_us = (BASE_MS << attempt.saturating_sub(1).min(16)).min(CAP_MS) * 1000;
     Duration::from_micros(jitter() % ceiling_us + 100)
 }
@@ -23,7 +23,8 @@ fn jitter() -> u64 {
         .unwrap_or(0)
 }
 
-pub(crate) async fn sleep(attempt: u32) {
+/// Sleeps [`pause`]`(attempt)`: what a writer that lost a race does before its next attempt.
+pub async fn sleep(attempt: u32) {
     tokio::time::sleep(pause(attempt)).await;
 }
 

@@ -27,7 +27,7 @@ use crate::{
 };
 
 /// How many times a transaction cancelled only by conflicts is tried in all.
-pub(crate) const TRANSACTION_ATTEMPTS: u32 = 6;
+pub const TRANSACTION_ATTEMPTS: u32 = 6;
 
 /// How many times a transaction whose outcome stays unknown is sent, with the same token. Each
 /// send is already the SDK's three attempts (up to about 3 s of backoff while DynamoDB is away),
@@ -341,19 +341,4 @@ fn cancellation(
         ),
         _ => from_sdk(e),
     }
-}
-
-/// Test support: a TransactionCanceledException with these reason codes, for aws-smithy-mocks.
-#[cfg(test)]
-pub(crate) fn cancelled(
-    codes: &[&str],
-) -> aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError {
-    use aws_sdk_dynamodb::types::{CancellationReason, error::TransactionCanceledException};
-    aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(
-        TransactionCanceledException::builder()
-            .set_cancellation_reasons(Some(
-                codes.iter().map(|c| CancellationReason::builder().code(*c).build()).collect(),
-            ))
-            .build(),
-    )
 }

@@ -64,7 +64,7 @@ impl Harness {
     }
 
     /// As [`Harness::new`], on `deps` the test made itself: settings the harness does not
-    /// set, such as O5's shard count (`testkit::deps(..).with_order_shards(4)`).
+    /// set, such as O5's shard count (`testkit::deps(..).with_setting(&ORDER_STATUS_SHARDS, "4")`).
     pub fn with_deps<F, Fut>(function: &'static Function, handle: F, deps: Deps) -> Harness
     where
         F: Fn(&'static Deps, Request) -> Fut + Copy + 'static,

@@ -6,8 +6,6 @@
 //! - [`Harness`]: one API function under test on that table (or on a fresh one of its own,
 //!   [`Harness::on_new_table`]), its handler called in process with events built on its declared
 //!   routes (`h.as_staff().get("/orders", &[])`);
-//! - [`fixtures`]: the seeds' entities written through the store, as every function's tests
-//!   need them;
 //! - [`event`] / [`request`]: real API Gateway HTTP API (payload v2) events, the samples of
 //!   `events/` or built like them, turned into `lambda_http` requests the way the runtime does;
 //! - [`item_size`] / [`query_read_units`]: DynamoDB's own size and capacity arithmetic, so a test
@@ -17,10 +15,13 @@
 //!   index, paying the minimum), [`assert_one_small_get`] (one GetItem for half a unit),
 //!   [`walk_one_query_per_page`] (a walk, each page one query paying for what it shows),
 //!   [`assert_cursor_refused_by_another_read`], [`column()`] (the ids of a page; [`joined`],
-//!   [`column_of_pages`]), [`items_with`] (a partition), [`org_table`] (a table with the HR org
-//!   and its employees).
+//!   [`column_of_pages`]) and [`items_with`] (a partition).
 //!
-//! The DynamoDB helpers among them (tables, fixtures, stream records, sizes) are `dev`'s,
+//! Each context's fixtures (the seeds' entities, written through its own writes) are its
+//! crate's (`commerce::fixtures`, `hr::fixtures::org_with` for a table with the HR org).
+//!
+//! The DynamoDB helpers among them (tables, stream records, sizes, a cancelled
+//! transaction for the mocks) are `dev`'s,
 //! re-exported here: the benchmarks and maintenance commands use them outside tests.
 
 mod harness;
@@ -34,7 +35,7 @@ use serde_json::{Value, json};
 pub use harness::{Call, Harness};
 
 pub use devkit::{
-    Change, TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, fixtures,
+    Change, TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, cancelled, deps,
     item_size, query_read_units, stream_event, stream_record, table, write_units,
 };
 
@@ -102,17 +103,6 @@ pub async fn walk_one_query_per_page(
         body
     })
     .await
-}
-
-/// A fresh [`table`] with the small org of [`fixtures::org`] and `employees` (id, name) of
-/// warehouse W1 ([`fixtures::employee`]): where the HR tests start.
-pub async fn org_table(employees: &[(&str, &str)]) -> store::Table {
-    let table = table().await;
-    fixtures::org(&table).await;
-    for (id, name) in employees {
-        fixtures::employee(&table, id, name).await;
-    }
-    table
 }
 
 /// Every item of `table` whose attribute `name` is the string `value`: a partition of the table
@@ -385,44 +375,4 @@ pub fn response_json(response: &Response<Body>) -> (u16, Value) {
 /// An item in DynamoDB JSON (`{"S": ".."}`, `{"N": ".."}`, ...), as stream records carry it.
 pub fn dynamodb_json(item: &Item) -> Value {
     devkit::json::item(item)
-}
-
-/// A paginated list read by two handlers of one function, `a` and `b` (the same data, each
-/// configured with another key design): walks `query` page by page, each with its own cursors
-/// and each with the other's, and asserts that all four answer the same `orders` on every page
-/// and that each page of `a` (or `b`) queried only `index.0` (or `index.1`). `get` sends one
-/// request through a harness.
-pub async fn same_pages_in_both_designs(
-    (a, b): (&Harness, &Harness),
-    index: (&str, &str),
-    query: &[(&str, &str)],
-    get: impl AsyncFn(&Harness, &[(&str, &str)]) -> (u16, Value),
-) {
-    let mut cursors: [Option<String>; 2] = [None, None];
-    loop {
-        let mut pages = Vec::new();
-        for (n, (h, index)) in [(a, index.0), (b, index.1)].into_iter().enumerate() {
-            for cursor in [&cursors[n], &cursors[1 - n]] {
-                let mut q = query.to_vec();
-                if let Some(c) = cursor {
-                    q.push(("cursor", c));
-                }
-                h.table().meter().reset();
-                let (s, page) = get(h, &q).await;
-                assert_eq!(s, 200, "{page}");
-                let requests = h.table().meter().requests();
-                assert!(requests.iter().all(|r| r.index == Some(index)), "{q:?}");
-                pages.push(page);
-            }
-        }
-        for page in &pages[1..] {
-            assert_eq!(page["orders"], pages[0]["orders"], "{query:?}");
-        }
-        let next = |n: usize| pages[2 * n]["nextCursor"].as_str().map(str::to_owned);
-        cursors = [next(0), next(1)];
-        if cursors.iter().all(Option::is_none) {
-            return;
-        }
-        assert!(cursors.iter().all(Option::is_some), "{query:?}");
-    }
 }

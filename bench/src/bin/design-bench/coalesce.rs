@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use devkit::{Change, fixtures, stream_event, stream_record};
+use devkit::{Change, stream_event, stream_record};
 use model::{
     Entity, Item,
     commerce::{Customer, OrderLine, OrderSummary, ProductSales},
@@ -24,14 +24,14 @@ const SHARDS: u32 = 10;
 async fn source_items() -> Result<(Table, Vec<Item>), Box<dyn std::error::Error>> {
     let table = devkit::table().await;
     for c in 0..10 {
-        fixtures::customer(&table, &format!("c{c}")).await;
+        commerce::fixtures::customer(&table, &format!("c{c}")).await;
     }
     for o in 0..25u64 {
         let ms = 1_790_000_000_000 + o * 3_600_000;
         let lines: Vec<_> = (0..3)
             .map(|l| (1 + (o + l) % 10, 1 + l as u32, 500))
             .collect();
-        fixtures::order(&table, &format!("c{}", o % 10), ms, &lines).await;
+        commerce::fixtures::order(&table, &format!("c{}", o % 10), ms, &lines).await;
     }
     let items = devkit::all_items(&table)
         .await

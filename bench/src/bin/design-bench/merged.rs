@@ -8,7 +8,6 @@
 //! Reported per page size: read units per page and per returned item, Query requests per page,
 //! and items read per item returned (what a page reads and throws away).
 
-use devkit::fixtures;
 use keys::{
     Shard,
     learning::{
@@ -99,7 +98,7 @@ async fn merged(table: &Table, limit: u32) -> Result<Walk, Box<dyn std::error::E
 }
 
 async fn single_partition(table: &Table, limit: u32) -> Result<Walk, Box<dyn std::error::Error>> {
-    let course = fixtures::occurrence(fixtures::INTRO, DATE, "Building 1");
+    let course = learning::fixtures::occurrence(learning::fixtures::INTRO, DATE, "Building 1");
     let condition = certificates_on(course.course_name.key(), course.start_date, None);
     let mut walk = Walk::default();
     let mut start = None;
@@ -127,7 +126,7 @@ pub async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .map(|n| {
             let student = format!("{} {}", FIRST[n % FIRST.len()], LAST[n / FIRST.len()]);
             let instructor = ["Tyler Walch", "Ann Lee", "Bo Chen"][n % 3];
-            fixtures::certificate(DATE, &student, instructor, CertVersion::V2)
+            learning::fixtures::certificate(DATE, &student, instructor, CertVersion::V2)
         })
         .collect();
     devkit::batch_put(&table, &certificates).await;

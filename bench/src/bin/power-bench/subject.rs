@@ -189,14 +189,14 @@ async fn more_orders(table: &store::Table) -> Result<(), String> {
     let sku = keys::commerce::Sku::new(42).map_err(|e| e.to_string())?;
     for n in 0..MORE_ORDERS {
         let ms = 1_604_188_800_000 + n * 3_600_000;
-        let order = store::commerce::NewOrder {
+        let order = commerce::data::NewOrder {
             customer: customer.clone(),
             order_id: keys::SortableId::floor(ms),
             created_at: keys::Timestamp::from_ms(ms).map_err(|e| e.to_string())?,
             lines: vec![(sku, 1, 499)],
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
         };
-        store::commerce::place_order_in(table, &order, "USD")
+        commerce::fixtures::place_order_in(table, &order, "USD")
             .await
             .map_err(|e| format!("placing order {n}: {e}"))?;
     }

@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 
 use keys::commerce::{EventId, OrderId, OrderStatus};
 use model::{Entity, commerce::TrackingEvent};
-use store::{Deps, commerce::apply_order_status};
+use store::{Deps};
+use crate::data::apply_order_status;
 use stream_handler::{BatchResponse, Event, Failures, Kind};
 
 pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
@@ -65,8 +66,10 @@ mod tests {
     use keys::SortableId;
     use model::Item;
     use serde_json::Value;
-    use store::{Table, commerce::add_tracking_event};
-    use testkit::{Change as C, all_items, fixtures, stream_event, stream_record};
+    use store::{Table};
+    use crate::fixtures::add_tracking_event;
+    use testkit::{Change as C, all_items, stream_event, stream_record};
+    use crate::fixtures;
 
     async fn handle(table: &Table, event: &Event) -> BatchResponse {
         super::handle(

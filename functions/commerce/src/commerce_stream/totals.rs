@@ -228,10 +228,11 @@ fn order_contributions(
             (RepSales::PERIOD, s(period.to_string())),
             (RepSales::REP_ID, s(rep.as_str())),
         ];
-        let ranked = Ranked {
-            by: RepSales::TOTAL,
-            period,
-            rep: rep.clone(),
+        let ranked = {
+            let rep = rep.clone();
+            Ranked::new(RepSales::TOTAL, move |total| {
+                k::rep_ranking_index(period, total, &rep)
+            })
         };
         let sales = k::rep_sales(period, rep);
         out.push(
@@ -314,7 +315,8 @@ mod tests {
     use model::Item;
     use serde_json::Value;
     use store::{Table, aws_sdk_dynamodb::types::AttributeValue};
-    use testkit::{Change as C, all_items, fixtures, stream_event, stream_record};
+    use testkit::{Change as C, all_items, stream_event, stream_record};
+    use crate::fixtures;
 
     const SHARDS: u32 = 4;
 
@@ -684,7 +686,7 @@ mod tests {
 
     /// Reps E1 and E2; ann (E1) and bob (E2) order in two quarters, cy (no rep) too.
     async fn with_rep_orders() -> Deps {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
         fixtures::customer_of_rep(&table, "ann", "E1").await;
         fixtures::customer_of_rep(&table, "bob", "E2").await;
         fixtures::customer(&table, "cy").await;
@@ -899,7 +901,7 @@ mod tests {
 
     #[tokio::test]
     async fn concurrent_batches_for_one_rep_leave_the_key_matching_the_total() {
-        let table = testkit::org_table(&[("E1", "Ada Lovelace")]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
         fixtures::customer_of_rep(&table, "ann", "E1").await;
         let mut expected = 0;
         for n in 0..12u64 {
@@ -928,7 +930,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_products_total_inventory_follows_its_inventories_exactly_once() {
-        let table = testkit::org_table(&[]).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[]).await;
         fixtures::product(&table, 7).await;
         fixtures::product(&table, 8).await;
         fixtures::inventory(&table, 7, "W1", 5).await;

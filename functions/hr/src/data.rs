@@ -1,6 +1,6 @@
-//! HR writes and point reads (the HR half of AWS's relational example), shared by the functions,
-//! the seed loader and the tests. The list reads (H2, H6, H7, H11, H12, the reference lists) are
-//! declared in the function that serves them.
+//! HR's reads and writes of the table (the HR half of AWS's relational example), shared by its
+//! functions, the seed loader and the tests. The list reads (H2, H6, H7, H11, H12, the reference
+//! lists) are declared in the function that serves them.
 //!
 //! A warehouse's name and a job's title live on their own records only: edges and job history
 //! name them by id, and [`sources`] reads the records a page names in one BatchGetItem.
@@ -9,6 +9,10 @@
 //! edges, its job history. Every write to it goes through the employee item's `Revision` (the
 //! write is conditioned on the revision it read, and bumps it), so two concurrent writers never
 //! leave the edges out of step with the employee: the loser re-reads and tries again.
+//!
+//! `data`, not `store`: `store` is the mechanism crate this module is written with (`Table`,
+//! transactions, paging); `data` is what this context keeps in the one table. Every context names
+//! it so.
 
 use std::collections::HashMap;
 
@@ -22,7 +26,7 @@ use model::{
     n,
 };
 
-use crate::{Condition, Read, StoreError, Table, Update, retry};
+use store::{Condition, Read, StoreError, Table, Update, retry};
 
 /// How many times a write that lost a race for the employee's revision is tried in all. A write
 /// loses only when another one landed between its read and its own write, so of N writers at
@@ -255,7 +259,7 @@ pub async fn put_employee(
     let warehouse = match &input.warehouse_id {
         None => None,
         Some(w) => match table
-            .get::<Warehouse>(&k::reference(Reference::Warehouse, w), crate::Read::Strong)
+            .get::<Warehouse>(&k::reference(Reference::Warehouse, w), store::Read::Strong)
             .await?
         {
             Some(w) => Some(w),
@@ -422,7 +426,7 @@ mod tests {
     use keys::{Date, Name};
 
     use super::*;
-    use crate::txn::cancelled;
+    use testkit::cancelled;
 
     fn id(s: &str) -> Id {
         Id::parse("id", s).unwrap()

@@ -1,11 +1,15 @@
-//! Learning writes and point reads (Walch's talk), shared by the functions, the seed loader, the
-//! migration and the tests. The list reads (L2–L6, L8–L13) are declared in the functions that
-//! serve them.
+//! Learning's reads and writes of the table (Walch's talk), shared by its functions, the seed
+//! loader, the migration and the tests. The list reads (L2–L6, L8–L13) are declared in the
+//! functions that serve them.
 //!
 //! Certificates exist in two entity versions while v01 items remain (see `keys::learning`). New
 //! ones are written as v02; a student holds a course day's certificate if either version names
 //! them. v01 keys lose word boundaries, so a v01 item found under a student's v01 key may belong
 //! to someone else (`David Spurdy` for `Davids Purdy`): its `Student` attribute decides.
+//!
+//! `data`, not `store`: `store` is the mechanism crate this module is written with (`Table`,
+//! transactions, paging); `data` is what this context keeps in the one table. Every context names
+//! it so.
 
 use keys::{
     Date, Text,
@@ -17,7 +21,7 @@ use model::{
     s,
 };
 
-use crate::{Condition, Page, Read, StoreError, Table};
+use store::{Condition, Page, Read, StoreError, Table};
 
 /// The index an occurrence read (L2–L6) queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,8 +42,8 @@ pub async fn occurrences_page(
     limit: u32,
     start: Option<Item>,
 ) -> Result<Page<CourseOccurrence>, StoreError> {
-    async fn page<C: crate::Selection>(
-        query: crate::Query<'_, C>,
+    async fn page<C: store::Selection>(
+        query: store::Query<'_, C>,
         limit: u32,
         start: Option<Item>,
     ) -> Result<Page<CourseOccurrence>, StoreError> {
@@ -62,7 +66,7 @@ pub async fn index_occurrence(
         .index_keys()
         .iter()
         .flat_map(|k| k.attributes().to_vec())
-        .fold(crate::Update::new(), |u, (name, v)| {
+        .fold(store::Update::new(), |u, (name, v)| {
             u.set(name, model::key_value(&v))
         });
     match table

@@ -1,4 +1,5 @@
-//! Parameters of the learning routes (Walch's talk): a course named by its name or its key, dates
+//! The learning context's own request parameters (beside the generic ones of
+//! `api::parameters`), for its routes (Walch's talk): a course named by its name or its key, dates
 //! as `YYYY-MM-DD`, locations and people as free text, certificate types and versions.
 
 use keys::{
@@ -7,7 +8,7 @@ use keys::{
 };
 use lambda_http::Request;
 
-use crate::{ApiError, path, query};
+use api::{ApiError, path, query};
 
 /// The `{course}` path parameter: `Intro%20to%20DynamoDB` or `introtodynamodb`, one course.
 pub fn path_course(req: &Request) -> Result<Course, ApiError> {

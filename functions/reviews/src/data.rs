@@ -1,13 +1,18 @@
-//! Review writes (R3, R4), shared by the functions, the seed loader and the tests (Pernin's
-//! introduction: books, users, reviews newest first). The derived attributes (`RatingCount`,
-//! `RatingSum` on a book, `ReviewCount` on a user) are maintained by the stream handlers; these
-//! writes never overwrite them. Reads (R1, R2) are declared in the functions that serve them.
+//! The reviews context's reads and writes of the table: review writes (R3, R4), shared by its
+//! functions, the seed loader and the tests (Pernin's introduction: books, users, reviews newest
+//! first). The derived attributes (`RatingCount`, `RatingSum` on a book, `ReviewCount` on a user)
+//! are maintained by the stream handlers; these writes never overwrite them. Reads (R1, R2) are
+//! declared in the functions that serve them.
 //!
 //! One review per user per book: a review's sort key carries its date, so the key alone cannot
 //! say "this user reviewed this book already". A marker item (`USER#<username>`,
 //! `REVIEWOF#<isbn>`) holds the sort key of the user's current review of the book, and every write
 //! of a review changes the marker in the same transaction, conditioned on what was read: two
 //! writers that read the same marker cannot both commit.
+//!
+//! `data`, not `store`: `store` is the mechanism crate this module is written with (`Table`,
+//! transactions, paging); `data` is what this context keeps in the one table. Every context names
+//! it so.
 
 use keys::{
     Date, Id, Timestamp,
@@ -19,7 +24,7 @@ use model::{
     s,
 };
 
-use crate::{Condition, Read, StoreError, Table, Update, retry};
+use store::{Condition, Read, StoreError, Table, Update, retry};
 
 // ---------------------------------------------------------------------------------------------
 // R4: create or update a book, a user
@@ -200,7 +205,7 @@ mod tests {
     };
     use aws_smithy_mocks::{RuleMode, mock, mock_client};
 
-    use crate::txn::cancelled;
+    use testkit::cancelled;
 
     fn new_review() -> NewReview {
         NewReview {

@@ -1,6 +1,13 @@
-//! Commerce writes shared by the functions, the seed loader and the tests (C2, C3, C6, C7, the
-//! order-status projection). Reads are declared in the function that serves them, except C4 by
-//! status and O10, which read either of two key designs ([`ByStatus`]).
+//! Commerce's reads and writes of the table, shared by its functions, the seed loader and the
+//! tests (C2, C3, C6, C7, the order-status projection). Reads are declared in the function that
+//! serves them, except C4 by status and O10, which read either of two key designs ([`ByStatus`]).
+//! The writes only seeds and tests make are [`crate::fixtures`]'.
+//!
+//! `data`, not `store`: `store` is the mechanism crate this module is written with (`Table`,
+//! transactions, paging); `data` is what this context keeps in the one table. Every context names
+//! it so.
+
+pub mod products;
 
 use keys::{
     Date, Gsi1, Id, IndexCondition, KeyCondition, KeyError, Timestamp,
@@ -15,8 +22,8 @@ use model::{
     n, s,
 };
 
-use crate::{
-    Condition, Read, StoreError, Table, Update,
+use store::{
+    Condition, Deps, Read, Setting, StoreError, Table, Update,
     merge::{Direction, MergeKey, MergedPage, Position, Positions, merged_page_by},
 };
 
@@ -282,13 +289,13 @@ pub async fn place_catalogue_order(
     let skus: Vec<_> = request.items.iter().map(|(sku, _)| *sku).collect();
     let mut changed = None;
     for _ in 0..PRICE_ATTEMPTS {
-        let products = crate::products::catalogue(table, &skus).await?;
+        let products = products::catalogue(table, &skus).await?;
         let mut prices = Vec::with_capacity(skus.len());
         for sku in &skus {
             let Some(product) = products.iter().find(|p| p.sku == *sku) else {
                 return Ok((PlaceOutcome::UnknownSku(*sku), None));
             };
-            let Some(price) = crate::products::Price::of(product) else {
+            let Some(price) = products::Price::of(product) else {
                 return Ok((PlaceOutcome::UnpricedSku(*sku), None));
             };
             prices.push((*sku, price));
@@ -342,13 +349,14 @@ pub async fn place_catalogue_order(
 
 /// The products' prices an order was priced at (checked in its transaction), and its currency.
 #[derive(Default)]
-struct Checked<'a> {
-    prices: &'a [(k::Sku, crate::products::Price)],
-    currency: Option<&'a String>,
+pub(crate) struct Checked<'a> {
+    pub(crate) prices: &'a [(k::Sku, products::Price)],
+    pub(crate) currency: Option<&'a String>,
 }
 
-/// Places an order: the customer is read (strongly consistent) for its account rep, which the
-/// order records, then one transaction writes:
+/// Places an order (the API's [`place_catalogue_order`], the fixtures' `place_order`): the customer
+/// is read (strongly consistent) for its account rep, which the order records, then one transaction
+/// writes:
 /// 1. a check that the customer exists and still has that rep (else it is read again);
 /// 2. the idempotency record, if a key was given, must not exist yet;
 /// 3. the summary in the customer's collection, the header and the lines in the order's own.
@@ -358,30 +366,7 @@ struct Checked<'a> {
 ///
 /// The lines' prices are taken as given: the seed loaders and tests write orders so. The API
 /// prices orders from the catalogue ([`place_catalogue_order`]).
-pub async fn place_order(
-    table: &Table,
-    order: &NewOrder,
-    idempotency: Option<&IdempotencyKey>,
-) -> Result<PlaceOutcome, StoreError> {
-    place(table, order, idempotency, &Checked::default()).await
-}
-
-/// [`place_order`], recording the order's currency (the seed loaders' orders, priced as their
-/// products are).
-pub async fn place_order_in(
-    table: &Table,
-    order: &NewOrder,
-    currency: &str,
-) -> Result<PlaceOutcome, StoreError> {
-    let currency = currency.to_owned();
-    let checked = Checked {
-        prices: &[],
-        currency: Some(&currency),
-    };
-    place(table, order, None, &checked).await
-}
-
-async fn place(
+pub(crate) async fn place(
     table: &Table,
     order: &NewOrder,
     idempotency: Option<&IdempotencyKey>,
@@ -536,18 +521,6 @@ pub async fn append_tracking_event(
             })
         }
         Err(e) => Err(e),
-    }
-}
-
-/// Appends a tracking event to an existing order; `false` when the order does not exist.
-pub async fn add_tracking_event(table: &Table, event: &TrackingEvent) -> Result<bool, StoreError> {
-    match append_tracking_event(table, event).await? {
-        EventAdded::Added => Ok(true),
-        EventAdded::NoOrder => Ok(false),
-        EventAdded::Full => Err(StoreError::Corrupt(format!(
-            "order {} has {MAX_ORDER_EVENTS} events already",
-            event.order_id
-        ))),
     }
 }
 
@@ -718,15 +691,6 @@ pub fn line_count_change(cart: &Id, by: i64) -> Update {
         .add(Cart::LINE_COUNT, by)
 }
 
-/// Sets one line of a cart whatever it was ([`set_cart_line`] without a version): the seed
-/// loader's and tests' write. A full cart is an error here.
-pub async fn put_cart_line(table: &Table, line: &CartLine) -> Result<(), StoreError> {
-    match set_cart_line(table, line, None).await? {
-        CartLineSet::Stored(_) => Ok(()),
-        other => Err(StoreError::Corrupt(format!("cart line not set: {other:?}"))),
-    }
-}
-
 /// The line is there and, with `expected`, at that version (0: written before versions).
 fn line_at(expected: Option<u64>) -> Condition {
     match expected {
@@ -793,8 +757,40 @@ pub enum StatusKeys {
     MultiAttribute,
 }
 
+/// `ORDER_STATUS_SHARDS`: O5's GSI2 shards, a setting of the functions that place orders on them
+/// or read them: read and checked at start-up, the default count in tests and tools.
+pub const ORDER_STATUS_SHARDS: Setting = Setting {
+    variable: "ORDER_STATUS_SHARDS",
+    default: || k::DEFAULT_ORDER_STATUS_SHARDS.to_string(),
+    check: |v| store::shard_count(ORDER_STATUS_SHARDS.variable, v).map(|_| ()),
+};
+
+/// O5's GSI2 shards `deps` read at start-up ([`ORDER_STATUS_SHARDS`]); an error if the function
+/// did not declare them.
+pub fn order_shards(deps: &Deps) -> Result<u32, StoreError> {
+    store::shard_count(
+        ORDER_STATUS_SHARDS.variable,
+        deps.setting(&ORDER_STATUS_SHARDS)?,
+    )
+}
+
+/// `ORDER_STATUS_KEYS`: the key design C4 by status and O10 read ([`StatusKeys`]), a setting
+/// of the functions that declare it: read and checked at start-up (a missing or unknown design
+/// stops the function), `concatenated` in tests and tools unless they say otherwise.
+pub const ORDER_STATUS_KEYS: Setting = Setting {
+    variable: "ORDER_STATUS_KEYS",
+    default: || StatusKeys::default().as_str().to_owned(),
+    check: |v| StatusKeys::parse(v).map(|_| ()),
+};
+
 impl StatusKeys {
     pub const ALL: [StatusKeys; 2] = [StatusKeys::Concatenated, StatusKeys::MultiAttribute];
+
+    /// The design `deps` read at start-up ([`ORDER_STATUS_KEYS`]); an error if the function did
+    /// not declare it.
+    pub fn of(deps: &Deps) -> Result<StatusKeys, StoreError> {
+        StatusKeys::parse(deps.setting(&ORDER_STATUS_KEYS)?)
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -949,7 +945,7 @@ impl ByStatus {
 }
 
 /// O10 without a status: the rep's orders in every status, one stream per status merged newest
-/// first by order id ([`crate::merge`]), in either key design; a position (every stream's) is
+/// first by order id ([`store::merge`]), in either key design; a position (every stream's) is
 /// carried across designs as [`ByStatus`] carries one.
 #[derive(Debug, Clone)]
 pub struct RepOrders(Vec<ByStatus>);
@@ -1074,7 +1070,7 @@ async fn index_active(table: &Table, index: &'static str) -> bool {
     let active = described.ok().and_then(|d| d.table).is_some_and(|t| {
         t.global_secondary_indexes().iter().any(|i| {
             i.index_name() == Some(index)
-                && i.index_status() == Some(&aws_sdk_dynamodb::types::IndexStatus::Active)
+                && i.index_status() == Some(&store::aws_sdk_dynamodb::types::IndexStatus::Active)
         })
     });
     let now = if active {
@@ -1101,6 +1097,7 @@ mod tests {
     //! DynamoDB Local never raises TransactionConflict, so the retry path is tested with the SDK's
     //! own mocking (aws-smithy-mocks): the client below answers from rules, not from a database.
     use super::*;
+    use crate::fixtures::place_order;
     use aws_sdk_dynamodb::{
         Client,
         operation::{get_item::GetItemOutput, transact_write_items::TransactWriteItemsOutput},
@@ -1130,7 +1127,8 @@ mod tests {
         }
     }
 
-    use crate::txn::{TRANSACTION_ATTEMPTS, cancelled};
+    use store::TRANSACTION_ATTEMPTS;
+    use testkit::cancelled;
 
     fn order() -> NewOrder {
         NewOrder {

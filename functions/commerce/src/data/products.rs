@@ -1,6 +1,6 @@
 //! Products and their inventories (the order entry of AWS's relational example): writes and point
-//! reads (O12, O13), shared by the functions, the seed loader and the tests. O8 is declared in the
-//! function that serves it.
+//! reads (O12, O13), shared by commerce's functions, the seed loader and the tests. O8 is
+//! declared in the function that serves it.
 
 use keys::{
     Id, Timestamp,
@@ -12,7 +12,7 @@ use model::{
     s,
 };
 
-use crate::{Condition, Read, StoreError, Table, Update};
+use store::{Condition, Read, StoreError, Table, Update};
 
 /// A product's price: cents of an ISO 4217 currency.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,15 +101,6 @@ pub enum InventoryPut {
     /// The inventory's version is not the one the write expected: its current version (`None`:
     /// there is no inventory). Nothing written.
     VersionMismatch(Option<u64>),
-}
-
-/// Sets a product's stock in a warehouse, whatever it was (the seed loaders' and tests' write):
-/// [`set_inventory`] without an expected version.
-pub async fn put_inventory(
-    table: &Table,
-    inventory: &Inventory,
-) -> Result<InventoryPut, StoreError> {
-    Ok(set_inventory(table, inventory, None).await?.0)
 }
 
 /// Sets a product's stock in a warehouse to an absolute quantity, and returns the inventory as

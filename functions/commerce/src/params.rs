@@ -1,0 +1,27 @@
+//! Commerce's own request parameters, beside the generic ones of `api::parameters`.
+
+use api::{ApiError, query_date};
+use keys::Date;
+use lambda_http::Request;
+
+/// The order date range of `?from=YYYY-MM-DD&to=YYYY-MM-DD` (both ends included; open-ended
+/// when omitted). Order ids count milliseconds from 1970, so earlier dates hold no orders and are
+/// refused; `from` after `to` is a 400 `invalid_range`.
+pub fn query_order_dates(req: &Request) -> Result<(Date, Date), ApiError> {
+    let earliest = Date::from_ymd(1970, 1, 1).expect("valid");
+    let from = query_date(req, "from")?.unwrap_or(earliest);
+    let to = query_date(req, "to")?.unwrap_or(Date::from_ymd(9999, 12, 31).expect("valid"));
+    if from < earliest {
+        return Err(ApiError::invalid_parameter(
+            "from",
+            "give a date from 1970-01-01",
+        ));
+    }
+    if from > to {
+        return Err(ApiError::bad_request(
+            "invalid_range",
+            format!("from ({from}) is after to ({to})"),
+        ));
+    }
+    Ok((from, to))
+}
