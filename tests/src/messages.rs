@@ -225,10 +225,10 @@ async fn every_bad_input_is_answered_in_words_a_person_reads() {
             } else if status >= 400 {
                 if let Some(why) = rust_speak(message) {
                     wrong.push(format!("{what}: {why}: {message:?}"));
-                } else if let Some(name) = case.names.as_deref().filter(|_| status == 400) {
-                    if !message.contains(name) {
-                        wrong.push(format!("{what}: does not name {name}: {message:?}"));
-                    }
+                } else if let Some(name) = case.names.as_deref().filter(|_| status == 400)
+                    && !message.contains(name)
+                {
+                    wrong.push(format!("{what}: does not name {name}: {message:?}"));
                 }
             }
         }

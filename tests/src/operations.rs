@@ -34,9 +34,12 @@ fn alarms(doc: &Value) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// The metrics an alarm reads: (namespace, name, dimensions as (name, value)), from a single
-/// metric or from each `MetricStat` of a metric math alarm.
-fn metrics(alarm: &Value) -> Vec<(String, String, Vec<(String, Value)>)> {
+/// A metric an alarm reads: namespace, name, dimensions as (name, value).
+type Metric = (String, String, Vec<(String, Value)>);
+
+/// The metrics an alarm reads, from a single metric or from each `MetricStat` of a metric math
+/// alarm.
+fn metrics(alarm: &Value) -> Vec<Metric> {
     let one = |m: &Value| {
         let dimensions = m["Dimensions"]
             .as_sequence()
@@ -220,7 +223,8 @@ fn the_password_policy_is_stated_in_full_and_the_documented_passwords_meet_it() 
             .as_bool()
             .unwrap_or_else(|| panic!("PasswordPolicy.{name}: stated, true or false"))
     };
-    let rules: [(&str, fn(char) -> bool); 4] = [
+    type Rule = (&'static str, fn(char) -> bool);
+    let rules: [Rule; 4] = [
         ("RequireLowercase", |c| c.is_ascii_lowercase()),
         ("RequireUppercase", |c| c.is_ascii_uppercase()),
         ("RequireNumbers", |c| c.is_ascii_digit()),
