@@ -1150,14 +1150,7 @@ mod tests {
             .output(|| TransactWriteItemsOutput::builder().build())
             .build();
         let found = customer_found();
-        let table = Table::new(
-            mock_client!(
-                aws_sdk_dynamodb,
-                aws_smithy_mocks::RuleMode::MatchAny,
-                [&found, &rule]
-            ),
-            "t",
-        );
+        let table = mocked(&[&found, &rule]);
         assert_eq!(
             place_order(&table, &order(), None).await.unwrap(),
             PlaceOutcome::Placed
@@ -1337,14 +1330,7 @@ mod tests {
         let rule = mock!(Client::transact_write_items)
             .then_error(|| cancelled(&["None", "TransactionConflict", "None", "None"]));
         let found = customer_found();
-        let table = Table::new(
-            mock_client!(
-                aws_sdk_dynamodb,
-                aws_smithy_mocks::RuleMode::MatchAny,
-                [&found, &rule]
-            ),
-            "t",
-        );
+        let table = mocked(&[&found, &rule]);
         assert!(matches!(
             place_order(&table, &order(), None).await,
             Err(StoreError::Throttled(_))
@@ -1360,14 +1346,7 @@ mod tests {
             .output(customer_found_item)
             .output(|| GetItemOutput::builder().build())
             .build();
-        let table = Table::new(
-            mock_client!(
-                aws_sdk_dynamodb,
-                aws_smithy_mocks::RuleMode::MatchAny,
-                [&found_then_gone, &rule]
-            ),
-            "t",
-        );
+        let table = mocked(&[&found_then_gone, &rule]);
         assert_eq!(
             place_order(&table, &order(), None).await.unwrap(),
             PlaceOutcome::CustomerNotFound
