@@ -101,8 +101,8 @@ seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 
 	@if $(API_LISTENS); then echo "waiting for the stream handlers to catch up ..."; $(WAIT_DRAINED); \
 	  echo "seeded, and the stream handlers have caught up"; fi
 
-bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks, each against its baseline in the same run: the hot path's new work (sealed cursors, the text rule) in process against what it replaced; the functions as Lambda runs them (root: cgroup CPU shares) against a bare hello, Node + ElectroDB, Python + boto3; coalesced stream writes; merged pages of a sharded index
-	bench/python/install.sh >/dev/null
+bench: dynamodb-install lab/bench/node/node_modules/.package-lock.json ## Benchmarks, each against its baseline in the same run: the hot path's new work (sealed cursors, the text rule) in process against what it replaced; the functions as Lambda runs them (root: cgroup CPU shares) against a bare hello, Node + ElectroDB, Python + boto3; coalesced stream writes; merged pages of a sharded index
+	lab/bench/python/install.sh >/dev/null
 	cargo build --release -p bench -p bench-hello -p commerce --bin hot-path-bench --bin lambda-bench --bin bench-hello --bin get-customer --bin list-orders --bin place-order
 	target/release/hot-path-bench
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
@@ -110,20 +110,20 @@ bench: dynamodb-install bench/node/node_modules/.package-lock.json ## Benchmarks
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT); \
 	  target/release/lambda-bench && $(BUILD) && target/debug/design-bench
 
-bench-keys: dynamodb-install ## The two key designs (the seeds' concatenated strings, multi-attribute typed keys) on the same data with the same requests: item sizes, write and read units, lines of key code (bench/results/keys.md)
+bench-keys: dynamodb-install ## The two key designs (the seeds' concatenated strings, multi-attribute typed keys) on the same data with the same requests: item sizes, write and read units, lines of key code (lab/bench/results/keys.md)
 	$(BUILD)
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) target/debug/keys-bench
 
-bench-memory: dynamodb-install ## Every function at 128 to 3008 MB as Lambda runs it (root: cgroup CPU quotas), and the size each gets for its cost per million calls and p99: bench/results/power-tuning.json (FUNCTIONS=a,b for some; INIT=1 for the connect-at-init experiment instead)
+bench-memory: dynamodb-install ## Every function at 128 to 3008 MB as Lambda runs it (root: cgroup CPU quotas), and the size each gets for its cost per million calls and p99: lab/bench/results/power-tuning.json (FUNCTIONS=a,b for some; INIT=1 for the connect-at-init experiment instead)
 	cargo build --release -p bench -p commerce -p reviews -p learning -p hr --bins
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) FUNCTIONS='$(FUNCTIONS)' \
 	  target/release/power-bench $(if $(INIT),--init-experiment)
 
-workbench: dynamodb-install ## Write the table's NoSQL Workbench model (workbench/single-table-design.json) from the seeds, loaded through the model layer
+workbench: dynamodb-install ## Write the table's NoSQL Workbench model (lab/workbench/single-table-design.json) from the seeds, loaded through the model layer
 	$(BUILD)
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
@@ -141,12 +141,12 @@ cost: dynamodb-install ## Measure what each function's sample request and each w
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) UPDATE_COST_TABLE=1 \
 	  cargo test --workspace --lib --quiet samples::every_
 
-plan: ## The capacity planner: each workload of planner/workloads/ through the real key design, a report each in planner/reports/ (docs/capacity.md); WORKLOAD=my.yaml plans that file only
+plan: ## The capacity planner: each workload of lab/planner/workloads/ through the real key design, a report each in lab/planner/reports/ (docs/capacity.md); WORKLOAD=my.yaml plans that file only
 	$(BUILD)
 	target/debug/plan $(WORKLOAD)
 
-bench/node/node_modules/.package-lock.json: bench/node/package-lock.json
-	npm ci --prefix bench/node --no-audit --no-fund
+lab/bench/node/node_modules/.package-lock.json: lab/bench/node/package-lock.json
+	npm ci --prefix lab/bench/node --no-audit --no-fund
 
 # The table `make reconcile` and `make migrate` work on: the local one, or on AWS (your credentials
 # and region, as the AWS CLI reads them) the table of STACK= or the table AWS_TABLE=; writing there

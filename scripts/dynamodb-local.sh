@@ -153,7 +153,7 @@ urllib.request.urlopen(urllib.request.Request(
     f"http://127.0.0.1:{port}/", data=b"{}", headers={
         "X-Amz-Target": "DynamoDB_20120810.ListTables",
         "Content-Type": "application/x-amz-json-1.0",
-        "Authorization": "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, "
+        "Authorization": "AWS4-HMAC-SHA256 Credential=lab/local/20260101/us-east-1/dynamodb/aws4_request, "
                          "SignedHeaders=host, Signature=0",
     }), timeout=30).read()
 with sqlite3.connect(db, timeout=30) as c:

@@ -1,6 +1,6 @@
 //! Items in DynamoDB JSON (`{"PK": {"S": "CUSTOMER#123"}}`), the form NoSQL Workbench imports,
 //! the AWS CLI prints, the explorer shows and Lambda's stream events carry: the one writer of it
-//! (`local/src/streams/event.rs` converts the DynamoDB Streams SDK's own `AttributeValue` to
+//! (`lab/local/src/streams/event.rs` converts the DynamoDB Streams SDK's own `AttributeValue` to
 //! this crate's and writes its records' images here).
 
 use aws_sdk_dynamodb::types::AttributeValue;

@@ -108,7 +108,7 @@ pub async fn connect(table: &crate::Table) {
 /// to a plain-HTTP endpoint (DynamoDB Local for tests and the local stack: no handshake to move).
 /// Off by default: measured here, the handshake costs about 1.3 ms of CPU, and opening it in init
 /// added a round trip to the cold start without a consistent gain, whether init ran at the
-/// size's CPU share or at a full vCPU (`bench/results/changes/15-connect-at-init.md`).
+/// size's CPU share or at a full vCPU (`lab/bench/results/changes/15-connect-at-init.md`).
 fn connects_at_init(setting: Option<&str>, endpoint: Option<&str>) -> bool {
     setting == Some("1") && !endpoint.is_some_and(|e| e.starts_with("http://"))
 }
