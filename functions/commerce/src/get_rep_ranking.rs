@@ -61,7 +61,7 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{all_items, as_staff, response_json, signed_in_as, walk_pages};
+    use testkit::{all_items, anonymous, as_staff, response_json, signed_in_as, walk_pages};
     use crate::fixtures::id;
 
     /// The answer to `GET /reps/ranking?<query>` sent by `who`, authorized as `main` does, and
@@ -91,11 +91,6 @@ mod tests {
     /// A signed-in customer, not staff.
     fn as_customer(ev: Value) -> Value {
         signed_in_as(ev, "123", &[])
-    }
-
-    /// No token at all (the route's authorizer missing).
-    fn anonymous(ev: Value) -> Value {
-        ev
     }
 
     /// A rep's sales in a period, written as the stream pipeline keeps them: the item and its

@@ -80,7 +80,7 @@ mod tests {
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{as_staff, query_read_units, signed_in_as, walk_pages};
+    use testkit::{anonymous, as_staff, query_read_units, signed_in_as, walk_pages};
     use crate::fixtures;
 
     /// 2026-01-01T00:00:00Z.
@@ -95,18 +95,12 @@ mod tests {
         who: fn(Value) -> Value,
     ) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone()).dispatched();
-        h.send(&who(h.anyone().event("GET", &h.path(&[rep]), query, None)))
-            .await
+        h.get_as(who, &h.path(&[rep]), query).await
     }
 
     /// A signed-in customer (of rep E1), not staff.
     fn as_customer(ev: Value) -> Value {
         signed_in_as(ev, "c0", &[])
-    }
-
-    /// No token at all (the route's authorizer missing).
-    fn anonymous(ev: Value) -> Value {
-        ev
     }
 
     fn order_ids(body: &Value) -> Vec<String> {

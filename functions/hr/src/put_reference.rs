@@ -213,64 +213,19 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .next()
         .map(|v| api::field(parent_field.unwrap_or("parent"), Id::parse("parent", &v)))
         .transpose()?;
-    let parent = || {
-        parent
-            .clone()
-            .expect("checked above: this kind has a parent")
-    };
+    // A record with a parent: its own id, its name and its parent's id, under their names.
+    macro_rules! with_parent {
+        ($record:ident, $id:ident, $parent:ident) => {{
+            let $parent = parent.expect("checked above: this kind has a parent");
+            put(deps, $record { $id: id, name, $parent }).await
+        }};
+    }
     match kind {
-        Reference::Region => {
-            let region_id = id;
-            put(deps, Region { region_id, name }).await
-        }
-        Reference::Country => {
-            let (country_id, region_id) = (id, parent());
-            put(
-                deps,
-                Country {
-                    country_id,
-                    name,
-                    region_id,
-                },
-            )
-            .await
-        }
-        Reference::Location => {
-            let (location_id, country_id) = (id, parent());
-            put(
-                deps,
-                Location {
-                    location_id,
-                    name,
-                    country_id,
-                },
-            )
-            .await
-        }
-        Reference::Department => {
-            let (department_id, location_id) = (id, parent());
-            put(
-                deps,
-                Department {
-                    department_id,
-                    name,
-                    location_id,
-                },
-            )
-            .await
-        }
-        Reference::Warehouse => {
-            let (warehouse_id, region_id) = (id, parent());
-            put(
-                deps,
-                Warehouse {
-                    warehouse_id,
-                    name,
-                    region_id,
-                },
-            )
-            .await
-        }
+        Reference::Region => put(deps, Region { region_id: id, name }).await,
+        Reference::Country => with_parent!(Country, country_id, region_id),
+        Reference::Location => with_parent!(Location, location_id, country_id),
+        Reference::Department => with_parent!(Department, department_id, location_id),
+        Reference::Warehouse => with_parent!(Warehouse, warehouse_id, region_id),
         Reference::Job => {
             let title = api::field("title", Name::parse("title", &name))?;
             put(deps, Job { job_id: id, title }).await

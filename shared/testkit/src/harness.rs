@@ -140,6 +140,18 @@ impl Harness {
         self.anyone().delete(path).await
     }
 
+    /// The answer to a GET of `path` sent as `who` makes it from a tokenless event: a function
+    /// such as [`crate::as_staff`], [`crate::anonymous`] or one that signs in a given caller.
+    pub async fn get_as(
+        &self,
+        who: fn(Value) -> Value,
+        path: &str,
+        query: &[(&str, &str)],
+    ) -> (u16, Value) {
+        self.send(&who(self.anyone().event("GET", path, query, None)))
+            .await
+    }
+
     /// The answer to an event built by hand (path parameters or headers set directly).
     pub async fn send(&self, event: &Value) -> (u16, Value) {
         response_json(&self.respond(event).await)
