@@ -6,6 +6,8 @@
 //! function name through it ([`handle`]), and the local stack's explorer lists and runs its
 //! patterns.
 
+pub mod openapi;
+
 use std::sync::LazyLock;
 
 use api::Function;

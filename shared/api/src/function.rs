@@ -5,6 +5,8 @@
 
 use store::Needs;
 
+use crate::contract::Contract;
+
 use crate::Access;
 
 /// An API function: one Lambda, its binary `name`, its template resource (`GetCustomerFunction`
@@ -30,6 +32,9 @@ pub struct Route {
     pub patterns: &'static [Pattern],
     /// A paginated route's page size ([`Route::paged`]); `None` for one answer.
     pub page: Option<Page>,
+    /// What `openapi.yaml` documents of it beyond this: its query, body, answers and refusals
+    /// with their types ([`Route::documented`]).
+    pub contract: Option<Contract>,
 }
 
 /// The page size of a paginated route: `?limit=` from 1 to `max`, `default` when absent.
@@ -57,6 +62,14 @@ impl Route {
         }
     }
 
+    /// The route, documented by `contract`.
+    pub const fn documented(self, contract: Contract) -> Route {
+        Route {
+            contract: Some(contract),
+            ..self
+        }
+    }
+
     /// A `GET` route.
     pub const fn get(
         path: &'static str,
@@ -69,6 +82,7 @@ impl Route {
             summary,
             patterns,
             page: None,
+            contract: None,
         }
     }
 
@@ -84,6 +98,7 @@ impl Route {
             summary,
             patterns,
             page: None,
+            contract: None,
         }
     }
 
@@ -99,6 +114,7 @@ impl Route {
             summary,
             patterns,
             page: None,
+            contract: None,
         }
     }
 
@@ -114,6 +130,7 @@ impl Route {
             summary,
             patterns,
             page: None,
+            contract: None,
         }
     }
 }
@@ -410,6 +427,7 @@ mod tests {
             summary: "",
             patterns: patterns.leak(),
             page: None,
+            contract: None,
         }];
         Function {
             name: "the-function",
