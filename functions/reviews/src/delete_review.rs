@@ -33,7 +33,8 @@ pub const FUNCTION: Function = Function {
                 .after("put-review", review)
             }),
         }],
-    )],
+    )
+    .documented(Contract::answers(&[Answer::no_content("deleted")]))],
 };
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -41,7 +41,14 @@ pub const FUNCTION: Function = Function {
                     }),
                 },
             ],
-),
+        )
+        .documented(
+            Contract::answers(&[
+                Answer::of::<view::Book>(200, "the book as stored, updated"),
+                Answer::of::<view::Book>(201, "the book as stored, created"),
+            ])
+            .body::<PutBook>(),
+        ),
     ],
 };
 
@@ -50,10 +57,14 @@ pub const MAX_AUTHOR_CHARS: usize = 200;
 pub const MIN_YEAR: i32 = 0;
 pub const MAX_YEAR: i32 = 9999;
 
-#[derive(Debug, Deserialize)]
+/// A book's title, author and year.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 struct PutBook {
+    #[schemars(length(min = 1, max = MAX_TITLE_CHARS))]
     title: String,
+    #[schemars(length(min = 1, max = MAX_AUTHOR_CHARS))]
     author: String,
     publication_year: api::Bounded<{ MIN_YEAR as i64 }, { MAX_YEAR as i64 }>,
 }

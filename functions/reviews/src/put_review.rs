@@ -38,6 +38,13 @@ pub const FUNCTION: Function = Function {
                     .after("put-user", crate::put_user::largest())
                 }),
         }],
+    )
+    .documented(
+        Contract::answers(&[
+            Answer::of::<view::Review>(200, "the review as stored, replacing the user's last"),
+            Answer::of::<view::Review>(201, "the review as stored, the user's first of the book"),
+        ])
+        .body::<PutReview>(),
     )],
 };
 
@@ -64,10 +71,15 @@ pub fn largest_by(user: &'static str) -> Example {
         .with_body(leak(body.to_string()))
 }
 
-#[derive(Debug, Deserialize)]
+/// A grade and a text.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct PutReview {
     grade: api::Bounded<{ MIN_GRADE as i64 }, { MAX_GRADE as i64 }>,
+    /// shown on the book's public page; may hold line feeds and tabs (`x-lines`), nothing else
+    /// the text rule refuses
+    #[schemars(length(min = 1, max = MAX_TEXT_CHARS), extend("x-lines" = true))]
     text: String,
 }
 

@@ -280,10 +280,18 @@ fn kept(function: &Function, route: &Route, frame: &Value) -> Value {
 }
 
 /// The generated schemas as the hand-written ones were: an object takes no member it does not
-/// list, and a whole number's Rust width (`format: uint32`) is no format a client knows.
+/// list, a whole number's Rust width (`format: uint32`) is no format a client knows, and a doc
+/// comment's line breaks inside a paragraph are spaces.
 fn tidy(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
+            if let Some(Value::String(text)) = map.get_mut("description") {
+                *text = text
+                    .split("\n\n")
+                    .map(|paragraph| paragraph.replace('\n', " "))
+                    .collect::<Vec<_>>()
+                    .join("\n\n");
+            }
             if map.contains_key("properties") && !map.contains_key("additionalProperties") {
                 map.insert("additionalProperties".into(), false.into());
             }
