@@ -40,7 +40,12 @@ pub const FUNCTION: Function = Function {
                     }),
                 },
             ],
-),
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<view::CourseOccurrence>(201, "the occurrence")])
+                .body::<NewOccurrence>()
+                .refusals(&[Refusal::CONFLICT]),
+        ),
     ],
 };
 
@@ -81,12 +86,18 @@ pub fn largest_at(location: &str) -> Example {
     Example::staff("/courses").with_body(api::function::leak(body.to_string()))
 }
 
-#[derive(Debug, Deserialize)]
+/// A course, when and where it is given, and its type.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 struct NewOccurrence {
+    #[schemars(with = "Course")]
     course_name: String,
+    #[schemars(with = "Date")]
     start_date: String,
+    #[schemars(with = "Location")]
     location: String,
+    #[schemars(length(min = 1, max = MAX_COURSE_TYPE_CHARS))]
     course_type: String,
 }
 

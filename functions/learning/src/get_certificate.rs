@@ -36,6 +36,11 @@ pub const FUNCTION: Function = Function {
                 .answered(404)
             }),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<view::Certificate>(200, "the certificate")])
+            .refusals(&[Refusal::NOT_FOUND])
+            .worst_read_units(3.0),
     )],
 };
 

@@ -36,6 +36,11 @@ pub const FUNCTION: Function = Function {
                     .after("create-course-occurrence", largest())
             }),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<view::CourseOccurrence>(200, "the occurrence")])
+            .refusals(&[Refusal::NOT_FOUND])
+            .worst_read_units(1.0),
     )],
 };
 

@@ -51,18 +51,31 @@ pub const FUNCTION: Function = Function {
                     }),
                 },
             ],
-),
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<view::Certificate>(201, "the certificate")])
+                .body::<NewCertificate>()
+                .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
+        ),
     ],
 };
 
-#[derive(Debug, Deserialize)]
+/// The course occurrence, the student, the type and the instructor.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 struct NewCertificate {
+    #[schemars(with = "Course")]
     course_name: String,
+    #[schemars(with = "Date")]
     date: String,
+    #[schemars(with = "Location")]
     location: String,
+    #[schemars(with = "keys::schema::FreeText")]
     student: String,
+    #[schemars(with = "keys::learning::CertType")]
     cert_type: String,
+    #[schemars(with = "keys::schema::FreeText")]
     instructor: String,
 }
 

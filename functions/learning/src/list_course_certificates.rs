@@ -7,7 +7,7 @@ use api::declare::*;
 use crate::{params, views as view};
 use keys::learning as k;
 use model::learning::Certificate;
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -38,8 +38,26 @@ pub const FUNCTION: Function = Function {
             },
         ],
     )
-    .paged(50)],
+    .paged(50)
+    .documented(
+        Contract::answers(&[Answer::of::<Page>(200, "one page of certificates")]).query(&[
+            Query::of::<keys::Date>("date", "").required(),
+            params::VERSION,
+        ]),
+    )],
 };
+
+/// A page of a course day's certificates.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page<'a> {
+    course_key: &'a str,
+    date: keys::Date,
+    certificates: Vec<view::Certificate>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;
@@ -59,12 +77,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .await?;
     api::json(
         200,
-        &json!({
-            "courseKey": course.key().as_key(),
-            "date": date,
-            "certificates": items.iter().map(view::certificate).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            course_key: course.key().as_key(),
+            date,
+            certificates: items.iter().map(view::certificate).collect(),
+            next_cursor: next,
+        },
     )
 }
 

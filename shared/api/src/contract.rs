@@ -198,6 +198,20 @@ impl Query {
         }
     }
 
+    /// An optional parameter whose schema no type holds (a year as `YYYY`).
+    pub const fn with(
+        name: &'static str,
+        description: &'static str,
+        schema: fn(&mut SchemaGenerator) -> Schema,
+    ) -> Query {
+        Query {
+            name,
+            description,
+            required: false,
+            schema: SchemaOf(schema),
+        }
+    }
+
     /// The same, required.
     pub const fn required(self) -> Query {
         Query {

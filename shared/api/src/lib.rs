@@ -52,7 +52,7 @@ pub mod declare {
     pub use crate::function::{Example, Function, Index, Pattern, Route};
     pub use crate::{Access, ApiError};
     pub use lambda_http::{Body, Request, Response};
-    pub use schemars::JsonSchema;
+    pub use schemars::{JsonSchema, json_schema};
     pub use store::{Deps, Needs};
 }
 pub use body::{
