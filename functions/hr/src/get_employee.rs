@@ -24,6 +24,10 @@ pub const FUNCTION: Function = Function {
             returns: "the employee with `currentJob` and `warehouse`; 404 `employee_not_found`",
             example: Example::staff("/employees/E100"),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<view::EmployeeDetail>(200, "the employee")])
+            .refusals(&[Refusal::NOT_FOUND]),
     )],
 };
 

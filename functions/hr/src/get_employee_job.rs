@@ -7,6 +7,7 @@
 use api::declare::*;
 use crate::views as view;
 use crate::data as hr;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -24,17 +25,36 @@ pub const FUNCTION: Function = Function {
             returns: "the current job; 404 `job_not_found`",
             example: Example::staff("/employees/E100/job"),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<CurrentJob>(200, "the newest job of the history")])
+            .refusals(&[Refusal::NOT_FOUND]),
     )],
 };
+
+/// An employee's current job.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct CurrentJob {
+    #[serde(flatten)]
+    job: view::Job,
+    employee_id: keys::Id,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
     let found = hr::current_job(&deps.table, &id).await?;
     let (job, record) =
         ApiError::or_not_found(found, "job_not_found", || format!("{id} has no job"))?;
-    let mut out = view::job(&job, &hr::Sources::of_jobs(record));
-    out["employeeId"] = id.as_str().into();
-    api::json(200, &out)
+    let job = view::job(&job, &hr::Sources::of_jobs(record));
+    api::json(
+        200,
+        &CurrentJob {
+            job,
+            employee_id: id,
+        },
+    )
 }
 
 #[cfg(test)]

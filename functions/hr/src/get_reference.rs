@@ -29,6 +29,11 @@ pub const FUNCTION: Function = Function {
                 returns: "the region; 404 `region_not_found`",
                 example: Example::staff("/regions/EU"),
             }],
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Shown<model::hr::Region>>(200, "the region")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getRegion"),
         ),
         Route::get(
             "/countries/{countryId}",
@@ -41,6 +46,11 @@ pub const FUNCTION: Function = Function {
                 returns: "the country; 404 `country_not_found`",
                 example: Example::staff("/countries/DE"),
             }],
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Shown<model::hr::Country>>(200, "the country")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getCountry"),
         ),
         Route::get(
             "/locations/{locationId}",
@@ -53,6 +63,11 @@ pub const FUNCTION: Function = Function {
                 returns: "the location; 404 `location_not_found`",
                 example: Example::staff("/locations/BER"),
             }],
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Shown<model::hr::Location>>(200, "the location")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getLocation"),
         ),
         Route::get(
             "/departments/{departmentId}",
@@ -65,6 +80,11 @@ pub const FUNCTION: Function = Function {
                 returns: "the department; 404 `department_not_found`",
                 example: Example::staff("/departments/SALES"),
             }],
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Shown<model::hr::Department>>(200, "the department")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getDepartment"),
         ),
         Route::get(
             "/warehouses/{warehouseId}",
@@ -77,6 +97,11 @@ pub const FUNCTION: Function = Function {
                 returns: "the warehouse; 404 `warehouse_not_found`",
                 example: Example::staff("/warehouses/W1"),
             }],
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Shown<model::hr::Warehouse>>(200, "the warehouse")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getWarehouse"),
         ),
         Route::get(
             "/jobs/{jobId}",
@@ -89,6 +114,11 @@ pub const FUNCTION: Function = Function {
                 returns: "the job; 404 `job_not_found`",
                 example: Example::staff("/jobs/SA_REP"),
             }],
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Shown<model::hr::Job>>(200, "the job")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getJob"),
         ),
     ],
 };

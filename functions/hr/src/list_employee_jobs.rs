@@ -9,7 +9,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::hr as k;
 use model::hr::JobHistory;
-use serde_json::json;
+use serde::Serialize;
 use crate::data as hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -29,8 +29,26 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/employees/E100/jobs"),
         }],
     )
-    .paged(20)],
+    .paged(20)
+    .documented(
+        Contract::answers(&[Answer::of::<Page>(
+            200,
+            "a page of the employee's job history, newest first (titles as the jobs have them now)",
+        )])
+        .refusals(&[Refusal::NOT_FOUND]),
+    )],
 };
+
+/// A page of an employee's job history.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    employee_id: keys::Id,
+    jobs: Vec<view::Job>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
@@ -46,16 +64,21 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         ));
     }
     let sources = hr::sources(&deps.table, jobs.iter().map(|j| &j.job_id), []).await?;
-    let jobs: Vec<_> = jobs.iter().map(|j| view::job(j, &sources)).collect();
+    let jobs = jobs.iter().map(|j| view::job(j, &sources)).collect();
     api::json(
         200,
-        &json!({"employeeId": id.as_str(), "jobs": jobs, "nextCursor": next}),
+        &Page {
+            employee_id: id,
+            jobs,
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use serde_json::Value;
     use testkit::Harness;
 

@@ -8,7 +8,6 @@
 use api::declare::*;
 use keys::hr as k;
 use model::hr::ReferenceRecord;
-use serde_json::json;
 
 use crate::reference;
 
@@ -32,6 +31,10 @@ pub const FUNCTION: Function = Function {
                 example: Example::staff("/regions"),
             }],
         )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Listed<model::hr::Region>>(200, "a page of the regions, by id")])
+                .operation_id("listRegions"),
+        )
         .paged(50),
         Route::get(
             "/countries",
@@ -44,6 +47,10 @@ pub const FUNCTION: Function = Function {
                 returns: "`{countries, nextCursor}`",
                 example: Example::staff("/countries"),
             }],
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Listed<model::hr::Country>>(200, "a page of the countries, by id")])
+                .operation_id("listCountries"),
         )
         .paged(50),
         Route::get(
@@ -58,6 +65,10 @@ pub const FUNCTION: Function = Function {
                 example: Example::staff("/locations"),
             }],
         )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Listed<model::hr::Location>>(200, "a page of the locations, by id")])
+                .operation_id("listLocations"),
+        )
         .paged(50),
         Route::get(
             "/departments",
@@ -70,6 +81,10 @@ pub const FUNCTION: Function = Function {
                 returns: "`{departments, nextCursor}`",
                 example: Example::staff("/departments"),
             }],
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Listed<model::hr::Department>>(200, "a page of the departments, by id")])
+                .operation_id("listDepartments"),
         )
         .paged(50),
         Route::get(
@@ -84,6 +99,10 @@ pub const FUNCTION: Function = Function {
                 example: Example::staff("/warehouses"),
             }],
         )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Listed<model::hr::Warehouse>>(200, "a page of the warehouses, by id")])
+                .operation_id("listWarehouses"),
+        )
         .paged(50),
         Route::get(
             "/jobs",
@@ -96,6 +115,10 @@ pub const FUNCTION: Function = Function {
                 returns: "`{jobs, nextCursor}`",
                 example: Example::staff("/jobs"),
             }],
+        )
+        .documented(
+            Contract::answers(&[Answer::of::<reference::Listed<model::hr::Job>>(200, "a page of the jobs, by id")])
+                .operation_id("listJobs"),
         )
         .paged(50),
     ],
@@ -113,7 +136,7 @@ async fn list<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response
     let records: Vec<_> = records.iter().map(reference::view).collect();
     api::json(
         200,
-        &json!({ reference::collection(kind): records, "nextCursor": next }),
+        &serde_json::json!({ reference::collection(kind): records, "nextCursor": next }),
     )
 }
 
@@ -126,7 +149,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::hr::Reference;
-    use serde_json::Value;
+    use serde_json::{Value, json};
     use testkit::Harness;
 
     #[tokio::test]

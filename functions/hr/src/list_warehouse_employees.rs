@@ -7,7 +7,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::hr as k;
 use model::hr::EmployeeWarehouse;
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -26,8 +26,23 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/warehouses/W1/employees"),
         }],
     )
-    .paged(50)],
+    .paged(50)
+    .documented(Contract::answers(&[Answer::of::<Page>(
+        200,
+        "a page of the warehouse's employees",
+    )]))],
 };
+
+/// A page of a warehouse's employees.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    warehouse_id: keys::Id,
+    employees: Vec<view::Named>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let warehouse = api::path_id(&req, "warehouseId")?;
@@ -38,17 +53,24 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .await?;
     api::json(
         200,
-        &json!({
-            "warehouseId": warehouse.as_str(),
-            "employees": items.iter().map(|e| view::listed(&e.employee_id, &e.employee_name)).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            employees: items
+                .iter()
+                .map(|e| view::Named {
+                    employee_id: e.employee_id.clone(),
+                    name: e.employee_name.as_str().to_owned(),
+                })
+                .collect(),
+            warehouse_id: warehouse,
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use testkit::Harness;
 
     #[tokio::test]

@@ -40,14 +40,28 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
+    )
+    .documented(
+        Contract::answers(&[
+            Answer::of::<view::Employee>(200, "replaced"),
+            Answer::of::<view::Employee>(201, "created"),
+        ])
+        .body::<NewEmployee>()
+        .refusals(&[Refusal::NOT_FOUND]),
     )],
 };
 
-#[derive(Debug, Deserialize)]
+/// An employee's name, hire date and warehouse.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 struct NewEmployee {
+    #[schemars(with = "keys::schema::FreeText")]
     name: String,
+    #[schemars(with = "Date")]
     hire_date: String,
+    #[serde(default)]
+    #[schemars(with = "Id")]
     warehouse_id: Option<String>,
 }
 

@@ -115,7 +115,10 @@ fn operation(
     generators: &mut Generators,
 ) -> Value {
     let mut op = Map::new();
-    op.insert("operationId".into(), camel(function.name).into());
+    let id = contract
+        .operation_id
+        .map_or_else(|| camel(function.name), str::to_owned);
+    op.insert("operationId".into(), id.into());
     op.insert("summary".into(), route.summary.into());
     op.insert("tags".into(), json!([contract.tag.unwrap_or(context)]));
     op.insert("x-access".into(), x_access(&function.access).into());
@@ -280,8 +283,9 @@ fn kept(function: &Function, route: &Route, frame: &Value) -> Value {
 }
 
 /// The generated schemas as the hand-written ones were: an object takes no member it does not
-/// list, a whole number's Rust width (`format: uint32`) is no format a client knows, and a doc
-/// comment's line breaks inside a paragraph are spaces.
+/// list, a whole number's Rust width (`format: uint32`) is no format a client knows, an
+/// optional member has no `null` default, and a doc comment's line breaks inside a paragraph
+/// are spaces.
 fn tidy(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
@@ -304,6 +308,11 @@ fn tidy(schema: &mut Value) {
             });
             if rust_width {
                 map.remove("format");
+            }
+            // `#[serde(default)]` of an optional member: absent says it, and a null default
+            // would contradict the member's own type.
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
             }
             map.values_mut().for_each(tidy);
         }

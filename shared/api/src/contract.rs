@@ -59,6 +59,9 @@ pub struct Contract {
     pub worst_read_halves: Option<u32>,
     /// Its tag, when not its context's (`derived` for a derived counter's read).
     pub tag: Option<&'static str>,
+    /// Its `operationId`, when not its function's name (`getCustomer` for `get-customer`): one of
+    /// a function's several routes (`getRegion` of `get-reference`).
+    pub operation_id: Option<&'static str>,
 }
 
 impl Contract {
@@ -72,6 +75,7 @@ impl Contract {
             refusals: &[],
             worst_read_halves: None,
             tag: None,
+            operation_id: None,
         }
     }
 
@@ -131,6 +135,14 @@ impl Contract {
     /// [`Contract::worst_read_units`] as declared.
     pub fn worst_read_units_declared(&self) -> Option<f64> {
         self.worst_read_halves.map(|h| f64::from(h) / 2.0)
+    }
+
+    /// Named `id` rather than after its function.
+    pub const fn operation_id(self, id: &'static str) -> Contract {
+        Contract {
+            operation_id: Some(id),
+            ..self
+        }
     }
 
     /// Under this tag rather than its context's.
