@@ -365,7 +365,7 @@ fn the_checker_refuses_what_the_document_does_not_say() {
     let customer = json!({
         "customerId": "c-1", "name": "Ann", "email": "ann@example.com",
         "createdAt": "2026-11-22T05:38:34.991Z", "updatedAt": "2026-11-22T05:38:34.991Z",
-        "orderCount": 0, "lifetimeValue": 0
+        "orderCount": 0, "lifetimeValue": 0, "accountRepId": null
     });
     assert_eq!(
         check_answer("PUT", "/customers/c-1", 201, &customer),

@@ -40,6 +40,14 @@ pub const FUNCTION: Function = Function {
                     .after("put-inventory", crate::put_inventory::largest())
                 }),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<view::Inventory>(200, "the inventory after the change")])
+            .body::<Adjust>()
+            .refusals(&[
+                Refusal::NOT_FOUND,
+                Refusal::new(409, "`insufficient_stock` (it would go below 0) or `stock_limit_exceeded` (above 1,000,000,000); nothing was written"),
+            ]),
     )],
 };
 
@@ -47,9 +55,13 @@ pub const FUNCTION: Function = Function {
 /// the delta nor its negation can overflow (i64::MIN once did: `abs()` panicked or wrapped).
 type Delta = api::Bounded<{ -(MAX_QUANTITY as i64) }, { MAX_QUANTITY as i64 }>;
 
-#[derive(Debug, Deserialize)]
+/// A relative change of the stock.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct Adjust {
+    /// units received (positive) or shipped (negative), not 0
+    #[schemars(extend("not" = { "const": 0 }))]
     delta: Delta,
 }
 

@@ -32,6 +32,11 @@ pub const FUNCTION: Function = Function {
                 .after("put-cart-line", line)
             }),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::no_content("removed, or was not there")])
+            .optional_body::<DeleteLine>()
+            .refusals(&[Refusal::new(409, "`version_mismatch`: the line was written since the version given was read; nothing was removed")]),
     )],
 };
 
@@ -57,10 +62,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 }
 
 /// The optional body: the version of the line read.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct DeleteLine {
+    /// the line's version read (GET answers it): removed only if no write came in between, else
+    /// 409 `version_mismatch` and the line stays. Absent (or no body): removed whatever it was
     #[serde(default)]
+    #[schemars(with = "u64")]
     version: Option<u64>,
 }
 

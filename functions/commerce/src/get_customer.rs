@@ -6,7 +6,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::commerce as k;
 use model::commerce::{Customer, OrderSummary};
-use serde_json::json;
+use serde::Serialize;
 use store::ParentPage;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -25,8 +25,25 @@ pub const FUNCTION: Function = Function {
             returns: "`{customer, orders}` newest first; 404 `customer_not_found`",
             example: Example::sub("123", "/customers/123?orders=2"),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<CustomerPage>(
+            200,
+            "the customer and up to `orders` orders, newest first",
+        )])
+        .query(&[Query::with("orders", "how many of the newest orders to return", |_| {
+            json_schema!({ "type": "integer", "minimum": 1, "maximum": MAX_ORDERS, "default": DEFAULT_ORDERS })
+        })]),
     )],
 };
+
+/// A customer and their newest orders.
+#[derive(Serialize, JsonSchema)]
+#[schemars(inline)]
+struct CustomerPage {
+    customer: view::Customer,
+    orders: Vec<view::OrderSummary>,
+}
 pub const DEFAULT_ORDERS: u32 = 10;
 pub const MAX_ORDERS: u32 = 100;
 
@@ -51,16 +68,17 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     api::json(
         200,
-        &json!({
-            "customer": view::customer(&c),
-            "orders": orders.iter().map(|o| view::order_summary(&o.0)).collect::<Vec<_>>(),
-        }),
+        &CustomerPage {
+            customer: view::customer(&c),
+            orders: orders.iter().map(|o| view::order_summary(&o.0)).collect(),
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use testkit::{Harness, all_items, query_read_units};
     use crate::fixtures;
 

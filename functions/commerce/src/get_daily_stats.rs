@@ -24,8 +24,26 @@ pub const FUNCTION: Function = Function {
             returns: "`{date, orders, revenue, reviews}`",
             example: Example::staff("/stats/daily/2020-12-06"),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<Stats>(200, "the sums over every shard (zero for a quiet day)")])
+            .tag("derived"),
     )],
 };
+
+// What `handle`'s sharded counter answers: its identity and each total, as `totals` names them.
+/// A day's counts, summed over its shards.
+#[derive(JsonSchema)]
+#[schemars(inline)]
+#[allow(dead_code)]
+struct Stats {
+    date: Date,
+    /// orders placed that day, less those since cancelled or returned
+    orders: api::views::DerivedInteger,
+    /// cents, the totals of those orders
+    revenue: api::views::DerivedInteger,
+    reviews: api::views::DerivedInteger,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let date = api::path(&req, "date", Date::parse_iso)?;

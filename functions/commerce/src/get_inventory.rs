@@ -24,6 +24,10 @@ pub const FUNCTION: Function = Function {
             returns: "the inventory `{sku, warehouseId, quantity, updatedAt, version}`; 404 `inventory_not_found`",
             example: Example::staff("/products/42/inventory/W1"),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<view::Inventory>(200, "the inventory")])
+            .refusals(&[Refusal::NOT_FOUND]),
     )],
 };
 

@@ -13,7 +13,7 @@ use model::{
     Entity,
     commerce::{OrderHeader, OrderLine, TrackingEvent},
 };
-use serde_json::json;
+use serde::Serialize;
 use store::StoreError;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -32,8 +32,20 @@ pub const FUNCTION: Function = Function {
             returns: "`{order, items, events}`; 404 `order_not_found`",
             example: Example::sub("123", "/orders/01ERTNJ6000000000000000000"),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<OrderPage>(200, "the order page")]).refusals(&[Refusal::NOT_FOUND]),
     )],
 };
+
+/// An order, its lines and its tracking events.
+#[derive(Serialize, JsonSchema)]
+#[schemars(inline)]
+struct OrderPage {
+    order: view::OrderSummary,
+    items: Vec<view::OrderLine>,
+    events: Vec<view::TrackingEvent>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let caller = api::auth::signed_in_caller(&req)?;
@@ -64,17 +76,18 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     api::json(
         200,
-        &json!({
-            "order": view::order_summary(&order),
-            "items": lines.iter().map(view::order_line).collect::<Vec<_>>(),
-            "events": events.iter().map(view::tracking_event).collect::<Vec<_>>(),
-        }),
+        &OrderPage {
+            order: view::order_summary(&order),
+            items: lines.iter().map(view::order_line).collect(),
+            events: events.iter().map(view::tracking_event).collect(),
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use keys::commerce::OrderStatus;
     use crate::fixtures;
     use testkit::{Harness, all_items, query_read_units};

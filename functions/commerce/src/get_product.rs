@@ -32,6 +32,11 @@ pub const FUNCTION: Function = Function {
                 .after("put-product", crate::put_product::largest(Sku::MAX))
             }),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<view::Product>(200, "the product")])
+            .refusals(&[Refusal::NOT_FOUND])
+            .worst_read_units(1.5),
     )],
 };
 

@@ -24,8 +24,26 @@ pub const FUNCTION: Function = Function {
             returns: "`{productId, unitsSold, revenue}`",
             example: Example::staff("/products/1003/sales"),
         }],
+    )
+    .documented(
+        Contract::answers(&[Answer::of::<Sales>(
+            200,
+            "the sums over every shard (zero for a product never sold), over the order lines placed, less those of orders since cancelled or returned",
+        )])
+        .tag("derived"),
     )],
 };
+
+// What `handle`'s sharded counter answers: its identity and each total, as `totals` names them.
+/// A product's sales, summed over its shards.
+#[derive(JsonSchema)]
+#[schemars(inline, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct Sales {
+    product_id: Sku,
+    units_sold: api::views::DerivedInteger,
+    revenue: api::views::DerivedInteger,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;

@@ -13,7 +13,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::{Quarter, commerce as k};
 use model::commerce::RepSales;
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -32,8 +32,23 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/reps/ranking?period=2026-Q4"),
         }],
     )
-    .paged(10)],
+    .paged(10)
+    .documented(
+        Contract::answers(&[Answer::of::<Page>(200, "a page of the period's reps in rank order (equal totals by rep id, descending)")])
+            .query(&[Query::of::<Quarter>("period", "a sales period, a quarter").required()]),
+    )],
 };
+
+/// A page of a period's ranking.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    period: Quarter,
+    reps: Vec<view::RepSales>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let period = api::query(&req, "period")
@@ -46,17 +61,18 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .await?;
     api::json(
         200,
-        &json!({
-            "period": period.to_string(),
-            "reps": items.iter().map(view::rep_sales).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            period,
+            reps: items.iter().map(view::rep_sales).collect(),
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use model::{Derived, Item};
     use serde_json::Value;
     use store::Table;

@@ -17,7 +17,7 @@ use keys::{
     commerce::{self as k, OrderStatus},
 };
 use model::commerce::OrderHeader;
-use serde_json::json;
+use serde::Serialize;
 use store::merge::Direction;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -37,8 +37,26 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/orders?status=OPEN&from=2020-11-01&to=2020-12-31"),
         }],
     )
-    .paged(20)],
+    .paged(20)
+    .documented(
+        Contract::answers(&[Answer::of::<Page>(200, "a page of the orders, newest first")]).query(&[
+            Query::of::<OrderStatus>("status", "").required(),
+            crate::params::ORDER_DATES[0],
+            crate::params::ORDER_DATES[1],
+        ]),
+    )],
 };
+
+/// A page of the orders in a status.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    status: OrderStatus,
+    orders: Vec<view::OrderSummary>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let status: OrderStatus = api::query_parsed(&req, "status")?.ok_or_else(|| {
@@ -62,7 +80,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .collect::<Result<Vec<_>, _>>()?;
     api::json(
         200,
-        &json!({"status": status.as_str(), "orders": orders, "nextCursor": next}),
+        &Page {
+            status,
+            orders,
+            next_cursor: next,
+        },
     )
 }
 

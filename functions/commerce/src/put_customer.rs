@@ -31,6 +31,14 @@ pub const FUNCTION: Function = Function {
                 .with_body(r#"{"name": "David Good", "email": "david@example.com"}"#)
                 .with_worst(worst),
         }],
+    )
+    .documented(
+        Contract::answers(&[
+            Answer::of::<view::Customer>(200, "the customer as stored, updated"),
+            Answer::of::<view::Customer>(201, "the customer as stored, created"),
+        ])
+        .body::<PutCustomer>()
+        .refusals(&[Refusal::FORBIDDEN]),
     )],
 };
 
@@ -53,13 +61,19 @@ fn worst() -> api::function::Worst {
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_EMAIL_CHARS: usize = 254;
 
-#[derive(Debug, Deserialize)]
+/// A customer's name and email, and (staff only) their account rep.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct PutCustomer {
+    #[schemars(length(min = 1, max = MAX_NAME_CHARS))]
     name: String,
+    #[schemars(email, length(max = MAX_EMAIL_CHARS))]
     email: String,
-    /// Absent: keep; `null`: remove; an id: assign.
+    /// staff only (403 otherwise): an employee id assigns that rep (404 `employee_not_found` if
+    /// none), null removes the rep; absent keeps it
     #[serde(default, deserialize_with = "present", rename = "accountRepId")]
+    #[schemars(with = "Option<Id>")]
     account_rep_id: Option<Option<String>>,
 }
 

@@ -41,6 +41,17 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
+    )
+    .documented(
+        Contract::answers(&[
+            Answer::of::<view::Inventory>(200, "replaced"),
+            Answer::of::<view::Inventory>(201, "created"),
+        ])
+        .body::<PutInventory>()
+        .refusals(&[
+            Refusal::NOT_FOUND,
+            Refusal::new(409, "`version_mismatch`: the inventory was written since the version given was read; nothing was written"),
+        ]),
     )],
 };
 /// The most one warehouse may hold of one product (a bound, so a total over many warehouses
@@ -54,12 +65,16 @@ pub fn largest() -> Example {
     )))
 }
 
-#[derive(Debug, Deserialize)]
+/// A quantity, and the version it replaces.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct PutInventory {
     quantity: api::Bounded<0, { MAX_QUANTITY as i64 }>,
-    /// The version read: set only if it is still that one.
+    /// the version read (GET answers it): set only if no write came in between, else 409
+    /// `version_mismatch`; 0: only if there is no inventory yet. Absent: set whatever it was
     #[serde(default)]
+    #[schemars(with = "u64")]
     version: Option<u64>,
 }
 

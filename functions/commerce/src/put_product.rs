@@ -38,6 +38,13 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
+    )
+    .documented(
+        Contract::answers(&[
+            Answer::of::<view::Product>(200, "replaced"),
+            Answer::of::<view::Product>(201, "created"),
+        ])
+        .body::<PutProduct>(),
     )],
 };
 
@@ -59,17 +66,24 @@ pub const MAX_DESCRIPTION_CHARS: usize = 2000;
 /// stays below 5 × 10^13 cents.
 pub const MAX_PRICE: i64 = 100_000_000;
 
-#[derive(Debug, Deserialize)]
+/// A product's name, description and price.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct PutProduct {
+    #[schemars(length(min = 1, max = MAX_NAME_CHARS))]
     name: String,
-    /// Absent and `null` alike: no description.
+    /// absent or null removes the description; may hold line feeds and tabs (`x-lines`)
     #[serde(default)]
+    #[schemars(length(max = MAX_DESCRIPTION_CHARS), extend("x-lines" = true))]
     description: Option<String>,
-    /// In cents; absent and `null` alike: not for sale.
+    /// cents of `currency`, what an order line of the product costs; given with `currency`;
+    /// absent or null: the product is not for sale
     #[serde(default)]
     price: Option<api::Bounded<0, MAX_PRICE>>,
+    /// ISO 4217, given with `price`
     #[serde(default)]
+    #[schemars(regex(pattern = "^[A-Z]{3}$"))]
     currency: Option<String>,
 }
 

@@ -1,9 +1,8 @@
 //! `openapi.yaml`, generated: every operation from its function's declaration (summary, access,
-//! page size, the patterns it serves) and its route's [`Contract`] (query, body, answers and
-//! refusals, each schema derived from the Rust type that parses or builds it, descriptions from
-//! its doc comments). What no type says is kept by hand in `openapi-frame.yaml`: the document's
-//! prose (info, tags, security), the path parameters, the shared responses and the error codes,
-//! and, until its route declares a contract, an operation as written there.
+//! page size) and its route's [`Contract`] (query, body, answers and refusals, each schema
+//! derived from the Rust type that parses or builds it, descriptions from its doc comments).
+//! What no type says is kept by hand in `openapi-frame.yaml`: the document's prose (info, tags,
+//! security), the path parameters, the shared responses and the error codes.
 //!
 //! The tests crate holds the committed file to [`document`] (`UPDATE_OPENAPI=1` rewrites it:
 //! `make openapi`).
@@ -46,12 +45,14 @@ pub fn document() -> Value {
     for (tag, functions) in contexts() {
         for function in functions {
             for route in function.routes {
-                let op = match &route.contract {
-                    Some(contract) => {
-                        operation(function, route, contract, tag, &frame, &mut generators)
-                    }
-                    None => kept(function, route, &frame),
-                };
+                let contract = route.contract.as_ref().unwrap_or_else(|| {
+                    panic!(
+                        "{} {}: no contract; declare it (`Route::documented`)",
+                        route.method.as_str(),
+                        route.path
+                    )
+                });
+                let op = operation(function, route, contract, tag, &frame, &mut generators);
                 let item = paths.entry(route.path).or_insert_with(|| json!({}));
                 item[route.method.as_str().to_lowercase()] = op;
             }
@@ -65,9 +66,14 @@ pub fn document() -> Value {
     for generator in [&mut generators.answers, &mut generators.requests] {
         for (name, mut schema) in generator.take_definitions(true) {
             tidy(&mut schema);
+            if let Some(other) = schemas.get(&name) {
+                assert_eq!(other, &schema, "two schemas named {name}");
+            }
             schemas.insert(name, schema);
         }
     }
+    // By name, whatever order the operations first named them in.
+    schemas.sort_keys();
     prune(&mut doc);
     doc
 }
@@ -230,7 +236,29 @@ fn operation(
         .map(|(status, r)| (status.to_string(), r))
         .collect();
     op.insert("responses".into(), responses.into());
-    op.into()
+    let mut op = Value::Object(op);
+    if let Some(more) = contract.more {
+        merge(&mut op, (more.0)());
+    }
+    op
+}
+
+/// `more` merged into `into`: objects member by member, arrays appended, anything else replaced.
+fn merge(into: &mut Value, more: Value) {
+    match (into, more) {
+        (Value::Object(into), Value::Object(more)) => {
+            for (key, value) in more {
+                match into.get_mut(&key) {
+                    Some(existing) => merge(existing, value),
+                    None => {
+                        into.insert(key, value);
+                    }
+                }
+            }
+        }
+        (Value::Array(into), Value::Array(more)) => into.extend(more),
+        (into, more) => *into = more,
+    }
 }
 
 /// The path parameters of a path template, each the frame's parameter of that name.
@@ -250,36 +278,6 @@ fn path_parameters(path: &str, frame: &Value) -> Vec<Value> {
             json!({ "$ref": format!("#/components/parameters/{key}") })
         })
         .collect()
-}
-
-/// The operation of a route without a contract yet, as the frame writes it, with what the
-/// declaration says (summary, access) from the declaration, and its path's parameters in it.
-fn kept(function: &Function, route: &Route, frame: &Value) -> Value {
-    let item = &frame["paths"][route.path];
-    let mut op = item[route.method.as_str().to_lowercase()].clone();
-    assert!(
-        op.is_object(),
-        "{} {}: no contract, and openapi-frame.yaml has no operation",
-        route.method.as_str(),
-        route.path
-    );
-    op["summary"] = route.summary.into();
-    op["x-access"] = x_access(&function.access).into();
-    let mut parameters: Vec<Value> = item["parameters"].as_array().cloned().unwrap_or_default();
-    parameters.extend(op["parameters"].as_array().cloned().unwrap_or_default());
-    if let Some(op) = op.as_object_mut() {
-        op.remove("parameters");
-        if !parameters.is_empty() {
-            // Where the frame writes them: before the body and the responses.
-            let rest: Vec<(String, Value)> = ["requestBody", "responses"]
-                .iter()
-                .filter_map(|k| op.remove(*k).map(|v| ((*k).to_owned(), v)))
-                .collect();
-            op.insert("parameters".into(), parameters.into());
-            op.extend(rest);
-        }
-    }
-    op
 }
 
 /// The generated schemas as the hand-written ones were: an object takes no member it does not

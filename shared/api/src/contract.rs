@@ -62,6 +62,27 @@ pub struct Contract {
     /// Its `operationId`, when not its function's name (`getCustomer` for `get-customer`): one of
     /// a function's several routes (`getRegion` of `get-reference`).
     pub operation_id: Option<&'static str>,
+    /// What no type says, merged into the operation as written (a header parameter, a
+    /// response's headers and links): kept beside the handler that reads and sends them.
+    pub more: Option<More>,
+}
+
+/// JSON merged into a generated operation ([`Contract::more`]).
+#[derive(Clone, Copy)]
+pub struct More(pub fn() -> serde_json::Value);
+
+impl PartialEq for More {
+    fn eq(&self, other: &More) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for More {}
+
+impl std::fmt::Debug for More {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("More(..)")
+    }
 }
 
 impl Contract {
@@ -76,6 +97,7 @@ impl Contract {
             worst_read_halves: None,
             tag: None,
             operation_id: None,
+            more: None,
         }
     }
 
@@ -141,6 +163,14 @@ impl Contract {
     pub const fn operation_id(self, id: &'static str) -> Contract {
         Contract {
             operation_id: Some(id),
+            ..self
+        }
+    }
+
+    /// With `more` merged into the operation ([`Contract::more`]).
+    pub const fn more(self, more: fn() -> serde_json::Value) -> Contract {
+        Contract {
+            more: Some(More(more)),
             ..self
         }
     }

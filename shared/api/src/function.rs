@@ -33,7 +33,7 @@ pub struct Route {
     /// A paginated route's page size ([`Route::paged`]); `None` for one answer.
     pub page: Option<Page>,
     /// What `openapi.yaml` documents of it beyond this: its query, body, answers and refusals
-    /// with their types ([`Route::documented`]).
+    /// with their types ([`Route::documented`]; every route of the catalogue declares one).
     pub contract: Option<Contract>,
 }
 

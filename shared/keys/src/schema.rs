@@ -138,3 +138,35 @@ impl JsonSchema for CertType {
         }
     }
 }
+
+named!(crate::SortableId, "OrderId", {
+    "description": "a ULID in its canonical (upper-case) form",
+    "type": "string",
+    "pattern": "^[0-7][0-9A-HJKMNP-TV-Z]{25}$",
+});
+
+named!(crate::commerce::Sku, "Sku", {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": crate::commerce::Sku::MAX,
+});
+
+impl JsonSchema for crate::commerce::OrderStatus {
+    fn schema_name() -> Cow<'static, str> {
+        "OrderStatus".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let all: Vec<&str> = crate::commerce::OrderStatus::ALL
+            .iter()
+            .map(|s| s.as_str())
+            .collect();
+        json_schema!({ "type": "string", "enum": all })
+    }
+}
+
+named!(crate::Quarter, "Quarter", {
+    "description": "a sales period, a quarter",
+    "type": "string",
+    "pattern": "^[0-9]{4}-Q[1-4]$",
+    "examples": ["2026-Q4"],
+});
