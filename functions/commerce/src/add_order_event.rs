@@ -38,16 +38,20 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<Added>(201, "the event")])
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Added>(201, "the event")])
             .body::<AddEvent>()
             .refusals(&[
                 Refusal::NOT_FOUND,
                 Refusal::new(409, "`order_events_full`: the order has 50 tracking events, the most an order takes; nothing was written"),
             ]),
-    )],
-};
+];
 
 /// The tracking event added, and its order.
 #[derive(Serialize, JsonSchema)]

@@ -40,16 +40,20 @@ pub const FUNCTION: Function = Function {
                     .after("put-inventory", crate::put_inventory::largest())
                 }),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<view::Inventory>(200, "the inventory after the change")])
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<view::Inventory>(200, "the inventory after the change")])
             .body::<Adjust>()
             .refusals(&[
                 Refusal::NOT_FOUND,
                 Refusal::new(409, "`insufficient_stock` (it would go below 0) or `stock_limit_exceeded` (above 1,000,000,000); nothing was written"),
             ]),
-    )],
-};
+];
 
 /// Units received (positive) or shipped (negative): at most a whole stock either way, so neither
 /// the delta nor its negation can overflow (i64::MIN once did: `abs()` panicked or wrapped).

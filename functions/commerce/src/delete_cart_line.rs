@@ -32,13 +32,17 @@ pub const FUNCTION: Function = Function {
                 .after("put-cart-line", line)
             }),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::no_content("removed, or was not there")])
-            .optional_body::<DeleteLine>()
-            .refusals(&[Refusal::new(409, "`version_mismatch`: the line was written since the version given was read; nothing was removed")]),
     )],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::no_content("removed, or was not there")])
+            .optional_body::<DeleteLine>()
+            .refusals(&[Refusal::new(409, "`version_mismatch`: the line was written since the version given was read; nothing was removed")]),
+];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cart = api::path_id(&req, "cartId")?;

@@ -25,17 +25,21 @@ pub const FUNCTION: Function = Function {
             returns: "`{customer, orders}` newest first; 404 `customer_not_found`",
             example: Example::sub("123", "/customers/123?orders=2"),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<CustomerPage>(
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<CustomerPage>(
             200,
             "the customer and up to `orders` orders, newest first",
         )])
         .query(&[Query::with("orders", "how many of the newest orders to return", |_| {
             json_schema!({ "type": "integer", "minimum": 1, "maximum": MAX_ORDERS, "default": DEFAULT_ORDERS })
         })]),
-    )],
-};
+];
 
 /// A customer and their newest orders.
 #[derive(Serialize, JsonSchema)]

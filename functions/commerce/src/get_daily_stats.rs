@@ -24,12 +24,16 @@ pub const FUNCTION: Function = Function {
             returns: "`{date, orders, revenue, reviews}`",
             example: Example::staff("/stats/daily/2020-12-06"),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<Stats>(200, "the sums over every shard (zero for a quiet day)")])
-            .tag("derived"),
     )],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Stats>(200, "the sums over every shard (zero for a quiet day)")])
+            .tag("derived"),
+];
 
 // What `handle`'s sharded counter answers: its identity and each total, as `totals` names them.
 /// A day's counts, summed over its shards.

@@ -32,11 +32,15 @@ pub const FUNCTION: Function = Function {
             returns: "`{order, items, events}`; 404 `order_not_found`",
             example: Example::sub("123", "/orders/01ERTNJ6000000000000000000"),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<OrderPage>(200, "the order page")]).refusals(&[Refusal::NOT_FOUND]),
     )],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<OrderPage>(200, "the order page")]).refusals(&[Refusal::NOT_FOUND]),
+];
 
 /// An order, its lines and its tracking events.
 #[derive(Serialize, JsonSchema)]

@@ -32,13 +32,17 @@ pub const FUNCTION: Function = Function {
                 .after("put-product", crate::put_product::largest(Sku::MAX))
             }),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<view::Product>(200, "the product")])
-            .refusals(&[Refusal::NOT_FOUND])
-            .worst_read_units(1.5),
     )],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<view::Product>(200, "the product")])
+            .refusals(&[Refusal::NOT_FOUND])
+            .worst_read_units(1.5),
+];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;

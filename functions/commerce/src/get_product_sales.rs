@@ -24,15 +24,19 @@ pub const FUNCTION: Function = Function {
             returns: "`{productId, unitsSold, revenue}`",
             example: Example::staff("/products/1003/sales"),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<Sales>(
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Sales>(
             200,
             "the sums over every shard (zero for a product never sold), over the order lines placed, less those of orders since cancelled or returned",
         )])
         .tag("derived"),
-    )],
-};
+];
 
 // What `handle`'s sharded counter answers: its identity and each total, as `totals` names them.
 /// A product's sales, summed over its shards.

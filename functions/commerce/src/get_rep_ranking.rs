@@ -32,12 +32,16 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/reps/ranking?period=2026-Q4"),
         }],
     )
-    .paged(10)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(200, "a page of the period's reps in rank order (equal totals by rep id, descending)")])
-            .query(&[Query::of::<Quarter>("period", "a sales period, a quarter").required()]),
-    )],
+    .paged(10)],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "a page of the period's reps in rank order (equal totals by rep id, descending)")])
+            .query(&[Query::of::<Quarter>("period", "a sales period, a quarter").required()]),
+];
 
 /// A page of a period's ranking.
 #[derive(Serialize, JsonSchema)]

@@ -50,9 +50,14 @@ pub const FUNCTION: Function = Function {
             },
         ],
     )
-    .paged(20)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(200, "one page of orders")]).query(&[
+    .paged(20)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "one page of orders")]).query(&[
             Query::of::<keys::commerce::OrderStatus>(
                 "status",
                 "only the orders in this status (one GSI1 query of the order headers); every status when absent",
@@ -60,8 +65,7 @@ pub const FUNCTION: Function = Function {
             crate::params::ORDER_DATES[0],
             crate::params::ORDER_DATES[1],
         ]),
-    )],
-};
+];
 
 /// A page of a customer's orders.
 #[derive(Serialize, JsonSchema)]

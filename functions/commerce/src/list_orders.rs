@@ -37,15 +37,19 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/orders?status=OPEN&from=2020-11-01&to=2020-12-31"),
         }],
     )
-    .paged(20)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(200, "a page of the orders, newest first")]).query(&[
+    .paged(20)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "a page of the orders, newest first")]).query(&[
             Query::of::<OrderStatus>("status", "").required(),
             crate::params::ORDER_DATES[0],
             crate::params::ORDER_DATES[1],
         ]),
-    )],
-};
+];
 
 /// A page of the orders in a status.
 #[derive(Serialize, JsonSchema)]

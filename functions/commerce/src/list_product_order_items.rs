@@ -34,14 +34,18 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/products/42/order-items?limit=10"),
         }],
     )
-    .paged(50)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(
+    .paged(50)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
             200,
             "a page of the product's partition, inventories first (they sort after the order lines, read backwards)",
         )]),
-    )],
-};
+];
 
 /// A page of a product's inventories and order lines.
 #[derive(Serialize, JsonSchema)]

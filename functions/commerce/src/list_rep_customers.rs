@@ -30,11 +30,15 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/reps/E100/customers"),
         }],
     )
-    .paged(50)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(200, "a page of the rep's customers (empty for an unknown rep)")]),
-    )],
+    .paged(50)],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "a page of the rep's customers (empty for an unknown rep)")]),
+];
 
 /// A page of a rep's customers.
 #[derive(Serialize, JsonSchema)]

@@ -38,9 +38,14 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/reps/E100/orders?from=2020-11-01&to=2020-12-31"),
         }],
     )
-    .paged(20)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(200, "a page of the rep's orders, newest first (empty for an unknown rep)")]).query(&[
+    .paged(20)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "a page of the rep's orders, newest first (empty for an unknown rep)")]).query(&[
             Query::of::<OrderStatus>(
                 "status",
                 "only the orders in this status; every status, merged newest first, when absent",
@@ -48,8 +53,7 @@ pub const FUNCTION: Function = Function {
             crate::params::ORDER_DATES[0],
             crate::params::ORDER_DATES[1],
         ]),
-    )],
-};
+];
 
 /// A page of a rep's orders.
 #[derive(Serialize, JsonSchema)]

@@ -50,9 +50,14 @@ pub const FUNCTION: Function = Function {
                 )
                 .with_worst(worst),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<Placed>(
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Placed>(
             201,
             "the order placed (or, with `Idempotent-Replayed`, the one placed before)",
         )])
@@ -84,8 +89,7 @@ pub const FUNCTION: Function = Function {
                 } },
             })
         }),
-    )],
-};
+];
 
 /// An order as placed.
 #[derive(Serialize, JsonSchema)]

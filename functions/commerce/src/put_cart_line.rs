@@ -37,13 +37,17 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<Stored>(200, "the line as stored (quantity 0 once removed)")])
-            .body::<PutLine>()
-            .refusals(&[Refusal::new(409, "`cart_full` (a new line in a cart of 100 lines) or `version_mismatch` (the line was written since the version given was read); nothing was written")]),
     )],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Stored>(200, "the line as stored (quantity 0 once removed)")])
+            .body::<PutLine>()
+            .refusals(&[Refusal::new(409, "`cart_full` (a new line in a cart of 100 lines) or `version_mismatch` (the line was written since the version given was read); nothing was written")]),
+];
 
 /// A cart line as stored; once removed, its quantity 0 and nothing else.
 #[derive(Serialize, JsonSchema)]

@@ -31,16 +31,20 @@ pub const FUNCTION: Function = Function {
                 .with_body(r#"{"name": "David Good", "email": "david@example.com"}"#)
                 .with_worst(worst),
         }],
-    )
-    .documented(
-        Contract::answers(&[
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
             Answer::of::<view::Customer>(200, "the customer as stored, updated"),
             Answer::of::<view::Customer>(201, "the customer as stored, created"),
         ])
         .body::<PutCustomer>()
         .refusals(&[Refusal::FORBIDDEN]),
-    )],
-};
+];
 
 /// C2's costliest write: a new customer of the longest id, name and email.
 fn worst() -> api::function::Worst {

@@ -41,9 +41,14 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
-    )
-    .documented(
-        Contract::answers(&[
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
             Answer::of::<view::Inventory>(200, "replaced"),
             Answer::of::<view::Inventory>(201, "created"),
         ])
@@ -52,8 +57,7 @@ pub const FUNCTION: Function = Function {
             Refusal::NOT_FOUND,
             Refusal::new(409, "`version_mismatch`: the inventory was written since the version given was read; nothing was written"),
         ]),
-    )],
-};
+];
 /// The most one warehouse may hold of one product (a bound, so a total over many warehouses
 /// stays far within a number DynamoDB and every client can hold exactly).
 pub const MAX_QUANTITY: u32 = 1_000_000_000;

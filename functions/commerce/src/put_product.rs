@@ -38,15 +38,19 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
-    )
-    .documented(
-        Contract::answers(&[
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
             Answer::of::<view::Product>(200, "replaced"),
             Answer::of::<view::Product>(201, "created"),
         ])
         .body::<PutProduct>(),
-    )],
-};
+];
 
 /// The request that writes the largest product at `sku`: the longest name and description, of
 /// the widest characters, at the highest price (C3's worst case orders them).

@@ -43,16 +43,20 @@ pub const FUNCTION: Function = Function {
                     .after("put-reference", job)
                 }),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<Added>(
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Added>(
             201,
             "the job, and whether it is now the current one",
         )])
         .body::<NewJob>()
         .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
-    )],
-};
+];
 
 /// the job is one PUT /jobs/{jobId} made; its title is the job's (a body with a title is
 /// refused, 400 invalid_body)

@@ -24,12 +24,16 @@ pub const FUNCTION: Function = Function {
             returns: "the employee with `currentJob` and `warehouse`; 404 `employee_not_found`",
             example: Example::staff("/employees/E100"),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<view::EmployeeDetail>(200, "the employee")])
-            .refusals(&[Refusal::NOT_FOUND]),
     )],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<view::EmployeeDetail>(200, "the employee")])
+            .refusals(&[Refusal::NOT_FOUND]),
+];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;

@@ -25,12 +25,16 @@ pub const FUNCTION: Function = Function {
             returns: "the current job; 404 `job_not_found`",
             example: Example::staff("/employees/E100/job"),
         }],
-    )
-    .documented(
-        Contract::answers(&[Answer::of::<CurrentJob>(200, "the newest job of the history")])
-            .refusals(&[Refusal::NOT_FOUND]),
     )],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<CurrentJob>(200, "the newest job of the history")])
+            .refusals(&[Refusal::NOT_FOUND]),
+];
 
 /// An employee's current job.
 #[derive(Serialize, JsonSchema)]

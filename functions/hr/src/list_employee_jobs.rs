@@ -29,15 +29,19 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/employees/E100/jobs"),
         }],
     )
-    .paged(20)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(
+    .paged(20)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
             200,
             "a page of the employee's job history, newest first (titles as the jobs have them now)",
         )])
         .refusals(&[Refusal::NOT_FOUND]),
-    )],
-};
+];
 
 /// A page of an employee's job history.
 #[derive(Serialize, JsonSchema)]

@@ -54,9 +54,14 @@ pub const FUNCTION: Function = Function {
             },
         ],
     )
-    .paged(50)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(
+    .paged(50)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
             200,
             "a page of employees (with their current job for H11)",
         )])
@@ -65,8 +70,7 @@ pub const FUNCTION: Function = Function {
             Query::of::<keys::schema::FreeText>("jobTitle", ""),
             Query::of::<keys::Date>("hiredSince", ""),
         ]),
-    )],
-};
+];
 
 /// A page of employees.
 #[derive(Serialize, JsonSchema)]

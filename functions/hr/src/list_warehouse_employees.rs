@@ -26,12 +26,18 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/warehouses/W1/employees"),
         }],
     )
-    .paged(50)
-    .documented(Contract::answers(&[Answer::of::<Page>(
+    .paged(50)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
         200,
         "a page of the warehouse's employees",
-    )]))],
-};
+    )]),
+];
 
 /// A page of a warehouse's employees.
 #[derive(Serialize, JsonSchema)]

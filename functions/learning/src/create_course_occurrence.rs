@@ -40,14 +40,18 @@ pub const FUNCTION: Function = Function {
                     }),
                 },
             ],
-        )
-        .documented(
-            Contract::answers(&[Answer::of::<view::CourseOccurrence>(201, "the occurrence")])
-                .body::<NewOccurrence>()
-                .refusals(&[Refusal::CONFLICT]),
         ),
     ],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<view::CourseOccurrence>(201, "the occurrence")])
+                .body::<NewOccurrence>()
+                .refusals(&[Refusal::CONFLICT]),
+];
 
 pub const MAX_COURSE_TYPE_CHARS: usize = 100;
 /// The largest occurrence item DynamoDB can hold: its name and location, at 4 bytes a character,

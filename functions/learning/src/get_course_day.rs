@@ -31,12 +31,18 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/courses/introtodynamodb/days/2022-03-15"),
         }],
     )
-    .paged(50)
-    .documented(Contract::answers(&[Answer::of::<Page>(
+    .paged(50)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
         200,
         "one page of the day's items",
-    )]))],
-};
+    )]),
+];
 
 /// A page of a course day's occurrences and certificates.
 #[derive(Serialize, JsonSchema)]

@@ -51,14 +51,18 @@ pub const FUNCTION: Function = Function {
                     }),
                 },
             ],
-        )
-        .documented(
-            Contract::answers(&[Answer::of::<view::Certificate>(201, "the certificate")])
-                .body::<NewCertificate>()
-                .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
         ),
     ],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<view::Certificate>(201, "the certificate")])
+                .body::<NewCertificate>()
+                .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
+];
 
 /// The course occurrence, the student, the type and the instructor.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -51,15 +51,19 @@ pub const FUNCTION: Function = Function {
             },
         ],
     )
-    .paged(20)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(200, "one page of the merged list")]).query(&[
+    .paged(20)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "one page of the merged list")]).query(&[
             Query::of::<keys::learning::CertType>("type", "").required(),
             params::VERSION,
             Query::of::<keys::schema::FreeText>("instructor", ""),
         ]),
-    )],
-};
+];
 
 /// A page of certificates of a type.
 #[derive(Serialize, JsonSchema)]

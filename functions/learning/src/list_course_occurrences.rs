@@ -78,9 +78,14 @@ pub const FUNCTION: Function = Function {
             },
         ],
     )
-    .paged(20)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(200, "one page of occurrences")])
+    .paged(20)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "one page of occurrences")])
             .query(&[
                 Query::with("year", "", |_| {
                     json_schema!({ "type": "string", "pattern": "^[0-9]{4}$" })
@@ -95,8 +100,7 @@ pub const FUNCTION: Function = Function {
                 "a page also stops at 32 read units (it holds at least 50 of the largest occurrences, 5 KB each), the next page one nextCursor away",
             )
             .worst_read_units(31.0),
-    )],
-};
+];
 
 /// A page of a course's occurrences.
 #[derive(Serialize, JsonSchema)]

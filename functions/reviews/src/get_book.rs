@@ -39,17 +39,21 @@ pub const FUNCTION: Function = Function {
             example: Example::anyone("/books/9780261102354?limit=2").with_worst(worst),
         }],
     )
-    .paged(10)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(
+    .paged(10)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
             200,
             "the book (first page only) and a page of its reviews",
         )])
         .page_note(PAGE_NOTE)
         .refusals(&[Refusal::NOT_FOUND])
         .worst_read_units(30.0),
-    )],
-};
+];
 
 /// What a page of reviews (R1, R2) holds beyond its size.
 pub const PAGE_NOTE: &str = "a page also stops at 32 read units (a page of the largest reviews, 20 KB each, holds 11 items), the next page one nextCursor away";

@@ -35,15 +35,19 @@ pub const FUNCTION: Function = Function {
             example: Example::sub("frodo", "/users/frodo?limit=2"),
         }],
     )
-    .paged(10)
-    .documented(
-        Contract::answers(&[Answer::of::<Page>(
+    .paged(10)],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
             200,
             "the user (first page only) and a page of their reviews",
         )])
         .page_note(crate::get_book::PAGE_NOTE),
-    )],
-};
+];
 
 /// A page of a user's reviews.
 #[derive(Serialize, JsonSchema)]

@@ -38,15 +38,19 @@ pub const FUNCTION: Function = Function {
                     .after("put-user", crate::put_user::largest())
                 }),
         }],
-    )
-    .documented(
-        Contract::answers(&[
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
             Answer::of::<view::Review>(200, "the review as stored, replacing the user's last"),
             Answer::of::<view::Review>(201, "the review as stored, the user's first of the book"),
         ])
         .body::<PutReview>(),
-    )],
-};
+];
 
 pub const MIN_GRADE: u8 = 1;
 pub const MAX_GRADE: u8 = 10;

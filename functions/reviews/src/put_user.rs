@@ -34,15 +34,19 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
-    )
-    .documented(
-        Contract::answers(&[
+    )],
+};
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
             Answer::of::<view::User>(200, "the user as stored, updated"),
             Answer::of::<view::User>(201, "the user as stored, created"),
         ])
         .optional_body::<PutUser>(),
-    )],
-};
+];
 
 /// The longest username: the worst cases of the review routes write its reviews.
 pub fn longest_username() -> &'static str {

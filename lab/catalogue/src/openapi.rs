@@ -1,5 +1,6 @@
 //! `openapi.yaml`, generated: every operation from its function's declaration (summary, access,
-//! page size) and its route's [`Contract`] (query, body, answers and refusals, each schema
+//! page size) and its route's [`Contract`] (its module's `CONTRACTS`, one per route, apart from
+//! the `FUNCTION` its binary reads: query, body, answers and refusals, each schema
 //! derived from the Rust type that parses or builds it, descriptions from its doc comments).
 //! What no type says is kept by hand in `openapi-frame.yaml`: the document's prose (info, tags,
 //! security), the path parameters, the shared responses and the error codes.
@@ -19,13 +20,20 @@ use serde_json::{Map, Value, json};
 /// The hand-kept frame (see the module's header).
 const FRAME: &str = include_str!("openapi-frame.yaml");
 
-/// Every context's functions, under the context's tag.
-fn contexts() -> [(&'static str, &'static [&'static Function]); 4] {
+/// A context's tag, its functions and their routes' contracts.
+type Context = (
+    &'static str,
+    &'static [&'static Function],
+    &'static [&'static [Contract]],
+);
+
+/// Every context, under its tag.
+fn contexts() -> [Context; 4] {
     [
-        ("commerce", commerce::FUNCTIONS),
-        ("reviews", reviews::FUNCTIONS),
-        ("learning", learning::FUNCTIONS),
-        ("hr", hr::FUNCTIONS),
+        ("commerce", commerce::FUNCTIONS, commerce::CONTRACTS),
+        ("reviews", reviews::FUNCTIONS, reviews::CONTRACTS),
+        ("learning", learning::FUNCTIONS, learning::CONTRACTS),
+        ("hr", hr::FUNCTIONS, hr::CONTRACTS),
     ]
 }
 
@@ -42,16 +50,15 @@ pub fn document() -> Value {
         requests: settings.for_deserialize().into_generator(),
     };
     let mut paths = Map::new();
-    for (tag, functions) in contexts() {
-        for function in functions {
-            for route in function.routes {
-                let contract = route.contract.as_ref().unwrap_or_else(|| {
-                    panic!(
-                        "{} {}: no contract; declare it (`Route::documented`)",
-                        route.method.as_str(),
-                        route.path
-                    )
-                });
+    for (tag, functions, contracts) in contexts() {
+        for (function, contracts) in functions.iter().zip(contracts) {
+            assert_eq!(
+                function.routes.len(),
+                contracts.len(),
+                "{}: one contract per route, in their order",
+                function.name
+            );
+            for (route, contract) in function.routes.iter().zip(*contracts) {
                 let op = operation(function, route, contract, tag, &frame, &mut generators);
                 let item = paths.entry(route.path).or_insert_with(|| json!({}));
                 item[route.method.as_str().to_lowercase()] = op;

@@ -1,4 +1,6 @@
-//! What `openapi.yaml` says of a route beyond its declaration ([`crate::Route`]): the query
+//! What `openapi.yaml` says of a route beyond its declaration ([`crate::Route`]), declared beside
+//! it as its module's `CONTRACTS` (one per route; never read by the binary, so none of this is
+//! linked into a Lambda): the query
 //! parameters it reads, the body it takes, what it answers and the refusals it documents, each
 //! schema from the Rust type that parses or builds it (`#[derive(JsonSchema)]`, descriptions from
 //! doc comments). `lab/catalogue`'s `openapi` walks every function's routes and writes the whole

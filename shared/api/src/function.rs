@@ -5,8 +5,6 @@
 
 use store::Needs;
 
-use crate::contract::Contract;
-
 use crate::Access;
 
 /// An API function: one Lambda, its binary `name`, its template resource (`GetCustomerFunction`
@@ -32,9 +30,6 @@ pub struct Route {
     pub patterns: &'static [Pattern],
     /// A paginated route's page size ([`Route::paged`]); `None` for one answer.
     pub page: Option<Page>,
-    /// What `openapi.yaml` documents of it beyond this: its query, body, answers and refusals
-    /// with their types ([`Route::documented`]; every route of the catalogue declares one).
-    pub contract: Option<Contract>,
 }
 
 /// The page size of a paginated route: `?limit=` from 1 to `max`, `default` when absent.
@@ -62,14 +57,6 @@ impl Route {
         }
     }
 
-    /// The route, documented by `contract`.
-    pub const fn documented(self, contract: Contract) -> Route {
-        Route {
-            contract: Some(contract),
-            ..self
-        }
-    }
-
     /// A `GET` route.
     pub const fn get(
         path: &'static str,
@@ -82,7 +69,6 @@ impl Route {
             summary,
             patterns,
             page: None,
-            contract: None,
         }
     }
 
@@ -98,7 +84,6 @@ impl Route {
             summary,
             patterns,
             page: None,
-            contract: None,
         }
     }
 
@@ -114,7 +99,6 @@ impl Route {
             summary,
             patterns,
             page: None,
-            contract: None,
         }
     }
 
@@ -130,7 +114,6 @@ impl Route {
             summary,
             patterns,
             page: None,
-            contract: None,
         }
     }
 }
@@ -427,7 +410,6 @@ mod tests {
             summary: "",
             patterns: patterns.leak(),
             page: None,
-            contract: None,
         }];
         Function {
             name: "the-function",
