@@ -33,7 +33,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run reset seed token reconcile migrate move-index bench bench-keys catalogue samples workbench cost plan test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
+.PHONY: help run reset seed token reconcile migrate move-index bench bench-keys catalogue openapi samples workbench cost plan test fuzz browser lint clippy build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -131,6 +131,9 @@ workbench: dynamodb-install ## Write the table's NoSQL Workbench model (lab/work
 
 catalogue: ## Write docs/access-patterns.md's access-pattern table from the catalogue (lab/catalogue), which the tests hold openapi.yaml and template.yaml to
 	UPDATE_CATALOGUE=1 cargo test --workspace --lib --quiet catalogue::the_readme_table
+
+openapi: ## Write openapi.yaml from the code: each function's declaration and its request and answer types (lab/catalogue/src/openapi.rs)
+	UPDATE_OPENAPI=1 cargo test --workspace --lib --quiet openapi::openapi_yaml_is_what_the_code_generates
 
 samples: ## Write the API functions' events/ samples from their declarations (each function's last pattern's example)
 	UPDATE_SAMPLES=1 cargo test --workspace --lib --quiet sample_events::

@@ -1,4 +1,7 @@
-//! `openapi.yaml` is the API's contract. Here it is held to the truth twice: against
+//! `openapi.yaml` is the API's contract, generated from the code (`catalogue::openapi`: each
+//! function's declaration and its request and answer types); the committed file is held to what
+//! the code generates ([`openapi_yaml_is_what_the_code_generates`]). Here it is held to the truth
+//! twice more: against
 //! `template.yaml` (the same routes, the same public ones, the same access as each function
 //! declares), and against the running functions: every answer the end-to-end tests receive is
 //! validated against the operation's documented response ([`assert_answer`], called by
@@ -231,15 +234,36 @@ pub fn assert_event_answer(event: &Value, status: u16, body: &Value) {
     assert_answer(method, path, status, body);
 }
 
-/// How `openapi.yaml` writes a function's [`Access`] (`x-access`).
-fn x_access(access: &Access) -> String {
-    match access {
-        Access::Public => "public".into(),
-        Access::SignedIn => "signed-in".into(),
-        Access::Staff => "staff".into(),
-        Access::Owner { param, .. } => format!("owner:{param}"),
-        Access::OwnerOrStaff { param, .. } => format!("owner-or-staff:{param}"),
+use catalogue::openapi::x_access;
+
+/// The committed `openapi.yaml` is the generated one, or it is rewritten with `UPDATE_OPENAPI=1`
+/// (`make openapi`).
+#[test]
+fn openapi_yaml_is_what_the_code_generates() {
+    let path = sam_template::workspace_root().join("openapi.yaml");
+    let generated = format!(
+        "# Generated from the code by `make openapi` (lab/catalogue/src/openapi.rs): edit the\n\
+         # declarations and types it reads, or lab/catalogue/src/openapi-frame.yaml, not this file.\n{}",
+        serde_yaml::to_string(&catalogue::openapi::document()).expect("YAML")
+    );
+    let committed = std::fs::read_to_string(&path).expect("openapi.yaml");
+    if committed == generated {
+        return;
     }
+    if std::env::var_os("UPDATE_OPENAPI").is_some() {
+        std::fs::write(&path, generated).expect("write openapi.yaml");
+        return;
+    }
+    let first = committed
+        .lines()
+        .zip(generated.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or(committed.lines().count().min(generated.lines().count()));
+    panic!(
+        "openapi.yaml is not what the code generates (first difference on line {}): run `make \
+         openapi` and review the change",
+        first + 1
+    );
 }
 
 #[test]
@@ -326,20 +350,8 @@ fn every_schema_of_the_document_compiles_and_every_ref_resolves() {
         }
     }
     // A $ref anywhere in the document points at something.
-    fn refs(v: &Value, out: &mut Vec<String>) {
-        match v {
-            Value::Object(m) => {
-                if let Some(Value::String(r)) = m.get("$ref") {
-                    out.push(r.clone());
-                }
-                m.values().for_each(|v| refs(v, out));
-            }
-            Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
-            _ => {}
-        }
-    }
-    let mut all = Vec::new();
-    refs(&SPEC, &mut all);
+    let mut all = BTreeSet::new();
+    catalogue::openapi::refs(&SPEC, &mut all);
     for r in all {
         assert!(
             SPEC.pointer(r.trim_start_matches('#')).is_some(),
@@ -353,7 +365,7 @@ fn the_checker_refuses_what_the_document_does_not_say() {
     let customer = json!({
         "customerId": "c-1", "name": "Ann", "email": "ann@example.com",
         "createdAt": "2026-11-22T05:38:34.991Z", "updatedAt": "2026-11-22T05:38:34.991Z",
-        "orderCount": 0, "lifetimeValue": 0
+        "orderCount": 0, "lifetimeValue": 0, "accountRepId": null
     });
     assert_eq!(
         check_answer("PUT", "/customers/c-1", 201, &customer),

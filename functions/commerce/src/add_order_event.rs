@@ -9,7 +9,7 @@ use keys::{
     commerce::{EventId, OrderStatus},
 };
 use model::commerce::TrackingEvent;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use crate::data::{self as commerce, EventAdded, MAX_ORDER_EVENTS};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -41,14 +41,61 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Added>(201, "the event")])
+            .body::<AddEvent>()
+            .refusals(&[
+                Refusal::NOT_FOUND,
+                Refusal::new(409, "`order_events_full`: the order has 50 tracking events, the most an order takes; nothing was written"),
+            ]),
+];
+
+/// The tracking event added, and its order.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Added {
+    #[serde(flatten)]
+    event: crate::views::TrackingEvent,
+    order_id: keys::commerce::OrderId,
+}
+
 pub const MAX_NOTE_CHARS: usize = 500;
 
-#[derive(Debug, Deserialize)]
+/// A status and a note.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct AddEvent {
+    #[schemars(with = "EventStatus")]
     status: String,
     #[serde(default)]
+    #[schemars(with = "String", length(min = 1, max = MAX_NOTE_CHARS))]
     note: Option<String>,
+}
+
+/// every status but OPEN (an order is OPEN when placed)
+struct EventStatus;
+
+impl JsonSchema for EventStatus {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "EventStatus".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let allowed: Vec<_> = OrderStatus::ALL
+            .into_iter()
+            .filter(|st| *st != OrderStatus::Open)
+            .map(OrderStatus::as_str)
+            .collect();
+        json_schema!({
+            "description": "every status but OPEN (an order is OPEN when placed)",
+            "type": "string",
+            "enum": allowed,
+        })
+    }
 }
 
 fn parse_status(s: &str) -> Result<OrderStatus, ApiError> {
@@ -112,9 +159,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             ));
         }
     }
-    let mut view = crate::views::tracking_event(&record);
-    view["orderId"] = order.to_string().into();
-    api::json(201, &view)
+    let added = Added {
+        event: crate::views::tracking_event(&record),
+        order_id: order,
+    };
+    api::json(201, &added)
 }
 
 #[cfg(test)]

@@ -43,13 +43,29 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<view::Inventory>(200, "the inventory after the change")])
+            .body::<Adjust>()
+            .refusals(&[
+                Refusal::NOT_FOUND,
+                Refusal::new(409, "`insufficient_stock` (it would go below 0) or `stock_limit_exceeded` (above 1,000,000,000); nothing was written"),
+            ]),
+];
+
 /// Units received (positive) or shipped (negative): at most a whole stock either way, so neither
 /// the delta nor its negation can overflow (i64::MIN once did: `abs()` panicked or wrapped).
 type Delta = api::Bounded<{ -(MAX_QUANTITY as i64) }, { MAX_QUANTITY as i64 }>;
 
-#[derive(Debug, Deserialize)]
+/// A relative change of the stock.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct Adjust {
+    /// units received (positive) or shipped (negative), not 0
+    #[schemars(extend("not" = { "const": 0 }))]
     delta: Delta,
 }
 

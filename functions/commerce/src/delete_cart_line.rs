@@ -35,6 +35,15 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::no_content("removed, or was not there")])
+            .optional_body::<DeleteLine>()
+            .refusals(&[Refusal::new(409, "`version_mismatch`: the line was written since the version given was read; nothing was removed")]),
+];
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cart = api::path_id(&req, "cartId")?;
     let product = api::path_id(&req, "productId")?;
@@ -57,10 +66,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 }
 
 /// The optional body: the version of the line read.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct DeleteLine {
+    /// the line's version read (GET answers it): removed only if no write came in between, else
+    /// 409 `version_mismatch` and the line stays. Absent (or no body): removed whatever it was
     #[serde(default)]
+    #[schemars(with = "u64")]
     version: Option<u64>,
 }
 

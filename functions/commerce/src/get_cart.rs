@@ -5,7 +5,7 @@
 use api::declare::*;
 use keys::commerce as k;
 use model::commerce::CartLine;
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -26,6 +26,25 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Cart>(200, "the cart (empty when it has no lines)")]),
+];
+
+/// A cart's lines.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Cart<'a> {
+    cart_id: &'a keys::Id,
+    /// at most 100 lines (a PUT of a 101st line is a 409 `cart_full`), so one read of a full cart
+    /// costs about 2 read units
+    #[schemars(length(max = crate::data::MAX_CART_LINES))]
+    items: Vec<crate::views::CartLine>,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cart = api::path_id(&req, "cartId")?;
     let lines = deps
@@ -36,16 +55,17 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .decode::<CartLine>()?;
     api::json(
         200,
-        &json!({
-            "cartId": cart.as_str(),
-            "items": lines.items.iter().map(crate::views::cart_line).collect::<Vec<_>>(),
-        }),
+        &Cart {
+            cart_id: &cart,
+            items: lines.items.iter().map(crate::views::cart_line).collect(),
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use crate::fixtures::put_cart_line;
     use crate::fixtures::{at, id};
     use testkit::{Harness, all_items, query_read_units};

@@ -6,7 +6,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::commerce as k;
 use model::commerce::{Customer, OrderSummary};
-use serde_json::json;
+use serde::Serialize;
 use store::ParentPage;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -27,6 +27,27 @@ pub const FUNCTION: Function = Function {
         }],
     )],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<CustomerPage>(
+            200,
+            "the customer and up to `orders` orders, newest first",
+        )])
+        .query(&[Query::with("orders", "how many of the newest orders to return", |_| {
+            json_schema!({ "type": "integer", "minimum": 1, "maximum": MAX_ORDERS, "default": DEFAULT_ORDERS })
+        })]),
+];
+
+/// A customer and their newest orders.
+#[derive(Serialize, JsonSchema)]
+#[schemars(inline)]
+struct CustomerPage {
+    customer: view::Customer,
+    orders: Vec<view::OrderSummary>,
+}
 pub const DEFAULT_ORDERS: u32 = 10;
 pub const MAX_ORDERS: u32 = 100;
 
@@ -51,16 +72,17 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     api::json(
         200,
-        &json!({
-            "customer": view::customer(&c),
-            "orders": orders.iter().map(|o| view::order_summary(&o.0)).collect::<Vec<_>>(),
-        }),
+        &CustomerPage {
+            customer: view::customer(&c),
+            orders: orders.iter().map(|o| view::order_summary(&o.0)).collect(),
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use testkit::{Harness, all_items, query_read_units};
     use crate::fixtures;
 

@@ -27,6 +27,28 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Stats>(200, "the sums over every shard (zero for a quiet day)")])
+            .tag("derived"),
+];
+
+// What `handle`'s sharded counter answers: its identity and each total, as `totals` names them.
+/// A day's counts, summed over its shards.
+#[derive(JsonSchema)]
+#[schemars(inline)]
+#[allow(dead_code)]
+struct Stats {
+    date: Date,
+    /// orders placed that day, less those since cancelled or returned
+    orders: api::views::DerivedInteger,
+    /// cents, the totals of those orders
+    revenue: api::views::DerivedInteger,
+    reviews: api::views::DerivedInteger,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let date = api::path(&req, "date", Date::parse_iso)?;
     let shards = derived::daily_stats_shards(date, deps.shards()?);

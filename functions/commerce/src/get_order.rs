@@ -13,7 +13,7 @@ use model::{
     Entity,
     commerce::{OrderHeader, OrderLine, TrackingEvent},
 };
-use serde_json::json;
+use serde::Serialize;
 use store::StoreError;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -34,6 +34,22 @@ pub const FUNCTION: Function = Function {
         }],
     )],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<OrderPage>(200, "the order page")]).refusals(&[Refusal::NOT_FOUND]),
+];
+
+/// An order, its lines and its tracking events.
+#[derive(Serialize, JsonSchema)]
+#[schemars(inline)]
+struct OrderPage {
+    order: view::OrderSummary,
+    items: Vec<view::OrderLine>,
+    events: Vec<view::TrackingEvent>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let caller = api::auth::signed_in_caller(&req)?;
@@ -64,17 +80,18 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     api::json(
         200,
-        &json!({
-            "order": view::order_summary(&order),
-            "items": lines.iter().map(view::order_line).collect::<Vec<_>>(),
-            "events": events.iter().map(view::tracking_event).collect::<Vec<_>>(),
-        }),
+        &OrderPage {
+            order: view::order_summary(&order),
+            items: lines.iter().map(view::order_line).collect(),
+            events: events.iter().map(view::tracking_event).collect(),
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use keys::commerce::OrderStatus;
     use crate::fixtures;
     use testkit::{Harness, all_items, query_read_units};

@@ -27,6 +27,28 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Sales>(
+            200,
+            "the sums over every shard (zero for a product never sold), over the order lines placed, less those of orders since cancelled or returned",
+        )])
+        .tag("derived"),
+];
+
+// What `handle`'s sharded counter answers: its identity and each total, as `totals` names them.
+/// A product's sales, summed over its shards.
+#[derive(JsonSchema)]
+#[schemars(inline, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct Sales {
+    product_id: Sku,
+    units_sold: api::views::DerivedInteger,
+    revenue: api::views::DerivedInteger,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     let shards = k::product_sales_shards(sku, deps.shards()?);

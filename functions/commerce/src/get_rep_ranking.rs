@@ -13,7 +13,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::{Quarter, commerce as k};
 use model::commerce::RepSales;
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -35,6 +35,25 @@ pub const FUNCTION: Function = Function {
     .paged(10)],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "a page of the period's reps in rank order (equal totals by rep id, descending)")])
+            .query(&[Query::of::<Quarter>("period", "a sales period, a quarter").required()]),
+];
+
+/// A page of a period's ranking.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    period: Quarter,
+    reps: Vec<view::RepSales>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let period = api::query(&req, "period")
         .ok_or_else(|| ApiError::invalid_parameter("period", "give period=2026-Q4 (a quarter)"))
@@ -46,17 +65,18 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .await?;
     api::json(
         200,
-        &json!({
-            "period": period.to_string(),
-            "reps": items.iter().map(view::rep_sales).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            period,
+            reps: items.iter().map(view::rep_sales).collect(),
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use model::{Derived, Item};
     use serde_json::Value;
     use store::Table;

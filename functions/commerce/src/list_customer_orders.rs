@@ -14,7 +14,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::commerce::{self as k, OrderStatus};
 use model::commerce::{Order, OrderHeader, OrderSummary};
-use serde_json::json;
+use serde::Serialize;
 use crate::data::{self as commerce, ByStatus, ORDER_STATUS_KEYS, StatusKeys};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -52,6 +52,31 @@ pub const FUNCTION: Function = Function {
     )
     .paged(20)],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "one page of orders")]).query(&[
+            Query::of::<keys::commerce::OrderStatus>(
+                "status",
+                "only the orders in this status (one GSI1 query of the order headers); every status when absent",
+            ),
+            crate::params::ORDER_DATES[0],
+            crate::params::ORDER_DATES[1],
+        ]),
+];
+
+/// A page of a customer's orders.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    customer_id: keys::Id,
+    orders: Vec<view::OrderSummary>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
@@ -98,17 +123,18 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     }
     api::json(
         200,
-        &json!({
-            "customerId": customer.as_str(),
-            "orders": orders.iter().map(view::order_summary).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            customer_id: customer,
+            orders: orders.iter().map(view::order_summary).collect(),
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use serde_json::Value;
     use testkit::Harness;
     use crate::fixtures;

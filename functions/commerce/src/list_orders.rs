@@ -17,7 +17,7 @@ use keys::{
     commerce::{self as k, OrderStatus},
 };
 use model::commerce::OrderHeader;
-use serde_json::json;
+use serde::Serialize;
 use store::merge::Direction;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -39,6 +39,28 @@ pub const FUNCTION: Function = Function {
     )
     .paged(20)],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "a page of the orders, newest first")]).query(&[
+            Query::of::<OrderStatus>("status", "").required(),
+            crate::params::ORDER_DATES[0],
+            crate::params::ORDER_DATES[1],
+        ]),
+];
+
+/// A page of the orders in a status.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    status: OrderStatus,
+    orders: Vec<view::OrderSummary>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let status: OrderStatus = api::query_parsed(&req, "status")?.ok_or_else(|| {
@@ -62,7 +84,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .collect::<Result<Vec<_>, _>>()?;
     api::json(
         200,
-        &json!({"status": status.as_str(), "orders": orders, "nextCursor": next}),
+        &Page {
+            status,
+            orders,
+            next_cursor: next,
+        },
     )
 }
 

@@ -14,7 +14,7 @@ use model::{
     Entity,
     commerce::{Inventory, OrderLine},
 };
-use serde_json::json;
+use serde::Serialize;
 use store::StoreError;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -37,6 +37,38 @@ pub const FUNCTION: Function = Function {
     .paged(50)],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
+            200,
+            "a page of the product's partition, inventories first (they sort after the order lines, read backwards)",
+        )]),
+];
+
+/// A page of a product's inventories and order lines.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    sku: Sku,
+    inventories: Vec<view::Inventory>,
+    order_items: Vec<OrderItem>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
+
+/// An order line as an order page shows it, with the order it belongs to.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct OrderItem {
+    order_id: keys::commerce::OrderId,
+    #[serde(flatten)]
+    line: view::OrderLine,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     let page = api::page_request(&req, &FUNCTION)?;
@@ -53,12 +85,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             Some(OrderLine::TYPE) => {
                 // The line as an order page shows it, with the order it belongs to.
                 let line = model::from_item::<OrderLine>(item)?;
-                order_items.push(json!({
-                    "orderId": line.order_id,
-                    "sku": line.sku,
-                    "quantity": line.quantity,
-                    "unitPrice": line.unit_price,
-                }));
+                order_items.push(OrderItem {
+                    order_id: line.order_id,
+                    line: view::order_line(&line),
+                });
             }
             other => {
                 let e = StoreError::Corrupt(format!("unexpected {other:?} in a product's items"));
@@ -68,18 +98,19 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     }
     api::json(
         200,
-        &json!({
-            "sku": sku,
-            "inventories": inventories,
-            "orderItems": order_items,
-            "nextCursor": next,
-        }),
+        &Page {
+            sku,
+            inventories,
+            order_items,
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;

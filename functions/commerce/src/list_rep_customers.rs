@@ -11,7 +11,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::commerce as k;
 use model::commerce::Customer;
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -33,6 +33,24 @@ pub const FUNCTION: Function = Function {
     .paged(50)],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "a page of the rep's customers (empty for an unknown rep)")]),
+];
+
+/// A page of a rep's customers.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    rep_id: keys::Id,
+    customers: Vec<view::Customer>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let rep = api::path_id(&req, "repId")?;
     let page = api::page_request(&req, &FUNCTION)?;
@@ -42,17 +60,18 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .await?;
     api::json(
         200,
-        &json!({
-            "repId": rep.as_str(),
-            "customers": items.iter().map(view::customer).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            rep_id: rep,
+            customers: items.iter().map(view::customer).collect(),
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use model::Item;
     use serde_json::Value;
     use store::Table;

@@ -18,7 +18,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::commerce::OrderStatus;
 use model::commerce::OrderSummary;
-use serde_json::json;
+use serde::Serialize;
 use crate::data::{ByStatus, ORDER_STATUS_KEYS, RepOrders, StatusKeys, StatusRead};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -40,6 +40,31 @@ pub const FUNCTION: Function = Function {
     )
     .paged(20)],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "a page of the rep's orders, newest first (empty for an unknown rep)")]).query(&[
+            Query::of::<OrderStatus>(
+                "status",
+                "only the orders in this status; every status, merged newest first, when absent",
+            ),
+            crate::params::ORDER_DATES[0],
+            crate::params::ORDER_DATES[1],
+        ]),
+];
+
+/// A page of a rep's orders.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    rep_id: keys::Id,
+    orders: Vec<view::OrderSummary>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let rep = api::path_id(&req, "repId")?;
@@ -68,13 +93,18 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .collect::<Result<Vec<_>, _>>()?;
     api::json(
         200,
-        &json!({"repId": rep.as_str(), "orders": orders, "nextCursor": next}),
+        &Page {
+            rep_id: rep,
+            orders,
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use keys::SortableId;
     use model::Item;
     use serde_json::Value;

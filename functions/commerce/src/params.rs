@@ -4,6 +4,12 @@ use api::{ApiError, query_date};
 use keys::Date;
 use lambda_http::Request;
 
+/// The query parameters [`query_order_dates`] reads, as `openapi.yaml` documents them.
+pub const ORDER_DATES: [api::contract::Query; 2] = [
+    api::contract::Query::of::<Date>("from", ""),
+    api::contract::Query::of::<Date>("to", ""),
+];
+
 /// The order date range of `?from=YYYY-MM-DD&to=YYYY-MM-DD` (both ends included; open-ended
 /// when omitted). Order ids count milliseconds from 1970, so earlier dates hold no orders and are
 /// refused; `from` after `to` is a 400 `invalid_range`.

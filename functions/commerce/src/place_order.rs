@@ -18,10 +18,10 @@ use std::collections::HashSet;
 
 use keys::{
     Id, SortableId, Timestamp,
-    commerce::{OrderStatus, Sku},
+    commerce::{OrderId, OrderStatus, Sku},
 };
 use lambda_http::http::header::LOCATION;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use crate::data::{
@@ -53,6 +53,61 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Placed>(
+            201,
+            "the order placed (or, with `Idempotent-Replayed`, the one placed before)",
+        )])
+        .body::<PlaceOrder>()
+        .refusals(&[
+            Refusal::new(409, "`price_changed`: a product's price kept changing while the order was placed; nothing was written"),
+            Refusal::new(422, "`unknown_sku` (no product has it), `sku_not_for_sale` (the product has no price), `mixed_currencies` (the products are priced in different currencies), or `idempotency_key_reused` (the Idempotency-Key was used with another body)"),
+        ])
+        .more(|| {
+            serde_json::json!({
+                "parameters": [{
+                    "name": "Idempotency-Key",
+                    "in": "header",
+                    "description": "a retry with the same key and body within 24 hours answers the first order again; any other value is a 400 `invalid_idempotency_key`",
+                    "schema": { "type": "string", "minLength": 1, "maxLength": keys::MAX_ID_LEN, "pattern": "^[A-Za-z0-9._-]+$" },
+                }],
+                "responses": { "201": {
+                    "headers": {
+                        "Location": { "description": "the order's page", "schema": { "type": "string" } },
+                        "Idempotent-Replayed": {
+                            "description": "`true` when this answers an earlier request with the same key",
+                            "schema": { "type": "string", "enum": ["true"] },
+                        },
+                    },
+                    "links": {
+                        "GetOrder": { "operationId": "getOrder", "parameters": { "orderId": "$response.body#/orderId" } },
+                        "AddOrderEvent": { "operationId": "addOrderEvent", "parameters": { "orderId": "$response.body#/orderId" } },
+                    },
+                } },
+            })
+        }),
+];
+
+/// An order as placed.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "PlacedOrder")]
+struct Placed<'a> {
+    order_id: OrderId,
+    customer_id: &'a Id,
+    status: OrderStatus,
+    created_at: Timestamp,
+    /// ISO 4217, the products'
+    #[schemars(regex(pattern = "^[A-Z]{3}$"))]
+    currency: &'a str,
+    /// cents: each line's quantity times its product's price
+    total: i64,
+    items: Vec<crate::views::OrderLine>,
+}
+
 /// C3's costliest order: the most lines, each of the most units of a product at its largest
 /// and dearest, under an `Idempotency-Key`, by customer 123, whose account rep's sales the
 /// stream also derives.
@@ -82,19 +137,29 @@ pub const MAX_QUANTITY: u32 = 10_000;
 /// How long a key is remembered. A retry after that places a new order.
 pub const IDEMPOTENCY_TTL_SECONDS: i64 = 24 * 3600;
 
-#[derive(Debug, Deserialize)]
+/// The order's lines.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct PlaceOrder {
+    /// at most 48 lines, one per SKU: the transaction holds two actions per line (the line and
+    /// its product's price check) within DynamoDB's 100
+    #[schemars(length(min = 1, max = MAX_LINES))]
     items: Vec<Line>,
 }
 
-#[derive(Debug, Deserialize)]
+/// a product and how many; its price is the catalogue's (a `unitPrice` is refused, `null`
+/// included: 400 `unit_price_not_accepted`)
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "OrderLineRequest")]
 struct Line {
+    #[schemars(with = "Sku")]
     sku: api::Bounded<1, { Sku::MAX as i64 }>,
     quantity: api::Bounded<1, { MAX_QUANTITY as i64 }>,
     /// Refused when given, `null` included: the price is the catalogue's.
     #[serde(default, deserialize_with = "given")]
+    #[schemars(skip)]
     unit_price: Option<serde_json::Value>,
 }
 
@@ -137,18 +202,24 @@ fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
 /// The answer to a placed order (and what a retry under its key replays).
 fn response(priced: &PricedOrder) -> String {
     let order = &priced.order;
-    json!({
-        "orderId": order.order_id,
-        "customerId": order.customer,
-        "status": OrderStatus::Open,
-        "createdAt": order.created_at,
-        "currency": priced.currency,
-        "total": order.total(),
-        "items": order.lines.iter().map(|(sku, quantity, price)| {
-            json!({ "sku": sku, "quantity": quantity, "unitPrice": price })
-        }).collect::<Vec<_>>(),
-    })
-    .to_string()
+    let placed = Placed {
+        order_id: order.order_id,
+        customer_id: &order.customer,
+        status: OrderStatus::Open,
+        created_at: order.created_at,
+        currency: &priced.currency,
+        total: order.total(),
+        items: order
+            .lines
+            .iter()
+            .map(|(sku, quantity, price)| crate::views::OrderLine {
+                sku: *sku,
+                quantity: *quantity,
+                unit_price: *price,
+            })
+            .collect(),
+    };
+    serde_json::to_string(&placed).unwrap_or_default()
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

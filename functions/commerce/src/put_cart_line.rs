@@ -11,8 +11,7 @@
 use api::declare::*;
 use keys::Timestamp;
 use model::commerce::CartLine;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use crate::data::{self as commerce, CartLineSet, MAX_CART_LINES};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -41,6 +40,32 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Stored>(200, "the line as stored (quantity 0 once removed)")])
+            .body::<PutLine>()
+            .refusals(&[Refusal::new(409, "`cart_full` (a new line in a cart of 100 lines) or `version_mismatch` (the line was written since the version given was read); nothing was written")]),
+];
+
+/// A cart line as stored; once removed, its quantity 0 and nothing else.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Stored {
+    cart_id: keys::Id,
+    product_id: keys::Id,
+    #[schemars(range(max = MAX_QUANTITY))]
+    quantity: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "keys::Timestamp")]
+    updated_at: Option<keys::Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u64")]
+    version: Option<u64>,
+}
+
 pub const MAX_QUANTITY: u32 = 1000;
 
 /// The request that writes the largest cart line: the longest cart and product ids, the most
@@ -53,13 +78,17 @@ pub fn largest() -> Example {
         .with_body(leak(format!(r#"{{"quantity": {MAX_QUANTITY}}}"#)))
 }
 
-#[derive(Debug, Deserialize)]
+/// A quantity, 0 to remove the line.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct PutLine {
     /// 0 removes the line.
     quantity: api::Bounded<0, { MAX_QUANTITY as i64 }>,
-    /// The version read: changed only if it is still that one.
+    /// the line's version read (GET answers it): changed only if no write came in between, else
+    /// 409 `version_mismatch`; 0: only if the line is not there yet. Absent: set whatever it was
     #[serde(default)]
+    #[schemars(with = "u64")]
     version: Option<u64>,
 }
 
@@ -70,10 +99,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let quantity = body.quantity.to_u32();
     if quantity == 0 {
         commerce::delete_cart_line(&deps.table, &cart, &product).await?;
-        return api::json(
-            200,
-            &json!({ "cartId": cart.as_str(), "productId": product.as_str(), "quantity": 0 }),
-        );
+        let removed = Stored {
+            cart_id: cart,
+            product_id: product,
+            quantity: 0,
+            updated_at: None,
+            version: None,
+        };
+        return api::json(200, &removed);
     }
     let line = CartLine {
         cart_id: cart.clone(),
@@ -84,9 +117,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     match commerce::set_cart_line(&deps.table, &line, body.version).await? {
         CartLineSet::Stored(stored) => {
-            let mut view = crate::views::cart_line(&stored);
-            view["cartId"] = cart.as_str().into();
-            api::json(200, &view)
+            let stored = Stored {
+                cart_id: cart.clone(),
+                product_id: stored.product_id,
+                quantity: stored.quantity,
+                updated_at: Some(stored.updated_at),
+                version: Some(stored.version),
+            };
+            api::json(200, &stored)
         }
         CartLineSet::CartFull => Err(ApiError::new(
             409,

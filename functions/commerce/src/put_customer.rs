@@ -34,6 +34,18 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
+            Answer::of::<view::Customer>(200, "the customer as stored, updated"),
+            Answer::of::<view::Customer>(201, "the customer as stored, created"),
+        ])
+        .body::<PutCustomer>()
+        .refusals(&[Refusal::FORBIDDEN]),
+];
+
 /// C2's costliest write: a new customer of the longest id, name and email.
 fn worst() -> api::function::Worst {
     use api::function::{Worst, leak, widest_text};
@@ -53,13 +65,19 @@ fn worst() -> api::function::Worst {
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_EMAIL_CHARS: usize = 254;
 
-#[derive(Debug, Deserialize)]
+/// A customer's name and email, and (staff only) their account rep.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct PutCustomer {
+    #[schemars(length(min = 1, max = MAX_NAME_CHARS))]
     name: String,
+    #[schemars(email, length(max = MAX_EMAIL_CHARS))]
     email: String,
-    /// Absent: keep; `null`: remove; an id: assign.
+    /// staff only (403 otherwise): an employee id assigns that rep (404 `employee_not_found` if
+    /// none), null removes the rep; absent keeps it
     #[serde(default, deserialize_with = "present", rename = "accountRepId")]
+    #[schemars(with = "Option<Id>")]
     account_rep_id: Option<Option<String>>,
 }
 

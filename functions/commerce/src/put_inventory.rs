@@ -43,6 +43,21 @@ pub const FUNCTION: Function = Function {
         }],
     )],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
+            Answer::of::<view::Inventory>(200, "replaced"),
+            Answer::of::<view::Inventory>(201, "created"),
+        ])
+        .body::<PutInventory>()
+        .refusals(&[
+            Refusal::NOT_FOUND,
+            Refusal::new(409, "`version_mismatch`: the inventory was written since the version given was read; nothing was written"),
+        ]),
+];
 /// The most one warehouse may hold of one product (a bound, so a total over many warehouses
 /// stays far within a number DynamoDB and every client can hold exactly).
 pub const MAX_QUANTITY: u32 = 1_000_000_000;
@@ -54,12 +69,16 @@ pub fn largest() -> Example {
     )))
 }
 
-#[derive(Debug, Deserialize)]
+/// A quantity, and the version it replaces.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct PutInventory {
     quantity: api::Bounded<0, { MAX_QUANTITY as i64 }>,
-    /// The version read: set only if it is still that one.
+    /// the version read (GET answers it): set only if no write came in between, else 409
+    /// `version_mismatch`; 0: only if there is no inventory yet. Absent: set whatever it was
     #[serde(default)]
+    #[schemars(with = "u64")]
     version: Option<u64>,
 }
 

@@ -41,6 +41,17 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
+            Answer::of::<view::Product>(200, "replaced"),
+            Answer::of::<view::Product>(201, "created"),
+        ])
+        .body::<PutProduct>(),
+];
+
 /// The request that writes the largest product at `sku`: the longest name and description, of
 /// the widest characters, at the highest price (C3's worst case orders them).
 pub fn largest(sku: u64) -> Example {
@@ -59,17 +70,24 @@ pub const MAX_DESCRIPTION_CHARS: usize = 2000;
 /// stays below 5 × 10^13 cents.
 pub const MAX_PRICE: i64 = 100_000_000;
 
-#[derive(Debug, Deserialize)]
+/// A product's name, description and price.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct PutProduct {
+    #[schemars(length(min = 1, max = MAX_NAME_CHARS))]
     name: String,
-    /// Absent and `null` alike: no description.
+    /// absent or null removes the description; may hold line feeds and tabs (`x-lines`)
     #[serde(default)]
+    #[schemars(length(max = MAX_DESCRIPTION_CHARS), extend("x-lines" = true))]
     description: Option<String>,
-    /// In cents; absent and `null` alike: not for sale.
+    /// cents of `currency`, what an order line of the product costs; given with `currency`;
+    /// absent or null: the product is not for sale
     #[serde(default)]
     price: Option<api::Bounded<0, MAX_PRICE>>,
+    /// ISO 4217, given with `price`
     #[serde(default)]
+    #[schemars(regex(pattern = "^[A-Z]{3}$"))]
     currency: Option<String>,
 }
 

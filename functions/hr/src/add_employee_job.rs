@@ -8,10 +8,9 @@
 //! `job_exists` (the same job from the same date); nothing written then.
 
 use api::declare::*;
-use crate::views as view;
 use keys::{Date, Id};
 use model::hr::JobHistory;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use crate::data::{self as hr, JobAdded};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -47,14 +46,46 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
-#[derive(Debug, Deserialize)]
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Added>(
+            201,
+            "the job, and whether it is now the current one",
+        )])
+        .body::<NewJob>()
+        .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
+];
+
+/// the job is one PUT /jobs/{jobId} made; its title is the job's (a body with a title is
+/// refused, 400 invalid_body)
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 struct NewJob {
+    #[schemars(with = "Id")]
     job_id: String,
+    #[schemars(with = "Id")]
     department_id: String,
+    #[schemars(with = "Date")]
     start_date: String,
     /// Refused with its own message: the title is the job's (`PUT /jobs/{jobId}`).
+    #[schemars(skip)]
     title: Option<serde::de::IgnoredAny>,
+}
+
+/// The job added: its title is the job's, which exists.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Added {
+    job_id: Id,
+    title: String,
+    department_id: Id,
+    start_date: Date,
+    /// whether it is now the employee's current job (the newest of the history)
+    current: bool,
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
@@ -80,9 +111,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             current,
             job: record,
         } => {
-            let mut out = view::job(&job, &hr::Sources::of_jobs([record]));
-            out["current"] = current.into();
-            api::json(201, &out)
+            let added = Added {
+                job_id: job.job_id.clone(),
+                title: model::hr::ReferenceRecord::name(&record).to_owned(),
+                department_id: job.department_id.clone(),
+                start_date: job.start_date,
+                current,
+            };
+            api::json(201, &added)
         }
         JobAdded::EmployeeNotFound => Err(ApiError::not_found(
             "employee_not_found",

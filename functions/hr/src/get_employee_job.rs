@@ -7,6 +7,7 @@
 use api::declare::*;
 use crate::views as view;
 use crate::data as hr;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -27,14 +28,37 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<CurrentJob>(200, "the newest job of the history")])
+            .refusals(&[Refusal::NOT_FOUND]),
+];
+
+/// An employee's current job.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct CurrentJob {
+    #[serde(flatten)]
+    job: view::Job,
+    employee_id: keys::Id,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
     let found = hr::current_job(&deps.table, &id).await?;
     let (job, record) =
         ApiError::or_not_found(found, "job_not_found", || format!("{id} has no job"))?;
-    let mut out = view::job(&job, &hr::Sources::of_jobs(record));
-    out["employeeId"] = id.as_str().into();
-    api::json(200, &out)
+    let job = view::job(&job, &hr::Sources::of_jobs(record));
+    api::json(
+        200,
+        &CurrentJob {
+            job,
+            employee_id: id,
+        },
+    )
 }
 
 #[cfg(test)]

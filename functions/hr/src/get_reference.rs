@@ -93,6 +93,30 @@ pub const FUNCTION: Function = Function {
     ],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Region>>(200, "the region")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getRegion"),
+    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Country>>(200, "the country")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getCountry"),
+    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Location>>(200, "the location")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getLocation"),
+    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Department>>(200, "the department")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getDepartment"),
+    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Warehouse>>(200, "the warehouse")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getWarehouse"),
+    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Job>>(200, "the job")])
+                .refusals(&[Refusal::NOT_FOUND])
+                .operation_id("getJob"),
+];
+
 async fn get<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(req, reference::id_param(R::KIND))?;
     let found = hr::reference::<R>(&deps.table, &id).await?;

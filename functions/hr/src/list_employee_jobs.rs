@@ -9,7 +9,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::hr as k;
 use model::hr::JobHistory;
-use serde_json::json;
+use serde::Serialize;
 use crate::data as hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -32,6 +32,28 @@ pub const FUNCTION: Function = Function {
     .paged(20)],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
+            200,
+            "a page of the employee's job history, newest first (titles as the jobs have them now)",
+        )])
+        .refusals(&[Refusal::NOT_FOUND]),
+];
+
+/// A page of an employee's job history.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    employee_id: keys::Id,
+    jobs: Vec<view::Job>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
     let page = api::page_request(&req, &FUNCTION)?;
@@ -46,16 +68,21 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         ));
     }
     let sources = hr::sources(&deps.table, jobs.iter().map(|j| &j.job_id), []).await?;
-    let jobs: Vec<_> = jobs.iter().map(|j| view::job(j, &sources)).collect();
+    let jobs = jobs.iter().map(|j| view::job(j, &sources)).collect();
     api::json(
         200,
-        &json!({"employeeId": id.as_str(), "jobs": jobs, "nextCursor": next}),
+        &Page {
+            employee_id: id,
+            jobs,
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use serde_json::Value;
     use testkit::Harness;
 

@@ -16,7 +16,7 @@ use keys::{
     hr::{self as k, HIRE_SHARDS},
 };
 use model::hr::{CurrentJob, Employee, Job};
-use serde_json::{Value, json};
+use serde::Serialize;
 use store::merge::Direction;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -56,6 +56,31 @@ pub const FUNCTION: Function = Function {
     )
     .paged(50)],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
+            200,
+            "a page of employees (with their current job for H11)",
+        )])
+        .query(&[
+            Query::of::<keys::schema::FreeText>("name", ""),
+            Query::of::<keys::schema::FreeText>("jobTitle", ""),
+            Query::of::<keys::Date>("hiredSince", ""),
+        ]),
+];
+
+/// A page of employees.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    employees: Vec<view::Listed>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 /// H11 lists the holders of at most this many jobs of one title (jobs are staff's reference
 /// data; a title normally names one).
 pub const MAX_JOBS_PER_TITLE: u32 = 10;
@@ -66,7 +91,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let name = api::query(&req, "name");
     let title = api::query(&req, "jobTitle");
     let since = api::query_date(&req, "hiredSince")?;
-    let employees: Vec<Value>;
+    let employees: Vec<view::Listed>;
     let next;
     match (name, title, since) {
         (Some(name), None, None) => {
@@ -80,7 +105,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             let (items, after) = paging
                 .page::<Employee, _>(deps.table.query(k::employees_named(&name.key())))
                 .await?;
-            employees = items.iter().map(view::employee).collect();
+            employees = items.iter().map(view::listed_employee).collect();
             next = after;
         }
         (None, Some(title), None) => {
@@ -128,19 +153,26 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                 .await?;
             employees = items
                 .into_iter()
-                .map(|i| model::from_item::<Employee>(i).map(|e| view::employee(&e)))
+                .map(|i| model::from_item::<Employee>(i).map(|e| view::listed_employee(&e)))
                 .collect::<Result<_, _>>()?;
             next = cursor;
         }
         _ => return Err(ApiError::bad_request("invalid_parameter", CHOICES)),
     }
-    api::json(200, &json!({"employees": employees, "nextCursor": next}))
+    api::json(
+        200,
+        &Page {
+            employees,
+            next_cursor: next,
+        },
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use keys::{Date, Id};
+    use serde_json::{Value, json};
     use crate::data::EmployeeInput;
     use testkit::Harness;
 

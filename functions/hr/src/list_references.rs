@@ -8,7 +8,6 @@
 use api::declare::*;
 use keys::hr as k;
 use model::hr::ReferenceRecord;
-use serde_json::json;
 
 use crate::reference;
 
@@ -101,6 +100,24 @@ pub const FUNCTION: Function = Function {
     ],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Region>>(200, "a page of the regions, by id")])
+                .operation_id("listRegions"),
+    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Country>>(200, "a page of the countries, by id")])
+                .operation_id("listCountries"),
+    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Location>>(200, "a page of the locations, by id")])
+                .operation_id("listLocations"),
+    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Department>>(200, "a page of the departments, by id")])
+                .operation_id("listDepartments"),
+    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Warehouse>>(200, "a page of the warehouses, by id")])
+                .operation_id("listWarehouses"),
+    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Job>>(200, "a page of the jobs, by id")])
+                .operation_id("listJobs"),
+];
+
 async fn list<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response<Body>, ApiError> {
     let page = api::page_request(req, &FUNCTION)?;
     let kind = R::KIND;
@@ -113,7 +130,7 @@ async fn list<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response
     let records: Vec<_> = records.iter().map(reference::view).collect();
     api::json(
         200,
-        &json!({ reference::collection(kind): records, "nextCursor": next }),
+        &serde_json::json!({ reference::collection(kind): records, "nextCursor": next }),
     )
 }
 
@@ -126,7 +143,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use keys::hr::Reference;
-    use serde_json::Value;
+    use serde_json::{Value, json};
     use testkit::Harness;
 
     #[tokio::test]

@@ -7,7 +7,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::hr as k;
 use model::hr::EmployeeWarehouse;
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -29,6 +29,27 @@ pub const FUNCTION: Function = Function {
     .paged(50)],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
+        200,
+        "a page of the warehouse's employees",
+    )]),
+];
+
+/// A page of a warehouse's employees.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    warehouse_id: keys::Id,
+    employees: Vec<view::Named>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let warehouse = api::path_id(&req, "warehouseId")?;
     let page = api::page_request(&req, &FUNCTION)?;
@@ -38,17 +59,24 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .await?;
     api::json(
         200,
-        &json!({
-            "warehouseId": warehouse.as_str(),
-            "employees": items.iter().map(|e| view::listed(&e.employee_id, &e.employee_name)).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            employees: items
+                .iter()
+                .map(|e| view::Named {
+                    employee_id: e.employee_id.clone(),
+                    name: e.employee_name.as_str().to_owned(),
+                })
+                .collect(),
+            warehouse_id: warehouse,
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use testkit::Harness;
 
     #[tokio::test]

@@ -43,11 +43,29 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
-#[derive(Debug, Deserialize)]
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
+            Answer::of::<view::Employee>(200, "replaced"),
+            Answer::of::<view::Employee>(201, "created"),
+        ])
+        .body::<NewEmployee>()
+        .refusals(&[Refusal::NOT_FOUND]),
+];
+
+/// An employee's name, hire date and warehouse.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 struct NewEmployee {
+    #[schemars(with = "keys::schema::FreeText")]
     name: String,
+    #[schemars(with = "Date")]
     hire_date: String,
+    #[serde(default)]
+    #[schemars(with = "Id")]
     warehouse_id: Option<String>,
 }
 

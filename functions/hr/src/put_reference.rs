@@ -102,6 +102,54 @@ pub const FUNCTION: Function = Function {
         ),
     ],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
+                Answer::of::<reference::Shown<Region>>(200, "replaced"),
+                Answer::of::<reference::Shown<Region>>(201, "created"),
+            ])
+            .body::<reference::Sent<Region>>()
+            
+            .operation_id("putRegion"),
+    Contract::answers(&[
+                Answer::of::<reference::Shown<Country>>(200, "replaced"),
+                Answer::of::<reference::Shown<Country>>(201, "created"),
+            ])
+            .body::<reference::Sent<Country>>()
+            .refusals(&[Refusal::NOT_FOUND])
+            .operation_id("putCountry"),
+    Contract::answers(&[
+                Answer::of::<reference::Shown<Location>>(200, "replaced"),
+                Answer::of::<reference::Shown<Location>>(201, "created"),
+            ])
+            .body::<reference::Sent<Location>>()
+            .refusals(&[Refusal::NOT_FOUND])
+            .operation_id("putLocation"),
+    Contract::answers(&[
+                Answer::of::<reference::Shown<Department>>(200, "replaced"),
+                Answer::of::<reference::Shown<Department>>(201, "created"),
+            ])
+            .body::<reference::Sent<Department>>()
+            .refusals(&[Refusal::NOT_FOUND])
+            .operation_id("putDepartment"),
+    Contract::answers(&[
+                Answer::of::<reference::Shown<Warehouse>>(200, "replaced"),
+                Answer::of::<reference::Shown<Warehouse>>(201, "created"),
+            ])
+            .body::<reference::Sent<Warehouse>>()
+            .refusals(&[Refusal::NOT_FOUND])
+            .operation_id("putWarehouse"),
+    Contract::answers(&[
+                Answer::of::<reference::Shown<Job>>(200, "replaced (renamed)"),
+                Answer::of::<reference::Shown<Job>>(201, "created"),
+            ])
+            .body::<reference::Sent<Job>>()
+            
+            .operation_id("putJob"),
+];
 pub const MAX_NAME_CHARS: usize = 200;
 
 /// Characters of 4 bytes in the name (or title) of route `route`'s largest record: a job's

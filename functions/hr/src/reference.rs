@@ -1,9 +1,13 @@
 //! What the reference-data routes share: each kind's path parameter, the field its name is given
 //! in (a job's is `title`), its parent's field, its `not_found` code, and how a record is shown.
 
-use keys::hr::Reference;
+use std::{borrow::Cow, marker::PhantomData};
+
+use keys::{Id, hr::Reference, schema::FreeText};
 use model::hr::ReferenceRecord;
-use serde_json::{Value, json};
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value, json};
 
 /// The path parameter that names a record of the kind, and the body field that names it as parent.
 pub fn id_param(kind: Reference) -> &'static str {
@@ -66,8 +70,23 @@ pub fn kind_of(req: &lambda_http::Request) -> Result<Reference, api::ApiError> {
         })
 }
 
-/// A record as every reference route shows it: `{<kind>Id, name (title), <parent>Id}`.
-pub fn view<R: ReferenceRecord>(record: &R) -> Value {
+/// The kind as `openapi.yaml` names its schemas (`RegionRecord`).
+fn title(kind: Reference) -> &'static str {
+    match kind {
+        Reference::Region => "Region",
+        Reference::Country => "Country",
+        Reference::Location => "Location",
+        Reference::Department => "Department",
+        Reference::Warehouse => "Warehouse",
+        Reference::Job => "Job",
+    }
+}
+
+/// A record as every reference route shows it: `{<kind>Id, name (title), <parent>Id}`, its
+/// schema (`RegionRecord`, ...) derived from its kind as the record itself is.
+pub struct Shown<R>(Value, PhantomData<R>);
+
+pub fn view<R: ReferenceRecord>(record: &R) -> Shown<R> {
     let mut out = json!({
         id_param(R::KIND): record.id().as_str(),
         name_field(R::KIND): record.name(),
@@ -75,7 +94,97 @@ pub fn view<R: ReferenceRecord>(record: &R) -> Value {
     if let (Some(kind), Some(parent)) = (R::KIND.parent(), record.parent()) {
         out[id_param(kind)] = parent.as_str().into();
     }
-    out
+    Shown(out, PhantomData)
+}
+
+impl<R> Serialize for Shown<R> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+/// A record's members, its name's schema `name`: its id (as shown, not as sent: the path names
+/// it), the name (title), the parent's id.
+fn members(kind: Reference, generator: &mut SchemaGenerator, name: Schema, id: bool) -> Schema {
+    let mut properties = Map::new();
+    if id {
+        properties.insert(
+            id_param(kind).into(),
+            generator.subschema_for::<Id>().into(),
+        );
+    }
+    properties.insert(name_field(kind).into(), name.into());
+    if let Some(parent) = kind.parent() {
+        properties.insert(
+            id_param(parent).into(),
+            generator.subschema_for::<Id>().into(),
+        );
+    }
+    let required: Vec<&String> = properties.keys().collect();
+    json_schema!({ "type": "object", "required": required, "properties": properties })
+}
+
+impl<R: ReferenceRecord> JsonSchema for Shown<R> {
+    fn schema_name() -> Cow<'static, str> {
+        format!("{}Record", title(R::KIND)).into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut schema = members(R::KIND, generator, json_schema!({ "type": "string" }), true);
+        let description = match R::KIND {
+            Reference::Job => {
+                "a job (HR reference data); the one place its title is written".to_owned()
+            }
+            kind => format!("a {} (HR reference data)", title(kind).to_lowercase()),
+        };
+        schema.insert("description".into(), description.into());
+        schema
+    }
+}
+
+/// The body of a PUT of a record of `R`'s kind: its name (a job's title, key text) and its
+/// parent's id, each required, no other member.
+pub struct Sent<R>(PhantomData<R>);
+
+impl<R: ReferenceRecord> JsonSchema for Sent<R> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        format!("Put{}", title(R::KIND)).into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let name = match R::KIND {
+            Reference::Job => generator.subschema_for::<FreeText>(),
+            _ => json_schema!({
+                "type": "string",
+                "minLength": 1,
+                "maxLength": crate::put_reference::MAX_NAME_CHARS,
+            }),
+        };
+        members(R::KIND, generator, name, false)
+    }
+}
+
+/// A page of records of `R`'s kind: `{<collection>: [...], nextCursor}`.
+pub struct Listed<R>(PhantomData<R>);
+
+impl<R: ReferenceRecord> JsonSchema for Listed<R> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        format!("{}Page", title(R::KIND)).into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let records = generator.subschema_for::<Vec<Shown<R>>>();
+        let cursor = generator.subschema_for::<api::views::NextCursor>();
+        let list = collection(R::KIND);
+        json_schema!({
+            "type": "object",
+            "required": [list, "nextCursor"],
+            "properties": { list: records, "nextCursor": cursor },
+        })
+    }
 }
 
 /// `f::<R>(args..).await` for the record type `R` of `kind`: one dispatch for the routes that

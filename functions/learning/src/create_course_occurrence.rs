@@ -40,9 +40,18 @@ pub const FUNCTION: Function = Function {
                     }),
                 },
             ],
-),
+        ),
     ],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<view::CourseOccurrence>(201, "the occurrence")])
+                .body::<NewOccurrence>()
+                .refusals(&[Refusal::CONFLICT]),
+];
 
 pub const MAX_COURSE_TYPE_CHARS: usize = 100;
 /// The largest occurrence item DynamoDB can hold: its name and location, at 4 bytes a character,
@@ -81,12 +90,18 @@ pub fn largest_at(location: &str) -> Example {
     Example::staff("/courses").with_body(api::function::leak(body.to_string()))
 }
 
-#[derive(Debug, Deserialize)]
+/// A course, when and where it is given, and its type.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 struct NewOccurrence {
+    #[schemars(with = "Course")]
     course_name: String,
+    #[schemars(with = "Date")]
     start_date: String,
+    #[schemars(with = "Location")]
     location: String,
+    #[schemars(length(min = 1, max = MAX_COURSE_TYPE_CHARS))]
     course_type: String,
 }
 

@@ -11,7 +11,7 @@ use model::{
     Entity,
     learning::{Certificate, CourseOccurrence},
 };
-use serde_json::json;
+use serde::Serialize;
 use store::StoreError;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -33,6 +33,29 @@ pub const FUNCTION: Function = Function {
     )
     .paged(50)],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
+        200,
+        "one page of the day's items",
+    )]),
+];
+
+/// A page of a course day's occurrences and certificates.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page<'a> {
+    course_key: &'a str,
+    date: keys::Date,
+    courses: Vec<view::CourseOccurrence>,
+    certificates: Vec<view::Certificate>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;
@@ -61,13 +84,13 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     }
     api::json(
         200,
-        &json!({
-            "courseKey": course.key().as_key(),
-            "date": date,
-            "courses": courses,
-            "certificates": certificates,
-            "nextCursor": next,
-        }),
+        &Page {
+            course_key: course.key().as_key(),
+            date,
+            courses,
+            certificates,
+            next_cursor: next,
+        },
     )
 }
 

@@ -39,6 +39,15 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<view::CourseOccurrence>(200, "the occurrence")])
+            .refusals(&[Refusal::NOT_FOUND])
+            .worst_read_units(1.0),
+];
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;
     let date = params::path_date(&req, "date")?;

@@ -51,18 +51,35 @@ pub const FUNCTION: Function = Function {
                     }),
                 },
             ],
-),
+        ),
     ],
 };
 
-#[derive(Debug, Deserialize)]
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<view::Certificate>(201, "the certificate")])
+                .body::<NewCertificate>()
+                .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
+];
+
+/// The course occurrence, the student, the type and the instructor.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 struct NewCertificate {
+    #[schemars(with = "Course")]
     course_name: String,
+    #[schemars(with = "Date")]
     date: String,
+    #[schemars(with = "Location")]
     location: String,
+    #[schemars(with = "keys::schema::FreeText")]
     student: String,
+    #[schemars(with = "keys::learning::CertType")]
     cert_type: String,
+    #[schemars(with = "keys::schema::FreeText")]
     instructor: String,
 }
 

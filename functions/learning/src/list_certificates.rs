@@ -14,7 +14,7 @@ use keys::{
     learning::{self as k, CERTIFICATE_SHARDS, CertVersion, Name, Person},
 };
 use model::learning::Certificate;
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -53,6 +53,29 @@ pub const FUNCTION: Function = Function {
     )
     .paged(20)],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "one page of the merged list")]).query(&[
+            Query::of::<keys::learning::CertType>("type", "").required(),
+            params::VERSION,
+            Query::of::<keys::schema::FreeText>("instructor", ""),
+        ]),
+];
+
+/// A page of certificates of a type.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    /// the type asked for, as keys write it (`completion`)
+    cert_type: &'static str,
+    certificates: Vec<view::Certificate>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cert_type = api::query(&req, "type")
@@ -102,11 +125,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .collect::<Result<Vec<_>, _>>()?;
     api::json(
         200,
-        &json!({
-            "certType": cert_type.tag(),
-            "certificates": certificates.iter().map(view::certificate).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            cert_type: cert_type.tag(),
+            certificates: certificates.iter().map(view::certificate).collect(),
+            next_cursor: next,
+        },
     )
 }
 

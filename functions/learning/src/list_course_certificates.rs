@@ -7,7 +7,7 @@ use api::declare::*;
 use crate::{params, views as view};
 use keys::learning as k;
 use model::learning::Certificate;
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -41,6 +41,28 @@ pub const FUNCTION: Function = Function {
     .paged(50)],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "one page of certificates")]).query(&[
+            Query::of::<keys::Date>("date", "").required(),
+            params::VERSION,
+        ]),
+];
+
+/// A page of a course day's certificates.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page<'a> {
+    course_key: &'a str,
+    date: keys::Date,
+    certificates: Vec<view::Certificate>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;
     let date = api::query_date(&req, "date")?
@@ -59,12 +81,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .await?;
     api::json(
         200,
-        &json!({
-            "courseKey": course.key().as_key(),
-            "date": date,
-            "certificates": items.iter().map(view::certificate).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            course_key: course.key().as_key(),
+            date,
+            certificates: items.iter().map(view::certificate).collect(),
+            next_cursor: next,
+        },
     )
 }
 

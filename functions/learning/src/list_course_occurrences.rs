@@ -22,7 +22,7 @@ use api::declare::*;
 use crate::{params, views as view};
 use keys::learning::{Location, OccurrenceRead, Period};
 use model::learning::CourseOccurrence;
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -80,6 +80,38 @@ pub const FUNCTION: Function = Function {
     )
     .paged(20)],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(200, "one page of occurrences")])
+            .query(&[
+                Query::with("year", "", |_| {
+                    json_schema!({ "type": "string", "pattern": "^[0-9]{4}$" })
+                }),
+                Query::with("month", "", |_| {
+                    json_schema!({ "type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$" })
+                }),
+                Query::of::<keys::Date>("date", ""),
+                Query::of::<Location>("location", "the beginning of a location; needs date"),
+            ])
+            .page_note(
+                "a page also stops at 32 read units (it holds at least 50 of the largest occurrences, 5 KB each), the next page one nextCursor away",
+            )
+            .worst_read_units(31.0),
+];
+
+/// A page of a course's occurrences.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page<'a> {
+    course_key: &'a str,
+    occurrences: Vec<view::CourseOccurrence>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 /// The costliest page: the most occurrences a page may ask for, each the largest there can be,
 /// and one more after them.
 fn worst() -> api::function::Worst {
@@ -182,18 +214,18 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .await?;
     api::json(
         200,
-        &json!({
-            "courseKey": course.key().as_key(),
-            "occurrences": items.iter().map(view::occurrence).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            course_key: course.key().as_key(),
+            occurrences: items.iter().map(view::occurrence).collect(),
+            next_cursor: next,
+        },
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
+    use serde_json::{Value, json};
     use crate::data::create_occurrence;
     use testkit::{Harness, walk_pages};
 
@@ -396,7 +428,7 @@ mod tests {
                     )
                     .await
                     .unwrap();
-                    let items = page.items.iter().map(view::occurrence);
+                    let items = page.items.iter().map(|o| json!(view::occurrence(o)));
                     concatenated.push(items.collect::<Vec<_>>());
                     start = page.last_key;
                     if start.is_none() {

@@ -36,6 +36,13 @@ pub fn cert_type(name: &str, value: &str) -> Result<CertType, ApiError> {
     })
 }
 
+/// The `version` query parameter, as `openapi.yaml` documents it.
+pub const VERSION: api::contract::Query = api::contract::Query::with(
+    "version",
+    "a certificate entity version",
+    |_| schemars::json_schema!({ "type": "string", "enum": ["1", "2"] }),
+);
+
 /// The optional `version` query parameter (`1` or `2`).
 pub fn query_version(req: &Request) -> Result<Option<CertVersion>, ApiError> {
     query(req, "version")

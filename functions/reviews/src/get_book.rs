@@ -20,7 +20,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::reviews as k;
 use model::reviews::{Book, Review};
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -41,6 +41,34 @@ pub const FUNCTION: Function = Function {
     )
     .paged(10)],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
+            200,
+            "the book (first page only) and a page of its reviews",
+        )])
+        .page_note(PAGE_NOTE)
+        .refusals(&[Refusal::NOT_FOUND])
+        .worst_read_units(30.0),
+];
+
+/// What a page of reviews (R1, R2) holds beyond its size.
+pub const PAGE_NOTE: &str = "a page also stops at 32 read units (a page of the largest reviews, 20 KB each, holds 11 items), the next page one nextCursor away";
+
+/// A page of a book's reviews.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    /// the book on the first page, null after
+    book: Option<view::Book>,
+    reviews: Vec<view::Review>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
 
 /// The costliest page: the most reviews a page may ask for, on a book of more of the largest
 /// reviews than the read budget pays for.
@@ -88,14 +116,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     api::json(
         200,
-        &json!({
-            "book": book.as_ref().map(view::book),
-            "reviews": reviews
+        &Page {
+            book: book.as_ref().map(view::book),
+            reviews: reviews
                 .iter()
                 .map(|r| view::public_review(r, caller.as_ref()))
-                .collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+                .collect(),
+            next_cursor: next,
+        },
     )
 }
 
@@ -104,7 +132,7 @@ mod tests {
     use super::*;
     use keys::{Date, Id, reviews::Isbn};
     use model::Item;
-    use serde_json::Value;
+    use serde_json::{Value, json};
     use store::{Table, Update};
     use crate::data::{self as reviews, NewReview, put_review};
     use testkit::{Harness, all_items, query_read_units};

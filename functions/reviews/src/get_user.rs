@@ -16,7 +16,7 @@ use api::declare::*;
 use crate::views as view;
 use keys::reviews as k;
 use model::reviews::{Review, User};
-use serde_json::json;
+use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -38,6 +38,29 @@ pub const FUNCTION: Function = Function {
     .paged(10)],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[Answer::of::<Page>(
+            200,
+            "the user (first page only) and a page of their reviews",
+        )])
+        .page_note(crate::get_book::PAGE_NOTE),
+];
+
+/// A page of a user's reviews.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+struct Page {
+    /// the user on the first page, null after
+    user: Option<view::User>,
+    reviews: Vec<view::Review>,
+    #[schemars(with = "api::views::NextCursor")]
+    next_cursor: Option<String>,
+}
+
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let user = api::path_id(&req, "username")?;
     // A cursor is bound to this pattern, this user and this page size.
@@ -58,11 +81,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     api::json(
         200,
-        &json!({
-            "user": user.as_ref().map(view::user),
-            "reviews": reviews.iter().map(view::review).collect::<Vec<_>>(),
-            "nextCursor": next,
-        }),
+        &Page {
+            user: user.as_ref().map(view::user),
+            reviews: reviews.iter().map(view::review).collect(),
+            next_cursor: next,
+        },
     )
 }
 
@@ -71,7 +94,7 @@ mod tests {
     use super::*;
     use keys::{Date, Id, reviews::Isbn};
     use model::Item;
-    use serde_json::Value;
+    use serde_json::{Value, json};
     use store::{Table, Update, cursor::CursorCodec};
     use crate::data::{self as reviews, NewReview, put_review};
     use testkit::{Harness, all_items, query_read_units};

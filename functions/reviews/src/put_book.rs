@@ -41,19 +41,34 @@ pub const FUNCTION: Function = Function {
                     }),
                 },
             ],
-),
+        ),
     ],
 };
+
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
+                Answer::of::<view::Book>(200, "the book as stored, updated"),
+                Answer::of::<view::Book>(201, "the book as stored, created"),
+            ])
+            .body::<PutBook>(),
+];
 
 pub const MAX_TITLE_CHARS: usize = 500;
 pub const MAX_AUTHOR_CHARS: usize = 200;
 pub const MIN_YEAR: i32 = 0;
 pub const MAX_YEAR: i32 = 9999;
 
-#[derive(Debug, Deserialize)]
+/// A book's title, author and year.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 struct PutBook {
+    #[schemars(length(min = 1, max = MAX_TITLE_CHARS))]
     title: String,
+    #[schemars(length(min = 1, max = MAX_AUTHOR_CHARS))]
     author: String,
     publication_year: api::Bounded<{ MIN_YEAR as i64 }, { MAX_YEAR as i64 }>,
 }

@@ -41,6 +41,17 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
+            Answer::of::<view::Review>(200, "the review as stored, replacing the user's last"),
+            Answer::of::<view::Review>(201, "the review as stored, the user's first of the book"),
+        ])
+        .body::<PutReview>(),
+];
+
 pub const MIN_GRADE: u8 = 1;
 pub const MAX_GRADE: u8 = 10;
 pub const MAX_TEXT_CHARS: usize = 5000;
@@ -64,10 +75,15 @@ pub fn largest_by(user: &'static str) -> Example {
         .with_body(leak(body.to_string()))
 }
 
-#[derive(Debug, Deserialize)]
+/// A grade and a text.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(inline)]
 struct PutReview {
     grade: api::Bounded<{ MIN_GRADE as i64 }, { MAX_GRADE as i64 }>,
+    /// shown on the book's public page; may hold line feeds and tabs (`x-lines`), nothing else
+    /// the text rule refuses
+    #[schemars(length(min = 1, max = MAX_TEXT_CHARS), extend("x-lines" = true))]
     text: String,
 }
 

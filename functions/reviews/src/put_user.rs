@@ -37,6 +37,17 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
+/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
+/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
+/// binary, which never reads it, carries none of it.
+pub const CONTRACTS: &[Contract] = &[
+    Contract::answers(&[
+            Answer::of::<view::User>(200, "the user as stored, updated"),
+            Answer::of::<view::User>(201, "the user as stored, created"),
+        ])
+        .optional_body::<PutUser>(),
+];
+
 /// The longest username: the worst cases of the review routes write its reviews.
 pub fn longest_username() -> &'static str {
     api::function::leak("u".repeat(keys::MAX_ID_LEN))
@@ -58,10 +69,15 @@ pub fn largest_named(user: &'static str) -> Example {
         .with_body(r#"{"membershipDate": "2002-02-02"}"#)
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// When the membership began.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(inline)]
 struct PutUser {
+    /// a date, or a date and time as Pernin's introduction writes it (`2000-09-29T04:31:00`; the
+    /// date is stored); not after today; today when absent
     #[serde(default)]
+    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?Z?)?$"))]
     membership_date: Option<String>,
 }
 

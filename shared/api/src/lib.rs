@@ -24,12 +24,14 @@
 //!   ([`dispatch`]), authorized first ([`auth`]); [`event`]: the raw API Gateway event made a
 //!   request (a URI that cannot be built is a 400) and the answer made its response;
 //! - [`function`], [`auth`], [`views`]: declarations, access, and the shapes every context's
-//!   response views share (each context's views and its own parameters are in its crate).
+//!   response views share (each context's views and its own parameters are in its crate);
+//!   [`contract`]: what `openapi.yaml` says of a route, from its request and answer types.
 //!
 //! Every item is re-exported here: `api::json`, `api::ApiError`, `api::serve`...
 
 pub mod auth;
 pub mod body;
+pub mod contract;
 pub mod error;
 pub mod event;
 pub mod function;
@@ -46,9 +48,11 @@ pub use auth::{Access, Caller};
 /// types, and those of its handler, `handle(deps: &Deps, req: Request) -> Result<Response<Body>,
 /// ApiError>`.
 pub mod declare {
+    pub use crate::contract::{Answer, Contract, Query, Refusal};
     pub use crate::function::{Example, Function, Index, Pattern, Route};
     pub use crate::{Access, ApiError};
     pub use lambda_http::{Body, Request, Response};
+    pub use schemars::{JsonSchema, json_schema};
     pub use store::{Deps, Needs};
 }
 pub use body::{

@@ -85,6 +85,19 @@ impl<'de, const MIN: i64, const MAX: i64> Deserialize<'de> for Bounded<MIN, MAX>
     }
 }
 
+/// The range a client reads in `openapi.yaml`: the one the messages state.
+impl<const MIN: i64, const MAX: i64> schemars::JsonSchema for Bounded<MIN, MAX> {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Bounded_{MIN}_{MAX}").into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "integer", "minimum": MIN, "maximum": MAX })
+    }
+}
+
 impl<const MIN: i64, const MAX: i64> fmt::Display for Bounded<MIN, MAX> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)

@@ -88,6 +88,10 @@ macro_rules! functions {
         /// This context's API functions.
         pub const FUNCTIONS: &[&$crate::Function] = &[$(&$function::FUNCTION),*];
 
+        /// Their routes' contracts, in the order of [`FUNCTIONS`] (each module's `CONTRACTS`,
+        /// one per route): what `openapi.yaml` is generated from. No binary reads them.
+        pub const CONTRACTS: &[&[$crate::contract::Contract]] = &[$($function::CONTRACTS),*];
+
         /// The answer of the function named `function` to `req`, authorized as it declares,
         /// with `deps` (made for its needs); `None` when no function of this context has the
         /// name.

@@ -4,22 +4,68 @@
 //! records (`functions/<context>/src/views.rs`); here are the shapes they share: a derived value
 //! and its drift note, a counter kept on write shards.
 
+use std::borrow::Cow;
+
 use model::Derived;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Serialize;
 use serde_json::Value;
 
 /// Where a view notes the derived values it could not show (removed by [`crate::json`], which
 /// names them in a header).
 pub const DRIFT: &str = "_drift";
 
-/// A derived value as shown: the number, or `null` when it drifted (noted in `drift` under `name`).
-pub fn derived(value: &Derived, name: &'static str, drift: &mut Vec<&'static str>) -> Value {
-    match value.value() {
-        Some(n) => n.into(),
-        None => {
-            drift.push(name);
-            Value::Null
-        }
+/// The drift note of a view: the derived values it could not show. A view's field
+/// `#[serde(rename = "_drift", skip_serializing_if = "Vec::is_empty")] #[schemars(skip)]`, which
+/// [`crate::json`] removes from the body and names in a header: never part of the contract.
+pub type Drift = Vec<&'static str>;
+
+/// A derived value as shown: the number, or `null` when it drifted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct DerivedInteger(pub Option<i64>);
+
+impl JsonSchema for DerivedInteger {
+    fn schema_name() -> Cow<'static, str> {
+        "DerivedInteger".into()
     }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A value the stream handlers derive (a count, or a sum in cents). `null` when what is stored cannot be right (negative, not an integer, a sum that overflows: drift after an incident); the answer then names the field in the `X-Derived-Inconsistent` header, and `make reconcile REPAIR=1` (or the next matching stream record) heals it.\n",
+            "type": ["integer", "null"],
+            "minimum": 0,
+        })
+    }
+}
+
+impl From<DerivedInteger> for Value {
+    fn from(shown: DerivedInteger) -> Value {
+        shown.0.map_or(Value::Null, Value::from)
+    }
+}
+
+/// The `nextCursor` of a page, for a field's `#[schemars(with = "api::views::NextCursor")]`.
+pub struct NextCursor;
+
+impl JsonSchema for NextCursor {
+    fn schema_name() -> Cow<'static, str> {
+        "NextCursor".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "the cursor of the next page, or null on the last",
+            "type": ["string", "null"],
+        })
+    }
+}
+
+/// A derived value as shown: the number, or `null` when it drifted (noted in `drift` under `name`).
+pub fn derived(value: &Derived, name: &'static str, drift: &mut Drift) -> DerivedInteger {
+    let shown = value.value();
+    if shown.is_none() {
+        drift.push(name);
+    }
+    DerivedInteger(shown)
 }
 
 /// Adds a view's drift note to its object (nothing when nothing drifted).
@@ -43,7 +89,7 @@ pub async fn sharded_counter(
     let sums = store::aggregate::sum_shards(table, shards, &attributes).await?;
     let (mut view, mut drift) = (identity, Vec::new());
     for (attribute, name) in totals {
-        view[*name] = derived(&sums[attribute], name, &mut drift);
+        view[*name] = derived(&sums[attribute], name, &mut drift).into();
     }
     Ok(with_drift(view, drift))
 }

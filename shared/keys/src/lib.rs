@@ -36,6 +36,7 @@ pub mod learning;
 pub mod multi;
 pub mod registry;
 pub mod reviews;
+pub mod schema;
 pub mod shape;
 pub mod unicode;
 

@@ -41,7 +41,7 @@ pub mod types {
 
 /// Longest ISBN input looked at (digits, hyphens and spaces): a 13-digit ISBN with four hyphens
 /// is 17 characters; anything much longer is not an ISBN.
-const MAX_ISBN_INPUT: usize = 32;
+pub(crate) const MAX_ISBN_INPUT: usize = 32;
 
 /// An ISBN, normalised to its 13 digits.
 ///

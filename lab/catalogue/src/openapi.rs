@@ -1,0 +1,361 @@
+//! `openapi.yaml`, generated: every operation from its function's declaration (summary, access,
+//! page size) and its route's [`Contract`] (its module's `CONTRACTS`, one per route, apart from
+//! the `FUNCTION` its binary reads: query, body, answers and refusals, each schema
+//! derived from the Rust type that parses or builds it, descriptions from its doc comments).
+//! What no type says is kept by hand in `openapi-frame.yaml`: the document's prose (info, tags,
+//! security), the path parameters, the shared responses and the error codes.
+//!
+//! The tests crate holds the committed file to [`document`] (`UPDATE_OPENAPI=1` rewrites it:
+//! `make openapi`).
+
+use std::collections::BTreeSet;
+
+use api::{
+    Access, Function, Route,
+    contract::{Contract, Refusal},
+};
+use schemars::{SchemaGenerator, generate::SchemaSettings};
+use serde_json::{Map, Value, json};
+
+/// The hand-kept frame (see the module's header).
+const FRAME: &str = include_str!("openapi-frame.yaml");
+
+/// A context's tag, its functions and their routes' contracts.
+type Context = (
+    &'static str,
+    &'static [&'static Function],
+    &'static [&'static [Contract]],
+);
+
+/// Every context, under its tag.
+fn contexts() -> [Context; 4] {
+    [
+        ("commerce", commerce::FUNCTIONS, commerce::CONTRACTS),
+        ("reviews", reviews::FUNCTIONS, reviews::CONTRACTS),
+        ("learning", learning::FUNCTIONS, learning::CONTRACTS),
+        ("hr", hr::FUNCTIONS, hr::CONTRACTS),
+    ]
+}
+
+/// The whole document.
+pub fn document() -> Value {
+    let frame: Value = serde_yaml::from_str(FRAME).expect("openapi-frame.yaml is YAML");
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.definitions_path = "#/components/schemas/".into();
+        s.meta_schema = None;
+    });
+    // What a client reads is described as it is serialised, what it sends as it is read.
+    let mut generators = Generators {
+        answers: settings.clone().for_serialize().into_generator(),
+        requests: settings.for_deserialize().into_generator(),
+    };
+    let mut paths = Map::new();
+    for (tag, functions, contracts) in contexts() {
+        for (function, contracts) in functions.iter().zip(contracts) {
+            assert_eq!(
+                function.routes.len(),
+                contracts.len(),
+                "{}: one contract per route, in their order",
+                function.name
+            );
+            for (route, contract) in function.routes.iter().zip(*contracts) {
+                let op = operation(function, route, contract, tag, &frame, &mut generators);
+                let item = paths.entry(route.path).or_insert_with(|| json!({}));
+                item[route.method.as_str().to_lowercase()] = op;
+            }
+        }
+    }
+    let mut doc = frame.clone();
+    doc["paths"] = Value::Object(paths);
+    let schemas = doc["components"]["schemas"]
+        .as_object_mut()
+        .expect("the frame's schemas");
+    for generator in [&mut generators.answers, &mut generators.requests] {
+        for (name, mut schema) in generator.take_definitions(true) {
+            tidy(&mut schema);
+            if let Some(other) = schemas.get(&name) {
+                assert_eq!(other, &schema, "two schemas named {name}");
+            }
+            schemas.insert(name, schema);
+        }
+    }
+    // By name, whatever order the operations first named them in.
+    schemas.sort_keys();
+    prune(&mut doc);
+    doc
+}
+
+struct Generators {
+    answers: SchemaGenerator,
+    requests: SchemaGenerator,
+}
+
+/// How the document writes a function's [`Access`] (`x-access`).
+pub fn x_access(access: &Access) -> String {
+    match access {
+        Access::Public => "public".into(),
+        Access::SignedIn => "signed-in".into(),
+        Access::Staff => "staff".into(),
+        Access::Owner { param, .. } => format!("owner:{param}"),
+        Access::OwnerOrStaff { param, .. } => format!("owner-or-staff:{param}"),
+    }
+}
+
+/// `get-customer` as an operation id: `getCustomer`.
+fn camel(name: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '-' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// An operation of a route that declares its contract.
+fn operation(
+    function: &Function,
+    route: &Route,
+    contract: &Contract,
+    context: &str,
+    frame: &Value,
+    generators: &mut Generators,
+) -> Value {
+    let mut op = Map::new();
+    let id = contract
+        .operation_id
+        .map_or_else(|| camel(function.name), str::to_owned);
+    op.insert("operationId".into(), id.into());
+    op.insert("summary".into(), route.summary.into());
+    op.insert("tags".into(), json!([contract.tag.unwrap_or(context)]));
+    op.insert("x-access".into(), x_access(&function.access).into());
+    if let Some(units) = contract.worst_read_units_declared() {
+        op.insert("x-worst-case-read-units".into(), units.into());
+    }
+    if function.access == Access::Public {
+        op.insert("security".into(), json!([]));
+    }
+    let mut parameters: Vec<Value> = path_parameters(route.path, frame);
+    for q in contract.query {
+        let mut schema = q.schema.build(&mut generators.requests).to_value();
+        tidy(&mut schema);
+        let mut p = json!({ "name": q.name, "in": "query" });
+        if q.required {
+            p["required"] = true.into();
+        }
+        if !q.description.is_empty() {
+            p["description"] = q.description.into();
+        }
+        p["schema"] = schema;
+        parameters.push(p);
+    }
+    if let Some(page) = route.page {
+        let description = match contract.page_note {
+            Some(note) => format!("the page size; {note}"),
+            None => "the page size".to_owned(),
+        };
+        parameters.push(json!({
+            "name": "limit",
+            "in": "query",
+            "description": description,
+            "schema": { "type": "integer", "minimum": 1, "maximum": page.max, "default": page.default },
+        }));
+        parameters.push(json!({ "$ref": "#/components/parameters/cursor" }));
+    }
+    if !parameters.is_empty() {
+        op.insert("parameters".into(), parameters.into());
+    }
+    if let Some(body) = &contract.body {
+        let mut schema = body.schema.build(&mut generators.requests).to_value();
+        tidy(&mut schema);
+        op.insert(
+            "requestBody".into(),
+            json!({
+                "required": body.required,
+                "content": { "application/json": { "schema": schema } },
+            }),
+        );
+    }
+    let mut responses: Vec<(u16, Value)> = Vec::new();
+    for answer in contract.answers {
+        let mut response = json!({ "description": answer.description });
+        if let Some(schema) = answer.schema {
+            let mut schema = schema.build(&mut generators.answers).to_value();
+            tidy(&mut schema);
+            response["content"] = json!({ "application/json": { "schema": schema } });
+        }
+        responses.push((answer.status, response));
+    }
+    let shared = |name: &str| json!({ "$ref": format!("#/components/responses/{name}") });
+    let mut refusals: Vec<Refusal> = contract.refusals.to_vec();
+    let derived = [
+        (true, 400),
+        (function.access.signed_in(), 401),
+        (function.access == Access::Staff, 403),
+        (
+            matches!(
+                function.access,
+                Access::Owner { .. } | Access::OwnerOrStaff { .. }
+            ),
+            404,
+        ),
+        (contract.body.is_some(), 413),
+        (true, 503),
+    ];
+    for (applies, status) in derived {
+        if applies && !refusals.iter().any(|r| r.status == status) {
+            refusals.push(Refusal {
+                status,
+                description: None,
+            });
+        }
+    }
+    for refusal in refusals {
+        let response = match (refusal.description, refusal.status) {
+            (Some(description), _) => json!({
+                "description": description,
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } },
+            }),
+            (None, 400) => shared("BadRequest"),
+            (None, 401) => shared("Unauthorized"),
+            (None, 403) => shared("Forbidden"),
+            (None, 404) => shared("NotFound"),
+            (None, 409) => shared("Conflict"),
+            (None, 413) => shared("TooLarge"),
+            (None, 503) => shared("Unavailable"),
+            (None, status) => panic!(
+                "{} {}: {status} has no shared response; describe it",
+                route.method.as_str(),
+                route.path
+            ),
+        };
+        responses.push((refusal.status, response));
+    }
+    responses.sort_by_key(|(status, _)| *status);
+    let responses: Map<String, Value> = responses
+        .into_iter()
+        .map(|(status, r)| (status.to_string(), r))
+        .collect();
+    op.insert("responses".into(), responses.into());
+    let mut op = Value::Object(op);
+    if let Some(more) = contract.more {
+        merge(&mut op, (more.0)());
+    }
+    op
+}
+
+/// `more` merged into `into`: objects member by member, arrays appended, anything else replaced.
+fn merge(into: &mut Value, more: Value) {
+    match (into, more) {
+        (Value::Object(into), Value::Object(more)) => {
+            for (key, value) in more {
+                match into.get_mut(&key) {
+                    Some(existing) => merge(existing, value),
+                    None => {
+                        into.insert(key, value);
+                    }
+                }
+            }
+        }
+        (Value::Array(into), Value::Array(more)) => into.extend(more),
+        (into, more) => *into = more,
+    }
+}
+
+/// The path parameters of a path template, each the frame's parameter of that name.
+fn path_parameters(path: &str, frame: &Value) -> Vec<Value> {
+    let declared = frame["components"]["parameters"]
+        .as_object()
+        .expect("the frame's parameters");
+    path.split('/')
+        .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+        .map(|name| {
+            let (key, _) = declared
+                .iter()
+                .find(|(_, p)| p["in"] == "path" && p["name"] == name)
+                .unwrap_or_else(|| {
+                    panic!("{path}: openapi-frame.yaml declares no path parameter {name}")
+                });
+            json!({ "$ref": format!("#/components/parameters/{key}") })
+        })
+        .collect()
+}
+
+/// The generated schemas as the hand-written ones were: an object takes no member it does not
+/// list, a whole number's Rust width (`format: uint32`) is no format a client knows, an
+/// optional member has no `null` default, and a doc comment's line breaks inside a paragraph
+/// are spaces.
+fn tidy(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::String(text)) = map.get_mut("description") {
+                *text = text
+                    .split("\n\n")
+                    .map(|paragraph| paragraph.replace('\n', " "))
+                    .collect::<Vec<_>>()
+                    .join("\n\n");
+            }
+            if map.contains_key("properties") && !map.contains_key("additionalProperties") {
+                map.insert("additionalProperties".into(), false.into());
+            }
+            let rust_width = map.get("format").and_then(Value::as_str).is_some_and(|f| {
+                [
+                    "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                    "uint", "int", "float", "double",
+                ]
+                .contains(&f)
+            });
+            if rust_width {
+                map.remove("format");
+            }
+            // `#[serde(default)]` of an optional member: absent says it, and a null default
+            // would contradict the member's own type.
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
+            map.values_mut().for_each(tidy);
+        }
+        Value::Array(items) => items.iter_mut().for_each(tidy),
+        _ => {}
+    }
+}
+
+/// Removes the frame's components nothing references any more (the operations that used them
+/// declare their contracts now).
+fn prune(doc: &mut Value) {
+    loop {
+        let mut used = BTreeSet::new();
+        refs(doc, &mut used);
+        let mut removed = false;
+        for kind in ["schemas", "parameters", "responses"] {
+            if let Some(map) = doc["components"][kind].as_object_mut() {
+                let before = map.len();
+                map.retain(|name, _| used.contains(&format!("#/components/{kind}/{name}")));
+                removed |= map.len() != before;
+            }
+        }
+        if !removed {
+            return;
+        }
+    }
+}
+
+/// Every `$ref` of a document, or of a part of one.
+pub fn refs(v: &Value, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::String(r)) = m.get("$ref") {
+                out.insert(r.clone());
+            }
+            m.values().for_each(|v| refs(v, out));
+        }
+        Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+        _ => {}
+    }
+}
