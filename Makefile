@@ -23,6 +23,9 @@ FAILURES_DIR := $(STATE_DIR)/failures
 TABLE ?= local-table
 # Signs pagination cursors locally. In AWS it is the stack parameter CursorSigningKey.
 LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
+# The key design of C4 by status and O10 (the stack parameter OrderStatusKeys): the indexes a
+# fresh local table gets and what the functions and `make seed` write (docs/key-designs.md).
+ORDER_STATUS_KEYS ?= concatenated
 
 # Every crate under functions/ is a context; each of its binaries (src/bin/<name>.rs) a Lambda.
 CONTEXTS := $(notdir $(wildcard functions/*))
@@ -63,6 +66,7 @@ BUILD = cargo build --workspace --bins
 
 LOCAL_STACK = AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debug/local-stack \
 	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY) \
+	  --param OrderStatusKeys=$(ORDER_STATUS_KEYS) \
 	  --log-dir $(LOG_DIR) --failures-dir $(FAILURES_DIR)
 
 # True if something listens on API_PORT.
@@ -97,7 +101,7 @@ reset: dynamodb-install ## Throw the local table away and run the stack on a fre
 
 seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table, then wait for the stream handlers to derive totals and rankings; SIZE=large adds thousands of customers, orders, reviews, certificates and employees
 	$(BUILD)
-	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debug/seed --table $(TABLE) --size $(SIZE)
+	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) ORDER_STATUS_KEYS=$(ORDER_STATUS_KEYS) target/debug/seed --table $(TABLE) --size $(SIZE)
 	@if $(API_LISTENS); then echo "waiting for the stream handlers to catch up ..."; $(WAIT_DRAINED); \
 	  echo "seeded, and the stream handlers have caught up"; fi
 

@@ -576,13 +576,18 @@ fn key_problems(table: &sam_template::Table) -> Vec<String> {
 #[test]
 fn the_tables_keys_keep_dynamodbs_limits_and_the_keys_crates_declarations() {
     let text = std::fs::read_to_string(workspace_root().join("template.yaml")).unwrap();
+    // Every index of any deployment (OrderStatusKeys' conditions), and each deployment's own.
     let template = Template::parse(&text).unwrap();
-    assert_eq!(key_problems(&template.table), Vec::<String>::new());
+    assert_eq!(
+        key_problems(&template.table.with_every_index()),
+        Vec::<String>::new()
+    );
 
     // Each rule, broken once in a copy of the template.
     let broken = |from: &str, to: &str| {
         assert_eq!(text.matches(from).count(), 1, "{from}");
-        key_problems(&Template::parse(&text.replace(from, to)).unwrap().table)
+        let copy = Template::parse(&text.replace(from, to)).unwrap();
+        key_problems(&copy.table.with_every_index())
     };
     let day = "            - { AttributeName: Day, KeyType: RANGE }\n";
     let fifth = broken(
@@ -630,4 +635,74 @@ fn the_tables_keys_keep_dynamodbs_limits_and_the_keys_crates_declarations() {
             .any(|p| p.contains("the table: one HASH and at most one RANGE")),
         "{table_key:?}"
     );
+}
+
+/// `OrderStatusKeys` decides, for each of its values, exactly the orders indexes the key design
+/// reads (`commerce::data::StatusKeys::indexes`), the attribute definitions they need and no
+/// other (CloudFormation refuses one no key uses), the readers' permissions on them (and
+/// DescribeTable only while moving), and the design every reader and writer of those orders is
+/// told (`ORDER_STATUS_KEYS`).
+#[test]
+fn each_order_status_keys_value_creates_exactly_its_indexes() {
+    use commerce::data::StatusKeys;
+    let orders_indexes = StatusKeys::MultiAttribute.indexes();
+    for keys in StatusKeys::ALL {
+        let t = Template::workspace_with(&[(StatusKeys::PARAMETER, keys.as_str())]).unwrap();
+        let what = keys.as_str();
+        let created: Vec<&str> = t
+            .table
+            .global_indexes
+            .iter()
+            .map(|i| i.name.as_str())
+            .filter(|n| orders_indexes.contains(n))
+            .collect();
+        assert_eq!(created, keys.indexes(), "{what}");
+        let used: BTreeSet<&str> = std::iter::once(&t.table.key)
+            .chain(t.table.global_indexes.iter().map(|i| &i.key))
+            .flat_map(|k| k.attributes())
+            .collect();
+        let defined: BTreeSet<&str> = t.table.attributes.keys().map(String::as_str).collect();
+        assert_eq!(
+            defined, used,
+            "{what}: AttributeDefinitions are the keys' attributes"
+        );
+        let reads_indexes = matches!(keys, StatusKeys::Moving2 | StatusKeys::MultiAttribute);
+        for (function, index) in [
+            ("list-customer-orders", orders_indexes[0]),
+            ("list-rep-orders", orders_indexes[1]),
+        ] {
+            let f = t.function(function).unwrap();
+            assert_eq!(
+                f.allows("dynamodb:Query", Some(index)),
+                reads_indexes,
+                "{what} {function}"
+            );
+            assert!(
+                f.allows("dynamodb:Query", Some("GSI1")),
+                "{what} {function}"
+            );
+            let describes = f.allows("dynamodb:DescribeTable", None);
+            assert_eq!(describes, keys == StatusKeys::Moving2, "{what} {function}");
+        }
+        for function in [
+            "list-customer-orders",
+            "list-rep-orders",
+            "place-order",
+            "commerce-stream",
+        ] {
+            let f = t.function(function).unwrap();
+            assert_eq!(
+                f.environment.get("ORDER_STATUS_KEYS"),
+                Some(&sam_template::EnvValue::Ref(StatusKeys::PARAMETER.into())),
+                "{function}"
+            );
+        }
+    }
+    let allowed = Template::workspace().unwrap();
+    let parameter = allowed
+        .parameters
+        .iter()
+        .find(|p| p.name == StatusKeys::PARAMETER);
+    let values: Vec<&str> = StatusKeys::ALL.iter().map(|k| k.as_str()).collect();
+    assert_eq!(parameter.unwrap().allowed, values);
 }

@@ -27,9 +27,15 @@ fn assert_within_policy(f: &Function, requests: &[store::Request]) {
 }
 
 /// A fresh table with the seeds loaded, recording each write's items from now on
-/// (`Table::recording_touched`): a sample's requests are all its meter holds.
+/// (`Table::recording_touched`): a sample's requests are all its meter holds. The table of the
+/// template's default deployment (its indexes are what a write is billed for: `cost::indexes`).
 async fn seeded_table() -> store::Table {
-    let table = testkit::table().await;
+    let client = devkit::client();
+    let name = devkit::test_table_name("test", &ulid::Ulid::new().to_string().to_lowercase());
+    devkit::create_workspace_table(&client, &name)
+        .await
+        .unwrap();
+    let table = store::Table::new(client, name).recording();
     tools::seed::load(&table).await.unwrap();
     table.recording_touched()
 }

@@ -61,7 +61,7 @@ async fn an_unusable_configuration_is_the_invocations_error() {
                     ("ORDER_STATUS_KEYS", "gsi1"),
                 ],
             ),
-            "ORDER_STATUS_KEYS must be concatenated or multi-attribute, not \"gsi1\"",
+            "ORDER_STATUS_KEYS must be one of concatenated, moving-1, moving-2, multi-attribute, not \"gsi1\"",
         ),
         // O5's shards out of range, and not a number.
         (

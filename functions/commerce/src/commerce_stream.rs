@@ -18,7 +18,7 @@ pub mod totals;
 /// Its name (binary, template resource, sample event, metrics' `Pattern`) and what it needs.
 pub const CONSUMER: Consumer = Consumer {
     name: "commerce-stream",
-    needs: Needs::SHARDS,
+    needs: Needs::SHARDS.with_settings(&[crate::data::ORDER_STATUS_KEYS]),
 };
 
 pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {

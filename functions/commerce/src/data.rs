@@ -24,7 +24,7 @@ use model::{
 
 use store::{
     Condition, Deps, Read, Setting, StoreError, Table, Update,
-    merge::{Direction, MergeKey, MergedPage, Position, Positions, merged_page_by},
+    merge::{Direction, MergeKey, Position, Positions, merged_page_by},
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -138,6 +138,9 @@ pub struct NewOrder {
     pub lines: Vec<(k::Sku, u32, i64)>,
     /// How many GSI2 shards O5 reads (`ORDER_STATUS_SHARDS`); the header records its own.
     pub status_shards: u32,
+    /// The deployment's key design (`ORDER_STATUS_KEYS`): whether the header and the summary
+    /// carry GSI1's status keys.
+    pub status_keys: StatusKeys,
 }
 
 impl NewOrder {
@@ -207,6 +210,18 @@ impl NewOrder {
     }
 }
 
+/// The item of an order's header or summary as `keys` writes it: without GSI1's status keys in
+/// the multi-attribute design, where no reader reads them (an index entry costs a write unit
+/// with every write of the order).
+fn status_item<E: Entity>(entity: &E, keys: StatusKeys) -> Result<Item, StoreError> {
+    let mut item = model::to_item(entity)?;
+    if !keys.writes_gsi1() {
+        item.remove(keys::attr::GSI1PK);
+        item.remove(keys::attr::GSI1SK);
+    }
+    Ok(item)
+}
+
 /// Seconds since the Unix epoch, as TTL attributes count.
 fn now_seconds() -> i64 {
     (keys::now_ms() / 1000) as i64
@@ -259,6 +274,7 @@ pub struct OrderRequest {
     /// (sku, quantity); SKUs distinct.
     pub items: Vec<(k::Sku, u32)>,
     pub status_shards: u32,
+    pub status_keys: StatusKeys,
 }
 
 /// An order placed at the catalogue's prices: what was written, in its currency.
@@ -322,6 +338,7 @@ pub async fn place_catalogue_order(
                     .map(|((sku, q), (_, p))| (*sku, *q, p.cents))
                     .collect(),
                 status_shards: request.status_shards,
+                status_keys: request.status_keys,
             },
             currency: prices[0].1.currency.clone(),
         };
@@ -440,12 +457,14 @@ async fn place_with_rep(
         currency: currency.clone(),
         ..order.order(rep.clone())
     };
-    tx.put(&OrderSummary(summary), Some(Condition::Absent))?;
-    let OrderHeader(header) = order.header(rep);
-    tx.put(
-        &OrderHeader(Order { currency, ..header }),
+    let keys = order.status_keys;
+    tx.put_item(
+        status_item(&OrderSummary(summary), keys)?,
         Some(Condition::Absent),
     )?;
+    let OrderHeader(header) = order.header(rep);
+    let header = OrderHeader(Order { currency, ..header });
+    tx.put_item(status_item(&header, keys)?, Some(Condition::Absent))?;
     for line in order.lines() {
         tx.put(&line, Some(Condition::Absent))?;
     }
@@ -528,13 +547,15 @@ pub async fn append_tracking_event(
 // Derived: an order's current status, from its newest tracking event
 
 /// Sets the order's status on its header (and its status keys: GSI2 for O5, GSI1 for C4 by
-/// status) and on its summary in the customer's collection (and its rep's GSI1 key, O10), unless
-/// a newer event was applied already: each write is conditioned on
+/// status unless `keys` is the multi-attribute design, whose indexes key on `Status` itself)
+/// and on its summary in the customer's collection (and its rep's GSI1 key, O10, likewise),
+/// unless a newer event was applied already: each write is conditioned on
 /// `LastEventId <= event`, so events applied out of order, twice, or after a crash between the two
 /// writes all end with the newest event's status. Returns false when a newer event (or no order)
 /// was found.
 pub async fn apply_order_status(
     table: &Table,
+    keys: StatusKeys,
     order: OrderId,
     event: EventId,
     status: OrderStatus,
@@ -547,15 +568,16 @@ pub async fn apply_order_status(
     let update = Update::new()
         .set(Order::STATUS, s(status.as_str()))
         .set(Order::LAST_EVENT_ID, s(event.to_string()));
+    let gsi1 = |update: Update| match keys.writes_gsi1() {
+        true => update.set(keys::attr::GSI1SK, s(k::status_sort_key(status, order))),
+        false => update,
+    };
     let header = match table
         .update(
             &k::order_header(order),
             // The partition keys (GSI1: the customer, GSI2: the shard) were written with the
             // order and never change; the status is in the sort keys.
-            &update
-                .clone()
-                .set(keys::attr::GSI1SK, s(k::status_sort_key(status, order)))
-                .set(keys::attr::GSI2SK, s(k::status_sort_key(status, order))),
+            &gsi1(update.clone()).set(keys::attr::GSI2SK, s(k::status_sort_key(status, order))),
             Some(not_newer()),
         )
         .await
@@ -567,7 +589,7 @@ pub async fn apply_order_status(
     let o = &header.0;
     // In the rep's GSI1 partition only if placed under a rep (GSI1PK written with the order).
     let update = if o.account_rep_id.is_some() {
-        update.set(keys::attr::GSI1SK, s(k::status_sort_key(status, order)))
+        gsi1(update)
     } else {
         update
     };
@@ -746,15 +768,39 @@ pub async fn delete_cart_line(table: &Table, cart: &Id, product: &Id) -> Result<
 // ---------------------------------------------------------------------------------------------
 // C4 by status and O10, in either key design
 
-/// Which key design serves C4 by status and O10 (the functions' `ORDER_STATUS_KEYS`, the
-/// template parameter `OrderStatusKeys`): GSI1's concatenated `<STATUS>#<orderId>` keys, what the
-/// seeds teach and what existing tables have (the default), or the multi-attribute indexes
-/// `CustomerOrdersByStatus` and `RepOrdersByStatus`.
+/// The key design of C4 by status and O10 in a deployment (the functions' `ORDER_STATUS_KEYS`,
+/// the template parameter `OrderStatusKeys`, whose conditions create the indexes to match):
+/// GSI1's concatenated `<STATUS>#<orderId>` keys, what the seeds teach and what existing tables
+/// have (the default), or the multi-attribute indexes `CustomerOrdersByStatus` and
+/// `RepOrdersByStatus`, and the two steps of a move from the first to the second
+/// (docs/key-designs.md#moving-an-index-online).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum StatusKeys {
+    /// GSI1 only: writers write GSI1's keys on headers and summaries, readers read GSI1.
     #[default]
     Concatenated,
+    /// The table gains `CustomerOrdersByStatus` (CloudFormation adds one index per update);
+    /// readers and writers as [`StatusKeys::Concatenated`].
+    Moving1,
+    /// The table gains `RepOrdersByStatus`; writers still write GSI1's keys, readers read an
+    /// index once they have seen it `ACTIVE` (the only design that asks DescribeTable), GSI1
+    /// until then.
+    Moving2,
+    /// Both indexes, and no GSI1 keys on headers and summaries: readers read the indexes.
     MultiAttribute,
+}
+
+/// What serves one page of C4 by status or O10.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Design {
+    /// GSI1's `<STATUS>#<orderId>` keys.
+    Concatenated,
+    /// `CustomerOrdersByStatus` or `RepOrdersByStatus`.
+    MultiAttribute,
+}
+
+impl Design {
+    pub const ALL: [Design; 2] = [Design::Concatenated, Design::MultiAttribute];
 }
 
 /// `ORDER_STATUS_SHARDS`: O5's GSI2 shards, a setting of the functions that place orders on them
@@ -774,9 +820,10 @@ pub fn order_shards(deps: &Deps) -> Result<u32, StoreError> {
     )
 }
 
-/// `ORDER_STATUS_KEYS`: the key design C4 by status and O10 read ([`StatusKeys`]), a setting
-/// of the functions that declare it: read and checked at start-up (a missing or unknown design
-/// stops the function), `concatenated` in tests and tools unless they say otherwise.
+/// `ORDER_STATUS_KEYS`: the key design of C4 by status and O10 ([`StatusKeys`]), a setting of
+/// the functions that read those lists or write the orders in them: read and checked at
+/// start-up (a missing or unknown design stops the function), `concatenated` in tests and
+/// tools unless they say otherwise.
 pub const ORDER_STATUS_KEYS: Setting = Setting {
     variable: "ORDER_STATUS_KEYS",
     default: || StatusKeys::default().as_str().to_owned(),
@@ -784,7 +831,15 @@ pub const ORDER_STATUS_KEYS: Setting = Setting {
 };
 
 impl StatusKeys {
-    pub const ALL: [StatusKeys; 2] = [StatusKeys::Concatenated, StatusKeys::MultiAttribute];
+    /// The template parameter whose value the functions' `ORDER_STATUS_KEYS` is.
+    pub const PARAMETER: &'static str = "OrderStatusKeys";
+
+    pub const ALL: [StatusKeys; 4] = [
+        StatusKeys::Concatenated,
+        StatusKeys::Moving1,
+        StatusKeys::Moving2,
+        StatusKeys::MultiAttribute,
+    ];
 
     /// The design `deps` read at start-up ([`ORDER_STATUS_KEYS`]); an error if the function did
     /// not declare it.
@@ -792,9 +847,30 @@ impl StatusKeys {
         StatusKeys::parse(deps.setting(&ORDER_STATUS_KEYS)?)
     }
 
+    /// The design of the process's `ORDER_STATUS_KEYS` (the default when unset): how the seed
+    /// loaders write orders into the local stack's table, whose `OrderStatusKeys` the Makefile
+    /// passes them.
+    pub fn from_env() -> Result<StatusKeys, StoreError> {
+        match std::env::var(ORDER_STATUS_KEYS.variable) {
+            Ok(v) => StatusKeys::parse(&v),
+            Err(_) => Ok(StatusKeys::default()),
+        }
+    }
+
+    /// The deployment reading only `design`: what a test or a tool asks to read one design.
+    pub fn only(design: Design) -> StatusKeys {
+        match design {
+            Design::Concatenated => StatusKeys::Concatenated,
+            Design::MultiAttribute => StatusKeys::MultiAttribute,
+        }
+    }
+
+    /// The template parameter's value.
     pub fn as_str(self) -> &'static str {
         match self {
             StatusKeys::Concatenated => "concatenated",
+            StatusKeys::Moving1 => "moving-1",
+            StatusKeys::Moving2 => "moving-2",
             StatusKeys::MultiAttribute => "multi-attribute",
         }
     }
@@ -804,10 +880,33 @@ impl StatusKeys {
             .into_iter()
             .find(|k| k.as_str() == s)
             .ok_or_else(|| {
+                let all: Vec<_> = StatusKeys::ALL.iter().map(|k| k.as_str()).collect();
                 StoreError::Config(format!(
-                    "ORDER_STATUS_KEYS must be concatenated or multi-attribute, not {s:?}"
+                    "ORDER_STATUS_KEYS must be one of {}, not {s:?}",
+                    all.join(", ")
                 ))
             })
+    }
+
+    /// The multi-attribute indexes a table of this design has: what the template's conditions
+    /// create for the parameter's value (a contract test holds the two equal).
+    pub fn indexes(self) -> &'static [&'static str] {
+        use keys::{
+            Index,
+            indexes::{CustomerOrdersByStatus, RepOrdersByStatus},
+        };
+        const BOTH: [&str; 2] = [CustomerOrdersByStatus::NAME, RepOrdersByStatus::NAME];
+        match self {
+            StatusKeys::Concatenated => &[],
+            StatusKeys::Moving1 => &BOTH[..1],
+            StatusKeys::Moving2 | StatusKeys::MultiAttribute => &BOTH,
+        }
+    }
+
+    /// Whether writers give order headers and summaries GSI1's status keys: in every design
+    /// until the move's last step, so that no reader of GSI1 misses an order.
+    pub fn writes_gsi1(self) -> bool {
+        self != StatusKeys::MultiAttribute
     }
 }
 
@@ -817,7 +916,7 @@ pub struct StatusPage {
     pub items: Vec<Item>,
     /// DynamoDB's `LastEvaluatedKey`: a position either design continues from.
     pub last_key: Option<Item>,
-    pub served_by: StatusKeys,
+    pub served_by: Design,
 }
 
 /// C4 by status, or O10 for one status: the same orders in both key designs, newest first. A
@@ -865,7 +964,7 @@ impl ByStatus {
     }
 
     /// The `ExclusiveStartKey` in `design` of a position written by either design.
-    fn start_in(&self, design: StatusKeys, position: &Item) -> Result<Item, StoreError> {
+    fn start_in(&self, design: Design, position: &Item) -> Result<Item, StoreError> {
         let text = |name: &str| {
             position
                 .get(name)
@@ -881,14 +980,14 @@ impl ByStatus {
             .filter_map(|n| position.get(n).map(|v| (n.to_owned(), v.clone())))
             .collect();
         match design {
-            StatusKeys::Concatenated => {
+            Design::Concatenated => {
                 start.insert(keys::attr::GSI1PK.into(), s(self.concatenated.pk()));
                 start.insert(
                     keys::attr::GSI1SK.into(),
                     s(k::status_sort_key(self.status, order)),
                 );
             }
-            StatusKeys::MultiAttribute => {
+            Design::MultiAttribute => {
                 for (name, value) in self.multi.partition() {
                     start.insert((*name).to_owned(), model::key_value(value));
                 }
@@ -900,9 +999,7 @@ impl ByStatus {
     }
 
     /// One page, newest first: at most `limit` orders after `start` (a position of either
-    /// design), from `keys`' design. The multi-attribute design reads its index only once this
-    /// process has seen it `ACTIVE` ([`index_active`]), and GSI1 until then or while DynamoDB
-    /// refuses the Query (the index not there), so a reader switched early answers whole lists.
+    /// design), from the design `keys` reads ([`Design::of`]).
     pub async fn page(
         &self,
         table: &Table,
@@ -910,36 +1007,23 @@ impl ByStatus {
         limit: u32,
         start: Option<&Item>,
     ) -> Result<StatusPage, StoreError> {
-        let index = self.multi.index().name;
-        if keys == StatusKeys::MultiAttribute && index_active(table, index).await {
-            let from = start
-                .map(|p| self.start_in(StatusKeys::MultiAttribute, p))
-                .transpose()?;
-            let query = table.query(self.multi.clone()).backwards().limit(limit);
-            match query.start(from).send().await {
-                Ok(page) => {
-                    return Ok(StatusPage {
-                        items: page.items,
-                        last_key: page.last_key,
-                        served_by: StatusKeys::MultiAttribute,
-                    });
-                }
-                Err(e) if index_unreadable(&e, index) => {}
-                Err(e) => return Err(e),
+        let design = Design::of(keys, table, self.multi.index().name).await;
+        let page = match design {
+            Design::MultiAttribute => {
+                let query = table.query(self.multi.clone());
+                let from = start.map(|p| self.start_in(design, p)).transpose()?;
+                query.backwards().limit(limit).start(from).send().await?
             }
-        }
-        let from = start
-            .map(|p| self.start_in(StatusKeys::Concatenated, p))
-            .transpose()?;
-        let query = table
-            .query(self.concatenated.clone())
-            .backwards()
-            .limit(limit);
-        let page = query.start(from).send().await?;
+            Design::Concatenated => {
+                let query = table.query(self.concatenated.clone());
+                let from = start.map(|p| self.start_in(design, p)).transpose()?;
+                query.backwards().limit(limit).start(from).send().await?
+            }
+        };
         Ok(StatusPage {
             items: page.items,
             last_key: page.last_key,
-            served_by: StatusKeys::Concatenated,
+            served_by: design,
         })
     }
 }
@@ -960,7 +1044,7 @@ impl RepOrders {
     }
 
     /// Every stream's position, from `start` (a merged position of either design), in `design`.
-    fn positions(&self, design: StatusKeys, start: Option<&Item>) -> Result<Positions, StoreError> {
+    fn positions(&self, design: Design, start: Option<&Item>) -> Result<Positions, StoreError> {
         let Some(flat) = start else {
             return Ok(Positions::start(self.0.len()));
         };
@@ -978,8 +1062,8 @@ impl RepOrders {
             .map(Positions)
     }
 
-    /// One page, newest first, from `keys`' design (falling back to GSI1 as [`ByStatus::page`]
-    /// does); `last_key` is every stream's position, flat ([`Positions::to_item`]).
+    /// One page, newest first, from the design `keys` reads (as [`ByStatus::page`] chooses);
+    /// `last_key` is every stream's position, flat ([`Positions::to_item`]).
     pub async fn page(
         &self,
         table: &Table,
@@ -988,25 +1072,23 @@ impl RepOrders {
         start: Option<&Item>,
     ) -> Result<StatusPage, StoreError> {
         let by = MergeKey::Attribute(Order::ORDER_ID);
-        let page = |page: MergedPage, served_by| StatusPage {
-            items: page.items,
-            last_key: page.next.map(|p| p.to_item()),
-            served_by,
-        };
-        let index = self.0[0].multi.index().name;
-        if keys == StatusKeys::MultiAttribute && index_active(table, index).await {
-            let streams = self.0.iter().map(|s| s.multi.clone()).collect();
-            let from = self.positions(StatusKeys::MultiAttribute, start)?;
-            match merged_page_by(table, streams, from, limit, Direction::Descending, by).await {
-                Ok(merged) => return Ok(page(merged, StatusKeys::MultiAttribute)),
-                Err(e) if index_unreadable(&e, index) => {}
-                Err(e) => return Err(e),
+        let design = Design::of(keys, table, self.0[0].multi.index().name).await;
+        let from = self.positions(design, start)?;
+        let merged = match design {
+            Design::MultiAttribute => {
+                let streams = self.0.iter().map(|s| s.multi.clone()).collect();
+                merged_page_by(table, streams, from, limit, Direction::Descending, by).await?
             }
-        }
-        let streams = self.0.iter().map(|s| s.concatenated.clone()).collect();
-        let from = self.positions(StatusKeys::Concatenated, start)?;
-        let merged = merged_page_by(table, streams, from, limit, Direction::Descending, by).await?;
-        Ok(page(merged, StatusKeys::Concatenated))
+            Design::Concatenated => {
+                let streams = self.0.iter().map(|s| s.concatenated.clone()).collect();
+                merged_page_by(table, streams, from, limit, Direction::Descending, by).await?
+            }
+        };
+        Ok(StatusPage {
+            items: merged.items,
+            last_key: merged.next.map(|p| p.to_item()),
+            served_by: design,
+        })
     }
 }
 
@@ -1048,11 +1130,27 @@ static INDEXES_SEEN: std::sync::LazyLock<
     std::sync::Mutex<std::collections::BTreeMap<(String, &'static str), Seen>>,
 > = std::sync::LazyLock::new(Default::default);
 
+impl Design {
+    /// The design a reader of `keys` reads `index`'s list from: the one it names, except
+    /// [`StatusKeys::Moving2`]'s, which reads the index once this process has seen it `ACTIVE`
+    /// ([`index_active`]) and GSI1 until then. No other design asks DynamoDB anything.
+    pub async fn of(keys: StatusKeys, table: &Table, index: &'static str) -> Design {
+        match keys {
+            StatusKeys::Concatenated | StatusKeys::Moving1 => Design::Concatenated,
+            StatusKeys::Moving2 if index_active(table, index).await => Design::MultiAttribute,
+            StatusKeys::Moving2 => Design::Concatenated,
+            StatusKeys::MultiAttribute => Design::MultiAttribute,
+        }
+    }
+}
+
 /// Whether `index` of `table` is `ACTIVE`: one DescribeTable per process (a Lambda's container)
-/// once it is, one at most every [`INDEX_RECHECK`] until then. DynamoDB Local answers a Query of
-/// an index it is still backfilling from the part it has filled (a partial list: seen on the
-/// large seed), so a reader does not wait for a refusal: it reads an index only once it has
-/// seen it `ACTIVE`. A DescribeTable that fails counts as not `ACTIVE`.
+/// once it is, one at most every [`INDEX_RECHECK`] until then; only during a move
+/// ([`StatusKeys::Moving2`]: CloudFormation creates an index without waiting for its
+/// backfill). DynamoDB refuses a Query of an index it is still backfilling, and DynamoDB Local
+/// answers it from the part it has filled (a partial list: seen on the large seed), so a reader
+/// does not wait for a refusal: it reads an index only once it has seen it `ACTIVE`. A
+/// DescribeTable that fails counts as not `ACTIVE`.
 async fn index_active(table: &Table, index: &'static str) -> bool {
     let key = (table.name().to_owned(), index);
     let seen = INDEXES_SEEN.lock().ok().and_then(|s| s.get(&key).copied());
@@ -1082,14 +1180,6 @@ async fn index_active(table: &Table, index: &'static str) -> bool {
         s.insert(key, now);
     }
     active
-}
-
-/// Whether DynamoDB refused a Query because `index` cannot be read: the table has no such index
-/// (yet), or it is still being created and backfilled.
-fn index_unreadable(e: &StoreError, index: &str) -> bool {
-    matches!(e, StoreError::Rejected(m)
-        if m.contains(index)
-            && (m.contains("does not have the specified index") || m.contains("backfilling")))
 }
 
 #[cfg(test)]
@@ -1137,6 +1227,7 @@ mod tests {
             created_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
             lines: vec![(k::Sku::new(1).unwrap(), 1, 1)],
             status_shards: k::DEFAULT_ORDER_STATUS_SHARDS,
+            status_keys: Default::default(),
         }
     }
 
@@ -1280,6 +1371,7 @@ mod tests {
             created_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
             items: vec![(k::Sku::new(1).unwrap(), 2)],
             status_shards: k::DEFAULT_ORDER_STATUS_SHARDS,
+            status_keys: Default::default(),
         }
     }
 

@@ -10,7 +10,7 @@ use store::Table;
 
 use store::StoreError;
 
-use crate::data::{self as commerce, IdempotencyKey, NewOrder, PlaceOutcome, products};
+use crate::data::{self as commerce, IdempotencyKey, NewOrder, PlaceOutcome, StatusKeys, products};
 
 /// The three order dates of Good's data-modeling post: 2020-11-25, 2020-12-01, 2020-12-06
 /// (midnight UTC).
@@ -66,12 +66,24 @@ pub async fn customer_of_rep(table: &Table, customer: &str, rep: &str) -> Id {
 
 /// An order of `customer` placed at `ms`, with (sku, quantity, unit price) lines.
 pub async fn order(table: &Table, customer: &str, ms: u64, lines: &[(u64, u32, i64)]) -> Order {
+    order_in(table, StatusKeys::default(), customer, ms, lines).await
+}
+
+/// [`order`] as the writers of key design `design` place it.
+pub async fn order_in(
+    table: &Table,
+    design: StatusKeys,
+    customer: &str,
+    ms: u64,
+    lines: &[(u64, u32, i64)],
+) -> Order {
     let new = NewOrder {
         customer: id(customer),
         order_id: SortableId::at_ms(ms),
         created_at: at(ms),
         lines: lines.iter().map(|(s, q, p)| (sku(*s), *q, *p)).collect(),
         status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
+        status_keys: design,
     };
     let outcome = place_order(table, &new, None).await.expect("place order");
     assert_eq!(outcome, PlaceOutcome::Placed, "the customer exists");

@@ -236,8 +236,7 @@ mod tests {
     }
 
     async fn set_status(d: &Deps, order: &str, at: &str, status: OrderStatus) {
-        let changed = commerce::apply_order_status(
-            &d.table,
+        let changed = commerce::apply_order_status(            &d.table, Default::default(),
             keys::SortableId::parse(order).unwrap(),
             keys::SortableId::at_ms(day_ms(at, 0)),
             status,

@@ -123,7 +123,7 @@ mod tests {
         let shipped = keys::SortableId::parse(&placed[23]).unwrap();
         let event = keys::SortableId::at_ms(1_780_000_000_000);
         assert!(
-            crate::data::apply_order_status(&table, shipped, event, OrderStatus::Shipped)
+            crate::data::apply_order_status(&table, Default::default(), shipped, event, OrderStatus::Shipped)
                 .await
                 .unwrap()
         );
@@ -175,6 +175,7 @@ mod tests {
                 created_at: fixtures::at(ms),
                 lines: vec![(fixtures::sku(1), 1, 100)],
                 status_shards: 4,
+                status_keys: Default::default(),
             };
             let placed_now = crate::fixtures::place_order(&table, &order, None).await;
             assert_eq!(placed_now.unwrap(), crate::data::PlaceOutcome::Placed);

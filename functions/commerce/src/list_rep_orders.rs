@@ -154,8 +154,7 @@ mod tests {
     }
 
     async fn set_status(table: &Table, order: &str, at_ms: u64, status: OrderStatus) {
-        let changed = crate::data::apply_order_status(
-            table,
+        let changed = crate::data::apply_order_status(            table, Default::default(),
             SortableId::parse(order).unwrap(),
             SortableId::at_ms(at_ms),
             status,

@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use crate::data::{
-    self as commerce, IdempotencyRequest, ORDER_STATUS_SHARDS, OrderRequest, PlaceOutcome,
+    self as commerce, IdempotencyRequest, ORDER_STATUS_KEYS, ORDER_STATUS_SHARDS, OrderRequest,
+    PlaceOutcome, StatusKeys,
     PricedOrder,
 };
 
@@ -33,7 +34,7 @@ use crate::data::{
 pub const FUNCTION: Function = Function {
     name: "place-order",
     access: Access::owner("customerId", "customer_not_found"),
-    needs: Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS]),
+    needs: Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS, ORDER_STATUS_KEYS]),
     routes: &[Route::post(
         "/customers/{customerId}/orders",
         "C3: place an order at the catalogue's prices (all or nothing, idempotent with an Idempotency-Key)",
@@ -258,6 +259,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         created_at,
         items,
         status_shards: commerce::order_shards(deps)?,
+        status_keys: StatusKeys::of(deps)?,
     };
     // The answer is made before the write (a retry under the same key replays it), so it does
     // not name the account rep the order records: GET /orders/{orderId} does.
@@ -488,6 +490,44 @@ mod tests {
         };
         assert_eq!(gsi1(&summary), ("REP#E1".into(), format!("OPEN#{id}")));
         assert_eq!(gsi1(&header), ("CUSTOMER#123".into(), format!("OPEN#{id}")));
+    }
+
+    /// In the multi-attribute design the header and the summary carry no GSI1 keys: the
+    /// indexes C4 by status and O10 read key on attributes the order holds anyway, and a GSI1
+    /// entry no one reads costs a write unit with every write of the order. The lines keep
+    /// theirs (O8).
+    #[tokio::test]
+    async fn the_multi_attribute_design_writes_no_gsi1_keys_on_headers_and_summaries() {
+        let table = testkit::table().await;
+        hr::fixtures::org(&table).await;
+        hr::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        crate::fixtures::customer_of_rep(&table, "123", "E1").await;
+        catalogue(&table).await;
+        let deps = testkit::deps(table.clone(), FUNCTION.needs)
+            .with_setting(&crate::data::ORDER_STATUS_KEYS, "multi-attribute")
+            .unwrap();
+        let h = Harness::with_deps(&FUNCTION, handle, deps);
+        let (s, body) = h.post("/customers/123/orders", BODY).await;
+        assert_eq!(s, 201, "{body}");
+        let items = all_items(&table).await;
+        let gsi1 = |ty: &str| {
+            let of_type: Vec<_> = items
+                .iter()
+                .filter(|i| i["Type"].as_s().unwrap() == ty)
+                .collect();
+            assert!(!of_type.is_empty(), "{ty}");
+            of_type
+                .iter()
+                .all(|i| i.contains_key("GSI1PK") && i.contains_key("GSI1SK"))
+        };
+        assert!(!gsi1("OrderHeader") && !gsi1("Order"));
+        assert!(gsi1("OrderItem"), "the lines stay in their product's partition");
+        let header = items
+            .iter()
+            .find(|i| i["Type"].as_s().unwrap() == "OrderHeader")
+            .unwrap();
+        assert!(!header.keys().any(|k| k.starts_with("GSI1")), "{header:?}");
+        assert!(header.contains_key("GSI2PK"), "O5 reads GSI2 in every design");
     }
 
     #[tokio::test]

@@ -303,6 +303,8 @@ impl Setting {
         command
             .env("TABLE_NAME", &self.table)
             .env("ORDER_STATUS_SHARDS", "15")
+            // place-order's key design (the template's default OrderStatusKeys).
+            .env("ORDER_STATUS_KEYS", "concatenated")
             .env(
                 "CURSOR_SIGNING_KEY",
                 "bench-cursor-signing-key-0123456789abcdef",

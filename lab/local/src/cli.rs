@@ -140,6 +140,40 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
     Ok(Command::Run(out))
 }
 
+/// Warns when the table there already has other global indexes than the template, with these
+/// parameters, declares (a table made for another `OrderStatusKeys`): the functions then read
+/// or write for indexes the table does not have.
+async fn warn_other_indexes(name: &str, declared: &sam_template::Table) {
+    let Ok(described) = devkit::client()
+        .describe_table()
+        .table_name(name)
+        .send()
+        .await
+    else {
+        return;
+    };
+    let mut has: Vec<String> = described
+        .table
+        .iter()
+        .flat_map(|t| t.global_secondary_indexes())
+        .filter_map(|i| i.index_name().map(str::to_owned))
+        .collect();
+    let mut wants: Vec<String> = declared
+        .global_indexes
+        .iter()
+        .map(|i| i.name.clone())
+        .collect();
+    has.sort();
+    wants.sort();
+    if has != wants {
+        eprintln!(
+            "warning: table {name} has the indexes {has:?}; the template with these parameters \
+             declares {wants:?}. Start from a fresh table (make reset), or move it \
+             (make move-index: docs/key-designs.md#moving-an-index-online)"
+        );
+    }
+}
+
 fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
     v.parse()
         .map_err(|_| format!("{flag} {v}: not a valid number"))
@@ -147,8 +181,10 @@ fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
 
 /// Starts everything, serves until Ctrl-C or SIGTERM, then stops every function process.
 pub async fn run(args: Args) -> Result<(), String> {
-    let template =
-        Template::load(&args.template).map_err(|e| format!("{}: {e}", args.template.display()))?;
+    // The template as deployed with the --param values: its conditions decide the table's
+    // indexes (OrderStatusKeys) as CloudFormation's would.
+    let template = Template::load_with(&args.template, &args.params)
+        .map_err(|e| format!("{}: {e}", args.template.display()))?;
     let config = StackConfig {
         bin_dir: args.bin_dir.clone(),
         table_name: args.table.clone(),
@@ -198,6 +234,9 @@ pub async fn run(args: Args) -> Result<(), String> {
                 args.table
             )
         })?;
+    if !created {
+        warn_other_indexes(&args.table, &template.table).await;
+    }
 
     let stack = Arc::new(Stack::start(specs, args.max_instances));
     let streams = if args.streams {

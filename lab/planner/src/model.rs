@@ -48,14 +48,14 @@ pub struct IndexSchema {
     pub label: &'static str,
 }
 
-/// Every global secondary index `template.yaml` declares: an item stands in each whose key
-/// attributes it all carries (DynamoDB's sparse indexes).
+/// Every global secondary index `template.yaml` declares, under any `OrderStatusKeys`: an item
+/// stands in each whose key attributes it all carries (DynamoDB's sparse indexes).
 pub fn template_indexes() -> &'static [IndexSchema] {
     static INDEXES: std::sync::OnceLock<Vec<IndexSchema>> = std::sync::OnceLock::new();
     INDEXES.get_or_init(|| {
         let t = sam_template::Template::workspace().expect("template.yaml");
         t.table
-            .global_indexes
+            .declared_indexes
             .iter()
             .map(|i| IndexSchema {
                 index: Ix(Box::leak(i.name.clone().into_boxed_str())),

@@ -6,11 +6,14 @@
 //! `AccountRepId`, `Type`, `Status`, `OrderId`), so no item is rewritten to fill them: DynamoDB
 //! backfills a new index itself. The steps, each safe to run again:
 //!
-//! 1. **declare** each index missing from the table, as `template.yaml` declares it (read
-//!    through `sam-template`), one UpdateTable per index (DynamoDB creates one GSI per request);
+//! 1. **declare** each index missing from the table, as `template.yaml` declares it for
+//!    `OrderStatusKeys=multi-attribute` (read through `sam-template`), one UpdateTable per index
+//!    (DynamoDB creates one GSI per request); on a stack, CloudFormation does it, one index per
+//!    update (`OrderStatusKeys=moving-1`, then `moving-2`);
 //! 2. **wait** until it is `ACTIVE`, reporting `IndexStatus`, `Backfilling` and `ItemCount`;
-//! 3. **switch the readers**: a deployment, not this tool (the template parameter
-//!    `OrderStatusKeys`); until then, and while an index is not `ACTIVE`, readers keep GSI1;
+//! 3. **switch**: a deployment, not this tool (`OrderStatusKeys=multi-attribute`): the readers
+//!    read the indexes (from `moving-2` on, each once it is `ACTIVE`), the writers stop writing
+//!    the orders' GSI1 keys;
 //! 4. **clean up** (`--cleanup`, only once every reader reads the new indexes and the writers no
 //!    longer write the orders' GSI1 keys): remove `GSI1PK`/`GSI1SK` from order headers
 //!    (`CUSTOMER#…`) and order summaries (`REP#…`), and from nothing else: customers, order lines,
@@ -41,6 +44,16 @@ use store::StoreError;
 
 /// The indexes the move declares, in the order it declares them.
 pub const INDEXES: [&str; 2] = [CustomerOrdersByStatus::NAME, RepOrdersByStatus::NAME];
+
+/// The template deployed with the design the move ends in: the indexes it declares.
+pub fn template() -> Result<sam_template::Template, StoreError> {
+    let keys = commerce::data::StatusKeys::MultiAttribute;
+    sam_template::Template::workspace_with(&[(
+        commerce::data::StatusKeys::PARAMETER,
+        keys.as_str(),
+    )])
+    .map_err(|e| StoreError::Config(e.to_string()))
+}
 
 /// How often the wait asks DynamoDB how an index is doing.
 pub const POLL: Duration = Duration::from_millis(500);
@@ -206,17 +219,21 @@ pub struct Declared {
     pub item_count: Option<i64>,
 }
 
-/// Steps 1 and 2 for every index of [`INDEXES`], one after the other.
+/// Steps 1 and 2 for every index of [`INDEXES`], one after the other, as the move's two stack
+/// updates do: `declared(i)` hears when the `i`th has been asked for (a stack update then
+/// deploys its functions), `progress` each state seen while waiting for it.
 pub async fn declare_all(
     client: &Client,
     table: &str,
     template: &sam_template::Table,
+    mut declared: impl FnMut(usize),
     mut progress: impl FnMut(&IndexState),
 ) -> Result<Vec<Declared>, StoreError> {
     let mut done = Vec::new();
-    for name in INDEXES {
+    for (i, name) in INDEXES.into_iter().enumerate() {
         let started = Instant::now();
         let created = declare(client, table, template, name).await?;
+        declared(i);
         let state = wait_active(client, table, name, &mut progress).await?;
         done.push(Declared {
             name: name.to_owned(),
@@ -426,23 +443,17 @@ pub async fn remove(client: &Client, table: &str, name: &str) -> Result<(), Stor
     }
 }
 
-/// Creates table `name` as `template.yaml` declares it but without the orders indexes: a table
-/// as it was before them, to rehearse the move on (the tests). DynamoDB Local deletes an index
-/// slowly under load, so this is faster and surer than [`remove`].
+/// Creates table `name` as `template.yaml` declares it for `OrderStatusKeys=concatenated`: a
+/// table as it is before the move, to rehearse the move on (the tests). DynamoDB Local deletes
+/// an index slowly under load, so this is faster and surer than [`remove`].
 pub async fn create_table_before(client: &Client, name: &str) -> Result<(), StoreError> {
-    let mut table = sam_template::Template::workspace()
-        .map_err(|e| StoreError::Config(e.to_string()))?
-        .table;
-    table
-        .global_indexes
-        .retain(|i| !INDEXES.contains(&i.name.as_str()));
-    // DynamoDB refuses an attribute definition that no key uses.
-    let used: Vec<String> = std::iter::once(&table.key)
-        .chain(table.global_indexes.iter().map(|i| &i.key))
-        .flat_map(|k| k.attributes().map(str::to_owned).collect::<Vec<_>>())
-        .collect();
-    table.attributes.retain(|name, _| used.contains(name));
-    devkit::create_table(client, name, &table)
+    let keys = commerce::data::StatusKeys::Concatenated;
+    let template = sam_template::Template::workspace_with(&[(
+        commerce::data::StatusKeys::PARAMETER,
+        keys.as_str(),
+    )])
+    .map_err(|e| StoreError::Config(e.to_string()))?;
+    devkit::create_table(client, name, &template.table)
         .await
         .map_err(|e| StoreError::Config(e.to_string()))?;
     Ok(())

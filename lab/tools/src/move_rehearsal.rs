@@ -2,27 +2,31 @@
 //! the store during all of it: what `make move-index REHEARSE=1` measures on the large seed and
 //! `lab/tools/tests/move_index.rs` asserts on a small one.
 //!
+//! - The deployment goes through the move's steps as a stack's `OrderStatusKeys` does
+//!   ([`StatusKeys`]): `moving-1` when the first index is declared, `moving-2` when the second
+//!   is, `multi-attribute` once both are `ACTIVE`; every reader and writer reads the step at each
+//!   request, as functions deployed with it would.
 //! - **Readers** walk C4 by status and O10 (one status, and every status merged) page by page,
 //!   over customers and reps no writer touches, so each walk has one right answer, known before
-//!   the move (from the order headers themselves, scanned). They start on GSI1; when both indexes are `ACTIVE` they are
-//!   switched, as a deployment would switch them, even in the middle of a walk. A request that
+//!   the move (from the order headers themselves, scanned). They read GSI1, then (`moving-2`)
+//!   each index once they have seen it `ACTIVE`, even in the middle of a walk. A request that
 //!   fails, or a walk whose orders differ from the right answer in any way (one missing, one too
 //!   many, another order), is counted.
 //! - **Writers** place orders and change their statuses (the status projection's store
 //!   function), for customers of their own, throughout: the backfill and the cleanup run under
-//!   writes.
+//!   writes, and from `multi-attribute` on they write no GSI1 keys.
 //! - The phases, timed: declare and backfill each index, switch, clean up.
 
 use std::{
     collections::BTreeSet,
     sync::{
         Arc,
-        atomic::{AtomicBool, AtomicU64, Ordering::Relaxed},
+        atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed},
     },
     time::{Duration, Instant},
 };
 
-use commerce::data::{ByStatus, NewOrder, PlaceOutcome, RepOrders, StatusKeys, StatusRead};
+use commerce::data::{ByStatus, Design, NewOrder, PlaceOutcome, RepOrders, StatusKeys, StatusRead};
 use keys::{Date, Id, SortableId, commerce::OrderStatus};
 use model::{Item, commerce::Order};
 use store::{StoreError, Table};
@@ -32,7 +36,7 @@ use crate::move_index::{self, Cleanup, Declared};
 /// What the traffic saw.
 #[derive(Debug, Default)]
 pub struct Traffic {
-    /// Pages read, by the design that served them ([`StatusKeys::ALL`]'s order).
+    /// Pages read, by the design that served them ([`Design::ALL`]'s order).
     pub pages: [AtomicU64; 2],
     /// Walks read to their end.
     pub walks: AtomicU64,
@@ -67,7 +71,7 @@ async fn walk(
     let mut start: Option<Item> = None;
     loop {
         let page = read.page(table, keys(), limit, start.as_ref()).await?;
-        let i = StatusKeys::ALL.iter().position(|k| *k == page.served_by);
+        let i = Design::ALL.iter().position(|k| *k == page.served_by);
         traffic.pages[i.expect("a design")].fetch_add(1, Relaxed);
         ids.extend(
             page.items
@@ -170,12 +174,31 @@ fn writer_customer(n: usize) -> Id {
     Id::parse("customer", &format!("move-writer-{n}")).expect("an id")
 }
 
-/// One writer: places an order for its customer, then moves it on by a status change, until
-/// `stop`.
-async fn write(table: Table, n: usize, stop: Arc<AtomicBool>, traffic: Arc<Traffic>) {
+/// The deployment's step of the move: an index into [`StatusKeys::ALL`], read at each request.
+type Step = Arc<AtomicUsize>;
+
+fn step_of(step: &Step) -> StatusKeys {
+    StatusKeys::ALL[step.load(Relaxed)]
+}
+
+fn set_step(step: &Step, keys: StatusKeys) {
+    let i = StatusKeys::ALL.iter().position(|k| *k == keys);
+    step.store(i.expect("a step"), Relaxed);
+}
+
+/// One writer: places an order for its customer, then moves it on by a status change, each as
+/// the deployment's step writes them, until `stop`.
+async fn write(
+    table: Table,
+    n: usize,
+    stop: Arc<AtomicBool>,
+    deployed: Step,
+    traffic: Arc<Traffic>,
+) {
     let customer = writer_customer(n);
     let mut step = 0u64;
     while !stop.load(Relaxed) {
+        let keys = step_of(&deployed);
         let order = SortableId::new();
         let new = NewOrder {
             customer: customer.clone(),
@@ -183,13 +206,15 @@ async fn write(table: Table, n: usize, stop: Arc<AtomicBool>, traffic: Arc<Traff
             created_at: keys::Timestamp::from_ms(keys::now_ms()).expect("now"),
             lines: vec![(keys::commerce::Sku::new(1).expect("a sku"), 1, 100)],
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
+            status_keys: keys,
         };
         let placed = commerce::fixtures::place_order(&table, &new, None).await;
         let moved = match placed {
             Ok(PlaceOutcome::Placed) => {
                 step += 1;
                 let status = OrderStatus::ALL[(step % 8) as usize];
-                commerce::data::apply_order_status(&table, order, SortableId::new(), status)
+                let event = SortableId::new();
+                commerce::data::apply_order_status(&table, keys, order, event, status)
                     .await
                     .map(|_| ())
             }
@@ -203,13 +228,13 @@ async fn write(table: Table, n: usize, stop: Arc<AtomicBool>, traffic: Arc<Traff
     }
 }
 
-/// One reader: walks its reads round and round, in the design `multi` says at each page, until
-/// `stop`.
+/// One reader: walks its reads round and round, each page as the deployment's step reads it,
+/// until `stop`.
 async fn read(
     table: Table,
     reads: Arc<Vec<(StatusRead, Vec<String>)>>,
     first: usize,
-    multi: Arc<AtomicBool>,
+    deployed: Step,
     stop: Arc<AtomicBool>,
     traffic: Arc<Traffic>,
 ) {
@@ -217,15 +242,8 @@ async fn read(
     while !stop.load(Relaxed) {
         let (read, want) = &reads[n % reads.len()];
         n += 1;
-        let keys = || {
-            if multi.load(Relaxed) {
-                StatusKeys::MultiAttribute
-            } else {
-                StatusKeys::Concatenated
-            }
-        };
         // Small pages: many positions to carry across the switch.
-        match walk(read, &table, keys, 7, &traffic).await {
+        match walk(read, &table, || step_of(&deployed), 7, &traffic).await {
             Ok(got) if got == *want => {}
             Ok(_) => {
                 traffic.partial.fetch_add(1, Relaxed);
@@ -239,9 +257,9 @@ async fn read(
 }
 
 /// How the traffic runs: `readers` readers over the `customers` busiest customers and every
-/// rep, `writers` writers; with `early`, the readers ask for the multi-attribute indexes from the
-/// start (a deployment switched before the indexes exist: they must fall back to GSI1 until
-/// the indexes can be read), else from when both are `ACTIVE`.
+/// rep, `writers` writers; with `early`, the deployment is at `moving-2` from the start (readers
+/// probing for indexes that do not exist yet: they must read GSI1 until each can be read), else
+/// it follows the indexes as a stack's updates do.
 #[derive(Debug, Clone, Copy)]
 pub struct Load {
     pub readers: usize,
@@ -255,7 +273,9 @@ pub struct Load {
 }
 
 /// Rehearses the move on `table` (DynamoDB Local, without the two orders indexes, or with them:
-/// then only the switch and the cleanup run) under `load`. `progress` hears each index state.
+/// then only the switch and the cleanup run) under `load`, the indexes declared as `template`
+/// (the template deployed with `OrderStatusKeys=multi-attribute`) declares them. `progress`
+/// hears each index state.
 pub async fn rehearse(
     table: &Table,
     template: &sam_template::Table,
@@ -282,13 +302,18 @@ pub async fn rehearse(
     }
     let reads = Arc::new(reads(table, customers).await?);
     let traffic = Arc::new(Traffic::default());
-    let (stop, multi) = (
-        Arc::new(AtomicBool::new(false)),
-        Arc::new(AtomicBool::new(early)),
-    );
+    let (stop, deployed) = (Arc::new(AtomicBool::new(false)), Step::default());
+    if early {
+        set_step(&deployed, StatusKeys::Moving2);
+    }
     let mut tasks = Vec::new();
     for n in 0..readers {
-        let args = (reads.clone(), multi.clone(), stop.clone(), traffic.clone());
+        let args = (
+            reads.clone(),
+            deployed.clone(),
+            stop.clone(),
+            traffic.clone(),
+        );
         tasks.push(tokio::spawn(read(
             table.clone(),
             args.0,
@@ -300,7 +325,10 @@ pub async fn rehearse(
     }
     let spawn_writers = || {
         (0..writers.min(WRITER_CUSTOMERS))
-            .map(|n| tokio::spawn(write(table.clone(), n, stop.clone(), traffic.clone())))
+            .map(|n| {
+                let (stop, deployed) = (stop.clone(), deployed.clone());
+                tokio::spawn(write(table.clone(), n, stop, deployed, traffic.clone()))
+            })
             .collect::<Vec<_>>()
     };
     if load.write_while_declaring {
@@ -309,14 +337,23 @@ pub async fn rehearse(
     let started = Instant::now();
     let client = table.client();
     let moved = async {
+        // Steps 1 and 2, as two stack updates: each declares one index (CloudFormation creates
+        // one per update, and deploys the functions after the table), then waits for it.
+        let steps = [StatusKeys::Moving1, StatusKeys::Moving2];
+        let deploy = |i: usize| {
+            if !early {
+                set_step(&deployed, steps[i]);
+            }
+        };
         let declared =
-            move_index::declare_all(client, table.name(), template, &mut progress).await?;
+            move_index::declare_all(client, table.name(), template, deploy, &mut progress).await?;
         if !load.write_while_declaring {
             tasks.extend(spawn_writers());
         }
-        // Step 3: the readers switch (a deployment); each walk goes on from where it stands.
+        // Step 3: multi-attribute: the writers stop writing GSI1 keys, the readers (each on its
+        // index since it saw it ACTIVE) read the indexes without asking.
         let switching = Instant::now();
-        multi.store(true, Relaxed);
+        set_step(&deployed, StatusKeys::MultiAttribute);
         let switch = switching.elapsed();
         let cleaning = Instant::now();
         let cleanup = move_index::cleanup(client, table.name(), false, |_| {}).await?;
@@ -370,7 +407,7 @@ pub fn report(r: &Rehearsal, load: Load) -> String {
         );
     }
     out += &format!(
-        "| switch the readers | {} | the next page of every walk reads the new index |\n",
+        "| switch to multi-attribute | {} | the writers stop writing GSI1 keys; every reader reads the indexes |\n",
         secs(r.switch)
     );
     let c = &r.cleanup;

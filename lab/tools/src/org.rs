@@ -369,6 +369,8 @@ async fn load_orders(
             lines,
             // The local stack's count (the template's default).
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
+            // The local stack's design (ORDER_STATUS_KEYS, as the Makefile passes it).
+            status_keys: commerce::StatusKeys::from_env()?,
         };
         let path: &[OrderStatus] = match draw.below(9) {
             0 => &[OrderStatus::Processing],

@@ -126,6 +126,8 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
             ],
             // The local stack's count (the template's default).
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
+            // The local stack's design (ORDER_STATUS_KEYS, as the Makefile passes it).
+            status_keys: commerce::StatusKeys::from_env()?,
         };
         match ::commerce::fixtures::place_order_in(table, &order, "USD").await {
             Ok(PlaceOutcome::Placed) => written += 4,

@@ -60,7 +60,7 @@ fn the_model_has_the_shape_workbench_imports() {
     assert_eq!(indexes, expected);
     assert_eq!(
         expected.len() + keys::indexes::ALL.len(),
-        template.table.global_indexes.len()
+        template.table.declared_indexes.len()
     );
     // Every attribute is declared once, with a DynamoDB type.
     let mut declared = BTreeSet::new();

@@ -1,5 +1,7 @@
 //! A throwaway table in DynamoDB Local, as tests, benchmarks and the workbench model use it: made
-//! as `template.yaml` declares it, filled fast, read whole, and a function's dependencies on it.
+//! as `template.yaml` declares it (with every index any deployment of it creates, so that one
+//! table serves a test of each design), filled fast, read whole, and a function's dependencies
+//! on it.
 
 use model::Item;
 use store::{Deps, Needs, Table};
@@ -17,14 +19,20 @@ pub fn deps(table: Table, needs: Needs) -> Deps {
 /// The prefixes of throwaway tables: a test's (`test-`) and a test stack's (`e2e-`).
 pub const TABLE_PREFIXES: &[&str] = &["test", "e2e"];
 
-/// A new, empty table in DynamoDB Local (at `AWS_ENDPOINT_URL_DYNAMODB`), recording every request.
-/// The tables of earlier test processes are deleted first (once per process).
+/// A new, empty table in DynamoDB Local (at `AWS_ENDPOINT_URL_DYNAMODB`), recording every request:
+/// the template's table with every index it declares under any condition
+/// ([`sam_template::Table::with_every_index`]). The tables of earlier test processes are deleted
+/// first (once per process).
 pub async fn table() -> Table {
     let client = crate::client();
     crate::reap_test_tables(&client, TABLE_PREFIXES).await;
     let name = crate::test_table_name("test", &ulid::Ulid::new().to_string().to_lowercase());
-    crate::create_workspace_table(&client, &name)
-        .await
+    let every = sam_template::Template::workspace().map(|t| t.table.with_every_index());
+    let created = match every {
+        Ok(table) => crate::create_table(&client, &name, &table).await,
+        Err(e) => Err(e.into()),
+    };
+    created
         .unwrap_or_else(|e| {
             panic!(
                 "cannot create a table in DynamoDB Local at {} ({e}); start one with `scripts/dynamodb-local.sh start 8001` and set AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8001, or run `make test`",

@@ -1,6 +1,12 @@
 //! `template.yaml` is the single source of truth for the table, the functions, their HTTP routes
 //! and their stream mappings. The local stack, the tests and the table-creation code all read it
 //! through this crate, so none of them repeats what the template says.
+//!
+//! A template is read as one deployment of it: each parameter's value (given, else its
+//! `Default`), its `Conditions` evaluated from them, and every `Fn::If` (`!If`) resolved to the
+//! branch its condition picks, an `AWS::NoValue` branch leaving its list entry or key out, as
+//! CloudFormation does ([`Template::parse_with`]). The table also keeps every index and attribute
+//! definition it declares under any condition ([`Table::with_every_index`]).
 
 use std::{collections::BTreeMap, path::Path};
 
@@ -58,10 +64,27 @@ pub struct Table {
     /// Attribute name to type (`S`, `N`, `B`).
     pub attributes: BTreeMap<String, String>,
     pub key: KeySchema,
+    /// The global indexes this deployment creates (those whose condition holds).
     pub global_indexes: Vec<Index>,
     pub local_indexes: Vec<Index>,
     pub stream_view_type: Option<String>,
     pub ttl_attribute: Option<String>,
+    /// Every global index the template declares, whatever its condition, and the attribute
+    /// definitions their keys need.
+    pub declared_indexes: Vec<Index>,
+    pub declared_attributes: BTreeMap<String, String>,
+}
+
+impl Table {
+    /// The table with every global index the template declares under any condition: what the
+    /// tests that compare the deployments' designs on one table create.
+    pub fn with_every_index(&self) -> Table {
+        Table {
+            global_indexes: self.declared_indexes.clone(),
+            attributes: self.declared_attributes.clone(),
+            ..self.clone()
+        }
+    }
 }
 
 /// An HTTP API route of a function (an `HttpApi` event).
@@ -207,6 +230,8 @@ pub fn function_name(logical_id: &str) -> String {
 pub struct Parameter {
     pub name: String,
     pub default: Option<String>,
+    /// `AllowedValues`, if the parameter lists them.
+    pub allowed: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -218,6 +243,8 @@ pub struct Template {
     pub resources: BTreeMap<String, String>,
     /// The HTTP API's default authorizer, if it has one.
     pub api_auth: Option<ApiAuth>,
+    /// Every condition of `Conditions`, as this deployment's parameter values decide it.
+    pub conditions: BTreeMap<String, bool>,
 }
 
 impl Template {
@@ -225,13 +252,47 @@ impl Template {
         Template::parse(&std::fs::read_to_string(path)?)
     }
 
-    /// The template of this repository (`template.yaml` at the workspace root).
+    /// [`Template::load`] deployed with `parameters` ([`Template::parse_with`]).
+    pub fn load_with(
+        path: impl AsRef<Path>,
+        parameters: &BTreeMap<String, String>,
+    ) -> Result<Template, TemplateError> {
+        Template::parse_with(&std::fs::read_to_string(path)?, parameters)
+    }
+
+    /// The template of this repository (`template.yaml` at the workspace root), deployed with
+    /// its parameters' defaults.
     pub fn workspace() -> Result<Template, TemplateError> {
         Template::load(workspace_root().join("template.yaml"))
     }
 
+    /// The template of this repository deployed with `parameters` (by name; the others take
+    /// their defaults).
+    pub fn workspace_with(parameters: &[(&str, &str)]) -> Result<Template, TemplateError> {
+        let given = parameters
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        Template::load_with(workspace_root().join("template.yaml"), &given)
+    }
+
+    /// The template deployed with its parameters' defaults.
     pub fn parse(text: &str) -> Result<Template, TemplateError> {
-        let doc: Value = serde_yaml::from_str(text)?;
+        Template::parse_with(text, &BTreeMap::new())
+    }
+
+    /// The template deployed with `given` parameter values over the defaults: its conditions
+    /// evaluated and every `Fn::If` resolved. A value given for a parameter the template does
+    /// not declare, or outside its `AllowedValues`, is refused as CloudFormation refuses it.
+    pub fn parse_with(
+        text: &str,
+        given: &BTreeMap<String, String>,
+    ) -> Result<Template, TemplateError> {
+        let declared: Value = serde_yaml::from_str(text)?;
+        let parameters = parameters(&declared, given)?;
+        let conditions = conditions(&declared, &parameters)?;
+        let doc = resolve(&declared, &Branch::Deployed(&conditions)).unwrap_or(Value::Null);
+        let widest = resolve(&declared, &Branch::Widest).unwrap_or(Value::Null);
         let resources = doc
             .get("Resources")
             .and_then(Value::as_mapping)
@@ -242,7 +303,7 @@ impl Template {
             .cloned()
             .unwrap_or(Value::Null);
 
-        let mut table = None;
+        let mut table: Option<Table> = None;
         let mut functions = Vec::new();
         let mut api = None;
         let mut types = BTreeMap::new();
@@ -256,7 +317,15 @@ impl Template {
                     if table.is_some() {
                         return Err(shape("more than one table"));
                     }
-                    table = Some(parse_table(&id, &props)?);
+                    let mut deployed = parse_table(&id, &props)?;
+                    let every = parse_table(
+                        &id,
+                        at(&widest, &["Resources", id.as_str(), "Properties"])
+                            .unwrap_or(&Value::Null),
+                    )?;
+                    deployed.declared_indexes = every.global_indexes;
+                    deployed.declared_attributes = every.attributes;
+                    table = Some(deployed);
                 }
                 "AWS::Serverless::Function" => {
                     functions.push(parse_function(&id, &props, &globals, resources)?)
@@ -265,18 +334,6 @@ impl Template {
                 _ => {}
             }
         }
-        let parameters: Vec<Parameter> = doc
-            .get("Parameters")
-            .and_then(Value::as_mapping)
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| Parameter {
-                        name: k.as_str().unwrap_or_default().to_owned(),
-                        default: v.get("Default").and_then(scalar),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
         let api_auth = api.as_ref().and_then(|p| parse_api_auth(p, &parameters));
         Ok(Template {
             api_auth,
@@ -284,7 +341,16 @@ impl Template {
             table: table.ok_or_else(|| shape("no AWS::DynamoDB::Table"))?,
             functions,
             resources: types,
+            conditions,
         })
+    }
+
+    /// A parameter's value in this deployment: the one given, else its `Default`.
+    pub fn parameter(&self, name: &str) -> Option<&str> {
+        self.parameters
+            .iter()
+            .find(|p| p.name == name)
+            .and_then(|p| p.default.as_deref())
     }
 
     pub fn function(&self, name: &str) -> Option<&Function> {
@@ -299,6 +365,228 @@ pub fn workspace_root() -> std::path::PathBuf {
         .find(|p| p.join("template.yaml").is_file())
         .unwrap_or(here)
         .to_path_buf()
+}
+
+/// The template's parameters, each with its value in this deployment as its `default`: the one
+/// `given`, else the template's `Default`. A value for an undeclared parameter, or outside a
+/// parameter's `AllowedValues`, is an error.
+fn parameters(
+    doc: &Value,
+    given: &BTreeMap<String, String>,
+) -> Result<Vec<Parameter>, TemplateError> {
+    let declared = doc.get("Parameters").and_then(Value::as_mapping);
+    let parameters: Vec<Parameter> = declared
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| {
+            let name = k.as_str().unwrap_or_default().to_owned();
+            Parameter {
+                default: given
+                    .get(&name)
+                    .cloned()
+                    .or_else(|| v.get("Default").and_then(scalar)),
+                allowed: v
+                    .get("AllowedValues")
+                    .and_then(Value::as_sequence)
+                    .map(|l| l.iter().filter_map(scalar).collect())
+                    .unwrap_or_default(),
+                name,
+            }
+        })
+        .collect();
+    if let Some(unknown) = given
+        .keys()
+        .find(|k| !parameters.iter().any(|p| &p.name == *k))
+    {
+        return Err(shape(format!("no parameter {unknown}")));
+    }
+    for p in &parameters {
+        if let Some(v) = &p.default
+            && !p.allowed.is_empty()
+            && !p.allowed.contains(v)
+        {
+            return Err(shape(format!(
+                "parameter {} is {v:?}; it must be one of {}",
+                p.name,
+                p.allowed.join(", ")
+            )));
+        }
+    }
+    Ok(parameters)
+}
+
+/// Every condition of the template's `Conditions`, evaluated from the parameters' values.
+fn conditions(
+    doc: &Value,
+    parameters: &[Parameter],
+) -> Result<BTreeMap<String, bool>, TemplateError> {
+    let declared = doc.get("Conditions").and_then(Value::as_mapping);
+    let mut done = BTreeMap::new();
+    for (name, _) in declared.into_iter().flatten() {
+        let name = name.as_str().ok_or_else(|| shape("a condition's name"))?;
+        condition(name, declared, parameters, &mut done, 0)?;
+    }
+    Ok(done)
+}
+
+fn condition(
+    name: &str,
+    declared: Option<&serde_yaml::Mapping>,
+    parameters: &[Parameter],
+    done: &mut BTreeMap<String, bool>,
+    depth: usize,
+) -> Result<bool, TemplateError> {
+    if let Some(v) = done.get(name) {
+        return Ok(*v);
+    }
+    if depth > 32 {
+        return Err(shape(format!("condition {name} refers to itself")));
+    }
+    let body = declared
+        .and_then(|m| m.get(name))
+        .ok_or_else(|| shape(format!("no condition {name}")))?;
+    let value = evaluate(body, declared, parameters, done, depth + 1)?;
+    done.insert(name.to_owned(), value);
+    Ok(value)
+}
+
+/// An intrinsic function as (name without `Fn::` or `!`, argument): `!Equals [a, b]` and
+/// `{"Fn::Equals": [a, b]}` alike.
+fn intrinsic(v: &Value) -> Option<(&str, &Value)> {
+    match v {
+        Value::Tagged(t) => Some((intern(t.tag.to_string().trim_start_matches('!')), &t.value)),
+        Value::Mapping(m) if m.len() == 1 => {
+            let (k, value) = m.iter().next()?;
+            let k = k.as_str()?;
+            let name = k
+                .strip_prefix("Fn::")
+                .or((k == "Ref" || k == "Condition").then_some(k))?;
+            Some((name, value))
+        }
+        _ => None,
+    }
+}
+
+/// The intrinsic names this crate evaluates, as `'static` strings.
+fn intern(name: &str) -> &'static str {
+    match name {
+        "Equals" => "Equals",
+        "Not" => "Not",
+        "And" => "And",
+        "Or" => "Or",
+        "Condition" => "Condition",
+        "If" => "If",
+        "Ref" => "Ref",
+        _ => "",
+    }
+}
+
+fn evaluate(
+    v: &Value,
+    declared: Option<&serde_yaml::Mapping>,
+    parameters: &[Parameter],
+    done: &mut BTreeMap<String, bool>,
+    depth: usize,
+) -> Result<bool, TemplateError> {
+    let args = |v: &Value| v.as_sequence().cloned().unwrap_or_default();
+    match intrinsic(v) {
+        Some(("Equals", a)) => match args(a).as_slice() {
+            [x, y] => Ok(operand(x, parameters)? == operand(y, parameters)?),
+            _ => Err(shape("Fn::Equals takes two values")),
+        },
+        Some(("Not", a)) => match args(a).as_slice() {
+            [c] => Ok(!evaluate(c, declared, parameters, done, depth)?),
+            _ => Err(shape("Fn::Not takes one condition")),
+        },
+        Some((op @ ("And" | "Or"), a)) => {
+            let mut values = Vec::new();
+            for c in args(a) {
+                values.push(evaluate(&c, declared, parameters, done, depth)?);
+            }
+            Ok(if op == "And" {
+                values.iter().all(|v| *v)
+            } else {
+                values.iter().any(|v| *v)
+            })
+        }
+        Some(("Condition", name)) => {
+            let name = scalar(name).ok_or_else(|| shape("Condition names a condition"))?;
+            condition(&name, declared, parameters, done, depth)
+        }
+        _ => Err(shape(format!(
+            "a condition this reader cannot evaluate: {}",
+            serde_yaml::to_string(v).unwrap_or_default().trim()
+        ))),
+    }
+}
+
+/// A value compared by `Fn::Equals`: a literal, or a parameter's value (`!Ref`).
+fn operand(v: &Value, parameters: &[Parameter]) -> Result<String, TemplateError> {
+    match intrinsic(v) {
+        Some(("Ref", name)) => {
+            let name = scalar(name).unwrap_or_default();
+            parameters
+                .iter()
+                .find(|p| p.name == name)
+                .and_then(|p| p.default.clone())
+                .ok_or_else(|| {
+                    shape(format!(
+                        "a condition needs parameter {name}, which has no value"
+                    ))
+                })
+        }
+        _ => scalar(v).ok_or_else(|| shape("Fn::Equals compares a value or a !Ref")),
+    }
+}
+
+/// Which branch of each `Fn::If` a reading takes.
+enum Branch<'a> {
+    /// The one its condition picks in this deployment.
+    Deployed(&'a BTreeMap<String, bool>),
+    /// The one that declares something (not `AWS::NoValue`): every index of any deployment.
+    Widest,
+}
+
+fn is_no_value(v: &Value) -> bool {
+    matches!(intrinsic(v), Some(("Ref", name)) if name.as_str() == Some("AWS::NoValue"))
+}
+
+/// `v` with every `Fn::If` replaced by its branch (resolved in turn); `None` where the branch is
+/// `AWS::NoValue`, which leaves a list entry or a key out. An unknown condition keeps the
+/// `Fn::If` as it is.
+fn resolve(v: &Value, branch: &Branch) -> Option<Value> {
+    if is_no_value(v) {
+        return None;
+    }
+    if let Some(("If", args)) = intrinsic(v)
+        && let Some([c, yes, no]) = args.as_sequence().map(Vec::as_slice)
+    {
+        let pick = match branch {
+            Branch::Deployed(conditions) => match scalar(c).and_then(|c| conditions.get(&c)) {
+                Some(true) => yes,
+                Some(false) => no,
+                None => return Some(v.clone()),
+            },
+            Branch::Widest if is_no_value(yes) => no,
+            Branch::Widest => yes,
+        };
+        return resolve(pick, branch);
+    }
+    match v {
+        Value::Sequence(l) => Some(Value::Sequence(
+            l.iter().filter_map(|e| resolve(e, branch)).collect(),
+        )),
+        Value::Mapping(m) => Some(Value::Mapping(
+            m.iter()
+                .filter_map(|(k, e)| Some((k.clone(), resolve(e, branch)?)))
+                .collect(),
+        )),
+        Value::Tagged(t) => Some(Value::Tagged(Box::new(serde_yaml::value::TaggedValue {
+            tag: t.tag.clone(),
+            value: resolve(&t.value, branch).unwrap_or(Value::Null),
+        }))),
+        other => Some(other.clone()),
+    }
 }
 
 fn scalar(v: &Value) -> Option<String> {
@@ -387,6 +675,8 @@ fn parse_table(id: &str, props: &Value) -> Result<Table, TemplateError> {
         ttl_attribute: ttl_enabled
             .then(|| str_at(props, &["TimeToLiveSpecification", "AttributeName"]))
             .flatten(),
+        declared_indexes: Vec::new(),
+        declared_attributes: BTreeMap::new(),
     })
 }
 
@@ -669,21 +959,14 @@ mod tests {
             .iter()
             .map(|i| i.name.as_str())
             .collect();
-        assert_eq!(
-            names,
-            [
-                "GSI1",
-                "GSI2",
-                "OccurrencesByDate",
-                "CustomerOrdersByStatus",
-                "RepOrdersByStatus"
-            ]
-        );
+        assert_eq!(names, ["GSI1", "GSI2", "OccurrencesByDate"]);
         let occurrences = &t.table.global_indexes[2].key;
         assert_eq!(occurrences.partition, ["CourseKey"]);
         assert_eq!(occurrences.sort, ["Year", "Month", "Day", "LocationKey"]);
+        let every = t.table.with_every_index();
+        assert_eq!(every.global_indexes.len(), 5);
         assert_eq!(
-            t.table.global_indexes[3].key.partition,
+            every.global_indexes[3].key.partition,
             ["CustomerId", "Type"]
         );
         assert_eq!(t.table.attributes["Year"], "N");
@@ -706,6 +989,92 @@ mod tests {
         assert!(user.allows("dynamodb:Query", Some("GSI1")));
         assert!(!user.allows("dynamodb:Query", None), "only the index");
         assert!(!user.allows("dynamodb:Query", Some("GSI2")));
+    }
+
+    const CONDITIONAL: &str = r#"
+Parameters:
+  Keys: { Type: String, Default: one, AllowedValues: [one, two] }
+  Name: { Type: String, Default: "" }
+Conditions:
+  Two: !Equals [!Ref Keys, two]
+  NotTwo: !Not [!Condition Two]
+  Named: !And [!Not [!Equals [!Ref Name, ""]], !Or [!Condition Two, !Equals [x, x]]]
+Resources:
+  Table:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      AttributeDefinitions:
+        - { AttributeName: PK, AttributeType: S }
+        - !If [Two, { AttributeName: B, AttributeType: N }, !Ref AWS::NoValue]
+      KeySchema: [{ AttributeName: PK, KeyType: HASH }]
+      GlobalSecondaryIndexes:
+        - { IndexName: A, KeySchema: [{ AttributeName: PK, KeyType: HASH }], Projection: { ProjectionType: ALL } }
+        - Fn::If:
+            - Two
+            - { IndexName: B, KeySchema: [{ AttributeName: B, KeyType: HASH }], Projection: { ProjectionType: ALL } }
+            - Ref: AWS::NoValue
+  GetThingFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Policies:
+        - Statement:
+            - Effect: Allow
+              Action: [dynamodb:Query]
+              Resource:
+                - !If [Two, !Sub "${Table.Arn}/index/B", !Ref AWS::NoValue]
+                - !If [NotTwo, !Sub "${Table.Arn}/index/A", !Ref AWS::NoValue]
+"#;
+
+    /// A template is read as deployed with its parameters: conditions (`!Equals`, `!Not`,
+    /// `!And`, `!Or`, `!Condition`, short and long forms) decide each `Fn::If`, and an
+    /// `AWS::NoValue` branch leaves its list entry out, in the table and in a policy alike.
+    #[test]
+    fn conditions_decide_what_a_deployment_declares() {
+        let with = |v: &str| {
+            let given = BTreeMap::from([("Keys".to_owned(), v.to_owned())]);
+            Template::parse_with(CONDITIONAL, &given).unwrap()
+        };
+        let names = |t: &Table| {
+            t.global_indexes
+                .iter()
+                .map(|i| i.name.clone())
+                .collect::<Vec<_>>()
+        };
+        let (one, two) = (Template::parse(CONDITIONAL).unwrap(), with("two"));
+        assert_eq!(names(&one.table), ["A"]);
+        assert_eq!(one.table.attributes.keys().collect::<Vec<_>>(), ["PK"]);
+        assert_eq!(names(&two.table), ["A", "B"]);
+        assert_eq!(two.table.attributes["B"], "N");
+        assert_eq!(names(&one.table.with_every_index()), ["A", "B"]);
+        assert_eq!(one.table.with_every_index().attributes.len(), 2);
+        let f = |t: &Template| t.function("get-thing").unwrap().clone();
+        assert!(f(&one).allows("dynamodb:Query", Some("A")));
+        assert!(!f(&one).allows("dynamodb:Query", Some("B")));
+        assert!(f(&two).allows("dynamodb:Query", Some("B")));
+        assert!(!f(&two).allows("dynamodb:Query", Some("A")));
+        assert_eq!(
+            (
+                one.conditions["Two"],
+                one.conditions["NotTwo"],
+                one.conditions["Named"]
+            ),
+            (false, true, false)
+        );
+        assert_eq!(two.parameter("Keys"), Some("two"));
+    }
+
+    /// What CloudFormation refuses, refused: a value outside `AllowedValues`, an undeclared
+    /// parameter.
+    #[test]
+    fn a_deployment_takes_only_allowed_values_of_declared_parameters() {
+        let given = |k: &str, v: &str| BTreeMap::from([(k.to_owned(), v.to_owned())]);
+        let e = Template::parse_with(CONDITIONAL, &given("Keys", "three")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "template: parameter Keys is \"three\"; it must be one of one, two"
+        );
+        let e = Template::parse_with(CONDITIONAL, &given("Other", "x")).unwrap_err();
+        assert!(e.to_string().contains("no parameter Other"), "{e}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Tracking events → order status (part of the commerce stream consumer). For each order touched by a batch, the newest
 //! tracking event's status is written to the order header (and its GSI2 status key, so O5 sees
-//! the change) and to the order's summary in the customer's collection: one pair of conditional
+//! the change; GSI1's too, but in the multi-attribute design: `ORDER_STATUS_KEYS`) and to the
+//! order's summary in the customer's collection: one pair of conditional
 //! updates per order per batch, not per event. Conditions on `LastEventId` make it exact under
 //! replays, duplicates and out-of-order delivery. Removed events change nothing: events are
 //! append-only, and a status never rolls back.
@@ -10,7 +11,7 @@ use std::collections::BTreeMap;
 use keys::commerce::{EventId, OrderId, OrderStatus};
 use model::{Entity, commerce::TrackingEvent};
 use store::{Deps};
-use crate::data::apply_order_status;
+use crate::data::{StatusKeys, apply_order_status};
 use stream_handler::{BatchResponse, Event, Failures, Kind};
 
 pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
@@ -51,8 +52,14 @@ pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
         }
         entry.2.push(change.index);
     }
+    // Declared (`CONSUMER.needs`) and checked at start-up.
+    let keys = StatusKeys::of(deps);
     for (order, (event_id, status, records)) in newest {
-        if let Err(e) = apply_order_status(table, order, event_id, status).await {
+        let applied = match keys {
+            Ok(keys) => apply_order_status(table, keys, order, event_id, status).await,
+            Err(ref e) => Err(store::StoreError::Config(e.to_string())),
+        };
+        if let Err(e) = applied {
             // A header that no longer decodes, a write DynamoDB refuses: poison; else retried.
             failures.store_error(records, &format!("order {order}'s status"), &e);
         }
@@ -170,6 +177,44 @@ mod tests {
     }
 
     /// A tracking event moving `order` to `status`, written to the table, as a stream INSERT.
+    /// In the multi-attribute design a status change is the `Status` attribute (and O5's GSI2
+    /// key): headers and summaries without GSI1 keys get none, so no GSI1 entry is written.
+    #[tokio::test]
+    async fn the_multi_attribute_design_moves_no_gsi1_key() {
+        let table = testkit::table().await;
+        hr::fixtures::org(&table).await;
+        hr::fixtures::employee(&table, "E1", "Ada Lovelace").await;
+        fixtures::customer_of_rep(&table, "ann", "E1").await;
+        let order = fixtures::order(&table, "ann", keys::now_ms(), &[(1, 1, 1)]).await;
+        // The order as the multi-attribute design's place-order writes it.
+        for item in all_items(&table).await {
+            if matches!(item["Type"].as_s().unwrap().as_str(), "Order" | "OrderHeader") {
+                let mut item = item.clone();
+                item.remove("GSI1PK");
+                item.remove("GSI1SK");
+                table.put_item(item, None).await.unwrap();
+            }
+        }
+        let record = event_of(&table, order.order_id, OrderStatus::Shipped, 1).await;
+        let deps = testkit::deps(table.clone(), super::super::CONSUMER.needs)
+            .with_setting(&crate::data::ORDER_STATUS_KEYS, "multi-attribute")
+            .unwrap();
+        let r = super::handle(&deps, &stream_event(vec![record])).await;
+        assert!(r.batch_item_failures.is_empty());
+        assert_eq!(
+            statuses(&table).await,
+            [
+                ("Order".into(), "SHIPPED".into()),
+                ("OrderHeader".into(), "SHIPPED".into())
+            ]
+        );
+        for item in all_items(&table).await {
+            if matches!(item["Type"].as_s().unwrap().as_str(), "Order" | "OrderHeader") {
+                assert!(!item.keys().any(|k| k.starts_with("GSI1")), "{item:?}");
+            }
+        }
+    }
+
     async fn event_of(table: &Table, order: OrderId, status: OrderStatus, seq: u64) -> Value {
         let ev = SortableId::at_ms(order.timestamp_ms() + 1000);
         let rec = TrackingEvent {

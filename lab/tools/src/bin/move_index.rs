@@ -3,8 +3,11 @@
 //!
 //! Flags: `tools::flags::MOVE_INDEX`.
 //!
-//! Without `--cleanup`: declares each index the table lacks, as `template.yaml` declares it, and
-//! waits until it is ACTIVE (steps 1 and 2), then says how to switch the readers. With
+//! Without `--cleanup`: declares each index the table lacks, as `template.yaml` declares it for
+//! `OrderStatusKeys=multi-attribute`, and waits until it is ACTIVE (steps 1 and 2), then says
+//! what to deploy next. On a stack (`--stack`) CloudFormation declares them (one per update:
+//! `OrderStatusKeys=moving-1`, then `moving-2`), so the command only waits for those the table
+//! has, and says which update comes next. With
 //! `--cleanup` (step 4, once the readers are switched and the writers stopped writing the orders'
 //! GSI1 keys): removes those keys; `--dry-run` only counts them. DynamoDB Local with `--endpoint`
 //! or `AWS_ENDPOINT_URL_DYNAMODB`, else AWS through the SDK's default chain and region; on AWS it
@@ -73,12 +76,16 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
         return Ok(());
     }
-    let template = sam_template::Template::workspace()?;
-    let declared = move_index::declare_all(client, table, &template.table, |state| {
+    let progress = |state: &move_index::IndexState| {
         eprint!("\r{state}          ");
         let _ = std::io::stderr().flush();
-    })
-    .await?;
+    };
+    if options.stack.is_some() {
+        return wait_for_the_stack(client, table, progress).await;
+    }
+    let template = move_index::template()?;
+    let declared =
+        move_index::declare_all(client, table, &template.table, |_| {}, progress).await?;
     eprintln!();
     for d in &declared {
         println!(
@@ -94,7 +101,35 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     println!(
-        "next: switch the readers (OrderStatusKeys=multi-attribute: docs/key-designs.md#moving-an-index-online), then make move-index CLEANUP=1"
+        "next: deploy OrderStatusKeys=multi-attribute (docs/key-designs.md#moving-an-index-online), then make move-index CLEANUP=1"
+    );
+    Ok(())
+}
+
+/// On a stack: waits for each orders index the table has until it is `ACTIVE`, and says which
+/// stack update comes next (CloudFormation declares the indexes, one per update, and does not
+/// wait for their backfill; the next update of the table fails until it is over).
+async fn wait_for_the_stack(
+    client: &aws_sdk_dynamodb::Client,
+    table: &str,
+    mut progress: impl FnMut(&move_index::IndexState),
+) -> Result<(), Box<dyn std::error::Error>> {
+    let steps = ["moving-1", "moving-2"];
+    for (name, step) in move_index::INDEXES.into_iter().zip(steps) {
+        let (_, state) = move_index::describe(client, table, name).await?;
+        if state.status.is_none() {
+            eprintln!();
+            println!(
+                "{name}: not declared yet; next: deploy OrderStatusKeys={step}, then make move-index STACK=... again"
+            );
+            return Ok(());
+        }
+        let state = move_index::wait_active(client, table, name, &mut progress).await?;
+        eprintln!();
+        println!("{state}");
+    }
+    println!(
+        "both indexes ACTIVE; next: deploy OrderStatusKeys=multi-attribute (docs/key-designs.md#moving-an-index-online), then make move-index CLEANUP=1"
     );
     Ok(())
 }
@@ -121,7 +156,7 @@ async fn rehearse(
     for index in tools::move_index::INDEXES {
         tools::move_index::remove(target.table.client(), target.table.name(), index).await?;
     }
-    let template = sam_template::Template::workspace()?;
+    let template = tools::move_index::template()?;
     let load = tools::move_rehearsal::Load {
         readers,
         writers,

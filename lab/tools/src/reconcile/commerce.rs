@@ -442,7 +442,14 @@ pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
             };
             let event = SortableId::parse(event)?;
             let status: OrderStatus = status.parse().map_err(|_| bad("an unknown status"))?;
-            commerce::data::apply_order_status(drifted.table, order, event, status).await?;
+            commerce::data::apply_order_status(
+                drifted.table,
+                Default::default(),
+                order,
+                event,
+                status,
+            )
+            .await?;
             Ok(true)
         }
         _ => Err(bad("no correction for it")),

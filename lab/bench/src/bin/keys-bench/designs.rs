@@ -468,7 +468,8 @@ mod tests {
     fn each_table_declares_its_own_indexes() {
         let template = sam_template::Template::workspace()
             .expect("template.yaml")
-            .table;
+            .table
+            .with_every_index();
         for design in Design::ALL {
             let table = design.table(&template);
             let names: Vec<&str> = table

@@ -195,6 +195,7 @@ async fn more_orders(table: &store::Table) -> Result<(), String> {
             created_at: keys::Timestamp::from_ms(ms).map_err(|e| e.to_string())?,
             lines: vec![(sku, 1, 499)],
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
+            status_keys: Default::default(),
         };
         commerce::fixtures::place_order_in(table, &order, "USD")
             .await
