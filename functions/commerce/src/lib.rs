@@ -22,6 +22,7 @@ api::functions![
     put_inventory,
     adjust_inventory,
     get_inventory,
+    list_product_inventories,
     list_product_order_items,
     get_daily_stats,
     list_orders,

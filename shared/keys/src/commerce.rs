@@ -530,6 +530,15 @@ fn product_pk(sku: Sku) -> String {
     Composite::new().lit(tag::PRODUCT).seg(&sku).build()
 }
 
+/// O12, every warehouse: a product's inventories, by warehouse id, and nothing else of its
+/// partition (`begins_with(SK, WAREHOUSE#)`: not the product's own `A` record).
+pub fn product_inventories(sku: Sku) -> KeyCondition<Base> {
+    KeyCondition::new(
+        product_pk(sku),
+        SortCondition::BeginsWith(Composite::new().lit(tag::WAREHOUSE).build_delimited()),
+    )
+}
+
 /// O8: a product's order lines and inventories, ONE GSI1 partition (AWS's relational example,
 /// pattern 8).
 pub fn product_order_items(sku: Sku) -> KeyCondition<Gsi1> {

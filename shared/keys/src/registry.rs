@@ -552,6 +552,11 @@ mod tests {
             ),
             q("C7", commerce::cart_lines(&i.a), &[ct::CART_LINE]),
             q(
+                "O12 every warehouse",
+                commerce::product_inventories(i.sku),
+                &[ct::INVENTORY],
+            ),
+            q(
                 "O5",
                 commerce::order_status_range(i.shard, i.status, date, date).unwrap(),
                 &[ct::ORDER_HEADER],
