@@ -58,9 +58,7 @@ pub const CONTRACTS: &[Contract] = &[
             Refusal::new(409, "`version_mismatch`: the inventory was written since the version given was read; nothing was written"),
         ]),
 ];
-/// The most one warehouse may hold of one product (a bound, so a total over many warehouses
-/// stays far within a number DynamoDB and every client can hold exactly).
-pub const MAX_QUANTITY: u32 = 1_000_000_000;
+pub use crate::views::MAX_STOCK as MAX_QUANTITY;
 
 /// The request that stocks product 42 in W2 at the highest quantity (on the seeds' version).
 pub fn largest() -> Example {

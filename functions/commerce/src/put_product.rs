@@ -66,9 +66,7 @@ pub fn largest(sku: u64) -> Example {
 }
 pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_DESCRIPTION_CHARS: usize = 2000;
-/// In cents: $1,000,000. With C3's bounds (48 lines of at most 10,000 units) an order's total
-/// stays below 5 × 10^13 cents.
-pub const MAX_PRICE: i64 = 100_000_000;
+pub use crate::views::MAX_PRICE;
 
 /// A product's name, description and price.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -150,7 +150,7 @@ pub const CONTRACTS: &[Contract] = &[
             
             .operation_id("putJob"),
 ];
-pub const MAX_NAME_CHARS: usize = 200;
+pub use crate::reference::MAX_NAME_CHARS;
 
 /// Characters of 4 bytes in the name (or title) of route `route`'s largest record: a job's
 /// title is a key name ([`keys::MAX_TEXT_LEN`]), any other name [`MAX_NAME_CHARS`].

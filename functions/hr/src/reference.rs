@@ -9,6 +9,10 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
+/// The longest name of a reference record (a job's title is a key name instead,
+/// [`keys::MAX_TEXT_LEN`]).
+pub const MAX_NAME_CHARS: usize = 200;
+
 /// The path parameter that names a record of the kind, and the body field that names it as parent.
 pub fn id_param(kind: Reference) -> &'static str {
     match kind {
@@ -158,7 +162,7 @@ impl<R: ReferenceRecord> JsonSchema for Sent<R> {
             _ => json_schema!({
                 "type": "string",
                 "minLength": 1,
-                "maxLength": crate::put_reference::MAX_NAME_CHARS,
+                "maxLength": MAX_NAME_CHARS,
             }),
         };
         members(R::KIND, generator, name, false)

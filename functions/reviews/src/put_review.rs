@@ -52,8 +52,7 @@ pub const CONTRACTS: &[Contract] = &[
         .body::<PutReview>(),
 ];
 
-pub const MIN_GRADE: u8 = 1;
-pub const MAX_GRADE: u8 = 10;
+pub use crate::views::{MAX_GRADE, MIN_GRADE};
 pub const MAX_TEXT_CHARS: usize = 5000;
 /// The largest review item DynamoDB can hold: its text at 4 bytes a character, and 1 KB for its
 /// keys and other attributes (the longest username and ISBN); pages of reviews are read within
