@@ -27,9 +27,7 @@ pub const FUNCTION: Function = Function {
     )],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<view::Inventory>(200, "the inventory")])
             .refusals(&[Refusal::NOT_FOUND]),

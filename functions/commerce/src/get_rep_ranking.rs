@@ -13,7 +13,6 @@ use api::declare::*;
 use crate::views as view;
 use keys::{Quarter, commerce as k};
 use model::commerce::RepSales;
-use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -35,23 +34,18 @@ pub const FUNCTION: Function = Function {
     .paged(10)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(200, "a page of the period's reps in rank order (equal totals by rep id, descending)")])
             .query(&[Query::of::<Quarter>("period", "a sales period, a quarter").required()]),
 ];
 
-/// A page of a period's ranking.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    period: Quarter,
-    reps: Vec<view::RepSales>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a period's ranking.
+    Page {
+        period: Quarter,
+        reps: Vec<view::RepSales>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

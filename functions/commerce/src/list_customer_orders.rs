@@ -14,7 +14,6 @@ use api::declare::*;
 use crate::views as view;
 use keys::commerce::{self as k, OrderStatus};
 use model::commerce::{Order, OrderHeader, OrderSummary};
-use serde::Serialize;
 use crate::data::{self as commerce, ByStatus, ORDER_STATUS_KEYS, StatusKeys};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -53,9 +52,7 @@ pub const FUNCTION: Function = Function {
     .paged(20)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(200, "one page of orders")]).query(&[
             Query::of::<keys::commerce::OrderStatus>(
@@ -67,15 +64,12 @@ pub const CONTRACTS: &[Contract] = &[
         ]),
 ];
 
-/// A page of a customer's orders.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    customer_id: keys::Id,
-    orders: Vec<view::OrderSummary>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a customer's orders.
+    Page {
+        customer_id: keys::Id,
+        orders: Vec<view::OrderSummary>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -17,7 +17,6 @@ use keys::{
     commerce::{self as k, OrderStatus},
 };
 use model::commerce::OrderHeader;
-use serde::Serialize;
 use store::merge::Direction;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -40,9 +39,7 @@ pub const FUNCTION: Function = Function {
     .paged(20)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(200, "a page of the orders, newest first")]).query(&[
             Query::of::<OrderStatus>("status", "").required(),
@@ -51,15 +48,12 @@ pub const CONTRACTS: &[Contract] = &[
         ]),
 ];
 
-/// A page of the orders in a status.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    status: OrderStatus,
-    orders: Vec<view::OrderSummary>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of the orders in a status.
+    Page {
+        status: OrderStatus,
+        orders: Vec<view::OrderSummary>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -10,7 +10,6 @@ use api::declare::*;
 use crate::views as view;
 use keys::commerce::{self as k, Sku};
 use model::commerce::Inventory;
-use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -32,24 +31,19 @@ pub const FUNCTION: Function = Function {
     .paged(20)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::answers(&[Answer::of::<Page>(
     200,
     "a page of the product's inventories, by warehouse id",
 )])
 .refusals(&[Refusal::NOT_FOUND])];
 
-/// A page of a product's inventories.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    sku: Sku,
-    inventories: Vec<view::Inventory>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a product's inventories.
+    Page {
+        sku: Sku,
+        inventories: Vec<view::Inventory>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

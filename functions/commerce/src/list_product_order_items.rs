@@ -37,9 +37,7 @@ pub const FUNCTION: Function = Function {
     .paged(50)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(
             200,
@@ -47,16 +45,13 @@ pub const CONTRACTS: &[Contract] = &[
         )]),
 ];
 
-/// A page of a product's inventories and order lines.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    sku: Sku,
-    inventories: Vec<view::Inventory>,
-    order_items: Vec<OrderItem>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a product's inventories and order lines.
+    Page {
+        sku: Sku,
+        inventories: Vec<view::Inventory>,
+        order_items: Vec<OrderItem>,
+    }
 }
 
 /// An order line as an order page shows it, with the order it belongs to.

@@ -11,7 +11,6 @@ use api::declare::*;
 use crate::views as view;
 use keys::commerce as k;
 use model::commerce::Customer;
-use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -33,22 +32,17 @@ pub const FUNCTION: Function = Function {
     .paged(50)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(200, "a page of the rep's customers (empty for an unknown rep)")]),
 ];
 
-/// A page of a rep's customers.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    rep_id: keys::Id,
-    customers: Vec<view::Customer>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a rep's customers.
+    Page {
+        rep_id: keys::Id,
+        customers: Vec<view::Customer>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -18,7 +18,6 @@ use api::declare::*;
 use crate::views as view;
 use keys::commerce::OrderStatus;
 use model::commerce::OrderSummary;
-use serde::Serialize;
 use crate::data::{ByStatus, ORDER_STATUS_KEYS, RepOrders, StatusKeys, StatusRead};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -41,9 +40,7 @@ pub const FUNCTION: Function = Function {
     .paged(20)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(200, "a page of the rep's orders, newest first (empty for an unknown rep)")]).query(&[
             Query::of::<OrderStatus>(
@@ -55,15 +52,12 @@ pub const CONTRACTS: &[Contract] = &[
         ]),
 ];
 
-/// A page of a rep's orders.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    rep_id: keys::Id,
-    orders: Vec<view::OrderSummary>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a rep's orders.
+    Page {
+        rep_id: keys::Id,
+        orders: Vec<view::OrderSummary>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -9,7 +9,6 @@ use api::declare::*;
 use crate::views as view;
 use keys::hr as k;
 use model::hr::JobHistory;
-use serde::Serialize;
 use crate::data as hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -32,9 +31,7 @@ pub const FUNCTION: Function = Function {
     .paged(20)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(
             200,
@@ -43,15 +40,12 @@ pub const CONTRACTS: &[Contract] = &[
         .refusals(&[Refusal::NOT_FOUND]),
 ];
 
-/// A page of an employee's job history.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    employee_id: keys::Id,
-    jobs: Vec<view::Job>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of an employee's job history.
+    Page {
+        employee_id: keys::Id,
+        jobs: Vec<view::Job>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -16,7 +16,6 @@ use keys::{
     hr::{self as k, HIRE_SHARDS},
 };
 use model::hr::{CurrentJob, Employee, Job};
-use serde::Serialize;
 use store::merge::Direction;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -57,9 +56,7 @@ pub const FUNCTION: Function = Function {
     .paged(50)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(
             200,
@@ -72,14 +69,11 @@ pub const CONTRACTS: &[Contract] = &[
         ]),
 ];
 
-/// A page of employees.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    employees: Vec<view::Listed>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of employees.
+    Page {
+        employees: Vec<view::Listed>,
+    }
 }
 /// H11 lists the holders of at most this many jobs of one title (jobs are staff's reference
 /// data; a title normally names one).

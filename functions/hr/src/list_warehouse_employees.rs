@@ -7,7 +7,6 @@ use api::declare::*;
 use crate::views as view;
 use keys::hr as k;
 use model::hr::EmployeeWarehouse;
-use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -29,9 +28,7 @@ pub const FUNCTION: Function = Function {
     .paged(50)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(
         200,
@@ -39,15 +36,12 @@ pub const CONTRACTS: &[Contract] = &[
     )]),
 ];
 
-/// A page of a warehouse's employees.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    warehouse_id: keys::Id,
-    employees: Vec<view::Named>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a warehouse's employees.
+    Page {
+        warehouse_id: keys::Id,
+        employees: Vec<view::Named>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

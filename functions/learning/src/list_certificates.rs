@@ -14,7 +14,6 @@ use keys::{
     learning::{self as k, CERTIFICATE_SHARDS, CertVersion, Name, Person},
 };
 use model::learning::Certificate;
-use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -54,9 +53,7 @@ pub const FUNCTION: Function = Function {
     .paged(20)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(200, "one page of the merged list")]).query(&[
             Query::of::<keys::learning::CertType>("type", "").required(),
@@ -65,16 +62,13 @@ pub const CONTRACTS: &[Contract] = &[
         ]),
 ];
 
-/// A page of certificates of a type.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    /// the type asked for, as keys write it (`completion`)
-    cert_type: &'static str,
-    certificates: Vec<view::Certificate>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of certificates of a type.
+    Page {
+        /// the type asked for, as keys write it (`completion`)
+        cert_type: &'static str,
+        certificates: Vec<view::Certificate>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

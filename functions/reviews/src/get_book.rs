@@ -20,7 +20,6 @@ use api::declare::*;
 use crate::views as view;
 use keys::reviews as k;
 use model::reviews::{Book, Review};
-use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -42,9 +41,7 @@ pub const FUNCTION: Function = Function {
     .paged(10)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(
             200,
@@ -58,16 +55,13 @@ pub const CONTRACTS: &[Contract] = &[
 /// What a page of reviews (R1, R2) holds beyond its size.
 pub const PAGE_NOTE: &str = "a page also stops at 32 read units (a page of the largest reviews, 20 KB each, holds 11 items), the next page one nextCursor away";
 
-/// A page of a book's reviews.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    /// the book on the first page, null after
-    book: Option<view::Book>,
-    reviews: Vec<view::Review>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a book's reviews.
+    Page {
+        /// the book on the first page, null after
+        book: Option<view::Book>,
+        reviews: Vec<view::Review>,
+    }
 }
 
 /// The costliest page: the most reviews a page may ask for, on a book of more of the largest

@@ -16,7 +16,6 @@ use api::declare::*;
 use crate::views as view;
 use keys::reviews as k;
 use model::reviews::{Review, User};
-use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -38,9 +37,7 @@ pub const FUNCTION: Function = Function {
     .paged(10)],
 };
 
-/// What `openapi.yaml` documents of each route, in the order of [`FUNCTION`]'s routes: its
-/// query, body, answers and refusals with their types. Apart from `FUNCTION`, so that the
-/// binary, which never reads it, carries none of it.
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::answers(&[Answer::of::<Page>(
             200,
@@ -49,16 +46,13 @@ pub const CONTRACTS: &[Contract] = &[
         .page_note(crate::get_book::PAGE_NOTE),
 ];
 
-/// A page of a user's reviews.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page {
-    /// the user on the first page, null after
-    user: Option<view::User>,
-    reviews: Vec<view::Review>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a user's reviews.
+    Page {
+        /// the user on the first page, null after
+        user: Option<view::User>,
+        reviews: Vec<view::Review>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -20,6 +20,29 @@ pub const DRIFT: &str = "_drift";
 /// [`crate::json`] removes from the body and names in a header: never part of the contract.
 pub type Drift = Vec<&'static str>;
 
+/// A paginated route's answer, declared in one line: the fields that say what is listed, the
+/// list, and `nextCursor` (added here, [`NextCursor`]), serialised camelCase, its schema inline
+/// in the operation:
+///
+/// ```ignore
+/// api::page! { /// A page of a rep's orders.
+///     Page { rep_id: keys::Id, orders: Vec<view::OrderSummary> } }
+/// ```
+#[macro_export]
+macro_rules! page {
+    ($(#[$meta:meta])* $name:ident { $($(#[$field_meta:meta])* $field:ident: $ty:ty),* $(,)? }) => {
+        $(#[$meta])*
+        #[derive(serde::Serialize, schemars::JsonSchema)]
+        #[serde(rename_all = "camelCase")]
+        #[schemars(inline)]
+        struct $name {
+            $($(#[$field_meta])* $field: $ty,)*
+            #[schemars(with = "api::views::NextCursor")]
+            next_cursor: Option<String>,
+        }
+    };
+}
+
 /// A derived value as shown: the number, or `null` when it drifted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
