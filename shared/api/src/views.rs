@@ -25,8 +25,8 @@ pub type Drift = Vec<&'static str>;
 /// in the operation:
 ///
 /// ```ignore
-/// api::page! { /// A page of a rep's orders.
-///     Page { rep_id: keys::Id, orders: Vec<view::OrderSummary> } }
+/// api::page! { /// A page of one owner's records.
+///     Page { owner_id: keys::Id, records: Vec<view::Record> } }
 /// ```
 #[macro_export]
 macro_rules! page {
