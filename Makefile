@@ -27,8 +27,9 @@ LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
 # fresh local table gets and what the functions and `make seed` write (docs/key-designs.md).
 ORDER_STATUS_KEYS ?= concatenated
 
-# Every crate under functions/ is a context; each of its binaries (src/bin/<name>.rs) a Lambda.
-CONTEXTS := $(notdir $(wildcard functions/*))
+# Every crate under functions/ is a context (beside them, functions/build.rs, their build
+# script); each of its binaries (src/bin/<name>.rs) a Lambda.
+CONTEXTS := $(patsubst functions/%/Cargo.toml,%,$(wildcard functions/*/Cargo.toml))
 
 VENV := .venv
 PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathesis==4.32.5 selenium==4.40.0 \

@@ -2,11 +2,16 @@ use std::collections::BTreeSet;
 
 use sam_template::{Template, workspace_root};
 
-/// The binaries of the context crates: `functions/<context>/src/bin/<name>.rs`.
+/// The binaries of the context crates: `functions/<context>/src/bin/<name>.rs` (beside the
+/// crates, `functions/build.rs`, their build script).
 fn binaries() -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for context in std::fs::read_dir(workspace_root().join("functions")).expect("functions/") {
-        let bin = context.expect("an entry").path().join("src/bin");
+        let context = context.expect("an entry").path();
+        if !context.join("Cargo.toml").is_file() {
+            continue;
+        }
+        let bin = context.join("src/bin");
         for file in std::fs::read_dir(&bin).unwrap_or_else(|e| panic!("{}: {e}", bin.display())) {
             let file = file.expect("an entry").path();
             if let Some(name) = file

@@ -301,23 +301,22 @@ async fn worst_case(
 /// catalogue's order: anyone can send a public read, so what it can cost is stated too.
 async fn worst_cases(t: &Template) -> Vec<(&'static api::Function, &'static api::Route, Row)> {
     let mut rows = Vec::new();
-    for f in catalogue::FUNCTIONS.iter() {
-        let declares =
-            |r: &&api::Route| r.method != api::Method::Get || f.access == api::Access::Public;
-        for route in f.routes.iter().filter(declares) {
-            let example = route.patterns.last().expect("a pattern").example;
-            let worst = example
-                .worst
-                .unwrap_or_else(|| {
-                    panic!(
-                        "{} {}: a write route and a public read declare their worst case (`Example::with_worst`)",
-                        route.method.as_str(),
-                        route.path
-                    )
-                })
-                .build();
-            rows.push((*f, route, worst_case(t, f, route, &worst).await));
-        }
+    let declares = |(f, r): &&(&api::Function, &api::Route)| {
+        r.method != api::Method::Get || f.access == api::Access::Public
+    };
+    for &(f, route) in catalogue::ROUTES.iter().filter(declares) {
+        let example = route.patterns.last().expect("a pattern").example;
+        let worst = example
+            .worst
+            .unwrap_or_else(|| {
+                panic!(
+                    "{} {}: a write route and a public read declare their worst case (`Example::with_worst`)",
+                    route.method.as_str(),
+                    route.path
+                )
+            })
+            .build();
+        rows.push((f, route, worst_case(t, f, route, &worst).await));
     }
     rows
 }

@@ -1,37 +1,16 @@
 //! Commerce: customers, orders and their tracking, carts, products and inventory, account reps, daily stats; the commerce stream handler.
 //!
 //! One module per Lambda (its declaration, handler and tests); one binary per Lambda in
-//! `src/bin/`, a few lines that serve the module. Beside them, what the context does with the table
+//! `src/bin/`, the one line that serves the module. Beside them, what the context does with the table
 //! and shows of it: [`data`] (its reads and writes), [`views`] (its records as clients read them),
 //! [`params`] (its own request parameters), and [`fixtures`] (the entities its tests, the seeds and
 //! the tools start from).
 
-api::functions![
-    get_customer,
-    put_customer,
-    place_order,
-    list_customer_orders,
-    get_order,
-    add_order_event,
-    get_cart,
-    put_cart_line,
-    delete_cart_line,
-    get_product_sales,
-    put_product,
-    get_product,
-    put_inventory,
-    adjust_inventory,
-    get_inventory,
-    list_product_inventories,
-    list_product_order_items,
-    get_daily_stats,
-    list_orders,
-    list_rep_customers,
-    list_rep_orders,
-    get_rep_ranking,
-];
-
-stream_handler::consumers![commerce_stream,];
+// One public module per function and stream consumer, and the context's lists of them
+// (`FUNCTIONS`, `CONSUMERS`): `functions/build.rs` derives them from `src/bin/`, where each
+// binary's one line names its module (`cargo::rerun-if-changed=src/bin`).
+include!(concat!(env!("OUT_DIR"), "/functions.rs"));
+modules_of_the_binaries!();
 
 pub mod data;
 pub mod fixtures;

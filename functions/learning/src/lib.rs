@@ -1,21 +1,16 @@
 //! Learning: course occurrences and certificates.
 //!
 //! One module per Lambda (its declaration, handler and tests); one binary per Lambda in
-//! `src/bin/`, a few lines that serve the module. Beside them, what the context does with the table
+//! `src/bin/`, the one line that serves the module. Beside them, what the context does with the table
 //! and shows of it: [`data`] (its reads and writes), [`views`] (its records as clients read them),
 //! [`params`] (its own request parameters), and [`fixtures`] (the entities its tests, the seeds and
 //! the tools start from).
 
-api::functions![
-    create_course_occurrence,
-    get_course_occurrence,
-    list_course_occurrences,
-    get_course_day,
-    list_course_certificates,
-    get_certificate,
-    issue_certificate,
-    list_certificates,
-];
+// One public module per function and stream consumer, and the context's lists of them
+// (`FUNCTIONS`, `CONSUMERS`): `functions/build.rs` derives them from `src/bin/`, where each
+// binary's one line names its module (`cargo::rerun-if-changed=src/bin`).
+include!(concat!(env!("OUT_DIR"), "/functions.rs"));
+modules_of_the_binaries!();
 
 pub mod data;
 pub mod fixtures;

@@ -1,21 +1,16 @@
 //! Reviews: books, users and their reviews; the stream handler that keeps ratings and review counts.
 //!
 //! One module per Lambda (its declaration, handler and tests); one binary per Lambda in
-//! `src/bin/`, a few lines that serve the module. Beside them, what the context does with the table
+//! `src/bin/`, the one line that serves the module. Beside them, what the context does with the table
 //! and shows of it: [`data`] (its reads and writes), [`views`] (its records as clients read them),
 //! [`params`] (its own request parameters), and [`fixtures`] (the entities its tests, the seeds and
 //! the tools start from).
 
-api::functions![
-    get_book,
-    put_book,
-    put_review,
-    delete_review,
-    get_user,
-    put_user,
-];
-
-stream_handler::consumers![aggregate_reviews,];
+// One public module per function and stream consumer, and the context's lists of them
+// (`FUNCTIONS`, `CONSUMERS`): `functions/build.rs` derives them from `src/bin/`, where each
+// binary's one line names its module (`cargo::rerun-if-changed=src/bin`).
+include!(concat!(env!("OUT_DIR"), "/functions.rs"));
+modules_of_the_binaries!();
 
 pub mod data;
 pub mod fixtures;

@@ -10,21 +10,44 @@ pub mod openapi;
 
 use std::sync::LazyLock;
 
-use api::Function;
 pub use api::function::{Example, Index, Method, Sender};
+use api::{Function, Route};
 use lambda_http::{Body, Request, Response};
 use store::Deps;
 use stream_handler::Consumer;
 
-/// Every API function, context by context, each context's in its own order.
-pub static FUNCTIONS: LazyLock<Vec<&'static Function>> = LazyLock::new(|| {
-    [
-        commerce::FUNCTIONS,
-        reviews::FUNCTIONS,
-        learning::FUNCTIONS,
-        hr::FUNCTIONS,
-    ]
-    .concat()
+/// Every context's API functions, in the order the catalogue shows the contexts.
+const CONTEXTS: [&[&Function]; 4] = [
+    commerce::FUNCTIONS,
+    reviews::FUNCTIONS,
+    learning::FUNCTIONS,
+    hr::FUNCTIONS,
+];
+
+/// Every API function, context by context, each context's in its modules' order (its binaries'
+/// names', `functions/build.rs`); readers get the routes in [`reading_order`] ([`ROUTES`]).
+pub static FUNCTIONS: LazyLock<Vec<&'static Function>> = LazyLock::new(|| CONTEXTS.concat());
+
+/// Where a route stands among its context's routes in every list a reader gets (the
+/// access-pattern table, `openapi.yaml`, the worst-case table, the explorer): by path, then
+/// method, so that a resource's routes stand together whatever the modules are called.
+pub fn reading_order(route: &Route) -> (&'static str, Method) {
+    (route.path, route.method)
+}
+
+/// Every route with its function, context by context, each context's in [`reading_order`].
+pub static ROUTES: LazyLock<Vec<(&'static Function, &'static Route)>> = LazyLock::new(|| {
+    CONTEXTS
+        .iter()
+        .flat_map(|functions| {
+            let mut routes: Vec<_> = functions
+                .iter()
+                .flat_map(|f| f.routes.iter().map(move |r| (*f, r)))
+                .collect();
+            routes.sort_by_key(|(_, r)| reading_order(r));
+            routes
+        })
+        .collect()
 });
 
 /// Every stream handler.
@@ -43,17 +66,15 @@ pub struct Operation {
     pub summary: &'static str,
 }
 
-/// Every operation, in the order of [`FUNCTIONS`].
+/// Every operation, in the order of [`ROUTES`].
 pub static OPERATIONS: LazyLock<Vec<Operation>> = LazyLock::new(|| {
-    FUNCTIONS
+    ROUTES
         .iter()
-        .flat_map(|f| {
-            f.routes.iter().map(|r| Operation {
-                method: r.method,
-                path: r.path,
-                function: f.name,
-                summary: r.summary,
-            })
+        .map(|(f, r)| Operation {
+            method: r.method,
+            path: r.path,
+            function: f.name,
+            summary: r.summary,
         })
         .collect()
 });
@@ -78,23 +99,21 @@ pub struct Pattern {
     pub example: Example,
 }
 
-/// Every access pattern, in the order of [`FUNCTIONS`].
+/// Every access pattern, in the order of [`ROUTES`] (a route's in their declared order).
 pub static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
-    FUNCTIONS
+    ROUTES
         .iter()
-        .flat_map(|f| {
-            f.routes.iter().flat_map(move |r| {
-                r.patterns.iter().map(move |p| Pattern {
-                    id: p.id,
-                    method: r.method,
-                    path: r.path,
-                    function: f.name,
-                    route: p.route,
-                    index: p.index,
-                    request: p.request,
-                    returns: p.returns,
-                    example: p.example,
-                })
+        .flat_map(|(f, r)| {
+            r.patterns.iter().map(move |p| Pattern {
+                id: p.id,
+                method: r.method,
+                path: r.path,
+                function: f.name,
+                route: p.route,
+                index: p.index,
+                request: p.request,
+                returns: p.returns,
+                example: p.example,
             })
         })
         .collect()

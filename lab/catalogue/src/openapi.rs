@@ -51,6 +51,7 @@ pub fn document() -> Value {
     };
     let mut paths = Map::new();
     for (tag, functions, contracts) in contexts() {
+        let mut routes = Vec::new();
         for (function, contracts) in functions.iter().zip(contracts) {
             assert_eq!(
                 function.routes.len(),
@@ -58,11 +59,20 @@ pub fn document() -> Value {
                 "{}: one contract per route, in their order",
                 function.name
             );
-            for (route, contract) in function.routes.iter().zip(*contracts) {
-                let op = operation(function, route, contract, tag, &frame, &mut generators);
-                let item = paths.entry(route.path).or_insert_with(|| json!({}));
-                item[route.method.as_str().to_lowercase()] = op;
-            }
+            routes.extend(
+                function
+                    .routes
+                    .iter()
+                    .zip(*contracts)
+                    .map(|rc| (*function, rc)),
+            );
+        }
+        // The catalogue's order, not the modules'.
+        routes.sort_by_key(|(_, (route, _))| crate::reading_order(route));
+        for (function, (route, contract)) in routes {
+            let op = operation(function, route, contract, tag, &frame, &mut generators);
+            let item = paths.entry(route.path).or_insert_with(|| json!({}));
+            item[route.method.as_str().to_lowercase()] = op;
         }
     }
     let mut doc = frame.clone();

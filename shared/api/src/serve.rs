@@ -1,5 +1,6 @@
-//! Start-up and dispatch: a function's whole `main` ([`serve`]), one request as it answers it
-//! ([`dispatch`]), and the [`functions!`](crate::functions) declaration of a context's functions.
+//! Start-up and dispatch: a function's whole `main` ([`serve`], and [`main!`](crate::main), its
+//! binary's one line), one request as it answers it ([`dispatch`]), and the
+//! [`functions!`](crate::functions) declaration of a context's functions.
 
 use std::future::Future;
 
@@ -50,6 +51,20 @@ where
     telemetry::runtime::run(metrics, service).await
 }
 
+/// A function's binary, whole: `api::main!(commerce::get_customer);` in
+/// `functions/commerce/src/bin/get-customer.rs` is the `main` that [`serve`]s the module's
+/// `FUNCTION` with its `handle`. The context's [`functions!`](crate::functions) list is derived
+/// from these lines (`functions/build.rs`), so the module is named here and nowhere else.
+#[macro_export]
+macro_rules! main {
+    ($context:ident :: $function:ident) => {
+        #[tokio::main(flavor = "current_thread")]
+        async fn main() -> Result<(), lambda_http::Error> {
+            $crate::serve(&$context::$function::FUNCTION, $context::$function::handle).await
+        }
+    };
+}
+
 /// One request, as [`serve`] answers it: its parameters held to the text rule first
 /// ([`text::parameters`]: authorization reads them too), then authorized (a refused request never
 /// reaches the handler), its query parameters given once each
@@ -76,9 +91,10 @@ where
     }
 }
 
-/// A context crate's API functions, declared once: `functions![get_customer, put_customer]`
-/// makes each a public module (its `FUNCTION` and `handle`), the list [`FUNCTIONS`] in that
-/// order, and [`handle`], which answers a request as the named function's `main` would (for
+/// A context crate's API functions: `functions![get_customer, put_customer]`, written by
+/// `functions/build.rs` from the binaries that call [`main!`](crate::main), makes each a public
+/// module (its `FUNCTION` and `handle`), the list [`FUNCTIONS`] in that order (the binaries'
+/// names'), and [`handle`], which answers a request as the named function's `main` would (for
 /// tests and tools that run handlers in process).
 #[macro_export]
 macro_rules! functions {

@@ -295,6 +295,79 @@ pub fn hired_since(shard: Shard, since: Date) -> KeyCondition<Gsi2> {
     )
 }
 
+/// This context's part of the registry's proof (`registry::tests`): every key its builders make
+/// from one set of inputs, with its entity, and every read's key condition with the entities its decoder expects. Beside the declarations, so that a new key
+/// shape or key condition and its line here are one change.
+#[cfg(test)]
+pub(crate) mod proof {
+    use super::{types as ht, *};
+    use crate::registry::proof::{Inputs, Made, Read, made as k, read as q};
+
+    pub(crate) fn keys(i: &Inputs) -> Vec<Made> {
+        let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
+        vec![
+            k(ht::REGION, reference(Reference::Region, &i.a)),
+            k(ht::COUNTRY, reference(Reference::Country, &i.a)),
+            k(ht::LOCATION, reference(Reference::Location, &i.a)),
+            k(ht::DEPARTMENT, reference(Reference::Department, &i.a)),
+            k(ht::WAREHOUSE, reference(Reference::Warehouse, &i.a)),
+            k(ht::JOB, reference(Reference::Job, &i.a)),
+            k(ht::JOB, job_title_index(&i.course, &i.b)),
+            k(ht::CURRENT_JOB, job_holder_index(&i.b, &i.a)),
+            k(ht::EMPLOYEE, employee(&i.a)),
+            k(ht::CURRENT_JOB, current_job(&i.a)),
+            k(ht::EMPLOYEE_WAREHOUSE, employee_warehouse(&i.a, &i.b)),
+            k(ht::JOB_HISTORY, job_history(&i.a, date, &i.b)),
+            k(ht::EMPLOYEE, employee_name_index(&i.course, &i.a)),
+            k(ht::EMPLOYEE_WAREHOUSE, warehouse_employee_index(&i.b, &i.a)),
+            k(ht::EMPLOYEE, hire_index(&i.a, date)),
+        ]
+        .into_iter()
+        .chain(Reference::ALL.map(|kind| k(types_of(kind)[0], reference_list_index(kind, &i.a))))
+        .collect()
+    }
+
+    pub(crate) fn reads(i: &Inputs) -> Vec<Read> {
+        let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
+        vec![
+            q(
+                "H1",
+                employee_with_edges(&i.a),
+                &[ht::EMPLOYEE, ht::CURRENT_JOB, ht::EMPLOYEE_WAREHOUSE],
+            ),
+            q("H2", employees_named(&i.course), &[ht::EMPLOYEE]),
+            q("H3", jobs_of(&i.a), &[ht::JOB_HISTORY]),
+            q(
+                "H6",
+                hired_since(
+                    Shard::new(i.shard.number() % HIRE_SHARDS, HIRE_SHARDS).unwrap(),
+                    date,
+                ),
+                &[ht::EMPLOYEE],
+            ),
+            q("H7", warehouse_employees(&i.b), &[ht::EMPLOYEE_WAREHOUSE]),
+            q("H11 jobs", jobs_titled(&i.course), &[ht::JOB]),
+            q("H11", job_holders(&i.b), &[ht::CURRENT_JOB]),
+            q("H12", jobs_of(&i.a), &[ht::JOB_HISTORY]),
+        ]
+        .into_iter()
+        .chain(Reference::ALL.map(|kind| q("reference list", references(kind), types_of(kind))))
+        .collect()
+    }
+
+    /// The `Type` of each kind of reference record.
+    fn types_of(kind: Reference) -> &'static [&'static str] {
+        match kind {
+            Reference::Region => &[ht::REGION],
+            Reference::Country => &[ht::COUNTRY],
+            Reference::Location => &[ht::LOCATION],
+            Reference::Department => &[ht::DEPARTMENT],
+            Reference::Warehouse => &[ht::WAREHOUSE],
+            Reference::Job => &[ht::JOB],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

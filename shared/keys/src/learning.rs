@@ -639,6 +639,87 @@ pub fn certificates_of_type(
     KeyCondition::new(pk, sort)
 }
 
+/// This context's part of the registry's proof (`registry::tests`): every key its builders make
+/// from one set of inputs, with its entity, and every read's key condition with the entities its decoder expects. Beside the declarations, so that a new key
+/// shape or key condition and its line here are one change.
+#[cfg(test)]
+pub(crate) mod proof {
+    use super::{types as lt, *};
+    use crate::registry::proof::{Inputs, Made, Read, made as k, read as q};
+
+    pub(crate) fn keys(i: &Inputs) -> Vec<Made> {
+        let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
+        let cert = certificate(&i.course, date, &i.person);
+        vec![
+            k(
+                lt::COURSE_OCCURRENCE,
+                course_occurrence(&i.course, date, i.version, &i.location),
+            ),
+            k(
+                lt::CERTIFICATE,
+                certificate_type_index(&cert, i.cert_type, &i.person),
+            ),
+            k(
+                lt::COURSE_OCCURRENCE,
+                course_occurrence_index(&i.course, date, &i.location),
+            ),
+            k(lt::CERTIFICATE, cert.clone()),
+        ]
+    }
+
+    pub(crate) fn reads(i: &Inputs) -> Vec<Read> {
+        const OCC: &[&str] = &[lt::COURSE_OCCURRENCE];
+        const CERT: &[&str] = &[lt::CERTIFICATE];
+        let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
+        let year = date.hierarchical()[..4].parse().unwrap();
+        vec![
+            q("L2", occurrences(&i.course, Period::Any).unwrap(), OCC),
+            q(
+                "L3",
+                occurrences(&i.course, Period::Year(year)).unwrap(),
+                OCC,
+            ),
+            q(
+                "L4",
+                occurrences(&i.course, Period::Month(year, 3)).unwrap(),
+                OCC,
+            ),
+            q(
+                "L5",
+                occurrences(&i.course, Period::Day(date)).unwrap(),
+                OCC,
+            ),
+            q("L6", occurrences_at(&i.course, date, &i.location), OCC),
+            q(
+                "L8",
+                course_day(&i.course, date),
+                &[lt::COURSE_OCCURRENCE, lt::CERTIFICATE],
+            ),
+            q("L9", certificates_on(&i.course, date, None), CERT),
+            q(
+                "L10",
+                certificates_on(&i.course, date, Some(i.person.version())),
+                CERT,
+            ),
+            q(
+                "L11",
+                certificates_of_type(i.cert_type, i.shard, None, None),
+                CERT,
+            ),
+            q(
+                "L12",
+                certificates_of_type(i.cert_type, i.shard, Some(i.person.version()), None),
+                CERT,
+            ),
+            q(
+                "L13",
+                certificates_of_type(i.cert_type, i.shard, None, Some(&i.person)),
+                CERT,
+            ),
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -156,21 +156,138 @@ pub fn tables() -> String {
     out
 }
 
+/// What the proof (`tests`, below) hands each context's `proof` module, which lists beside the
+/// context's declarations every key its builders make and every read of its key conditions: one
+/// small pool of values for every builder, so that keys of different entities share their inputs
+/// and any collision that existed would be tried.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod proof {
+    use proptest::prelude::*;
+
     use crate::{
-        Key, KeyCondition, KeySpace, Shard, Version,
+        Id, Key, KeyCondition, KeySpace, Shard, Space, Version,
         commerce::{OrderStatus, Sku},
         learning::{CertType, Location},
         reviews::Isbn,
     };
+
+    fn arb_id() -> impl Strategy<Value = Id> {
+        prop_oneof![
+            Just("A"),
+            Just("a"),
+            Just("ORDER"),
+            Just("USER"),
+            Just("1"),
+            Just("x.y"),
+            Just("PRODUCT")
+        ]
+        .prop_map(|s| Id::parse("id", s).unwrap())
+    }
+
+    fn arb_text() -> impl Strategy<Value = crate::Text> {
+        "[aA#% 1]{1,6}[a1#]".prop_map(|s| crate::Text::parse("t", &s).unwrap())
+    }
+
+    #[derive(Debug, Clone)]
+    pub(crate) struct Inputs {
+        pub(crate) a: Id,
+        pub(crate) b: Id,
+        pub(crate) ms: u64,
+        pub(crate) sku: Sku,
+        pub(crate) isbn: Isbn,
+        pub(crate) shard: Shard,
+        pub(crate) status: OrderStatus,
+        pub(crate) course: crate::Text,
+        pub(crate) person: crate::learning::Person,
+        pub(crate) location: Location,
+        pub(crate) cert_type: CertType,
+        pub(crate) version: Version,
+    }
+
+    pub(crate) fn arb_inputs() -> impl Strategy<Value = Inputs> {
+        (
+            (
+                arb_id(),
+                arb_id(),
+                0u64..(1 << 47),
+                1..=Sku::MAX,
+                crate::reviews::tests::arb_isbn(),
+            ),
+            (
+                0u32..20,
+                0usize..8,
+                arb_text(),
+                ("[a-c# %-]{0,6}[a-c]", 0usize..2),
+                "[a-c ]{0,2}[1-9]{0,2}[a-c ]{0,2}[a-c]",
+            ),
+            (0usize..2, 1u8..=99),
+        )
+            .prop_map(
+                |((a, b, ms, sku, isbn), (shard, status, course, person, loc), (ct, v))| Inputs {
+                    a,
+                    b,
+                    ms,
+                    sku: Sku::new(sku).unwrap(),
+                    isbn,
+                    shard: Shard::new(shard, 20).unwrap(),
+                    status: OrderStatus::ALL[status],
+                    course,
+                    person: crate::learning::Person::of(
+                        crate::learning::CertVersion::ALL[person.1],
+                        &crate::learning::Name::parse("name", &person.0).unwrap(),
+                    ),
+                    location: Location::parse(&loc).unwrap(),
+                    cert_type: CertType::ALL[ct],
+                    version: Version::new(v),
+                },
+            )
+    }
+
+    /// A key a builder made: its entity, space, partition key and sort key.
+    pub(crate) type Made = (&'static str, Space, String, String);
+
+    /// A read: its pattern, space, partition key, sort condition, and the entities its decoder
+    /// expects.
+    pub(crate) type Read = (
+        &'static str,
+        Space,
+        String,
+        crate::SortCondition,
+        &'static [&'static str],
+    );
+
+    /// The key `entity`'s builder made.
+    pub(crate) fn made<S: KeySpace>(entity: &'static str, key: Key<S>) -> Made {
+        let (pk, sk) = key.into_parts();
+        (entity, S::SPACE, pk, sk)
+    }
+
+    /// A read of `condition` by `pattern`, decoding `members`.
+    pub(crate) fn read<S: KeySpace>(
+        pattern: &'static str,
+        condition: KeyCondition<S>,
+        members: &'static [&'static str],
+    ) -> Read {
+        (
+            pattern,
+            S::SPACE,
+            condition.pk().to_owned(),
+            condition.sort().clone(),
+            members,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::proof::{Inputs, Made, Read, arb_inputs};
+    use super::*;
     use commerce::{tag as c, types as ct};
-    use derived::{tag as d, types as dt};
-    use hr::{tag as h, types as ht};
+    use derived::tag as d;
+    use hr::tag as h;
     use learning::types as lt;
     use proptest::prelude::*;
-    use reviews::{tag as r, types as rt};
+    use reviews::tag as r;
 
     /// The key tables of the docs show what the declarations say: `docs/keys.md` all of them,
     /// each context's page its own. A changed shape fails here until `UPDATE_KEYS=1 cargo test
@@ -301,386 +418,29 @@ mod tests {
         assert!(classify(Space::Base, t.as_key(), "A").is_empty());
     }
 
-    // One small pool of values for every builder, so that keys of different entities share
-    // their inputs and any collision that existed would be tried.
-    fn arb_id() -> impl Strategy<Value = Id> {
-        prop_oneof![
-            Just("A"),
-            Just("a"),
-            Just("ORDER"),
-            Just("USER"),
-            Just("1"),
-            Just("x.y"),
-            Just("PRODUCT")
+    /// Every key every builder makes from `i`, with the entity it is for: each context's
+    /// `proof::keys`, beside its declarations.
+    fn every_key(i: &Inputs) -> Vec<Made> {
+        [
+            commerce::proof::keys(i),
+            reviews::proof::keys(i),
+            learning::proof::keys(i),
+            hr::proof::keys(i),
+            derived::proof::keys(i),
         ]
-        .prop_map(|s| Id::parse("id", s).unwrap())
+        .concat()
     }
 
-    fn arb_text() -> impl Strategy<Value = crate::Text> {
-        "[aA#% 1]{1,6}[a1#]".prop_map(|s| crate::Text::parse("t", &s).unwrap())
-    }
-
-    #[derive(Debug, Clone)]
-    struct Inputs {
-        a: Id,
-        b: Id,
-        ms: u64,
-        sku: Sku,
-        isbn: Isbn,
-        shard: Shard,
-        status: OrderStatus,
-        course: crate::Text,
-        person: crate::learning::Person,
-        location: Location,
-        cert_type: CertType,
-        version: Version,
-    }
-
-    fn arb_inputs() -> impl Strategy<Value = Inputs> {
-        (
-            (
-                arb_id(),
-                arb_id(),
-                0u64..(1 << 47),
-                1..=Sku::MAX,
-                crate::reviews::tests::arb_isbn(),
-            ),
-            (
-                0u32..20,
-                0usize..8,
-                arb_text(),
-                ("[a-c# %-]{0,6}[a-c]", 0usize..2),
-                "[a-c ]{0,2}[1-9]{0,2}[a-c ]{0,2}[a-c]",
-            ),
-            (0usize..2, 1u8..=99),
-        )
-            .prop_map(
-                |((a, b, ms, sku, isbn), (shard, status, course, person, loc), (ct, v))| Inputs {
-                    a,
-                    b,
-                    ms,
-                    sku: Sku::new(sku).unwrap(),
-                    isbn,
-                    shard: Shard::new(shard, 20).unwrap(),
-                    status: OrderStatus::ALL[status],
-                    course,
-                    person: crate::learning::Person::of(
-                        crate::learning::CertVersion::ALL[person.1],
-                        &crate::learning::Name::parse("name", &person.0).unwrap(),
-                    ),
-                    location: Location::parse(&loc).unwrap(),
-                    cert_type: CertType::ALL[ct],
-                    version: Version::new(v),
-                },
-            )
-    }
-
-    /// Every key every builder makes from `i`, with the entity it is for.
-    fn every_key(i: &Inputs) -> Vec<(&'static str, Space, String, String)> {
-        fn k<S: KeySpace>(
-            entity: &'static str,
-            key: Key<S>,
-        ) -> (&'static str, Space, String, String) {
-            let (pk, sk) = key.into_parts();
-            (entity, S::SPACE, pk, sk)
-        }
-        let id = SortableId::at_ms(i.ms);
-        let at = crate::Timestamp::from_ms(i.ms).unwrap();
-        let date = at.date();
-        let cert = crate::learning::certificate(&i.course, date, &i.person);
-        let quarter = crate::Quarter::of(date);
-        vec![
-            k(ct::CUSTOMER, commerce::customer(&i.a)),
-            k(ct::ORDER_SUMMARY, commerce::order_summary(&i.a, id)),
-            k(ct::ORDER_HEADER, commerce::order_header(id)),
-            k(ct::ORDER_LINE, commerce::order_line(id, i.sku)),
-            k(ct::TRACKING_EVENT, commerce::tracking_event(id, id)),
-            k(ct::CART, commerce::cart(&i.a)),
-            k(ct::CART_LINE, commerce::cart_line(&i.a, &i.b)),
-            k(ct::IDEMPOTENCY, commerce::idempotency(&i.a, &i.b)),
-            k(ct::PRODUCT_SALES, commerce::product_sales(i.sku, i.shard)),
-            k(
-                ct::ORDER_LINE,
-                commerce::order_line_product_index(id, i.sku),
-            ),
-            k(
-                ct::ORDER_HEADER,
-                commerce::order_status_index(i.shard, id, i.status),
-            ),
-            k(ct::PRODUCT, commerce::product(i.sku)),
-            k(ct::INVENTORY, commerce::inventory(i.sku, &i.b)),
-            k(ct::REP_SALES, commerce::rep_sales(quarter, &i.a)),
-            k(
-                ct::INVENTORY,
-                commerce::inventory_product_index(i.sku, &i.b),
-            ),
-            k(
-                ct::ORDER_HEADER,
-                commerce::customer_order_status_index(&i.a, id, i.status),
-            ),
-            k(ct::CUSTOMER, commerce::rep_customer_index(&i.b, &i.a)),
-            k(
-                ct::ORDER_SUMMARY,
-                commerce::rep_order_index(&i.b, id, i.status),
-            ),
-            k(
-                ct::REP_SALES,
-                commerce::rep_ranking_index(quarter, i.ms, &i.a).unwrap(),
-            ),
-            k(rt::BOOK, reviews::book(&i.isbn)),
-            k(rt::REVIEW, reviews::review(&i.isbn, &i.a, at)),
-            k(rt::USER, reviews::user(&i.a)),
-            k(rt::REVIEW_MARKER, reviews::review_marker(&i.a, &i.isbn)),
-            k(rt::USER, reviews::user_index(&i.a)),
-            k(rt::REVIEW, reviews::review_index(&i.isbn, &i.a, at)),
-            k(
-                lt::COURSE_OCCURRENCE,
-                crate::learning::course_occurrence(&i.course, date, i.version, &i.location),
-            ),
-            k(
-                lt::CERTIFICATE,
-                crate::learning::certificate_type_index(&cert, i.cert_type, &i.person),
-            ),
-            k(
-                lt::COURSE_OCCURRENCE,
-                crate::learning::course_occurrence_index(&i.course, date, &i.location),
-            ),
-            k(lt::CERTIFICATE, cert.clone()),
-            k(ht::REGION, hr::reference(hr::Reference::Region, &i.a)),
-            k(ht::COUNTRY, hr::reference(hr::Reference::Country, &i.a)),
-            k(ht::LOCATION, hr::reference(hr::Reference::Location, &i.a)),
-            k(
-                ht::DEPARTMENT,
-                hr::reference(hr::Reference::Department, &i.a),
-            ),
-            k(ht::WAREHOUSE, hr::reference(hr::Reference::Warehouse, &i.a)),
-            k(ht::JOB, hr::reference(hr::Reference::Job, &i.a)),
-            k(ht::JOB, hr::job_title_index(&i.course, &i.b)),
-            k(ht::CURRENT_JOB, hr::job_holder_index(&i.b, &i.a)),
-            k(ht::EMPLOYEE, hr::employee(&i.a)),
-            k(ht::CURRENT_JOB, hr::current_job(&i.a)),
-            k(ht::EMPLOYEE_WAREHOUSE, hr::employee_warehouse(&i.a, &i.b)),
-            k(ht::JOB_HISTORY, hr::job_history(&i.a, date, &i.b)),
-            k(ht::EMPLOYEE, hr::employee_name_index(&i.course, &i.a)),
-            k(
-                ht::EMPLOYEE_WAREHOUSE,
-                hr::warehouse_employee_index(&i.b, &i.a),
-            ),
-            k(ht::EMPLOYEE, hr::hire_index(&i.a, date)),
-            k(dt::DAILY_STATS, derived::daily_stats(date, i.shard)),
-            k(dt::LEDGER, derived::ledger(&i.b, &commerce::customer(&i.a))),
-            k(dt::LEDGER, derived::ledger(&i.b, &cert)),
+    /// Every read pattern's key condition, with the entities its decoder expects: each context's
+    /// `proof::reads`, beside its key conditions.
+    fn every_read(i: &Inputs) -> Vec<Read> {
+        [
+            commerce::proof::reads(i),
+            reviews::proof::reads(i),
+            learning::proof::reads(i),
+            hr::proof::reads(i),
         ]
-        .into_iter()
-        .chain(
-            hr::Reference::ALL
-                .map(|kind| k(reference_type(kind), hr::reference_list_index(kind, &i.a))),
-        )
-        .collect()
-    }
-
-    /// The `Type` of a kind of HR reference record.
-    fn reference_type(kind: hr::Reference) -> &'static str {
-        reference_types(kind)[0]
-    }
-
-    fn reference_types(kind: hr::Reference) -> &'static [&'static str] {
-        match kind {
-            hr::Reference::Region => &[ht::REGION],
-            hr::Reference::Country => &[ht::COUNTRY],
-            hr::Reference::Location => &[ht::LOCATION],
-            hr::Reference::Department => &[ht::DEPARTMENT],
-            hr::Reference::Warehouse => &[ht::WAREHOUSE],
-            hr::Reference::Job => &[ht::JOB],
-        }
-    }
-
-    /// Every read pattern's key condition, with the entities its decoder expects.
-    fn every_read(
-        i: &Inputs,
-    ) -> Vec<(
-        &'static str,
-        Space,
-        String,
-        crate::SortCondition,
-        &'static [&'static str],
-    )> {
-        fn q<S: KeySpace>(
-            pattern: &'static str,
-            c: KeyCondition<S>,
-            members: &'static [&'static str],
-        ) -> (
-            &'static str,
-            Space,
-            String,
-            crate::SortCondition,
-            &'static [&'static str],
-        ) {
-            (
-                pattern,
-                S::SPACE,
-                c.pk().to_owned(),
-                c.sort().clone(),
-                members,
-            )
-        }
-        use crate::learning::{self, Period};
-        const OCC: &[&str] = &[lt::COURSE_OCCURRENCE];
-        const CERT: &[&str] = &[lt::CERTIFICATE];
-        let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
-        let year = date.hierarchical()[..4].parse().unwrap();
-        vec![
-            q(
-                "C1",
-                commerce::customer_and_orders(&i.a),
-                &[ct::CUSTOMER, ct::ORDER_SUMMARY],
-            ),
-            q(
-                "C4",
-                commerce::orders_in_range(&i.a, date, date).unwrap(),
-                &[ct::ORDER_SUMMARY],
-            ),
-            q(
-                "C5",
-                commerce::order_collection(SortableId::at_ms(i.ms)),
-                &[ct::ORDER_HEADER, ct::ORDER_LINE, ct::TRACKING_EVENT],
-            ),
-            q(
-                "order lines",
-                commerce::order_lines(SortableId::at_ms(i.ms)),
-                &[ct::ORDER_LINE],
-            ),
-            q("C7", commerce::cart_lines(&i.a), &[ct::CART_LINE]),
-            q(
-                "O12 every warehouse",
-                commerce::product_inventories(i.sku),
-                &[ct::INVENTORY],
-            ),
-            q(
-                "O5",
-                commerce::order_status_range(i.shard, i.status, date, date).unwrap(),
-                &[ct::ORDER_HEADER],
-            ),
-            q(
-                "C4s",
-                commerce::customer_orders_in_status(&i.a, i.status, date, date).unwrap(),
-                &[ct::ORDER_HEADER],
-            ),
-            q(
-                "O8",
-                commerce::product_order_items(i.sku),
-                &[ct::ORDER_LINE, ct::INVENTORY],
-            ),
-            q("O9", commerce::rep_customers(&i.b), &[ct::CUSTOMER]),
-            q(
-                "O10",
-                commerce::rep_orders_in_status(&i.b, i.status, date, date).unwrap(),
-                &[ct::ORDER_SUMMARY],
-            ),
-            q(
-                "O14",
-                commerce::rep_ranking(crate::Quarter::of(date)),
-                &[ct::REP_SALES],
-            ),
-            q(
-                "R1",
-                reviews::book_and_reviews(&i.isbn),
-                &[rt::BOOK, rt::REVIEW],
-            ),
-            q(
-                "R2",
-                reviews::user_and_reviews(&i.a),
-                &[rt::USER, rt::REVIEW],
-            ),
-            q(
-                "L2",
-                learning::occurrences(&i.course, Period::Any).unwrap(),
-                OCC,
-            ),
-            q(
-                "L3",
-                learning::occurrences(&i.course, Period::Year(year)).unwrap(),
-                OCC,
-            ),
-            q(
-                "L4",
-                learning::occurrences(&i.course, Period::Month(year, 3)).unwrap(),
-                OCC,
-            ),
-            q(
-                "L5",
-                learning::occurrences(&i.course, Period::Day(date)).unwrap(),
-                OCC,
-            ),
-            q(
-                "L6",
-                learning::occurrences_at(&i.course, date, &i.location),
-                OCC,
-            ),
-            q(
-                "L8",
-                learning::course_day(&i.course, date),
-                &[lt::COURSE_OCCURRENCE, lt::CERTIFICATE],
-            ),
-            q("L9", learning::certificates_on(&i.course, date, None), CERT),
-            q(
-                "L10",
-                learning::certificates_on(&i.course, date, Some(i.person.version())),
-                CERT,
-            ),
-            q(
-                "L11",
-                learning::certificates_of_type(i.cert_type, i.shard, None, None),
-                CERT,
-            ),
-            q(
-                "L12",
-                learning::certificates_of_type(
-                    i.cert_type,
-                    i.shard,
-                    Some(i.person.version()),
-                    None,
-                ),
-                CERT,
-            ),
-            q(
-                "L13",
-                learning::certificates_of_type(i.cert_type, i.shard, None, Some(&i.person)),
-                CERT,
-            ),
-            q(
-                "H1",
-                hr::employee_with_edges(&i.a),
-                &[ht::EMPLOYEE, ht::CURRENT_JOB, ht::EMPLOYEE_WAREHOUSE],
-            ),
-            q("H2", hr::employees_named(&i.course), &[ht::EMPLOYEE]),
-            q("H3", hr::jobs_of(&i.a), &[ht::JOB_HISTORY]),
-            q(
-                "H6",
-                hr::hired_since(
-                    Shard::new(i.shard.number() % hr::HIRE_SHARDS, hr::HIRE_SHARDS).unwrap(),
-                    date,
-                ),
-                &[ht::EMPLOYEE],
-            ),
-            q(
-                "H7",
-                hr::warehouse_employees(&i.b),
-                &[ht::EMPLOYEE_WAREHOUSE],
-            ),
-            q("H11 jobs", hr::jobs_titled(&i.course), &[ht::JOB]),
-            q("H11", hr::job_holders(&i.b), &[ht::CURRENT_JOB]),
-            q("H12", hr::jobs_of(&i.a), &[ht::JOB_HISTORY]),
-        ]
-        .into_iter()
-        .chain(hr::Reference::ALL.map(|kind| {
-            q(
-                "reference list",
-                hr::references(kind),
-                reference_types(kind),
-            )
-        }))
-        .collect()
+        .concat()
     }
 
     /// Every key of a multi-attribute index an item writes, with its entity: an occurrence's

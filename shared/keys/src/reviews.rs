@@ -221,6 +221,34 @@ pub fn review_of_marker(
     Ok((key, at))
 }
 
+/// This context's part of the registry's proof (`registry::tests`): every key its builders make
+/// from one set of inputs, with its entity, and every read's key condition with the entities its decoder expects. Beside the declarations, so that a new key
+/// shape or key condition and its line here are one change.
+#[cfg(test)]
+pub(crate) mod proof {
+    use super::{types as rt, *};
+    use crate::registry::proof::{Inputs, Made, Read, made as k, read as q};
+
+    pub(crate) fn keys(i: &Inputs) -> Vec<Made> {
+        let at = crate::Timestamp::from_ms(i.ms).unwrap();
+        vec![
+            k(rt::BOOK, book(&i.isbn)),
+            k(rt::REVIEW, review(&i.isbn, &i.a, at)),
+            k(rt::USER, user(&i.a)),
+            k(rt::REVIEW_MARKER, review_marker(&i.a, &i.isbn)),
+            k(rt::USER, user_index(&i.a)),
+            k(rt::REVIEW, review_index(&i.isbn, &i.a, at)),
+        ]
+    }
+
+    pub(crate) fn reads(i: &Inputs) -> Vec<Read> {
+        vec![
+            q("R1", book_and_reviews(&i.isbn), &[rt::BOOK, rt::REVIEW]),
+            q("R2", user_and_reviews(&i.a), &[rt::USER, rt::REVIEW]),
+        ]
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

@@ -370,9 +370,10 @@ pub struct Consumer {
     pub needs: Needs,
 }
 
-/// A context crate's stream handlers, declared once: `consumers![commerce_stream]` makes each a
-/// public module (its `CONSUMER` and `handle`), the list [`CONSUMERS`], and `handle_batch`, which
-/// answers a batch as the named handler's `main` would (for tests and tools).
+/// A context crate's stream handlers: `consumers![commerce_stream]`, written by
+/// `functions/build.rs` from the binaries that call [`main!`](crate::main), makes each a public
+/// module (its `CONSUMER` and `handle`), the list [`CONSUMERS`], and `handle_batch`, which answers
+/// a batch as the named handler's `main` would (for tests and tools).
 #[macro_export]
 macro_rules! consumers {
     ($($consumer:ident),* $(,)?) => {
@@ -392,6 +393,20 @@ macro_rules! consumers {
                 return Some(Box::pin($consumer::handle(deps, event)).await);
             })*
             None
+        }
+    };
+}
+
+/// A stream handler's binary, whole: `stream_handler::main!(commerce::commerce_stream);` in
+/// `functions/commerce/src/bin/commerce-stream.rs` is the `main` that [`serve`]s the module's
+/// `CONSUMER` with its `handle`; the context's [`consumers!`](crate::consumers) list is derived
+/// from these lines (`functions/build.rs`).
+#[macro_export]
+macro_rules! main {
+    ($context:ident :: $consumer:ident) => {
+        #[tokio::main(flavor = "current_thread")]
+        async fn main() -> Result<(), lambda_runtime::Error> {
+            $crate::serve(&$context::$consumer::CONSUMER, $context::$consumer::handle).await
         }
     };
 }
