@@ -226,7 +226,10 @@ mod tests {
     use crate::Table;
 
     fn key() -> keys::PrimaryKey {
-        keys::commerce::customer(&keys::Id::parse("c", "1").unwrap())
+        keys::derived::daily_stats(
+            keys::Date::parse_iso("2026-01-01").unwrap(),
+            keys::Shard::new(0, 1).unwrap(),
+        )
     }
 
     /// What a GetItem gets when DynamoDB answers `status` with `body` (awsJson 1.0, as DynamoDB

@@ -547,7 +547,10 @@ mod tests {
         let rule = mock!(Client::get_item).then_output(|| GetItemOutput::builder().build());
         let client = mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&rule]);
         let table = Table::new(client.clone(), "t");
-        let key = keys::commerce::customer(&keys::Id::parse("c", "1").unwrap());
+        let key = keys::derived::daily_stats(
+            keys::Date::parse_iso("2026-01-01").unwrap(),
+            keys::Shard::new(0, 1).unwrap(),
+        );
         for _ in 0..5_000 {
             table.exists(&key).await.unwrap();
         }
@@ -586,7 +589,10 @@ mod tests {
     #[tokio::test]
     async fn a_single_item_write_that_meets_a_transaction_is_retried_then_busy() {
         use aws_sdk_dynamodb::operation::update_item::UpdateItemOutput;
-        let key = keys::commerce::customer(&keys::Id::parse("c", "1").unwrap());
+        let key = keys::derived::daily_stats(
+            keys::Date::parse_iso("2026-01-01").unwrap(),
+            keys::Shard::new(0, 1).unwrap(),
+        );
         let update = Update::new().set("Name", model::s("Ann"));
 
         let rule = mock!(Client::update_item)

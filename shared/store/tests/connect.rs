@@ -40,7 +40,10 @@ async fn the_connection_opened_at_init_is_the_one_the_first_request_uses() {
     let table = store::Table::new(devkit::client_at(&endpoint), name);
     store::sdk::connect(&table).await;
     assert_eq!(connections.load(Ordering::SeqCst), 1, "connected at init");
-    let key = keys::commerce::customer(&keys::Id::parse("c", "x1").unwrap());
+    let key = keys::derived::daily_stats(
+        keys::Date::parse_iso("2026-01-01").unwrap(),
+        keys::Shard::new(0, 1).unwrap(),
+    );
     assert!(!table.exists(&key).await.unwrap());
     assert!(!table.exists(&key).await.unwrap());
     assert_eq!(

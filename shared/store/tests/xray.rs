@@ -42,7 +42,10 @@ async fn each_call_of_a_sampled_invocation_reaches_the_daemon_and_nothing_else_d
     }
     let _invocation = telemetry::xray::enter(Some(SAMPLED));
     let table = Table::from_env().await.unwrap();
-    let key = keys::commerce::customer(&keys::Id::parse("c", "x1").unwrap());
+    let key = keys::derived::daily_stats(
+        keys::Date::parse_iso("2026-01-01").unwrap(),
+        keys::Shard::new(0, 1).unwrap(),
+    );
 
     assert!(!table.exists(&key).await.unwrap());
     let got = subsegment(&daemon).expect("a subsegment for the GetItem");
