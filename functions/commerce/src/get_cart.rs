@@ -8,11 +8,10 @@ use model::commerce::CartLine;
 use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-cart",
-    access: Access::owner("cartId", "cart_not_found"),
-    needs: Needs::TABLE,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-cart",
+    Access::owner("cartId", "cart_not_found"),
+    &Route::get(
         "/carts/{cartId}",
         "C7: a cart's lines",
         &[Pattern {
@@ -23,13 +22,13 @@ pub const FUNCTION: Function = Function {
             returns: "`{cartId, items}`",
             example: Example::sub("petes-cart", "/carts/petes-cart"),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Cart>(200, "the cart (empty when it has no lines)")]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Cart>(
+    "the cart (empty when it has no lines)",
+)];
 
 /// A cart's lines.
 #[derive(Serialize, JsonSchema)]

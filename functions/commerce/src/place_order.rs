@@ -31,11 +31,10 @@ use crate::data::{
 };
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "place-order",
-    access: Access::owner("customerId", "customer_not_found"),
-    needs: Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS, ORDER_STATUS_KEYS]),
-    routes: &[Route::post(
+pub const FUNCTION: Function = Function::one(
+    "place-order",
+    Access::owner("customerId", "customer_not_found"),
+    &Route::post(
         "/customers/{customerId}/orders",
         "C3: place an order at the catalogue's prices (all or nothing, idempotent with an Idempotency-Key)",
         &[Pattern {
@@ -51,15 +50,13 @@ pub const FUNCTION: Function = Function {
                 )
                 .with_worst(worst),
         }],
-    )],
-};
+    ),
+)
+.needs(Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS, ORDER_STATUS_KEYS]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Placed>(
-            201,
-            "the order placed (or, with `Idempotent-Replayed`, the one placed before)",
-        )])
+    Contract::created::<Placed>("the order placed (or, with `Idempotent-Replayed`, the one placed before)")
         .body::<PlaceOrder>()
         .refusals(&[
             Refusal::new(409, "`price_changed`: a product's price kept changing while the order was placed; nothing was written"),

@@ -33,7 +33,9 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: "TransactWriteItems: Put `REGION#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the region",
-                example: Example::staff("/regions/EU").with_body(r#"{"name": "Europe"}"#).with_worst(worst::<0>),
+                example: Example::staff("/regions/EU")
+                    .with_body(r#"{"name": "Europe"}"#)
+                    .with_worst(worst::<0>),
             }],
         ),
         Route::put(
@@ -46,7 +48,8 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the country; 404 `region_not_found`",
                 example: Example::staff("/countries/DE")
-                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#).with_worst(worst::<1>),
+                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#)
+                    .with_worst(worst::<1>),
             }],
         ),
         Route::put(
@@ -59,7 +62,8 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the location; 404 `country_not_found`",
                 example: Example::staff("/locations/BER")
-                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#).with_worst(worst::<2>),
+                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#)
+                    .with_worst(worst::<2>),
             }],
         ),
         Route::put(
@@ -72,7 +76,8 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the department; 404 `location_not_found`",
                 example: Example::staff("/departments/SALES")
-                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#).with_worst(worst::<3>),
+                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#)
+                    .with_worst(worst::<3>),
             }],
         ),
         Route::put(
@@ -85,7 +90,8 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the warehouse; 404 `region_not_found`",
                 example: Example::staff("/warehouses/W3")
-                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#).with_worst(worst::<4>),
+                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#)
+                    .with_worst(worst::<4>),
             }],
         ),
         Route::put(
@@ -97,7 +103,9 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: "TransactWriteItems: Put `JOB#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the job",
-                example: Example::staff("/jobs/SA_MAN").with_body(r#"{"title": "Sales Manager"}"#).with_worst(worst::<5>),
+                example: Example::staff("/jobs/SA_MAN")
+                    .with_body(r#"{"title": "Sales Manager"}"#)
+                    .with_worst(worst::<5>),
             }],
         ),
     ],
@@ -105,48 +113,12 @@ pub const FUNCTION: Function = Function {
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Region>>(200, "replaced"),
-                Answer::of::<reference::Shown<Region>>(201, "created"),
-            ])
-            .body::<reference::Sent<Region>>()
-            
-            .operation_id("putRegion"),
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Country>>(200, "replaced"),
-                Answer::of::<reference::Shown<Country>>(201, "created"),
-            ])
-            .body::<reference::Sent<Country>>()
-            .refusals(&[Refusal::NOT_FOUND])
-            .operation_id("putCountry"),
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Location>>(200, "replaced"),
-                Answer::of::<reference::Shown<Location>>(201, "created"),
-            ])
-            .body::<reference::Sent<Location>>()
-            .refusals(&[Refusal::NOT_FOUND])
-            .operation_id("putLocation"),
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Department>>(200, "replaced"),
-                Answer::of::<reference::Shown<Department>>(201, "created"),
-            ])
-            .body::<reference::Sent<Department>>()
-            .refusals(&[Refusal::NOT_FOUND])
-            .operation_id("putDepartment"),
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Warehouse>>(200, "replaced"),
-                Answer::of::<reference::Shown<Warehouse>>(201, "created"),
-            ])
-            .body::<reference::Sent<Warehouse>>()
-            .refusals(&[Refusal::NOT_FOUND])
-            .operation_id("putWarehouse"),
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Job>>(200, "replaced (renamed)"),
-                Answer::of::<reference::Shown<Job>>(201, "created"),
-            ])
-            .body::<reference::Sent<Job>>()
-            
-            .operation_id("putJob"),
+    reference::put::<Region>("replaced", "putRegion"),
+    reference::put::<Country>("replaced", "putCountry"),
+    reference::put::<Location>("replaced", "putLocation"),
+    reference::put::<Department>("replaced", "putDepartment"),
+    reference::put::<Warehouse>("replaced", "putWarehouse"),
+    reference::put::<Job>("replaced (renamed)", "putJob"),
 ];
 pub use crate::reference::MAX_NAME_CHARS;
 
@@ -263,11 +235,28 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     macro_rules! with_parent {
         ($record:ident, $id:ident, $parent:ident) => {{
             let $parent = parent.expect("checked above: this kind has a parent");
-            put(deps, $record { $id: id, name, $parent }).await
+            put(
+                deps,
+                $record {
+                    $id: id,
+                    name,
+                    $parent,
+                },
+            )
+            .await
         }};
     }
     match kind {
-        Reference::Region => put(deps, Region { region_id: id, name }).await,
+        Reference::Region => {
+            put(
+                deps,
+                Region {
+                    region_id: id,
+                    name,
+                },
+            )
+            .await
+        }
         Reference::Country => with_parent!(Country, country_id, region_id),
         Reference::Location => with_parent!(Location, location_id, country_id),
         Reference::Department => with_parent!(Department, department_id, location_id),

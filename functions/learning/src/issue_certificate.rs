@@ -17,50 +17,45 @@ use serde::Deserialize;
 use crate::data::{Issued, issue_certificate};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "issue-certificate",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[
-        Route::post(
-            "/certificates",
-            "Issue a certificate for a course occurrence (written as entity v02)",
-            &[
-                Pattern {
-                    id: "",
-                    route: "`POST /certificates` `{courseName, date, location, student, certType, instructor}` (staff)",
-                    index: Index::Table,
-                    request: "TransactWriteItems: ConditionCheck occurrence; Put v02 (`attribute_not_exists`); ConditionCheck v01 key (absent or another student)",
-                    returns: "201 the certificate; 404 `course_not_found`; 409 `certificate_exists`",
-                    example: Example::staff("/certificates").with_body(r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#).with_worst(|| {
-                        use api::function::{leak, widest_text};
-                        let longest = widest_text(keys::MAX_TEXT_LEN);
-                        let body = serde_json::json!({
-                            "courseName": crate::create_course_occurrence::longest_course_name(),
-                            "date": "2022-03-16",
-                            "location": crate::create_course_occurrence::longest_location(0),
-                            "student": longest,
-                            "certType": "Completion",
-                            "instructor": longest,
-                        });
-                        api::function::Worst::new(
-                            format!("course, location, student and instructor names of {} characters of 4 bytes", keys::MAX_TEXT_LEN),
-                            Example::staff("/certificates").with_body(leak(body.to_string())),
-                        )
-                        .after("create-course-occurrence", crate::create_course_occurrence::largest())
-                    }),
-                },
-            ],
-        ),
-    ],
-};
+pub const FUNCTION: Function = Function::one(
+    "issue-certificate",
+    Access::Staff,
+    &Route::post(
+        "/certificates",
+        "Issue a certificate for a course occurrence (written as entity v02)",
+        &[
+            Pattern {
+                id: "",
+                route: "`POST /certificates` `{courseName, date, location, student, certType, instructor}` (staff)",
+                index: Index::Table,
+                request: "TransactWriteItems: ConditionCheck occurrence; Put v02 (`attribute_not_exists`); ConditionCheck v01 key (absent or another student)",
+                returns: "201 the certificate; 404 `course_not_found`; 409 `certificate_exists`",
+                example: Example::staff("/certificates").with_body(r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#).with_worst(|| {
+                    use api::function::{leak, widest_text};
+                    let longest = widest_text(keys::MAX_TEXT_LEN);
+                    let body = serde_json::json!({
+                        "courseName": crate::create_course_occurrence::longest_course_name(),
+                        "date": "2022-03-16",
+                        "location": crate::create_course_occurrence::longest_location(0),
+                        "student": longest,
+                        "certType": "Completion",
+                        "instructor": longest,
+                    });
+                    api::function::Worst::new(
+                        format!("course, location, student and instructor names of {} characters of 4 bytes", keys::MAX_TEXT_LEN),
+                        Example::staff("/certificates").with_body(leak(body.to_string())),
+                    )
+                    .after("create-course-occurrence", crate::create_course_occurrence::largest())
+                }),
+            },
+        ],
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<view::Certificate>(201, "the certificate")])
-                .body::<NewCertificate>()
-                .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::created::<view::Certificate>("the certificate")
+    .body::<NewCertificate>()
+    .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT])];
 
 /// The course occurrence, the student, the type and the instructor.
 #[derive(Debug, Deserialize, JsonSchema)]

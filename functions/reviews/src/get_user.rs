@@ -18,11 +18,10 @@ use keys::reviews as k;
 use model::reviews::{Review, User};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-user",
-    access: Access::owner_or_staff("username", "user_not_found"),
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-user",
+    Access::owner_or_staff("username", "user_not_found"),
+    &Route::get(
         "/users/{username}",
         "R2: a user with their review count and their reviews, newest first, paginated",
         &[Pattern {
@@ -34,15 +33,12 @@ pub const FUNCTION: Function = Function {
             example: Example::sub("frodo", "/users/frodo?limit=2"),
         }],
     )
-    .paged(10)],
-};
+    .paged(10),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(
-            200,
-            "the user (first page only) and a page of their reviews",
-        )])
+    Contract::ok::<Page>("the user (first page only) and a page of their reviews")
         .page_note(crate::get_book::PAGE_NOTE),
 ];
 
@@ -58,25 +54,18 @@ api::page! {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let user = api::path_id(&req, "username")?;
     // A cursor is bound to this pattern, this user and this page size.
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| format!("R2|{user}|{limit}"))?;
-    let Some((user, reviews, next)) = paging
-        .parent_page::<User, Review, _>(
-            &deps.table,
-            k::user_and_reviews(&user),
-            crate::put_review::LARGEST_REVIEW_BYTES,
-        )
-        .await?
-    else {
-        return Err(ApiError::not_found(
-            "user_not_found",
-            format!("There is no user {user}; create it with PUT /users/{user}."),
-        ));
-    };
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("R2|{user}|{limit}"))?;
+    let largest = crate::put_review::LARGEST_REVIEW_BYTES;
+    let found = paging
+        .parent_page::<User, Review, _>(&deps.table, k::user_and_reviews(&user), largest)
+        .await?;
+    let (record, reviews, next) = ApiError::or_not_found(found, "user_not_found", || {
+        format!("There is no user {user}; create it with PUT /users/{user}.")
+    })?;
     api::json(
         200,
         &Page {
-            user: user.as_ref().map(view::user),
+            user: record.as_ref().map(view::user),
             reviews: reviews.iter().map(view::review).collect(),
             next_cursor: next,
         },

@@ -155,6 +155,17 @@ impl<'d> Paging<'d> {
         Ok((decode(items)?, next))
     }
 
+    /// [`Paging::page`], each item as `show` shows it: a page of one query, as its answer lists
+    /// it (`paging.page_shown(query, view::customer)`).
+    pub async fn page_shown<E: Entity, V, C: Selection>(
+        &self,
+        query: Query<'_, C>,
+        show: impl Fn(&E) -> V,
+    ) -> Result<(Vec<V>, Option<String>), PagingError> {
+        let (items, next) = self.page::<E, C>(query).await?;
+        Ok((items.iter().map(show).collect(), next))
+    }
+
     /// One page of a collection read backwards from its parent's own record
     /// ([`Query::parent_page`]): the parent (first page only), its children newest first, and the
     /// next page's cursor. `None` when the parent does not exist.
