@@ -70,10 +70,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let (items, next) = paging
         .merged_page(&deps.table, streams, Direction::Descending)
         .await?;
-    let orders = items
-        .into_iter()
-        .map(|i| model::from_item::<OrderHeader>(i).map(|h| view::order_summary(&h.0)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let orders = store::shown(items, |h: &OrderHeader| view::order_summary(&h.0))?;
     api::json(
         200,
         &Page {

@@ -80,11 +80,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let page = read
         .page(&deps.table, keys, paging.limit, paging.start.as_ref())
         .await?;
-    let (items, next) = (page.items, paging.next_cursor(page.last_key)?);
-    let orders = items
-        .into_iter()
-        .map(|i| model::from_item::<OrderSummary>(i).map(|o| view::order_summary(&o.0)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let next = paging.next_cursor(page.last_key)?;
+    let orders = store::shown(page.items, |o: &OrderSummary| view::order_summary(&o.0))?;
     api::json(
         200,
         &Page {

@@ -15,7 +15,7 @@ use keys::{
     Name, Shard,
     hr::{self as k, HIRE_SHARDS},
 };
-use model::hr::{CurrentJob, Employee, Job};
+use model::hr::{CurrentJob, Job};
 use store::merge::Direction;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -119,10 +119,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                     .merged_page(&deps.table, streams, Direction::Ascending)
                     .await?
             };
-            employees = items
-                .into_iter()
-                .map(|i| model::from_item::<CurrentJob>(i).map(|c| view::with_job(&c, &sources)))
-                .collect::<Result<_, _>>()?;
+            employees = store::shown(items, |c: &CurrentJob| view::with_job(c, &sources))?;
             next = after;
         }
         (None, None, Some(since)) => {
@@ -134,10 +131,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             let (items, cursor) = paging
                 .merged_page(&deps.table, streams, Direction::Descending)
                 .await?;
-            employees = items
-                .into_iter()
-                .map(|i| model::from_item::<Employee>(i).map(|e| view::listed_employee(&e)))
-                .collect::<Result<_, _>>()?;
+            employees = store::shown(items, view::listed_employee)?;
             next = cursor;
         }
         _ => return Err(ApiError::bad_request("invalid_parameter", CHOICES)),

@@ -162,8 +162,8 @@ impl<'d> Paging<'d> {
         query: Query<'_, C>,
         show: impl Fn(&E) -> V,
     ) -> Result<(Vec<V>, Option<String>), PagingError> {
-        let (items, next) = self.page::<E, C>(query).await?;
-        Ok((items.iter().map(show).collect(), next))
+        let (items, next) = self.items(query).await?;
+        Ok((shown(items, show)?, next))
     }
 
     /// One page of a collection read backwards from its parent's own record
@@ -251,6 +251,16 @@ impl<'d> Paging<'d> {
             .map(|k| self.cursors.encode(&self.binding, &k))
             .transpose()
     }
+}
+
+/// Each of `items` decoded as `E` and shown as `show` shows it: a read page's (a merged one's)
+/// items as its answer lists them.
+pub fn shown<E: Entity, V>(items: Vec<Item>, show: impl Fn(&E) -> V) -> Result<Vec<V>, StoreError> {
+    items
+        .into_iter()
+        .map(|item| model::from_item::<E>(item).map(|e| show(&e)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(StoreError::from)
 }
 
 /// Each of `items` as `E`.
