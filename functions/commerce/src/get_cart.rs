@@ -92,17 +92,7 @@ mod tests {
         let (s, body) = h.get("/carts/petes-cart", &[]).await;
         assert_eq!(s, 200);
         assert_eq!(body["cartId"], "petes-cart");
-        let got: Vec<_> = body["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| {
-                (
-                    l["productId"].as_str().unwrap(),
-                    l["quantity"].as_u64().unwrap(),
-                )
-            })
-            .collect();
+        let got = testkit::counted(&body["items"], "productId", "quantity");
         assert_eq!(got, [("chocolates", 5), ("coffee", 2), ("veggies", 1)]);
         let requests = table.meter().requests();
         assert_eq!(requests.len(), 1);

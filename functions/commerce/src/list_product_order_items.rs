@@ -158,17 +158,7 @@ mod tests {
         table.meter().reset();
         let (s, b) = get(&table, "42", &[]).await;
         assert_eq!(s, 200, "{b}");
-        let warehouses: Vec<_> = b["inventories"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| {
-                (
-                    i["warehouseId"].as_str().unwrap(),
-                    i["quantity"].as_u64().unwrap(),
-                )
-            })
-            .collect();
+        let warehouses = testkit::counted(&b["inventories"], "warehouseId", "quantity");
         assert_eq!(warehouses, [("W2", 30), ("W1", 12)], "backwards: W2 first");
         assert!(
             b["inventories"]

@@ -83,21 +83,13 @@ mod tests {
     }
 
     fn types(items: &[Item]) -> Vec<(String, String)> {
-        items
-            .iter()
-            .filter(|i| {
-                matches!(
-                    i["Type"].as_s().unwrap().as_str(),
-                    "Review" | "ReviewMarker"
-                )
-            })
-            .map(|i| {
-                (
-                    i["Type"].as_s().unwrap().clone(),
-                    i["PK"].as_s().unwrap().clone(),
-                )
-            })
-            .collect()
+        let reviews = items.iter().filter(|i| {
+            matches!(
+                i["Type"].as_s().unwrap().as_str(),
+                "Review" | "ReviewMarker"
+            )
+        });
+        testkit::attribute_pairs(reviews, "Type", "PK")
     }
 
     #[tokio::test]
