@@ -46,13 +46,8 @@ mod tests {
     #[tokio::test]
     async fn h1_is_one_query_that_never_reads_the_history() {
         let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
-        for (job, start) in [
-            ("CLERK", "2023-01-01"),
-            ("REP", "2024-01-01"),
-            ("LEAD", "2025-01-01"),
-        ] {
-            crate::fixtures::add_job(&table, "E1", job, start).await;
-        }
+        let jobs = [("CLERK", "2023-01-01"), ("REP", "2024-01-01"), ("LEAD", "2025-01-01")];
+        crate::fixtures::add_jobs(&table, "E1", &jobs).await;
         table.meter().reset();
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let (s, b) = h.as_staff().get("/employees/E1", &[]).await;

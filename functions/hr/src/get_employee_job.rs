@@ -69,13 +69,9 @@ mod tests {
         let get = async || h.as_staff().get("/employees/E1/job", &[]).await;
         let (s, b) = get().await;
         assert_eq!((s, b["code"].as_str()), (404, Some("job_not_found")));
-        for (job, start) in [
-            ("REP", "2024-01-01"),
-            ("LEAD", "2025-01-01"),
-            ("CLERK", "2023-01-01"),
-        ] {
-            crate::fixtures::add_job(&table, "E1", job, start).await;
-        }
+        // Written out of date order: the newest start wins, not the last write.
+        let jobs = [("REP", "2024-01-01"), ("LEAD", "2025-01-01"), ("CLERK", "2023-01-01")];
+        crate::fixtures::add_jobs(&table, "E1", &jobs).await;
         table.meter().reset();
         let (s, b) = get().await;
         assert_eq!((s, b["jobId"].as_str()), (200, Some("LEAD")), "{b}");

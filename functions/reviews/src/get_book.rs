@@ -112,38 +112,22 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{Date, Id, reviews::Isbn};
+    use keys::reviews::Isbn;
     use model::Item;
     use serde_json::{Value, json};
     use store::{Table, Update};
-    use crate::data::{self as reviews, NewReview, put_review};
+    use crate::data as reviews;
+    use crate::fixtures;
     use testkit::{Harness, all_items, query_read_units};
     const ISBN: &str = "9780261102354";
     const OTHER: &str = "9780261102361";
-    /// 2001-08-05T02:46:00Z, the first review date of Pernin's introduction.
-    const T0: u64 = 996_979_560_000;
+    const T0: u64 = fixtures::REVIEW_2001_MS;
 
-    fn id(s: &str) -> Id {
-        Id::parse("u", s).unwrap()
-    }
-
+    /// `user` (created, or written again) and their review of `isbn` at `at_ms`.
     async fn add_review(table: &Table, isbn: &str, user: &str, at_ms: u64, text: &str) {
-        let d = Date::parse_iso("2000-09-29").unwrap();
-        reviews::put_user(table, &id(user), Some(d), d)
-            .await
-            .unwrap();
-        put_review(
-            table,
-            &NewReview {
-                isbn: Isbn::parse(isbn).unwrap(),
-                user: id(user),
-                grade: (at_ms % 10) as u8 + 1,
-                text: text.into(),
-                at: crate::fixtures::at(at_ms),
-            },
-        )
-        .await
-        .unwrap();
+        fixtures::user(table, user).await;
+        let grade = (at_ms % 10) as u8 + 1;
+        fixtures::review(table, isbn, user, at_ms, grade, text).await;
     }
 
     /// The Fellowship with `n` reviews by user-00.. one day apart (user-00 the oldest), and the Two

@@ -75,18 +75,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{Date, Id, reviews::Isbn};
+    use keys::reviews::Isbn;
     use model::Item;
     use serde_json::{Value, json};
     use store::{Table, Update, cursor::CursorCodec};
-    use crate::data::{self as reviews, NewReview, put_review};
+    use crate::data as reviews;
+    use crate::fixtures::{self, id};
     use testkit::{Harness, all_items, query_read_units};
-    /// 2001-08-05T02:46:00Z, the first review date of Pernin's introduction.
-    const T0: u64 = 996_979_560_000;
-
-    fn id(s: &str) -> Id {
-        Id::parse("u", s).unwrap()
-    }
+    const T0: u64 = fixtures::REVIEW_2001_MS;
 
     /// The ISBN-13 of `978000000<i:3>` with its check digit: a distinct valid book per `i`.
     fn isbn(i: u64) -> Isbn {
@@ -96,29 +92,17 @@ mod tests {
     }
 
     async fn add_user(table: &Table, user: &str) {
-        let d = Date::parse_iso("2000-09-29").unwrap();
-        reviews::put_user(table, &id(user), Some(d), d)
-            .await
-            .unwrap();
+        fixtures::user(table, user).await;
     }
 
+    /// `user`'s review of book `book` (created here) at `at_ms`.
     async fn add_review(table: &Table, book: u64, user: &str, at_ms: u64, text: &str) {
         let isbn = isbn(book);
         reviews::put_book(table, &isbn, &format!("Book {book}"), "A", 1954)
             .await
             .unwrap();
-        put_review(
-            table,
-            &NewReview {
-                isbn,
-                user: id(user),
-                grade: (book % 10) as u8 + 1,
-                text: text.into(),
-                at: crate::fixtures::at(at_ms),
-            },
-        )
-        .await
-        .unwrap();
+        let grade = (book % 10) as u8 + 1;
+        fixtures::review(table, isbn.as_str(), user, at_ms, grade, text).await;
     }
 
     /// frodo with `n` reviews of books 0.. one day apart (book 0 the oldest); sam with one.
