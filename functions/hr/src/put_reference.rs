@@ -33,9 +33,7 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: "TransactWriteItems: Put `REGION#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the region",
-                example: Example::staff("/regions/EU")
-                    .with_body(r#"{"name": "Europe"}"#)
-                    .with_worst(worst::<0>),
+                example: Example::staff("/regions/EU").with_body(r#"{"name": "Europe"}"#).with_worst(worst::<0>),
             }],
         ),
         Route::put(
@@ -48,8 +46,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the country; 404 `region_not_found`",
                 example: Example::staff("/countries/DE")
-                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#)
-                    .with_worst(worst::<1>),
+                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#).with_worst(worst::<1>),
             }],
         ),
         Route::put(
@@ -62,8 +59,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the location; 404 `country_not_found`",
                 example: Example::staff("/locations/BER")
-                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#)
-                    .with_worst(worst::<2>),
+                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#).with_worst(worst::<2>),
             }],
         ),
         Route::put(
@@ -76,8 +72,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the department; 404 `location_not_found`",
                 example: Example::staff("/departments/SALES")
-                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#)
-                    .with_worst(worst::<3>),
+                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#).with_worst(worst::<3>),
             }],
         ),
         Route::put(
@@ -90,8 +85,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the warehouse; 404 `region_not_found`",
                 example: Example::staff("/warehouses/W3")
-                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#)
-                    .with_worst(worst::<4>),
+                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#).with_worst(worst::<4>),
             }],
         ),
         Route::put(
@@ -103,9 +97,7 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: "TransactWriteItems: Put `JOB#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the job",
-                example: Example::staff("/jobs/SA_MAN")
-                    .with_body(r#"{"title": "Sales Manager"}"#)
-                    .with_worst(worst::<5>),
+                example: Example::staff("/jobs/SA_MAN").with_body(r#"{"title": "Sales Manager"}"#).with_worst(worst::<5>),
             }],
         ),
     ],

@@ -204,7 +204,10 @@ pub const fn list<R: ReferenceRecord>(page: &'static str, operation_id: &'static
 
 /// `put-reference`'s contract for `R`'s kind: its record sent, 200 when it `replaced` one, 201
 /// when created; 404 when the parent it names does not exist (a kind with a parent).
-pub const fn put<R: ReferenceRecord>(replaced: &'static str, operation_id: &'static str) -> Contract {
+pub const fn put<R: ReferenceRecord>(
+    replaced: &'static str,
+    operation_id: &'static str,
+) -> Contract {
     let refusals: &[Refusal] = match R::KIND.parent() {
         Some(_) => &[Refusal::NOT_FOUND],
         None => &[],
