@@ -13,11 +13,10 @@ use serde::{Deserialize, Serialize};
 use crate::data::{self as commerce, EventAdded, MAX_ORDER_EVENTS};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "add-order-event",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[Route::post(
+pub const FUNCTION: Function = Function::one(
+    "add-order-event",
+    Access::Staff,
+    &Route::post(
         "/orders/{orderId}/events",
         "C6: append a tracking event (the order's status follows through the stream)",
         &[Pattern {
@@ -38,12 +37,12 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Added>(201, "the event")])
+    Contract::created::<Added>("the event")
             .body::<AddEvent>()
             .refusals(&[
                 Refusal::NOT_FOUND,

@@ -15,11 +15,10 @@ use crate::data::products::{self as products, Adjusted};
 use crate::put_inventory::MAX_QUANTITY;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "adjust-inventory",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[Route::post(
+pub const FUNCTION: Function = Function::one(
+    "adjust-inventory",
+    Access::Staff,
+    &Route::post(
         "/products/{sku}/inventory/{warehouseId}/adjustments",
         "Goods received or shipped: a relative change of a product's stock in a warehouse, never below 0",
         &[Pattern {
@@ -40,12 +39,12 @@ pub const FUNCTION: Function = Function {
                     .after("put-inventory", crate::put_inventory::largest())
                 }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<view::Inventory>(200, "the inventory after the change")])
+    Contract::ok::<view::Inventory>("the inventory after the change")
             .body::<Adjust>()
             .refusals(&[
                 Refusal::NOT_FOUND,

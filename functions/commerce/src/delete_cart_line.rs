@@ -10,11 +10,10 @@ use serde::Deserialize;
 use crate::data::{self as commerce, CartLineRemoved};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "delete-cart-line",
-    access: Access::owner("cartId", "cart_not_found"),
-    needs: Needs::TABLE,
-    routes: &[Route::delete(
+pub const FUNCTION: Function = Function::one(
+    "delete-cart-line",
+    Access::owner("cartId", "cart_not_found"),
+    &Route::delete(
         "/carts/{cartId}/items/{productId}",
         "C7: remove a cart line (also when absent)",
         &[Pattern {
@@ -23,21 +22,23 @@ pub const FUNCTION: Function = Function {
             index: Index::Table,
             request: "TransactWriteItems: Delete `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_exists`, `Version` = the one given, if any), Update `CART#<cartId>` / `A` `ADD LineCount -1`",
             returns: "204 (also when absent); 409 `version_mismatch`",
-            example: Example::sub("petes-cart", "/carts/petes-cart/items/veggies").with_worst(|| {
-                let line = crate::put_cart_line::largest();
-                api::function::Worst::new(
-                    "the largest line (`put-cart-line`'s worst case)",
-                    Example { body: None, ..line },
-                )
-                .after("put-cart-line", line)
-            }),
+            example: Example::sub("petes-cart", "/carts/petes-cart/items/veggies").with_worst(
+                || {
+                    let line = crate::put_cart_line::largest();
+                    api::function::Worst::new(
+                        "the largest line (`put-cart-line`'s worst case)",
+                        Example { body: None, ..line },
+                    )
+                    .after("put-cart-line", line)
+                },
+            ),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::no_content("removed, or was not there")])
+    Contract::no_content("removed, or was not there")
             .optional_body::<DeleteLine>()
             .refusals(&[Refusal::new(409, "`version_mismatch`: the line was written since the version given was read; nothing was removed")]),
 ];

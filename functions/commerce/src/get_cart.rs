@@ -8,11 +8,10 @@ use model::commerce::CartLine;
 use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-cart",
-    access: Access::owner("cartId", "cart_not_found"),
-    needs: Needs::TABLE,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-cart",
+    Access::owner("cartId", "cart_not_found"),
+    &Route::get(
         "/carts/{cartId}",
         "C7: a cart's lines",
         &[Pattern {
@@ -23,13 +22,13 @@ pub const FUNCTION: Function = Function {
             returns: "`{cartId, items}`",
             example: Example::sub("petes-cart", "/carts/petes-cart"),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Cart>(200, "the cart (empty when it has no lines)")]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Cart>(
+    "the cart (empty when it has no lines)",
+)];
 
 /// A cart's lines.
 #[derive(Serialize, JsonSchema)]
@@ -93,17 +92,7 @@ mod tests {
         let (s, body) = h.get("/carts/petes-cart", &[]).await;
         assert_eq!(s, 200);
         assert_eq!(body["cartId"], "petes-cart");
-        let got: Vec<_> = body["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|l| {
-                (
-                    l["productId"].as_str().unwrap(),
-                    l["quantity"].as_u64().unwrap(),
-                )
-            })
-            .collect();
+        let got = testkit::counted(&body["items"], "productId", "quantity");
         assert_eq!(got, [("chocolates", 5), ("coffee", 2), ("veggies", 1)]);
         let requests = table.meter().requests();
         assert_eq!(requests.len(), 1);

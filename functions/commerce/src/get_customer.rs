@@ -10,11 +10,10 @@ use serde::Serialize;
 use store::ParentPage;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-customer",
-    access: Access::owner("customerId", "customer_not_found"),
-    needs: Needs::TABLE,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-customer",
+    Access::owner("customerId", "customer_not_found"),
+    &Route::get(
         "/customers/{customerId}",
         "C1: a customer and their newest orders",
         &[Pattern {
@@ -25,15 +24,12 @@ pub const FUNCTION: Function = Function {
             returns: "`{customer, orders}` newest first; 404 `customer_not_found`",
             example: Example::sub("123", "/customers/123?orders=2"),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<CustomerPage>(
-            200,
-            "the customer and up to `orders` orders, newest first",
-        )])
+    Contract::ok::<CustomerPage>("the customer and up to `orders` orders, newest first")
         .query(&[Query::with("orders", "how many of the newest orders to return", |_| {
             json_schema!({ "type": "integer", "minimum": 1, "maximum": MAX_ORDERS, "default": DEFAULT_ORDERS })
         })]),

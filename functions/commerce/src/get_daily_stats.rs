@@ -9,11 +9,10 @@ use model::derived::DailyStats;
 use serde_json::json;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-daily-stats",
-    access: Access::Staff,
-    needs: Needs::SHARDS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-daily-stats",
+    Access::Staff,
+    &Route::get(
         "/stats/daily/{date}",
         "Site-wide counts of a day (a sharded counter, summed)",
         &[Pattern {
@@ -24,14 +23,13 @@ pub const FUNCTION: Function = Function {
             returns: "`{date, orders, revenue, reviews}`",
             example: Example::staff("/stats/daily/2020-12-06"),
         }],
-    )],
-};
+    ),
+)
+.needs(Needs::SHARDS);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Stats>(200, "the sums over every shard (zero for a quiet day)")])
-            .tag("derived"),
-];
+pub const CONTRACTS: &[Contract] =
+    &[Contract::ok::<Stats>("the sums over every shard (zero for a quiet day)").tag("derived")];
 
 // What `handle`'s sharded counter answers: its identity and each total, as `totals` names them.
 /// A day's counts, summed over its shards.

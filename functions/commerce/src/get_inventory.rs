@@ -9,11 +9,10 @@ use keys::commerce::Sku;
 use crate::data::products as products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-inventory",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-inventory",
+    Access::Staff,
+    &Route::get(
         "/products/{sku}/inventory/{warehouseId}",
         "O12: a product's stock in one warehouse: one GetItem",
         &[Pattern {
@@ -24,23 +23,19 @@ pub const FUNCTION: Function = Function {
             returns: "the inventory `{sku, warehouseId, quantity, updatedAt, version}`; 404 `inventory_not_found`",
             example: Example::staff("/products/42/inventory/W1"),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<view::Inventory>(200, "the inventory")])
-            .refusals(&[Refusal::NOT_FOUND]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::found::<view::Inventory>("the inventory")];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     let warehouse = api::path_id(&req, "warehouseId")?;
     let found = products::inventory(&deps.table, sku, &warehouse).await?;
-    let inventory = ApiError::or_not_found(found, "inventory_not_found", || {
+    api::found(found, view::inventory, "inventory_not_found", || {
         format!("Warehouse {warehouse} holds no inventory of product {sku}")
-    })?;
-    api::json(200, &view::inventory(&inventory))
+    })
 }
 
 #[cfg(test)]

@@ -17,11 +17,10 @@ use serde::Serialize;
 use store::StoreError;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-order",
-    access: Access::SignedIn,
-    needs: Needs::TABLE,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-order",
+    Access::SignedIn,
+    &Route::get(
         "/orders/{orderId}",
         "C5: an order with its lines and tracking events",
         &[Pattern {
@@ -32,13 +31,11 @@ pub const FUNCTION: Function = Function {
             returns: "`{order, items, events}`; 404 `order_not_found`",
             example: Example::sub("123", "/orders/01ERTNJ6000000000000000000"),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<OrderPage>(200, "the order page")]).refusals(&[Refusal::NOT_FOUND]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::found::<OrderPage>("the order page")];
 
 /// An order, its lines and its tracking events.
 #[derive(Serialize, JsonSchema)]

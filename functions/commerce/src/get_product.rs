@@ -10,11 +10,10 @@ use keys::commerce::Sku;
 use crate::data::products as products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-product",
-    access: Access::Public,
-    needs: Needs::TABLE,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-product",
+    Access::Public,
+    &Route::get(
         "/products/{sku}",
         "O13: a product with its total inventory over every warehouse (derived): one GetItem",
         &[Pattern {
@@ -32,23 +31,19 @@ pub const FUNCTION: Function = Function {
                 .after("put-product", crate::put_product::largest(Sku::MAX))
             }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<view::Product>(200, "the product")])
-            .refusals(&[Refusal::NOT_FOUND])
-            .worst_read_units(1.5),
-];
+pub const CONTRACTS: &[Contract] =
+    &[Contract::found::<view::Product>("the product").worst_read_units(1.5)];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     let found = products::product(&deps.table, sku).await?;
-    let product = ApiError::or_not_found(found, "product_not_found", || {
+    api::found(found, view::product, "product_not_found", || {
         format!("No such product: {sku}")
-    })?;
-    api::json(200, &view::product(&product))
+    })
 }
 
 #[cfg(test)]

@@ -9,11 +9,10 @@ use model::commerce::ProductSales;
 use serde_json::json;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-product-sales",
-    access: Access::Staff,
-    needs: Needs::SHARDS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-product-sales",
+    Access::Staff,
+    &Route::get(
         "/products/{sku}/sales",
         "Units sold and revenue of a product (a sharded counter, summed)",
         &[Pattern {
@@ -24,15 +23,13 @@ pub const FUNCTION: Function = Function {
             returns: "`{productId, unitsSold, revenue}`",
             example: Example::staff("/products/1003/sales"),
         }],
-    )],
-};
+    ),
+)
+.needs(Needs::SHARDS);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Sales>(
-            200,
-            "the sums over every shard (zero for a product never sold), over the order lines placed, less those of orders since cancelled or returned",
-        )])
+    Contract::ok::<Sales>("the sums over every shard (zero for a product never sold), over the order lines placed, less those of orders since cancelled or returned")
         .tag("derived"),
 ];
 

@@ -12,14 +12,12 @@
 use api::declare::*;
 use crate::views as view;
 use keys::{Quarter, commerce as k};
-use model::commerce::RepSales;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-rep-ranking",
-    access: Access::Staff,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-rep-ranking",
+    Access::Staff,
+    &Route::get(
         "/reps/ranking",
         "O14: account reps ranked by order total in a sales period (derived, GSI1), highest first",
         &[Pattern {
@@ -31,14 +29,14 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/reps/ranking?period=2026-Q4"),
         }],
     )
-    .paged(10)],
-};
+    .paged(10),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(200, "a page of the period's reps in rank order (equal totals by rep id, descending)")])
-            .query(&[Query::of::<Quarter>("period", "a sales period, a quarter").required()]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>(
+    "a page of the period's reps in rank order (equal totals by rep id, descending)",
+)
+.query(&[Query::of::<Quarter>("period", "a sales period, a quarter").required()])];
 
 api::page! {
     /// A page of a period's ranking.
@@ -52,17 +50,17 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let period = api::query(&req, "period")
         .ok_or_else(|| ApiError::invalid_parameter("period", "give period=2026-Q4 (a quarter)"))
         .and_then(|p| Quarter::parse(&p).map_err(|e| ApiError::invalid_parameter("period", e)))?;
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| format!("O14|{period}|{limit}"))?;
-    let (items, next) = paging
-        .page::<RepSales, _>(deps.table.query(k::rep_ranking(period)).backwards())
-        .await?;
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| {
+        format!("O14|{period}|{limit}")
+    })?;
+    let query = deps.table.query(k::rep_ranking(period)).backwards();
+    let (reps, next_cursor) = paging.page_shown(query, view::rep_sales).await?;
     api::json(
         200,
         &Page {
             period,
-            reps: items.iter().map(view::rep_sales).collect(),
-            next_cursor: next,
+            reps,
+            next_cursor,
         },
     )
 }
@@ -71,7 +69,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 mod tests {
     use super::*;
     use serde_json::json;
-    use model::{Derived, Item};
+    use model::{Derived, Item, commerce::RepSales};
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;

@@ -17,11 +17,10 @@ use model::commerce::{Order, OrderHeader, OrderSummary};
 use crate::data::{self as commerce, ByStatus, ORDER_STATUS_KEYS, StatusKeys};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-customer-orders",
-    access: Access::owner("customerId", "customer_not_found"),
-    needs: Needs::CURSORS.with_settings(&[ORDER_STATUS_KEYS]),
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-customer-orders",
+    Access::owner("customerId", "customer_not_found"),
+    &Route::get(
         "/customers/{customerId}/orders",
         "C4: a customer's orders in a date range (and a status), newest first, paginated",
         &[
@@ -49,12 +48,13 @@ pub const FUNCTION: Function = Function {
             },
         ],
     )
-    .paged(20)],
-};
+    .paged(20),
+)
+.needs(Needs::TABLE.with_settings(&[ORDER_STATUS_KEYS]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(200, "one page of orders")]).query(&[
+    Contract::ok::<Page>("one page of orders").query(&[
             Query::of::<keys::commerce::OrderStatus>(
                 "status",
                 "only the orders in this status (one GSI1 query of the order headers); every status when absent",
@@ -80,8 +80,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         api::count_as_pattern("C4 by status");
     }
     // A cursor is bound to this pattern, this customer, this status (if any) and this range.
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |_| match status {
+    let paging = api::paging(deps, &req, &FUNCTION, |_| match status {
         None => format!("C4|{customer}|{from}|{to}"),
         Some(status) => format!("C4|{customer}|{status}|{from}|{to}"),
     })?;

@@ -20,11 +20,10 @@ use model::commerce::OrderHeader;
 use store::merge::Direction;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-orders",
-    access: Access::Staff,
-    needs: Needs::CURSORS.with_settings(&[ORDER_STATUS_SHARDS]),
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-orders",
+    Access::Staff,
+    &Route::get(
         "/orders",
         "O5: orders in a status across customers (15 GSI2 shards merged), newest first",
         &[Pattern {
@@ -36,17 +35,17 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/orders?status=OPEN&from=2020-11-01&to=2020-12-31"),
         }],
     )
-    .paged(20)],
-};
+    .paged(20),
+)
+.needs(Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(200, "a page of the orders, newest first")]).query(&[
-            Query::of::<OrderStatus>("status", "").required(),
-            crate::params::ORDER_DATES[0],
-            crate::params::ORDER_DATES[1],
-        ]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>("a page of the orders, newest first")
+    .query(&[
+        Query::of::<OrderStatus>("status", "").required(),
+        crate::params::ORDER_DATES[0],
+        crate::params::ORDER_DATES[1],
+    ])];
 
 api::page! {
     /// A page of the orders in a status.
@@ -65,17 +64,13 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .map(|shard| k::order_status_range(shard, status, from, to))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ApiError::invalid_parameter("to", e))?;
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| {
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| {
         format!("O5|{status}|{from}|{to}|{limit}")
     })?;
     let (items, next) = paging
         .merged_page(&deps.table, streams, Direction::Descending)
         .await?;
-    let orders = items
-        .into_iter()
-        .map(|i| model::from_item::<OrderHeader>(i).map(|h| view::order_summary(&h.0)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let orders = store::shown(items, |h: &OrderHeader| view::order_summary(&h.0))?;
     api::json(
         200,
         &Page {

@@ -9,14 +9,12 @@
 use api::declare::*;
 use crate::views as view;
 use keys::commerce::{self as k, Sku};
-use model::commerce::Inventory;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-product-inventories",
-    access: Access::Staff,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-product-inventories",
+    Access::Staff,
+    &Route::get(
         "/products/{sku}/inventory",
         "O12 (every warehouse): a product's stock in each warehouse, a page at a time",
         &[Pattern {
@@ -28,15 +26,13 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/products/42/inventory"),
         }],
     )
-    .paged(20)],
-};
+    .paged(20),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::answers(&[Answer::of::<Page>(
-    200,
+pub const CONTRACTS: &[Contract] = &[Contract::found::<Page>(
     "a page of the product's inventories, by warehouse id",
-)])
-.refusals(&[Refusal::NOT_FOUND])];
+)];
 
 api::page! {
     /// A page of a product's inventories.
@@ -49,11 +45,11 @@ api::page! {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     // A cursor is bound to this pattern, this product and this page size.
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| format!("O12 all|{sku}|{limit}"))?;
-    let (inventories, next) = paging
-        .page::<Inventory, _>(deps.table.query(k::product_inventories(sku)))
-        .await?;
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| {
+        format!("O12 all|{sku}|{limit}")
+    })?;
+    let query = deps.table.query(k::product_inventories(sku));
+    let (inventories, next_cursor) = paging.page_shown(query, view::inventory).await?;
     if inventories.is_empty() && paging.is_first() && !deps.table.exists(&k::product(sku)).await? {
         return Err(ApiError::not_found(
             "product_not_found",
@@ -64,8 +60,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         200,
         &Page {
             sku,
-            inventories: inventories.iter().map(view::inventory).collect(),
-            next_cursor: next,
+            inventories,
+            next_cursor,
         },
     )
 }

@@ -18,11 +18,10 @@ use serde::Serialize;
 use store::StoreError;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-product-order-items",
-    access: Access::Staff,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-product-order-items",
+    Access::Staff,
+    &Route::get(
         "/products/{sku}/order-items",
         "O8: a product's warehouse inventories and order lines (newest first): one query of its GSI1 partition per page",
         &[Pattern {
@@ -34,16 +33,13 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/products/42/order-items?limit=10"),
         }],
     )
-    .paged(50)],
-};
+    .paged(50),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(
-            200,
-            "a page of the product's partition, inventories first (they sort after the order lines, read backwards)",
-        )]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>(
+    "a page of the product's partition, inventories first (they sort after the order lines, read backwards)",
+)];
 
 api::page! {
     /// A page of a product's inventories and order lines.
@@ -66,8 +62,7 @@ struct OrderItem {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| format!("O8|{sku}|{limit}"))?;
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("O8|{sku}|{limit}"))?;
     let (items, next) = paging
         .items(deps.table.query(k::product_order_items(sku)).backwards())
         .await?;
@@ -163,17 +158,7 @@ mod tests {
         table.meter().reset();
         let (s, b) = get(&table, "42", &[]).await;
         assert_eq!(s, 200, "{b}");
-        let warehouses: Vec<_> = b["inventories"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| {
-                (
-                    i["warehouseId"].as_str().unwrap(),
-                    i["quantity"].as_u64().unwrap(),
-                )
-            })
-            .collect();
+        let warehouses = testkit::counted(&b["inventories"], "warehouseId", "quantity");
         assert_eq!(warehouses, [("W2", 30), ("W1", 12)], "backwards: W2 first");
         assert!(
             b["inventories"]

@@ -10,14 +10,12 @@
 use api::declare::*;
 use crate::views as view;
 use keys::commerce as k;
-use model::commerce::Customer;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-rep-customers",
-    access: Access::Staff,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-rep-customers",
+    Access::Staff,
+    &Route::get(
         "/reps/{repId}/customers",
         "O9: the customers of an account rep (GSI1), by customer id",
         &[Pattern {
@@ -29,13 +27,13 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/reps/E100/customers"),
         }],
     )
-    .paged(50)],
-};
+    .paged(50),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(200, "a page of the rep's customers (empty for an unknown rep)")]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>(
+    "a page of the rep's customers (empty for an unknown rep)",
+)];
 
 api::page! {
     /// A page of a rep's customers.
@@ -47,17 +45,15 @@ api::page! {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let rep = api::path_id(&req, "repId")?;
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| format!("O9|{rep}|{limit}"))?;
-    let (items, next) = paging
-        .page::<Customer, _>(deps.table.query(k::rep_customers(&rep)))
-        .await?;
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("O9|{rep}|{limit}"))?;
+    let query = deps.table.query(k::rep_customers(&rep));
+    let (customers, next_cursor) = paging.page_shown(query, view::customer).await?;
     api::json(
         200,
         &Page {
             rep_id: rep,
-            customers: items.iter().map(view::customer).collect(),
-            next_cursor: next,
+            customers,
+            next_cursor,
         },
     )
 }

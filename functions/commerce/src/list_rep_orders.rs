@@ -21,11 +21,10 @@ use model::commerce::OrderSummary;
 use crate::data::{ByStatus, ORDER_STATUS_KEYS, RepOrders, StatusKeys, StatusRead};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-rep-orders",
-    access: Access::Staff,
-    needs: Needs::CURSORS.with_settings(&[ORDER_STATUS_KEYS]),
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-rep-orders",
+    Access::Staff,
+    &Route::get(
         "/reps/{repId}/orders",
         "O10: the orders placed under an account rep in a date range, newest first (one status: one GSI1 query; else every status merged)",
         &[Pattern {
@@ -37,20 +36,22 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/reps/E100/orders?from=2020-11-01&to=2020-12-31"),
         }],
     )
-    .paged(20)],
-};
+    .paged(20),
+)
+.needs(Needs::TABLE.with_settings(&[ORDER_STATUS_KEYS]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(200, "a page of the rep's orders, newest first (empty for an unknown rep)")]).query(&[
-            Query::of::<OrderStatus>(
-                "status",
-                "only the orders in this status; every status, merged newest first, when absent",
-            ),
-            crate::params::ORDER_DATES[0],
-            crate::params::ORDER_DATES[1],
-        ]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>(
+    "a page of the rep's orders, newest first (empty for an unknown rep)",
+)
+.query(&[
+    Query::of::<OrderStatus>(
+        "status",
+        "only the orders in this status; every status, merged newest first, when absent",
+    ),
+    crate::params::ORDER_DATES[0],
+    crate::params::ORDER_DATES[1],
+])];
 
 api::page! {
     /// A page of a rep's orders.
@@ -71,8 +72,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     // A cursor is bound to this rep, status (or all of them), range and page size: a merged
     // cursor holds every status's position, a single one DynamoDB's key (of either design).
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| {
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| {
         let status = status.map_or("*", OrderStatus::as_str);
         format!("O10|{rep}|{status}|{from}|{to}|{limit}")
     })?;
@@ -80,11 +80,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let page = read
         .page(&deps.table, keys, paging.limit, paging.start.as_ref())
         .await?;
-    let (items, next) = (page.items, paging.next_cursor(page.last_key)?);
-    let orders = items
-        .into_iter()
-        .map(|i| model::from_item::<OrderSummary>(i).map(|o| view::order_summary(&o.0)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let next = paging.next_cursor(page.last_key)?;
+    let orders = store::shown(page.items, |o: &OrderSummary| view::order_summary(&o.0))?;
     api::json(
         200,
         &Page {

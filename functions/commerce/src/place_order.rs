@@ -31,11 +31,10 @@ use crate::data::{
 };
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "place-order",
-    access: Access::owner("customerId", "customer_not_found"),
-    needs: Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS, ORDER_STATUS_KEYS]),
-    routes: &[Route::post(
+pub const FUNCTION: Function = Function::one(
+    "place-order",
+    Access::owner("customerId", "customer_not_found"),
+    &Route::post(
         "/customers/{customerId}/orders",
         "C3: place an order at the catalogue's prices (all or nothing, idempotent with an Idempotency-Key)",
         &[Pattern {
@@ -51,15 +50,13 @@ pub const FUNCTION: Function = Function {
                 )
                 .with_worst(worst),
         }],
-    )],
-};
+    ),
+)
+.needs(Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS, ORDER_STATUS_KEYS]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Placed>(
-            201,
-            "the order placed (or, with `Idempotent-Replayed`, the one placed before)",
-        )])
+    Contract::created::<Placed>("the order placed (or, with `Idempotent-Replayed`, the one placed before)")
         .body::<PlaceOrder>()
         .refusals(&[
             Refusal::new(409, "`price_changed`: a product's price kept changing while the order was placed; nothing was written"),
@@ -395,6 +392,13 @@ mod tests {
         Harness::new(&FUNCTION, handle, table.clone())
     }
 
+    /// [`table_with_customer`] and a harness of the function on it: where most tests start.
+    async fn placing() -> (Table, Harness) {
+        let table = table_with_customer().await;
+        let h = harness(&table);
+        (table, h)
+    }
+
     /// A request with `Idempotency-Key: key`, if any.
     fn with_key<'h>(h: &'h Harness, key: Option<&str>) -> Call<'h> {
         match key {
@@ -417,8 +421,7 @@ mod tests {
 
     #[tokio::test]
     async fn places_summary_header_and_lines_in_one_transaction() {
-        let table = table_with_customer().await;
-        let h = harness(&table);
+        let (table, h) = placing().await;
         let (s, body) = post(&h, "123", BODY, None).await;
         assert_eq!(s, 201);
         assert_eq!(body["total"], 2 * 1250 + 99);
@@ -561,8 +564,7 @@ mod tests {
 
     #[tokio::test]
     async fn without_a_rep_the_summary_stays_out_of_gsi1() {
-        let table = table_with_customer().await;
-        let h = harness(&table);
+        let (table, h) = placing().await;
         let (s, _) = post(&h, "123", BODY, None).await;
         assert_eq!(s, 201);
         let summary = all_items(&table)
@@ -589,8 +591,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_retry_with_the_same_key_returns_the_same_order_and_writes_nothing() {
-        let table = table_with_customer().await;
-        let h = harness(&table);
+        let (table, h) = placing().await;
         let (s1, first) = post(&h, "123", BODY, Some("retry-1")).await;
         let before = all_items(&table).await;
         let (s2, second) = post(&h, "123", BODY, Some("retry-1")).await;
@@ -620,8 +621,7 @@ mod tests {
     /// order): non-ASCII, empty, too long, with a delimiter.
     #[tokio::test]
     async fn an_invalid_idempotency_key_is_a_400_not_ignored() {
-        let table = table_with_customer().await;
-        let h = harness(&table);
+        let (table, h) = placing().await;
         let before = all_items(&table).await;
         for key in ["ké", "", &"k".repeat(65), "a#b", "a b"] {
             let (s, body) = post(&h, "123", BODY, Some(key)).await;
@@ -638,8 +638,7 @@ mod tests {
     /// key places a new order instead of replaying (or refusing as reused) the old one.
     #[tokio::test]
     async fn an_expired_idempotency_record_does_not_replay() {
-        let table = table_with_customer().await;
-        let h = harness(&table);
+        let (table, h) = placing().await;
         let (s, old) = post(&h, "123", BODY, Some("reused-later")).await;
         assert_eq!(s, 201);
         // Age the record past its expiry (TTL has not deleted it yet).
@@ -665,8 +664,7 @@ mod tests {
     /// only. The order records the products' currency.
     #[tokio::test]
     async fn lines_are_priced_from_the_catalogue() {
-        let table = table_with_customer().await;
-        let h = harness(&table);
+        let (table, h) = placing().await;
         let (s, body) = post(&h, "123", BODY, None).await;
         assert_eq!(s, 201, "{body}");
         assert_eq!(
@@ -794,8 +792,7 @@ mod tests {
 
     #[tokio::test]
     async fn fifty_parallel_orders_on_one_customer_are_fifty_orders() {
-        let table = table_with_customer().await;
-        let h = harness(&table);
+        let (table, h) = placing().await;
         let calls = (0..50).map(|_| post(&h, "123", BODY, None));
         let results = futures::future::join_all(calls).await;
         assert!(results.iter().all(|(s, _)| *s == 201), "{results:?}");
@@ -807,8 +804,7 @@ mod tests {
 
     #[tokio::test]
     async fn twenty_parallel_retries_with_one_key_are_one_order() {
-        let table = table_with_customer().await;
-        let h = harness(&table);
+        let (table, h) = placing().await;
         let calls = (0..20).map(|_| post(&h, "123", BODY, Some("same-key")));
         let results = futures::future::join_all(calls).await;
         assert!(results.iter().all(|(s, _)| *s == 201), "{results:?}");

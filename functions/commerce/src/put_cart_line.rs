@@ -15,11 +15,10 @@ use serde::{Deserialize, Serialize};
 use crate::data::{self as commerce, CartLineSet, MAX_CART_LINES};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "put-cart-line",
-    access: Access::owner("cartId", "cart_not_found"),
-    needs: Needs::TABLE,
-    routes: &[Route::put(
+pub const FUNCTION: Function = Function::one(
+    "put-cart-line",
+    Access::owner("cartId", "cart_not_found"),
+    &Route::put(
         "/carts/{cartId}/items/{productId}",
         "C7: set a cart line's quantity (0 removes it)",
         &[Pattern {
@@ -37,12 +36,12 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Stored>(200, "the line as stored (quantity 0 once removed)")])
+    Contract::ok::<Stored>("the line as stored (quantity 0 once removed)")
             .body::<PutLine>()
             .refusals(&[Refusal::new(409, "`cart_full` (a new line in a cart of 100 lines) or `version_mismatch` (the line was written since the version given was read); nothing was written")]),
 ];

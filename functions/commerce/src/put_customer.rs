@@ -14,11 +14,10 @@ use serde::{Deserialize, Deserializer};
 use crate::data::{self as commerce, CustomerPut, RepChange};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "put-customer",
-    access: Access::owner_or_staff("customerId", "customer_not_found"),
-    needs: Needs::TABLE,
-    routes: &[Route::put(
+pub const FUNCTION: Function = Function::one(
+    "put-customer",
+    Access::owner_or_staff("customerId", "customer_not_found"),
+    &Route::put(
         "/customers/{customerId}",
         "C2: create or update a customer (keeps its derived counters); staff may assign its account rep",
         &[Pattern {
@@ -31,18 +30,16 @@ pub const FUNCTION: Function = Function {
                 .with_body(r#"{"name": "David Good", "email": "david@example.com"}"#)
                 .with_worst(worst),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[
-            Answer::of::<view::Customer>(200, "the customer as stored, updated"),
-            Answer::of::<view::Customer>(201, "the customer as stored, created"),
-        ])
-        .body::<PutCustomer>()
-        .refusals(&[Refusal::FORBIDDEN]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Customer>(
+    "the customer as stored, updated",
+    "the customer as stored, created",
+)
+.body::<PutCustomer>()
+.refusals(&[Refusal::FORBIDDEN])];
 
 /// C2's costliest write: a new customer of the longest id, name and email.
 fn worst() -> api::function::Worst {

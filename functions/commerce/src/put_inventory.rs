@@ -19,11 +19,10 @@ use serde::Deserialize;
 use crate::data::products::{self as products, InventoryPut};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "put-inventory",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[Route::put(
+pub const FUNCTION: Function = Function::one(
+    "put-inventory",
+    Access::Staff,
+    &Route::put(
         "/products/{sku}/inventory/{warehouseId}",
         "A product's stock in a warehouse; the product and the warehouse are checked in the same transaction",
         &[Pattern {
@@ -41,15 +40,12 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[
-            Answer::of::<view::Inventory>(200, "replaced"),
-            Answer::of::<view::Inventory>(201, "created"),
-        ])
+    Contract::put::<view::Inventory>("replaced", "created")
         .body::<PutInventory>()
         .refusals(&[
             Refusal::NOT_FOUND,

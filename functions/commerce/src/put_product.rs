@@ -16,11 +16,10 @@ use serde::Deserialize;
 use crate::data::products as products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "put-product",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[Route::put(
+pub const FUNCTION: Function = Function::one(
+    "put-product",
+    Access::Staff,
+    &Route::put(
         "/products/{sku}",
         "Create or replace a product (the order entry of AWS's relational example); keeps its derived total inventory",
         &[Pattern {
@@ -38,17 +37,12 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[
-            Answer::of::<view::Product>(200, "replaced"),
-            Answer::of::<view::Product>(201, "created"),
-        ])
-        .body::<PutProduct>(),
-];
+pub const CONTRACTS: &[Contract] =
+    &[Contract::put::<view::Product>("replaced", "created").body::<PutProduct>()];
 
 /// The request that writes the largest product at `sku`: the longest name and description, of
 /// the widest characters, at the highest price (C3's worst case orders them).

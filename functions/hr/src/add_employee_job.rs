@@ -14,11 +14,10 @@ use serde::{Deserialize, Serialize};
 use crate::data::{self as hr, JobAdded};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "add-employee-job",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[Route::post(
+pub const FUNCTION: Function = Function::one(
+    "add-employee-job",
+    Access::Staff,
+    &Route::post(
         "/employees/{employeeId}/jobs",
         "Add a job to an employee's history; the newest becomes the current job",
         &[Pattern {
@@ -43,15 +42,12 @@ pub const FUNCTION: Function = Function {
                     .after("put-reference", job)
                 }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Added>(
-            201,
-            "the job, and whether it is now the current one",
-        )])
+    Contract::created::<Added>("the job, and whether it is now the current one")
         .body::<NewJob>()
         .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
 ];

@@ -108,6 +108,13 @@ pub async fn add_job(table: &Table, employee: &str, job: &str, start: &str) {
     assert!(matches!(added, hr::JobAdded::Added { .. }), "{added:?}");
 }
 
+/// `employee` holds each of `jobs` (job, start) in turn, written in this order ([`add_job`]).
+pub async fn add_jobs(table: &Table, employee: &str, jobs: &[(&str, &str)]) {
+    for (job, start) in jobs {
+        add_job(table, employee, job, start).await;
+    }
+}
+
 /// `table` with the small org of [`org`] and `employees` (id, name) of warehouse W1
 /// ([`employee`]): where the HR tests start (`org_with(testkit::table().await, &[..])`).
 pub async fn org_with(table: Table, employees: &[(&str, &str)]) -> Table {

@@ -9,11 +9,10 @@ use crate::views as view;
 use crate::data as hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-employee",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-employee",
+    Access::Staff,
+    &Route::get(
         "/employees/{employeeId}",
         "H1: an employee with current job and warehouse (one query that never reads the job history, one batch read of their names)",
         &[Pattern {
@@ -24,22 +23,19 @@ pub const FUNCTION: Function = Function {
             returns: "the employee with `currentJob` and `warehouse`; 404 `employee_not_found`",
             example: Example::staff("/employees/E100"),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<view::EmployeeDetail>(200, "the employee")])
-            .refusals(&[Refusal::NOT_FOUND]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::found::<view::EmployeeDetail>("the employee")];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
     let found = hr::employee_shown(&deps.table, &id).await?;
-    let (employee, sources) = ApiError::or_not_found(found, "employee_not_found", || {
+    let show = |(employee, sources): &(_, _)| view::employee_view(employee, sources);
+    api::found(found, show, "employee_not_found", || {
         format!("No such employee: {id}")
-    })?;
-    api::json(200, &view::employee_view(&employee, &sources))
+    })
 }
 
 #[cfg(test)]
@@ -50,13 +46,8 @@ mod tests {
     #[tokio::test]
     async fn h1_is_one_query_that_never_reads_the_history() {
         let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
-        for (job, start) in [
-            ("CLERK", "2023-01-01"),
-            ("REP", "2024-01-01"),
-            ("LEAD", "2025-01-01"),
-        ] {
-            crate::fixtures::add_job(&table, "E1", job, start).await;
-        }
+        let jobs = [("CLERK", "2023-01-01"), ("REP", "2024-01-01"), ("LEAD", "2025-01-01")];
+        crate::fixtures::add_jobs(&table, "E1", &jobs).await;
         table.meter().reset();
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let (s, b) = h.as_staff().get("/employees/E1", &[]).await;

@@ -10,11 +10,10 @@ use crate::data as hr;
 use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-employee-job",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-employee-job",
+    Access::Staff,
+    &Route::get(
         "/employees/{employeeId}/job",
         "H3: an employee's current job details: one query of the job history, newest first, one item",
         &[Pattern {
@@ -25,14 +24,13 @@ pub const FUNCTION: Function = Function {
             returns: "the current job; 404 `job_not_found`",
             example: Example::staff("/employees/E100/job"),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<CurrentJob>(200, "the newest job of the history")])
-            .refusals(&[Refusal::NOT_FOUND]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::found::<CurrentJob>(
+    "the newest job of the history",
+)];
 
 /// An employee's current job.
 #[derive(Serialize, JsonSchema)]
@@ -71,13 +69,9 @@ mod tests {
         let get = async || h.as_staff().get("/employees/E1/job", &[]).await;
         let (s, b) = get().await;
         assert_eq!((s, b["code"].as_str()), (404, Some("job_not_found")));
-        for (job, start) in [
-            ("REP", "2024-01-01"),
-            ("LEAD", "2025-01-01"),
-            ("CLERK", "2023-01-01"),
-        ] {
-            crate::fixtures::add_job(&table, "E1", job, start).await;
-        }
+        // Written out of date order: the newest start wins, not the last write.
+        let jobs = [("REP", "2024-01-01"), ("LEAD", "2025-01-01"), ("CLERK", "2023-01-01")];
+        crate::fixtures::add_jobs(&table, "E1", &jobs).await;
         table.meter().reset();
         let (s, b) = get().await;
         assert_eq!((s, b["jobId"].as_str()), (200, Some("LEAD")), "{b}");

@@ -5,7 +5,7 @@
 //! (read a reference record) with one shape and one policy.
 
 use api::declare::*;
-use model::hr::ReferenceRecord;
+use model::hr::{Country, Department, Job, Location, ReferenceRecord, Region, Warehouse};
 use crate::data as hr;
 
 use crate::reference;
@@ -95,33 +95,23 @@ pub const FUNCTION: Function = Function {
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Region>>(200, "the region")])
-                .refusals(&[Refusal::NOT_FOUND])
-                .operation_id("getRegion"),
-    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Country>>(200, "the country")])
-                .refusals(&[Refusal::NOT_FOUND])
-                .operation_id("getCountry"),
-    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Location>>(200, "the location")])
-                .refusals(&[Refusal::NOT_FOUND])
-                .operation_id("getLocation"),
-    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Department>>(200, "the department")])
-                .refusals(&[Refusal::NOT_FOUND])
-                .operation_id("getDepartment"),
-    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Warehouse>>(200, "the warehouse")])
-                .refusals(&[Refusal::NOT_FOUND])
-                .operation_id("getWarehouse"),
-    Contract::answers(&[Answer::of::<reference::Shown<model::hr::Job>>(200, "the job")])
-                .refusals(&[Refusal::NOT_FOUND])
-                .operation_id("getJob"),
+    reference::get::<Region>("the region", "getRegion"),
+    reference::get::<Country>("the country", "getCountry"),
+    reference::get::<Location>("the location", "getLocation"),
+    reference::get::<Department>("the department", "getDepartment"),
+    reference::get::<Warehouse>("the warehouse", "getWarehouse"),
+    reference::get::<Job>("the job", "getJob"),
 ];
 
 async fn get<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(req, reference::id_param(R::KIND))?;
     let found = hr::reference::<R>(&deps.table, &id).await?;
-    let record = ApiError::or_not_found(found, reference::not_found_code(R::KIND), || {
-        format!("No such {}: {id}", reference::id_param(R::KIND))
-    })?;
-    api::json(200, &reference::view(&record))
+    api::found(
+        found,
+        reference::view,
+        reference::not_found_code(R::KIND),
+        || format!("No such {}: {id}", reference::id_param(R::KIND)),
+    )
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

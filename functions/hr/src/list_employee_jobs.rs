@@ -12,11 +12,10 @@ use model::hr::JobHistory;
 use crate::data as hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-employee-jobs",
-    access: Access::Staff,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-employee-jobs",
+    Access::Staff,
+    &Route::get(
         "/employees/{employeeId}/jobs",
         "H3 (whole history): an employee's jobs, newest first, a page at a time",
         &[Pattern {
@@ -28,17 +27,13 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/employees/E100/jobs"),
         }],
     )
-    .paged(20)],
-};
+    .paged(20),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(
-            200,
-            "a page of the employee's job history, newest first (titles as the jobs have them now)",
-        )])
-        .refusals(&[Refusal::NOT_FOUND]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::found::<Page>(
+    "a page of the employee's job history, newest first (titles as the jobs have them now)",
+)];
 
 api::page! {
     /// A page of an employee's job history.
@@ -50,8 +45,9 @@ api::page! {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| format!("H3 history|{id}|{limit}"))?;
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| {
+        format!("H3 history|{id}|{limit}")
+    })?;
     let (jobs, next) = paging
         .page::<JobHistory, _>(deps.table.query(k::jobs_of(&id)).backwards())
         .await?;

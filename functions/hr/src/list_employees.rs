@@ -15,15 +15,14 @@ use keys::{
     Name, Shard,
     hr::{self as k, HIRE_SHARDS},
 };
-use model::hr::{CurrentJob, Employee, Job};
+use model::hr::{CurrentJob, Job};
 use store::merge::Direction;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-employees",
-    access: Access::Staff,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-employees",
+    Access::Staff,
+    &Route::get(
         "/employees",
         "H2 (name), H11 (current job title), H6 (hired since, 4 shards merged newest first): exactly one",
         &[
@@ -53,20 +52,16 @@ pub const FUNCTION: Function = Function {
             },
         ],
     )
-    .paged(50)],
-};
+    .paged(50),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(
-            200,
-            "a page of employees (with their current job for H11)",
-        )])
-        .query(&[
-            Query::of::<keys::schema::FreeText>("name", ""),
-            Query::of::<keys::schema::FreeText>("jobTitle", ""),
-            Query::of::<keys::Date>("hiredSince", ""),
-        ]),
+    Contract::ok::<Page>("a page of employees (with their current job for H11)").query(&[
+        Query::of::<keys::schema::FreeText>("name", ""),
+        Query::of::<keys::schema::FreeText>("jobTitle", ""),
+        Query::of::<keys::Date>("hiredSince", ""),
+    ]),
 ];
 
 api::page! {
@@ -92,22 +87,17 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             api::count_as_pattern("H2");
             let name =
                 Name::parse("name", &name).map_err(|e| ApiError::invalid_parameter("name", e))?;
-            let page = api::page_request(&req, &FUNCTION)?;
-            let paging = store::Paging::new(deps, page, |limit| {
+            let paging = api::paging(deps, &req, &FUNCTION, |limit| {
                 format!("H2|{}|{limit}", name.key().as_key())
             })?;
-            let (items, after) = paging
-                .page::<Employee, _>(deps.table.query(k::employees_named(&name.key())))
-                .await?;
-            employees = items.iter().map(view::listed_employee).collect();
-            next = after;
+            let query = deps.table.query(k::employees_named(&name.key()));
+            (employees, next) = paging.page_shown(query, view::listed_employee).await?;
         }
         (None, Some(title), None) => {
             api::count_as_pattern("H11");
             let title = Name::parse("jobTitle", &title)
                 .map_err(|e| ApiError::invalid_parameter("jobTitle", e))?;
-            let page = api::page_request(&req, &FUNCTION)?;
-            let paging = store::Paging::new(deps, page, |limit| {
+            let paging = api::paging(deps, &req, &FUNCTION, |limit| {
                 format!("H11|{}|{limit}", title.key().as_key())
             })?;
             let jobs = deps
@@ -129,10 +119,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                     .merged_page(&deps.table, streams, Direction::Ascending)
                     .await?
             };
-            employees = items
-                .into_iter()
-                .map(|i| model::from_item::<CurrentJob>(i).map(|c| view::with_job(&c, &sources)))
-                .collect::<Result<_, _>>()?;
+            employees = store::shown(items, |c: &CurrentJob| view::with_job(c, &sources))?;
             next = after;
         }
         (None, None, Some(since)) => {
@@ -140,15 +127,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             let streams = Shard::all(HIRE_SHARDS)
                 .map(|shard| k::hired_since(shard, since))
                 .collect();
-            let page = api::page_request(&req, &FUNCTION)?;
-            let paging = store::Paging::new(deps, page, |limit| format!("H6|{since}|{limit}"))?;
+            let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("H6|{since}|{limit}"))?;
             let (items, cursor) = paging
                 .merged_page(&deps.table, streams, Direction::Descending)
                 .await?;
-            employees = items
-                .into_iter()
-                .map(|i| model::from_item::<Employee>(i).map(|e| view::listed_employee(&e)))
-                .collect::<Result<_, _>>()?;
+            employees = store::shown(items, view::listed_employee)?;
             next = cursor;
         }
         _ => return Err(ApiError::bad_request("invalid_parameter", CHOICES)),

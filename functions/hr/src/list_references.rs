@@ -7,7 +7,7 @@
 
 use api::declare::*;
 use keys::hr as k;
-use model::hr::ReferenceRecord;
+use model::hr::{Country, Department, Job, Location, ReferenceRecord, Region, Warehouse};
 
 use crate::reference;
 
@@ -102,30 +102,21 @@ pub const FUNCTION: Function = Function {
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Region>>(200, "a page of the regions, by id")])
-                .operation_id("listRegions"),
-    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Country>>(200, "a page of the countries, by id")])
-                .operation_id("listCountries"),
-    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Location>>(200, "a page of the locations, by id")])
-                .operation_id("listLocations"),
-    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Department>>(200, "a page of the departments, by id")])
-                .operation_id("listDepartments"),
-    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Warehouse>>(200, "a page of the warehouses, by id")])
-                .operation_id("listWarehouses"),
-    Contract::answers(&[Answer::of::<reference::Listed<model::hr::Job>>(200, "a page of the jobs, by id")])
-                .operation_id("listJobs"),
+    reference::list::<Region>("a page of the regions, by id", "listRegions"),
+    reference::list::<Country>("a page of the countries, by id", "listCountries"),
+    reference::list::<Location>("a page of the locations, by id", "listLocations"),
+    reference::list::<Department>("a page of the departments, by id", "listDepartments"),
+    reference::list::<Warehouse>("a page of the warehouses, by id", "listWarehouses"),
+    reference::list::<Job>("a page of the jobs, by id", "listJobs"),
 ];
 
 async fn list<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response<Body>, ApiError> {
-    let page = api::page_request(req, &FUNCTION)?;
     let kind = R::KIND;
-    let paging = store::Paging::new(deps, page, |limit| {
+    let paging = api::paging(deps, req, &FUNCTION, |limit| {
         format!("references|{}|{limit}", kind.tag())
     })?;
-    let (records, next) = paging
-        .page::<R, _>(deps.table.query(k::references(kind)))
-        .await?;
-    let records: Vec<_> = records.iter().map(reference::view).collect();
+    let query = deps.table.query(k::references(kind));
+    let (records, next) = paging.page_shown(query, reference::view::<R>).await?;
     api::json(
         200,
         &serde_json::json!({ reference::collection(kind): records, "nextCursor": next }),

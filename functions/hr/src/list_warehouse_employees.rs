@@ -6,14 +6,12 @@
 use api::declare::*;
 use crate::views as view;
 use keys::hr as k;
-use model::hr::EmployeeWarehouse;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-warehouse-employees",
-    access: Access::Staff,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-warehouse-employees",
+    Access::Staff,
+    &Route::get(
         "/warehouses/{warehouseId}/employees",
         "H7: the employees of a warehouse (GSI1)",
         &[Pattern {
@@ -25,16 +23,11 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/warehouses/W1/employees"),
         }],
     )
-    .paged(50)],
-};
+    .paged(50),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(
-        200,
-        "a page of the warehouse's employees",
-    )]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>("a page of the warehouse's employees")];
 
 api::page! {
     /// A page of a warehouse's employees.
@@ -46,23 +39,17 @@ api::page! {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let warehouse = api::path_id(&req, "warehouseId")?;
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| format!("H7|{warehouse}|{limit}"))?;
-    let (items, next) = paging
-        .page::<EmployeeWarehouse, _>(deps.table.query(k::warehouse_employees(&warehouse)))
-        .await?;
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| {
+        format!("H7|{warehouse}|{limit}")
+    })?;
+    let query = deps.table.query(k::warehouse_employees(&warehouse));
+    let (employees, next_cursor) = paging.page_shown(query, view::warehouse_employee).await?;
     api::json(
         200,
         &Page {
-            employees: items
-                .iter()
-                .map(|e| view::Named {
-                    employee_id: e.employee_id.clone(),
-                    name: e.employee_name.as_str().to_owned(),
-                })
-                .collect(),
             warehouse_id: warehouse,
-            next_cursor: next,
+            employees,
+            next_cursor,
         },
     )
 }

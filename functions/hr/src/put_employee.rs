@@ -11,11 +11,10 @@ use serde::Deserialize;
 use crate::data::{self as hr, EmployeeInput, Put};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "put-employee",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[Route::put(
+pub const FUNCTION: Function = Function::one(
+    "put-employee",
+    Access::Staff,
+    &Route::put(
         "/employees/{employeeId}",
         "Create or replace an employee; its warehouse and current-job edges follow in the same transaction",
         &[Pattern {
@@ -40,18 +39,13 @@ pub const FUNCTION: Function = Function {
                     )
                 }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[
-            Answer::of::<view::Employee>(200, "replaced"),
-            Answer::of::<view::Employee>(201, "created"),
-        ])
-        .body::<NewEmployee>()
-        .refusals(&[Refusal::NOT_FOUND]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Employee>("replaced", "created")
+    .body::<NewEmployee>()
+    .refusals(&[Refusal::NOT_FOUND])];
 
 /// An employee's name, hire date and warehouse.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -105,48 +105,12 @@ pub const FUNCTION: Function = Function {
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Region>>(200, "replaced"),
-                Answer::of::<reference::Shown<Region>>(201, "created"),
-            ])
-            .body::<reference::Sent<Region>>()
-            
-            .operation_id("putRegion"),
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Country>>(200, "replaced"),
-                Answer::of::<reference::Shown<Country>>(201, "created"),
-            ])
-            .body::<reference::Sent<Country>>()
-            .refusals(&[Refusal::NOT_FOUND])
-            .operation_id("putCountry"),
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Location>>(200, "replaced"),
-                Answer::of::<reference::Shown<Location>>(201, "created"),
-            ])
-            .body::<reference::Sent<Location>>()
-            .refusals(&[Refusal::NOT_FOUND])
-            .operation_id("putLocation"),
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Department>>(200, "replaced"),
-                Answer::of::<reference::Shown<Department>>(201, "created"),
-            ])
-            .body::<reference::Sent<Department>>()
-            .refusals(&[Refusal::NOT_FOUND])
-            .operation_id("putDepartment"),
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Warehouse>>(200, "replaced"),
-                Answer::of::<reference::Shown<Warehouse>>(201, "created"),
-            ])
-            .body::<reference::Sent<Warehouse>>()
-            .refusals(&[Refusal::NOT_FOUND])
-            .operation_id("putWarehouse"),
-    Contract::answers(&[
-                Answer::of::<reference::Shown<Job>>(200, "replaced (renamed)"),
-                Answer::of::<reference::Shown<Job>>(201, "created"),
-            ])
-            .body::<reference::Sent<Job>>()
-            
-            .operation_id("putJob"),
+    reference::put::<Region>("replaced", "putRegion"),
+    reference::put::<Country>("replaced", "putCountry"),
+    reference::put::<Location>("replaced", "putLocation"),
+    reference::put::<Department>("replaced", "putDepartment"),
+    reference::put::<Warehouse>("replaced", "putWarehouse"),
+    reference::put::<Job>("replaced (renamed)", "putJob"),
 ];
 pub use crate::reference::MAX_NAME_CHARS;
 
@@ -263,11 +227,28 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     macro_rules! with_parent {
         ($record:ident, $id:ident, $parent:ident) => {{
             let $parent = parent.expect("checked above: this kind has a parent");
-            put(deps, $record { $id: id, name, $parent }).await
+            put(
+                deps,
+                $record {
+                    $id: id,
+                    name,
+                    $parent,
+                },
+            )
+            .await
         }};
     }
     match kind {
-        Reference::Region => put(deps, Region { region_id: id, name }).await,
+        Reference::Region => {
+            put(
+                deps,
+                Region {
+                    region_id: id,
+                    name,
+                },
+            )
+            .await
+        }
         Reference::Country => with_parent!(Country, country_id, region_id),
         Reference::Location => with_parent!(Location, location_id, country_id),
         Reference::Department => with_parent!(Department, department_id, location_id),

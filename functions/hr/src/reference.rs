@@ -3,6 +3,7 @@
 
 use std::{borrow::Cow, marker::PhantomData};
 
+use api::contract::{Contract, Refusal};
 use keys::{Id, hr::Reference, schema::FreeText};
 use model::hr::ReferenceRecord;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -189,6 +190,32 @@ impl<R: ReferenceRecord> JsonSchema for Listed<R> {
             "properties": { list: records, "nextCursor": cursor },
         })
     }
+}
+
+/// `get-reference`'s contract for `R`'s kind: `the` record, or 404.
+pub const fn get<R: ReferenceRecord>(the: &'static str, operation_id: &'static str) -> Contract {
+    Contract::found::<Shown<R>>(the).operation_id(operation_id)
+}
+
+/// `list-references`' contract for `R`'s kind: a `page` of its records.
+pub const fn list<R: ReferenceRecord>(page: &'static str, operation_id: &'static str) -> Contract {
+    Contract::ok::<Listed<R>>(page).operation_id(operation_id)
+}
+
+/// `put-reference`'s contract for `R`'s kind: its record sent, 200 when it `replaced` one, 201
+/// when created; 404 when the parent it names does not exist (a kind with a parent).
+pub const fn put<R: ReferenceRecord>(
+    replaced: &'static str,
+    operation_id: &'static str,
+) -> Contract {
+    let refusals: &[Refusal] = match R::KIND.parent() {
+        Some(_) => &[Refusal::NOT_FOUND],
+        None => &[],
+    };
+    Contract::put::<Shown<R>>(replaced, "created")
+        .body::<Sent<R>>()
+        .refusals(refusals)
+        .operation_id(operation_id)
 }
 
 /// `f::<R>(args..).await` for the record type `R` of `kind`: one dispatch for the routes that

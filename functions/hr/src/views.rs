@@ -121,6 +121,14 @@ pub fn with_job(c: &CurrentJob, sources: &Sources) -> Listed {
     }
 }
 
+/// An employee of a warehouse, as its edge names them (H7).
+pub fn warehouse_employee(e: &EmployeeWarehouse) -> Named {
+    Named {
+        employee_id: e.employee_id.clone(),
+        name: e.employee_name.as_str().to_owned(),
+    }
+}
+
 /// A warehouse edge, with the warehouse's name as the warehouse has it now.
 pub fn warehouse(w: &EmployeeWarehouse, sources: &Sources) -> Warehouse {
     Warehouse {

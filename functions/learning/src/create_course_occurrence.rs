@@ -17,38 +17,35 @@ use serde::Deserialize;
 use crate::data as learning;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "create-course-occurrence",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[
-        Route::post(
-            "/courses",
-            "Create a course occurrence (the Course of Walch's talk)",
-            &[
-                Pattern {
-                    id: "",
-                    route: "`POST /courses` `{courseName, startDate, location, courseType}` (staff)",
-                    index: Index::Table,
-                    request: "PutItem, `attribute_not_exists`",
-                    returns: "201 the occurrence; 409 `course_exists`",
-                    example: Example::staff("/courses").with_body(r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#).with_worst(|| {
-                        api::function::Worst::new(
-                            format!("a course name and a location of {} and a course type of {MAX_COURSE_TYPE_CHARS} characters of 4 bytes", keys::MAX_TEXT_LEN),
-                            largest(),
-                        )
-                    }),
-                },
-            ],
-        ),
-    ],
-};
+pub const FUNCTION: Function = Function::one(
+    "create-course-occurrence",
+    Access::Staff,
+    &Route::post(
+        "/courses",
+        "Create a course occurrence (the Course of Walch's talk)",
+        &[
+            Pattern {
+                id: "",
+                route: "`POST /courses` `{courseName, startDate, location, courseType}` (staff)",
+                index: Index::Table,
+                request: "PutItem, `attribute_not_exists`",
+                returns: "201 the occurrence; 409 `course_exists`",
+                example: Example::staff("/courses").with_body(r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#).with_worst(|| {
+                    api::function::Worst::new(
+                        format!("a course name and a location of {} and a course type of {MAX_COURSE_TYPE_CHARS} characters of 4 bytes", keys::MAX_TEXT_LEN),
+                        largest(),
+                    )
+                }),
+            },
+        ],
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<view::CourseOccurrence>(201, "the occurrence")])
-                .body::<NewOccurrence>()
-                .refusals(&[Refusal::CONFLICT]),
+    Contract::created::<view::CourseOccurrence>("the occurrence")
+        .body::<NewOccurrence>()
+        .refusals(&[Refusal::CONFLICT]),
 ];
 
 pub const MAX_COURSE_TYPE_CHARS: usize = 100;

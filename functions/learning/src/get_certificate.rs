@@ -9,11 +9,10 @@ use crate::{params, views as view};
 use crate::data as learning;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-certificate",
-    access: Access::Public,
-    needs: Needs::TABLE,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-certificate",
+    Access::Public,
+    &Route::get(
         "/courses/{course}/certificates/{date}/{student}",
         "L7: a student's certificate of a course day, in either entity version",
         &[Pattern {
@@ -36,25 +35,21 @@ pub const FUNCTION: Function = Function {
                 .answered(404)
             }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<view::Certificate>(200, "the certificate")])
-            .refusals(&[Refusal::NOT_FOUND])
-            .worst_read_units(3.0),
-];
+pub const CONTRACTS: &[Contract] =
+    &[Contract::found::<view::Certificate>("the certificate").worst_read_units(3.0)];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;
     let date = params::path_date(&req, "date")?;
     let student = params::path_name(&req, "student")?;
     let found = learning::certificate(&deps.table, &course, date, &student).await?;
-    let certificate = ApiError::or_not_found(found, "certificate_not_found", || {
+    api::found(found, view::certificate, "certificate_not_found", || {
         format!("{student} holds no certificate of {course} on {date}.")
-    })?;
-    api::json(200, &view::certificate(&certificate))
+    })
 }
 
 #[cfg(test)]

@@ -11,15 +11,13 @@ use model::{
     Entity,
     learning::{Certificate, CourseOccurrence},
 };
-use serde::Serialize;
 use store::StoreError;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-course-day",
-    access: Access::Staff,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-course-day",
+    Access::Staff,
+    &Route::get(
         "/courses/{course}/days/{date}",
         "L8: a course day's occurrences and certificates, one query per page",
         &[Pattern {
@@ -31,35 +29,26 @@ pub const FUNCTION: Function = Function {
             example: Example::staff("/courses/introtodynamodb/days/2022-03-15"),
         }],
     )
-    .paged(50)],
-};
+    .paged(50),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(
-        200,
-        "one page of the day's items",
-    )]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>("one page of the day's items")];
 
-/// A page of a course day's occurrences and certificates.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page<'a> {
-    course_key: &'a str,
-    date: keys::Date,
-    courses: Vec<view::CourseOccurrence>,
-    certificates: Vec<view::Certificate>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a course day's occurrences and certificates.
+    Page<'a> {
+        course_key: &'a str,
+        date: keys::Date,
+        courses: Vec<view::CourseOccurrence>,
+        certificates: Vec<view::Certificate>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;
     let date = params::path_date(&req, "date")?;
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| {
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| {
         format!("L8|{}|{date}|{limit}", course.key().as_key())
     })?;
     let (items, next) = paging

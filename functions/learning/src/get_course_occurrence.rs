@@ -8,11 +8,10 @@ use model::{Entity, learning::CourseOccurrence};
 use store::Read;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-course-occurrence",
-    access: Access::Public,
-    needs: Needs::TABLE,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-course-occurrence",
+    Access::Public,
+    &Route::get(
         "/courses/{course}/occurrences/{date}/{location}",
         "L1: a course occurrence by name, date and location",
         &[Pattern {
@@ -25,8 +24,10 @@ pub const FUNCTION: Function = Function {
                 "/courses/Intro%20to%20DynamoDB/occurrences/2022-03-15/Building%201",
             )
             .with_worst(|| {
+                use crate::create_course_occurrence::{
+                    largest, longest_course_name, longest_location,
+                };
                 use api::function::{Worst, leak, path_segment};
-                use crate::create_course_occurrence::{largest, longest_course_name, longest_location};
                 let target = format!(
                     "/courses/{}/occurrences/2022-03-16/{}",
                     path_segment(&longest_course_name()),
@@ -36,29 +37,22 @@ pub const FUNCTION: Function = Function {
                     .after("create-course-occurrence", largest())
             }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<view::CourseOccurrence>(200, "the occurrence")])
-            .refusals(&[Refusal::NOT_FOUND])
-            .worst_read_units(1.0),
-];
+pub const CONTRACTS: &[Contract] =
+    &[Contract::found::<view::CourseOccurrence>("the occurrence").worst_read_units(1.0)];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;
     let date = params::path_date(&req, "date")?;
     let location = params::path_location(&req)?;
     let key = k::course_occurrence(course.key(), date, CourseOccurrence::VERSION, &location);
-    let occurrence: Option<CourseOccurrence> = deps.table.get(&key, Read::Eventual).await?;
-    let occurrence = occurrence.ok_or_else(|| {
-        ApiError::not_found(
-            "course_not_found",
-            format!("There is no {course} on {date} at {location}."),
-        )
-    })?;
-    api::json(200, &view::occurrence(&occurrence))
+    let found = deps.table.get(&key, Read::Eventual).await?;
+    api::found(found, view::occurrence, "course_not_found", || {
+        format!("There is no {course} on {date} at {location}.")
+    })
 }
 
 #[cfg(test)]

@@ -16,11 +16,10 @@ use keys::{
 use model::learning::Certificate;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-certificates",
-    access: Access::Staff,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-certificates",
+    Access::Staff,
+    &Route::get(
         "/certificates",
         "L11-L13: certificates of a type (one version, one instructor): every shard merged into one list",
         &[
@@ -50,17 +49,15 @@ pub const FUNCTION: Function = Function {
             },
         ],
     )
-    .paged(20)],
-};
+    .paged(20),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(200, "one page of the merged list")]).query(&[
-            Query::of::<keys::learning::CertType>("type", "").required(),
-            params::VERSION,
-            Query::of::<keys::schema::FreeText>("instructor", ""),
-        ]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>("one page of the merged list").query(&[
+    Query::of::<keys::learning::CertType>("type", "").required(),
+    params::VERSION,
+    Query::of::<keys::schema::FreeText>("instructor", ""),
+])];
 
 api::page! {
     /// A page of certificates of a type.
@@ -108,8 +105,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         let who = instructor.as_ref().map(Name::as_str).unwrap_or("");
         format!("L11-13|{}|{version:?}|{who}|{limit}", cert_type.tag())
     };
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, binding)?;
+    let paging = api::paging(deps, &req, &FUNCTION, binding)?;
     let (items, next) = paging
         .merged_page(&deps.table, streams, store::merge::Direction::Ascending)
         .await?;

@@ -6,15 +6,12 @@
 use api::declare::*;
 use crate::{params, views as view};
 use keys::learning as k;
-use model::learning::Certificate;
-use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-course-certificates",
-    access: Access::Staff,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-course-certificates",
+    Access::Staff,
+    &Route::get(
         "/courses/{course}/certificates",
         "L9-L10: a course day's certificates, every entity version or one",
         &[
@@ -38,27 +35,22 @@ pub const FUNCTION: Function = Function {
             },
         ],
     )
-    .paged(50)],
-};
+    .paged(50),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(200, "one page of certificates")]).query(&[
-            Query::of::<keys::Date>("date", "").required(),
-            params::VERSION,
-        ]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>("one page of certificates").query(&[
+    Query::of::<keys::Date>("date", "").required(),
+    params::VERSION,
+])];
 
-/// A page of a course day's certificates.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page<'a> {
-    course_key: &'a str,
-    date: keys::Date,
-    certificates: Vec<view::Certificate>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a course day's certificates.
+    Page<'a> {
+        course_key: &'a str,
+        date: keys::Date,
+        certificates: Vec<view::Certificate>,
+    }
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
@@ -67,23 +59,20 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .ok_or_else(|| ApiError::invalid_parameter("date", "give date=YYYY-MM-DD"))?;
     let version = params::query_version(&req)?;
     api::count_as_pattern(if version.is_some() { "L10" } else { "L9" });
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| {
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| {
         format!("L9-10|{}|{date}|{version:?}|{limit}", course.key().as_key())
     })?;
-    let (items, next) = paging
-        .page::<Certificate, _>(
-            deps.table
-                .query(k::certificates_on(course.key(), date, version)),
-        )
-        .await?;
+    let query = deps
+        .table
+        .query(k::certificates_on(course.key(), date, version));
+    let (certificates, next_cursor) = paging.page_shown(query, view::certificate).await?;
     api::json(
         200,
         &Page {
             course_key: course.key().as_key(),
             date,
-            certificates: items.iter().map(view::certificate).collect(),
-            next_cursor: next,
+            certificates,
+            next_cursor,
         },
     )
 }

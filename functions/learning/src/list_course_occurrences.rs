@@ -22,14 +22,12 @@ use api::declare::*;
 use crate::{params, views as view};
 use keys::learning::{Location, OccurrenceRead, Period};
 use model::learning::CourseOccurrence;
-use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "list-course-occurrences",
-    access: Access::Public,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "list-course-occurrences",
+    Access::Public,
+    &Route::get(
         "/courses/{course}/occurrences",
         "L2-L6: a course's occurrences (by year, month, date, partial location), in date order",
         &[
@@ -78,12 +76,12 @@ pub const FUNCTION: Function = Function {
             },
         ],
     )
-    .paged(20)],
-};
+    .paged(20),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(200, "one page of occurrences")])
+    Contract::ok::<Page>("one page of occurrences")
             .query(&[
                 Query::with("year", "", |_| {
                     json_schema!({ "type": "string", "pattern": "^[0-9]{4}$" })
@@ -100,16 +98,14 @@ pub const CONTRACTS: &[Contract] = &[
             .worst_read_units(31.0),
 ];
 
-/// A page of a course's occurrences.
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-struct Page<'a> {
-    course_key: &'a str,
-    occurrences: Vec<view::CourseOccurrence>,
-    #[schemars(with = "api::views::NextCursor")]
-    next_cursor: Option<String>,
+api::page! {
+    /// A page of a course's occurrences.
+    Page<'a> {
+        course_key: &'a str,
+        occurrences: Vec<view::CourseOccurrence>,
+    }
 }
+
 /// The costliest page: the most occurrences a page may ask for, each the largest there can be,
 /// and one more after them.
 fn worst() -> api::function::Worst {
@@ -203,8 +199,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             course.key().as_key()
         )
     };
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, binding)?;
+    let paging = api::paging(deps, &req, &FUNCTION, binding)?;
     // Anyone may ask: the page stops at the read budget.
     let largest = crate::create_course_occurrence::LARGEST_OCCURRENCE_BYTES;
     let (items, next) = paging

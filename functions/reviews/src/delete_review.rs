@@ -10,11 +10,10 @@ use api::declare::*;
 use crate::data as reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "delete-review",
-    access: Access::owner_or_staff("username", "review_not_found"),
-    needs: Needs::TABLE,
-    routes: &[Route::delete(
+pub const FUNCTION: Function = Function::one(
+    "delete-review",
+    Access::owner_or_staff("username", "review_not_found"),
+    &Route::delete(
         "/books/{isbn}/reviews/{username}",
         "R3: delete the user's review of the book (the user, or staff moderating)",
         &[Pattern {
@@ -27,19 +26,20 @@ pub const FUNCTION: Function = Function {
                 let review = crate::put_review::largest();
                 api::function::Worst::new(
                     "the largest review (`put-review`'s worst case)",
-                    Example { body: None, ..review },
+                    Example {
+                        body: None,
+                        ..review
+                    },
                 )
                 .after("put-user", crate::put_user::largest())
                 .after("put-review", review)
             }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::no_content("deleted")]),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::no_content("deleted")];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = crate::params::path_isbn(&req)?;
@@ -83,21 +83,13 @@ mod tests {
     }
 
     fn types(items: &[Item]) -> Vec<(String, String)> {
-        items
-            .iter()
-            .filter(|i| {
-                matches!(
-                    i["Type"].as_s().unwrap().as_str(),
-                    "Review" | "ReviewMarker"
-                )
-            })
-            .map(|i| {
-                (
-                    i["Type"].as_s().unwrap().clone(),
-                    i["PK"].as_s().unwrap().clone(),
-                )
-            })
-            .collect()
+        let reviews = items.iter().filter(|i| {
+            matches!(
+                i["Type"].as_s().unwrap().as_str(),
+                "Review" | "ReviewMarker"
+            )
+        });
+        testkit::attribute_pairs(reviews, "Type", "PK")
     }
 
     #[tokio::test]

@@ -22,11 +22,10 @@ use keys::reviews as k;
 use model::reviews::{Book, Review};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-book",
-    access: Access::Public,
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-book",
+    Access::Public,
+    &Route::get(
         "/books/{isbn}",
         "R1: a book with its rating and its reviews, newest first, paginated",
         &[Pattern {
@@ -38,17 +37,13 @@ pub const FUNCTION: Function = Function {
             example: Example::anyone("/books/9780261102354?limit=2").with_worst(worst),
         }],
     )
-    .paged(10)],
-};
+    .paged(10),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(
-            200,
-            "the book (first page only) and a page of its reviews",
-        )])
+    Contract::found::<Page>("the book (first page only) and a page of its reviews")
         .page_note(PAGE_NOTE)
-        .refusals(&[Refusal::NOT_FOUND])
         .worst_read_units(30.0),
 ];
 
@@ -93,21 +88,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     // Who asks decides whether each review shows its author's account id.
     let caller = api::auth::caller(&req);
     // A cursor is bound to this pattern, this book and this page size.
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| format!("R1|{isbn}|{limit}"))?;
-    let Some((book, reviews, next)) = paging
-        .parent_page::<Book, Review, _>(
-            &deps.table,
-            k::book_and_reviews(&isbn),
-            crate::put_review::LARGEST_REVIEW_BYTES,
-        )
-        .await?
-    else {
-        return Err(ApiError::not_found(
-            "book_not_found",
-            format!("There is no book {isbn}; create it with PUT /books/{isbn}."),
-        ));
-    };
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("R1|{isbn}|{limit}"))?;
+    let largest = crate::put_review::LARGEST_REVIEW_BYTES;
+    let found = paging
+        .parent_page::<Book, Review, _>(&deps.table, k::book_and_reviews(&isbn), largest)
+        .await?;
+    let (book, reviews, next) = ApiError::or_not_found(found, "book_not_found", || {
+        format!("There is no book {isbn}; create it with PUT /books/{isbn}.")
+    })?;
     api::json(
         200,
         &Page {
@@ -124,38 +112,22 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{Date, Id, reviews::Isbn};
+    use keys::reviews::Isbn;
     use model::Item;
     use serde_json::{Value, json};
     use store::{Table, Update};
-    use crate::data::{self as reviews, NewReview, put_review};
+    use crate::data as reviews;
+    use crate::fixtures;
     use testkit::{Harness, all_items, query_read_units};
     const ISBN: &str = "9780261102354";
     const OTHER: &str = "9780261102361";
-    /// 2001-08-05T02:46:00Z, the first review date of Pernin's introduction.
-    const T0: u64 = 996_979_560_000;
+    const T0: u64 = fixtures::REVIEW_2001_MS;
 
-    fn id(s: &str) -> Id {
-        Id::parse("u", s).unwrap()
-    }
-
+    /// `user` (created, or written again) and their review of `isbn` at `at_ms`.
     async fn add_review(table: &Table, isbn: &str, user: &str, at_ms: u64, text: &str) {
-        let d = Date::parse_iso("2000-09-29").unwrap();
-        reviews::put_user(table, &id(user), Some(d), d)
-            .await
-            .unwrap();
-        put_review(
-            table,
-            &NewReview {
-                isbn: Isbn::parse(isbn).unwrap(),
-                user: id(user),
-                grade: (at_ms % 10) as u8 + 1,
-                text: text.into(),
-                at: crate::fixtures::at(at_ms),
-            },
-        )
-        .await
-        .unwrap();
+        fixtures::user(table, user).await;
+        let grade = (at_ms % 10) as u8 + 1;
+        fixtures::review(table, isbn, user, at_ms, grade, text).await;
     }
 
     /// The Fellowship with `n` reviews by user-00.. one day apart (user-00 the oldest), and the Two

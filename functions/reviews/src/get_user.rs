@@ -18,11 +18,10 @@ use keys::reviews as k;
 use model::reviews::{Review, User};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "get-user",
-    access: Access::owner_or_staff("username", "user_not_found"),
-    needs: Needs::CURSORS,
-    routes: &[Route::get(
+pub const FUNCTION: Function = Function::one(
+    "get-user",
+    Access::owner_or_staff("username", "user_not_found"),
+    &Route::get(
         "/users/{username}",
         "R2: a user with their review count and their reviews, newest first, paginated",
         &[Pattern {
@@ -34,15 +33,12 @@ pub const FUNCTION: Function = Function {
             example: Example::sub("frodo", "/users/frodo?limit=2"),
         }],
     )
-    .paged(10)],
-};
+    .paged(10),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[Answer::of::<Page>(
-            200,
-            "the user (first page only) and a page of their reviews",
-        )])
+    Contract::ok::<Page>("the user (first page only) and a page of their reviews")
         .page_note(crate::get_book::PAGE_NOTE),
 ];
 
@@ -58,25 +54,18 @@ api::page! {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let user = api::path_id(&req, "username")?;
     // A cursor is bound to this pattern, this user and this page size.
-    let page = api::page_request(&req, &FUNCTION)?;
-    let paging = store::Paging::new(deps, page, |limit| format!("R2|{user}|{limit}"))?;
-    let Some((user, reviews, next)) = paging
-        .parent_page::<User, Review, _>(
-            &deps.table,
-            k::user_and_reviews(&user),
-            crate::put_review::LARGEST_REVIEW_BYTES,
-        )
-        .await?
-    else {
-        return Err(ApiError::not_found(
-            "user_not_found",
-            format!("There is no user {user}; create it with PUT /users/{user}."),
-        ));
-    };
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("R2|{user}|{limit}"))?;
+    let largest = crate::put_review::LARGEST_REVIEW_BYTES;
+    let found = paging
+        .parent_page::<User, Review, _>(&deps.table, k::user_and_reviews(&user), largest)
+        .await?;
+    let (record, reviews, next) = ApiError::or_not_found(found, "user_not_found", || {
+        format!("There is no user {user}; create it with PUT /users/{user}.")
+    })?;
     api::json(
         200,
         &Page {
-            user: user.as_ref().map(view::user),
+            user: record.as_ref().map(view::user),
             reviews: reviews.iter().map(view::review).collect(),
             next_cursor: next,
         },
@@ -86,18 +75,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keys::{Date, Id, reviews::Isbn};
+    use keys::reviews::Isbn;
     use model::Item;
     use serde_json::{Value, json};
     use store::{Table, Update, cursor::CursorCodec};
-    use crate::data::{self as reviews, NewReview, put_review};
+    use crate::data as reviews;
+    use crate::fixtures::{self, id};
     use testkit::{Harness, all_items, query_read_units};
-    /// 2001-08-05T02:46:00Z, the first review date of Pernin's introduction.
-    const T0: u64 = 996_979_560_000;
-
-    fn id(s: &str) -> Id {
-        Id::parse("u", s).unwrap()
-    }
+    const T0: u64 = fixtures::REVIEW_2001_MS;
 
     /// The ISBN-13 of `978000000<i:3>` with its check digit: a distinct valid book per `i`.
     fn isbn(i: u64) -> Isbn {
@@ -107,29 +92,17 @@ mod tests {
     }
 
     async fn add_user(table: &Table, user: &str) {
-        let d = Date::parse_iso("2000-09-29").unwrap();
-        reviews::put_user(table, &id(user), Some(d), d)
-            .await
-            .unwrap();
+        fixtures::user(table, user).await;
     }
 
+    /// `user`'s review of book `book` (created here) at `at_ms`.
     async fn add_review(table: &Table, book: u64, user: &str, at_ms: u64, text: &str) {
         let isbn = isbn(book);
         reviews::put_book(table, &isbn, &format!("Book {book}"), "A", 1954)
             .await
             .unwrap();
-        put_review(
-            table,
-            &NewReview {
-                isbn,
-                user: id(user),
-                grade: (book % 10) as u8 + 1,
-                text: text.into(),
-                at: crate::fixtures::at(at_ms),
-            },
-        )
-        .await
-        .unwrap();
+        let grade = (book % 10) as u8 + 1;
+        fixtures::review(table, isbn.as_str(), user, at_ms, grade, text).await;
     }
 
     /// frodo with `n` reviews of books 0.. one day apart (book 0 the oldest); sam with one.

@@ -12,46 +12,40 @@ use serde::Deserialize;
 use crate::data as reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "put-book",
-    access: Access::Staff,
-    needs: Needs::TABLE,
-    routes: &[
-        Route::put(
-            "/books/{isbn}",
-            "R4: create or update a book (keeps its rating)",
-            &[
-                Pattern {
-                    id: "R4",
-                    route: "`PUT /books/{isbn}` `{title, author, publicationYear}` (staff)",
-                    index: Index::Table,
-                    request: "UpdateItem `BOOK#<isbn>` / `BOOK#<isbn>` (keeps the derived rating)",
-                    returns: "the book; 201 created, 200 updated",
-                    example: Example::staff("/books/978-0-261-10235-4").with_body(r#"{"title": "The Fellowship of the Ring", "author": "J.R.R. Tolkien", "publicationYear": 1954}"#).with_worst(|| {
-                        use api::function::{leak, widest_text};
-                        let body = serde_json::json!({
-                            "title": widest_text(MAX_TITLE_CHARS),
-                            "author": widest_text(MAX_AUTHOR_CHARS),
-                            "publicationYear": MAX_YEAR,
-                        });
-                        api::function::Worst::new(
-                            format!("a title of {MAX_TITLE_CHARS} and an author of {MAX_AUTHOR_CHARS} characters of 4 bytes"),
-                            Example::staff("/books/978-0-261-10235-4").with_body(leak(body.to_string())),
-                        )
-                    }),
-                },
-            ],
-        ),
-    ],
-};
+pub const FUNCTION: Function = Function::one(
+    "put-book",
+    Access::Staff,
+    &Route::put(
+        "/books/{isbn}",
+        "R4: create or update a book (keeps its rating)",
+        &[
+            Pattern {
+                id: "R4",
+                route: "`PUT /books/{isbn}` `{title, author, publicationYear}` (staff)",
+                index: Index::Table,
+                request: "UpdateItem `BOOK#<isbn>` / `BOOK#<isbn>` (keeps the derived rating)",
+                returns: "the book; 201 created, 200 updated",
+                example: Example::staff("/books/978-0-261-10235-4").with_body(r#"{"title": "The Fellowship of the Ring", "author": "J.R.R. Tolkien", "publicationYear": 1954}"#).with_worst(|| {
+                    use api::function::{leak, widest_text};
+                    let body = serde_json::json!({
+                        "title": widest_text(MAX_TITLE_CHARS),
+                        "author": widest_text(MAX_AUTHOR_CHARS),
+                        "publicationYear": MAX_YEAR,
+                    });
+                    api::function::Worst::new(
+                        format!("a title of {MAX_TITLE_CHARS} and an author of {MAX_AUTHOR_CHARS} characters of 4 bytes"),
+                        Example::staff("/books/978-0-261-10235-4").with_body(leak(body.to_string())),
+                    )
+                }),
+            },
+        ],
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[
-                Answer::of::<view::Book>(200, "the book as stored, updated"),
-                Answer::of::<view::Book>(201, "the book as stored, created"),
-            ])
-            .body::<PutBook>(),
+    Contract::put::<view::Book>("the book as stored, updated", "the book as stored, created")
+        .body::<PutBook>(),
 ];
 
 pub const MAX_TITLE_CHARS: usize = 500;

@@ -15,11 +15,10 @@ use serde::Deserialize;
 use crate::data::{self as reviews, NewReview, PutReviewOutcome};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "put-review",
-    access: Access::owner("username", "user_not_found"),
-    needs: Needs::TABLE,
-    routes: &[Route::put(
+pub const FUNCTION: Function = Function::one(
+    "put-review",
+    Access::owner("username", "user_not_found"),
+    &Route::put(
         "/books/{isbn}/reviews/{username}",
         "R3: write or replace the user's one review of the book",
         &[Pattern {
@@ -38,17 +37,15 @@ pub const FUNCTION: Function = Function {
                     .after("put-user", crate::put_user::largest())
                 }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[
-            Answer::of::<view::Review>(200, "the review as stored, replacing the user's last"),
-            Answer::of::<view::Review>(201, "the review as stored, the user's first of the book"),
-        ])
-        .body::<PutReview>(),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Review>(
+    "the review as stored, replacing the user's last",
+    "the review as stored, the user's first of the book",
+)
+.body::<PutReview>()];
 
 pub use crate::views::{MAX_GRADE, MIN_GRADE};
 pub const MAX_TEXT_CHARS: usize = 5000;

@@ -12,11 +12,10 @@ use serde::Deserialize;
 use crate::data as reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
-pub const FUNCTION: Function = Function {
-    name: "put-user",
-    access: Access::owner("username", "user_not_found"),
-    needs: Needs::TABLE,
-    routes: &[Route::put(
+pub const FUNCTION: Function = Function::one(
+    "put-user",
+    Access::owner("username", "user_not_found"),
+    &Route::put(
         "/users/{username}",
         "R4: create or update a user (keeps their review count)",
         &[Pattern {
@@ -29,20 +28,20 @@ pub const FUNCTION: Function = Function {
                 .with_body(r#"{"membershipDate": "2002-02-02"}"#)
                 .with_worst(|| {
                     api::function::Worst::new(
-                        format!("a new user of the longest username, {} characters", keys::MAX_ID_LEN),
+                        format!(
+                            "a new user of the longest username, {} characters",
+                            keys::MAX_ID_LEN
+                        ),
                         largest(),
                     )
                 }),
         }],
-    )],
-};
+    ),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::answers(&[
-            Answer::of::<view::User>(200, "the user as stored, updated"),
-            Answer::of::<view::User>(201, "the user as stored, created"),
-        ])
+    Contract::put::<view::User>("the user as stored, updated", "the user as stored, created")
         .optional_body::<PutUser>(),
 ];
 

@@ -193,7 +193,7 @@ fn operation(
         );
     }
     let mut responses: Vec<(u16, Value)> = Vec::new();
-    for answer in contract.answers {
+    for answer in contract.answers() {
         let mut response = json!({ "description": answer.description });
         if let Some(schema) = answer.schema {
             let mut schema = schema.build(&mut generators.answers).to_value();

@@ -52,8 +52,11 @@ pub struct Contract {
     pub page_note: Option<&'static str>,
     /// Its JSON body: its type, and whether it may be left out.
     pub body: Option<RequestBody>,
-    /// Its successes.
-    pub answers: &'static [Answer],
+    /// Its success ([`Contract::ok`], [`Contract::created`], [`Contract::no_content`]), and a
+    /// put's second one: 200 replaced, then 201 created ([`Contract::put`]); read both with
+    /// [`Contract::answers`].
+    pub answer: Answer,
+    pub created: Option<Answer>,
     /// The refusals it documents beyond the shared ones.
     pub refusals: &'static [Refusal],
     /// A public route's costliest call in half read units (DynamoDB bills reads by the half;
@@ -88,19 +91,56 @@ impl std::fmt::Debug for More {
 }
 
 impl Contract {
-    /// A contract answering `answers`; nothing else yet.
-    pub const fn answers(answers: &'static [Answer]) -> Contract {
+    /// A contract answering `answer`; nothing else yet.
+    const fn answering(answer: Answer) -> Contract {
         Contract {
             query: &[],
             page_note: None,
             body: None,
-            answers,
+            answer,
+            created: None,
             refusals: &[],
             worst_read_halves: None,
             tag: None,
             operation_id: None,
             more: None,
         }
+    }
+
+    /// A contract answering 200 with a body of type `T` (a read, or a page: `limit` and `cursor`
+    /// come from the route's [`crate::Route::paged`]).
+    pub const fn ok<T: JsonSchema>(description: &'static str) -> Contract {
+        Contract::answering(Answer::of::<T>(200, description))
+    }
+
+    /// A read of one item: [`Contract::ok`], or 404 when there is none ([`crate::found`] answers
+    /// either).
+    pub const fn found<T: JsonSchema>(description: &'static str) -> Contract {
+        Contract::ok::<T>(description).refusals(&[Refusal::NOT_FOUND])
+    }
+
+    /// A contract answering 201 with a body of type `T`: what a write created.
+    pub const fn created<T: JsonSchema>(description: &'static str) -> Contract {
+        Contract::answering(Answer::of::<T>(201, description))
+    }
+
+    /// A contract answering 204, no body.
+    pub const fn no_content(description: &'static str) -> Contract {
+        Contract::answering(Answer::no_content(description))
+    }
+
+    /// A put's contract: 200 with the record of type `T` when it `replaced` one, 201 when it
+    /// `created` it.
+    pub const fn put<T: JsonSchema>(replaced: &'static str, created: &'static str) -> Contract {
+        Contract {
+            created: Some(Answer::of::<T>(201, created)),
+            ..Contract::ok::<T>(replaced)
+        }
+    }
+
+    /// Its successes, in the order of their statuses.
+    pub fn answers(&self) -> impl Iterator<Item = &Answer> {
+        std::iter::once(&self.answer).chain(&self.created)
     }
 
     /// With a body of type `T`.

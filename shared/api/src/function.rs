@@ -18,6 +18,33 @@ pub struct Function {
     pub routes: &'static [Route],
 }
 
+impl Function {
+    /// A function of one route, as most are: it needs the table, and the cursor key when its
+    /// route pages ([`Route::paged`]); [`Function::needs`] adds what else it reads.
+    pub const fn one(name: &'static str, access: Access, route: &'static Route) -> Function {
+        Function {
+            name,
+            access,
+            needs: Needs {
+                cursors: route.page.is_some(),
+                ..Needs::TABLE
+            },
+            routes: std::slice::from_ref(route),
+        }
+    }
+
+    /// The same, needing `needs` too (shards, its context's settings).
+    pub const fn needs(self, needs: Needs) -> Function {
+        Function {
+            needs: Needs {
+                cursors: self.needs.cursors || needs.cursors,
+                ..needs
+            },
+            ..self
+        }
+    }
+}
+
 /// One route of the HTTP API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Route {

@@ -12,9 +12,10 @@
 //!
 //! By concern:
 //! - [`error`]: [`ApiError`], its constructors, and how the store's errors map to it;
-//! - [`response`]: JSON responses ([`json`], [`no_content`]) and error responses ([`respond`]);
+//! - [`response`]: JSON responses ([`json`], [`no_content`], an item or its 404: [`found`]) and
+//!   error responses ([`respond`]);
 //! - [`parameters`]: path and query parameters and headers ([`path_id`], [`query`]...), and a
-//!   paginated pattern's page request ([`page_request`]; the pages are the store's:
+//!   paginated pattern's page, read through its cursor ([`paging`]; the pages are the store's:
 //!   [`store::Paging`]);
 //! - [`body`]: the JSON body ([`json_body`]) and its fields ([`field`]); [`number`]: a body's
 //!   whole numbers within their field's range ([`Bounded`]), refused at the edge naming it;
@@ -48,7 +49,7 @@ pub use auth::{Access, Caller};
 /// types, and those of its handler, `handle(deps: &Deps, req: Request) -> Result<Response<Body>,
 /// ApiError>`.
 pub mod declare {
-    pub use crate::contract::{Answer, Contract, Query, Refusal};
+    pub use crate::contract::{Contract, Query, Refusal};
     pub use crate::function::{Example, Function, Index, Pattern, Route};
     pub use crate::{Access, ApiError};
     pub use lambda_http::{Body, Request, Response};
@@ -62,10 +63,10 @@ pub use error::ApiError;
 pub use function::{Function, Method, Page, Route};
 pub use number::Bounded;
 pub use parameters::{
-    header, one_value_each, page_request, path, path_id, path_param, query, query_date,
+    header, one_value_each, page_request, paging, path, path_id, path_param, query, query_date,
     query_parsed, query_u32,
 };
-pub use response::{DERIVED_INCONSISTENT, error_response, json, no_content, respond};
+pub use response::{DERIVED_INCONSISTENT, error_response, found, json, no_content, respond};
 pub use serve::{dispatch, serve};
 /// For a handler serving several patterns: [`telemetry::count_as_pattern`].
 pub use telemetry::count_as_pattern;

@@ -126,6 +126,22 @@ pub fn page_request(req: &Request, function: &Function) -> Result<PageRequest, A
     })
 }
 
+/// The page a request asks of `function` ([`page_request`]), read through its cursor if it
+/// gave one: the cursor is checked against the binding `bind` makes from the limit
+/// ([`store::Paging::new`]: the pattern and every parameter that selects its items).
+pub fn paging<'d>(
+    deps: &'d store::Deps,
+    req: &Request,
+    function: &Function,
+    bind: impl FnOnce(u32) -> String,
+) -> Result<store::Paging<'d>, ApiError> {
+    Ok(store::Paging::new(
+        deps,
+        page_request(req, function)?,
+        bind,
+    )?)
+}
+
 /// A header's value, if present and text.
 pub fn header(req: &Request, name: &str) -> Option<String> {
     req.headers()

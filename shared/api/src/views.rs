@@ -28,14 +28,16 @@ pub type Drift = Vec<&'static str>;
 /// api::page! { /// A page of one owner's records.
 ///     Page { owner_id: keys::Id, records: Vec<view::Record> } }
 /// ```
+///
+/// A page may borrow what it names: `Page<'a> { course_key: &'a str, .. }`.
 #[macro_export]
 macro_rules! page {
-    ($(#[$meta:meta])* $name:ident { $($(#[$field_meta:meta])* $field:ident: $ty:ty),* $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident $(<$lt:lifetime>)? { $($(#[$field_meta:meta])* $field:ident: $ty:ty),* $(,)? }) => {
         $(#[$meta])*
         #[derive(serde::Serialize, schemars::JsonSchema)]
         #[serde(rename_all = "camelCase")]
         #[schemars(inline)]
-        struct $name {
+        struct $name $(<$lt>)? {
             $($(#[$field_meta])* $field: $ty,)*
             #[schemars(with = "api::views::NextCursor")]
             next_cursor: Option<String>,

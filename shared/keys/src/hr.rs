@@ -106,7 +106,7 @@ impl Reference {
     /// The kind its records name as parent (the relational schema of AWS's relational example: a
     /// country is in a region, a location in a country, a department at a location, a warehouse
     /// in a region).
-    pub fn parent(self) -> Option<Reference> {
+    pub const fn parent(self) -> Option<Reference> {
         match self {
             Reference::Region | Reference::Job => None,
             Reference::Country => Some(Reference::Region),

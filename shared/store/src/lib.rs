@@ -41,7 +41,7 @@ pub use deps::{Deps, Needs, Setting, shard_count};
 pub use error::StoreError;
 pub use expr::{Condition, Update};
 pub use meter::{Meter, Request, Touched};
-pub use paging::{PAGE_READ_BUDGET, PageRequest, Paging, PagingError, budget_items};
+pub use paging::{PAGE_READ_BUDGET, PageRequest, Paging, PagingError, budget_items, shown};
 pub use query::{KeyExpression, Page, ParentPage, Query, Selection};
 pub use txn::{Part, TRANSACTION_ATTEMPTS, Transaction};
 

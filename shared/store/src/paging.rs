@@ -155,6 +155,17 @@ impl<'d> Paging<'d> {
         Ok((decode(items)?, next))
     }
 
+    /// [`Paging::page`], each item as `show` shows it: a page of one query, as its answer lists
+    /// it (`paging.page_shown(query, view::customer)`).
+    pub async fn page_shown<E: Entity, V, C: Selection>(
+        &self,
+        query: Query<'_, C>,
+        show: impl Fn(&E) -> V,
+    ) -> Result<(Vec<V>, Option<String>), PagingError> {
+        let (items, next) = self.items(query).await?;
+        Ok((shown(items, show)?, next))
+    }
+
     /// One page of a collection read backwards from its parent's own record
     /// ([`Query::parent_page`]): the parent (first page only), its children newest first, and the
     /// next page's cursor. `None` when the parent does not exist.
@@ -240,6 +251,16 @@ impl<'d> Paging<'d> {
             .map(|k| self.cursors.encode(&self.binding, &k))
             .transpose()
     }
+}
+
+/// Each of `items` decoded as `E` and shown as `show` shows it: a read page's (a merged one's)
+/// items as its answer lists them.
+pub fn shown<E: Entity, V>(items: Vec<Item>, show: impl Fn(&E) -> V) -> Result<Vec<V>, StoreError> {
+    items
+        .into_iter()
+        .map(|item| model::from_item::<E>(item).map(|e| show(&e)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(StoreError::from)
 }
 
 /// Each of `items` as `E`.

@@ -213,6 +213,36 @@ pub fn joined(list: &Value, fields: &[&str], separator: &str) -> Vec<String> {
         .collect()
 }
 
+/// The string `name` and the whole number `count` of every element of the JSON array `list`, in
+/// order: a cart's lines, a product's inventories. Panics as [`column()`] does.
+pub fn counted<'a>(list: &'a Value, name: &str, count: &str) -> Vec<(&'a str, u64)> {
+    let list = list
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {list}"));
+    let pair = |e: &'a Value| match (e[name].as_str(), e[count].as_u64()) {
+        (Some(name), Some(count)) => (name, count),
+        _ => panic!("no string {name} and whole number {count} in {e}"),
+    };
+    list.iter().map(pair).collect()
+}
+
+/// The string attributes `a` and `b` of each of `items`, in order: what a test reads back of
+/// the table (`("OrderHeader", "SHIPPED")`). Panics on an item without them.
+pub fn attribute_pairs<'a>(
+    items: impl IntoIterator<Item = &'a Item>,
+    a: &str,
+    b: &str,
+) -> Vec<(String, String)> {
+    let text = |i: &Item, name: &str| match i.get(name).map(|v| v.as_s()) {
+        Some(Ok(text)) => text.clone(),
+        _ => panic!("no string {name} in {i:?}"),
+    };
+    items
+        .into_iter()
+        .map(|i| (text(i, a), text(i, b)))
+        .collect()
+}
+
 /// A sample event of `events/` (by file name), as JSON.
 pub fn sample_event(file: &str) -> Value {
     let path = sam_template::workspace_root().join("events").join(file);

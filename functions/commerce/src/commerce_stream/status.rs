@@ -101,17 +101,11 @@ mod tests {
     }
 
     async fn statuses(table: &Table) -> Vec<(String, String)> {
-        all_items(table)
-            .await
-            .into_iter()
-            .filter(|i| matches!(i["Type"].as_s().unwrap().as_str(), "Order" | "OrderHeader"))
-            .map(|i| {
-                (
-                    i["Type"].as_s().unwrap().clone(),
-                    i["Status"].as_s().unwrap().clone(),
-                )
-            })
-            .collect()
+        let items = all_items(table).await;
+        let orders = items
+            .iter()
+            .filter(|i| matches!(i["Type"].as_s().unwrap().as_str(), "Order" | "OrderHeader"));
+        testkit::attribute_pairs(orders, "Type", "Status")
     }
 
     #[tokio::test]
