@@ -3,6 +3,7 @@
 //! transaction: the order's header counts the event (`ADD EventCount 1`, on condition that the
 //! order exists and has fewer than 50: 409 `order_events_full` otherwise), and the event's Put.
 
+use crate::data::{self as commerce, EventAdded, MAX_ORDER_EVENTS};
 use api::declare::*;
 use keys::{
     SortableId, Timestamp,
@@ -10,7 +11,6 @@ use keys::{
 };
 use model::commerce::TrackingEvent;
 use serde::{Deserialize, Serialize};
-use crate::data::{self as commerce, EventAdded, MAX_ORDER_EVENTS};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -169,8 +169,8 @@ mod tests {
     use store::Table;
     use testkit::Harness;
 
-    use testkit::all_items;
     use crate::fixtures;
+    use testkit::all_items;
 
     async fn with_order() -> (Table, String) {
         let table = testkit::table().await;

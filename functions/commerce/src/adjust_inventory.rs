@@ -6,11 +6,11 @@
 //! (404 `inventory_not_found`: create it with `PUT`). Its version goes up by one, as with every
 //! write. Staff only.
 
-use api::declare::*;
+use crate::data::products::{self as products, Adjusted};
 use crate::views as view;
+use api::declare::*;
 use keys::{Timestamp, commerce::Sku};
 use serde::Deserialize;
-use crate::data::products::{self as products, Adjusted};
 
 use crate::put_inventory::MAX_QUANTITY;
 
@@ -118,10 +118,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
     use serde_json::{Value, json};
     use store::Table;
     use testkit::{Harness, all_items};
-    use crate::fixtures;
 
     async fn adjust(table: &Table, sku: &str, warehouse: &str, body: &str) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -202,8 +202,20 @@ mod tests {
             ("42", "W1", r#"{"delta":1.5}"#, 400, "invalid_body"),
             // i64's extremes: `abs()` of the first overflowed (a panic, or a wrapped condition
             // that let the stock go below 0).
-            ("42", "W1", r#"{"delta":-9223372036854775808}"#, 400, "invalid_body"),
-            ("42", "W1", r#"{"delta":9223372036854775807}"#, 400, "invalid_body"),
+            (
+                "42",
+                "W1",
+                r#"{"delta":-9223372036854775808}"#,
+                400,
+                "invalid_body",
+            ),
+            (
+                "42",
+                "W1",
+                r#"{"delta":9223372036854775807}"#,
+                400,
+                "invalid_body",
+            ),
             ("42", "W1", r#"{"quantity":1}"#, 400, "invalid_body"),
             ("42", "W#1", r#"{"delta":1}"#, 400, "invalid_parameter"),
             ("42", "W2", r#"{"delta":1}"#, 404, "inventory_not_found"),

@@ -5,9 +5,9 @@
 //! Like PUT, it may name the `version` of the line read, in an optional body `{"version"}`: the
 //! line is removed only if no write came in between (409 `version_mismatch`, the line stays).
 
+use crate::data::{self as commerce, CartLineRemoved};
 use api::declare::*;
 use serde::Deserialize;
-use crate::data::{self as commerce, CartLineRemoved};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -82,10 +82,10 @@ mod tests {
     use store::Table;
     use testkit::Harness;
 
-    use model::commerce::CartLine;
     use crate::fixtures::put_cart_line;
-    use testkit::all_items;
     use crate::fixtures::{at, id};
+    use model::commerce::CartLine;
+    use testkit::all_items;
 
     async fn delete(table: &Table, cart: &str, product: &str) -> (u16, serde_json::Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());

@@ -62,9 +62,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
     use crate::fixtures::put_cart_line;
     use crate::fixtures::{at, id};
+    use serde_json::json;
     use testkit::{Harness, all_items, query_read_units};
 
     #[tokio::test]

@@ -2,8 +2,8 @@
 //! 10, 1..=100), newest first, in ONE query: the customer's collection read backwards from its
 //! `A` record with `Limit = N + 1` (Good's data-modeling post).
 
-use api::declare::*;
 use crate::views as view;
+use api::declare::*;
 use keys::commerce as k;
 use model::commerce::{Customer, OrderSummary};
 use serde::Serialize;
@@ -76,9 +76,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
     use serde_json::json;
     use testkit::{Harness, all_items, query_read_units};
-    use crate::fixtures;
 
     async fn harness() -> Harness {
         Harness::on_new_table(&FUNCTION, handle).await

@@ -3,10 +3,10 @@
 //! `inventory_not_found` when the warehouse holds no record of the product (or either does not
 //! exist). Staff only.
 
-use api::declare::*;
+use crate::data::products;
 use crate::views as view;
+use api::declare::*;
 use keys::commerce::Sku;
-use crate::data::products as products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -41,10 +41,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
     use serde_json::{Value, json};
     use store::Table;
     use testkit::Harness;
-    use crate::fixtures;
 
     async fn get(table: &Table, sku: &str, warehouse: &str) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());

@@ -6,8 +6,8 @@
 //! The path does not say whose order it is: the header read by the same query does. A caller who
 //! is neither that customer nor staff gets the same 404 as for an order that does not exist.
 
-use api::declare::*;
 use crate::views as view;
+use api::declare::*;
 use keys::{SortableId, commerce as k};
 use model::{
     Entity,
@@ -86,9 +86,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-    use keys::commerce::OrderStatus;
     use crate::fixtures;
+    use keys::commerce::OrderStatus;
+    use serde_json::json;
     use testkit::{Harness, all_items, query_read_units};
 
     #[tokio::test]

@@ -4,10 +4,10 @@
 //! read is one small item whatever the number of warehouses. A drifted total shows as `null`, named
 //! in `X-Derived-Inconsistent`. 404 `product_not_found`. Anyone may read it (a catalogue page).
 
-use api::declare::*;
+use crate::data::products;
 use crate::views as view;
+use api::declare::*;
 use keys::commerce::Sku;
-use crate::data::products as products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -49,11 +49,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
     use model::commerce::Product;
     use serde_json::{Value, json};
     use store::{Table, Update};
     use testkit::Harness;
-    use crate::fixtures;
 
     /// Status, body and the drift header, as anyone (no token) gets them.
     async fn get(table: &Table, sku: &str) -> (u16, Value, Option<String>) {

@@ -58,10 +58,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures::sku;
     use keys::Shard;
     use model::Entity;
-    use testkit::{Harness};
-    use crate::fixtures::sku;
+    use testkit::Harness;
 
     /// On 5 shards.
     async fn harness() -> Harness {

@@ -9,8 +9,8 @@
 //! rep id, descending. Total and order count are derived values: one that drifted is `null` and
 //! named in the `X-Derived-Inconsistent` header.
 
-use api::declare::*;
 use crate::views as view;
+use api::declare::*;
 use keys::{Quarter, commerce as k};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -68,13 +68,13 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::fixtures::id;
     use model::{Derived, Item, commerce::RepSales};
     use serde_json::Value;
+    use serde_json::json;
     use store::Table;
     use testkit::Harness;
     use testkit::{all_items, anonymous, as_staff, response_json, signed_in_as, walk_pages};
-    use crate::fixtures::id;
 
     /// The answer to `GET /reps/ranking?<query>` sent by `who`, authorized as `main` does, and
     /// its `X-Derived-Inconsistent` header.

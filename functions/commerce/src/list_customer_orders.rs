@@ -10,11 +10,11 @@
 //! An unknown customer is a 404. Telling it apart from a customer without orders in the range
 //! costs a second request (a GetItem of the key only), made only when a first page is empty.
 
-use api::declare::*;
+use crate::data::{self as commerce, ByStatus, ORDER_STATUS_KEYS, StatusKeys};
 use crate::views as view;
+use api::declare::*;
 use keys::commerce::{self as k, OrderStatus};
 use model::commerce::{Order, OrderHeader, OrderSummary};
-use crate::data::{self as commerce, ByStatus, ORDER_STATUS_KEYS, StatusKeys};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -127,10 +127,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-    use serde_json::Value;
-    use testkit::Harness;
     use crate::fixtures;
+    use serde_json::Value;
+    use serde_json::json;
+    use testkit::Harness;
     use testkit::{all_items, query_read_units};
 
     fn day_ms(iso: &str, plus_ms: i128) -> u64 {
@@ -229,7 +229,9 @@ mod tests {
     }
 
     async fn set_status(d: &Deps, order: &str, at: &str, status: OrderStatus) {
-        let changed = commerce::apply_order_status(            &d.table, Default::default(),
+        let changed = commerce::apply_order_status(
+            &d.table,
+            Default::default(),
             keys::SortableId::parse(order).unwrap(),
             keys::SortableId::at_ms(day_ms(at, 0)),
             status,
@@ -313,7 +315,8 @@ mod tests {
     async fn by_status_the_multi_attribute_index_answers_the_same_pages() {
         let (d, _) = seeded_with_statuses().await;
         let by = |keys: StatusKeys| {
-            let deps = testkit::deps(d.table.clone(), FUNCTION.needs).with_setting(&ORDER_STATUS_KEYS, keys.as_str())
+            let deps = testkit::deps(d.table.clone(), FUNCTION.needs)
+                .with_setting(&ORDER_STATUS_KEYS, keys.as_str())
                 .expect("a design");
             Harness::with_deps(&FUNCTION, handle, deps)
         };

@@ -9,9 +9,9 @@
 //! order with ONE signed cursor (`store::merge`). The status projection rewrites the header's GSI2
 //! key when a tracking event changes the status, so an order leaves the OPEN list as it ships.
 
-use api::declare::*;
 use crate::data::{ORDER_STATUS_SHARDS, order_shards};
 use crate::views as view;
+use api::declare::*;
 use keys::{
     Shard,
     commerce::{self as k, OrderStatus},
@@ -84,11 +84,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
     use serde_json::Value;
     use store::Table;
     use testkit::Harness;
-    use testkit::{walk_pages};
-    use crate::fixtures;
+    use testkit::walk_pages;
 
     async fn get(table: &Table, query: &[(&str, &str)]) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -112,9 +112,15 @@ mod tests {
         let shipped = keys::SortableId::parse(&placed[23]).unwrap();
         let event = keys::SortableId::at_ms(1_780_000_000_000);
         assert!(
-            crate::data::apply_order_status(&table, Default::default(), shipped, event, OrderStatus::Shipped)
-                .await
-                .unwrap()
+            crate::data::apply_order_status(
+                &table,
+                Default::default(),
+                shipped,
+                event,
+                OrderStatus::Shipped
+            )
+            .await
+            .unwrap()
         );
         let walk = async |query: Vec<(&'static str, &'static str)>| {
             walk_pages("5", async |page: &[(&str, &str)]| {

@@ -6,8 +6,8 @@
 //! that does not exist, 404 `product_not_found` (known from a GetItem, made only when a first page
 //! is empty).
 
-use api::declare::*;
 use crate::views as view;
+use api::declare::*;
 use keys::commerce::{self as k, Sku};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -69,16 +69,21 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
     use serde_json::Value;
     use testkit::Harness;
-    use crate::fixtures;
 
     fn warehouses(page: &Value) -> Vec<(String, u64)> {
         page["inventories"]
             .as_array()
             .expect("inventories")
             .iter()
-            .map(|i| (i["warehouseId"].as_str().unwrap().to_owned(), i["quantity"].as_u64().unwrap()))
+            .map(|i| {
+                (
+                    i["warehouseId"].as_str().unwrap().to_owned(),
+                    i["quantity"].as_u64().unwrap(),
+                )
+            })
             .collect()
     }
 
@@ -100,14 +105,21 @@ mod tests {
         assert!(pages.iter().all(|p| warehouses(p).len() <= 1), "{pages:?}");
         let all: Vec<_> = pages.iter().flat_map(warehouses).collect();
         let want = [("W1", 12), ("W2", 30)].map(|(w, q)| (w.to_owned(), q));
-        assert_eq!(all, want, "by warehouse id; neither the product's record nor 43's stock");
+        assert_eq!(
+            all, want,
+            "by warehouse id; neither the product's record nor 43's stock"
+        );
         assert!(
             table.meter().operations().iter().all(|op| *op == "Query"),
             "only Queries: {:?}",
             table.meter().operations()
         );
         let (s, b) = h.as_staff().get("/products/44/inventory", &[]).await;
-        assert_eq!((s, b["code"].as_str()), (404, Some("product_not_found")), "{b}");
+        assert_eq!(
+            (s, b["code"].as_str()),
+            (404, Some("product_not_found")),
+            "{b}"
+        );
     }
 
     #[tokio::test]

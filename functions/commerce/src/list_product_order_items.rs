@@ -7,8 +7,8 @@
 //! skipped. Paged (`limit`, default 50, 1..=100, signed `cursor`). A product with neither answers
 //! empty lists: telling an unknown product apart would cost a second request. Staff only.
 
-use api::declare::*;
 use crate::views as view;
+use api::declare::*;
 use keys::commerce::{self as k, Sku};
 use model::{
     Entity,
@@ -100,12 +100,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::fixtures;
     use serde_json::Value;
+    use serde_json::json;
     use store::Table;
     use testkit::Harness;
-    use testkit::{walk_pages};
-    use crate::fixtures;
+    use testkit::walk_pages;
 
     async fn get(table: &Table, sku: &str, query: &[(&str, &str)]) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());

@@ -7,8 +7,8 @@
 //! "CUSTOMER#")` reads the customers only, so a page never pays for an order. An unknown rep, or
 //! one without customers, is an empty list.
 
-use api::declare::*;
 use crate::views as view;
+use api::declare::*;
 use keys::commerce as k;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -61,13 +61,13 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::fixtures;
     use model::Item;
     use serde_json::Value;
+    use serde_json::json;
     use store::Table;
     use testkit::Harness;
     use testkit::{anonymous, as_staff, signed_in_as, walk_pages};
-    use crate::fixtures;
 
     /// The answer to `GET /reps/<rep>/customers?<query>` sent by `who` (an event as API Gateway
     /// passes it), authorized as `main` does.
@@ -93,7 +93,11 @@ mod tests {
     /// Reps E1 and E2; E1 looks after c1, c2, c3 (each with two orders, which stand in E1's GSI1
     /// partition too), E2 after c4; c5 has no rep.
     async fn seeded() -> Table {
-        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = hr::fixtures::org_with(
+            testkit::table().await,
+            &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")],
+        )
+        .await;
         for c in ["c3", "c1", "c2"] {
             fixtures::customer_of_rep(&table, c, "E1").await;
             for day in 0..2u64 {

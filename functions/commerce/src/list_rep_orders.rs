@@ -14,11 +14,11 @@
 //! The rep's customers share the partition (`CUSTOMER#<id>`, O9) and fall outside every status
 //! range: a page never pays for them. An unknown rep, or one without orders, is an empty list.
 
-use api::declare::*;
+use crate::data::{ByStatus, ORDER_STATUS_KEYS, RepOrders, StatusKeys, StatusRead};
 use crate::views as view;
+use api::declare::*;
 use keys::commerce::OrderStatus;
 use model::commerce::OrderSummary;
-use crate::data::{ByStatus, ORDER_STATUS_KEYS, RepOrders, StatusKeys, StatusRead};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -95,14 +95,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::fixtures;
     use keys::SortableId;
     use model::Item;
     use serde_json::Value;
+    use serde_json::json;
     use store::Table;
     use testkit::Harness;
     use testkit::{anonymous, as_staff, query_read_units, signed_in_as, walk_pages};
-    use crate::fixtures;
 
     /// 2026-01-01T00:00:00Z.
     const JAN_1_2026: u64 = 1_767_225_600_000;
@@ -145,7 +145,9 @@ mod tests {
     }
 
     async fn set_status(table: &Table, order: &str, at_ms: u64, status: OrderStatus) {
-        let changed = crate::data::apply_order_status(            table, Default::default(),
+        let changed = crate::data::apply_order_status(
+            table,
+            Default::default(),
             SortableId::parse(order).unwrap(),
             SortableId::at_ms(at_ms),
             status,
@@ -166,7 +168,11 @@ mod tests {
     /// orders, one a day from 2026-01-01 (customer n % 3); orders 2 and 5 shipped, 7 delivered,
     /// 10 cancelled. c3 and c4 place two orders each. Returns E1's order ids, oldest first.
     async fn seeded() -> (Table, Vec<String>) {
-        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = hr::fixtures::org_with(
+            testkit::table().await,
+            &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")],
+        )
+        .await;
         for c in ["c0", "c1", "c2"] {
             fixtures::customer_of_rep(&table, c, "E1").await;
         }
@@ -258,7 +264,8 @@ mod tests {
     async fn the_multi_attribute_index_answers_the_same_pages() {
         let (table, _) = seeded().await;
         let by = |keys: StatusKeys| {
-            let deps = testkit::deps(table.clone(), FUNCTION.needs).with_setting(&ORDER_STATUS_KEYS, keys.as_str())
+            let deps = testkit::deps(table.clone(), FUNCTION.needs)
+                .with_setting(&ORDER_STATUS_KEYS, keys.as_str())
                 .expect("a design");
             Harness::with_deps(&FUNCTION, handle, deps)
         };

@@ -16,6 +16,10 @@
 use api::declare::*;
 use std::collections::HashSet;
 
+use crate::data::{
+    self as commerce, IdempotencyRequest, ORDER_STATUS_KEYS, ORDER_STATUS_SHARDS, OrderRequest,
+    PlaceOutcome, PricedOrder, StatusKeys,
+};
 use keys::{
     Id, SortableId, Timestamp,
     commerce::{OrderId, OrderStatus, Sku},
@@ -24,11 +28,6 @@ use lambda_http::http::header::LOCATION;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sha2::{Digest, Sha256};
-use crate::data::{
-    self as commerce, IdempotencyRequest, ORDER_STATUS_KEYS, ORDER_STATUS_SHARDS, OrderRequest,
-    PlaceOutcome, StatusKeys,
-    PricedOrder,
-};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -522,13 +521,19 @@ mod tests {
                 .all(|i| i.contains_key("GSI1PK") && i.contains_key("GSI1SK"))
         };
         assert!(!gsi1("OrderHeader") && !gsi1("Order"));
-        assert!(gsi1("OrderItem"), "the lines stay in their product's partition");
+        assert!(
+            gsi1("OrderItem"),
+            "the lines stay in their product's partition"
+        );
         let header = items
             .iter()
             .find(|i| i["Type"].as_s().unwrap() == "OrderHeader")
             .unwrap();
         assert!(!header.keys().any(|k| k.starts_with("GSI1")), "{header:?}");
-        assert!(header.contains_key("GSI2PK"), "O5 reads GSI2 in every design");
+        assert!(
+            header.contains_key("GSI2PK"),
+            "O5 reads GSI2 in every design"
+        );
     }
 
     #[tokio::test]
@@ -828,7 +833,11 @@ mod tests {
         let before = all_items(&table).await;
         let h = harness(&table);
         let (s, b) = post(&h, "123", r#"{"items":[{"sku":5,"quantity":2}]}"#, None).await;
-        assert_eq!((s, b["code"].as_str()), (500, Some("internal_error")), "{b}");
+        assert_eq!(
+            (s, b["code"].as_str()),
+            (500, Some("internal_error")),
+            "{b}"
+        );
         assert_eq!(all_items(&table).await, before, "nothing written");
     }
 

@@ -8,11 +8,11 @@
 //! only if no write came in between (409 `version_mismatch`); without one the quantity is set
 //! whatever it was, also when a DELETE removes the line in between (it is added again).
 
+use crate::data::{self as commerce, CartLineSet, MAX_CART_LINES};
 use api::declare::*;
 use keys::Timestamp;
 use model::commerce::CartLine;
 use serde::{Deserialize, Serialize};
-use crate::data::{self as commerce, CartLineSet, MAX_CART_LINES};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(

@@ -7,11 +7,11 @@
 //! the rep stays as it is; `null` removes it; an id assigns that employee, checked in the same
 //! transaction (404 `employee_not_found`), and puts the customer in the rep's GSI1 partition (O9).
 
-use api::declare::*;
+use crate::data::{self as commerce, CustomerPut, RepChange};
 use crate::views as view;
+use api::declare::*;
 use keys::{Id, Timestamp};
 use serde::{Deserialize, Deserializer};
-use crate::data::{self as commerce, CustomerPut, RepChange};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -249,7 +249,11 @@ mod tests {
     /// Employees E1 and E2 (and the org they need), and the function authorized as `main`
     /// authorizes it.
     async fn with_employees() -> (Table, Harness) {
-        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = hr::fixtures::org_with(
+            testkit::table().await,
+            &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")],
+        )
+        .await;
         let h = Harness::new(&FUNCTION, handle, table.clone()).dispatched();
         (table, h)
     }

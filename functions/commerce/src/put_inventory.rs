@@ -11,12 +11,12 @@
 //! created yet"). Without a version the quantity is set whatever it was. To count goods in or out
 //! without reading first, `POST .../adjustments` adds a relative amount.
 
-use api::declare::*;
+use crate::data::products::{self as products, InventoryPut};
 use crate::views as view;
+use api::declare::*;
 use keys::{Timestamp, commerce::Sku};
 use model::commerce::Inventory;
 use serde::Deserialize;
-use crate::data::products::{self as products, InventoryPut};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -119,12 +119,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
     use model::Entity;
     use serde_json::{Value, json};
     use store::Table;
     use testkit::Harness;
-    use testkit::{all_items};
-    use crate::fixtures;
+    use testkit::all_items;
 
     async fn put(table: &Table, sku: &str, warehouse: &str, body: &str) -> (u16, Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -176,10 +176,11 @@ mod tests {
         assert_eq!((s, &b["quantity"]), (200, &json!(0)), "{b}");
         let ops = table.meter().operations();
         assert_eq!(ops, ["TransactWriteItems", "UpdateItem"]);
-        let stored = crate::data::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
-            .await
-            .unwrap()
-            .unwrap();
+        let stored =
+            crate::data::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
+                .await
+                .unwrap()
+                .unwrap();
         assert_eq!(stored.quantity, 0);
         assert_eq!(
             all_items(&table).await.len(),
@@ -224,10 +225,11 @@ mod tests {
             lost["message"].as_str().unwrap().contains("version 2"),
             "{lost}"
         );
-        let stored = crate::data::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
-            .await
-            .unwrap()
-            .unwrap();
+        let stored =
+            crate::data::products::inventory(&table, fixtures::sku(42), &fixtures::id("W1"))
+                .await
+                .unwrap()
+                .unwrap();
         assert_eq!(
             (stored.quantity, stored.version),
             (won["quantity"].as_u64().unwrap() as u32, 2)

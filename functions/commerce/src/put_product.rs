@@ -9,11 +9,11 @@
 //!
 //! A PUT replaces: a description or price that is absent or `null` removes the one stored.
 
-use api::declare::*;
+use crate::data::products;
 use crate::views as view;
+use api::declare::*;
 use keys::{Timestamp, commerce::Sku};
 use serde::Deserialize;
-use crate::data::products as products;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(

@@ -7,11 +7,11 @@
 //! the new job only. 404 `employee_not_found` / `job_not_found` / `department_not_found`, 409
 //! `job_exists` (the same job from the same date); nothing written then.
 
+use crate::data::{self as hr, JobAdded};
 use api::declare::*;
 use keys::{Date, Id};
 use model::hr::JobHistory;
 use serde::{Deserialize, Serialize};
-use crate::data::{self as hr, JobAdded};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -46,11 +46,12 @@ pub const FUNCTION: Function = Function::one(
 );
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::created::<Added>("the job, and whether it is now the current one")
-        .body::<NewJob>()
-        .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
-];
+pub const CONTRACTS: &[Contract] =
+    &[
+        Contract::created::<Added>("the job, and whether it is now the current one")
+            .body::<NewJob>()
+            .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
+    ];
 
 /// the job is one PUT /jobs/{jobId} made; its title is the job's (a body with a title is
 /// refused, 400 invalid_body)
@@ -184,7 +185,8 @@ mod tests {
     /// title is the job's, and a body that still sends one is refused, naming the field.
     #[tokio::test]
     async fn a_job_added_refers_to_an_existing_job_and_takes_its_title() {
-        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
+        let table =
+            crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let refs = Harness::new(
             &crate::put_reference::FUNCTION,

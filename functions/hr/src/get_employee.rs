@@ -4,9 +4,9 @@
 //! warehouse the edges name, for their title and name as they are now (edges copy neither).
 //! Staff only; 404 `employee_not_found`.
 
-use api::declare::*;
-use crate::views as view;
 use crate::data as hr;
+use crate::views as view;
+use api::declare::*;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -45,8 +45,13 @@ mod tests {
 
     #[tokio::test]
     async fn h1_is_one_query_that_never_reads_the_history() {
-        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
-        let jobs = [("CLERK", "2023-01-01"), ("REP", "2024-01-01"), ("LEAD", "2025-01-01")];
+        let table =
+            crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
+        let jobs = [
+            ("CLERK", "2023-01-01"),
+            ("REP", "2024-01-01"),
+            ("LEAD", "2025-01-01"),
+        ];
         crate::fixtures::add_jobs(&table, "E1", &jobs).await;
         table.meter().reset();
         let h = Harness::new(&FUNCTION, handle, table.clone());
@@ -75,7 +80,8 @@ mod tests {
     /// that refers to it (H1 reads the names from their sources).
     #[tokio::test]
     async fn h1_shows_the_warehouse_and_job_as_they_are_named_now() {
-        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
+        let table =
+            crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
         let refs = Harness::new(
             &crate::put_reference::FUNCTION,
             crate::put_reference::handle,

@@ -4,9 +4,9 @@
 //! its job, for the title (one GetItem: the history does not copy it). Staff only; 404
 //! `job_not_found` when the employee has no job (or does not exist).
 
-use api::declare::*;
-use crate::views as view;
 use crate::data as hr;
+use crate::views as view;
+use api::declare::*;
 use serde::Serialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -64,13 +64,18 @@ mod tests {
 
     #[tokio::test]
     async fn h3_reads_one_item_the_newest() {
-        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
+        let table =
+            crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace")]).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let get = async || h.as_staff().get("/employees/E1/job", &[]).await;
         let (s, b) = get().await;
         assert_eq!((s, b["code"].as_str()), (404, Some("job_not_found")));
         // Written out of date order: the newest start wins, not the last write.
-        let jobs = [("REP", "2024-01-01"), ("LEAD", "2025-01-01"), ("CLERK", "2023-01-01")];
+        let jobs = [
+            ("REP", "2024-01-01"),
+            ("LEAD", "2025-01-01"),
+            ("CLERK", "2023-01-01"),
+        ];
         crate::fixtures::add_jobs(&table, "E1", &jobs).await;
         table.meter().reset();
         let (s, b) = get().await;

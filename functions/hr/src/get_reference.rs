@@ -4,9 +4,9 @@
 //! its PUT answers it; 404 `<kind>_not_found`. One function for the six kinds: one access pattern
 //! (read a reference record) with one shape and one policy.
 
+use crate::data as hr;
 use api::declare::*;
 use model::hr::{Country, Department, Job, Location, ReferenceRecord, Region, Warehouse};
-use crate::data as hr;
 
 use crate::reference;
 

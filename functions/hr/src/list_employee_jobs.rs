@@ -5,11 +5,11 @@
 //! them). An employee with no job answers an empty list; one that does not exist, 404
 //! `employee_not_found` (known from a GetItem, made only when a first page is empty).
 
-use api::declare::*;
+use crate::data as hr;
 use crate::views as view;
+use api::declare::*;
 use keys::hr as k;
 use model::hr::JobHistory;
-use crate::data as hr;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -72,13 +72,17 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
     use serde_json::Value;
+    use serde_json::json;
     use testkit::Harness;
 
     #[tokio::test]
     async fn the_whole_history_newest_first_a_page_at_a_time_with_titles_as_they_are() {
-        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = crate::fixtures::org_with(
+            testkit::table().await,
+            &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")],
+        )
+        .await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let (s, b) = h.as_staff().get("/employees/E2/jobs", &[]).await;
         assert_eq!(

@@ -9,8 +9,8 @@
 //! - H6 `?hiredSince=2025-01-01`: GSI2's write-sharded `HIRED#<shard>` partitions, every shard
 //!   queried in parallel (`SK >= <date>#`, backwards) and merged newest first with ONE cursor.
 
-use api::declare::*;
 use crate::views as view;
+use api::declare::*;
 use keys::{
     Name, Shard,
     hr::{self as k, HIRE_SHARDS},
@@ -56,13 +56,14 @@ pub const FUNCTION: Function = Function::one(
 );
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::ok::<Page>("a page of employees (with their current job for H11)").query(&[
-        Query::of::<keys::schema::FreeText>("name", ""),
-        Query::of::<keys::schema::FreeText>("jobTitle", ""),
-        Query::of::<keys::Date>("hiredSince", ""),
-    ]),
-];
+pub const CONTRACTS: &[Contract] =
+    &[
+        Contract::ok::<Page>("a page of employees (with their current job for H11)").query(&[
+            Query::of::<keys::schema::FreeText>("name", ""),
+            Query::of::<keys::schema::FreeText>("jobTitle", ""),
+            Query::of::<keys::Date>("hiredSince", ""),
+        ]),
+    ];
 
 api::page! {
     /// A page of employees.
@@ -148,9 +149,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::EmployeeInput;
     use keys::{Date, Id};
     use serde_json::{Value, json};
-    use crate::data::EmployeeInput;
     use testkit::Harness;
 
     fn ids(pages: &[Value]) -> Vec<String> {

@@ -3,8 +3,8 @@
 //! relational example, pattern 7), a page at a time (`limit`, default 50, 1..=100, signed
 //! `cursor`). Staff only.
 
-use api::declare::*;
 use crate::views as view;
+use api::declare::*;
 use keys::hr as k;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
@@ -62,7 +62,11 @@ mod tests {
 
     #[tokio::test]
     async fn h7_lists_a_warehouses_employees_only() {
-        let table = crate::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = crate::fixtures::org_with(
+            testkit::table().await,
+            &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")],
+        )
+        .await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let get = async |w: &str| {
             let path = format!("/warehouses/{w}/employees");

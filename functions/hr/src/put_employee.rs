@@ -4,11 +4,11 @@
 //! to exist: 404 `warehouse_not_found` otherwise, nothing written) and a new name is copied onto
 //! the current-job and warehouse edges (`crate::data::put_employee`).
 
-use api::declare::*;
+use crate::data::{self as hr, EmployeeInput, Put};
 use crate::views as view;
+use api::declare::*;
 use keys::{Date, Id, Name};
 use serde::Deserialize;
-use crate::data::{self as hr, EmployeeInput, Put};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(

@@ -10,11 +10,11 @@
 //! `<parent>_not_found` (nothing written) when the parent is missing. One function for the five
 //! kinds: they are one access pattern (write a reference record) with one shape and one policy.
 
+use crate::data::{self as hr, Put};
 use api::declare::*;
 use keys::{Id, Name, hr::Reference};
 use model::hr::{Country, Department, Job, Location, ReferenceRecord, Region, Warehouse};
 use serde::Deserialize;
-use crate::data::{self as hr, Put};
 
 use crate::reference;
 
@@ -33,7 +33,9 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: "TransactWriteItems: Put `REGION#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the region",
-                example: Example::staff("/regions/EU").with_body(r#"{"name": "Europe"}"#).with_worst(worst::<0>),
+                example: Example::staff("/regions/EU")
+                    .with_body(r#"{"name": "Europe"}"#)
+                    .with_worst(worst::<0>),
             }],
         ),
         Route::put(
@@ -46,7 +48,8 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the country; 404 `region_not_found`",
                 example: Example::staff("/countries/DE")
-                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#).with_worst(worst::<1>),
+                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#)
+                    .with_worst(worst::<1>),
             }],
         ),
         Route::put(
@@ -59,7 +62,8 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the location; 404 `country_not_found`",
                 example: Example::staff("/locations/BER")
-                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#).with_worst(worst::<2>),
+                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#)
+                    .with_worst(worst::<2>),
             }],
         ),
         Route::put(
@@ -72,7 +76,8 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the department; 404 `location_not_found`",
                 example: Example::staff("/departments/SALES")
-                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#).with_worst(worst::<3>),
+                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#)
+                    .with_worst(worst::<3>),
             }],
         ),
         Route::put(
@@ -85,7 +90,8 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the warehouse; 404 `region_not_found`",
                 example: Example::staff("/warehouses/W3")
-                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#).with_worst(worst::<4>),
+                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#)
+                    .with_worst(worst::<4>),
             }],
         ),
         Route::put(
@@ -97,7 +103,9 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: "TransactWriteItems: Put `JOB#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the job",
-                example: Example::staff("/jobs/SA_MAN").with_body(r#"{"title": "Sales Manager"}"#).with_worst(worst::<5>),
+                example: Example::staff("/jobs/SA_MAN")
+                    .with_body(r#"{"title": "Sales Manager"}"#)
+                    .with_worst(worst::<5>),
             }],
         ),
     ],

@@ -6,15 +6,15 @@
 //! The item also carries its GSI1 key (`course#<course>#`, `<yyyy/mm/dd>#<location>#`), so the
 //! occurrence reads (L2–L6) find it apart from the course's certificates.
 
-use api::declare::*;
+use crate::data as learning;
 use crate::views as view;
+use api::declare::*;
 use keys::{
     Date,
     learning::{Course, Location},
 };
 use model::learning::CourseOccurrence;
 use serde::Deserialize;
-use crate::data as learning;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -66,7 +66,10 @@ pub fn longest_course_name() -> String {
 pub fn longest_location(n: u16) -> String {
     let letter = |place: u32| char::from(b'a' + (u32::from(n) / 26u32.pow(place) % 26) as u8);
     let suffix: String = (0..3).rev().map(letter).collect();
-    format!("{}{suffix}", api::function::widest_text(keys::MAX_TEXT_LEN - 3))
+    format!(
+        "{}{suffix}",
+        api::function::widest_text(keys::MAX_TEXT_LEN - 3)
+    )
 }
 
 /// The request that creates the largest occurrence, on 2022-03-16 at the first longest location.
@@ -163,9 +166,19 @@ mod tests {
             .await;
         assert_eq!(s, 201, "{body}");
         let items = all_items(h.table()).await;
-        let largest = items.iter().map(testkit::item_size).max().expect("the item");
-        assert!(largest <= LARGEST_OCCURRENCE_BYTES as usize, "{largest} bytes");
-        assert!(largest + 1024 > LARGEST_OCCURRENCE_BYTES as usize, "{largest} bytes");
+        let largest = items
+            .iter()
+            .map(testkit::item_size)
+            .max()
+            .expect("the item");
+        assert!(
+            largest <= LARGEST_OCCURRENCE_BYTES as usize,
+            "{largest} bytes"
+        );
+        assert!(
+            largest + 1024 > LARGEST_OCCURRENCE_BYTES as usize,
+            "{largest} bytes"
+        );
     }
 
     #[tokio::test]

@@ -4,9 +4,9 @@
 //! word boundaries: `Davids Purdy` must not get `David Spurdy`'s certificate). 404
 //! `certificate_not_found`. Anyone may read it.
 
-use api::declare::*;
-use crate::{params, views as view};
 use crate::data as learning;
+use crate::{params, views as view};
+use api::declare::*;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(

@@ -4,8 +4,8 @@
 //! day's items together). Paged (`limit`, default 50, 1..=100, and a signed `cursor`), so a day
 //! with many certificates is never cut short silently. Anyone may read it.
 
-use api::declare::*;
 use crate::{params, views as view};
+use api::declare::*;
 use keys::learning as k;
 use model::{
     Entity,
@@ -84,9 +84,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
     use keys::learning::CertVersion;
     use testkit::{Harness, walk_pages};
-    use crate::fixtures;
 
     #[tokio::test]
     async fn one_query_holds_the_days_courses_and_certificates() {

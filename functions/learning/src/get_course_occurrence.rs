@@ -1,8 +1,8 @@
 //! L1: `GET /courses/{course}/occurrences/{date}/{location}`: one course occurrence by name, date
 //! (`YYYY-MM-DD`) and location. ONE GetItem. 404 `course_not_found`. Anyone may read it.
 
-use api::declare::*;
 use crate::{params, views as view};
+use api::declare::*;
 use keys::learning as k;
 use model::{Entity, learning::CourseOccurrence};
 use store::Read;
@@ -63,8 +63,7 @@ mod tests {
     #[tokio::test]
     async fn finds_the_occurrence_however_the_course_and_location_are_spelled() {
         let table = testkit::table().await;
-        let seed =
-            crate::fixtures::occurrence(crate::fixtures::INTRO, "2022-03-15", "Building 1");
+        let seed = crate::fixtures::occurrence(crate::fixtures::INTRO, "2022-03-15", "Building 1");
         table.put(&seed, None).await.unwrap();
         let h = Harness::new(&FUNCTION, handle, table.clone());
         for (course, location) in [

@@ -6,15 +6,15 @@
 //! but names another student (`David Spurdy` for `Davids Purdy`) does not stop the issue: that
 //! collision is what v02 is for. Staff only.
 
-use api::declare::*;
+use crate::data::{Issued, issue_certificate};
 use crate::{params, views as view};
+use api::declare::*;
 use keys::{
     Date,
     learning::{CertVersion, Course, Location, Name},
 };
 use model::learning::Certificate;
 use serde::Deserialize;
-use crate::data::{Issued, issue_certificate};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -111,9 +111,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
-    use store::{Table};
     use crate::data::create_occurrence;
+    use serde_json::Value;
+    use store::Table;
     use testkit::{Harness, all_items};
 
     async fn post(table: &Table, student: &str) -> (u16, Value) {
@@ -136,7 +136,10 @@ mod tests {
     /// seed's collision, Davids Purdy, whose v01 key is the same, is another person: his is issued.
     async fn held_by_one_not_the_other(table: &Table, student: &str) {
         let (s, body) = post(table, student).await;
-        assert_eq!((s, body["code"].as_str()), (409, Some("certificate_exists")));
+        assert_eq!(
+            (s, body["code"].as_str()),
+            (409, Some("certificate_exists"))
+        );
         let (s, body) = post(table, "Davids Purdy").await;
         assert_eq!(s, 201, "{body}");
     }

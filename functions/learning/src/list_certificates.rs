@@ -7,8 +7,8 @@
 //! (`store::merge`). An instructor without `version` reads both versions' keys (40 streams) until
 //! the v01 certificates are migrated. Anyone may read it.
 
-use api::declare::*;
 use crate::{params, views as view};
+use api::declare::*;
 use keys::{
     Shard,
     learning::{self as k, CERTIFICATE_SHARDS, CertVersion, Name, Person},

@@ -3,8 +3,8 @@
 //! `"2022/03/15#cert#01#"`), a page at a time (`limit`, default 50, 1..=100, signed `cursor`).
 //! ONE query per page; the day's course occurrences are never read. Anyone may read it.
 
-use api::declare::*;
 use crate::{params, views as view};
+use api::declare::*;
 use keys::learning as k;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.

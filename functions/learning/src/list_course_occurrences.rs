@@ -18,8 +18,8 @@
 //! | L5 | `... AND Day = 15` | `... AND begins_with(GSI1SK, "2022/03/15#")` |
 //! | L6 | `... AND Day = 15 AND begins_with(LocationKey, "build")` | `... AND begins_with(GSI1SK, "2022/03/15#build")` |
 
-use api::declare::*;
 use crate::{params, views as view};
+use api::declare::*;
 use keys::learning::{Location, OccurrenceRead, Period};
 use model::learning::CourseOccurrence;
 
@@ -117,11 +117,17 @@ fn worst() -> api::function::Worst {
         path_segment(&longest_course_name())
     );
     let mut worst = Worst::new(
-        format!("`limit={limit}` on a course of {} of the largest occurrences", limit + 1),
+        format!(
+            "`limit={limit}` on a course of {} of the largest occurrences",
+            limit + 1
+        ),
         Example::anyone(leak(target)),
     );
     for n in 0..=limit {
-        worst = worst.after("create-course-occurrence", largest_at(&longest_location(n as u16)));
+        worst = worst.after(
+            "create-course-occurrence",
+            largest_at(&longest_location(n as u16)),
+        );
     }
     worst
 }
@@ -218,8 +224,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Value, json};
     use crate::data::create_occurrence;
+    use serde_json::{Value, json};
     use testkit::{Harness, walk_pages};
 
     /// A harness on a table holding the course's six occurrences ([`SEEDED`]), another course's
@@ -326,8 +332,8 @@ mod tests {
     /// `$`, which would part the orders, are refused: `keys::learning::LOCATION_REFUSED`.)
     #[tokio::test]
     async fn both_key_designs_answer_every_page_alike() {
-        use keys::learning::{Course, OccurrenceRead};
         use crate::data::{OccurrenceIndex, occurrences_page};
+        use keys::learning::{Course, OccurrenceRead};
 
         let h = Harness::on_new_table(&FUNCTION, handle).await;
         let table = h.table();
@@ -491,11 +497,17 @@ mod tests {
             let (s, body) = h.get(&path, q).await;
             assert_eq!(s, 200, "{body}");
             let spent = spent();
-            assert!(spent <= store::PAGE_READ_BUDGET, "a page consumed {spent} units");
+            assert!(
+                spent <= store::PAGE_READ_BUDGET,
+                "a page consumed {spent} units"
+            );
             body
         })
         .await;
-        assert!(pages.len() > 1, "{count} occurrences of 4 KB are more than one budget");
+        assert!(
+            pages.len() > 1,
+            "{count} occurrences of 4 KB are more than one budget"
+        );
         let listed: Vec<String> = pages
             .iter()
             .flat_map(|p| p["occurrences"].as_array().cloned().unwrap_or_default())
@@ -505,7 +517,14 @@ mod tests {
         assert_eq!(listed, expected, "every occurrence once, in location order");
         h.table().meter().reset();
         let (s, body) = h.get(&path, &[]).await;
-        assert_eq!((s, body["occurrences"].as_array().map(Vec::len)), (200, Some(20)));
-        assert_eq!(h.table().meter().requests().len(), 1, "the default page is one query");
+        assert_eq!(
+            (s, body["occurrences"].as_array().map(Vec::len)),
+            (200, Some(20))
+        );
+        assert_eq!(
+            h.table().meter().requests().len(),
+            1,
+            "the default page is one query"
+        );
     }
 }

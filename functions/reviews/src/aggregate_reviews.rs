@@ -97,10 +97,10 @@ fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::{NewReview, put_review, put_user};
     use keys::{Id, reviews::Isbn};
     use model::Item;
     use serde_json::Value;
-    use crate::data::{NewReview, put_review, put_user};
     use testkit::{Change as C, all_items, stream_event, stream_record};
 
     const SHARDS: u32 = 4;

@@ -6,8 +6,8 @@
 //! If a concurrent write replaced the review in between, the marker's condition fails and the
 //! delete reads again: it removes whichever review is current.
 
-use api::declare::*;
 use crate::data as reviews;
+use api::declare::*;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -53,11 +53,11 @@ mod tests {
     use super::*;
     use store::Table;
 
+    use crate::data::{NewReview, put_review};
+    use crate::fixtures;
     use keys::{Id, reviews::Isbn};
     use model::Item;
     use serde_json::Value;
-    use crate::data::{NewReview, put_review};
-    use crate::fixtures;
     use testkit::{Harness, all_items};
     const ISBN: &str = "9780261102354";
 

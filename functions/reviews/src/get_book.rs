@@ -16,8 +16,8 @@
 //! many as the budget left pays for; the default page of 10 is one round whatever the reviews
 //! are (Pernin's introduction shows 15: with the largest reviews those would take two).
 
-use api::declare::*;
 use crate::views as view;
+use api::declare::*;
 use keys::reviews as k;
 use model::reviews::{Book, Review};
 
@@ -41,11 +41,12 @@ pub const FUNCTION: Function = Function::one(
 );
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::found::<Page>("the book (first page only) and a page of its reviews")
-        .page_note(PAGE_NOTE)
-        .worst_read_units(30.0),
-];
+pub const CONTRACTS: &[Contract] =
+    &[
+        Contract::found::<Page>("the book (first page only) and a page of its reviews")
+            .page_note(PAGE_NOTE)
+            .worst_read_units(30.0),
+    ];
 
 /// What a page of reviews (R1, R2) holds beyond its size.
 pub const PAGE_NOTE: &str = "a page also stops at 32 read units (a page of the largest reviews, 20 KB each, holds 11 items), the next page one nextCursor away";
@@ -112,12 +113,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data as reviews;
+    use crate::fixtures;
     use keys::reviews::Isbn;
     use model::Item;
     use serde_json::{Value, json};
     use store::{Table, Update};
-    use crate::data as reviews;
-    use crate::fixtures;
     use testkit::{Harness, all_items, query_read_units};
     const ISBN: &str = "9780261102354";
     const OTHER: &str = "9780261102361";
@@ -225,27 +226,58 @@ mod tests {
         crate::fixtures::titled_book(&table, ISBN).await;
         let text = "😀".repeat(crate::put_review::MAX_TEXT_CHARS);
         for i in 0..30 {
-            add_review(&table, ISBN, &format!("user-{i:02}"), T0 + i * 60_000, &text).await;
+            add_review(
+                &table,
+                ISBN,
+                &format!("user-{i:02}"),
+                T0 + i * 60_000,
+                &text,
+            )
+            .await;
         }
         table.meter().reset();
         let d = Harness::new(&FUNCTION, handle, table);
-        let read_units = || -> f64 { d.table().meter().requests().iter().map(|r| r.read_units).sum() };
+        let read_units = || -> f64 {
+            d.table()
+                .meter()
+                .requests()
+                .iter()
+                .map(|r| r.read_units)
+                .sum()
+        };
         let pages = testkit::walk_pages("100", async |q| {
             d.table().meter().reset();
             let (s, body) = get(&d, ISBN, q).await;
             assert_eq!(s, 200, "{body}");
             let spent = read_units();
-            assert!(spent <= store::PAGE_READ_BUDGET, "a page consumed {spent} units");
+            assert!(
+                spent <= store::PAGE_READ_BUDGET,
+                "a page consumed {spent} units"
+            );
             body
         })
         .await;
-        assert!(pages.len() > 1, "30 reviews of 20 KB are more than one budget");
+        assert!(
+            pages.len() > 1,
+            "30 reviews of 20 KB are more than one budget"
+        );
         let listed: Vec<String> = pages.iter().flat_map(users_of).collect();
-        assert_eq!(listed, expected_users(0..30), "every review once, newest first");
+        assert_eq!(
+            listed,
+            expected_users(0..30),
+            "every review once, newest first"
+        );
         d.table().meter().reset();
         let (s, body) = get(&d, ISBN, &[]).await;
-        assert_eq!((s, body["reviews"].as_array().map(Vec::len)), (200, Some(10)));
-        assert_eq!(d.table().meter().requests().len(), 1, "the default page is one query");
+        assert_eq!(
+            (s, body["reviews"].as_array().map(Vec::len)),
+            (200, Some(10))
+        );
+        assert_eq!(
+            d.table().meter().requests().len(),
+            1,
+            "the default page is one query"
+        );
     }
 
     #[tokio::test]

@@ -12,8 +12,8 @@
 //!
 //! `reviewCount` is derived by the stream handlers (`ReviewCount` on the user).
 
-use api::declare::*;
 use crate::views as view;
+use api::declare::*;
 use keys::reviews as k;
 use model::reviews::{Review, User};
 
@@ -37,10 +37,11 @@ pub const FUNCTION: Function = Function::one(
 );
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::ok::<Page>("the user (first page only) and a page of their reviews")
-        .page_note(crate::get_book::PAGE_NOTE),
-];
+pub const CONTRACTS: &[Contract] =
+    &[
+        Contract::ok::<Page>("the user (first page only) and a page of their reviews")
+            .page_note(crate::get_book::PAGE_NOTE),
+    ];
 
 api::page! {
     /// A page of a user's reviews.
@@ -75,12 +76,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data as reviews;
+    use crate::fixtures::{self, id};
     use keys::reviews::Isbn;
     use model::Item;
     use serde_json::{Value, json};
     use store::{Table, Update, cursor::CursorCodec};
-    use crate::data as reviews;
-    use crate::fixtures::{self, id};
     use testkit::{Harness, all_items, query_read_units};
     const T0: u64 = fixtures::REVIEW_2001_MS;
 

@@ -6,10 +6,10 @@
 //! digit included) and normalised to its 13 digits, so both forms of one book are one item. The
 //! answer shows the normalised ISBN.
 
-use api::declare::*;
-use crate::views as view;
-use serde::Deserialize;
 use crate::data as reviews;
+use crate::views as view;
+use api::declare::*;
+use serde::Deserialize;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -43,10 +43,11 @@ pub const FUNCTION: Function = Function::one(
 );
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::put::<view::Book>("the book as stored, updated", "the book as stored, created")
-        .body::<PutBook>(),
-];
+pub const CONTRACTS: &[Contract] =
+    &[
+        Contract::put::<view::Book>("the book as stored, updated", "the book as stored, created")
+            .body::<PutBook>(),
+    ];
 
 pub const MAX_TITLE_CHARS: usize = 500;
 pub const MAX_AUTHOR_CHARS: usize = 200;

@@ -8,11 +8,11 @@
 //! review goes, the new one comes. A writer that lost a race to another reads again and retries.
 //! An update re-dates the review: it moves to the top of the book's and the user's lists.
 
-use api::declare::*;
+use crate::data::{self as reviews, NewReview, PutReviewOutcome};
 use crate::views as view;
+use api::declare::*;
 use keys::Timestamp;
 use serde::Deserialize;
-use crate::data::{self as reviews, NewReview, PutReviewOutcome};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(

@@ -5,11 +5,11 @@
 //! existing user's is kept. A date after today is refused. The user's record also carries its
 //! GSI1 keys (`USER#<username>` twice): R2 reads it from GSI1 together with the user's reviews.
 
-use api::declare::*;
+use crate::data as reviews;
 use crate::views as view;
+use api::declare::*;
 use keys::Date;
 use serde::Deserialize;
-use crate::data as reviews;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -40,10 +40,11 @@ pub const FUNCTION: Function = Function::one(
 );
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::put::<view::User>("the user as stored, updated", "the user as stored, created")
-        .optional_body::<PutUser>(),
-];
+pub const CONTRACTS: &[Contract] =
+    &[
+        Contract::put::<view::User>("the user as stored, updated", "the user as stored, created")
+            .optional_body::<PutUser>(),
+    ];
 
 /// The longest username: the worst cases of the review routes write its reviews.
 pub fn longest_username() -> &'static str {
@@ -74,7 +75,9 @@ struct PutUser {
     /// a date, or a date and time as Pernin's introduction writes it (`2000-09-29T04:31:00`; the
     /// date is stored); not after today; today when absent
     #[serde(default)]
-    #[schemars(regex(pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?Z?)?$"))]
+    #[schemars(regex(
+        pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?Z?)?$"
+    ))]
     membership_date: Option<String>,
 }
 

@@ -8,10 +8,10 @@
 
 use std::collections::BTreeMap;
 
+use crate::data::{StatusKeys, apply_order_status};
 use keys::commerce::{EventId, OrderId, OrderStatus};
 use model::{Entity, commerce::TrackingEvent};
-use store::{Deps};
-use crate::data::{StatusKeys, apply_order_status};
+use store::Deps;
 use stream_handler::{BatchResponse, Event, Failures, Kind};
 
 pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
@@ -70,13 +70,13 @@ pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
+    use crate::fixtures::add_tracking_event;
     use keys::SortableId;
     use model::Item;
     use serde_json::Value;
-    use store::{Table};
-    use crate::fixtures::add_tracking_event;
+    use store::Table;
     use testkit::{Change as C, all_items, stream_event, stream_record};
-    use crate::fixtures;
 
     async fn handle(table: &Table, event: &Event) -> BatchResponse {
         super::handle(
@@ -182,7 +182,10 @@ mod tests {
         let order = fixtures::order(&table, "ann", keys::now_ms(), &[(1, 1, 1)]).await;
         // The order as the multi-attribute design's place-order writes it.
         for item in all_items(&table).await {
-            if matches!(item["Type"].as_s().unwrap().as_str(), "Order" | "OrderHeader") {
+            if matches!(
+                item["Type"].as_s().unwrap().as_str(),
+                "Order" | "OrderHeader"
+            ) {
                 let mut item = item.clone();
                 item.remove("GSI1PK");
                 item.remove("GSI1SK");
@@ -203,7 +206,10 @@ mod tests {
             ]
         );
         for item in all_items(&table).await {
-            if matches!(item["Type"].as_s().unwrap().as_str(), "Order" | "OrderHeader") {
+            if matches!(
+                item["Type"].as_s().unwrap().as_str(),
+                "Order" | "OrderHeader"
+            ) {
                 assert!(!item.keys().any(|k| k.starts_with("GSI1")), "{item:?}");
             }
         }

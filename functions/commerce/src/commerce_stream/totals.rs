@@ -207,9 +207,12 @@ fn order_contributions(
     if enters_or_leaves_sale(&old, &new) {
         for line in lines.get(&any.order_id).into_iter().flatten() {
             // `count` is -1 or 1 here; a quantity is a u32: only the amount can overflow.
-            let revenue = count
-                .checked_mul(amount(line)?)
-                .ok_or_else(|| format!("order {} line {}: revenue overflows", line.order_id, line.sku))?;
+            let revenue = count.checked_mul(amount(line)?).ok_or_else(|| {
+                format!(
+                    "order {} line {}: revenue overflows",
+                    line.order_id, line.sku
+                )
+            })?;
             out.push(product_sales(
                 change,
                 line,
@@ -312,11 +315,11 @@ fn product_sales(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
     use model::Item;
     use serde_json::Value;
     use store::{Table, aws_sdk_dynamodb::types::AttributeValue};
     use testkit::{Change as C, all_items, stream_event, stream_record};
-    use crate::fixtures;
 
     const SHARDS: u32 = 4;
 
@@ -505,7 +508,10 @@ mod tests {
         let of = |ty: &str, attr: &str, value: &str| {
             sources
                 .iter()
-                .find(|i| i["Type"].as_s().unwrap() == ty && i[attr].as_s().ok().map(String::as_str) == Some(value))
+                .find(|i| {
+                    i["Type"].as_s().unwrap() == ty
+                        && i[attr].as_s().ok().map(String::as_str) == Some(value)
+                })
                 .unwrap()
                 .clone()
         };
@@ -522,11 +528,18 @@ mod tests {
         line.insert("UnitPrice".into(), AttributeValue::N(i64::MAX.to_string()));
         let mut more = of("Order", "CustomerId", "ann");
         let ann_total = num(&more, "Total");
-        more.insert("Total".into(), AttributeValue::N((ann_total + 1).to_string()));
+        more.insert(
+            "Total".into(),
+            AttributeValue::N((ann_total + 1).to_string()),
+        );
         let batch = stream_event(vec![
             stream_record("m1", 100, C::Modify(&corrupt, &summary)),
             stream_record("m2", 101, C::Modify(&old_line, &line)),
-            stream_record("m3", 102, C::Modify(&of("Order", "CustomerId", "ann"), &more)),
+            stream_record(
+                "m3",
+                102,
+                C::Modify(&of("Order", "CustomerId", "ann"), &more),
+            ),
         ]);
         let (r, _) = handle_counted(&deps, &batch).await;
         assert!(r.failed_sequence_numbers().is_empty(), "not retried: {r:?}");
@@ -536,13 +549,21 @@ mod tests {
             "{:?}",
             r.poison
         );
-        assert!(r.poison.iter().all(|p| p.reason.contains("overflows")), "{:?}", r.poison);
+        assert!(
+            r.poison.iter().all(|p| p.reason.contains("overflows")),
+            "{:?}",
+            r.poison
+        );
         let (customers, sales, _) = derived(&deps.table).await;
         let (want_customers, want_sales, _) = expected();
         assert_eq!(sales, want_sales, "nothing of the poison applied");
         assert_eq!(customers["bob"], want_customers["bob"]);
         let ann = want_customers["ann"];
-        assert_eq!(customers["ann"], (ann.0, ann.1 + 1), "the record behind them applied");
+        assert_eq!(
+            customers["ann"],
+            (ann.0, ann.1 + 1),
+            "the record behind them applied"
+        );
     }
 
     #[tokio::test]
@@ -686,7 +707,11 @@ mod tests {
 
     /// Reps E1 and E2; ann (E1) and bob (E2) order in two quarters, cy (no rep) too.
     async fn with_rep_orders() -> Deps {
-        let table = hr::fixtures::org_with(testkit::table().await, &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")]).await;
+        let table = hr::fixtures::org_with(
+            testkit::table().await,
+            &[("E1", "Ada Lovelace"), ("E2", "Alan Turing")],
+        )
+        .await;
         fixtures::customer_of_rep(&table, "ann", "E1").await;
         fixtures::customer_of_rep(&table, "bob", "E2").await;
         fixtures::customer(&table, "cy").await;
