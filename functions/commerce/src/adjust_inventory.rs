@@ -195,38 +195,23 @@ mod tests {
     async fn bad_input_and_unknown_inventories_are_4xx_and_write_nothing() {
         let table = stocked(5).await;
         let before = all_items(&table).await;
+        // i64's extremes: `abs()` of the first overflowed (a panic, or a wrapped condition that
+        // let the stock go below 0).
+        const I64_MIN: &str = r#"{"delta":-9223372036854775808}"#;
+        const I64_MAX: &str = r#"{"delta":9223372036854775807}"#;
+        const OVER_LIMIT: &str = r#"{"delta":1000000000}"#;
         for (sku, warehouse, body, status, code) in [
             ("42", "W1", r#"{"delta":0}"#, 400, "invalid_body"),
             ("42", "W1", r#"{"delta":1000000001}"#, 400, "invalid_body"),
             ("42", "W1", r#"{"delta":-1000000001}"#, 400, "invalid_body"),
             ("42", "W1", r#"{"delta":1.5}"#, 400, "invalid_body"),
-            // i64's extremes: `abs()` of the first overflowed (a panic, or a wrapped condition
-            // that let the stock go below 0).
-            (
-                "42",
-                "W1",
-                r#"{"delta":-9223372036854775808}"#,
-                400,
-                "invalid_body",
-            ),
-            (
-                "42",
-                "W1",
-                r#"{"delta":9223372036854775807}"#,
-                400,
-                "invalid_body",
-            ),
+            ("42", "W1", I64_MIN, 400, "invalid_body"),
+            ("42", "W1", I64_MAX, 400, "invalid_body"),
             ("42", "W1", r#"{"quantity":1}"#, 400, "invalid_body"),
             ("42", "W#1", r#"{"delta":1}"#, 400, "invalid_parameter"),
             ("42", "W2", r#"{"delta":1}"#, 404, "inventory_not_found"),
             ("43", "W1", r#"{"delta":1}"#, 404, "inventory_not_found"),
-            (
-                "42",
-                "W1",
-                r#"{"delta":1000000000}"#,
-                409,
-                "stock_limit_exceeded",
-            ),
+            ("42", "W1", OVER_LIMIT, 409, "stock_limit_exceeded"),
         ] {
             let (s, b) = adjust(&table, sku, warehouse, body).await;
             assert_eq!((s, b["code"].as_str()), (status, Some(code)), "{body}: {b}");

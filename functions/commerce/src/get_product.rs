@@ -121,11 +121,7 @@ mod tests {
         table.meter().reset();
         for bad in ["0", "042", "abc", "-1", "1.5", "1000000000000", "4#2", ""] {
             let (s, b, _) = get(&table, bad).await;
-            assert_eq!(
-                (s, b["code"].as_str()),
-                (400, Some("invalid_parameter")),
-                "{bad:?}"
-            );
+            testkit::assert_refused(&(s, b), 400, "invalid_parameter", bad);
         }
         assert!(table.meter().requests().is_empty(), "nothing read");
     }

@@ -114,12 +114,8 @@ mod tests {
             "only Queries: {:?}",
             table.meter().operations()
         );
-        let (s, b) = h.as_staff().get("/products/44/inventory", &[]).await;
-        assert_eq!(
-            (s, b["code"].as_str()),
-            (404, Some("product_not_found")),
-            "{b}"
-        );
+        let answer = h.as_staff().get("/products/44/inventory", &[]).await;
+        testkit::assert_refused(&answer, 404, "product_not_found", "an unknown product");
     }
 
     #[tokio::test]

@@ -244,11 +244,7 @@ mod tests {
         let key = k::inventory(fixtures::sku(42), &fixtures::id("W1"));
         let retype = store::Update::new().set(model::attr::TYPE, model::s("Product"));
         table.update(&key, &retype, None).await.unwrap();
-        let (s, b) = get(&table, "42", &[]).await;
-        assert_eq!(
-            (s, b["code"].as_str()),
-            (500, Some("internal_error")),
-            "{b}"
-        );
+        let answer = get(&table, "42", &[]).await;
+        testkit::assert_refused(&answer, 500, "internal_error", "a corrupt item");
     }
 }

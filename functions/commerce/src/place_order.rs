@@ -629,12 +629,8 @@ mod tests {
         let (table, h) = placing().await;
         let before = all_items(&table).await;
         for key in ["ké", "", &"k".repeat(65), "a#b", "a b"] {
-            let (s, body) = post(&h, "123", BODY, Some(key)).await;
-            assert_eq!(
-                (s, body["code"].as_str()),
-                (400, Some("invalid_idempotency_key")),
-                "{key:?}: {body}"
-            );
+            let answer = post(&h, "123", BODY, Some(key)).await;
+            testkit::assert_refused(&answer, 400, "invalid_idempotency_key", key);
         }
         assert_eq!(all_items(&table).await, before, "nothing written");
     }
@@ -832,12 +828,8 @@ mod tests {
         crate::fixtures::priced_product(&table, 5, i64::MAX).await;
         let before = all_items(&table).await;
         let h = harness(&table);
-        let (s, b) = post(&h, "123", r#"{"items":[{"sku":5,"quantity":2}]}"#, None).await;
-        assert_eq!(
-            (s, b["code"].as_str()),
-            (500, Some("internal_error")),
-            "{b}"
-        );
+        let answer = post(&h, "123", r#"{"items":[{"sku":5,"quantity":2}]}"#, None).await;
+        testkit::assert_refused(&answer, 500, "internal_error", "a total past i64");
         assert_eq!(all_items(&table).await, before, "nothing written");
     }
 

@@ -258,6 +258,13 @@ mod tests {
         (table, h)
     }
 
+    /// [`with_employees`], and customer 123, Ann, whose rep is E1.
+    async fn with_ann_and_her_rep() -> (Table, Harness) {
+        let (table, h) = with_employees().await;
+        assert_eq!(h.as_staff().put("/customers/123", ANN_WITH_E1).await.0, 201);
+        (table, h)
+    }
+
     const ANN: &str = r#"{"name":"Ann","email":"ann@example.com"}"#;
     const ANN_WITH_E1: &str = r#"{"name":"Ann","email":"ann@example.com","accountRepId":"E1"}"#;
 
@@ -285,8 +292,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_customer_may_not_set_their_rep_and_nothing_changes() {
-        let (table, h) = with_employees().await;
-        h.as_staff().put("/customers/123", ANN_WITH_E1).await;
+        let (table, h) = with_ann_and_her_rep().await;
         let before = all_items(&table).await;
         for body in [
             r#"{"name":"Ann B","email":"ann@example.com","accountRepId":"E2"}"#,
@@ -321,8 +327,7 @@ mod tests {
 
     #[tokio::test]
     async fn null_removes_the_rep_and_absent_keeps_it() {
-        let (table, h) = with_employees().await;
-        h.as_staff().put("/customers/123", ANN_WITH_E1).await;
+        let (table, h) = with_ann_and_her_rep().await;
         // Absent (the owner's ordinary update, or staff's): the rep and its GSI1 keys stay.
         for who in [h.as_sub("123"), h.as_staff()] {
             let (s, c) = who

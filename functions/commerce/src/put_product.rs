@@ -148,12 +148,8 @@ mod tests {
     #[tokio::test]
     async fn a_price_is_set_with_its_currency_and_removed_by_a_put_without() {
         let table = testkit::table().await;
-        let (s, p) = put(
-            &table,
-            "42",
-            r#"{"name":"Espresso cup","price":1250,"currency":"USD"}"#,
-        )
-        .await;
+        let priced = r#"{"name":"Espresso cup","price":1250,"currency":"USD"}"#;
+        let (s, p) = put(&table, "42", priced).await;
         assert_eq!(s, 201, "{p}");
         assert_eq!((&p["price"], &p["currency"]), (&json!(1250), &json!("USD")));
         let stored = &all_items(&table).await[0];
@@ -169,13 +165,10 @@ mod tests {
             (r#"{"name":"x","price":1,"currency":"usd"}"#, "currency"),
             (r#"{"name":"x","price":1,"currency":"DOLLAR"}"#, "currency"),
         ] {
-            let (s, b) = put(&table, "42", body).await;
-            assert_eq!(
-                (s, b["code"].as_str()),
-                (400, Some("invalid_body")),
-                "{body}"
-            );
-            assert!(b["message"].as_str().unwrap().contains(names), "{b}");
+            let answer = put(&table, "42", body).await;
+            testkit::assert_refused(&answer, 400, "invalid_body", body);
+            let message = answer.1["message"].as_str().unwrap();
+            assert!(message.contains(names), "{message}");
         }
         let (s, p) = put(&table, "42", r#"{"name":"Espresso cup"}"#).await;
         assert_eq!(
@@ -189,12 +182,8 @@ mod tests {
     #[tokio::test]
     async fn creates_then_replaces_in_one_write_each_keeping_the_total_inventory() {
         let table = testkit::table().await;
-        let (s, p) = put(
-            &table,
-            "42",
-            r#"{"name":"  Espresso cup ","description":"Porcelain, 80 ml"}"#,
-        )
-        .await;
+        let padded = r#"{"name":"  Espresso cup ","description":"Porcelain, 80 ml"}"#;
+        let (s, p) = put(&table, "42", padded).await;
         assert_eq!(s, 201, "{p}");
         assert_eq!(
             (

@@ -484,26 +484,9 @@ mod tests {
         }
         let h = Harness::new(&FUNCTION, handle, writer.table().clone());
         let path = h.path(&[&create::longest_course_name()]);
-        let spent = || -> f64 {
-            h.table()
-                .meter()
-                .requests()
-                .iter()
-                .map(|r| r.read_units + r.index_read_units)
-                .sum()
-        };
-        let pages = walk_pages("100", async |q| {
-            h.table().meter().reset();
-            let (s, body) = h.get(&path, q).await;
-            assert_eq!(s, 200, "{body}");
-            let spent = spent();
-            assert!(
-                spent <= store::PAGE_READ_BUDGET,
-                "a page consumed {spent} units"
-            );
-            body
-        })
-        .await;
+        let pages =
+            testkit::walk_within_read_budget(h.table(), "100", async |q| h.get(&path, q).await)
+                .await;
         assert!(
             pages.len() > 1,
             "{count} occurrences of 4 KB are more than one budget"
@@ -516,15 +499,7 @@ mod tests {
         let expected: Vec<String> = (0..count).map(longest_location).collect();
         assert_eq!(listed, expected, "every occurrence once, in location order");
         h.table().meter().reset();
-        let (s, body) = h.get(&path, &[]).await;
-        assert_eq!(
-            (s, body["occurrences"].as_array().map(Vec::len)),
-            (200, Some(20))
-        );
-        assert_eq!(
-            h.table().meter().requests().len(),
-            1,
-            "the default page is one query"
-        );
+        let answer = h.get(&path, &[]).await;
+        testkit::assert_default_page(h.table(), &answer, "occurrences", 20);
     }
 }

@@ -237,26 +237,9 @@ mod tests {
         }
         table.meter().reset();
         let d = Harness::new(&FUNCTION, handle, table);
-        let read_units = || -> f64 {
-            d.table()
-                .meter()
-                .requests()
-                .iter()
-                .map(|r| r.read_units)
-                .sum()
-        };
-        let pages = testkit::walk_pages("100", async |q| {
-            d.table().meter().reset();
-            let (s, body) = get(&d, ISBN, q).await;
-            assert_eq!(s, 200, "{body}");
-            let spent = read_units();
-            assert!(
-                spent <= store::PAGE_READ_BUDGET,
-                "a page consumed {spent} units"
-            );
-            body
-        })
-        .await;
+        let pages =
+            testkit::walk_within_read_budget(d.table(), "100", async |q| get(&d, ISBN, q).await)
+                .await;
         assert!(
             pages.len() > 1,
             "30 reviews of 20 KB are more than one budget"
@@ -268,16 +251,8 @@ mod tests {
             "every review once, newest first"
         );
         d.table().meter().reset();
-        let (s, body) = get(&d, ISBN, &[]).await;
-        assert_eq!(
-            (s, body["reviews"].as_array().map(Vec::len)),
-            (200, Some(10))
-        );
-        assert_eq!(
-            d.table().meter().requests().len(),
-            1,
-            "the default page is one query"
-        );
+        let answer = get(&d, ISBN, &[]).await;
+        testkit::assert_default_page(d.table(), &answer, "reviews", 10);
     }
 
     #[tokio::test]

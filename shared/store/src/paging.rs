@@ -156,7 +156,7 @@ impl<'d> Paging<'d> {
     }
 
     /// [`Paging::page`], each item as `show` shows it: a page of one query, as its answer lists
-    /// it (`paging.page_shown(query, view::customer)`).
+    /// it (`paging.page_shown(query, view::record)`).
     pub async fn page_shown<E: Entity, V, C: Selection>(
         &self,
         query: Query<'_, C>,

@@ -72,6 +72,57 @@ pub async fn walk_pages(
     }
 }
 
+/// A page of a metered walk: `table`'s meter reset, the page fetched by `get` with `query` (it
+/// must be a 200), its body and the requests it made.
+async fn metered_page(
+    table: &store::Table,
+    get: &mut impl AsyncFnMut(&[(&str, &str)]) -> (u16, Value),
+    query: &[(&str, &str)],
+) -> (Value, Vec<store::Request>) {
+    table.meter().reset();
+    let (s, body) = get(query).await;
+    assert_eq!(s, 200, "{body}");
+    (body, table.meter().requests())
+}
+
+/// Asserts that `answer`, a first page asked for without a `limit`, is a 200 listing `len`
+/// records under `list`, read in one request of `table` (its meter reset before the call).
+#[track_caller]
+pub fn assert_default_page(table: &store::Table, answer: &(u16, Value), list: &str, len: usize) {
+    let (s, body) = answer;
+    let listed = body[list].as_array().map(Vec::len);
+    assert_eq!((*s, listed), (200, Some(len)), "{body}");
+    assert_eq!(
+        table.meter().requests().len(),
+        1,
+        "the default page is one query"
+    );
+}
+
+/// [`walk_pages`] `limit` at a time, asserting of every page that it is a 200 whose requests
+/// consumed at most [`store::PAGE_READ_BUDGET`] read units (table and indexes together, as
+/// `table`'s meter recorded them). `get` fetches a page and returns its status and body. Every
+/// body, in order.
+pub async fn walk_within_read_budget(
+    table: &store::Table,
+    limit: &str,
+    mut get: impl AsyncFnMut(&[(&str, &str)]) -> (u16, Value),
+) -> Vec<Value> {
+    walk_pages(limit, async |q| {
+        let (body, requests) = metered_page(table, &mut get, q).await;
+        let spent: f64 = requests
+            .iter()
+            .map(|r| r.read_units + r.index_read_units)
+            .sum();
+        assert!(
+            spent <= store::PAGE_READ_BUDGET,
+            "a page consumed {spent} units"
+        );
+        body
+    })
+    .await
+}
+
 /// [`walk_pages`] `limit` at a time, asserting of every page that it took one query, which read
 /// the items `shown` finds stored for that page and paid DynamoDB's minimum for them: on the
 /// table, or with `index` on that index. `get` fetches a page and returns its status and body,
@@ -84,10 +135,7 @@ pub async fn walk_one_query_per_page(
     mut shown: impl AsyncFnMut(&Value) -> Vec<Item>,
 ) -> Vec<Value> {
     walk_pages(limit, async |q| {
-        table.meter().reset();
-        let (s, body) = get(q).await;
-        assert_eq!(s, 200, "{body}");
-        let requests = table.meter().requests();
+        let (body, requests) = metered_page(table, &mut get, q).await;
         assert_eq!(requests.len(), 1, "one query per page");
         let read = shown(&body).await;
         let query = &requests[0];
@@ -160,6 +208,18 @@ pub async fn assert_cursor_refused_by_another_read(
         .collect();
     let (s, body) = h.get(path, &other).await;
     assert_eq!((s, body["code"].as_str()), (400, Some("invalid_cursor")));
+}
+
+/// Asserts that `answer` is the refusal `status` with the stable error `code`; a failure shows
+/// `what` was sent and the body.
+#[track_caller]
+pub fn assert_refused(answer: &(u16, Value), status: u16, code: &str, what: &str) {
+    let (s, body) = answer;
+    assert_eq!(
+        (*s, body["code"].as_str()),
+        (status, Some(code)),
+        "{what}: {body}"
+    );
 }
 
 /// Sends every case and asserts the error it expects. A case is `(request, status, code)`:
