@@ -3,7 +3,7 @@
 //! BatchGetItem of every shard.
 
 use api::declare::*;
-use api::views::sharded_counter;
+use api::wire::sharded_counter;
 use keys::{Date, derived};
 use model::derived::DailyStats;
 use serde_json::json;
@@ -39,10 +39,10 @@ pub const CONTRACTS: &[Contract] =
 struct Stats {
     date: Date,
     /// orders placed that day, less those since cancelled or returned
-    orders: api::views::DerivedInteger,
+    orders: api::wire::DerivedInteger,
     /// cents, the totals of those orders
-    revenue: api::views::DerivedInteger,
-    reviews: api::views::DerivedInteger,
+    revenue: api::wire::DerivedInteger,
+    reviews: api::wire::DerivedInteger,
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

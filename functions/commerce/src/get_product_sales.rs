@@ -3,7 +3,7 @@
 //! summed here from ONE BatchGetItem of every shard.
 
 use api::declare::*;
-use api::views::sharded_counter;
+use api::wire::sharded_counter;
 use keys::commerce::{self as k, Sku};
 use model::commerce::ProductSales;
 use serde_json::json;
@@ -40,8 +40,8 @@ pub const CONTRACTS: &[Contract] = &[
 #[allow(dead_code)]
 struct Sales {
     product_id: Sku,
-    units_sold: api::views::DerivedInteger,
-    revenue: api::views::DerivedInteger,
+    units_sold: api::wire::DerivedInteger,
+    revenue: api::wire::DerivedInteger,
 }
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -2,9 +2,9 @@
 //! products and inventories, reps' sales. The wire format is this context's contract, kept apart
 //! from how its items are stored: each view is a type whose JSON Schema is `openapi.yaml`'s
 //! (descriptions from these comments). The generic shapes (a derived value, its drift note, a
-//! sharded counter) are `api::views`'.
+//! sharded counter) are `api::wire`'.
 
-use api::views::{DerivedInteger, Drift, derived};
+use api::wire::{DerivedInteger, Drift, derived};
 use keys::{
     Id, Timestamp,
     commerce::{OrderId, OrderStatus, Sku},

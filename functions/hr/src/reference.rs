@@ -182,7 +182,7 @@ impl<R: ReferenceRecord> JsonSchema for Listed<R> {
     }
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let records = generator.subschema_for::<Vec<Shown<R>>>();
-        let cursor = generator.subschema_for::<api::views::NextCursor>();
+        let cursor = generator.subschema_for::<api::wire::NextCursor>();
         let list = collection(R::KIND);
         json_schema!({
             "type": "object",

@@ -1,9 +1,9 @@
 //! How the reviews context's records are shown to clients (camelCase JSON): books, users, reviews.
 //! Each view is a type whose JSON Schema is `openapi.yaml`'s (descriptions from these comments).
-//! The generic shapes (a derived value and its drift note) are `api::views`'.
+//! The generic shapes (a derived value and its drift note) are `api::wire`'.
 
 use api::Caller;
-use api::views::{DerivedInteger, Drift, derived};
+use api::wire::{DerivedInteger, Drift, derived};
 use keys::{Date, Id, Timestamp, reviews::Isbn};
 use model::reviews::{Book as BookRecord, Review as ReviewRecord, User as UserRecord};
 use schemars::JsonSchema;

@@ -24,7 +24,7 @@
 //! - [`serve`](mod@serve): a function's `main` ([`serve()`]) and one request's dispatch
 //!   ([`dispatch`]), authorized first ([`auth`]); [`event`]: the raw API Gateway event made a
 //!   request (a URI that cannot be built is a 400) and the answer made its response;
-//! - [`function`], [`auth`], [`views`]: declarations, access, and the shapes every context's
+//! - [`function`], [`auth`], [`wire`]: declarations, access, and the shapes every context's
 //!   response views share (each context's views and its own parameters are in its crate);
 //!   [`contract`]: what `openapi.yaml` says of a route, from its request and answer types.
 //!
@@ -41,7 +41,7 @@ pub mod parameters;
 pub mod response;
 pub mod serve;
 pub mod text;
-pub mod views;
+pub mod wire;
 
 pub use auth::{Access, Caller};
 

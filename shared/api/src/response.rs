@@ -7,9 +7,9 @@ use lambda_http::{
 };
 use serde::Serialize;
 
-use crate::{ApiError, views};
+use crate::{ApiError, wire};
 
-/// The header naming derived values that drifted (see [`views::DRIFT`]).
+/// The header naming derived values that drifted (see [`wire::DRIFT`]).
 pub const DERIVED_INCONSISTENT: &str = "x-derived-inconsistent";
 
 /// A JSON response. Derived values a view found drifted (a negative count, a value that is not
@@ -23,7 +23,7 @@ pub fn json<T: Serialize>(status: u16, body: &T) -> Result<Response<Body>, ApiEr
     };
     let mut value = serde_json::to_value(body).map_err(internal)?;
     let mut drifted = Vec::new();
-    views::take_drift(&mut value, &mut drifted);
+    wire::take_drift(&mut value, &mut drifted);
     let text = serde_json::to_string(&value).map_err(internal)?;
     let mut response = Response::builder()
         .status(status)

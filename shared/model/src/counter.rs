@@ -5,7 +5,7 @@
 //! be. A read must then degrade visibly, not fail: a [`Derived`] holds what is stored, and
 //! [`Derived::value`] is `None` for anything that is not a non-negative integer in range, so the
 //! API shows `null` and names the field in its `X-Derived-Inconsistent` header
-//! (`api::views::derived`); `make reconcile REPAIR=1` corrects the stored value.
+//! (`api::wire::derived`); `make reconcile REPAIR=1` corrects the stored value.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 

@@ -39,7 +39,7 @@ macro_rules! page {
         #[schemars(inline)]
         struct $name $(<$lt>)? {
             $($(#[$field_meta])* $field: $ty,)*
-            #[schemars(with = "api::views::NextCursor")]
+            #[schemars(with = "api::wire::NextCursor")]
             next_cursor: Option<String>,
         }
     };
@@ -69,7 +69,7 @@ impl From<DerivedInteger> for Value {
     }
 }
 
-/// The `nextCursor` of a page, for a field's `#[schemars(with = "api::views::NextCursor")]`.
+/// The `nextCursor` of a page, for a field's `#[schemars(with = "api::wire::NextCursor")]`.
 pub struct NextCursor;
 
 impl JsonSchema for NextCursor {
