@@ -231,10 +231,10 @@ pub async fn assert_errors<R: std::fmt::Debug>(
     mut send: impl AsyncFnMut(&R) -> (u16, Value),
 ) {
     for (request, status, code) in cases {
-        let (s, b) = send(&request).await;
+        let answer = send(&request).await;
         let shown: String = format!("{request:?}").chars().take(120).collect();
-        let got = (s, b["code"].as_str().unwrap_or_default());
-        assert_eq!(got, (status, code), "{shown}: {b}");
+        assert_refused(&answer, status, code, &shown);
+        let b = &answer.1;
         let message = b["message"].as_str().unwrap_or_default();
         assert!(!message.is_empty(), "{shown}: no message in {b}");
     }
