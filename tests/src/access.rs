@@ -30,30 +30,49 @@ fn without_token(mut event: Value) -> Value {
     event
 }
 
-/// The sample sent as `event`, against a table loaded with the seeds: status, body, and whether
-/// the table is exactly as before and no request was even sent.
-async fn send(function: &str, event: &Value) -> (u16, Value, bool) {
+/// A table loaded with the seeds, and every item it holds.
+struct Seeded {
+    table: store::Table,
+    items: Vec<model::Item>,
+}
+
+/// The refusals leave the table as it was (each asserts so), so one seeded table serves every
+/// function of a test that asserts it.
+async fn seeded() -> Seeded {
     let table = testkit::table().await;
     tools::seed::load(&table).await.unwrap();
-    let before = testkit::all_items(&table).await;
+    let items = testkit::all_items(&table).await;
+    Seeded { table, items }
+}
+
+/// The sample sent as `event` to a table loaded with the seeds: status, body, and whether the
+/// table is exactly as before and no request was even sent.
+async fn send_to(seeded: &Seeded, function: &str, event: &Value) -> (u16, Value, bool) {
+    let table = &seeded.table;
     table.meter().reset();
-    let response = dispatch::handle(function, &table, testkit::request(event))
+    let response = dispatch::handle(function, table, testkit::request(event))
         .await
         .unwrap_or_else(|| panic!("no handler for {function}"));
     let sent = !table.meter().requests().is_empty();
     let (status, body) = testkit::response_json(&response);
     crate::openapi::assert_event_answer(event, status, &body);
-    let unchanged = testkit::all_items(&table).await == before;
+    let unchanged = testkit::all_items(table).await == seeded.items;
     (status, body, unchanged && !sent)
+}
+
+/// [`send_to`] a table of its own, for calls that may write.
+async fn send(function: &str, event: &Value) -> (u16, Value, bool) {
+    send_to(&seeded().await, function, event).await
 }
 
 #[tokio::test]
 async fn every_signed_in_route_without_a_token_is_401_and_touches_nothing() {
+    let seeded = seeded().await;
     for (name, access, sample) in api_functions() {
         if !access.signed_in() {
             continue;
         }
-        let (status, body, untouched) = send(&name, &without_token(sample)).await;
+        let (status, body, untouched) = send_to(&seeded, &name, &without_token(sample)).await;
         assert_eq!(
             (status, body["code"].as_str()),
             (401, Some("unauthorized")),
@@ -65,6 +84,7 @@ async fn every_signed_in_route_without_a_token_is_401_and_touches_nothing() {
 
 #[tokio::test]
 async fn every_owned_route_called_by_another_customer_is_404_and_touches_nothing() {
+    let seeded = seeded().await;
     let mut checked = 0;
     for (name, access, sample) in api_functions() {
         let (Access::Owner { not_found, .. } | Access::OwnerOrStaff { not_found, .. }) = access
@@ -72,7 +92,7 @@ async fn every_owned_route_called_by_another_customer_is_404_and_touches_nothing
             continue;
         };
         let intruder = testkit::signed_in_as(sample, "intruder", &[]);
-        let (status, body, untouched) = send(&name, &intruder).await;
+        let (status, body, untouched) = send_to(&seeded, &name, &intruder).await;
         assert_eq!(
             (status, body["code"].as_str()),
             (404, Some(not_found)),
@@ -107,13 +127,14 @@ async fn an_order_page_of_another_customer_is_404_like_a_missing_order() {
 
 #[tokio::test]
 async fn every_staff_route_called_by_a_customer_is_403_and_touches_nothing() {
+    let seeded = seeded().await;
     let mut checked = 0;
     for (name, access, sample) in api_functions() {
         if access != Access::Staff {
             continue;
         }
         let customer = testkit::signed_in_as(sample, "123", &["customers"]);
-        let (status, body, untouched) = send(&name, &customer).await;
+        let (status, body, untouched) = send_to(&seeded, &name, &customer).await;
         assert_eq!(
             (status, body["code"].as_str()),
             (403, Some("forbidden")),
