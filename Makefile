@@ -42,17 +42,22 @@ export AWS_DEFAULT_REGION ?= us-east-1
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
+# uv (from PyPI) installs the tools: both venvs in 10 s here, with an empty cache, where pip took
+# 122 s (one package at a time, every file byte-compiled at install).
+UV := $(VENV)/bin/uv
+UV_VERSION := 0.9.30
 $(VENV)/.installed: Makefile
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check $(PY_TOOLS)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(UV) pip install --quiet --python $(VENV)/bin/python $(PY_TOOLS)
 	touch $@
 
 # The template scanner has its own venv: its pins (boto3 among them) conflict with aws-sam-cli's.
 CHECKOV := $(VENV)/checkov/bin/checkov
 CHECKOV_VERSION := 3.3.30
 $(VENV)/checkov/.installed: $(VENV)/.installed
-	python3 -m venv $(VENV)/checkov
-	$(VENV)/checkov/bin/pip install --quiet --disable-pip-version-check checkov==$(CHECKOV_VERSION)
+	$(UV) venv --quiet --allow-existing $(VENV)/checkov
+	$(UV) pip install --quiet --python $(VENV)/checkov/bin/python checkov==$(CHECKOV_VERSION)
 	touch $@
 
 dynamodb-install:
