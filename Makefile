@@ -207,7 +207,7 @@ $(CHROMIUM):
 # -p`/`--exclude` would compile serde_json, the AWS SDK and ~50 crates above them once more in a set
 # of their own.
 test: dynamodb-install $(VENV)/.installed $(CHROMIUM) ## Everything: unit, property, DynamoDB Local, end-to-end tests, the fuzzer, the explorer in a browser, template lint
-	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory -j2 -O lint
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	cargo build --workspace --all-targets
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; status=0; \
@@ -232,16 +232,27 @@ browser: dynamodb-install $(VENV)/.installed $(CHROMIUM) ## The explorer in head
 # checkov scans the template as written and as SAM expands it (the roles, permissions and stage SAM
 # generates); a finding fails the build unless .checkov.yaml (checks every function or log group
 # passes) or the resource's Metadata (one resource's exception) skips it with a reason.
-lint: $(VENV)/.installed $(VENV)/checkov/.installed ## Validate the SAM template (sam validate --lint, cfn-lint with informational rules, checkov as written and as translated), openapi.yaml (openapi-spec-validator) and formatting
+lint: lint-openapi lint-sam lint-cfn lint-checkov lint-checkov-translated lint-format ## Validate the SAM template (sam validate --lint, cfn-lint with informational rules, checkov as written and as translated), openapi.yaml (openapi-spec-validator) and formatting
+
+# Independent checks, one target each, so `make -j2 -O lint` (as `make test` runs it) runs two at a
+# time: each is one Python process, about 57 s one after another here.
+lint-openapi: $(VENV)/.installed
 	$(VENV)/bin/openapi-spec-validator --validation-errors all openapi.yaml
+lint-sam: $(VENV)/.installed
 	$(VENV)/bin/sam validate --lint --template template.yaml
+lint-cfn: $(VENV)/.installed
 	$(VENV)/bin/cfn-lint --include-checks I -- template.yaml
+lint-checkov: $(VENV)/checkov/.installed
+	$(CHECKOV) --config-file .checkov.yaml --file template.yaml $(CHECKOV_FLAGS)
+lint-checkov-translated: $(VENV)/.installed $(VENV)/checkov/.installed
 	mkdir -p .local
 	$(VENV)/bin/python scripts/sam-translate.py template.yaml > .local/template.json
-	for t in template.yaml .local/template.json; do \
-	  $(CHECKOV) --config-file .checkov.yaml --file $$t --framework cloudformation --compact --quiet --skip-download; done
+	$(CHECKOV) --config-file .checkov.yaml --file .local/template.json $(CHECKOV_FLAGS)
+lint-format:
 	cargo fmt --all -- --check
 	rustfmt --edition 2024 --check $(FUNCTION_MODULES)
+CHECKOV_FLAGS := --framework cloudformation --compact --quiet --skip-download
+.PHONY: lint-openapi lint-sam lint-cfn lint-checkov lint-checkov-translated lint-format
 
 # The function modules are declared inside a macro (their list is derived from the binaries:
 # functions/build.rs), where `cargo fmt` does not look; `make fmt` and `make lint` name them.
