@@ -87,6 +87,13 @@ struct Request {
     body: Option<Word>,
 }
 
+impl Request {
+    /// Whether it may change the stack's data: anything but a GET.
+    fn writes(&self) -> bool {
+        self.method != "GET"
+    }
+}
+
 /// One `$ curl` example of a page.
 #[derive(Debug)]
 struct Example {
@@ -720,13 +727,13 @@ fn pretty(value: &Value) -> String {
 /// Runs a page's examples in order on `stack`, seeded at `started`; its failures, and the page
 /// rewritten with the answers received.
 async fn run_page(
-    (stack, started): &(Stack, u64),
+    stack: &Stack,
+    started: u64,
     name: &str,
     text: &str,
     examples: &[Example],
     cursor_key: &str,
 ) -> (Vec<String>, String) {
-    let (stack, started) = (stack, *started);
     let tokens = |sub: &str, groups: &[&str]| stack.bearer(sub, groups);
     let mut run = Run {
         window: (started, u64::MAX),
@@ -767,7 +774,7 @@ async fn run_page(
             }
         };
         let (status, raw) = send(stack.port, &r.method, &path, &headers, body.as_deref()).await;
-        wrote = r.method != "GET";
+        wrote = r.writes();
         let answer: Value = if raw.is_empty() {
             Value::Null
         } else {
@@ -888,7 +895,7 @@ fn every_example_of_the_docs_is_one_the_test_understands() {
 #[tokio::test]
 async fn every_example_of_the_docs_answers_as_shown() {
     let root = sam_template::workspace_root();
-    let (pages, errors) = all_examples(&root);
+    let (mut pages, errors) = all_examples(&root);
     assert!(
         errors.is_empty(),
         "examples this test cannot run:\n{}",
@@ -900,8 +907,7 @@ async fn every_example_of_the_docs_answers_as_shown() {
     // Each page runs on a stack as `make seed` leaves it. A page that only reads leaves it so, and
     // the next page runs on it too: a seeded stack costs the seed's 1,250 stream records (25 s
     // alone, a minute beside the suite's other tests). So the pages that only read come first.
-    let reads_only = |page: &Page| page.examples.iter().all(|e| e.request.method == "GET");
-    let mut pages = pages;
+    let reads_only = |page: &Page| page.examples.iter().all(|e| !e.request.writes());
     pages.sort_by_key(|page| !reads_only(page));
     let mut as_seeded = None;
     for page in &pages {
@@ -910,13 +916,14 @@ async fn every_example_of_the_docs_answers_as_shown() {
             text,
             examples,
         } = page;
-        let stack = match as_seeded.take() {
-            Some(stack) => stack,
+        let (stack, started) = match as_seeded.take() {
+            Some(seeded) => seeded,
             None => seeded_stack().await,
         };
-        let (failed, rewritten) = run_page(&stack, name, text, examples, &cursor_key).await;
+        let (failed, rewritten) =
+            run_page(&stack, started, name, text, examples, &cursor_key).await;
         if reads_only(page) {
-            as_seeded = Some(stack);
+            as_seeded = Some((stack, started));
         }
         if update && rewritten != *text {
             std::fs::write(root.join(name), rewritten).unwrap_or_else(|e| panic!("{name}: {e}"));
