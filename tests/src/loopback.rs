@@ -74,13 +74,7 @@ async fn loopback_only(what: &str, port: u16) {
 
 #[tokio::test]
 async fn dynamodb_local_and_the_stack_answer_on_loopback_only() {
-    let endpoint = devkit::endpoint();
-    let port: u16 = endpoint
-        .rsplit(':')
-        .next()
-        .and_then(|p| p.trim_end_matches('/').parse().ok())
-        .unwrap_or_else(|| panic!("no port in {endpoint}"));
-    loopback_only("DynamoDB Local", port).await;
+    loopback_only("DynamoDB Local", devkit::endpoint_port()).await;
     let stack = start_stack().await;
     loopback_only("the local stack", stack.port).await;
 }

@@ -168,14 +168,8 @@ impl Replay {
     /// Serves on an ephemeral port of 127.0.0.1, in front of the DynamoDB Local of
     /// `AWS_ENDPOINT_URL_DYNAMODB`.
     async fn start() -> (Arc<Replay>, SocketAddr, JoinHandle<()>) {
-        let endpoint = devkit::endpoint();
-        let upstream = endpoint
-            .rsplit(':')
-            .next()
-            .and_then(|p| p.trim_end_matches('/').parse().ok())
-            .unwrap_or_else(|| panic!("a port in {endpoint}"));
         let replay = Arc::new(Replay {
-            upstream,
+            upstream: devkit::endpoint_port(),
             recorded: tokio::sync::OnceCell::new(),
             other: Mutex::new(None),
         });

@@ -43,6 +43,16 @@ pub fn endpoint() -> String {
     std::env::var("AWS_ENDPOINT_URL_DYNAMODB").unwrap_or_else(|_| DEFAULT_ENDPOINT.to_owned())
 }
 
+/// The port of [`endpoint`] (DynamoDB Local listens on 127.0.0.1).
+pub fn endpoint_port() -> u16 {
+    let endpoint = endpoint();
+    endpoint
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.trim_end_matches('/').parse().ok())
+        .unwrap_or_else(|| panic!("no port in {endpoint}"))
+}
+
 /// A client for DynamoDB Local. It accepts any credentials; fixed ones keep a developer's real
 /// AWS profile out of the way, and the same region everywhere keeps one database file.
 pub fn client() -> Client {
