@@ -3,7 +3,7 @@
 
 use crate::{
     model::{Design, Ix, Shape},
-    sim::{self, BatchTime, Heat, KeyHeat, PARTITION_RCU, PARTITION_WCU},
+    sim::{self, Heat, KeyHeat, PARTITION_RCU, PARTITION_WCU, Streams},
     workload::Workload,
 };
 
@@ -27,6 +27,14 @@ pub struct StatusShards {
     pub item_bytes: f64,
     pub items_per_rcu: u64,
     pub partition_max_read_rate: u64,
+    /// Shards O5's reads need (seed 003's N).
+    pub n_reads: u32,
+    /// The peak of every order header's writes to GSI2 (placed, status moved), summed over the
+    /// shards, and the fewest shards that keep the fullest under the write limit by the real
+    /// hash of real order ids.
+    pub peak_wcu: f64,
+    pub n_writes: u32,
+    /// The larger of the two, and padded.
     pub n: u32,
     pub padded: u32,
     /// The hottest `ORDERS#<shard>` read at N, at the padded count, and with one partition.
@@ -43,6 +51,8 @@ pub struct CounterShards {
     pub hottest_key_now: String,
     /// `None` when no count up to the most a key may have is enough.
     pub needed: Option<u32>,
+    /// What to set: `needed` padded as seed 003 pads (about 15%), for skew the plan cannot see.
+    pub padded: Option<u32>,
     pub hottest_wcu_at_needed: f64,
     /// What one read of a product's sales (and of a day's stats) then costs.
     pub reader_rcu: f64,
@@ -67,16 +77,44 @@ fn hottest<'h>(heat: &'h Heat, label: &str, reads: bool) -> Option<&'h KeyHeat> 
         })
 }
 
-/// O5 under seed 003's formula: N from the peak items a second its read needs, then the plan run
-/// again with N, N padded and 1 shards.
-pub fn status_shards(w: &Workload, heat: &Heat, batch: &BatchTime) -> Option<StatusShards> {
-    let o5 = w.patterns.iter().find(|p| p.id == "O5")?;
-    let peak_rps = sim::peak(&heat.rps[&o5.id]).0;
-    let max_required_io = peak_rps * crate::model::o5_items(o5, w) as f64;
+/// `OrderStatusShards` from both sides: O5 under seed 003's formula (N from the peak items a
+/// second its read needs, checked by planning O5 again with N, N padded and 1 shards), and the
+/// order headers' writes to GSI2, spread by the real hash of real order ids.
+pub fn status_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<StatusShards> {
+    let o5 = w.patterns.iter().find(|p| p.id == "O5");
+    let family: Vec<&KeyHeat> = heat
+        .keys
+        .iter()
+        .filter(|k| k.label == "ORDERS#<shard>")
+        .collect();
+    if o5.is_none() && family.is_empty() {
+        return None;
+    }
     let item_bytes = heat.sizes.order_header;
     let items_per_rcu = (4096 / (item_bytes as u64).max(1)).max(1);
-    let n = keys::shard_count(max_required_io.ceil() as u64, item_bytes as u64);
+    let max_required_io = o5.map_or(0.0, |o5| {
+        sim::peak(&heat.rps[&o5.id]).0 * crate::model::o5_items(o5, w) as f64
+    });
+    let n_reads = if o5.is_some() {
+        keys::shard_count(max_required_io.ceil() as u64, item_bytes as u64)
+    } else {
+        1
+    };
+    let hourly: [f64; 24] = std::array::from_fn(|h| family.iter().map(|k| k.wcu[h]).sum());
+    let peak_wcu = sim::peak(&hourly).0;
+    let orders = w.entities.orders.as_ref().map_or(1_000_000, |o| o.count);
+    let fullest = |n: u32| {
+        crate::model::spread(orders, n, keys::commerce::order_status_shard)
+            .iter()
+            .map(|(_, share)| *share)
+            .fold(0.0, f64::max)
+    };
+    let n_writes = (1..=keys::Shard::MAX_COUNT)
+        .find(|n| peak_wcu * fullest(*n) <= PARTITION_WCU)
+        .unwrap_or(keys::Shard::MAX_COUNT);
+    let n = n_reads.max(n_writes);
     let at = |shards: u32| {
+        let Some(o5) = o5 else { return 0.0 };
         let only = Workload {
             patterns: vec![o5.clone()],
             ..w.clone()
@@ -85,7 +123,7 @@ pub fn status_shards(w: &Workload, heat: &Heat, batch: &BatchTime) -> Option<Sta
             order_status_shards: shards,
             ..heat.design
         };
-        let h = sim::run(&only, d, batch, &mut |_, _| {});
+        let h = sim::run(&only, d, streams, &mut |_, _| {});
         hottest(&h, "ORDERS#<shard>", true).map_or(0.0, |k| k.peak_rcu().0)
     };
     Some(StatusShards {
@@ -93,6 +131,9 @@ pub fn status_shards(w: &Workload, heat: &Heat, batch: &BatchTime) -> Option<Sta
         item_bytes,
         items_per_rcu,
         partition_max_read_rate: 3000 * items_per_rcu,
+        n_reads,
+        peak_wcu,
+        n_writes,
         n,
         padded: pad(n),
         hottest_rcu_at_n: at(n),
@@ -101,10 +142,19 @@ pub fn status_shards(w: &Workload, heat: &Heat, batch: &BatchTime) -> Option<Sta
     })
 }
 
+/// The key design parameter that sets the shard count of a sharded key, if one does.
+pub fn shard_parameter(label: &str) -> Option<&'static str> {
+    match label {
+        "ORDERS#<shard>" => Some("OrderStatusShards"),
+        "SALES#<sku>#<shard>" | "STATS#<date>#<shard>" => Some("AggregateShards"),
+        _ => None,
+    }
+}
+
 /// The counters' shard count: the fewest aggregate shards under which no `SALES#` or `STATS#`
 /// shard is written past the limit, found by planning again (the hash of the real ids decides
 /// each shard's share).
-pub fn counter_shards(w: &Workload, heat: &Heat, batch: &BatchTime) -> Option<CounterShards> {
+pub fn counter_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<CounterShards> {
     let counters = |h: &Heat| {
         h.keys
             .iter()
@@ -118,7 +168,7 @@ pub fn counter_shards(w: &Workload, heat: &Heat, batch: &BatchTime) -> Option<Co
             aggregate_shards: c,
             ..heat.design
         };
-        let h = sim::run(w, d, batch, &mut |_, _| {});
+        let h = sim::run(w, d, streams, &mut |_, _| {});
         counters(&h).map_or(0.0, |x| x.0)
     };
     let current = heat.design.aggregate_shards;
@@ -154,12 +204,14 @@ pub fn counter_shards(w: &Workload, heat: &Heat, batch: &BatchTime) -> Option<Co
             }
         }
     };
-    let shards = needed.unwrap_or(keys::Shard::MAX_COUNT);
+    let padded = needed.map(|n| pad(n).min(keys::Shard::MAX_COUNT));
+    let shards = padded.unwrap_or(keys::Shard::MAX_COUNT);
     Some(CounterShards {
         current,
         hottest_wcu_now: now,
         hottest_key_now: key,
         needed,
+        padded,
         hottest_wcu_at_needed: at_needed,
         reader_rcu: f64::from(shards) * crate::model::rcu(heat.sizes.product_sales, false),
     })
@@ -176,6 +228,15 @@ pub fn findings(heat: &Heat) -> Vec<Finding> {
         if wcu > PARTITION_WCU {
             let n = (wcu / PARTITION_WCU).ceil() as u32;
             let (problem, fix) = match (k.shape, k.label) {
+                (_, "ORDERS#<shard>") => (
+                    format!(
+                        "a status shard written {wcu:.0} WCU/s at {wh:02}:00 UTC, past \
+                         {PARTITION_WCU:.0} ({when})"
+                    ),
+                    "raise `OrderStatusShards` (O5 already queries every shard): see O5's \
+                     status shards below, which counts the writes too"
+                        .to_owned(),
+                ),
                 (_, "SALES#<sku>#<shard>" | "STATS#<date>#<shard>") => (
                     format!(
                         "a counter shard written {wcu:.0} WCU/s at {wh:02}:00 UTC, past \

@@ -6,6 +6,8 @@ use keys::{commerce::types as commerce, derived::types as derived, reviews::type
 
 pub const COMMERCE_STREAM: &str = "commerce-stream";
 pub const AGGREGATE_REVIEWS: &str = "aggregate-reviews";
+/// Every stream consumer whose writes the plan models.
+pub const CONSUMERS: &[&str] = &[COMMERCE_STREAM, AGGREGATE_REVIEWS];
 
 /// One source record's fan-out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use model::{
     commerce::{Customer, Order, OrderHeader, OrderLine, OrderSummary, Product, RepSales},
     derived::{DailyStats, Ledger},
     learning::Certificate,
-    reviews::{Book, Review, User},
+    reviews::{Book, Review, ReviewMarker, User},
 };
 
 use crate::{
@@ -48,14 +48,15 @@ pub struct IndexSchema {
     pub label: &'static str,
 }
 
-/// Every global secondary index `template.yaml` declares, under any `OrderStatusKeys`: an item
-/// stands in each whose key attributes it all carries (DynamoDB's sparse indexes).
+/// Every global secondary index of `template.yaml`'s default deployment (what the code's cost
+/// tests bill writes against too): an item stands in each whose key attributes it all carries
+/// (DynamoDB's sparse indexes).
 pub fn template_indexes() -> &'static [IndexSchema] {
     static INDEXES: std::sync::OnceLock<Vec<IndexSchema>> = std::sync::OnceLock::new();
     INDEXES.get_or_init(|| {
         let t = sam_template::Template::workspace().expect("template.yaml");
         t.table
-            .declared_indexes
+            .global_indexes
             .iter()
             .map(|i| IndexSchema {
                 index: Ix(Box::leak(i.name.clone().into_boxed_str())),
@@ -83,43 +84,70 @@ fn text_of(v: &aws_sdk_dynamodb::types::AttributeValue) -> String {
     }
 }
 
-/// A real item of the model written: its base-table partition, plus one write in every index it
-/// stands in, by the attributes it carries (`wcu` per write; `moved`: its index keys change, a
-/// delete and a put in each index). `labels` names the partition shapes of GSI1 and GSI2 as the
-/// catalogue writes them.
+/// The template's default deployment's global indexes, as `devkit`'s billing rule takes them.
+fn deployed() -> &'static [sam_template::Index] {
+    static INDEXES: std::sync::OnceLock<Vec<sam_template::Index>> = std::sync::OnceLock::new();
+    INDEXES.get_or_init(|| {
+        sam_template::Template::workspace()
+            .expect("template.yaml")
+            .table
+            .global_indexes
+    })
+}
+
+/// A real item of the model written (`before`: the item it replaces, whose index keys may move):
+/// its base-table partition and every index it stands in, each billed as the code's cost tests
+/// bill a write (`devkit::touched_write_units`: 1 unit per KB, twice in a transaction, index
+/// copies included, a moved index key a delete and a put). `labels` names the partition shapes
+/// of the indexes as the catalogue writes them.
 fn stored(
     item: &model::Item,
+    before: Option<&model::Item>,
     base_label: &'static str,
     labels: &[(Ix, &'static str, Shape)],
-    table_wcu: f64,
-    moved: bool,
+    transactional: bool,
 ) -> Vec<Touch> {
     let pk = text_of(item.get(keys::attr::PK).expect("a PK"));
     let sk = text_of(item.get(keys::attr::SK).expect("an SK"));
-    let bytes = devkit::item_size(item) as f64;
-    let mut out = vec![Touch {
-        sk,
-        ..touch(Ix::TABLE, &pk, base_label, Shape::Collection).write(table_wcu)
-    }];
-    for i in template_indexes() {
-        let Some(values) = i
-            .partition
-            .iter()
-            .chain(&i.sort)
-            .map(|a| item.get(a).map(text_of))
-            .collect::<Option<Vec<_>>>()
-        else {
+    let touched = store::Touched {
+        before: before.cloned(),
+        after: Some(item.clone()),
+        checked: false,
+    };
+    let mut out = Vec::new();
+    for (index, units) in devkit::touched_write_units(&touched, transactional, deployed()) {
+        let Some(name) = index else {
+            out.push(Touch {
+                sk: sk.clone(),
+                ..touch(Ix::TABLE, &pk, base_label, Shape::Collection).write(units)
+            });
             continue;
         };
-        let pk = values[..i.partition.len()].join(", ");
+        let i = template_indexes()
+            .iter()
+            .find(|i| i.index.0 == name)
+            .expect("a deployed index");
+        let key_of = |item: &model::Item| {
+            i.partition
+                .iter()
+                .map(|a| item.get(a).map(text_of))
+                .collect::<Option<Vec<_>>>()
+        };
+        let Some(values) = key_of(item).or_else(|| before.and_then(key_of)) else {
+            continue;
+        };
         let (label, shape) = labels
             .iter()
             .find(|(ix, _, _)| *ix == i.index)
             .map_or((i.label, Shape::Increasing), |(_, l, s)| (*l, *s));
-        let writes = if moved { 2.0 } else { 1.0 };
-        out.push(touch(i.index, &pk, label, shape).write(writes * wcu(bytes)));
+        out.push(touch(i.index, &values.join(", "), label, shape).write(units));
     }
     out
+}
+
+/// A transaction's ConditionCheck of an item of `bytes`: a write action, on the table only.
+fn check(bytes: f64) -> f64 {
+    devkit::check_units(bytes as usize)
 }
 
 /// What a partition key holds, for what a split can and cannot do for its heat.
@@ -330,6 +358,23 @@ fn certificate_shard_keys() -> Vec<Gsi1Key> {
     found.into_values().collect()
 }
 
+/// A review of the book by the user, as R3 writes it.
+fn review_of(book: &Isbn, user: &Id) -> Review {
+    Review {
+        isbn: book.clone(),
+        username: user.clone(),
+        grade: 8,
+        review_text: "A review of a few sentences: what the reader liked, what they did not, \
+                      and whom they would give the book to."
+            .to_owned(),
+        review_date: at(),
+    }
+}
+
+fn review(book: &Isbn, user: &Id) -> model::Item {
+    model::to_item(&review_of(book, user)).expect("an item")
+}
+
 fn certificate(k: u64, course: u64) -> Certificate {
     Certificate {
         cert_name: Course::parse(&format!("Course {course}")).expect("a course"),
@@ -377,15 +422,7 @@ impl Sizes {
         let ledger_bytes = devkit::item_size(
             &model::derived::ledger_item(&ledger, &kc::customer(&c)).expect("a ledger item"),
         ) as f64;
-        let review = Review {
-            isbn: isbn(1),
-            username: user_id(1),
-            grade: 8,
-            review_text: "A review of a few sentences: what the reader liked, what they did \
-                          not, and whom they would give the book to."
-                .to_owned(),
-            review_date: at(),
-        };
+        let review = review_of(&isbn(1), &user_id(1));
         let mut s = Sizes {
             customer: size_of(&customer),
             order_summary: size_of(&OrderSummary(o.clone())),
@@ -810,39 +847,58 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                     .collect()
             }))]
         }
+        // One transaction: the occurrence checked, the certificate put (in its course's
+        // partition, its copy in GSI1 on its type's shard), the same student's v01 certificate
+        // checked absent. The course is drawn from the courses, the student from the students.
         "issue-certificate" => vec![
             from(
                 Entity::Students,
                 1.0,
                 Box::new(move |k| {
-                    // The course is the partition of the certificate; its occurrence is checked in
-                    // the same transaction. Certificates of a season spread over the courses.
-                    let c = certificate(k, 1 + k % 97);
-                    let key = c.key();
-                    let index = c.gsi1().expect("a certificate is in GSI1");
-                    vec![
-                        gsi1(&index, "<certType>#<shard>#", Shape::Collection)
-                            .write(wcu(s.certificate))
-                            .shared(),
-                        base(&key, "<course>", Shape::Collection)
-                            .write(2.0 * wcu(s.certificate))
-                            .shared(),
-                    ]
+                    let c = model::to_item(&certificate(k, 1)).expect("an item");
+                    stored(
+                        &c,
+                        None,
+                        "<course>",
+                        &[(Ix::GSI1, "<certType>#<shard>#", Shape::Collection)],
+                        true,
+                    )
+                    .into_iter()
+                    .filter(|t| t.index != Ix::TABLE)
+                    .map(Touch::shared)
+                    .collect()
                 }),
             ),
             from(
                 Entity::Courses,
                 1.0,
                 Box::new(move |k| {
+                    let c = certificate(1, k);
                     let occurrence = model::learning::CourseOccurrence {
-                        course_name: Course::parse(&format!("Course {k}")).expect("a course"),
+                        course_name: c.cert_name.clone(),
                         start_date: at().date(),
                         location: Location::parse("Building 1").expect("a location"),
                         course_type: "Instructor-led".to_owned(),
-                    }
-                    .key();
-                    // ConditionCheck of the occurrence: a transactional read of the course.
-                    vec![base(&occurrence, "<course>", Shape::Collection).read(2.0, 1.0)]
+                    };
+                    let occurrence_bytes = size_of(&occurrence);
+                    let v1 = c.in_version(CertVersion::V1).key();
+                    let mut t: Vec<Touch> = stored(
+                        &model::to_item(&c).expect("an item"),
+                        None,
+                        "<course>",
+                        &[],
+                        true,
+                    )
+                    .into_iter()
+                    .filter(|t| t.index == Ix::TABLE)
+                    .collect();
+                    t.push(
+                        base(&occurrence.key(), "<course>", Shape::Collection)
+                            .write(check(occurrence_bytes)),
+                    );
+                    // No such item: the least a check costs.
+                    t.push(base(&v1, "<course>", Shape::Collection).write(check(0.0)));
+                    t
                 }),
             ),
         ],
@@ -874,14 +930,33 @@ fn place_order<'a>(
         ranked: false,
     };
     let id = order_ids(1).next().expect("an id");
+    // What the header's copy in GSI2 costs, as the billing rule has it for this transaction.
+    let gsi2_header = stored(
+        &model::to_item(&OrderHeader(order(
+            id,
+            &customer_id(1),
+            None,
+            lines as u64,
+            d.order_status_shards,
+        )))
+        .expect("an item"),
+        None,
+        "ORDER#<orderId>",
+        &[],
+        true,
+    )
+    .iter()
+    .filter(|t| t.index == Ix::GSI2)
+    .map(|t| t.wcu)
+    .sum::<f64>();
     // The header's GSI2 shard is a hash of its id: spread below over real ids, not one.
     let header_writes = move |o: &Order| -> Vec<Touch> {
         let mut t = stored(
             &model::to_item(&OrderHeader(o.clone())).expect("an item"),
+            None,
             "ORDER#<orderId>",
             &[(Ix::GSI1, "CUSTOMER#<id>", Shape::Collection)],
-            txn(s.order_header),
-            false,
+            true,
         );
         t.retain(|t| t.index != Ix::GSI2);
         t
@@ -889,10 +964,10 @@ fn place_order<'a>(
     let summary_writes = move |o: &Order| {
         stored(
             &model::to_item(&OrderSummary(o.clone())).expect("an item"),
+            None,
             "CUSTOMER#<id>",
             &[(Ix::GSI1, "REP#<repId>", Shape::Increasing)],
-            txn(s.order_summary),
-            false,
+            true,
         )
     };
     let mut out: Vec<Draw<'a>> = vec![
@@ -902,7 +977,14 @@ fn place_order<'a>(
             touches: Box::new(move |k| {
                 let c = customer_id(k);
                 let o = order(id, &c, None, lines as u64, d.order_status_shards);
-                let mut t = summary_writes(&o);
+                // Read strongly consistent for its account rep, then checked in the
+                // transaction (it exists and keeps that rep): a write action on its item.
+                let mut t = vec![
+                    base(&kc::customer(&c), "CUSTOMER#<id>", Shape::Item)
+                        .read(rcu(s.customer, true), 1.0)
+                        .write(check(s.customer)),
+                ];
+                t.extend(summary_writes(&o));
                 t.extend(header_writes(&o).into_iter().map(|t| {
                     // The header's own partition is the new order's.
                     if t.index == Ix::TABLE { t.fresh() } else { t }
@@ -925,7 +1007,7 @@ fn place_order<'a>(
                     let k = kc::order_status_index(*shard, id, OrderStatus::Open);
                     t.push(
                         gsi2(&k, "ORDERS#<shard>", Shape::Increasing)
-                            .write(wcu(s.order_header))
+                            .write(gsi2_header)
                             .times(*share)
                             .shared(),
                     );
@@ -955,17 +1037,20 @@ fn place_order<'a>(
             per_call: lines,
             touches: Box::new(move |k| {
                 let product = sku(k);
+                // Read in the strongly consistent BatchGetItem (each item rounded up on its
+                // own), then its price checked in the transaction: a write action.
                 let mut t = vec![
                     base(&kc::product(product), "PRODUCT#<sku>", Shape::Item)
-                        .read(rcu(s.product, true), 1.0),
+                        .read(rcu(s.product, true), 1.0)
+                        .write(check(s.product)),
                 ];
                 t.extend(
                     stored(
                         &model::to_item(&line(id, product)).expect("an item"),
+                        None,
                         "ORDER#<orderId>",
                         &[(Ix::GSI1, "PRODUCT#<sku>", Shape::Increasing)],
-                        txn(s.order_line),
-                        false,
+                        true,
                     )
                     .into_iter()
                     .map(|t| if t.index == Ix::TABLE { t.fresh() } else { t }),
@@ -1019,6 +1104,8 @@ fn place_order<'a>(
                     ranked: true,
                     ..stream
                 };
+                // The rep's sales are one more target of the summary's record: its ledger entry.
+                t.push(fresh("LEDGER#<eventId>#<target>").write(txn(s.ledger)));
                 let period = Quarter::of(at().date());
                 t.push(
                     // All reps' sales of a quarter share one partition key, an item each.
@@ -1034,7 +1121,8 @@ fn place_order<'a>(
                     .moving(
                         &kc::rep_ranking_index(period, 1, &rep).expect("a key"),
                         "RANKING#<YYYY-Qn>",
-                        2.0 * wcu(s.rep_sales),
+                        // A delete and a put, in the handler's transaction.
+                        4.0 * wcu(s.rep_sales),
                     ),
                 );
                 t
@@ -1068,21 +1156,28 @@ fn add_order_event<'a>(w: &'a Workload, d: Design, s: &'a Sizes, orders: u64) ->
                 base(&header.key(), "ORDER#<orderId>", Shape::Collection)
                     .write(2.0 * wcu(s.order_header) + 2.0 * wcu(event_bytes)),
             ];
-            let moves = |item: model::Item, label, gsi1_label| {
+            // A conditional UpdateItem each, OPEN to PROCESSING: every index key holding the
+            // status moves (a delete and a put there).
+            let moved = Order {
+                status: OrderStatus::Processing,
+                ..o.clone()
+            };
+            let moves = |before: model::Item, after: model::Item, label, gsi1_label| {
                 stored(
-                    &item,
+                    &after,
+                    Some(&before),
                     label,
                     &[
                         (Ix::GSI1, gsi1_label, Shape::Collection),
                         (Ix::GSI2, "ORDERS#<shard>", Shape::Collection),
                     ],
-                    wcu(s.order_header),
-                    true,
+                    false,
                 )
             };
             t.extend(
                 moves(
                     model::to_item(&header).expect("an item"),
+                    model::to_item(&OrderHeader(moved.clone())).expect("an item"),
                     "ORDER#<orderId>",
                     "CUSTOMER#<id>",
                 )
@@ -1094,6 +1189,7 @@ fn add_order_event<'a>(w: &'a Workload, d: Design, s: &'a Sizes, orders: u64) ->
             );
             t.extend(moves(
                 model::to_item(&OrderSummary(o)).expect("an item"),
+                model::to_item(&OrderSummary(moved)).expect("an item"),
                 "CUSTOMER#<id>",
                 "REP#<repId>",
             ));
@@ -1115,12 +1211,21 @@ fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
             per_call: 1.0,
             touches: Box::new(move |k| {
                 let book = isbn(k);
-                let mut t = vec![
-                    // ConditionCheck the book; Put the review, whose sort key starts with its
-                    // time (`<ISO-8601>#USER#<username>`): the newest end of the collection.
-                    base(&kr::book(&book), "BOOK#<isbn>", Shape::Increasing)
-                        .read(2.0, 1.0)
-                        .write(txn(s.review)),
+                // The book checked in the transaction (a write action on its item), and the
+                // review put there, its sort key starting with its time
+                // (`<ISO-8601>#USER#<username>`): the newest end of the collection.
+                let mut t =
+                    vec![base(&kr::book(&book), "BOOK#<isbn>", Shape::Item).write(check(s.book))];
+                t.extend(
+                    stored(&review(&book, &user_id(1)), None, "BOOK#<isbn>", &[], true)
+                        .into_iter()
+                        .filter(|t| t.index == Ix::TABLE)
+                        .map(|t| Touch {
+                            shape: Shape::Increasing,
+                            ..t
+                        }),
+                );
+                t.extend([
                     // The book's RatingCount and RatingSum: every review of a book is in the
                     // book's partition, so its records arrive on one stream shard.
                     base(&kr::book(&book), "BOOK#<isbn>", Shape::Item)
@@ -1130,7 +1235,7 @@ fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
                             one_source_partition: true,
                             ranked: false,
                         }),
-                ];
+                ]);
                 for (shard, share) in &stats_shards {
                     t.push(
                         base(
@@ -1156,18 +1261,33 @@ fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
             per_call: 1.0,
             touches: Box::new(move |k| {
                 let user = user_id(k);
-                let review_index = kr::review_index(&isbn(1), &user, at());
-                vec![
-                    // The marker read, then ConditionCheck the user and Put the marker.
-                    base(
-                        &kr::review_marker(&user, &isbn(1)),
-                        "USER#<username>",
-                        Shape::Collection,
+                // The marker read strongly consistent, then put in the transaction; the user
+                // checked there (a write action on its item); the review's copy in GSI1.
+                let marker = model::to_item(&ReviewMarker {
+                    username: user.clone(),
+                    isbn: isbn(1),
+                    review_sk: model::Entity::key(&review_of(&isbn(1), &user))
+                        .sk()
+                        .to_owned(),
+                })
+                .expect("an item");
+                let mut t: Vec<Touch> = stored(&marker, None, "USER#<username>", &[], true)
+                    .into_iter()
+                    .map(|t| t.read(rcu(devkit::item_size(&marker) as f64, true), 1.0))
+                    .collect();
+                t.extend(
+                    stored(
+                        &review(&isbn(1), &user),
+                        None,
+                        "BOOK#<isbn>",
+                        &[(Ix::GSI1, "USER#<username>", Shape::Increasing)],
+                        true,
                     )
-                    .read(0.5, 1.0)
-                    .read(2.0, 1.0)
-                    .write(txn(200.0)),
-                    gsi1(&review_index, "USER#<username>", Shape::Increasing).write(wcu(s.review)),
+                    .into_iter()
+                    .filter(|t| t.index != Ix::TABLE),
+                );
+                t.extend([
+                    base(&kr::user(&user), "USER#<username>", Shape::Item).write(check(s.user)),
                     base(&kr::user(&user), "USER#<username>", Shape::Item)
                         .write(txn(s.user))
                         .by_stream(StreamWrite {
@@ -1177,7 +1297,8 @@ fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
                         }),
                     fresh("LEDGER#<eventId>#<target>")
                         .write(fanout::targets_per_record(kr::types::REVIEW) * txn(s.ledger)),
-                ]
+                ]);
+                t
             }),
         },
     ]

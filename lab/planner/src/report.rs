@@ -6,7 +6,7 @@ use std::{collections::BTreeMap, fmt::Write as _, path::Path};
 use crate::{
     analysis::{self, CounterShards, StatusShards},
     model::Ix,
-    sim::{self, BatchTime, Heat, PARTITION_RCU, PARTITION_WCU},
+    sim::{self, BatchTime, Heat, PARTITION_RCU, PARTITION_WCU, Streams},
     workload::Workload,
 };
 
@@ -161,7 +161,7 @@ pub struct Plan<'a> {
     pub status: Option<&'a StatusShards>,
     pub counters: Option<&'a CounterShards>,
     pub durations: &'a Durations,
-    pub batch: &'a BatchTime,
+    pub streams: &'a Streams,
     /// The heat chart, as the report links it.
     pub svg: Option<&'a str>,
 }
@@ -175,7 +175,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
         status,
         counters,
         durations,
-        batch,
+        streams,
         svg,
     } = plan;
     let template = sam_template::Template::workspace().ok();
@@ -293,21 +293,29 @@ pub fn markdown(plan: &Plan<'_>) -> String {
     if let Some(o) = status {
         let _ = writeln!(
             s,
-            "## O5's status shards (seed 003's formula)\n\n```text\nItemsPerRCU          = 4 KB / {:.0} B = {}\nPartitionMaxReadRate = 3,000 × {} = {} items/s\nN                    = {:.0} / {} = {} (padded: {})\n```\n\nChecked against the plan: the hottest `ORDERS#<shard>` reads {:.0} RCU/s at N = {}, {:.0} at {}, and {:.0} with one partition (limit {PARTITION_RCU:.0}). GSI reads are eventually consistent (half a unit per 4 KB); the seed's arithmetic counts whole units, a margin of two.\n",
+            "## `OrderStatusShards`: O5's reads and the headers' writes\n\nReads, by seed 003's formula:\n\n```text\nItemsPerRCU          = 4 KB / {:.0} B = {}\nPartitionMaxReadRate = 3,000 × {} = {} items/s\nN                    = {:.0} / {} = {}\n```\n\nWrites: every order header is written to its GSI2 shard when placed, and moved there when its status changes: {:.0} WCU/s at the peak over all shards, and the fullest shard by the real hash of real order ids stays under {PARTITION_WCU:.0} WCU/s with {} shards.\n\n**N = {} (reads {}, writes {}); set `OrderStatusShards` to {} (padded about 15%).** The plan has {}.\n",
             o.item_bytes,
             o.items_per_rcu,
             o.items_per_rcu,
             o.partition_max_read_rate,
             o.max_required_io,
             o.partition_max_read_rate,
+            o.n_reads,
+            o.peak_wcu,
+            o.n_writes,
             o.n,
+            o.n_reads,
+            o.n_writes,
             o.padded,
-            o.hottest_rcu_at_n,
-            o.n,
-            o.hottest_rcu_padded,
-            o.padded,
-            o.hottest_rcu_at_1
+            heat.design.order_status_shards,
         );
+        if o.max_required_io > 0.0 {
+            let _ = writeln!(
+                s,
+                "Checked against the plan: the hottest `ORDERS#<shard>` reads {:.0} RCU/s at N = {}, {:.0} at {}, and {:.0} with one partition (limit {PARTITION_RCU:.0}). GSI reads are eventually consistent (half a unit per 4 KB); the seed's arithmetic counts whole units, a margin of two.\n",
+                o.hottest_rcu_at_n, o.n, o.hottest_rcu_padded, o.padded, o.hottest_rcu_at_1
+            );
+        }
     }
     if let Some(c) = counters {
         let _ = writeln!(
@@ -320,9 +328,12 @@ pub fn markdown(plan: &Plan<'_>) -> String {
                 Some(n) if n == c.current => "That is under the limit.".to_owned(),
                 Some(n) => format!(
                     "`AggregateShards` = {n} keeps every shard under {PARTITION_WCU:.0} (the \
-                     hottest then {:.0} WCU/s, planned again at {n}); a reader of a product's \
-                     sales or a day's stats then reads {n} items, {:.1} RCU a read.",
-                    c.hottest_wcu_at_needed, c.reader_rcu
+                     hottest then {:.0} WCU/s, planned again at {n}); **set it to {}** (padded \
+                     about 15% for skew the plan cannot see). A reader of a product's sales or \
+                     a day's stats then reads that many items, {:.1} RCU a read.",
+                    c.hottest_wcu_at_needed,
+                    c.padded.unwrap_or(n),
+                    c.reader_rcu
                 ),
                 None => format!(
                     "No shard count up to {} keeps them under the limit.",
@@ -359,19 +370,21 @@ pub fn markdown(plan: &Plan<'_>) -> String {
     if !heat.records.is_empty() {
         let _ = writeln!(
             s,
-            "## Stream consumers\n\n{} stream shards, batches of up to {} records. The plan coalesced the handlers' writes with a batch time of {} ms ({}).\n\n| consumer | peak records/s | per shard | batch time | one shard's capacity (records/s) | keeps up |\n|---|---|---|---|---|---|",
-            w.stream.shards, w.stream.batch_size, batch.ms, batch.source
+            "## Stream consumers\n\n{} stream shards. Each consumer's batches as its event source mapping forms them (`BatchSize`, `MaximumBatchingWindowInSeconds`: `template.yaml`, or the workload's), one batch at a time per shard; the plan coalesces each handler's writes of one item per batch.\n\n| consumer | batch size | batching window | peak records/s | per shard | batch time | one shard's capacity (records/s) | keeps up |\n|---|---|---|---|---|---|---|---|",
+            w.stream.shards
         );
         for (consumer, r) in &heat.records {
             let (peak, h) = sim::peak(r);
             let per_shard = peak / f64::from(w.stream.shards.max(1));
-            let own = durations.batch(consumer);
-            let capacity = f64::from(w.stream.batch_size) * 1000.0 / own.ms;
+            let c = streams.get(consumer);
+            let capacity = c.capacity();
             let _ = writeln!(
                 s,
-                "| `{consumer}` | {peak:.0} at {h:02}:00 | {per_shard:.0} | {} ms: {} | {capacity:.0} | {} |",
-                own.ms,
-                own.source,
+                "| `{consumer}` | {} | {} s | {peak:.0} at {h:02}:00 | {per_shard:.0} | {} ms: {} | {capacity:.0} | {} |",
+                c.batch_size,
+                c.window_s,
+                c.batch.ms,
+                c.batch.source,
                 if per_shard <= capacity {
                     "yes".to_owned()
                 } else {

@@ -27,6 +27,104 @@ pub struct BatchTime {
     pub source: String,
 }
 
+/// How one stream consumer's batches form: its event source mapping's `BatchSize` and
+/// `MaximumBatchingWindowInSeconds` (`template.yaml`, or the workload's what-if), and how long a
+/// batch takes.
+#[derive(Debug, Clone)]
+pub struct Consumer {
+    pub batch_size: u32,
+    pub window_s: f64,
+    pub batch: BatchTime,
+}
+
+impl Consumer {
+    /// Batches a second one stream shard hands the consumer when `records` a second arrive on
+    /// it: full batches when they fill within the window, else one per window (plus the batch's
+    /// own time), never more than one per record, and one at a time (no `ParallelizationFactor`).
+    pub fn batches(&self, records: f64) -> f64 {
+        if records <= 0.0 {
+            return 0.0;
+        }
+        let t = (self.batch.ms / 1000.0).max(1e-6);
+        let full = records / f64::from(self.batch_size.max(1));
+        let windowed = 1.0 / (self.window_s + t);
+        full.max(windowed.min(records)).min(1.0 / t)
+    }
+
+    /// Records a second one stream shard's consumer can take: a full batch per batch time.
+    pub fn capacity(&self) -> f64 {
+        f64::from(self.batch_size) * 1000.0 / self.batch.ms.max(1e-3)
+    }
+}
+
+/// Every stream consumer the plan coalesces writes for, by name.
+#[derive(Debug, Clone)]
+pub struct Streams {
+    pub consumers: BTreeMap<&'static str, Consumer>,
+}
+
+impl Streams {
+    /// The consumers as deployed: each one's mapping from `template.yaml` (the workload's
+    /// `stream.batch_size` and `stream.batching_window_seconds` instead, where it gives them)
+    /// and its own batch time (`durations`).
+    pub fn of(w: &Workload, durations: &crate::report::Durations) -> Streams {
+        let template = sam_template::Template::workspace().ok();
+        let consumers = crate::fanout::CONSUMERS
+            .iter()
+            .map(|name| {
+                let mapping = template
+                    .as_ref()
+                    .and_then(|t| t.function(name))
+                    .and_then(|f| f.streams.first().cloned());
+                let consumer = Consumer {
+                    batch_size: w
+                        .stream
+                        .batch_size
+                        .or(mapping.as_ref().map(|m| m.batch_size))
+                        .unwrap_or(100),
+                    window_s: w.stream.batching_window_seconds.unwrap_or_else(|| {
+                        mapping
+                            .as_ref()
+                            .map_or(0.0, |m| f64::from(m.maximum_batching_window_seconds))
+                    }),
+                    batch: durations.batch(name),
+                };
+                (*name, consumer)
+            })
+            .collect();
+        Streams { consumers }
+    }
+
+    /// Every consumer alike: batches of `batch_size` within `window_s`, taking `ms` each.
+    pub fn uniform(batch_size: u32, window_s: f64, ms: f64, source: &str) -> Streams {
+        Streams {
+            consumers: crate::fanout::CONSUMERS
+                .iter()
+                .map(|name| {
+                    let batch = BatchTime {
+                        ms,
+                        source: source.to_owned(),
+                    };
+                    (
+                        *name,
+                        Consumer {
+                            batch_size,
+                            window_s,
+                            batch,
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    pub fn get(&self, consumer: &str) -> &Consumer {
+        self.consumers
+            .get(consumer)
+            .unwrap_or_else(|| panic!("{consumer}: not a stream consumer of fanout::CONSUMERS"))
+    }
+}
+
 /// One partition key's heat over the day.
 #[derive(Debug, Clone)]
 pub struct KeyHeat {
@@ -143,10 +241,8 @@ struct Acc {
 }
 
 impl Acc {
-    fn add(&mut self, t: &Touch, pattern: &str, rate: f64, curve: &[f64; 24]) {
-        if rate == 0.0 {
-            return;
-        }
+    /// Adds a touch to its index's totals only: what it costs, not which key it heats.
+    fn total(&mut self, t: &Touch, rate: f64, curve: &[f64; 24]) {
         let (rcu, wcu) = (
             self.rcu.entry(t.index).or_insert([0.0; 24]),
             self.wcu.entry(t.index).or_insert([0.0; 24]),
@@ -155,6 +251,13 @@ impl Acc {
             rcu[h] += rate * curve[h] * t.rcu;
             wcu[h] += rate * curve[h] * t.wcu;
         }
+    }
+
+    fn add(&mut self, t: &Touch, pattern: &str, rate: f64, curve: &[f64; 24]) {
+        if rate == 0.0 {
+            return;
+        }
+        self.total(t, rate, curve);
         if t.fresh {
             return;
         }
@@ -243,7 +346,7 @@ fn template_default(parameter: &str, fallback: u32) -> u32 {
 pub fn run(
     w: &Workload,
     d: Design,
-    batch: &BatchTime,
+    streams: &Streams,
     progress: &mut dyn FnMut(f64, &str),
 ) -> Heat {
     let sizes = Sizes::of(w, d.order_status_shards);
@@ -292,11 +395,14 @@ pub fn run(
                     let from = first + (j as f64 * width) as u64;
                     let to = (first + ((j + 1) as f64 * width) as u64 - 1).min(n);
                     let m = dist.range(from, to);
-                    for t in (draw.touches)(from + (to - from) / 2)
-                        .iter()
-                        .filter(|t| !t.own || t.fresh)
-                    {
-                        acc.add(t, &p.id, rate * m, &curve);
+                    // Keys of one tail subject are each below the most reported above, but
+                    // every one of them costs: their units go to the totals.
+                    for t in (draw.touches)(from + (to - from) / 2) {
+                        if t.own && !t.fresh {
+                            acc.total(&t, rate * m, &curve);
+                        } else {
+                            acc.add(&t, &p.id, rate * m, &curve);
+                        }
                     }
                 }
             }
@@ -304,7 +410,7 @@ pub fn run(
     }
     progress(1.0, "");
     let mut keys: Vec<KeyHeat> = acc.keys.into_values().collect();
-    coalesce(&mut keys, w, &records, batch, &mut acc.wcu);
+    coalesce(&mut keys, w, &records, streams, &mut acc.wcu);
     keys.sort_by(|a, b| {
         b.pressure()
             .total_cmp(&a.pressure())
@@ -323,22 +429,23 @@ pub fn run(
 }
 
 /// A stream handler writes each target item once per batch that holds a record for it, per
-/// stream shard: `records` per second arriving on `shards` shards that each run `batches` batches
-/// a second (Poisson arrivals) make `shards × batches × (1 − e^(−records / (shards × batches)))`
-/// writes a second.
+/// stream shard: `records` per second arriving on `shards` shards that each hand the consumer
+/// `batches` batches a second ([`Consumer::batches`], Poisson arrivals) make
+/// `shards × batches × (1 − e^(−records / (shards × batches)))` writes a second.
 fn coalesce(
     keys: &mut Vec<KeyHeat>,
     w: &Workload,
     records: &BTreeMap<&'static str, [f64; 24]>,
-    batch: &BatchTime,
+    streams: &Streams,
     totals: &mut BTreeMap<Ix, [f64; 24]>,
 ) {
     let shards = f64::from(w.stream.shards.max(1));
-    let t = batch.ms / 1000.0;
     let mut also: BTreeMap<(Ix, String), (&'static str, [f64; 24])> = BTreeMap::new();
     for k in keys.iter_mut() {
         for (sk, item) in &k.stream_items {
             let s = item.stream;
+            let consumer = streams.get(s.consumer);
+            let t = consumer.batch.ms / 1000.0;
             let all = records.get(s.consumer).copied().unwrap_or([0.0; 24]);
             let mut writers = [0.0; 24];
             for h in 0..24 {
@@ -346,10 +453,9 @@ fn coalesce(
                 if r == 0.0 {
                     continue;
                 }
-                // Batches a second on each shard: back to back while records keep coming, one
-                // per record when they are sparse.
+                // The shards this target's records arrive on, and the batches each hands over.
                 let on = if s.one_source_partition { 1.0 } else { shards };
-                let batches = (all[h] / shards).max(r / on).min(1.0 / t);
+                let batches = consumer.batches((all[h] / shards).max(r / on));
                 let writes = (on * batches * (1.0 - (-r / (on * batches)).exp())).min(r);
                 let target_wcu = writes * item.wcu[h] / r;
                 k.wcu[h] += target_wcu;

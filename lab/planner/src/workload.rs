@@ -173,17 +173,19 @@ pub struct Stream {
     /// Stream shards (DynamoDB keeps about one per table partition).
     #[serde(default = "Stream::default_shards")]
     pub shards: u32,
-    /// Records per batch (the mappings' `BatchSize`).
-    #[serde(default = "Stream::default_batch")]
-    pub batch_size: u32,
+    /// Records per batch: the mappings' `BatchSize` in `template.yaml` without it (a what-if
+    /// with it).
+    #[serde(default)]
+    pub batch_size: Option<u32>,
+    /// Seconds a mapping gathers records before it invokes with less than a full batch: the
+    /// mappings' `MaximumBatchingWindowInSeconds` in `template.yaml` without it.
+    #[serde(default)]
+    pub batching_window_seconds: Option<f64>,
 }
 
 impl Stream {
     fn default_shards() -> u32 {
         4
-    }
-    fn default_batch() -> u32 {
-        100
     }
 }
 
@@ -191,7 +193,8 @@ impl Default for Stream {
     fn default() -> Self {
         Stream {
             shards: Self::default_shards(),
-            batch_size: Self::default_batch(),
+            batch_size: None,
+            batching_window_seconds: None,
         }
     }
 }
@@ -250,18 +253,44 @@ pub enum WorkloadError {
 
 impl Workload {
     pub fn load(path: &Path) -> Result<Workload, WorkloadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| WorkloadError::Io {
-            file: path.display().to_string(),
-            source,
-        })?;
-        Workload::parse(&text).map_err(|message| WorkloadError::Invalid {
-            file: path.display().to_string(),
+        use std::io::Read as _;
+        let file = path.display().to_string();
+        // One byte past the cap at most: `/dev/zero` or a stray log is refused, never read whole.
+        let mut bytes = Vec::new();
+        if let Err(source) = std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        {
+            return Err(WorkloadError::Io { file, source });
+        }
+        let invalid = |message: String| WorkloadError::Invalid {
+            file: file.clone(),
             message,
-        })
+        };
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(invalid(format!(
+                "larger than {} bytes (1 MiB), the most a workload file may be",
+                thousands(MAX_FILE_BYTES)
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| invalid(format!("not UTF-8 text: {e}")))?;
+        Workload::parse(&text).map_err(invalid)
     }
 
     /// Parses a workload; the error names the line and the field.
     pub fn parse(text: &str) -> Result<Workload, String> {
+        if text.len() as u64 > MAX_FILE_BYTES {
+            return Err(format!(
+                "the workload is {} bytes; at most {} (1 MiB)",
+                thousands(text.len() as u64),
+                thousands(MAX_FILE_BYTES)
+            ));
+        }
+        if let Some(line) = too_many_flows(text) {
+            return Err(format!(
+                "line {line}: more than {} `[` and `{{`; a workload nests a few levels deep",
+                thousands(MAX_FLOWS as u64)
+            ));
+        }
         let de = serde_yaml::Deserializer::from_str(text);
         let w: Workload = serde_path_to_error::deserialize(de).map_err(|e| {
             let field = e.path().to_string();
@@ -280,13 +309,13 @@ impl Workload {
             .to_owned();
             format!("{line}field {field}: {message}")
         })?;
-        w.check()?;
+        w.check(text)?;
         Ok(w.grown())
     }
 
     /// The populations at the horizon: each count times (1 + growth)^months.
     fn grown(mut self) -> Workload {
-        let months = i32::try_from(self.horizon_months).unwrap_or(i32::MAX);
+        let months = self.horizon_months;
         let e = &mut self.entities;
         for p in [
             &mut e.customers,
@@ -301,13 +330,15 @@ impl Workload {
         .into_iter()
         .flatten()
         {
-            p.count = (p.count as f64 * (1.0 + p.growth_per_month).powi(months)).round() as u64;
+            // `check` has held the result to 1..=MAX_POPULATION.
+            p.count = grow(p.count, p.growth_per_month, months).round() as u64;
         }
         self
     }
 
-    /// What the types cannot say: every population a pattern draws from is declared.
-    fn check(&self) -> Result<(), String> {
+    /// What the types cannot say: every population a pattern draws from is declared, and every
+    /// value is within the bounds the model can plan (`bounds`).
+    fn check(&self, text: &str) -> Result<(), String> {
         let days = std::iter::once(("daily".to_owned(), &self.daily)).chain(
             self.patterns.iter().enumerate().filter_map(|(i, p)| {
                 p.daily
@@ -339,7 +370,176 @@ impl Workload {
                 }
             }
         }
+        self.bounds()
+            .map_err(|(field, message)| located(text, &field, &message))
+    }
+
+    /// Every value the model would turn into a panic, an infinity or hours of work, refused with
+    /// its bound (docs/capacity.md, "Writing a workload").
+    fn bounds(&self) -> Result<(), (Field, String)> {
+        let top = Field::default();
+        for (key, text, max) in [
+            ("name", &self.name, MAX_NAME_CHARS),
+            ("description", &self.description, MAX_DESCRIPTION_CHARS),
+        ] {
+            let n = text.chars().count();
+            if n > max {
+                return Err((
+                    top.key(key),
+                    format!(
+                        "at most {} characters, found {}",
+                        thousands(max as u64),
+                        thousands(n as u64)
+                    ),
+                ));
+            }
+        }
+        if self.horizon_months > MAX_HORIZON_MONTHS {
+            return Err((
+                top.key("horizon_months"),
+                format!(
+                    "a horizon of 0 to {MAX_HORIZON_MONTHS} months, found {}",
+                    self.horizon_months
+                ),
+            ));
+        }
+        for (e, p) in self.populations() {
+            let f = top.key("entities").key(e.name());
+            let g = p.growth_per_month;
+            if !g.is_finite() || g <= -1.0 {
+                return Err((
+                    f.key("growth_per_month"),
+                    format!(
+                        "a monthly growth above -1 (-1 empties the population), found {}",
+                        num(g)
+                    ),
+                ));
+            }
+            let grown = grow(p.count, g, self.horizon_months).round();
+            if !(1.0..=MAX_POPULATION as f64).contains(&grown) {
+                return Err((
+                    f.key("growth_per_month"),
+                    format!(
+                        "{} a month for {} months makes {} {} into {}; a population is 1 to {}",
+                        num(g),
+                        self.horizon_months,
+                        thousands(p.count),
+                        e.name(),
+                        num(grown),
+                        thousands(MAX_POPULATION)
+                    ),
+                ));
+            }
+            if let Some(o) = p.open_fraction {
+                fraction(o).map_err(|m| (f.key("open_fraction"), m))?;
+            }
+        }
+        day(&self.daily, &top.key("daily"))?;
+        for (kind, bytes) in &self.item_bytes {
+            if !(1..=MAX_ITEM_BYTES).contains(bytes) {
+                return Err((
+                    top.key("item_bytes").key(&snake_case(*kind)),
+                    format!(
+                        "an item of 1 to {} bytes (DynamoDB's 400 KB), found {}",
+                        thousands(MAX_ITEM_BYTES),
+                        thousands(*bytes)
+                    ),
+                ));
+            }
+        }
+        let stream = top.key("stream");
+        if self.stream.shards == 0 {
+            return Err((
+                stream.key("shards"),
+                "at least 1 stream shard, found 0".to_owned(),
+            ));
+        }
+        if let Some(b) = self.stream.batch_size
+            && !(1..=MAX_BATCH_SIZE).contains(&b)
+        {
+            return Err((
+                stream.key("batch_size"),
+                format!(
+                    "a batch of 1 to {} records (an event source mapping's range), found {b}",
+                    thousands(MAX_BATCH_SIZE.into()),
+                ),
+            ));
+        }
+        if let Some(window) = self.stream.batching_window_seconds
+            && !(0.0..=300.0).contains(&window)
+        {
+            return Err((
+                stream.key("batching_window_seconds"),
+                format!("0 to 300 seconds (an event source mapping's range), found {window}"),
+            ));
+        }
+        let mut seen = BTreeMap::new();
+        for (i, p) in self.patterns.iter().enumerate() {
+            let f = top.key("patterns").index(i);
+            // The report keeps one rate per ID: a second entry would hide the first.
+            if let Some(first) = seen.insert(p.id.as_str(), i) {
+                return Err((
+                    f.key("id"),
+                    format!(
+                        "{} is patterns[{first}] already; give each pattern once",
+                        p.id
+                    ),
+                ));
+            }
+            if !(0.0..=MAX_RPS).contains(&p.rps) {
+                return Err((
+                    f.key("rps"),
+                    format!(
+                        "requests a second from 0 to {} a pattern, found {}",
+                        thousands(MAX_RPS as u64),
+                        num(p.rps)
+                    ),
+                ));
+            }
+            if let Some(d) = &p.daily {
+                day(d, &f.key("daily"))?;
+            }
+            let peak = p.rps * self.curve(p).into_iter().fold(0.0, f64::max);
+            if peak > MAX_RPS {
+                return Err((
+                    f.key("rps"),
+                    format!(
+                        "{} requests a second at the day's highest multiplier; at most {} a pattern",
+                        num(peak),
+                        thousands(MAX_RPS as u64)
+                    ),
+                ));
+            }
+            if p.items == Some(0) {
+                return Err((f.key("items"), "at least 1 item a call, found 0".to_owned()));
+            }
+            if let Some(n) = p.lines.filter(|n| !(1..=MAX_LINES).contains(n)) {
+                return Err((
+                    f.key("lines"),
+                    format!("1 to {MAX_LINES} lines an order (place-order's most), found {n}"),
+                ));
+            }
+            if let Some(r) = p.rep_share {
+                fraction(r).map_err(|m| (f.key("rep_share"), m))?;
+                if r > 0.0 && self.entities.reps.is_none() {
+                    return Err((
+                        f.key("rep_share"),
+                        format!("{r} of orders under a rep, but entities declares no reps"),
+                    ));
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// The declared populations, by entity.
+    fn populations(&self) -> impl Iterator<Item = (Entity, &Population)> {
+        use Entity::*;
+        [
+            Customers, Products, Orders, Reps, Books, Users, Students, Courses,
+        ]
+        .into_iter()
+        .filter_map(|e| self.entities.get(e).map(|p| (e, p)))
     }
 
     pub fn population(&self, e: Entity) -> &Population {
@@ -363,8 +563,11 @@ impl Workload {
 
 fn positive_count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     let n = u64::deserialize(d)?;
-    if n == 0 {
-        return Err(D::Error::custom("a population of at least 1"));
+    if n == 0 || n > MAX_POPULATION {
+        return Err(D::Error::custom(format!(
+            "a population of 1 to {}, found {n}",
+            thousands(MAX_POPULATION)
+        )));
     }
     Ok(n)
 }
@@ -389,11 +592,18 @@ fn share<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
 
 fn hours<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<f64>>, D::Error> {
     let h = Vec::<f64>::deserialize(d)?;
-    if h.len() != 24 || h.iter().any(|m| *m < 0.0) {
+    if h.len() != 24 {
         return Err(D::Error::custom(format!(
-            "24 multipliers, one per UTC hour, none negative; found {}",
+            "24 multipliers, one per UTC hour; found {}",
             h.len()
         )));
+    }
+    for (hour, m) in h.iter().enumerate() {
+        multiplier(*m).map_err(|e| {
+            D::Error::custom(format!(
+                "24 multipliers, one per UTC hour; hour {hour}: {e}"
+            ))
+        })?;
     }
     Ok(Some(h))
 }
@@ -477,4 +687,220 @@ fn pattern_id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
             MODELLED.join(", ")
         )
     }))
+}
+
+/// A workload file's largest size: the shipped ones are under 2 KB.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+/// A name and a description, as long as a report should copy.
+pub const MAX_NAME_CHARS: usize = 200;
+pub const MAX_DESCRIPTION_CHARS: usize = 4_000;
+/// Requests a second of one pattern, at any hour: far past a table's default quota (40,000
+/// units), short of what turns the sums infinite.
+pub const MAX_RPS: f64 = 10_000_000.0;
+/// An hour's multiplier: as large as a rate, so that a day may be given in requests a second on
+/// `rps: 1`.
+pub const MAX_MULTIPLIER: f64 = MAX_RPS;
+/// DynamoDB's item size limit, 400 KB.
+pub const MAX_ITEM_BYTES: u64 = 409_600;
+/// place-order's `MAX_LINES` (tests/input.rs holds the two equal).
+pub const MAX_LINES: u32 = 48;
+/// An event source mapping's `BatchSize` for a DynamoDB stream: 1 to 10,000.
+pub const MAX_BATCH_SIZE: u32 = 10_000;
+/// Ten years: growth compounded further is a guess, and overflows soon after.
+pub const MAX_HORIZON_MONTHS: u32 = 120;
+/// The model keys every one of a population by its rank, and a SKU has at most 12 digits.
+pub const MAX_POPULATION: u64 = keys::commerce::Sku::MAX;
+
+/// `[` and `{` in a workload: the shipped ones have 1 to 3.
+pub const MAX_FLOWS: usize = 1_000;
+
+/// The line of the `[` or `{` past `MAX_FLOWS`, if any. libyaml scans in time quadratic in how
+/// deep they nest (100,000 deep: minutes, before serde_yaml's depth limit of 128 is reached); all
+/// of them count, quoted or not, so that no quoting can hide one.
+fn too_many_flows(text: &str) -> Option<usize> {
+    let mut opens = 0;
+    let mut line = 1;
+    for b in text.bytes() {
+        match b {
+            b'\n' => line += 1,
+            b'[' | b'{' => {
+                opens += 1;
+                if opens > MAX_FLOWS {
+                    return Some(line);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A count `months` on at `growth` a month, before rounding.
+fn grow(count: u64, growth: f64, months: u32) -> f64 {
+    count as f64 * (1.0 + growth).powi(i32::try_from(months).unwrap_or(i32::MAX))
+}
+
+fn fraction(x: f64) -> Result<(), String> {
+    if (0.0..=1.0).contains(&x) {
+        Ok(())
+    } else {
+        Err(format!("a share from 0 to 1, found {}", num(x)))
+    }
+}
+
+fn multiplier(m: f64) -> Result<(), String> {
+    if (0.0..=MAX_MULTIPLIER).contains(&m) {
+        Ok(())
+    } else {
+        Err(format!(
+            "a multiplier from 0 to {}, found {}",
+            thousands(MAX_MULTIPLIER as u64),
+            num(m)
+        ))
+    }
+}
+
+/// A day's `peak` and `trough` (its `hours` are held by `hours` as they are read).
+fn day(d: &Daily, f: &Field) -> Result<(), (Field, String)> {
+    if let Some(p) = &d.peak {
+        for (key, m) in [("peak", p.peak), ("trough", p.trough)] {
+            multiplier(m).map_err(|e| (f.key("peak").key(key), e))?;
+        }
+    }
+    Ok(())
+}
+
+/// `10000000` as `10,000,000`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A number for an error: `1e308`, not 309 digits.
+fn num(x: f64) -> String {
+    if x.is_finite() && x.abs() >= 1e9 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+/// An item kind as the workload spells it (`OrderLine`: `order_line`).
+fn snake_case(kind: ItemKind) -> String {
+    let mut out = String::new();
+    for (i, c) in format!("{kind:?}").chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A field's path (`patterns[1].rps`), to name it and to find its line.
+#[derive(Debug, Clone, Default)]
+struct Field(Vec<Step>);
+
+#[derive(Debug, Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+impl Field {
+    fn key(&self, k: &str) -> Field {
+        let mut f = self.clone();
+        f.0.push(Step::Key(k.to_owned()));
+        f
+    }
+    fn index(&self, i: usize) -> Field {
+        let mut f = self.clone();
+        f.0.push(Step::Index(i));
+        f
+    }
+}
+
+impl std::fmt::Display for Field {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (n, step) in self.0.iter().enumerate() {
+            match step {
+                Step::Key(k) if n == 0 => write!(f, "{k}")?,
+                Step::Key(k) => write!(f, ".{k}")?,
+                Step::Index(i) => write!(f, "[{i}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `line 7, field patterns[1].rps: ...`, as serde's errors read.
+fn located(text: &str, field: &Field, message: &str) -> String {
+    let line = line_of(text, field).map_or(String::new(), |l| format!("line {l}, "));
+    format!("{line}field {field}: {message}")
+}
+
+/// The line of a field that passed serde but not `bounds`: the YAML read again down that path
+/// only, where the value is refused so that serde_yaml says where it is.
+fn line_of(text: &str, field: &Field) -> Option<usize> {
+    use serde::de::DeserializeSeed as _;
+    let de = serde_yaml::Deserializer::from_str(text);
+    Find(&field.0)
+        .deserialize(de)
+        .err()?
+        .location()
+        .map(|l| l.line())
+}
+
+struct Find<'a>(&'a [Step]);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Find<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// At the end of the path every value is refused (the default `visit_*`), which marks it.
+impl<'de> serde::de::Visitor<'de> for Find<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("the field")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let Some((Step::Key(key), rest)) = self.0.split_first() else {
+            return Err(A::Error::custom("the field"));
+        };
+        while let Some(k) = map.next_key::<serde_yaml::Value>()? {
+            if k.as_str() == Some(key) {
+                return map.next_value_seed(Find(rest));
+            }
+            map.next_value::<serde::de::IgnoredAny>()?;
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let Some((Step::Index(index), rest)) = self.0.split_first() else {
+            return Err(A::Error::custom("the field"));
+        };
+        for _ in 0..*index {
+            if seq.next_element::<serde::de::IgnoredAny>()?.is_none() {
+                return Ok(());
+            }
+        }
+        seq.next_element_seed(Find(rest)).map(|_| ())
+    }
 }

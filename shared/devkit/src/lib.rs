@@ -21,7 +21,9 @@ pub mod svg;
 pub use scratch::{
     TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, table,
 };
-pub use size::{item_size, query_read_units, write_units};
+pub use size::{
+    check_units, item_size, query_read_units, read_units, touched_write_units, write_units,
+};
 pub use stream::{Change, stream_event, stream_record};
 
 use std::time::Duration;

@@ -46,9 +46,20 @@ fn number_size(n: &str) -> usize {
 /// to the next 4 KB, half a unit per 4 KB when eventually consistent (Naylor's post). Reading
 /// nothing still costs the minimum.
 pub fn query_read_units(items: &[Item], consistent: bool) -> f64 {
-    let bytes: usize = items.iter().map(item_size).sum();
+    read_units(items.iter().map(item_size).sum(), consistent)
+}
+
+/// Read units of `bytes` read in one request (a GetItem's item, a Query's items summed): 1 per
+/// 4 KB rounded up, at least 1, half that when eventually consistent.
+pub fn read_units(bytes: usize, consistent: bool) -> f64 {
     let blocks = bytes.div_ceil(4096).max(1) as f64;
     if consistent { blocks } else { blocks / 2.0 }
+}
+
+/// Write units of a transaction's ConditionCheck of an item of `bytes` (0: no such item): a
+/// write action of the transaction, on the table only ([`write_units`]).
+pub fn check_units(bytes: usize) -> f64 {
+    2.0 * kb(bytes)
 }
 
 /// Write units DynamoDB bills for one write request, from the items it touched
@@ -66,28 +77,42 @@ pub fn query_read_units(items: &[Item], consistent: bool) -> f64 {
 ///   transactional item's index copies are doubled AWS does not say; DynamoDB Local doubles
 ///   them, and a cost guard wants the upper bound, so they are.
 pub fn write_units(request: &store::Request, indexes: &[sam_template::Index]) -> f64 {
-    let factor = if request.operation == "TransactWriteItems" {
-        2.0
-    } else {
-        1.0
-    };
+    let transactional = request.operation == "TransactWriteItems";
     request
         .touched
         .iter()
-        .map(|t| {
-            let size = |image: &Option<Item>| image.as_ref().map_or(0, item_size);
-            let table = kb(size(&t.before).max(size(&t.after)));
-            if t.checked {
-                return factor * table;
-            }
-            factor
-                * (table
-                    + indexes
-                        .iter()
-                        .map(|index| index_write_units(index, t))
-                        .sum::<f64>())
-        })
+        .flat_map(|t| touched_write_units(t, transactional, indexes))
+        .map(|(_, units)| units)
         .sum()
+}
+
+/// [`write_units`] of one item written, where they fall: on the table (`None`) and on each index
+/// it stands in (`Some(name)`), none listed with 0. The capacity planner bills its model's
+/// writes with this same rule.
+pub fn touched_write_units<'a>(
+    t: &store::Touched,
+    transactional: bool,
+    indexes: &'a [sam_template::Index],
+) -> Vec<(Option<&'a str>, f64)> {
+    let factor = if transactional { 2.0 } else { 1.0 };
+    let size = |image: &Option<Item>| image.as_ref().map_or(0, item_size);
+    let bytes = size(&t.before).max(size(&t.after));
+    if t.checked {
+        return vec![(None, check_units(bytes))];
+    }
+    let mut out = vec![(None, factor * kb(bytes))];
+    out.extend(
+        indexes
+            .iter()
+            .map(|index| {
+                (
+                    Some(index.name.as_str()),
+                    factor * index_write_units(index, t),
+                )
+            })
+            .filter(|(_, units)| *units > 0.0),
+    );
+    out
 }
 
 /// Units of 1 KB a write of `bytes` takes: at least one.

@@ -1,0 +1,148 @@
+//! The plan's monthly cost against a hand computation (issue 38): every request of every pattern,
+//! the tail of each population included, at the units the code's requests cost.
+
+use planner::{Workload, report, sim};
+
+fn shipped(name: &str) -> Workload {
+    let path = sam_template::workspace_root().join(format!("lab/planner/workloads/{name}.yaml"));
+    Workload::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Write units of an item of `bytes`: 1 per KB, rounded up.
+fn kb(bytes: f64) -> f64 {
+    (bytes / 1024.0).ceil().max(1.0)
+}
+
+/// Read units of `bytes` read in one request: 1 per 4 KB rounded up, half when eventual.
+fn ru(bytes: f64, consistent: bool) -> f64 {
+    (bytes / 4096.0).ceil().max(1.0) * if consistent { 1.0 } else { 0.5 }
+}
+
+/// Dollars a month of `units` a second at each hour of `curve`'s day, at `price` a million.
+fn monthly(units: f64, curve: &[f64; 24], price: f64) -> f64 {
+    let seconds_per_hour_of_month = 3600.0 * report::rates::DAYS_PER_MONTH;
+    curve.iter().sum::<f64>() * units * seconds_per_hour_of_month * price / 1e6
+}
+
+/// Commerce peak, by hand: each pattern's read and write units per call, from the item sizes the
+/// plan measured and the requests the code sends (docs/access-patterns.md), times its rate over
+/// the day. The stream handlers' writes are counted once per record here; the plan coalesces
+/// writes of the same item in a batch, which saves a few per cent on the hot counters only.
+#[test]
+fn commerce_peak_costs_what_every_request_costs() {
+    let w = shipped("commerce-peak");
+    let heat = sim::run(
+        &w,
+        sim::design(&w),
+        &sim::Streams::of(
+            &w,
+            &report::Durations::load(&sam_template::workspace_root()),
+        ),
+        &mut |_, _| {},
+    );
+    let s = heat.sizes;
+    let d = heat.design;
+    let (mut reads, mut writes) = (0.0, 0.0);
+    for p in &w.patterns {
+        let curve = w.curve(p);
+        let lines = f64::from(p.lines.unwrap_or(3));
+        let rep = p.rep_share.unwrap_or(0.0);
+        let (r, wr) = match p.id.as_str() {
+            "O13" => (ru(s.product, false), 0.0),
+            "C1" => (ru(s.customer + 10.0 * s.order_summary, false), 0.0),
+            "C5" => (ru(s.order_header + 6.0 * s.order_line, false), 0.0),
+            "get-product-sales" => (
+                f64::from(d.aggregate_shards) * ru(s.product_sales, false),
+                0.0,
+            ),
+            "O8" => (ru(50.0 * s.order_line, false), 0.0),
+            // 50 OPEN orders over the 15 status shards: one Query each, under 4 KB.
+            "O5" => (f64::from(d.order_status_shards) * 0.5, 0.0),
+            "O14" => (ru(10.0 * s.rep_sales, false), 0.0),
+            "C3" => {
+                // The products (strongly consistent BatchGetItem, each item on its own) and
+                // the customer (GetItem, strong); the rep's sales read by the stream handler.
+                let r = lines * ru(s.product, true) + ru(s.customer, true) + rep * 1.0;
+                let txn = 2.0
+                    * (kb(s.customer) // ConditionCheck of the customer
+                        + kb(s.order_summary) * (1.0 + rep) // table; GSI1 REP# under a rep
+                        + kb(s.order_header) * 3.0 // table, GSI1 CUSTOMER#, GSI2 ORDERS#
+                        + lines * (2.0 * kb(s.order_line) + kb(s.product))); // table, GSI1; price check
+                // commerce-stream, each target in a transaction with one ledger entry per
+                // record: the customer, the day's stats, each line's product sales, and under a
+                // rep its quarter's sales (its ranking key in GSI1 moved: a delete and a put).
+                let stream = 2.0
+                    * (kb(s.customer)
+                        + kb(s.daily_stats)
+                        + lines * kb(s.product_sales)
+                        + rep * 3.0 * kb(s.rep_sales)
+                        + (2.0 + lines + rep) * kb(s.ledger));
+                (r, txn + stream)
+            }
+            "C6" => {
+                // The header's EventCount and a 200-byte event, in one transaction; then the
+                // status on the header (its GSI1 and GSI2 keys moved) and on the summary.
+                let txn = 2.0 * (kb(s.order_header) + kb(200.0));
+                let status = kb(s.order_header) * 5.0 + kb(s.order_summary);
+                (0.0, txn + status)
+            }
+            other => panic!("{other}: not in commerce-peak"),
+        };
+        reads += monthly(p.rps * r, &curve, report::rates::READ_REQUEST);
+        writes += monthly(p.rps * wr, &curve, report::rates::WRITE_REQUEST);
+    }
+    let plan = report::cost(
+        &heat,
+        &|_| 128,
+        &report::Durations::load(&sam_template::workspace_root()),
+    );
+    let by_hand = reads + writes;
+    eprintln!(
+        "by hand: ${reads:.0} reads + ${writes:.0} writes = ${by_hand:.0}; plan ${:.0}",
+        plan.on_demand
+    );
+    assert!(
+        plan.on_demand <= by_hand * 1.001 && plan.on_demand >= by_hand * 0.97,
+        "plan ${:.0} against ${by_hand:.0} by hand",
+        plan.on_demand
+    );
+}
+
+/// A population's tail costs as much as its head: 1,000 reads a second over 10 million customers,
+/// uniform, is 1,000 reads a second, not the top 2,000 customers' share of them.
+#[test]
+fn a_uniform_workload_costs_every_subject() {
+    let w = Workload::parse(
+        "
+name: uniform
+entities:
+  customers: {count: 10000000}
+patterns:
+  - id: C1
+    rps: 1000
+",
+    )
+    .unwrap();
+    let heat = sim::run(
+        &w,
+        sim::design(&w),
+        &sim::Streams::uniform(100, 0.0, 100.0, "the test's"),
+        &mut |_, _| {},
+    );
+    let s = heat.sizes;
+    let by_hand = monthly(
+        1000.0 * ru(s.customer + 10.0 * s.order_summary, false),
+        &[1.0; 24],
+        report::rates::READ_REQUEST,
+    );
+    let plan = report::cost(
+        &heat,
+        &|_| 128,
+        &report::Durations::load(&sam_template::workspace_root()),
+    );
+    assert!(
+        (plan.on_demand - by_hand).abs() < by_hand * 1e-6,
+        "plan ${:.2} against ${by_hand:.2}",
+        plan.on_demand
+    );
+}
