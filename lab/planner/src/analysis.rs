@@ -112,8 +112,10 @@ pub fn status_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<Sta
     let n_writes = (1..=keys::Shard::MAX_COUNT)
         .find(|n| peak_wcu * fullest(*n) <= PARTITION_WCU)
         .unwrap_or(keys::Shard::MAX_COUNT);
+    // The key design takes at most `Shard::MAX_COUNT`: past it, the report says so.
     let n = n_reads.max(n_writes);
     let at = |shards: u32| {
+        let shards = shards.min(keys::Shard::MAX_COUNT);
         let Some(o5) = o5 else { return 0.0 };
         let only = Workload {
             patterns: vec![o5.clone()],
@@ -135,7 +137,7 @@ pub fn status_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<Sta
         peak_wcu,
         n_writes,
         n,
-        padded: pad(n),
+        padded: pad(n).min(keys::Shard::MAX_COUNT),
         hottest_rcu_at_n: at(n),
         hottest_rcu_padded: at(pad(n)),
         hottest_rcu_at_1: at(1),
@@ -377,4 +379,77 @@ pub fn describe_hours(hours: &[usize]) -> String {
         .map(|(a, b)| format!("{a:02}:00–{:02}:00 UTC", b + 1))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A key at or over [`crate::limits::NEAR`] of a limit at its peak, but not past it: several
+/// such keys can share a partition until DynamoDB splits it for heat (minutes), and a little
+/// more traffic puts them past.
+#[derive(Debug, Clone)]
+pub struct NearLimit {
+    pub index: Ix,
+    pub pk: String,
+    pub label: &'static str,
+    /// The larger of its peak reads and writes as a share of their limits.
+    pub share: f64,
+    pub hour: usize,
+}
+
+pub fn near_limit(heat: &Heat) -> Vec<NearLimit> {
+    heat.keys
+        .iter()
+        .filter(|k| (crate::limits::NEAR..=1.0).contains(&k.pressure()))
+        .map(|k| {
+            let (r, rh) = k.peak_rcu();
+            let (w, wh) = k.peak_wcu();
+            let hour = if r / PARTITION_RCU >= w / PARTITION_WCU {
+                rh
+            } else {
+                wh
+            };
+            NearLimit {
+                index: k.index,
+                pk: k.pk.clone(),
+                label: k.label,
+                share: k.pressure(),
+                hour,
+            }
+        })
+        .collect()
+}
+
+/// A pattern whose writes to a throttled key fail: every write of the request goes into one
+/// transaction or one request, so a throttled index key (back-pressure) or table key fails the
+/// whole call, at the share of the key's writes past the limit.
+#[derive(Debug, Clone)]
+pub struct FailingWrite {
+    pub index: Ix,
+    pub pk: String,
+    pub pattern: String,
+    /// Its calls a second that write the key, at the key's peak hour, and how many of them fail.
+    pub calls: f64,
+    pub failing: f64,
+    pub hour: usize,
+}
+
+pub fn failing_writes(heat: &Heat) -> Vec<FailingWrite> {
+    let mut out = Vec::new();
+    for k in &heat.keys {
+        let (wcu, h) = k.peak_wcu();
+        if wcu <= PARTITION_WCU {
+            continue;
+        }
+        let past = 1.0 - PARTITION_WCU / wcu;
+        for (pattern, calls) in &k.writers {
+            out.push(FailingWrite {
+                index: k.index,
+                pk: k.pk.clone(),
+                pattern: pattern.clone(),
+                calls: calls[h],
+                failing: calls[h] * past,
+                hour: h,
+            });
+        }
+    }
+    out.sort_by(|a, b| b.failing.total_cmp(&a.failing));
+    out
 }

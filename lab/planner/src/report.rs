@@ -251,6 +251,104 @@ pub fn markdown(plan: &Plan<'_>) -> String {
         }
         s.push('\n');
     }
+    // Writes that fail.
+    let failing = analysis::failing_writes(heat);
+    if !failing.is_empty() {
+        let _ = writeln!(
+            s,
+            "## Writes that fail\n\nA throttled key fails the request that writes it, and a throttled index key fails the table write that feeds it (GSI back-pressure): the whole transaction of the call, not a lag in the index. Failing calls are the share of the key's writes past its limit, at its peak hour; the SDK retries them, which adds load, and a call out of retries answers 503.\n\n| index | partition key | pattern | its calls/s writing the key | failing calls/s |\n|---|---|---|---|---|"
+        );
+        for f in failing.iter().take(20) {
+            let _ = writeln!(
+                s,
+                "| {} | `{}` | {} | {:.0} at {:02}:00 | {:.0} |",
+                f.index.name(),
+                f.pk,
+                f.pattern,
+                f.calls,
+                f.hour,
+                f.failing
+            );
+        }
+        s.push('\n');
+    }
+    // Near a limit.
+    let near = analysis::near_limit(heat);
+    if !near.is_empty() {
+        let _ = writeln!(
+            s,
+            "## Near a limit\n\nKeys at {:.0}% or more of a partition's limit at their peak, not past it. Until DynamoDB splits a partition for heat (minutes), several of them may share one and throttle together; a little more traffic puts each past. Treat them as at the limit: shard them, or warm the table (below) so it has split before the peak.\n\n| index | partition key | shape | share of the limit |\n|---|---|---|---|",
+            crate::limits::NEAR * 100.0
+        );
+        for n in &near {
+            let _ = writeln!(
+                s,
+                "| {} | `{}` | {} | {:.0}% at {:02}:00 |",
+                n.index.name(),
+                n.pk,
+                n.label,
+                n.share * 100.0,
+                n.hour
+            );
+        }
+        s.push('\n');
+    }
+    // The table's own limits.
+    let throughput = crate::limits::throughput(heat);
+    if let Some(table) = throughput.first().filter(|t| t.index == Ix::TABLE) {
+        use crate::limits::{DOUBLING_MINUTES, NEW_TABLE_RCU, NEW_TABLE_WCU, QUOTA};
+        let _ = writeln!(
+            s,
+            "## The table's limits\n\nUnits a second at the peak, everything included. A new on-demand table, and each new index, serves {NEW_TABLE_RCU:.0} reads and {NEW_TABLE_WCU:.0} writes a second at once and grows to double its previous peak within about {DOUBLING_MINUTES:.0} minutes; each has a default quota of {QUOTA:.0} of each a second.\n\n| | peak RCU/s | peak WCU/s | unwarmed, reaches the peak after | default quota |\n|---|---|---|---|---|"
+        );
+        for t in &throughput {
+            let minutes = t.warm_up_minutes();
+            let _ = writeln!(
+                s,
+                "| {} | {:.0} at {:02}:00 | {:.0} at {:02}:00 | {} | {} |",
+                t.index.name(),
+                t.rcu.0,
+                t.rcu.1,
+                t.wcu.0,
+                t.wcu.1,
+                if minutes == 0.0 {
+                    "at once".to_owned()
+                } else {
+                    format!("about {minutes:.0} minutes of doubling")
+                },
+                if t.over_quota() {
+                    "**past it: ask AWS for an increase**"
+                } else {
+                    "within"
+                }
+            );
+        }
+        let set = crate::limits::settings(table);
+        let _ = writeln!(
+            s,
+            "\nSet in `template.yaml` (`sam deploy --parameter-overrides`): {}`MaxReadRequestUnits={}` and `MaxWriteRequestUnits={}` (the peak and half again: a cost guard that throttles a runaway client, not the launch).{}{}\n",
+            if set.warm_read > 0 {
+                format!(
+                    "`WarmReadUnitsPerSecond={}` and `WarmWriteUnitsPerSecond={}` (pre-warmed to the peak: a launch does not wait for doublings; warming bills once for the units), ",
+                    set.warm_read, set.warm_write
+                )
+            } else {
+                "no warming (a new table serves the peak at once), ".to_owned()
+            },
+            set.max_read,
+            set.max_write,
+            if throughput.iter().skip(1).any(|t| t.warm_up_minutes() > 0.0) {
+                " An index past a new index's throughput needs its own warm throughput (`GlobalSecondaryIndexes[].WarmThroughput`), which the template does not take as a parameter yet."
+            } else {
+                ""
+            },
+            if throughput.iter().any(crate::limits::Throughput::over_quota) {
+                " **The peak is past the default quota: request an increase (Service Quotas, DynamoDB, per table) before the launch; an account's regional quotas may need raising too.**"
+            } else {
+                ""
+            }
+        );
+    }
     // The hottest keys per index.
     let indexes =
         std::iter::once(Ix::TABLE).chain(crate::model::template_indexes().iter().map(|i| i.index));
@@ -309,6 +407,13 @@ pub fn markdown(plan: &Plan<'_>) -> String {
             o.padded,
             heat.design.order_status_shards,
         );
+        if o.n > keys::Shard::MAX_COUNT {
+            let _ = writeln!(
+                s,
+                "**N is past the {} shards the key design takes**: O5 at this rate needs a cache, or pages of OPEN orders instead of every one.\n",
+                keys::Shard::MAX_COUNT
+            );
+        }
         if o.max_required_io > 0.0 {
             let _ = writeln!(
                 s,

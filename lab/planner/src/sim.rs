@@ -139,6 +139,9 @@ pub struct KeyHeat {
     /// Items of this key a stream handler writes, by sort key: their records per second
     /// (before coalescing) and the writes those records make.
     pub stream_items: BTreeMap<String, StreamItem>,
+    /// Calls a second of each pattern that write this key, each hour: what fails when it is
+    /// throttled (a throttled index throttles the table writes that feed it).
+    pub writers: BTreeMap<String, [f64; 24]>,
     /// The ranked item with the most writers at once (Little's law: writes per second × batch
     /// time), and that many each hour.
     pub contended: Option<(String, [f64; 24])>,
@@ -165,6 +168,7 @@ impl KeyHeat {
             items: [0.0; 24],
             patterns: BTreeSet::new(),
             stream_items: BTreeMap::new(),
+            writers: BTreeMap::new(),
             contended: None,
         }
     }
@@ -284,6 +288,13 @@ impl Acc {
                     also: t.also.clone(),
                 })
         });
+        // A request's own write (not a stream handler's, which is retried, not failed).
+        if t.wcu > 0.0 && t.stream.is_none() {
+            let w = k.writers.entry(pattern.to_owned()).or_insert([0.0; 24]);
+            for (h, m) in curve.iter().enumerate() {
+                w[h] += rate * m * t.share;
+            }
+        }
         for (h, m) in curve.iter().enumerate() {
             let r = rate * m;
             k.rcu[h] += r * t.rcu;

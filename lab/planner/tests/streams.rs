@@ -162,3 +162,22 @@ patterns:
     assert!(shard.fix.contains("raise `OrderStatusShards`"), "{shard:?}");
     assert!(!shard.fix.contains("write-shard"), "{shard:?}");
 }
+
+/// Seed 003's O5 five times as often needs more status shards than the key design takes: the
+/// plan says so, and does not panic.
+#[test]
+fn status_shards_past_the_most_the_design_takes_are_reported() {
+    let path = sam_template::workspace_root().join("lab/planner/workloads/seed-003.yaml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut w = parse(&text);
+    for p in &mut w.patterns {
+        if p.id == "O5" {
+            p.rps *= 10.0;
+        }
+    }
+    let streams = Streams::uniform(100, 1.0, 20.0, "the test's");
+    let heat = sim::run(&w, sim::design(&w), &streams, &mut |_, _| {});
+    let o = analysis::status_shards(&w, &heat, &streams).expect("status shards");
+    assert!(o.n > keys::Shard::MAX_COUNT, "{}", o.n);
+    assert_eq!(o.padded, keys::Shard::MAX_COUNT);
+}

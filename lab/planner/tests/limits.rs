@@ -1,0 +1,161 @@
+//! The table's own limits, keys near a partition's, and the writes a throttled key fails
+//! (issue 38, section 2).
+
+use planner::{
+    Workload, analysis, limits,
+    model::Ix,
+    report,
+    sim::{self, Heat, Streams},
+};
+
+fn parse(text: &str) -> Workload {
+    Workload::parse(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn streams() -> Streams {
+    Streams::uniform(100, 1.0, 20.0, "the test's")
+}
+
+fn plan(w: &Workload) -> Heat {
+    sim::run(w, sim::design(w), &streams(), &mut |_, _| {})
+}
+
+fn markdown(w: &Workload, heat: &Heat) -> String {
+    report::markdown(&report::Plan {
+        workload: w,
+        file: "test.yaml",
+        heat,
+        status: None,
+        counters: None,
+        durations: &report::Durations::load(&sam_template::workspace_root()),
+        streams: &streams(),
+        svg: None,
+    })
+}
+
+/// Commerce peak needs far more than a new table serves and than the default quota: the report
+/// says how long doubling would take, what to warm the table to, the cost guard, and to ask for
+/// a quota increase.
+#[test]
+fn commerce_peak_is_past_a_new_table_and_its_quota() {
+    let path = sam_template::workspace_root().join("lab/planner/workloads/commerce-peak.yaml");
+    let w = Workload::load(&path).unwrap();
+    let heat = plan(&w);
+    let t = limits::throughput(&heat);
+    let table = &t[0];
+    assert_eq!(table.index, Ix::TABLE);
+    // The table's total is every index total's sum over its keys, fresh ones and the tail too.
+    assert_eq!(table.wcu.0, sim::peak(&heat.wcu[&Ix::TABLE]).0);
+    assert!(table.wcu.0 > limits::QUOTA, "{}", table.wcu.0);
+    assert!(table.over_quota());
+    let doublings = (table.wcu.0 / limits::NEW_TABLE_WCU).log2().ceil();
+    assert_eq!(table.warm_up_minutes(), doublings * 30.0);
+    let set = limits::settings(table);
+    assert!(set.warm_write as f64 >= table.wcu.0 && set.warm_read as f64 >= table.rcu.0);
+    assert!(set.max_write as f64 >= 1.5 * table.wcu.0);
+    let md = markdown(&w, &heat);
+    for want in [
+        "## The table's limits",
+        "ask AWS for an increase",
+        &format!("`WarmWriteUnitsPerSecond={}`", set.warm_write),
+        &format!("`MaxWriteRequestUnits={}`", set.max_write),
+    ] {
+        assert!(md.contains(want), "{want} not in the report");
+    }
+}
+
+/// A small workload: a new table serves it at once; nothing to warm.
+#[test]
+fn a_small_workload_needs_no_warming() {
+    let w = parse(
+        "
+name: small
+entities:
+  customers: {count: 1000}
+patterns:
+  - id: C1
+    rps: 100
+",
+    );
+    let heat = plan(&w);
+    let table = &limits::throughput(&heat)[0];
+    assert_eq!(table.warm_up_minutes(), 0.0);
+    assert!(!table.over_quota());
+    let set = limits::settings(table);
+    assert_eq!((set.warm_read, set.warm_write), (0, 0));
+    assert!(markdown(&w, &heat).contains("no warming"));
+}
+
+/// Every parameter the plan tells a team to set is one `template.yaml` takes.
+#[test]
+fn the_parameters_the_plan_names_are_the_template_s() {
+    let t = sam_template::Template::workspace().unwrap();
+    for name in [
+        "WarmReadUnitsPerSecond",
+        "WarmWriteUnitsPerSecond",
+        "MaxReadRequestUnits",
+        "MaxWriteRequestUnits",
+        "OrderStatusShards",
+        "AggregateShards",
+    ] {
+        assert!(
+            t.parameters.iter().any(|p| p.name == name),
+            "template.yaml has no parameter {name}"
+        );
+    }
+}
+
+/// One product read 5,100 times a second, eventually consistent: 2,550 RCU/s, 85% of a
+/// partition's reads. Not past the limit, so not in "What throttles", but flagged as near it.
+#[test]
+fn a_key_at_85_percent_is_flagged_near_its_limit() {
+    let w = parse(
+        "
+name: near
+entities:
+  products: {count: 1000, popularity: {viral: 1.0}}
+patterns:
+  - id: O13
+    rps: 5100
+",
+    );
+    let heat = plan(&w);
+    assert!(analysis::findings(&heat).is_empty());
+    let near = analysis::near_limit(&heat);
+    let product = near
+        .iter()
+        .find(|n| n.pk == "PRODUCT#000000000001")
+        .expect("the product is near its limit");
+    assert!((product.share - 0.85).abs() < 1e-9, "{}", product.share);
+    assert!(markdown(&w, &heat).contains("## Near a limit"));
+}
+
+/// A viral product's GSI1 partition is throttled: place-order's transactions that write an order
+/// line of it fail (back-pressure), at the share of the key's writes past its limit.
+#[test]
+fn a_throttled_index_key_fails_the_writes_that_feed_it() {
+    let w = parse(
+        "
+name: viral
+entities:
+  customers: {count: 100000}
+  products: {count: 1000, popularity: {viral: 1.0}}
+  orders: {count: 1000000}
+patterns:
+  - id: C3
+    rps: 1000
+    lines: 1
+",
+    );
+    let heat = plan(&w);
+    let failing = analysis::failing_writes(&heat);
+    let gsi1 = failing
+        .iter()
+        .find(|f| f.index == Ix::GSI1 && f.pk == "PRODUCT#000000000001" && f.pattern == "C3")
+        .expect("C3 fails on the product's GSI1 key");
+    assert!((gsi1.calls - 1000.0).abs() < 1e-6, "{}", gsi1.calls);
+    let key = heat.key(Ix::GSI1, "PRODUCT#000000000001").unwrap();
+    let past = 1.0 - sim::PARTITION_WCU / key.peak_wcu().0;
+    assert!((gsi1.failing - 1000.0 * past).abs() < 1e-6);
+    assert!(markdown(&w, &heat).contains("## Writes that fail"));
+}
