@@ -23,7 +23,7 @@ const MIN_READ_UNITS: f64 = 0.5;
 /// Read units DynamoDB charges for `r` that DynamoDB Local reports as free: a BatchGetItem's
 /// keys that found nothing, and a Query or Scan that found nothing, each at the least a read
 /// is charged. (Local does charge a GetItem that finds nothing.)
-fn unreported_read_units(r: &store::Request) -> f64 {
+pub fn unreported_read_units(r: &store::Request) -> f64 {
     let least = if r.consistent { 2.0 } else { 1.0 } * MIN_READ_UNITS;
     match r.operation {
         "BatchGetItem" => least * r.missed as f64,
@@ -108,7 +108,7 @@ impl std::ops::Add for Cost {
 
 /// The template's global secondary indexes: a written item is written again in each it
 /// stands in.
-fn indexes() -> &'static [sam_template::Index] {
+pub fn indexes() -> &'static [sam_template::Index] {
     static INDEXES: std::sync::OnceLock<Vec<sam_template::Index>> = std::sync::OnceLock::new();
     INDEXES.get_or_init(|| {
         sam_template::Template::workspace()

@@ -168,6 +168,7 @@ async fn send(
 /// Every API sample through its handler, each on a freshly seeded table: the cost of each.
 async fn api_samples(t: &Template) -> Vec<Row> {
     let mut rows = Vec::new();
+    let mut profiles = Vec::new();
     for f in t.functions.iter().filter(|f| !f.routes.is_empty()) {
         let table = seeded_table().await;
         let sample = testkit::sample_event(&format!("{}.json", f.name()));
@@ -200,6 +201,13 @@ async fn api_samples(t: &Template) -> Vec<Row> {
             .iter()
             .find(|p| p.operation().function == f.name() && p.example.target == target)
             .map_or("?", |p| p.label());
+        profiles.push(planner::profile::Profile {
+            function: f.name().to_owned(),
+            pattern: pattern.to_owned(),
+            request: request.trim_matches('`').to_owned(),
+            requests: sent(&requests),
+            fanout: sent(&fanout),
+        });
         rows.push(Row {
             pattern: pattern.to_owned(),
             function: f.name().to_owned(),
@@ -208,7 +216,48 @@ async fn api_samples(t: &Template) -> Vec<Row> {
             fanout: Cost::of(&fanout),
         });
     }
+    check_profiles(&profiles);
     rows
+}
+
+/// The requests as the capacity planner's profiles hold them.
+fn sent(requests: &[store::Request]) -> Vec<planner::profile::Sent> {
+    planner::profile::Sent::sorted(
+        requests
+            .iter()
+            .map(|r| {
+                planner::profile::Sent::of(
+                    r,
+                    crate::cost::unreported_read_units(r),
+                    crate::cost::indexes(),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// `lab/planner/profiles.json` must hold what the samples sent (`make cost` writes it): the
+/// planner plans a pattern from its function's profile, or holds its model to it.
+fn check_profiles(profiles: &[planner::profile::Profile]) {
+    let path = sam_template::workspace_root().join("lab/planner/profiles.json");
+    let text = serde_json::to_string_pretty(profiles).unwrap() + "\n";
+    if std::env::var_os("UPDATE_COST_TABLE").is_some() {
+        std::fs::write(&path, text).unwrap();
+        return;
+    }
+    let on_file = std::fs::read_to_string(&path).unwrap_or_default();
+    let parsed: Vec<planner::profile::Profile> = serde_json::from_str(&on_file).unwrap_or_default();
+    if parsed != profiles {
+        let differ: Vec<&str> = profiles
+            .iter()
+            .filter(|p| !parsed.contains(p))
+            .map(|p| p.function.as_str())
+            .collect();
+        panic!(
+            "lab/planner/profiles.json is not what the samples sent ({}): run `make cost`",
+            differ.join(", ")
+        );
+    }
 }
 
 /// Every stream sample batch through its handler, each on a freshly seeded table.

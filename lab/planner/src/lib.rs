@@ -11,6 +11,7 @@ pub mod limits;
 pub mod model;
 pub mod plot;
 pub mod popularity;
+pub mod profile;
 pub mod report;
 pub mod sim;
 pub mod workload;

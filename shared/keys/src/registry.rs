@@ -83,6 +83,15 @@ pub fn classify(space: Space, pk: &str, sk: &str) -> Vec<&'static Kind> {
     KINDS.iter().filter(|k| k.matches(space, pk, sk)).collect()
 }
 
+/// The form of a partition key of the table (`index` `None`) or of an index, as the docs show it
+/// (`CUSTOMER#<customerId>`): the first registered kind of that space whose partition shape fits.
+pub fn partition_form(index: Option<&str>, pk: &str) -> Option<String> {
+    KINDS
+        .iter()
+        .find(|k| k.space.index() == index && shape_matches(k.pk, pk))
+        .map(Kind::pk_form)
+}
+
 /// A string some segment kind may hold, used to decide whether a literal can meet a value.
 fn could_meet(a: Seg, b: Seg) -> bool {
     match (a, b) {

@@ -126,6 +126,15 @@ impl Table {
         &self.meter
     }
 
+    /// `what`, made only when the meter keeps requests (a Lambda's does not: no allocation).
+    pub(crate) fn recorded<T: Default>(&self, what: impl FnOnce() -> T) -> T {
+        if self.meter.is_recording() {
+            what()
+        } else {
+            T::default()
+        }
+    }
+
     /// One GetItem of an entity; `None` when there is no such item.
     pub async fn get<E: Entity>(
         &self,
@@ -180,6 +189,7 @@ impl Table {
                 items: found,
                 missed: 1 - found,
                 consistent: read == Read::Strong,
+                partitions: self.recorded(|| vec![key.pk().to_owned()]),
                 ..Request::new("GetItem")
             },
             out.consumed_capacity.as_slice(),
@@ -403,6 +413,7 @@ impl Table {
         let mut found = Vec::with_capacity(keys.len());
         for attempt in 1..=BATCH_ATTEMPTS {
             let sent = pending.len();
+            let asked = self.recorded(|| pending.iter().map(partition_of).collect());
             let request = KeysAndAttributes::builder()
                 .set_keys(Some(std::mem::take(&mut pending)))
                 .projection_expression(&projection)
@@ -432,6 +443,7 @@ impl Table {
                     items: items.len(),
                     missed: sent.saturating_sub(items.len() + pending.len()),
                     consistent: read == Read::Strong,
+                    partitions: asked,
                     ..Request::new("BatchGetItem")
                 },
                 out.consumed_capacity.as_deref().unwrap_or_default(),
@@ -692,5 +704,13 @@ mod tests {
         let e = table.batch_put(vec![item("a")]).await.unwrap_err();
         assert!(matches!(e, StoreError::Throttled(_)), "{e:?}");
         assert_eq!(never.num_calls() as u32, BATCH_ATTEMPTS);
+    }
+}
+
+/// The partition key of a key item, as text.
+fn partition_of(key: &Item) -> String {
+    match key.get(keys::attr::PK) {
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(pk)) => pk.clone(),
+        _ => String::new(),
     }
 }

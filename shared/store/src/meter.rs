@@ -35,6 +35,9 @@ pub struct Request {
     pub parts: Vec<&'static str>,
     /// A write's items, before and after it ([`crate::Table::recording_touched`]'s only).
     pub touched: Vec<Touched>,
+    /// The partition keys a read asked for (a multi-attribute index's values joined by `, `);
+    /// kept by recording meters only, for the capacity planner's profiles.
+    pub partitions: Vec<String>,
 }
 
 /// One item a successful write touched: as it was before the write and after it (`None`: no
@@ -64,6 +67,7 @@ impl Request {
             consistent: false,
             parts: Vec::new(),
             touched: Vec::new(),
+            partitions: Vec::new(),
         }
     }
 
@@ -146,6 +150,11 @@ impl Meter {
         if let Some(mut log) = self.0.as_ref().and_then(|l| l.lock().ok()) {
             log.push(request);
         }
+    }
+
+    /// Whether this meter keeps the requests it records.
+    pub fn is_recording(&self) -> bool {
+        self.0.is_some()
     }
 
     /// The requests recorded so far (none unless the meter is recording).

@@ -50,9 +50,15 @@ pub struct KeyExpression {
 /// multi-attribute index ([`IndexCondition`]).
 pub trait Selection: Clone {
     fn key_expression(&self) -> KeyExpression;
+    /// The partition it reads, as text (a multi-attribute key's values joined by `, `).
+    fn partition_text(&self) -> String;
 }
 
 impl<S: KeySpace> Selection for KeyCondition<S> {
+    fn partition_text(&self) -> String {
+        self.pk().to_owned()
+    }
+
     fn key_expression(&self) -> KeyExpression {
         let mut p = Placeholders::default();
         let pk = format!("{} = {}", p.name(S::PK), p.value(model::s(self.pk())));
@@ -95,6 +101,17 @@ impl<S: KeySpace> Selection for KeyCondition<S> {
 }
 
 impl Selection for IndexCondition {
+    fn partition_text(&self) -> String {
+        self.partition()
+            .iter()
+            .map(|(_, v)| match v {
+                KeyValue::S(text) => text.as_str().to_owned(),
+                KeyValue::N(number) => number.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// `#a = :a AND #b = :b ... AND <each sort condition>`, one placeholder per attribute.
     fn key_expression(&self) -> KeyExpression {
         let mut p = Placeholders::default();
@@ -256,6 +273,9 @@ impl<'t, C: Selection> Query<'t, C> {
                 index,
                 items: items.len(),
                 consistent: self.consistent,
+                partitions: self
+                    .table
+                    .recorded(|| vec![self.condition.partition_text()]),
                 ..crate::Request::new("Query")
             },
             out.consumed_capacity.as_slice(),
