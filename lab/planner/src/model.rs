@@ -181,6 +181,9 @@ pub struct Touch {
     pub items: f64,
     /// Written by a stream handler: what it writes per source record, before coalescing.
     pub stream: Option<StreamWrite>,
+    /// Written by a stream handler (a coalesced target, a ledger entry, a status moved): retried
+    /// when throttled, not failed back to a client.
+    pub handler: bool,
     /// Whether the key belongs to the drawn subject alone (a customer's partition) or is shared by
     /// many (a shard, a ranking): the tail of a population is sampled for shared keys.
     pub own: bool,
@@ -231,6 +234,8 @@ pub struct Sizes {
     pub daily_stats: f64,
     pub rep_sales: f64,
     pub ledger: f64,
+    /// An order's idempotency record (the key, a digest of the body and the response replayed).
+    pub idempotency: f64,
     pub book: f64,
     pub user: f64,
     pub review: f64,
@@ -452,6 +457,25 @@ impl Sizes {
                 &kc::rep_ranking_index(Quarter::of(date), 123_456_789, &rep).expect("a key"),
             ),
             ledger: ledger_bytes,
+            idempotency: size_of(&model::commerce::Idempotency {
+                customer_id: c.clone(),
+                idempotency_key: Id::parse("key", "7d6f1c2e-5b1a-4c5e-9a57-2f3c1b0d9e11")
+                    .expect("a key"),
+                order_id: id,
+                request_hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                    .to_owned(),
+                // place-order's 201 body for three lines, as replayed.
+                response: format!(
+                    r#"{{"orderId":"{id}","customerId":"{}","status":"OPEN","createdAt":"2026-11-28T12:00:00.000Z","currency":"USD","total":{},"items":[{}]}}"#,
+                    c.as_str(),
+                    3 * 2 * 1999,
+                    (1..=3)
+                        .map(|k| format!(r#"{{"sku":"{}","quantity":2,"unitPrice":1999}}"#, sku(k)))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                expires_at: 1_795_900_000,
+            }),
             book: size_of(&Book {
                 isbn: isbn(1),
                 title: "The Title of a Book".to_owned(),
@@ -557,6 +581,7 @@ fn touch(index: Ix, pk: &str, label: &'static str, shape: Shape) -> Touch {
         wcu: 0.0,
         items: 0.0,
         stream: None,
+        handler: false,
         own: true,
         fresh: false,
         share: 1.0,
@@ -594,6 +619,12 @@ impl Touch {
     }
     pub fn by_stream(mut self, s: StreamWrite) -> Touch {
         self.stream = Some(s);
+        self.handler = true;
+        self
+    }
+    /// Written by a stream handler, once per record (not coalesced).
+    pub fn by_handler(mut self) -> Touch {
+        self.handler = true;
         self
     }
     /// Each coalesced write of this stream target also writes `wcu` on `k` of GSI1.
@@ -604,6 +635,16 @@ impl Touch {
             label,
             wcu,
         });
+        self
+    }
+    /// Its writes `f` times over, each a write of the same item (a delete beside a put).
+    fn times_wcu(mut self, f: f64) -> Touch {
+        self.wcu *= f;
+        self
+    }
+    /// A stream target written once per call for `n` records (coalesced in one batch).
+    fn records(mut self, n: f64) -> Touch {
+        self.share = n;
         self
     }
     /// The same touch `f` times over (a share of a spread).
@@ -709,11 +750,23 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                 }),
             )]
         }
-        "C6" => add_order_event(w, d, s, orders),
+        "C6" => add_order_event(p, w, d, orders),
         // Every OPEN order (or a page of them) across the N shards of GSI2, queried in parallel.
         "O5" => {
             let n = o5_items(p, w) as f64;
-            let shares = spread(n as u64, d.order_status_shards, kc::order_status_shard);
+            let found = spread(n as u64, d.order_status_shards, kc::order_status_shard);
+            // Every shard is queried, those that hold none of the orders too (each Query costs
+            // at least half a unit).
+            let shares: Vec<(Shard, f64)> = (0..d.order_status_shards)
+                .map(|i| {
+                    let shard = Shard::new(i, d.order_status_shards).expect("a shard");
+                    let share = found
+                        .iter()
+                        .find(|(s, _)| *s == shard)
+                        .map_or(0.0, |(_, share)| *share);
+                    (shard, share)
+                })
+                .collect();
             vec![fixed(Box::new(move |_| {
                 shares
                     .iter()
@@ -832,7 +885,7 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                 }),
             )]
         }
-        "R3" => put_review(d, s),
+        "R3" => put_review(p, d, s),
         // 20 parallel Queries, one per certificate shard of the type, a page each.
         "L11" => {
             let n = items(20);
@@ -985,6 +1038,9 @@ fn place_order<'a>(
                         .write(check(s.customer)),
                 ];
                 t.extend(summary_writes(&o));
+                // The order's idempotency record, put in the transaction (a client that sends an
+                // `Idempotency-Key`, as the API asks of every retrying client).
+                t.push(fresh("IDEMPOTENCY#<customer>#<key>").write(txn(s.idempotency)));
                 t.extend(header_writes(&o).into_iter().map(|t| {
                     // The header's own partition is the new order's.
                     if t.index == Ix::TABLE { t.fresh() } else { t }
@@ -1028,7 +1084,11 @@ fn place_order<'a>(
                 // One ledger entry per record and target, each in its own partition.
                 let targets = fanout::targets_per_record(kc::types::ORDER_SUMMARY)
                     + lines * fanout::targets_per_record(kc::types::ORDER_LINE);
-                t.push(fresh("LEDGER#<eventId>#<target>").write(targets * txn(s.ledger)));
+                t.push(
+                    fresh("LEDGER#<eventId>#<target>")
+                        .write(targets * txn(s.ledger))
+                        .by_handler(),
+                );
                 t
             }),
         },
@@ -1104,8 +1164,23 @@ fn place_order<'a>(
                     ranked: true,
                     ..stream
                 };
-                // The rep's sales are one more target of the summary's record: its ledger entry.
-                t.push(fresh("LEDGER#<eventId>#<target>").write(txn(s.ledger)));
+                // The rep's sales are one more target of the summary's record: its ledger entry;
+                // the customer, a rep's, has its copy in GSI1 (`REP#<repId>`, O9) rewritten with
+                // its counters.
+                t.push(
+                    fresh("LEDGER#<eventId>#<target>")
+                        .write(txn(s.ledger))
+                        .by_handler(),
+                );
+                t.push(
+                    gsi1(
+                        &kc::rep_customer_index(&rep, &customer_id(1)),
+                        "REP#<repId>",
+                        Shape::Collection,
+                    )
+                    .write(txn(s.customer))
+                    .by_handler(),
+                );
                 let period = Quarter::of(at().date());
                 t.push(
                     // All reps' sales of a quarter share one partition key, an item each.
@@ -1132,79 +1207,138 @@ fn place_order<'a>(
     out
 }
 
-/// C6: the header's event count and the event, one transaction in the order's partition; then
-/// `commerce-stream` moves the order's status on its header and its summary: every index whose
-/// key holds the status (GSI1, GSI2, the orders-by-status indexes) takes a delete and a put.
-fn add_order_event<'a>(w: &'a Workload, d: Design, s: &'a Sizes, orders: u64) -> Vec<Draw<'a>> {
+/// C6: the header's event count (its index copies rewritten with it) and the event, one
+/// transaction in the order's partition; then `commerce-stream` moves the order's status on its
+/// header and its summary: every index whose key holds the status (GSI1, GSI2) takes a delete
+/// and a put. A summary under a rep (`rep_share`) has its GSI1 copy under the rep moved too.
+fn add_order_event<'a>(
+    p: &'a PatternLoad,
+    w: &'a Workload,
+    d: Design,
+    orders: u64,
+) -> Vec<Draw<'a>> {
     let customers = w.entities.customers.as_ref().map_or(orders, |c| c.count);
+    let reps = w.entities.reps.as_ref().map_or(1, |r| r.count);
+    let rep_share = p.rep_share.unwrap_or(0.0);
     let event_bytes = 200.0;
-    vec![Draw {
+    let make = move |k: u64, rep: Option<&Id>| {
+        order(
+            order_id(k),
+            &customer_id(1 + k % customers),
+            rep,
+            3,
+            d.order_status_shards,
+        )
+    };
+    // Before and after: the event counted, then the status moved (OPEN to PROCESSING).
+    let counted = |o: &Order| Order {
+        event_count: Some(1),
+        ..o.clone()
+    };
+    let moved = move |o: &Order| Order {
+        status: OrderStatus::Processing,
+        ..counted(o)
+    };
+    let labels = |gsi1_label| {
+        [
+            (Ix::GSI1, gsi1_label, Shape::Collection),
+            (Ix::GSI2, "ORDERS#<shard>", Shape::Collection),
+        ]
+    };
+    // Its GSI2 partition is a status shard, shared by every order.
+    let shard_shared = |t: Touch| if t.index == Ix::GSI2 { t.shared() } else { t };
+    let mut out = vec![Draw {
         from: Some(Entity::Orders),
         per_call: 1.0,
         touches: Box::new(move |k| {
-            let id = order_id(k);
-            let o = order(
-                id,
-                &customer_id(1 + k % customers),
-                None,
-                3,
-                d.order_status_shards,
+            let o = make(k, None);
+            let header = |o: Order| model::to_item(&OrderHeader(o)).expect("an item");
+            let summary = |o: Order| model::to_item(&OrderSummary(o)).expect("an item");
+            let mut t: Vec<Touch> = stored(
+                &header(counted(&o)),
+                Some(&header(o.clone())),
+                "ORDER#<orderId>",
+                &labels("CUSTOMER#<id>"),
+                true,
+            )
+            .into_iter()
+            .map(shard_shared)
+            .collect();
+            t.push(
+                base(
+                    &OrderHeader(o.clone()).key(),
+                    "ORDER#<orderId>",
+                    Shape::Collection,
+                )
+                .write(2.0 * wcu(event_bytes)),
             );
-            let header = OrderHeader(o.clone());
-            let mut t = vec![
-                // The transaction: the header's EventCount and the event.
-                base(&header.key(), "ORDER#<orderId>", Shape::Collection)
-                    .write(2.0 * wcu(s.order_header) + 2.0 * wcu(event_bytes)),
-            ];
-            // A conditional UpdateItem each, OPEN to PROCESSING: every index key holding the
-            // status moves (a delete and a put there).
-            let moved = Order {
-                status: OrderStatus::Processing,
-                ..o.clone()
-            };
-            let moves = |before: model::Item, after: model::Item, label, gsi1_label| {
+            // commerce-stream: a conditional UpdateItem of each.
+            t.extend(
                 stored(
-                    &after,
-                    Some(&before),
-                    label,
-                    &[
-                        (Ix::GSI1, gsi1_label, Shape::Collection),
-                        (Ix::GSI2, "ORDERS#<shard>", Shape::Collection),
-                    ],
+                    &header(moved(&o)),
+                    Some(&header(counted(&o))),
+                    "ORDER#<orderId>",
+                    &labels("CUSTOMER#<id>"),
                     false,
                 )
-            };
+                .into_iter()
+                .map(|t| shard_shared(t).by_handler()),
+            );
             t.extend(
-                moves(
-                    model::to_item(&header).expect("an item"),
-                    model::to_item(&OrderHeader(moved.clone())).expect("an item"),
-                    "ORDER#<orderId>",
+                stored(
+                    &summary(moved(&o)),
+                    Some(&summary(o.clone())),
                     "CUSTOMER#<id>",
+                    &labels("REP#<repId>"),
+                    false,
                 )
                 .into_iter()
-                .map(|t| {
-                    // Its GSI2 partition is a status shard, shared by every order.
-                    if t.index == Ix::GSI2 { t.shared() } else { t }
-                }),
+                .map(Touch::by_handler),
             );
-            t.extend(moves(
-                model::to_item(&OrderSummary(o)).expect("an item"),
-                model::to_item(&OrderSummary(moved)).expect("an item"),
-                "CUSTOMER#<id>",
-                "REP#<repId>",
-            ));
             t
         }),
-    }]
+    }];
+    if rep_share > 0.0 {
+        out.push(Draw {
+            from: Some(Entity::Reps),
+            per_call: rep_share,
+            touches: Box::new(move |k| {
+                let o = make(1, Some(&rep_id(k.min(reps))));
+                let summary = |o: Order| model::to_item(&OrderSummary(o)).expect("an item");
+                stored(
+                    &summary(moved(&o)),
+                    Some(&summary(o.clone())),
+                    "CUSTOMER#<id>",
+                    &labels("REP#<repId>"),
+                    false,
+                )
+                .into_iter()
+                .filter(|t| t.index == Ix::GSI1)
+                .map(Touch::by_handler)
+                .collect()
+            }),
+        });
+    }
+    out
 }
 
-/// R3: the marker read, then one transaction: book and user checked, marker and review put (the
-/// review in the book's partition and the user's GSI1 partition); then `aggregate-reviews` adds
-/// to the book, the user and the day.
-fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
+/// R3: the marker read (strongly consistent), then one transaction: book and user checked, the
+/// marker put, the review put (in the book's partition and the user's GSI1 partition) and, for a
+/// replaced review (`replace_share`), the old one deleted; then `aggregate-reviews` counts each
+/// record (the new review in, the old one out) into the book, the user (its GSI1 copy rewritten
+/// with it) and the day's stats. A replacement's two records share one batch, so the book and the
+/// user are written once a call.
+fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
     let reviews = fanout::AGGREGATE_REVIEWS;
     let stats_shards = spread(1_000_000, d.aggregate_shards, stats_shard);
     let txn = |bytes: f64| 2.0 * wcu(bytes);
+    let replace = p.replace_share.unwrap_or(0.0);
+    let records = 1.0 + replace;
+    let counter = |one_source_partition| StreamWrite {
+        consumer: reviews,
+        one_source_partition,
+        ranked: false,
+    };
     vec![
         Draw {
             from: Some(Entity::Books),
@@ -1212,8 +1346,8 @@ fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
             touches: Box::new(move |k| {
                 let book = isbn(k);
                 // The book checked in the transaction (a write action on its item), and the
-                // review put there, its sort key starting with its time
-                // (`<ISO-8601>#USER#<username>`): the newest end of the collection.
+                // review put there (and the old one deleted), its sort key starting with its
+                // time (`<ISO-8601>#USER#<username>`): the newest end of the collection.
                 let mut t =
                     vec![base(&kr::book(&book), "BOOK#<isbn>", Shape::Item).write(check(s.book))];
                 t.extend(
@@ -1222,20 +1356,18 @@ fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
                         .filter(|t| t.index == Ix::TABLE)
                         .map(|t| Touch {
                             shape: Shape::Increasing,
-                            ..t
+                            ..t.times_wcu(1.0 + replace)
                         }),
                 );
-                t.extend([
-                    // The book's RatingCount and RatingSum: every review of a book is in the
-                    // book's partition, so its records arrive on one stream shard.
+                // The book's RatingCount and RatingSum: every review of a book is in the
+                // book's partition, so its records arrive on one stream shard.
+                t.push(
                     base(&kr::book(&book), "BOOK#<isbn>", Shape::Item)
                         .write(txn(s.book))
-                        .by_stream(StreamWrite {
-                            consumer: reviews,
-                            one_source_partition: true,
-                            ranked: false,
-                        }),
-                ]);
+                        .by_stream(counter(true))
+                        .records(records),
+                );
+                // Each record's day: the new review's, and the old one's.
                 for (shard, share) in &stats_shards {
                     t.push(
                         base(
@@ -1244,13 +1376,9 @@ fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
                             Shape::Item,
                         )
                         .write(txn(s.daily_stats))
-                        .times(*share)
+                        .times(*share * records)
                         .shared()
-                        .by_stream(StreamWrite {
-                            consumer: reviews,
-                            one_source_partition: false,
-                            ranked: false,
-                        }),
+                        .by_stream(counter(false)),
                     );
                 }
                 t
@@ -1284,20 +1412,42 @@ fn put_review<'a>(d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
                         true,
                     )
                     .into_iter()
-                    .filter(|t| t.index != Ix::TABLE),
+                    .filter(|t| t.index != Ix::TABLE)
+                    .map(|t| t.times_wcu(1.0 + replace)),
                 );
-                t.extend([
-                    base(&kr::user(&user), "USER#<username>", Shape::Item).write(check(s.user)),
-                    base(&kr::user(&user), "USER#<username>", Shape::Item)
-                        .write(txn(s.user))
-                        .by_stream(StreamWrite {
-                            consumer: reviews,
-                            one_source_partition: false,
-                            ranked: false,
-                        }),
+                t.push(base(&kr::user(&user), "USER#<username>", Shape::Item).write(check(s.user)));
+                // The user's ReviewCount, and its copy in GSI1 (`USER#<username>`, R2's head).
+                let user_item = stored(
+                    &model::to_item(&User {
+                        username: user.clone(),
+                        membership_date: at().date(),
+                        review_count: 12.into(),
+                    })
+                    .expect("an item"),
+                    None,
+                    "USER#<username>",
+                    &[(Ix::GSI1, "USER#<username>", Shape::Collection)],
+                    true,
+                );
+                for u in user_item {
+                    let shape = if u.index == Ix::TABLE {
+                        Shape::Item
+                    } else {
+                        Shape::Collection
+                    };
+                    t.push(
+                        Touch { shape, ..u }
+                            .by_stream(counter(false))
+                            .records(records),
+                    );
+                }
+                t.push(
                     fresh("LEDGER#<eventId>#<target>")
-                        .write(fanout::targets_per_record(kr::types::REVIEW) * txn(s.ledger)),
-                ]);
+                        .write(
+                            records * fanout::targets_per_record(kr::types::REVIEW) * txn(s.ledger),
+                        )
+                        .by_handler(),
+                );
                 t
             }),
         },

@@ -44,8 +44,9 @@ pub struct Written {
     /// The partition's form ([`form`]).
     pub pk: String,
     pub units: f64,
-    /// A transaction's ConditionCheck.
-    pub checked: bool,
+    /// `put` (a new item), `update` (an item replaced or changed), `delete`, or `check` (a
+    /// transaction's ConditionCheck).
+    pub action: String,
 }
 
 impl Sent {
@@ -86,14 +87,24 @@ impl Sent {
                     index: index.unwrap_or("table").to_owned(),
                     pk: form(index.and_then(index_of), &pk.unwrap_or_default()),
                     units,
-                    checked: t.checked,
+                    action: match (&t.before, &t.after) {
+                        _ if t.checked => "check",
+                        (None, _) => "put",
+                        (Some(_), Some(_)) => "update",
+                        (Some(_), None) => "delete",
+                    }
+                    .to_owned(),
                 });
             }
         }
         let read_index = r.index.and_then(index_of);
         let mut reads: Vec<String> = r.partitions.iter().map(|pk| form(read_index, pk)).collect();
         reads.sort();
-        writes.sort_by(|a, b| (&a.index, &a.pk, a.checked).cmp(&(&b.index, &b.pk, b.checked)));
+        writes.sort_by(|a, b| {
+            (&a.index, &a.pk, &a.action)
+                .cmp(&(&b.index, &b.pk, &b.action))
+                .then(a.units.total_cmp(&b.units))
+        });
         Sent {
             operation: r.operation.to_owned(),
             index: r.index.unwrap_or("table").to_owned(),

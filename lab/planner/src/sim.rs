@@ -289,7 +289,7 @@ impl Acc {
                 })
         });
         // A request's own write (not a stream handler's, which is retried, not failed).
-        if t.wcu > 0.0 && t.stream.is_none() {
+        if t.wcu > 0.0 && !t.handler {
             let w = k.writers.entry(pattern.to_owned()).or_insert([0.0; 24]);
             for (h, m) in curve.iter().enumerate() {
                 w[h] += rate * m * t.share;
@@ -368,9 +368,7 @@ pub fn run(
         progress(i as f64 / w.patterns.len() as f64, &p.id);
         let curve = w.curve(p);
         rps.insert(p.id.clone(), std::array::from_fn(|h| p.rps * curve[h]));
-        for (consumer, per_call) in
-            crate::fanout::records_per_call(&p.id, f64::from(p.lines.unwrap_or(3)))
-        {
+        for (consumer, per_call) in crate::fanout::records_per_call(p) {
             let r = records.entry(consumer).or_insert([0.0; 24]);
             for h in 0..24 {
                 r[h] += p.rps * curve[h] * per_call;

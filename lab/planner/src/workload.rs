@@ -232,9 +232,13 @@ pub struct PatternLoad {
     /// C3: lines per order.
     #[serde(default)]
     pub lines: Option<u32>,
-    /// C3: the share of orders placed under an account rep.
+    /// C3: the share of orders placed under an account rep; C6: of the orders it adds events to.
     #[serde(default)]
     pub rep_share: Option<f64>,
+    /// R3: the share of calls that replace the user's earlier review of the book (deleted in
+    /// the same transaction, its removal counted out by the stream handler).
+    #[serde(default)]
+    pub replace_share: Option<f64>,
     /// The popularity of what this pattern touches, when it differs from its population's.
     #[serde(default)]
     pub popularity: BTreeMap<String, Popularity>,
@@ -518,6 +522,9 @@ impl Workload {
                     f.key("lines"),
                     format!("1 to {MAX_LINES} lines an order (place-order's most), found {n}"),
                 ));
+            }
+            if let Some(r) = p.replace_share {
+                fraction(r).map_err(|m| (f.key("replace_share"), m))?;
             }
             if let Some(r) = p.rep_share {
                 fraction(r).map_err(|m| (f.key("rep_share"), m))?;

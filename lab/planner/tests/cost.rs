@@ -65,14 +65,16 @@ fn commerce_peak_costs_what_every_request_costs() {
                 let r = lines * ru(s.product, true) + ru(s.customer, true) + rep * 1.0;
                 let txn = 2.0
                     * (kb(s.customer) // ConditionCheck of the customer
+                        + kb(s.idempotency) // the Idempotency-Key's record
                         + kb(s.order_summary) * (1.0 + rep) // table; GSI1 REP# under a rep
                         + kb(s.order_header) * 3.0 // table, GSI1 CUSTOMER#, GSI2 ORDERS#
                         + lines * (2.0 * kb(s.order_line) + kb(s.product))); // table, GSI1; price check
                 // commerce-stream, each target in a transaction with one ledger entry per
                 // record: the customer, the day's stats, each line's product sales, and under a
-                // rep its quarter's sales (its ranking key in GSI1 moved: a delete and a put).
+                // rep its quarter's sales (its ranking key in GSI1 moved: a delete and a put)
+                // and the customer's copy in GSI1 under the rep.
                 let stream = 2.0
-                    * (kb(s.customer)
+                    * (kb(s.customer) * (1.0 + rep)
                         + kb(s.daily_stats)
                         + lines * kb(s.product_sales)
                         + rep * 3.0 * kb(s.rep_sales)
@@ -80,9 +82,10 @@ fn commerce_peak_costs_what_every_request_costs() {
                 (r, txn + stream)
             }
             "C6" => {
-                // The header's EventCount and a 200-byte event, in one transaction; then the
-                // status on the header (its GSI1 and GSI2 keys moved) and on the summary.
-                let txn = 2.0 * (kb(s.order_header) + kb(200.0));
+                // The header's EventCount (its copies in GSI1 and GSI2 rewritten with it) and a
+                // 200-byte event, in one transaction; then the status on the header (its GSI1
+                // and GSI2 keys moved: a delete and a put each) and on the summary.
+                let txn = 2.0 * (3.0 * kb(s.order_header) + kb(200.0));
                 let status = kb(s.order_header) * 5.0 + kb(s.order_summary);
                 (0.0, txn + status)
             }
