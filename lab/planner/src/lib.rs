@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod fanout;
+pub mod generic;
 pub mod limits;
 pub mod model;
 pub mod plot;

@@ -569,7 +569,7 @@ fn keyed<S: KeySpace>(index: Ix, k: &keys::Key<S>, label: &'static str, shape: S
         ..touch(index, k.pk(), label, shape)
     }
 }
-fn touch(index: Ix, pk: &str, label: &'static str, shape: Shape) -> Touch {
+pub fn touch(index: Ix, pk: &str, label: &'static str, shape: Shape) -> Touch {
     Touch {
         index,
         pk: pk.to_owned(),
@@ -607,12 +607,12 @@ impl Touch {
         self.wcu += wcu;
         self
     }
-    fn shared(mut self) -> Touch {
+    pub fn shared(mut self) -> Touch {
         self.own = false;
         self
     }
     /// A partition each call makes anew: it costs, never heats up.
-    fn fresh(mut self) -> Touch {
+    pub fn fresh(mut self) -> Touch {
         self.fresh = true;
         self.own = false;
         self
@@ -955,7 +955,9 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                 }),
             ),
         ],
-        other => unreachable!("{other} is not modelled (checked when the workload was read)"),
+        other => crate::generic::resolve(other)
+            .map(crate::generic::draws)
+            .unwrap_or_else(|| unreachable!("{other}: checked when the workload was read")),
     }
 }
 

@@ -113,7 +113,9 @@ pub fn function_of(pattern: &str) -> &'static str {
     catalogue::PATTERNS
         .iter()
         .find(|p| p.id == pattern || p.function == pattern)
-        .map_or("?", |p| p.function)
+        .map(|p| p.function)
+        .or_else(|| crate::generic::resolve(pattern).map(|r| r.function))
+        .unwrap_or("?")
 }
 
 /// The monthly cost of the heat.

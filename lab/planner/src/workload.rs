@@ -45,6 +45,11 @@ pub struct Entities {
     pub users: Option<Population>,
     pub students: Option<Population>,
     pub courses: Option<Population>,
+    pub employees: Option<Population>,
+    pub warehouses: Option<Population>,
+    pub carts: Option<Population>,
+    /// HR's reference data: jobs, departments, locations, countries, regions.
+    pub references: Option<Population>,
 }
 
 /// Which population a draw comes from.
@@ -58,9 +63,28 @@ pub enum Entity {
     Users,
     Students,
     Courses,
+    Employees,
+    Warehouses,
+    Carts,
+    References,
 }
 
 impl Entity {
+    pub const ALL: [Entity; 12] = [
+        Entity::Customers,
+        Entity::Products,
+        Entity::Orders,
+        Entity::Reps,
+        Entity::Books,
+        Entity::Users,
+        Entity::Students,
+        Entity::Courses,
+        Entity::Employees,
+        Entity::Warehouses,
+        Entity::Carts,
+        Entity::References,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Entity::Customers => "customers",
@@ -71,6 +95,10 @@ impl Entity {
             Entity::Users => "users",
             Entity::Students => "students",
             Entity::Courses => "courses",
+            Entity::Employees => "employees",
+            Entity::Warehouses => "warehouses",
+            Entity::Carts => "carts",
+            Entity::References => "references",
         }
     }
 }
@@ -86,6 +114,10 @@ impl Entities {
             Entity::Users => self.users.as_ref(),
             Entity::Students => self.students.as_ref(),
             Entity::Courses => self.courses.as_ref(),
+            Entity::Employees => self.employees.as_ref(),
+            Entity::Warehouses => self.warehouses.as_ref(),
+            Entity::Carts => self.carts.as_ref(),
+            Entity::References => self.references.as_ref(),
         }
     }
 }
@@ -330,6 +362,10 @@ impl Workload {
             &mut e.users,
             &mut e.students,
             &mut e.courses,
+            &mut e.employees,
+            &mut e.warehouses,
+            &mut e.carts,
+            &mut e.references,
         ]
         .into_iter()
         .flatten()
@@ -514,6 +550,27 @@ impl Workload {
                     ),
                 ));
             }
+            if !modelled(&p.id) {
+                let given = [
+                    ("items", p.items.is_some()),
+                    ("lines", p.lines.is_some()),
+                    ("rep_share", p.rep_share.is_some()),
+                    ("replace_share", p.replace_share.is_some()),
+                ];
+                if let Some((field, _)) = given.iter().find(|(_, set)| *set) {
+                    let sample = crate::generic::resolve(&p.id)
+                        .map_or(String::new(), |r| r.profile.request.clone());
+                    return Err((
+                        f.key(field),
+                        format!(
+                            "{} is planned as its function's sample request sends it (`{sample}`): \
+                             only the modelled patterns ({}) take `{field}`",
+                            p.id,
+                            MODELLED.join(", ")
+                        ),
+                    ));
+                }
+            }
             if p.items == Some(0) {
                 return Err((f.key("items"), "at least 1 item a call, found 0".to_owned()));
             }
@@ -541,12 +598,9 @@ impl Workload {
 
     /// The declared populations, by entity.
     fn populations(&self) -> impl Iterator<Item = (Entity, &Population)> {
-        use Entity::*;
-        [
-            Customers, Products, Orders, Reps, Books, Users, Students, Courses,
-        ]
-        .into_iter()
-        .filter_map(|e| self.entities.get(e).map(|p| (e, p)))
+        Entity::ALL
+            .into_iter()
+            .filter_map(|e| self.entities.get(e).map(|p| (e, p)))
     }
 
     pub fn population(&self, e: Entity) -> &Population {
@@ -657,8 +711,12 @@ pub fn modelled(id: &str) -> bool {
     MODELLED.contains(&id)
 }
 
-/// The populations a pattern draws what it touches from.
+/// The populations a pattern draws what it touches from: a modelled pattern's, or the
+/// subject of the route a profiled one is planned by ([`crate::generic`]).
 pub fn draws_from(id: &str) -> &'static [Entity] {
+    if !modelled(id) {
+        return crate::generic::resolve(id).map_or(&[], |r| r.subjects());
+    }
     match id {
         "C1" => &[Entity::Customers],
         "C3" => &[Entity::Customers, Entity::Products],
@@ -677,7 +735,7 @@ pub fn draws_from(id: &str) -> &'static [Entity] {
 /// A pattern the catalogue declares and the planner models; any other is named in the error.
 fn pattern_id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     let id = String::deserialize(d)?;
-    if modelled(&id) {
+    if modelled(&id) || crate::generic::resolve(&id).is_some() {
         return Ok(id);
     }
     let known = catalogue::PATTERNS
@@ -685,13 +743,13 @@ fn pattern_id<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
         .any(|p| p.id == id || p.function == id);
     Err(D::Error::custom(if known {
         format!(
-            "{id} is in the catalogue but the planner does not model it yet (it models {})",
-            MODELLED.join(", ")
+            "{id} is in the catalogue but its function has no profile (lab/planner/profiles.json: \
+             `make cost` writes it)"
         )
     } else {
         format!(
-            "no access pattern {id} in the catalogue (docs/access-patterns.md); the planner models {}",
-            MODELLED.join(", ")
+            "no access pattern {id} in the catalogue (docs/access-patterns.md): give a catalogue \
+             ID (C1), a function's name (get-customer) or a route (`GET /customers/{{customerId}}`)"
         )
     }))
 }

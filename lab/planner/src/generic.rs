@@ -1,0 +1,228 @@
+//! Every operation the planner has no hand model of, planned from its function's profile
+//! (`lab/planner/profiles.json`: what the function's sample request sent, measured through the
+//! real function on DynamoDB Local): the same requests, the same units on the same indexes, each
+//! partition keyed for the subject the call draws. The subject is the population the route's
+//! first path parameter names (`/employees/{employeeId}`: `employees`); a partition of that
+//! subject (`EMPLOYEE#<employee>`) is keyed by rank, a partition made new by each call (an order
+//! id, a ledger entry) costs without heating, and any other is one key every call shares.
+
+use crate::{
+    model::{Draw, Ix, Shape, Touch, touch},
+    profile::{self, Profile},
+    workload::Entity,
+};
+
+/// An operation resolved to its function, its route and the profile it is planned from.
+#[derive(Debug, Clone, Copy)]
+pub struct Resolved {
+    pub function: &'static str,
+    /// `GET /employees/{employeeId}`.
+    pub method: &'static str,
+    pub path: &'static str,
+    pub subject: Option<Entity>,
+    pub profile: &'static Profile,
+}
+
+impl Resolved {
+    pub fn subjects(&self) -> &'static [Entity] {
+        match self.subject {
+            Some(e) => {
+                let i = Entity::ALL.iter().position(|x| *x == e).expect("an entity");
+                &Entity::ALL[i..=i]
+            }
+            None => &[],
+        }
+    }
+}
+
+/// A catalogue ID (`H1`), a function's name (`get-employee`) or a route
+/// (`GET /employees/{employeeId}`), resolved to the operation and its profile.
+pub fn resolve(id: &str) -> Option<Resolved> {
+    let route = id.split_once(' ').and_then(|(method, path)| {
+        catalogue::OPERATIONS
+            .iter()
+            .find(|o| o.method.as_str() == method && o.path == path)
+    });
+    let (function, method, path) = if let Some(o) = route {
+        (o.function, o.method.as_str(), o.path)
+    } else {
+        let p = catalogue::PATTERNS
+            .iter()
+            .find(|p| (!p.id.is_empty() && p.id == id) || p.function == id)?;
+        (p.function, p.method.as_str(), p.path)
+    };
+    Some(Resolved {
+        function,
+        method,
+        path,
+        subject: subject_of(path),
+        profile: profile::of(function)?,
+    })
+}
+
+/// The population a route's first path parameter names.
+fn subject_of(path: &str) -> Option<Entity> {
+    let param = path.split('/').find(|s| s.starts_with('{'))?;
+    Some(match param.trim_matches(['{', '}']) {
+        "customerId" => Entity::Customers,
+        "sku" | "productId" if path.starts_with("/products") => Entity::Products,
+        "orderId" => Entity::Orders,
+        "isbn" => Entity::Books,
+        "username" => Entity::Users,
+        "repId" => Entity::Reps,
+        "employeeId" => Entity::Employees,
+        "warehouseId" => Entity::Warehouses,
+        "cartId" => Entity::Carts,
+        "course" => Entity::Courses,
+        "jobId" | "departmentId" | "locationId" | "countryId" | "regionId" => Entity::References,
+        _ => return None,
+    })
+}
+
+/// The placeholders of the registry's key forms that hold a subject of `e`.
+fn placeholders(e: Entity) -> &'static [&'static str] {
+    match e {
+        Entity::Customers => &["<customer>"],
+        Entity::Products => &["<sku>"],
+        Entity::Orders => &["<order:ulid>", "<order>"],
+        Entity::Books => &["<isbn>"],
+        Entity::Users => &["<user>"],
+        Entity::Reps => &["<rep>"],
+        Entity::Employees => &["<employee>"],
+        Entity::Warehouses => &["<warehouse>"],
+        Entity::Carts => &["<cart>"],
+        Entity::Courses => &["<course>"],
+        Entity::References => &["<id>", "<job>"],
+        Entity::Students => &["<student>"],
+    }
+}
+
+/// Placeholders each call fills anew: such a partition costs but never heats up.
+const FRESH: &[&str] = &["<order:ulid>", "<event_id>", "<key>", "<ulid>"];
+
+/// The rank-k subject of `e` as its keys spell it: the hand-modelled patterns' keys for the
+/// populations they share (so that heat adds up on the same partition).
+fn subject_text(e: Entity, k: u64) -> String {
+    use crate::model as m;
+    match e {
+        Entity::Customers => m::customer_id(k).as_str().to_owned(),
+        Entity::Products => format!("{:012}", k),
+        Entity::Orders => m::order_id(k).to_string(),
+        Entity::Books => m::isbn(k).to_string(),
+        Entity::Users => m::user_id(k).as_str().to_owned(),
+        Entity::Reps => m::rep_id(k).as_str().to_owned(),
+        Entity::Employees => format!("E{k:07}"),
+        Entity::Warehouses => format!("W{k:05}"),
+        Entity::Carts => format!("cart-{k}"),
+        Entity::Courses => format!("course-{k}"),
+        Entity::References => format!("REF{k:05}"),
+        Entity::Students => format!("student-{k}"),
+    }
+}
+
+/// One partition's share of one call, from the profile.
+#[derive(Debug, Clone)]
+struct Spec {
+    index: Ix,
+    form: &'static str,
+    rcu: f64,
+    wcu: f64,
+    items: f64,
+    handler: bool,
+}
+
+fn specs(p: &'static Profile) -> Vec<Spec> {
+    let mut out = Vec::new();
+    let sent = p
+        .requests
+        .iter()
+        .map(|s| (s, false))
+        .chain(p.fanout.iter().map(|s| (s, true)));
+    for (s, handler) in sent {
+        let index = Ix(s.index.as_str());
+        if s.read_units > 0.0 {
+            // A BatchGetItem's units and items, shared over the partitions it read.
+            let n = s.reads.len().max(1) as f64;
+            for form in &s.reads {
+                out.push(Spec {
+                    index,
+                    form: form.as_str(),
+                    rcu: s.read_units / n,
+                    wcu: 0.0,
+                    items: s.items as f64 / n,
+                    handler,
+                });
+            }
+        }
+        for w in &s.writes {
+            out.push(Spec {
+                index: Ix(w.index.as_str()),
+                form: w.pk.as_str(),
+                rcu: 0.0,
+                wcu: w.units,
+                items: 0.0,
+                handler,
+            });
+        }
+    }
+    out
+}
+
+/// One call of the operation, as draws: the subject's partitions by rank, the rest fixed.
+pub fn draws<'a>(r: Resolved) -> Vec<Draw<'a>> {
+    let all = specs(r.profile);
+    let subject = r.subject;
+    let own =
+        move |s: &Spec| subject.is_some_and(|e| placeholders(e).iter().any(|p| s.form.contains(p)));
+    let (mine, rest): (Vec<Spec>, Vec<Spec>) = all.into_iter().partition(|s| own(s));
+    let build = |s: &Spec, pk: &str| {
+        let t = touch(s.index, pk, s.form, Shape::Collection);
+        let t = Touch {
+            rcu: s.rcu,
+            wcu: s.wcu,
+            items: s.items,
+            handler: s.handler,
+            ..t
+        };
+        t
+    };
+    let mut out = Vec::new();
+    if let Some(e) = subject
+        && !mine.is_empty()
+    {
+        out.push(Draw {
+            from: Some(e),
+            per_call: 1.0,
+            touches: Box::new(move |k| {
+                let text = subject_text(e, k);
+                mine.iter()
+                    .map(|s| {
+                        let pk = placeholders(e)
+                            .iter()
+                            .fold(s.form.to_owned(), |pk, p| pk.replace(p, &text));
+                        build(s, &pk)
+                    })
+                    .collect()
+            }),
+        });
+    }
+    if !rest.is_empty() {
+        out.push(Draw {
+            from: None,
+            per_call: 1.0,
+            touches: Box::new(move |_| {
+                rest.iter()
+                    .map(|s| {
+                        let t = build(s, s.form);
+                        if FRESH.iter().any(|f| s.form.contains(f)) {
+                            t.fresh()
+                        } else {
+                            t.shared()
+                        }
+                    })
+                    .collect()
+            }),
+        });
+    }
+    out
+}
