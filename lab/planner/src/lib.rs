@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod fanout;
 pub mod generic;
+pub mod lambda;
 pub mod limits;
 pub mod model;
 pub mod plot;

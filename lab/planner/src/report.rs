@@ -126,7 +126,8 @@ pub struct Cost {
     pub lambda: f64,
 }
 
-pub fn cost(heat: &Heat, memory: &dyn Fn(&str) -> u32, durations: &Durations) -> Cost {
+/// What DynamoDB's units cost a month (Lambda's: [`crate::lambda::Plan::monthly`]).
+pub fn cost(heat: &Heat) -> Cost {
     use rates::*;
     let mut c = Cost::default();
     for (units, read) in [(&heat.rcu, true), (&heat.wcu, false)] {
@@ -140,15 +141,6 @@ pub fn cost(heat: &Heat, memory: &dyn Fn(&str) -> u32, durations: &Durations) ->
                 c.on_demand += u * 3600.0 * DAYS_PER_MONTH * price / 1e6;
                 c.provisioned += u / TARGET_UTILISATION * hourly * DAYS_PER_MONTH;
             }
-        }
-    }
-    for (pattern, rps) in &heat.rps {
-        let f = function_of(pattern);
-        let (ms, _) = durations.ms(f, ASSUMED_MS);
-        let gb = f64::from(memory(f)) / 1024.0;
-        for r in rps {
-            let calls = r * 3600.0 * DAYS_PER_MONTH;
-            c.lambda += calls * (ms / 1000.0 * gb * LAMBDA_GB_SECOND + LAMBDA_REQUEST / 1e6);
         }
     }
     c
@@ -449,30 +441,70 @@ pub fn markdown(plan: &Plan<'_>) -> String {
             }
         );
     }
-    // Lambda concurrency.
+    // Lambda.
+    let l = crate::lambda::plan(w, heat, streams, durations, &memory);
+    let (peak_concurrency, peak_hour) = sim::peak(&l.concurrency);
     let _ = writeln!(
         s,
-        "## Lambda concurrency at the peak\n\nConcurrency = requests per second × duration. Durations: {}. Memory sizes: `template.yaml`.\n\n| pattern | function | memory (MB) | peak rps | duration (ms) | concurrency |\n|---|---|---|---|---|---|",
-        durations.source
+        "## Lambda at the peak\n\nConcurrency = invocations a second × duration. Each duration says where it comes from: the workload's (`lambda.durations_ms`), else the median measured on DynamoDB Local ({}) plus {} ms for each DynamoDB request a call makes one after another (on AWS a request takes a few ms, on DynamoDB Local on the same machine well under one), else assumed. Lambda bills each invocation's duration rounded up to the millisecond. Memory sizes: `template.yaml`.\n\n| pattern | function | memory (MB) | peak rps | duration (ms) | billed (ms) | concurrency |\n|---|---|---|---|---|---|---|",
+        durations.source,
+        crate::lambda::ASSUMED_REQUEST_MS
     );
-    for (pattern, rps) in &heat.rps {
-        let f = function_of(pattern);
-        let (peak, h) = sim::peak(rps);
-        let (ms, measured) = durations.ms(f, ASSUMED_MS);
-        // A duration measured at another size than the template's says so.
-        let note = match durations.memory(f) {
-            _ if !measured => " (assumed)".to_owned(),
-            Some(mb) if mb != memory(f) => format!(" (measured at {mb} MB)"),
-            _ => String::new(),
-        };
+    for a in &l.api {
         let _ = writeln!(
             s,
-            "| {pattern} | `{f}` | {} | {peak:.0} at {h:02}:00 | {ms:.1}{note} | {:.0} |",
-            memory(f),
-            (peak * ms / 1000.0).ceil()
+            "| {} | `{}` | {} | {:.0} at {:02}:00 | {:.1} ({}) | {:.0} | {:.0} |",
+            a.pattern,
+            a.function,
+            a.memory_mb,
+            a.peak_rps,
+            a.hour,
+            a.duration.ms,
+            a.duration.source,
+            a.duration.billed_ms(),
+            (a.peak_rps * a.duration.ms / 1000.0).ceil()
         );
     }
-    s.push('\n');
+    for c in &l.consumers {
+        let (inv, h) = sim::peak(&c.invocations);
+        let _ = writeln!(
+            s,
+            "| stream | `{}` | {} | {inv:.0} batches at {h:02}:00 | {:.1} ({}) | {:.0} | {:.0} (one batch at a time per stream shard) |",
+            c.name,
+            c.memory_mb,
+            c.duration.ms,
+            c.duration.source,
+            c.duration.billed_ms(),
+            sim::peak(&c.concurrency).0.ceil()
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nAll together, {:.0} at {peak_hour:02}:00 against the account's concurrency quota of {} in the Region{}. {}\n",
+        peak_concurrency.ceil(),
+        l.quota,
+        if w.lambda.concurrency_quota.is_some() {
+            " (the workload's)"
+        } else {
+            " (Lambda's default; give yours in `lambda.concurrency_quota`)"
+        },
+        {
+            let mut notes = Vec::new();
+            if peak_concurrency > f64::from(l.quota) {
+                notes.push(format!(
+                    "**Past the quota: ask AWS for at least {:.0} (Service Quotas, Lambda, concurrent executions) before the launch; past it, Lambda throttles invocations (429 to API clients).**",
+                    (peak_concurrency * 1.2 / 100.0).ceil() * 100.0
+                ));
+            }
+            if !l.consumers.is_empty() && l.stream_reserved < l.stream_shards {
+                notes.push(format!(
+                    "Each consumer runs a batch per stream shard at a time: set `StreamConcurrency` to at least {} (it reserves {} today).",
+                    l.stream_shards, l.stream_reserved
+                ));
+            }
+            notes.join(" ")
+        }
+    );
     // Streams.
     if !heat.records.is_empty() {
         let _ = writeln!(
@@ -505,7 +537,10 @@ pub fn markdown(plan: &Plan<'_>) -> String {
         s.push('\n');
     }
     // Cost.
-    let c = cost(heat, &memory, durations);
+    let c = Cost {
+        lambda: l.monthly,
+        ..cost(heat)
+    };
     let _ = writeln!(
         s,
         "## Monthly cost\n\nus-east-1 public prices as stated on {}: on-demand ${} per million read request units and ${} per million write request units; provisioned ${} per RCU-hour and ${} per WCU-hour, each hour provisioned at {:.0}% utilisation; Lambda (arm64) ${} per GB-second and ${} per million requests. {} days a month. Storage, streams (free to Lambda triggers), API Gateway and data transfer are not included.\n\n| | per month |\n|---|---|\n| DynamoDB on-demand | ${:.0} |\n| DynamoDB provisioned | ${:.0} |\n| Lambda | ${:.0} |\n",

@@ -26,6 +26,9 @@ pub struct Workload {
     pub item_bytes: BTreeMap<ItemKind, u64>,
     #[serde(default)]
     pub stream: Stream,
+    /// Lambda's figures the workload knows better than the planner.
+    #[serde(default)]
+    pub lambda: Lambda,
     /// Plan for the populations this many months from now, each grown by its
     /// `growth_per_month` (0: as they are today).
     #[serde(default)]
@@ -229,6 +232,17 @@ impl Default for Stream {
             batching_window_seconds: None,
         }
     }
+}
+
+/// Lambda's figures a workload may give: durations measured on AWS (a function's warm call, a
+/// consumer's batch, in ms) and the account's concurrency quota in the region.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lambda {
+    #[serde(default)]
+    pub durations_ms: BTreeMap<String, f64>,
+    #[serde(default)]
+    pub concurrency_quota: Option<u32>,
 }
 
 /// Item kinds whose size a workload may state.
@@ -511,6 +525,26 @@ impl Workload {
             return Err((
                 stream.key("batching_window_seconds"),
                 format!("0 to 300 seconds (an event source mapping's range), found {window}"),
+            ));
+        }
+        for (name, ms) in &self.lambda.durations_ms {
+            let field = top.key("lambda").key("durations_ms").key(name);
+            let known = catalogue::function(name).is_some()
+                || crate::fanout::CONSUMERS.contains(&name.as_str());
+            if !known {
+                return Err((field, format!("no function {name} in the catalogue")));
+            }
+            if !(ms.is_finite() && *ms > 0.0 && *ms <= 900_000.0) {
+                return Err((
+                    field,
+                    format!("a duration above 0 and at most Lambda's 900,000 ms, found {ms}"),
+                ));
+            }
+        }
+        if self.lambda.concurrency_quota == Some(0) {
+            return Err((
+                top.key("lambda").key("concurrency_quota"),
+                "a quota of at least 1".to_owned(),
             ));
         }
         let mut seen = BTreeMap::new();

@@ -94,11 +94,7 @@ fn commerce_peak_costs_what_every_request_costs() {
         reads += monthly(p.rps * r, &curve, report::rates::READ_REQUEST);
         writes += monthly(p.rps * wr, &curve, report::rates::WRITE_REQUEST);
     }
-    let plan = report::cost(
-        &heat,
-        &|_| 128,
-        &report::Durations::load(&sam_template::workspace_root()),
-    );
+    let plan = report::cost(&heat);
     let by_hand = reads + writes;
     eprintln!(
         "by hand: ${reads:.0} reads + ${writes:.0} writes = ${by_hand:.0}; plan ${:.0}",
@@ -138,11 +134,7 @@ patterns:
         &[1.0; 24],
         report::rates::READ_REQUEST,
     );
-    let plan = report::cost(
-        &heat,
-        &|_| 128,
-        &report::Durations::load(&sam_template::workspace_root()),
-    );
+    let plan = report::cost(&heat);
     assert!(
         (plan.on_demand - by_hand).abs() < by_hand * 1e-6,
         "plan ${:.2} against ${by_hand:.2}",

@@ -1,0 +1,128 @@
+//! Lambda at the peak (issue 38): durations say where they come from, stream consumers count in
+//! concurrency and cost, the account's quota is checked, and invocations are billed as Lambda
+//! bills them.
+
+use planner::{
+    Workload, lambda, report,
+    sim::{self, Streams},
+};
+
+fn parse(text: &str) -> Workload {
+    Workload::parse(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+const ORDERS: &str = "
+name: orders
+entities:
+  customers: {count: 100000}
+  products: {count: 1000}
+  orders: {count: 1000000}
+stream: {shards: 40}
+patterns:
+  - id: C3
+    rps: 2000
+    lines: 2
+";
+
+fn plan(w: &Workload) -> lambda::Plan {
+    let durations = report::Durations::load(&sam_template::workspace_root());
+    let streams = Streams::of(w, &durations);
+    let heat = sim::run(w, sim::design(w), &streams, &mut |_, _| {});
+    lambda::plan(w, &heat, &streams, &durations, &|_| 1024)
+}
+
+/// A duration the workload gives is the one planned, and billed rounded up to the ms.
+#[test]
+fn a_workload_s_duration_is_used_and_billed_by_the_millisecond() {
+    let w = parse(&format!(
+        "{ORDERS}lambda:\n  durations_ms: {{place-order: 12.2}}\n"
+    ));
+    let l = plan(&w);
+    let order = l.api.iter().find(|a| a.function == "place-order").unwrap();
+    assert_eq!(order.duration.ms, 12.2);
+    assert_eq!(order.duration.source, "the workload's");
+    assert_eq!(order.duration.billed_ms(), 13.0);
+    // Twice the duration, twice the GB-seconds: the requests' fee aside, the cost grows.
+    let slower = plan(&parse(&format!(
+        "{ORDERS}lambda:\n  durations_ms: {{place-order: 24.2}}\n"
+    )));
+    assert!(slower.monthly > l.monthly);
+}
+
+/// Measured on DynamoDB Local, a duration gains a few ms for each request the call makes one
+/// after another, and says so.
+#[test]
+fn a_measured_duration_adds_each_request_s_round_trip() {
+    let durations = report::Durations::load(&sam_template::workspace_root());
+    let w = parse(ORDERS);
+    let d = lambda::duration(&w, &durations, "place-order");
+    if let (ms, true) = durations.ms("place-order", report::ASSUMED_MS) {
+        let n = lambda::round_trips("place-order");
+        assert_eq!(n, 3, "BatchGetItem, GetItem, TransactWriteItems");
+        assert_eq!(d.ms, ms + 3.0 * lambda::ASSUMED_REQUEST_MS);
+        assert!(d.source.contains("DynamoDB Local"), "{}", d.source);
+    } else {
+        assert_eq!(d.source, "assumed");
+    }
+    // Fifteen parallel shard queries are one round trip.
+    assert_eq!(lambda::round_trips("list-orders"), 1);
+}
+
+/// The stream consumer is in the plan: its batches' concurrency (at most one a shard) and cost.
+#[test]
+fn stream_consumers_count_in_concurrency_and_cost() {
+    let l = plan(&parse(ORDERS));
+    let c = l
+        .consumers
+        .iter()
+        .find(|c| c.name == "commerce-stream")
+        .expect("commerce-stream in the plan");
+    let (busy, _) = sim::peak(&c.concurrency);
+    assert!(busy > 0.0 && busy <= 40.0, "{busy}");
+    assert!(sim::peak(&c.invocations).0 > 0.0);
+    let api: f64 = l
+        .api
+        .iter()
+        .map(|a| a.peak_rps * a.duration.ms / 1000.0)
+        .sum();
+    assert!(sim::peak(&l.concurrency).0 > api);
+}
+
+/// Past the account's quota, the report says to ask for more; and a reservation short of the
+/// stream's shards is named.
+#[test]
+fn the_account_s_concurrency_quota_is_checked() {
+    let w = parse(&format!(
+        "{ORDERS}lambda:\n  durations_ms: {{place-order: 900}}\n  concurrency_quota: 1000\n"
+    ));
+    let l = plan(&w);
+    assert!(sim::peak(&l.concurrency).0 > 1000.0);
+    let durations = report::Durations::load(&sam_template::workspace_root());
+    let streams = Streams::of(&w, &durations);
+    let heat = sim::run(&w, sim::design(&w), &streams, &mut |_, _| {});
+    let md = report::markdown(&report::Plan {
+        workload: &w,
+        file: "t.yaml",
+        heat: &heat,
+        status: None,
+        counters: None,
+        durations: &durations,
+        streams: &streams,
+        svg: None,
+    });
+    assert!(md.contains("Past the quota"), "{md}");
+    assert!(
+        md.contains("set `StreamConcurrency` to at least 40"),
+        "{md}"
+    );
+}
+
+/// A duration for a function the catalogue does not have is refused.
+#[test]
+fn a_duration_of_no_function_is_refused() {
+    let e = Workload::parse(&format!(
+        "{ORDERS}lambda:\n  durations_ms: {{plcae-order: 5}}\n"
+    ))
+    .unwrap_err();
+    assert!(e.contains("lambda.durations_ms.plcae-order"), "{e}");
+}
