@@ -104,7 +104,7 @@ pub fn status_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<Sta
     let peak_wcu = sim::peak(&hourly).0;
     let orders = w.entities.orders.as_ref().map_or(1_000_000, |o| o.count);
     let fullest = |n: u32| {
-        crate::model::spread(orders, n, keys::commerce::order_status_shard)
+        crate::model::spread(orders, n, keys::commerce::order_shard_weight)
             .iter()
             .map(|(_, share)| *share)
             .fold(0.0, f64::max)
@@ -154,24 +154,72 @@ pub fn shard_parameter(label: &str) -> Option<&'static str> {
 }
 
 /// The counters' shard count: the fewest aggregate shards under which no `SALES#` or `STATS#`
-/// shard is written past the limit, found by planning again (the hash of the real ids decides
-/// each shard's share).
+/// shard is written past the limit. Each counter's records a second do not depend on the count
+/// (they are the orders' and reviews'), only their share of each shard, which the real hash of
+/// real ids decides: the hottest counter's records are taken from the plan, and each count is
+/// tried by the fullest shard's share and the consumer's coalescing (`sim::coalesced`), without
+/// planning the workload again.
 pub fn counter_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<CounterShards> {
-    let counters = |h: &Heat| {
-        h.keys
-            .iter()
-            .filter(|k| matches!(k.label, "SALES#<sku>#<shard>" | "STATS#<date>#<shard>"))
-            .map(|k| (k.peak_wcu().0, k.pk.clone()))
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-    };
-    let (now, key) = counters(heat)?;
-    let at = |c: u32| {
-        let d = Design {
-            aggregate_shards: c,
-            ..heat.design
+    let (now, key) = heat
+        .keys
+        .iter()
+        .filter(|k| matches!(k.label, "SALES#<sku>#<shard>" | "STATS#<date>#<shard>"))
+        .map(|k| (k.peak_wcu().0, k.pk.clone()))
+        .max_by(|a, b| a.0.total_cmp(&b.0))?;
+    // Each counter (a product's sales, a day's stats): its records each hour over all its
+    // shards, the units one write costs, and how its records arrive.
+    struct Counter {
+        records: [f64; 24],
+        wcu_per_write: f64,
+        stream: crate::model::StreamWrite,
+        weight: fn(keys::commerce::OrderId) -> u64,
+    }
+    let mut counters: std::collections::BTreeMap<String, Counter> = Default::default();
+    for k in &heat.keys {
+        let weight = match k.label {
+            "SALES#<sku>#<shard>" => keys::commerce::order_shard_weight,
+            "STATS#<date>#<shard>" => crate::model::stats_weight,
+            _ => continue,
         };
-        let h = sim::run(w, d, streams, &mut |_, _| {});
-        counters(&h).map_or(0.0, |x| x.0)
+        let counter = k.pk.rsplit_once('#').map_or(k.pk.as_str(), |(c, _)| c);
+        for item in k.stream_items.values() {
+            let (r, u) = sim::peak(&item.records);
+            let c = counters.entry(counter.to_owned()).or_insert(Counter {
+                records: [0.0; 24],
+                wcu_per_write: item.wcu[u] / r.max(f64::MIN_POSITIVE),
+                stream: item.stream,
+                weight,
+            });
+            for h in 0..24 {
+                c.records[h] += item.records[h];
+            }
+        }
+    }
+    let orders = w.entities.orders.as_ref().map_or(1_000_000, |o| o.count);
+    let shards = f64::from(w.stream.shards.max(1));
+    let at = |count: u32| {
+        counters
+            .values()
+            .map(|c| {
+                let fullest = crate::model::spread(orders, count, c.weight)
+                    .iter()
+                    .map(|(_, share)| *share)
+                    .fold(0.0, f64::max);
+                let all = heat
+                    .records
+                    .get(c.stream.consumer)
+                    .copied()
+                    .unwrap_or([0.0; 24]);
+                let consumer = streams.get(c.stream.consumer);
+                (0..24)
+                    .map(|h| {
+                        let r = c.records[h] * fullest;
+                        sim::coalesced(r, all[h], shards, c.stream.one_source_partition, consumer)
+                            * c.wcu_per_write
+                    })
+                    .fold(0.0, f64::max)
+            })
+            .fold(0.0, f64::max)
     };
     let current = heat.design.aggregate_shards;
     let (needed, at_needed) = if now <= PARTITION_WCU {

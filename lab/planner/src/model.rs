@@ -109,13 +109,10 @@ fn stored(
 ) -> Vec<Touch> {
     let pk = text_of(item.get(keys::attr::PK).expect("a PK"));
     let sk = text_of(item.get(keys::attr::SK).expect("an SK"));
-    let touched = store::Touched {
-        before: before.cloned(),
-        after: Some(item.clone()),
-        checked: false,
-    };
     let mut out = Vec::new();
-    for (index, units) in devkit::touched_write_units(&touched, transactional, deployed()) {
+    for (index, units) in
+        devkit::item_write_units(before, Some(item), false, transactional, deployed())
+    {
         let Some(name) = index else {
             out.push(Touch {
                 sk: sk.clone(),
@@ -657,26 +654,42 @@ impl Touch {
     }
 }
 
-/// The share of order ids on each of the `count` shards `shard` (a real shard function) puts
-/// them on, over a fixed sample of real order ids as large as `population` (up to
-/// [`SAMPLE_IDS`]). Computed once per function, count and sample: plans run again and again
-/// at other shard counts.
-pub fn spread(population: u64, count: u32, shard: fn(OrderId, u32) -> Shard) -> Vec<(Shard, f64)> {
+/// The share of order ids on each of the `count` shards a real shard rule puts them on (its
+/// `weight` modulo the count, `Shard::of_weight`), over a fixed sample of real order ids as large
+/// as `population` (up to [`SAMPLE_IDS`]). The weights are computed once per rule and sample, the
+/// shares once per count: plans try many counts.
+pub fn spread(population: u64, count: u32, weight: fn(OrderId) -> u64) -> Vec<(Shard, f64)> {
+    type Weights = std::collections::HashMap<(usize, usize), std::sync::Arc<Vec<u64>>>;
     type Spreads = std::collections::HashMap<(usize, u32, usize), Vec<(Shard, f64)>>;
+    static WEIGHTS: std::sync::OnceLock<std::sync::Mutex<Weights>> = std::sync::OnceLock::new();
     static CACHE: std::sync::OnceLock<std::sync::Mutex<Spreads>> = std::sync::OnceLock::new();
     let n = population.clamp(1, SAMPLE_IDS as u64) as usize;
-    let key = (shard as usize, count, n);
+    let key = (weight as usize, count, n);
     let cache = CACHE.get_or_init(Default::default);
     if let Some(s) = cache.lock().expect("the spreads").get(&key) {
         return s.clone();
     }
-    let mut counts = std::collections::BTreeMap::new();
-    for id in order_ids(n) {
-        *counts.entry(shard(id, count)).or_insert(0u64) += 1;
+    let weights = WEIGHTS
+        .get_or_init(Default::default)
+        .lock()
+        .expect("the weights")
+        .entry((weight as usize, n))
+        .or_insert_with(|| std::sync::Arc::new(order_ids(n).map(weight).collect()))
+        .clone();
+    let mut counts = vec![0u64; count as usize];
+    for w in weights.iter() {
+        counts[Shard::of_weight(*w, count).number() as usize] += 1;
     }
     let shares: Vec<(Shard, f64)> = counts
         .into_iter()
-        .map(|(k, c)| (k, c as f64 / n as f64))
+        .enumerate()
+        .filter(|(_, c)| *c > 0)
+        .map(|(i, c)| {
+            (
+                Shard::new(i as u32, count).expect("a shard"),
+                c as f64 / n as f64,
+            )
+        })
         .collect();
     cache
         .lock()
@@ -685,9 +698,9 @@ pub fn spread(population: u64, count: u32, shard: fn(OrderId, u32) -> Shard) -> 
     shares
 }
 
-/// The day's stats shard of an order (its id is the source id).
-fn stats_shard(id: OrderId, count: u32) -> Shard {
-    kd::daily_stats_shard(&id.to_string(), count)
+/// The day's stats shard weight of an order (its id is the source id).
+pub fn stats_weight(id: OrderId) -> u64 {
+    kd::daily_stats_weight(&id.to_string())
 }
 
 /// The key design the plan runs with: the workload's parameters over the template's defaults.
@@ -754,7 +767,7 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
         // Every OPEN order (or a page of them) across the N shards of GSI2, queried in parallel.
         "O5" => {
             let n = o5_items(p, w) as f64;
-            let found = spread(n as u64, d.order_status_shards, kc::order_status_shard);
+            let found = spread(n as u64, d.order_status_shards, kc::order_shard_weight);
             // Every shard is queried, those that hold none of the orders too (each Query costs
             // at least half a unit).
             let shares: Vec<(Shard, f64)> = (0..d.order_status_shards)
@@ -975,9 +988,9 @@ fn place_order<'a>(
     let lines = f64::from(p.lines.unwrap_or(3));
     let rep_share = p.rep_share.unwrap_or(0.0);
     let reps = w.entities.reps.as_ref().map_or(1, |r| r.count);
-    let header_shards = spread(orders, d.order_status_shards, kc::order_status_shard);
-    let stats_shards = spread(orders, d.aggregate_shards, stats_shard);
-    let sales_shards = spread(orders, d.aggregate_shards, kc::product_sales_shard);
+    let header_shards = spread(orders, d.order_status_shards, kc::order_shard_weight);
+    let stats_shards = spread(orders, d.aggregate_shards, stats_weight);
+    let sales_shards = spread(orders, d.aggregate_shards, kc::order_shard_weight);
     let txn = |bytes: f64| 2.0 * wcu(bytes);
     let stream = StreamWrite {
         consumer: fanout::COMMERCE_STREAM,
@@ -1247,9 +1260,55 @@ fn add_order_event<'a>(
             (Ix::GSI2, "ORDERS#<shard>", Shape::Collection),
         ]
     };
-    // Its GSI2 partition is a status shard, shared by every order.
-    let shard_shared = |t: Touch| if t.index == Ix::GSI2 { t.shared() } else { t };
+    // Its GSI2 partition is a status shard, shared by every order, the shard a hash of its id:
+    // spread below over real ids, as place-order's (the orders' draw keeps its own keys only).
+    let shard_units = {
+        let o = make(1, None);
+        let header = |o: Order| model::to_item(&OrderHeader(o)).expect("an item");
+        let units = |after: Order, before: Order, transactional| {
+            stored(
+                &header(after),
+                Some(&header(before)),
+                "ORDER#<orderId>",
+                &[],
+                transactional,
+            )
+            .iter()
+            .filter(|t| t.index == Ix::GSI2)
+            .map(|t| t.wcu)
+            .sum::<f64>()
+        };
+        (
+            units(counted(&o), o.clone(), true),
+            units(moved(&o), counted(&o), false),
+        )
+    };
+    let shards = spread(orders, d.order_status_shards, kc::order_shard_weight);
     let mut out = vec![Draw {
+        from: None,
+        per_call: 1.0,
+        touches: Box::new(move |_| {
+            let id = order_ids(1).next().expect("an id");
+            shards
+                .iter()
+                .flat_map(|(shard, share)| {
+                    let k = kc::order_status_index(*shard, id, OrderStatus::Open);
+                    [
+                        gsi2(&k, "ORDERS#<shard>", Shape::Collection)
+                            .write(shard_units.0)
+                            .times(*share)
+                            .shared(),
+                        gsi2(&k, "ORDERS#<shard>", Shape::Collection)
+                            .write(shard_units.1)
+                            .times(*share)
+                            .shared()
+                            .by_handler(),
+                    ]
+                })
+                .collect()
+        }),
+    }];
+    out.push(Draw {
         from: Some(Entity::Orders),
         per_call: 1.0,
         touches: Box::new(move |k| {
@@ -1264,7 +1323,7 @@ fn add_order_event<'a>(
                 true,
             )
             .into_iter()
-            .map(shard_shared)
+            .filter(|t| t.index != Ix::GSI2)
             .collect();
             t.push(
                 base(
@@ -1284,7 +1343,8 @@ fn add_order_event<'a>(
                     false,
                 )
                 .into_iter()
-                .map(|t| shard_shared(t).by_handler()),
+                .filter(|t| t.index != Ix::GSI2)
+                .map(Touch::by_handler),
             );
             t.extend(
                 stored(
@@ -1299,7 +1359,7 @@ fn add_order_event<'a>(
             );
             t
         }),
-    }];
+    });
     if rep_share > 0.0 {
         out.push(Draw {
             from: Some(Entity::Reps),
@@ -1332,7 +1392,7 @@ fn add_order_event<'a>(
 /// user are written once a call.
 fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
     let reviews = fanout::AGGREGATE_REVIEWS;
-    let stats_shards = spread(1_000_000, d.aggregate_shards, stats_shard);
+    let stats_shards = spread(1_000_000, d.aggregate_shards, stats_weight);
     let txn = |bytes: f64| 2.0 * wcu(bytes);
     let replace = p.replace_share.unwrap_or(0.0);
     let records = 1.0 + replace;

@@ -427,7 +427,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
                 Some(n) if n == c.current => "That is under the limit.".to_owned(),
                 Some(n) => format!(
                     "`AggregateShards` = {n} keeps every shard under {PARTITION_WCU:.0} (the \
-                     hottest then {:.0} WCU/s, planned again at {n}); **set it to {}** (padded \
+                     hottest then {:.0} WCU/s at {n}); **set it to {}** (padded \
                      about 15% for skew the plan cannot see). A reader of a product's sales or \
                      a day's stats then reads that many items, {:.1} RCU a read.",
                     c.hottest_wcu_at_needed,

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::{
     model::{self, Also, Design, Ix, Shape, Sizes, StreamWrite, Touch},
     popularity::Distribution,
-    workload::Workload,
+    workload::{PatternLoad, Workload},
 };
 
 /// DynamoDB's documented per-partition limits, for the table and each GSI alike.
@@ -138,13 +138,64 @@ pub struct KeyHeat {
     pub patterns: BTreeSet<String>,
     /// Items of this key a stream handler writes, by sort key: their records per second
     /// (before coalescing) and the writes those records make.
-    pub stream_items: BTreeMap<String, StreamItem>,
+    pub stream_items: Few<StreamItem>,
     /// Calls a second of each pattern that write this key, each hour: what fails when it is
     /// throttled (a throttled index throttles the table writes that feed it).
-    pub writers: BTreeMap<String, [f64; 24]>,
+    pub writers: Few<[f64; 24]>,
     /// The ranked item with the most writers at once (Little's law: writes per second × batch
     /// time), and that many each hour.
     pub contended: Option<(String, [f64; 24])>,
+}
+
+/// A small map by name: a key has a stream item or two and a writer or two, and a BTreeMap's
+/// every node has room for eleven (kilobytes a key, hundreds of megabytes a plan).
+#[derive(Debug, Clone)]
+pub struct Few<V>(pub Vec<(String, V)>);
+
+impl<V> Default for Few<V> {
+    fn default() -> Self {
+        Few(Vec::new())
+    }
+}
+
+impl<V> Few<V> {
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.0.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    pub fn or_insert_with(&mut self, key: &str, make: impl FnOnce() -> V) -> &mut V {
+        let i = match self.0.iter().position(|(k, _)| k == key) {
+            Some(i) => i,
+            None => {
+                self.0.push((key.to_owned(), make()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i].1
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.0.iter().map(|(_, v)| v)
+    }
+}
+
+impl<V> IntoIterator for Few<V> {
+    type Item = (String, V);
+    type IntoIter = std::vec::IntoIter<(String, V)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+impl<'a, V> IntoIterator for &'a Few<V> {
+    type Item = (&'a String, &'a V);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (String, V)>,
+        fn(&'a (String, V)) -> (&'a String, &'a V),
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
 }
 
 /// A stream handler's target item.
@@ -167,8 +218,8 @@ impl KeyHeat {
             wcu: [0.0; 24],
             items: [0.0; 24],
             patterns: BTreeSet::new(),
-            stream_items: BTreeMap::new(),
-            writers: BTreeMap::new(),
+            stream_items: Few::default(),
+            writers: Few::default(),
             contended: None,
         }
     }
@@ -238,7 +289,8 @@ impl Heat {
 
 #[derive(Default)]
 struct Acc {
-    keys: HashMap<(Ix, String), KeyHeat>,
+    /// Boxed: a KeyHeat is large, and the map moves its values as it grows.
+    keys: HashMap<(Ix, String), Box<KeyHeat>>,
     tails: BTreeMap<(Ix, &'static str, String), Tail>,
     rcu: BTreeMap<Ix, [f64; 24]>,
     wcu: BTreeMap<Ix, [f64; 24]>,
@@ -265,11 +317,19 @@ impl Acc {
         if t.fresh {
             return;
         }
-        let k = self
-            .keys
-            .entry((t.index, t.pk.clone()))
-            .or_insert_with(|| KeyHeat::new(t.index, t.pk.clone(), t.label, t.shape));
-        k.patterns.insert(pattern.to_owned());
+        // Looked up before inserting: most touches hit a key already there, and a plan makes
+        // millions of them.
+        let id = (t.index, t.pk.clone());
+        let k = match self.keys.get_mut(&id) {
+            Some(k) => k,
+            None => self
+                .keys
+                .entry(id)
+                .or_insert_with(|| Box::new(KeyHeat::new(t.index, t.pk.clone(), t.label, t.shape))),
+        };
+        if !k.patterns.contains(pattern) {
+            k.patterns.insert(pattern.to_owned());
+        }
         // One item while every request touches only that item; ever-increasing once anything
         // writes at the newest sort key; a collection otherwise.
         k.shape = match (k.shape, t.shape) {
@@ -279,18 +339,16 @@ impl Acc {
             _ => Shape::Collection,
         };
         let mut item = t.stream.map(|stream| {
-            k.stream_items
-                .entry(t.sk.clone())
-                .or_insert_with(|| StreamItem {
-                    stream,
-                    records: [0.0; 24],
-                    wcu: [0.0; 24],
-                    also: t.also.clone(),
-                })
+            k.stream_items.or_insert_with(&t.sk, || StreamItem {
+                stream,
+                records: [0.0; 24],
+                wcu: [0.0; 24],
+                also: t.also.clone(),
+            })
         });
         // A request's own write (not a stream handler's, which is retried, not failed).
         if t.wcu > 0.0 && !t.handler {
-            let w = k.writers.entry(pattern.to_owned()).or_insert([0.0; 24]);
+            let w = k.writers.or_insert_with(pattern, || [0.0; 24]);
             for (h, m) in curve.iter().enumerate() {
                 w[h] += rate * m * t.share;
             }
@@ -305,6 +363,55 @@ impl Acc {
                     i.wcu[h] += r * t.wcu;
                 }
                 None => k.wcu[h] += r * t.wcu,
+            }
+        }
+    }
+
+    /// Adds another part's heat to this one's.
+    fn merge(&mut self, other: Acc) {
+        let add = |a: &mut [f64; 24], b: &[f64; 24]| a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        for (ix, v) in other.rcu {
+            add(self.rcu.entry(ix).or_insert([0.0; 24]), &v);
+        }
+        for (ix, v) in other.wcu {
+            add(self.wcu.entry(ix).or_insert([0.0; 24]), &v);
+        }
+        for (id, k) in other.keys {
+            let Some(mine) = self.keys.get_mut(&id) else {
+                self.keys.insert(id, k);
+                continue;
+            };
+            add(&mut mine.rcu, &k.rcu);
+            add(&mut mine.wcu, &k.wcu);
+            add(&mut mine.items, &k.items);
+            mine.patterns.extend(k.patterns);
+            mine.shape = match (mine.shape, k.shape) {
+                (Shape::Increasing, _) | (_, Shape::Increasing) => Shape::Increasing,
+                (Shape::Item, Shape::Item) => Shape::Item,
+                _ => Shape::Collection,
+            };
+            for (sk, item) in k.stream_items {
+                match mine.stream_items.get_mut(&sk) {
+                    Some(m) => {
+                        add(&mut m.records, &item.records);
+                        add(&mut m.wcu, &item.wcu);
+                    }
+                    None => mine.stream_items.0.push((sk, item)),
+                }
+            }
+            for (pattern, w) in k.writers {
+                add(mine.writers.or_insert_with(&pattern, || [0.0; 24]), &w);
+            }
+        }
+        for (id, t) in other.tails {
+            match self.tails.get_mut(&id) {
+                Some(m) => {
+                    m.peak_rcu = m.peak_rcu.max(t.peak_rcu);
+                    m.peak_wcu = m.peak_wcu.max(t.peak_wcu);
+                }
+                None => {
+                    self.tails.insert(id, t);
+                }
             }
         }
     }
@@ -361,11 +468,9 @@ pub fn run(
     progress: &mut dyn FnMut(f64, &str),
 ) -> Heat {
     let sizes = Sizes::of(w, d.order_status_shards);
-    let mut acc = Acc::default();
     let mut rps = BTreeMap::new();
     let mut records: BTreeMap<&'static str, [f64; 24]> = BTreeMap::new();
-    for (i, p) in w.patterns.iter().enumerate() {
-        progress(i as f64 / w.patterns.len() as f64, &p.id);
+    for p in &w.patterns {
         let curve = w.curve(p);
         rps.insert(p.id.clone(), std::array::from_fn(|h| p.rps * curve[h]));
         for (consumer, per_call) in crate::fanout::records_per_call(p) {
@@ -374,57 +479,48 @@ pub fn run(
                 r[h] += p.rps * curve[h] * per_call;
             }
         }
-        for draw in model::draws(p, w, d, &sizes) {
-            let rate = p.rps * draw.per_call;
-            let Some(e) = draw.from else {
-                for t in (draw.touches)(0) {
-                    acc.add(&t, &p.id, rate, &curve);
-                }
-                continue;
-            };
-            let n = w.population(e).count;
-            let dist = Distribution::new(n, w.popularity(p, e));
-            let top = n.min(TOP);
-            for k in 1..=top {
-                let m = dist.mass(k);
-                for t in (draw.touches)(k) {
-                    acc.add(&t, &p.id, rate * m, &curve);
-                }
-            }
-            if n > top {
-                // Keys of one subject: the most any tail subject gets (rank top + 1's share).
-                let first = top + 1;
-                for t in (draw.touches)(first).iter().filter(|t| t.own && !t.fresh) {
-                    acc.tail(t, &p.id, n - top, rate * dist.mass(first), &curve);
-                }
-                // Shared keys and fresh ones: each stratum's share, on its middle subject's keys.
-                let strata = (n - top).min(STRATA);
-                let width = (n - top) as f64 / strata as f64;
-                for j in 0..strata {
-                    let from = first + (j as f64 * width) as u64;
-                    let to = (first + ((j + 1) as f64 * width) as u64 - 1).min(n);
-                    let m = dist.range(from, to);
-                    // Keys of one tail subject are each below the most reported above, but
-                    // every one of them costs: their units go to the totals.
-                    for t in (draw.touches)(from + (to - from) / 2) {
-                        if t.own && !t.fresh {
-                            acc.total(&t, rate * m, &curve);
-                        } else {
-                            acc.add(&t, &p.id, rate * m, &curve);
-                        }
+    }
+    // The patterns are independent until their heat is added up: each core takes every n-th,
+    // and the parts are merged in a fixed order, so a plan is the same run after run.
+    let cores = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(w.patterns.len().max(1));
+    let mut parts: Vec<Acc> = std::thread::scope(|scope| {
+        let sizes = &sizes;
+        let handles: Vec<_> = (1..cores)
+            .map(|c| {
+                scope.spawn(move || {
+                    let mut acc = Acc::default();
+                    for p in w.patterns.iter().skip(c).step_by(cores) {
+                        plan_pattern(&mut acc, p, w, d, sizes);
                     }
-                }
-            }
+                    acc
+                })
+            })
+            .collect();
+        let mut first = Acc::default();
+        for (i, p) in w.patterns.iter().enumerate().step_by(cores) {
+            progress(i as f64 / w.patterns.len() as f64, &p.id);
+            plan_pattern(&mut first, p, w, d, sizes);
         }
+        std::iter::once(first)
+            .chain(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a planning thread")),
+            )
+            .collect()
+    });
+    let mut acc = parts.remove(0);
+    for part in parts {
+        acc.merge(part);
     }
     progress(1.0, "");
-    let mut keys: Vec<KeyHeat> = acc.keys.into_values().collect();
+    let mut keys: Vec<KeyHeat> = acc.keys.into_values().map(|k| *k).collect();
     coalesce(&mut keys, w, &records, streams, &mut acc.wcu);
-    keys.sort_by(|a, b| {
-        b.pressure()
-            .total_cmp(&a.pressure())
-            .then_with(|| a.pk.cmp(&b.pk))
-    });
+    // Sorted by a cached key: a KeyHeat is large, and a comparison sort would move each many
+    // times.
+    keys.sort_by_cached_key(|k| (std::cmp::Reverse(Ordered(k.pressure())), k.pk.clone()));
     Heat {
         keys,
         tails: acc.tails.into_values().collect(),
@@ -434,6 +530,95 @@ pub fn run(
         records,
         design: d,
         sizes,
+    }
+}
+
+/// Writes a second of one stream target: `r` records a second for it, on every stream shard or
+/// (`one_source_partition`) on one, while the consumer's `shards` carry `all` records a second.
+pub fn coalesced(
+    r: f64,
+    all: f64,
+    shards: f64,
+    one_source_partition: bool,
+    consumer: &Consumer,
+) -> f64 {
+    if r <= 0.0 {
+        return 0.0;
+    }
+    // The shards this target's records arrive on, and the batches each hands over.
+    let on = if one_source_partition { 1.0 } else { shards };
+    let batches = consumer.batches((all / shards).max(r / on));
+    (on * batches * (1.0 - (-r / (on * batches)).exp())).min(r)
+}
+
+/// An f64 ordered by `total_cmp`, for sort keys.
+#[derive(PartialEq, PartialOrd)]
+struct Ordered(f64);
+impl Eq for Ordered {}
+impl Ord for Ordered {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// One pattern's draws, into `acc`: the top of each population one by one, the tail by strata.
+fn plan_pattern(acc: &mut Acc, p: &PatternLoad, w: &Workload, d: Design, sizes: &Sizes) {
+    let curve = w.curve(p);
+    for draw in model::draws(p, w, d, sizes) {
+        let rate = p.rps * draw.per_call;
+        let Some(e) = draw.from else {
+            for t in (draw.touches)(0) {
+                acc.add(&t, &p.id, rate, &curve);
+            }
+            continue;
+        };
+        let n = w.population(e).count;
+        let dist = Distribution::new(n, w.popularity(p, e));
+        let top = n.min(TOP);
+        for k in 1..=top {
+            let m = dist.mass(k);
+            for t in (draw.touches)(k) {
+                acc.add(&t, &p.id, rate * m, &curve);
+            }
+        }
+        if n > top {
+            // Keys of one subject: the most any tail subject gets (rank top + 1's share).
+            let first = top + 1;
+            for t in (draw.touches)(first).iter().filter(|t| t.own && !t.fresh) {
+                acc.tail(t, &p.id, n - top, rate * dist.mass(first), &curve);
+            }
+            // Shared keys and fresh ones: each stratum's share, on its middle subject's keys.
+            let strata = (n - top).min(STRATA);
+            let width = (n - top) as f64 / strata as f64;
+            // A draw whose keys are all its subject's own or new ones heats no shared key: the
+            // tail only costs, the same units a subject, so its whole share is added at once.
+            let sample = (draw.touches)(first);
+            if sample.iter().all(|t| t.own || t.fresh) {
+                let m = dist.range(first, n);
+                for t in &sample {
+                    if t.own && !t.fresh {
+                        acc.total(t, rate * m, &curve);
+                    } else {
+                        acc.add(t, &p.id, rate * m, &curve);
+                    }
+                }
+                continue;
+            }
+            for j in 0..strata {
+                let from = first + (j as f64 * width) as u64;
+                let to = (first + ((j + 1) as f64 * width) as u64 - 1).min(n);
+                let m = dist.range(from, to);
+                // Keys of one tail subject are each below the most reported above, but every
+                // one of them costs: their units go to the totals.
+                for t in (draw.touches)(from + (to - from) / 2) {
+                    if t.own && !t.fresh {
+                        acc.total(&t, rate * m, &curve);
+                    } else {
+                        acc.add(&t, &p.id, rate * m, &curve);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -462,10 +647,7 @@ fn coalesce(
                 if r == 0.0 {
                     continue;
                 }
-                // The shards this target's records arrive on, and the batches each hands over.
-                let on = if s.one_source_partition { 1.0 } else { shards };
-                let batches = consumer.batches((all[h] / shards).max(r / on));
-                let writes = (on * batches * (1.0 - (-r / (on * batches)).exp())).min(r);
+                let writes = coalesced(r, all[h], shards, s.one_source_partition, consumer);
                 let target_wcu = writes * item.wcu[h] / r;
                 k.wcu[h] += target_wcu;
                 writers[h] = writes * t;

@@ -94,56 +94,64 @@ pub fn touched_write_units<'a>(
     transactional: bool,
     indexes: &'a [sam_template::Index],
 ) -> Vec<(Option<&'a str>, f64)> {
+    item_write_units(
+        t.before.as_ref(),
+        t.after.as_ref(),
+        t.checked,
+        transactional,
+        indexes,
+    )
+}
+
+/// [`touched_write_units`] of an item as it was (`before`) and is (`after`), borrowed: what the
+/// capacity planner bills each write of its model with, millions of times a plan.
+pub fn item_write_units<'a>(
+    before: Option<&Item>,
+    after: Option<&Item>,
+    checked: bool,
+    transactional: bool,
+    indexes: &'a [sam_template::Index],
+) -> Vec<(Option<&'a str>, f64)> {
     let factor = if transactional { 2.0 } else { 1.0 };
-    let size = |image: &Option<Item>| image.as_ref().map_or(0, item_size);
-    let bytes = size(&t.before).max(size(&t.after));
-    if t.checked {
+    let (old, new) = (before.map_or(0, item_size), after.map_or(0, item_size));
+    let bytes = old.max(new);
+    if checked {
         return vec![(None, check_units(bytes))];
     }
     let mut out = vec![(None, factor * kb(bytes))];
-    out.extend(
-        indexes
-            .iter()
-            .map(|index| {
-                (
-                    Some(index.name.as_str()),
-                    factor * index_write_units(index, t),
-                )
-            })
-            .filter(|(_, units)| *units > 0.0),
-    );
+    let same = before == after;
+    for index in indexes {
+        assert_eq!(
+            index.projection, "ALL",
+            "index {}: the write arithmetic sizes index entries as whole items",
+            index.name
+        );
+        fn key<'i>(
+            index: &sam_template::Index,
+            image: Option<&'i Item>,
+        ) -> Option<Vec<&'i AttributeValue>> {
+            let item = image?;
+            index.key.attributes().map(|a| item.get(a)).collect()
+        }
+        let key = |image| key(index, image);
+        let units = match (key(before), key(after)) {
+            (None, None) => 0.0,
+            (None, Some(_)) => kb(new),
+            (Some(_), None) => kb(old),
+            (Some(_), Some(_)) if same => 0.0,
+            (Some(o), Some(n)) if o == n => kb(old).max(kb(new)),
+            (Some(_), Some(_)) => kb(old) + kb(new),
+        };
+        if units > 0.0 {
+            out.push((Some(index.name.as_str()), factor * units));
+        }
+    }
     out
 }
 
 /// Units of 1 KB a write of `bytes` takes: at least one.
 fn kb(bytes: usize) -> f64 {
     bytes.div_ceil(1024).max(1) as f64
-}
-
-/// What one index is written for one touched item.
-fn index_write_units(index: &sam_template::Index, t: &store::Touched) -> f64 {
-    assert_eq!(
-        index.projection, "ALL",
-        "index {}: the write arithmetic sizes index entries as whole items",
-        index.name
-    );
-    let key = |image: &Option<Item>| -> Option<Vec<AttributeValue>> {
-        let item = image.as_ref()?;
-        index
-            .key
-            .attributes()
-            .map(|a| item.get(a).cloned())
-            .collect()
-    };
-    let units = |image: &Option<Item>| kb(image.as_ref().map_or(0, item_size));
-    match (key(&t.before), key(&t.after)) {
-        (None, None) => 0.0,
-        (None, Some(_)) => units(&t.after),
-        (Some(_), None) => units(&t.before),
-        (Some(_), Some(_)) if t.before == t.after => 0.0,
-        (Some(old), Some(new)) if old == new => units(&t.before).max(units(&t.after)),
-        (Some(_), Some(_)) => units(&t.before) + units(&t.after),
-    }
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use std::{borrow::Cow, fmt, str::FromStr};
 use crate::multi::EntityType;
 use crate::{
     Base, Composite, Date, Gsi1, Gsi2, Id, Index, IndexCondition, KeyCondition, KeyError,
-    PrimaryKey, Quarter, Segment, Shard, SortCondition, SortableId, code_point_shard,
+    PrimaryKey, Quarter, Segment, Shard, SortCondition, SortableId,
 };
 use orders_by_status::{self as ix, CustomerOrdersByStatus, RepOrdersByStatus};
 
@@ -357,7 +357,13 @@ pub const DEFAULT_ORDER_STATUS_SHARDS: u32 = 15;
 /// The GSI2 shard of an order among `count`: a hash of its id, so a replayed placement lands on
 /// the same shard. The header records it: the count may be raised later, and the order stays.
 pub fn order_status_shard(order: OrderId, count: u32) -> Shard {
-    code_point_shard(&order.to_string(), count)
+    Shard::of_weight(order_shard_weight(order), count)
+}
+
+/// What an order's status shard and its lines' sales shards are of any count
+/// ([`Shard::of_weight`]): the code points of its id ([`crate::code_point_shard`]).
+pub fn order_shard_weight(order: OrderId) -> u64 {
+    crate::code_point_weight(&order.to_string())
 }
 
 fn order_status_pk(shard: Shard) -> String {
@@ -579,7 +585,7 @@ pub fn rep_ranking(period: Quarter) -> KeyCondition<Gsi1> {
 /// The sales shard an order's lines count on, of `count`: a hash of the order id, so a
 /// replayed or retried stream record lands on the same shard.
 pub fn product_sales_shard(order: OrderId, count: u32) -> Shard {
-    code_point_shard(&order.to_string(), count)
+    Shard::of_weight(order_shard_weight(order), count)
 }
 
 /// Every sales shard of a product, to be read together and summed.

@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use crate::{Date, Id, PrimaryKey, Segment, Shard, code_point_shard, escape};
+use crate::{Date, Id, PrimaryKey, Segment, Shard, escape};
 
 /// Static tags of derived keys (the registry declares where each one stands).
 pub mod tag {
@@ -64,7 +64,12 @@ crate::shape::key_shapes! {
 /// The daily-stats shard a source item counts on, of `count`: a hash of the source's own id
 /// (an order id; a review's ISBN and username), so a replayed record lands on the same shard.
 pub fn daily_stats_shard(source_id: &str, count: u32) -> Shard {
-    code_point_shard(source_id, count)
+    Shard::of_weight(daily_stats_weight(source_id), count)
+}
+
+/// What a source's daily-stats shard is of any count ([`Shard::of_weight`]).
+pub fn daily_stats_weight(source_id: &str) -> u64 {
+    crate::code_point_weight(source_id)
 }
 
 /// Every shard of a day's counters, to be read together and summed.

@@ -47,7 +47,7 @@ pub use multi::{
 };
 pub use segment::{Id, Name, Text, escape, normalize, unescape};
 pub use segment::{MAX_ID_LEN, MAX_TEXT_LEN};
-pub use shard::{Shard, code_point_shard, shard_count};
+pub use shard::{Shard, code_point_shard, code_point_weight, shard_count};
 pub use sortable::SortableId;
 pub use space::{
     Base, Gsi1, Gsi1Key, Gsi2, Gsi2Key, Key, KeyCondition, KeySpace, PrimaryKey, SortCondition,

@@ -47,12 +47,24 @@ impl Segment for Shard {
 /// `count`.
 /// The same source value always lands on the same shard, so a retried write does too.
 pub fn code_point_shard(value: &str, count: u32) -> Shard {
-    assert!(
-        count > 0 && count <= Shard::MAX_COUNT,
-        "shard count out of range"
-    );
-    let sum: u64 = value.chars().map(|c| u64::from(u32::from(c))).sum();
-    Shard((sum % u64::from(count)) as u32)
+    Shard::of_weight(code_point_weight(value), count)
+}
+
+/// What [`code_point_shard`] takes modulo the count: the sum of the value's code points. A
+/// planner trying many counts computes it once per value.
+pub fn code_point_weight(value: &str) -> u64 {
+    value.chars().map(|c| u64::from(u32::from(c))).sum()
+}
+
+impl Shard {
+    /// The shard of a value of `weight` among `count`: the weight modulo the count.
+    pub fn of_weight(weight: u64, count: u32) -> Shard {
+        assert!(
+            count > 0 && count <= Shard::MAX_COUNT,
+            "shard count out of range"
+        );
+        Shard((weight % u64::from(count)) as u32)
+    }
 }
 
 /// The formula of AWS's relational example for the number of write shards a GSI partition key
