@@ -160,7 +160,7 @@ cost: dynamodb-install ## Measure what each function's sample request and each w
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) UPDATE_COST_TABLE=1 \
 	  cargo test --workspace --lib --quiet samples::every_
 
-plan: ## The capacity planner: each workload of lab/planner/workloads/ through the real key design, a report each in lab/planner/reports/ (docs/capacity.md); WORKLOAD=my.yaml plans that file only
+plan: ## The capacity planner: each workload of lab/planner/workloads/ through the real key design, a report each in lab/planner/reports/ (docs/capacity.md); WORKLOAD=my.yaml plans that file only, its report beside it
 	$(BUILD)
 	target/debug/plan $(WORKLOAD)
 

@@ -291,19 +291,23 @@ pub fn markdown(plan: &Plan<'_>) -> String {
     let throughput = crate::limits::throughput(heat);
     if let Some(table) = throughput.first().filter(|t| t.index == Ix::TABLE) {
         use crate::limits::{DOUBLING_MINUTES, NEW_TABLE_RCU, NEW_TABLE_WCU, QUOTA};
+        let n = |v: f64| crate::workload::thousands(v.round() as u64);
         let _ = writeln!(
             s,
-            "## The table's limits\n\nUnits a second at the peak, everything included. A new on-demand table, and each new index, serves {NEW_TABLE_RCU:.0} reads and {NEW_TABLE_WCU:.0} writes a second at once and grows to double its previous peak within about {DOUBLING_MINUTES:.0} minutes; each has a default quota of {QUOTA:.0} of each a second.\n\n| | peak RCU/s | peak WCU/s | unwarmed, reaches the peak after | default quota |\n|---|---|---|---|---|"
+            "## The table's limits\n\nUnits a second at the peak, everything included. A new on-demand table, and each new index, serves {} reads and {} writes a second at once and grows to double its previous peak within about {DOUBLING_MINUTES:.0} minutes; each has a default quota of {} of each a second.\n\n| | peak RCU/s | peak WCU/s | unwarmed, reaches the peak after | default quota |\n|---|---|---|---|---|",
+            n(NEW_TABLE_RCU),
+            n(NEW_TABLE_WCU),
+            n(QUOTA)
         );
         for t in &throughput {
             let minutes = t.warm_up_minutes();
             let _ = writeln!(
                 s,
-                "| {} | {:.0} at {:02}:00 | {:.0} at {:02}:00 | {} | {} |",
+                "| {} | {} at {:02}:00 | {} at {:02}:00 | {} | {} |",
                 t.index.name(),
-                t.rcu.0,
+                n(t.rcu.0),
                 t.rcu.1,
-                t.wcu.0,
+                n(t.wcu.0),
                 t.wcu.1,
                 if minutes == 0.0 {
                     "at once".to_owned()

@@ -520,7 +520,13 @@ pub fn run(
     coalesce(&mut keys, w, &records, streams, &mut acc.wcu);
     // Sorted by a cached key: a KeyHeat is large, and a comparison sort would move each many
     // times.
-    keys.sort_by_cached_key(|k| (std::cmp::Reverse(Ordered(k.pressure())), k.pk.clone()));
+    keys.sort_by_cached_key(|k| {
+        (
+            std::cmp::Reverse(Ordered(k.pressure())),
+            k.pk.clone(),
+            k.index,
+        )
+    });
     Heat {
         keys,
         tails: acc.tails.into_values().collect(),

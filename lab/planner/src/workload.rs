@@ -870,7 +870,8 @@ fn day(d: &Daily, f: &Field) -> Result<(), (Field, String)> {
 }
 
 /// `10000000` as `10,000,000`.
-fn thousands(n: u64) -> String {
+/// `12,000`: a count as the reports and errors write it.
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
