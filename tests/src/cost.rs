@@ -109,13 +109,7 @@ impl std::ops::Add for Cost {
 /// The template's global secondary indexes: a written item is written again in each it
 /// stands in.
 pub fn indexes() -> &'static [sam_template::Index] {
-    static INDEXES: std::sync::OnceLock<Vec<sam_template::Index>> = std::sync::OnceLock::new();
-    INDEXES.get_or_init(|| {
-        sam_template::Template::workspace()
-            .expect("template.yaml")
-            .table
-            .global_indexes
-    })
+    devkit::deployed_indexes()
 }
 
 /// One request of a function and what it cost, then what the stream handlers did with the

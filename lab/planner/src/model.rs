@@ -84,17 +84,6 @@ fn text_of(v: &aws_sdk_dynamodb::types::AttributeValue) -> String {
     }
 }
 
-/// The template's default deployment's global indexes, as `devkit`'s billing rule takes them.
-fn deployed() -> &'static [sam_template::Index] {
-    static INDEXES: std::sync::OnceLock<Vec<sam_template::Index>> = std::sync::OnceLock::new();
-    INDEXES.get_or_init(|| {
-        sam_template::Template::workspace()
-            .expect("template.yaml")
-            .table
-            .global_indexes
-    })
-}
-
 /// A real item of the model written (`before`: the item it replaces, whose index keys may move):
 /// its base-table partition and every index it stands in, each billed as the code's cost tests
 /// bill a write (`devkit::touched_write_units`: 1 unit per KB, twice in a transaction, index
@@ -110,9 +99,13 @@ fn stored(
     let pk = text_of(item.get(keys::attr::PK).expect("a PK"));
     let sk = text_of(item.get(keys::attr::SK).expect("an SK"));
     let mut out = Vec::new();
-    for (index, units) in
-        devkit::item_write_units(before, Some(item), false, transactional, deployed())
-    {
+    for (index, units) in devkit::item_write_units(
+        before,
+        Some(item),
+        false,
+        transactional,
+        devkit::deployed_indexes(),
+    ) {
         let Some(name) = index else {
             out.push(Touch {
                 sk: sk.clone(),
@@ -1283,6 +1276,20 @@ fn add_order_event<'a>(
             units(moved(&o), counted(&o), false),
         )
     };
+    // commerce-stream's conditional UpdateItem of the summary: its status moved.
+    let summary_moves = move |o: &Order| -> Vec<Touch> {
+        let summary = |o: Order| model::to_item(&OrderSummary(o)).expect("an item");
+        stored(
+            &summary(moved(o)),
+            Some(&summary(o.clone())),
+            "CUSTOMER#<id>",
+            &labels("REP#<repId>"),
+            false,
+        )
+        .into_iter()
+        .map(Touch::by_handler)
+        .collect()
+    };
     let shards = spread(orders, d.order_status_shards, kc::order_shard_weight);
     let mut out = vec![Draw {
         from: None,
@@ -1314,7 +1321,6 @@ fn add_order_event<'a>(
         touches: Box::new(move |k| {
             let o = make(k, None);
             let header = |o: Order| model::to_item(&OrderHeader(o)).expect("an item");
-            let summary = |o: Order| model::to_item(&OrderSummary(o)).expect("an item");
             let mut t: Vec<Touch> = stored(
                 &header(counted(&o)),
                 Some(&header(o.clone())),
@@ -1346,17 +1352,7 @@ fn add_order_event<'a>(
                 .filter(|t| t.index != Ix::GSI2)
                 .map(Touch::by_handler),
             );
-            t.extend(
-                stored(
-                    &summary(moved(&o)),
-                    Some(&summary(o.clone())),
-                    "CUSTOMER#<id>",
-                    &labels("REP#<repId>"),
-                    false,
-                )
-                .into_iter()
-                .map(Touch::by_handler),
-            );
+            t.extend(summary_moves(&o));
             t
         }),
     });
@@ -1366,18 +1362,10 @@ fn add_order_event<'a>(
             per_call: rep_share,
             touches: Box::new(move |k| {
                 let o = make(1, Some(&rep_id(k.min(reps))));
-                let summary = |o: Order| model::to_item(&OrderSummary(o)).expect("an item");
-                stored(
-                    &summary(moved(&o)),
-                    Some(&summary(o.clone())),
-                    "CUSTOMER#<id>",
-                    &labels("REP#<repId>"),
-                    false,
-                )
-                .into_iter()
-                .filter(|t| t.index == Ix::GSI1)
-                .map(Touch::by_handler)
-                .collect()
+                summary_moves(&o)
+                    .into_iter()
+                    .filter(|t| t.index == Ix::GSI1)
+                    .collect()
             }),
         });
     }

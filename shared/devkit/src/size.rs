@@ -62,6 +62,18 @@ pub fn check_units(bytes: usize) -> f64 {
     2.0 * kb(bytes)
 }
 
+/// The global indexes of `template.yaml`'s default deployment: what a write is billed for, by
+/// the cost tests and the capacity planner alike.
+pub fn deployed_indexes() -> &'static [sam_template::Index] {
+    static INDEXES: std::sync::OnceLock<Vec<sam_template::Index>> = std::sync::OnceLock::new();
+    INDEXES.get_or_init(|| {
+        sam_template::Template::workspace()
+            .expect("template.yaml")
+            .table
+            .global_indexes
+    })
+}
+
 /// Write units DynamoDB bills for one write request, from the items it touched
 /// (`store::Table::recording_touched`), not from what DynamoDB Local reports (which counts a
 /// transaction of 1 item and of 100 alike):
