@@ -201,7 +201,7 @@ async fn api_samples(t: &Template) -> Vec<Row> {
             .iter()
             .find(|p| p.operation().function == f.name() && p.example.target == target)
             .map_or("?", |p| p.label());
-        profiles.push(planner::profile::Profile {
+        profiles.push(devkit::profile::Profile {
             function: f.name().to_owned(),
             pattern: pattern.to_owned(),
             request: request.trim_matches('`').to_owned(),
@@ -221,12 +221,12 @@ async fn api_samples(t: &Template) -> Vec<Row> {
 }
 
 /// The requests as the capacity planner's profiles hold them.
-fn sent(requests: &[store::Request]) -> Vec<planner::profile::Sent> {
-    planner::profile::Sent::sorted(
+fn sent(requests: &[store::Request]) -> Vec<devkit::profile::Sent> {
+    devkit::profile::Sent::sorted(
         requests
             .iter()
             .map(|r| {
-                planner::profile::Sent::of(
+                devkit::profile::Sent::of(
                     r,
                     crate::cost::unreported_read_units(r),
                     crate::cost::indexes(),
@@ -237,8 +237,8 @@ fn sent(requests: &[store::Request]) -> Vec<planner::profile::Sent> {
 }
 
 /// `lab/planner/profiles.json` must hold what the samples sent (`make cost` writes it): the
-/// planner plans a pattern from its function's profile, or holds its model to it.
-fn check_profiles(profiles: &[planner::profile::Profile]) {
+/// capacity planner plans a pattern from its function's profile, or holds its model to it.
+fn check_profiles(profiles: &[devkit::profile::Profile]) {
     let path = sam_template::workspace_root().join("lab/planner/profiles.json");
     let text = serde_json::to_string_pretty(profiles).unwrap() + "\n";
     if std::env::var_os("UPDATE_COST_TABLE").is_some() {
@@ -246,7 +246,7 @@ fn check_profiles(profiles: &[planner::profile::Profile]) {
         return;
     }
     let on_file = std::fs::read_to_string(&path).unwrap_or_default();
-    let parsed: Vec<planner::profile::Profile> = serde_json::from_str(&on_file).unwrap_or_default();
+    let parsed: Vec<devkit::profile::Profile> = serde_json::from_str(&on_file).unwrap_or_default();
     if parsed != profiles {
         let differ: Vec<&str> = profiles
             .iter()

@@ -13,6 +13,7 @@
 //! crate's: `functions/<context>/src/fixtures.rs`.
 
 pub mod json;
+pub mod profile;
 pub mod scratch;
 pub mod size;
 pub mod stream;
