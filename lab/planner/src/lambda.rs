@@ -3,8 +3,8 @@
 //! billed as Lambda bills (each invocation's duration rounded up to the millisecond).
 
 use crate::{
+    inputs::{self as report, Durations},
     profile,
-    report::{self, Durations},
     sim::{self, Heat, Streams},
     workload::Workload,
 };

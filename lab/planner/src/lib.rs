@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod fanout;
 pub mod generic;
+pub mod inputs;
 pub mod lambda;
 pub mod limits;
 pub mod model;

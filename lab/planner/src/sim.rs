@@ -67,7 +67,7 @@ impl Streams {
     /// The consumers as deployed: each one's mapping from `template.yaml` (the workload's
     /// `stream.batch_size` and `stream.batching_window_seconds` instead, where it gives them)
     /// and its own batch time (`durations`).
-    pub fn of(w: &Workload, durations: &crate::report::Durations) -> Streams {
+    pub fn of(w: &Workload, durations: &crate::inputs::Durations) -> Streams {
         let template = sam_template::Template::workspace().ok();
         let consumers = crate::fanout::CONSUMERS
             .iter()

@@ -1,0 +1,115 @@
+//! What a plan takes besides the workload: prices as this project states them, and each
+//! function's measured duration (`lab/bench/results/power-tuning.json`), by the function each
+//! pattern runs on.
+
+use std::{collections::BTreeMap, path::Path};
+
+use crate::sim::BatchTime;
+
+/// us-east-1 public prices as this project states them, and the date they are stated as.
+pub mod rates {
+    pub const STATED: &str = "2026-11-25";
+    /// On-demand, per million request units (the November 2024 prices).
+    pub const READ_REQUEST: f64 = 0.125;
+    pub const WRITE_REQUEST: f64 = 0.625;
+    /// Provisioned, per unit-hour.
+    pub const RCU_HOUR: f64 = 0.000_13;
+    pub const WCU_HOUR: f64 = 0.000_65;
+    /// Lambda on arm64, per GB-second and per million requests.
+    pub const LAMBDA_GB_SECOND: f64 = 0.000_013_333_4;
+    pub const LAMBDA_REQUEST: f64 = 0.20;
+    /// Provisioned capacity is planned at this utilisation (auto scaling's usual target).
+    pub const TARGET_UTILISATION: f64 = 0.7;
+    pub const DAYS_PER_MONTH: f64 = 30.4;
+}
+
+/// Durations per function: measured (lab/bench/results/power-tuning.json) or assumed.
+#[derive(Debug, Clone)]
+pub struct Durations {
+    pub measured: Option<String>,
+    functions: BTreeMap<String, (Option<u32>, f64)>,
+    pub source: String,
+}
+
+/// Warm duration assumed for an API function without a measurement, in ms.
+pub const ASSUMED_MS: f64 = 20.0;
+/// A stream batch's duration assumed without a measurement, in ms.
+pub const ASSUMED_BATCH_MS: f64 = 100.0;
+
+impl Durations {
+    pub fn load(root: &Path) -> Durations {
+        let path = root.join("lab/bench/results/power-tuning.json");
+        let parsed = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        let Some(v) = parsed else {
+            return Durations {
+                measured: None,
+                functions: BTreeMap::new(),
+                source: format!(
+                    "assumed ({ASSUMED_MS} ms a call, {ASSUMED_BATCH_MS} ms a stream batch): \
+                     lab/bench/results/power-tuning.json is not there yet"
+                ),
+            };
+        };
+        let functions = v["functions"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, f)| {
+                let p50 = f["p50_ms"].as_f64()?;
+                let mb = f["memory_mb"].as_u64().map(|m| m as u32);
+                Some((name.clone(), (mb, p50)))
+            })
+            .collect();
+        let measured = v["measured"].as_str().map(str::to_owned);
+        Durations {
+            source: format!(
+                "measured: lab/bench/results/power-tuning.json (p50, {})",
+                measured.as_deref().unwrap_or("undated")
+            ),
+            measured,
+            functions,
+        }
+    }
+
+    /// The warm duration of `function` in ms, and whether it was measured.
+    pub fn ms(&self, function: &str, assumed: f64) -> (f64, bool) {
+        self.functions
+            .get(function)
+            .map_or((assumed, false), |(_, ms)| (*ms, true))
+    }
+
+    /// The memory size `function` was measured at, if it was.
+    pub fn memory(&self, function: &str) -> Option<u32> {
+        self.functions.get(function).and_then(|(mb, _)| *mb)
+    }
+
+    pub fn batch(&self, consumer: &str) -> BatchTime {
+        match self.functions.get(consumer) {
+            Some((_, ms)) => BatchTime {
+                ms: *ms,
+                source: format!(
+                    "measured p50 of {consumer}'s sample batch ({}); a full batch may take longer",
+                    self.source
+                ),
+            },
+            None => BatchTime {
+                ms: ASSUMED_BATCH_MS,
+                source: format!(
+                    "assumed {ASSUMED_BATCH_MS} ms a batch: no measurement of {consumer}"
+                ),
+            },
+        }
+    }
+}
+
+/// The function serving a pattern (by catalogue ID or function name).
+pub fn function_of(pattern: &str) -> &'static str {
+    catalogue::PATTERNS
+        .iter()
+        .find(|p| p.id == pattern || p.function == pattern)
+        .map(|p| p.function)
+        .or_else(|| crate::generic::resolve(pattern).map(|r| r.function))
+        .unwrap_or("?")
+}
