@@ -106,9 +106,9 @@ fn subject_text(e: Entity, k: u64) -> String {
     use crate::model as m;
     match e {
         Entity::Customers => m::customer_id(k).as_str().to_owned(),
-        Entity::Products => format!("{:012}", k),
+        Entity::Products => segment(&keys::commerce::product(m::sku(k))),
         Entity::Orders => m::order_id(k).to_string(),
-        Entity::Books => m::isbn(k).to_string(),
+        Entity::Books => segment(&keys::reviews::book(&m::isbn(k))),
         Entity::Users => m::user_id(k).as_str().to_owned(),
         Entity::Reps => m::rep_id(k).as_str().to_owned(),
         Entity::Employees => format!("E{k:07}"),
@@ -118,6 +118,15 @@ fn subject_text(e: Entity, k: u64) -> String {
         Entity::References => format!("REF{k:05}"),
         Entity::Students => format!("student-{k}"),
     }
+}
+
+/// What a one-subject key's builder puts after its tag (`PRODUCT#000000000042`: the SKU as its
+/// keys spell it), so the spelling is the builder's, not a copy of it.
+fn segment(key: &keys::PrimaryKey) -> String {
+    key.pk()
+        .split_once(keys::DELIMITER)
+        .map_or(key.pk(), |(_, rest)| rest)
+        .to_owned()
 }
 
 /// One partition's share of one call, from the profile.

@@ -4,7 +4,31 @@
 
 use std::{collections::BTreeMap, path::Path};
 
-use crate::sim::BatchTime;
+/// How long a stream consumer's batch takes, and where the figure comes from.
+#[derive(Debug, Clone)]
+pub struct BatchTime {
+    pub ms: f64,
+    pub source: String,
+}
+
+/// `template.yaml`, read once a run (`None` when it cannot be read: the plan then says which
+/// defaults it assumed).
+pub fn template() -> Option<&'static sam_template::Template> {
+    static TEMPLATE: std::sync::OnceLock<Option<sam_template::Template>> =
+        std::sync::OnceLock::new();
+    TEMPLATE
+        .get_or_init(|| sam_template::Template::workspace().ok())
+        .as_ref()
+}
+
+/// A numeric parameter's default in `template.yaml`.
+pub fn parameter_default(name: &str) -> Option<u32> {
+    template()?
+        .parameters
+        .iter()
+        .find(|p| p.name == name)
+        .and_then(|p| p.default.as_deref().and_then(|d| d.parse().ok()))
+}
 
 /// us-east-1 public prices as this project states them, and the date they are stated as.
 pub mod rates {

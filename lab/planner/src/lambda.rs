@@ -182,17 +182,8 @@ pub fn plan(
             .lambda
             .concurrency_quota
             .unwrap_or(DEFAULT_CONCURRENCY_QUOTA),
-        stream_reserved: template_number("StreamConcurrency").unwrap_or(10),
+        stream_reserved: report::parameter_default("StreamConcurrency").unwrap_or(10),
         stream_shards: w.stream.shards,
         monthly,
     }
-}
-
-fn template_number(parameter: &str) -> Option<u32> {
-    sam_template::Template::workspace().ok().and_then(|t| {
-        t.parameters
-            .iter()
-            .find(|p| p.name == parameter)
-            .and_then(|p| p.default.as_deref().and_then(|d| d.parse().ok()))
-    })
 }

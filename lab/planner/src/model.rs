@@ -76,13 +76,7 @@ pub fn template_indexes() -> &'static [IndexSchema] {
     })
 }
 
-fn text_of(v: &aws_sdk_dynamodb::types::AttributeValue) -> String {
-    match v {
-        aws_sdk_dynamodb::types::AttributeValue::S(s) => s.clone(),
-        aws_sdk_dynamodb::types::AttributeValue::N(n) => n.clone(),
-        other => format!("{other:?}"),
-    }
-}
+use devkit::profile::key_text as text_of;
 
 /// A real item of the model written (`before`: the item it replaces, whose index keys may move):
 /// its base-table partition and every index it stands in, each billed as the code's cost tests

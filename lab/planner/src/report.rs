@@ -66,10 +66,9 @@ pub fn markdown(plan: &Plan<'_>) -> String {
         streams,
         svg,
     } = plan;
-    let template = sam_template::Template::workspace().ok();
+    let template = crate::inputs::template();
     let memory = |f: &str| {
         template
-            .as_ref()
             .and_then(|t| t.function(f))
             .map_or(128, |f| f.memory_mb)
     };

@@ -20,12 +20,7 @@ const TOP: u64 = 2_000;
 /// Strata of the tail.
 const STRATA: u64 = 2_000;
 
-/// How long a stream consumer's batch takes, and where the figure comes from.
-#[derive(Debug, Clone)]
-pub struct BatchTime {
-    pub ms: f64,
-    pub source: String,
-}
+pub use crate::inputs::BatchTime;
 
 /// How one stream consumer's batches form: its event source mapping's `BatchSize` and
 /// `MaximumBatchingWindowInSeconds` (`template.yaml`, or the workload's what-if), and how long a
@@ -68,12 +63,11 @@ impl Streams {
     /// `stream.batch_size` and `stream.batching_window_seconds` instead, where it gives them)
     /// and its own batch time (`durations`).
     pub fn of(w: &Workload, durations: &crate::inputs::Durations) -> Streams {
-        let template = sam_template::Template::workspace().ok();
+        let template = crate::inputs::template();
         let consumers = crate::fanout::CONSUMERS
             .iter()
             .map(|name| {
                 let mapping = template
-                    .as_ref()
                     .and_then(|t| t.function(name))
                     .and_then(|f| f.streams.first().cloned());
                 let consumer = Consumer {
@@ -440,24 +434,12 @@ pub fn design(w: &Workload) -> Design {
         order_status_shards: w
             .design
             .order_status_shards
-            .unwrap_or_else(|| template_default("OrderStatusShards", 15)),
+            .unwrap_or_else(|| crate::inputs::parameter_default("OrderStatusShards").unwrap_or(15)),
         aggregate_shards: w
             .design
             .aggregate_shards
-            .unwrap_or_else(|| template_default("AggregateShards", 10)),
+            .unwrap_or_else(|| crate::inputs::parameter_default("AggregateShards").unwrap_or(10)),
     }
-}
-
-fn template_default(parameter: &str, fallback: u32) -> u32 {
-    sam_template::Template::workspace()
-        .ok()
-        .and_then(|t| {
-            t.parameters
-                .iter()
-                .find(|p| p.name == parameter)
-                .and_then(|p| p.default.as_deref().and_then(|d| d.parse().ok()))
-        })
-        .unwrap_or(fallback)
 }
 
 /// Runs the workload. `progress` hears the share done, pattern by pattern.

@@ -55,11 +55,7 @@ impl Sent {
     pub fn of(r: &store::Request, unreported: f64, indexes: &[sam_template::Index]) -> Sent {
         let transactional = r.operation == "TransactWriteItems";
         let text = |item: &Option<model::Item>, attr: &str| {
-            item.as_ref().and_then(|i| i.get(attr)).map(|v| match v {
-                aws_sdk_dynamodb::types::AttributeValue::S(s) => s.clone(),
-                aws_sdk_dynamodb::types::AttributeValue::N(n) => n.clone(),
-                other => format!("{other:?}"),
-            })
+            item.as_ref().and_then(|i| i.get(attr)).map(key_text)
         };
         let index_of = |name: &str| indexes.iter().find(|i| i.name == name);
         let mut writes = Vec::new();
@@ -130,6 +126,15 @@ impl Sent {
 
     pub fn write_units(&self) -> f64 {
         self.writes.iter().map(|w| w.units).sum()
+    }
+}
+
+/// A key attribute's value as text: a string's, or a number's digits.
+pub fn key_text(v: &aws_sdk_dynamodb::types::AttributeValue) -> String {
+    match v {
+        aws_sdk_dynamodb::types::AttributeValue::S(s) => s.clone(),
+        aws_sdk_dynamodb::types::AttributeValue::N(n) => n.clone(),
+        other => format!("{other:?}"),
     }
 }
 
