@@ -2,7 +2,8 @@
 //! (a quarter) ranked by the total of the orders placed under them, highest first, a page at a
 //! time (`limit`, default 10, 1..=100, signed `cursor`). Staff only.
 //!
-//! AWS's relational example (pattern 14) asks for derived items: the stream pipeline keeps one
+//! AWS's relational example (pattern 14) gives the query only (GSI-1, `PK=YYYY-Q1`, backwards);
+//! the items it reads are this project's, derived: the stream pipeline keeps one
 //! `RepSales` item per rep and period (its total and order count) and writes its total into its
 //! GSI1 sort key, in the period's partition: `RANKING#<YYYY-Qn>` / `<total, 19 digits>#<repId>`.
 //! The ranking is then ONE query of that partition, backwards: highest total first, equal totals by

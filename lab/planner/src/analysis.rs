@@ -51,14 +51,15 @@ pub struct CounterShards {
     pub hottest_key_now: String,
     /// `None` when no count up to the most a key may have is enough.
     pub needed: Option<u32>,
-    /// What to set: `needed` padded as seed 003 pads (about 15%), for skew the plan cannot see.
+    /// What to set: `needed` padded by 15%, rounded up, for skew the plan cannot see (seed 003
+    /// pads its 13 to 15 and gives no percentage).
     pub padded: Option<u32>,
     pub hottest_wcu_at_needed: f64,
     /// What one read of a product's sales (and of a day's stats) then costs.
     pub reader_rcu: f64,
 }
 
-/// Seed 003's padding for anomalies: about 15% more (13 → 15).
+/// Padding for anomalies: 15% more, rounded up, which turns seed 003's 13 into its 15.
 pub fn pad(n: u32) -> u32 {
     (f64::from(n) * 1.15).ceil() as u32
 }

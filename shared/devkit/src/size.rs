@@ -43,7 +43,8 @@ fn number_size(n: &str) -> usize {
 }
 
 /// Read units a Query (or Scan) costs for the items it reads: their sizes summed, then rounded up
-/// to the next 4 KB, half a unit per 4 KB when eventually consistent (Naylor's post). Reading
+/// to the next 4 KB (Naylor's post), half a unit per 4 KB when eventually consistent (DynamoDB's
+/// pricing; the post does not say it). Reading
 /// nothing still costs the minimum.
 pub fn query_read_units(items: &[Item], consistent: bool) -> f64 {
     read_units(items.iter().map(item_size).sum(), consistent)

@@ -1,5 +1,6 @@
-//! Learning keys (Walch's talk, on key design): course occurrences and certificates, in the
-//! talk's final design, verbatim.
+//! Learning keys (Walch's talk, on key design): course occurrences and certificates, with the
+//! talk's final design's key values (v02 certificates and the migration to them are this
+//! project's).
 //!
 //! Each key shape is declared once, below (`key_shapes!`: one line makes the builder and the
 //! registry's kind); `docs/keys.md` shows them all as tables, generated from these declarations.
