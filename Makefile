@@ -32,6 +32,10 @@ LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
 # The key design of C4 by status and O10 (the stack parameter OrderStatusKeys): the indexes a
 # fresh local table gets and what the functions and `make seed` write (docs/key-designs.md).
 ORDER_STATUS_KEYS ?= concatenated
+# One table, or a table per context (the stack parameter TableLayout): the tables `make run`
+# creates and the functions use (docs/one-table-or-many.md). `make seed`, `make reconcile` and the
+# other tools know the one-table layout only.
+TABLE_LAYOUT ?= one-table
 
 # Every crate under functions/ is a context (beside them, functions/build.rs, their build
 # script); each of its binaries (src/bin/<name>.rs) a Lambda.
@@ -78,7 +82,7 @@ BUILD = cargo build --workspace --bins
 
 LOCAL_STACK = AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debug/local-stack \
 	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY) \
-	  --param OrderStatusKeys=$(ORDER_STATUS_KEYS) \
+	  --param OrderStatusKeys=$(ORDER_STATUS_KEYS) --param TableLayout=$(TABLE_LAYOUT) \
 	  --log-dir $(LOG_DIR) --failures-dir $(FAILURES_DIR)
 
 # True if something listens on API_PORT.
@@ -92,7 +96,7 @@ WAIT_DRAINED = n=0; until [ $$n -ge 2 ]; do \
 	  if [ $$SECONDS -ge 1800 ]; then echo "the stream handlers did not catch up: see $(LOG_DIR)/" >&2; exit 1; fi; \
 	done
 
-run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every route on http://127.0.0.1:3000 (DDB_PORT=... API_PORT=...: a second stack, with data and logs of its own)
+run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every route on http://127.0.0.1:3000 (DDB_PORT=... API_PORT=...: a second stack, with data and logs of its own; TABLE_LAYOUT=table-per-context: a table per context)
 	scripts/dynamodb-local.sh start $(DDB_PORT) $(DATA_DIR)
 	$(BUILD)
 	@echo "DynamoDB Local: http://127.0.0.1:$(DDB_PORT) (data in $(DATA_DIR); stop it with 'make stop$(if $(filter-out 8000,$(DDB_PORT)), DDB_PORT=$(DDB_PORT))')"

@@ -164,6 +164,8 @@ fn every_function_gets_exactly_the_environment_it_declares() {
         "CURSOR_SIGNING_KEY_PREVIOUS",
         "AGGREGATE_SHARDS",
         "ORDER_STATUS_SHARDS",
+        store::HR_TABLE.variable,
+        store::REVIEWS_TABLE.variable,
     ];
     for f in &t.functions {
         let needs = crate::dispatch::needs(f.name())
@@ -276,22 +278,129 @@ fn every_public_route_and_only_those_throttle_on_their_own() {
 }
 
 /// DynamoDB Streams serves at most two concurrent readers per shard before it throttles them:
-/// one consumer per context with derived data (commerce, reviews), never one per handler.
+/// one consumer per context with derived data (commerce, reviews), never one per handler. With
+/// one table both read its stream; with a table per context each reads its own.
 #[test]
 fn the_table_stream_has_at_most_two_consumers() {
-    let t = Template::workspace().unwrap();
-    let consumers: Vec<&str> = t
-        .functions
+    for t in layouts() {
+        let consumers: Vec<&str> = t
+            .functions
+            .iter()
+            .filter(|f| !f.streams.is_empty())
+            .map(|f| f.name())
+            .collect();
+        assert_eq!(consumers, ["commerce-stream", "aggregate-reviews"]);
+        for table in &t.tables {
+            let mappings: Vec<&str> = t
+                .functions
+                .iter()
+                .flat_map(|f| f.streams.iter().map(move |s| (f.name(), &s.table)))
+                .filter(|(_, s)| **s == table.logical_id)
+                .map(|(f, _)| f)
+                .collect();
+            assert!(
+                mappings.len() <= 2,
+                "{} event source mappings read {}'s stream: {mappings:?}",
+                mappings.len(),
+                table.logical_id
+            );
+            assert_eq!(
+                table.stream_view_type.is_some(),
+                !mappings.is_empty(),
+                "{}: a stream exactly when a consumer reads it",
+                table.logical_id
+            );
+        }
+    }
+}
+
+/// The template deployed in each `TableLayout`: one table, then a table per context.
+fn layouts() -> [Template; 2] {
+    ["one-table", "table-per-context"]
+        .map(|layout| Template::workspace_with(&[("TableLayout", layout)]).unwrap())
+}
+
+/// In each layout every function reads and writes its context's table (`Table` for all with one
+/// table), through IAM that names that table, its indexes there and nothing else but the other
+/// contexts' tables it declares it reaches ([`store::Peer`]): commerce's checks of an employee
+/// and a warehouse in HR's, the reviews' share of the daily counts in reviews'. Every index a
+/// policy names exists on that table in that layout.
+#[test]
+fn each_function_reaches_its_context_s_table_and_only_the_crossings_it_declares() {
+    let mut crossings = BTreeSet::new();
+    for t in layouts() {
+        let per_context = t.parameter("TableLayout") == Some("table-per-context");
+        assert_eq!(t.tables.len(), if per_context { 4 } else { 1 });
+        let home = |context: &str| match per_context {
+            true => sam_template::context_table(context),
+            false => "Table".to_owned(),
+        };
+        for f in &t.functions {
+            let context = catalogue::context(f.name())
+                .unwrap_or_else(|| panic!("{}: no context declares it", f.name()));
+            let own = home(context);
+            assert_eq!(f.table(), Some(own.as_str()), "{}: TABLE_NAME", f.name());
+            let needs = crate::dispatch::needs(f.name()).unwrap();
+            let mut reachable = BTreeSet::from([own.clone()]);
+            for peer in needs.peers {
+                let theirs = home(peer.context);
+                crossings.insert((f.name().to_owned(), peer.context));
+                assert_eq!(
+                    f.environment.get(peer.variable),
+                    Some(&sam_template::EnvValue::Ref(theirs.clone())),
+                    "{}: {}",
+                    f.name(),
+                    peer.variable
+                );
+                reachable.insert(theirs);
+            }
+            for s in &f.streams {
+                assert_eq!(s.table, own, "{}: reads its own table's stream", f.name());
+            }
+            for statement in &f.policy {
+                for r in &statement.resources {
+                    let (table, index) = match r {
+                        sam_template::Resource::Table(table) => (table, None),
+                        sam_template::Resource::Index(table, index) => (table, Some(index)),
+                        sam_template::Resource::Other(text) => {
+                            // A stream's ARN: its own table's only.
+                            if text.contains(".Arn}/stream/") {
+                                assert_eq!(text, &format!("${{{own}.Arn}}/stream/*"));
+                            }
+                            continue;
+                        }
+                    };
+                    assert!(
+                        reachable.contains(table),
+                        "{}: {statement:?} names {table}, not its table ({own}) or one it \
+                         declares",
+                        f.name()
+                    );
+                    if let Some(index) = index {
+                        let declared = t.tables.iter().find(|d| d.logical_id == *table).unwrap();
+                        assert!(
+                            declared.global_indexes.iter().any(|i| i.name == *index),
+                            "{}: {index} is not an index of {table} in this layout",
+                            f.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let crossings: Vec<_> = crossings
         .iter()
-        .filter(|f| !f.streams.is_empty())
-        .map(|f| f.name())
+        .map(|(f, c)| format!("{f} -> {c}"))
         .collect();
-    let mappings: usize = t.functions.iter().map(|f| f.streams.len()).sum();
-    assert!(
-        mappings <= 2,
-        "{mappings} event source mappings read the table's stream: {consumers:?}"
+    assert_eq!(
+        crossings,
+        [
+            "get-daily-stats -> reviews",
+            "put-customer -> hr",
+            "put-inventory -> hr"
+        ],
+        "the crossings docs/one-table-or-many.md lists"
     );
-    assert_eq!(consumers, ["commerce-stream", "aggregate-reviews"]);
 }
 
 /// Stream consumers name their own role: SAM would attach `AWSLambdaDynamoDBExecutionRole`
@@ -324,9 +433,10 @@ fn stream_consumers_have_their_own_least_privilege_role() {
             {
                 assert_eq!(
                     statement.resources,
-                    [sam_template::Resource::Other(
-                        "${Table.Arn}/stream/*".into()
-                    )],
+                    [sam_template::Resource::Other(format!(
+                        "${{{}.Arn}}/stream/*",
+                        f.streams[0].table
+                    ))],
                     "{}: stream actions on the table's stream only",
                     f.name()
                 );
@@ -540,7 +650,7 @@ fn key_problems(table: &sam_template::Table) -> Vec<String> {
             .iter()
             .find(|i| i.name == declared.name)
         else {
-            problems.push(format!("{} is not in the template", declared.name));
+            // In another table of the layout: the caller checks each is in one.
             continue;
         };
         let names = |attrs: &[keys::KeyAttribute]| -> Vec<String> {
@@ -581,20 +691,34 @@ fn key_problems(table: &sam_template::Table) -> Vec<String> {
 #[test]
 fn the_tables_keys_keep_dynamodbs_limits_and_the_keys_crates_declarations() {
     let text = std::fs::read_to_string(workspace_root().join("template.yaml")).unwrap();
-    // Every index of any deployment (OrderStatusKeys' conditions), and each deployment's own.
-    let template = Template::parse(&text).unwrap();
-    assert_eq!(
-        key_problems(&template.table.with_every_index()),
-        Vec::<String>::new()
-    );
+    // Every index of any deployment (OrderStatusKeys' conditions), of every table of each
+    // TableLayout.
+    let problems = |text: &str| -> Vec<String> {
+        let mut problems = Vec::new();
+        for layout in ["one-table", "table-per-context"] {
+            let given = [("TableLayout".to_owned(), layout.to_owned())].into();
+            let tables = Template::parse_with(text, &given).unwrap().tables;
+            for table in &tables {
+                problems.extend(key_problems(&table.with_every_index()));
+            }
+            for declared in keys::indexes::ALL {
+                let mut holding = tables.iter().map(|t| t.with_every_index().global_indexes);
+                if !holding.any(|indexes| indexes.iter().any(|i| i.name == declared.name)) {
+                    problems.push(format!("{} is not in the template", declared.name));
+                }
+            }
+        }
+        problems
+    };
+    assert_eq!(problems(&text), Vec::<String>::new());
 
-    // Each rule, broken once in a copy of the template.
+    // Each rule, broken once in a copy of the template (in LearningTable's OccurrencesByDate:
+    // whole lines at its indentation; the table key in Table's).
     let broken = |from: &str, to: &str| {
         assert_eq!(text.matches(from).count(), 1, "{from}");
-        let copy = Template::parse(&text.replace(from, to)).unwrap();
-        key_problems(&copy.table.with_every_index())
+        problems(&text.replace(from, to))
     };
-    let day = "            - { AttributeName: Day, KeyType: RANGE }\n";
+    let day = "\n            - { AttributeName: Day, KeyType: RANGE }\n";
     let fifth = broken(
         day,
         &format!("{day}            - {{ AttributeName: GSI1SK, KeyType: RANGE }}\n"),
@@ -605,7 +729,10 @@ fn the_tables_keys_keep_dynamodbs_limits_and_the_keys_crates_declarations() {
             .any(|p| p.contains("OccurrencesByDate: 5 RANGE attributes, at most 4")),
         "{fifth:?}"
     );
-    let undeclared = broken("        - { AttributeName: Month, AttributeType: N }\n", "");
+    let undeclared = broken(
+        "\n        - { AttributeName: Month, AttributeType: N }\n",
+        "\n",
+    );
     assert!(
         undeclared
             .iter()
@@ -613,16 +740,16 @@ fn the_tables_keys_keep_dynamodbs_limits_and_the_keys_crates_declarations() {
         "{undeclared:?}"
     );
     let retyped = broken(
-        "{ AttributeName: Year, AttributeType: N }",
-        "{ AttributeName: Year, AttributeType: S }",
+        "\n        - { AttributeName: Year, AttributeType: N }",
+        "\n        - { AttributeName: Year, AttributeType: S }",
     );
     assert!(
         retyped.iter().any(|p| p.contains("Year is Some(\"S\")")),
         "{retyped:?}"
     );
     let reordered = broken(
-        "            - { AttributeName: Year, KeyType: RANGE }\n            - { AttributeName: Month, KeyType: RANGE }\n",
-        "            - { AttributeName: Month, KeyType: RANGE }\n            - { AttributeName: Year, KeyType: RANGE }\n",
+        "\n            - { AttributeName: Year, KeyType: RANGE }\n            - { AttributeName: Month, KeyType: RANGE }\n",
+        "\n            - { AttributeName: Month, KeyType: RANGE }\n            - { AttributeName: Year, KeyType: RANGE }\n",
     );
     assert!(
         reordered
@@ -631,8 +758,8 @@ fn the_tables_keys_keep_dynamodbs_limits_and_the_keys_crates_declarations() {
         "{reordered:?}"
     );
     let table_key = broken(
-        "        - { AttributeName: SK, KeyType: RANGE }\n      GlobalSecondaryIndexes:",
-        "        - { AttributeName: SK, KeyType: RANGE }\n        - { AttributeName: GSI1SK, KeyType: RANGE }\n      GlobalSecondaryIndexes:",
+        "        - { AttributeName: SK, KeyType: RANGE }\n      GlobalSecondaryIndexes:\n        - IndexName: GSI1\n",
+        "        - { AttributeName: SK, KeyType: RANGE }\n        - { AttributeName: GSI1SK, KeyType: RANGE }\n      GlobalSecondaryIndexes:\n        - IndexName: GSI1\n",
     );
     assert!(
         table_key

@@ -241,16 +241,20 @@ fn count(n: f64) -> String {
         let decimals = (2 - m.log10().floor() as i32).max(0) as usize;
         format!("{m:.decimals$} {name}")
     } else {
-        let digits = format!("{:.0}", n);
-        let mut out = String::new();
-        for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
-                out.push(',');
-            }
-            out.push(c);
-        }
-        out
+        thousands(&format!("{:.0}", n))
     }
+}
+
+/// Digits with a comma between each three: `204,800`.
+pub(crate) fn thousands(digits: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The cost guard's sentence: what the template's API throttle lets through in a day when

@@ -2,11 +2,20 @@
 
 use serde_json::json;
 
-use crate::stack::{http, start_stack, time_now};
+use crate::stack::{Stack, TABLE_PER_CONTEXT, http, start_stack, start_stack_in, time_now};
 
 #[tokio::test]
 async fn the_commerce_patterns_over_http_through_the_real_binaries() {
-    let stack = start_stack().await;
+    the_commerce_patterns(start_stack().await).await
+}
+
+/// The same requests and answers with `TableLayout` table-per-context.
+#[tokio::test]
+async fn the_commerce_patterns_with_a_table_per_context() {
+    the_commerce_patterns(start_stack_in(TABLE_PER_CONTEXT).await).await
+}
+
+async fn the_commerce_patterns(stack: Stack) {
     let p = stack.port;
     // Customer e2e-1, whose cart is /carts/e2e-1, and a member of staff.
     let ann = stack.bearer("e2e-1", &[]);

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::stack::{http, start_stack};
+use crate::stack::{Stack, TABLE_PER_CONTEXT, http, start_stack, start_stack_in};
 
 /// Employee ids of every page of `path` with `query` (`""` for none), 4 at a time.
 async fn walk(port: u16, path: &str, query: &str, auth: &[(&str, &str)]) -> Vec<String> {
@@ -39,7 +39,16 @@ async fn walk(port: u16, path: &str, query: &str, auth: &[(&str, &str)]) -> Vec<
 
 #[tokio::test]
 async fn the_hr_patterns_over_http_through_the_real_binaries() {
-    let stack = start_stack().await;
+    the_hr_patterns(start_stack().await).await
+}
+
+/// The same requests and answers with `TableLayout` table-per-context.
+#[tokio::test]
+async fn the_hr_patterns_with_a_table_per_context() {
+    the_hr_patterns(start_stack_in(TABLE_PER_CONTEXT).await).await
+}
+
+async fn the_hr_patterns(stack: Stack) {
     let p = stack.port;
     let staff = stack.bearer("staff-1", &["staff"]);
     let staff = [("authorization", staff.as_str())];

@@ -6,11 +6,20 @@ use std::collections::BTreeSet;
 
 use serde_json::json;
 
-use crate::stack::{http, start_stack};
+use crate::stack::{Stack, TABLE_PER_CONTEXT, http, start_stack, start_stack_in};
 
 #[tokio::test]
 async fn the_learning_patterns_over_http_through_the_real_binaries() {
-    let stack = start_stack().await;
+    the_learning_patterns(start_stack().await).await
+}
+
+/// The same requests and answers with `TableLayout` table-per-context.
+#[tokio::test]
+async fn the_learning_patterns_with_a_table_per_context() {
+    the_learning_patterns(start_stack_in(TABLE_PER_CONTEXT).await).await
+}
+
+async fn the_learning_patterns(stack: Stack) {
     let p = stack.port;
     let staff = stack.bearer("staff-1", &["staff"]);
     let staff = [("authorization", staff.as_str())];

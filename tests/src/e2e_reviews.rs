@@ -1,11 +1,20 @@
 //! End to end, the reviews context (R1–R4): the local stack's real binaries over HTTP, with the
 //! environment the template gives them (the cursor signing key of get-book and get-user).
 
-use crate::stack::{http, start_stack};
+use crate::stack::{Stack, TABLE_PER_CONTEXT, http, start_stack, start_stack_in};
 
 #[tokio::test]
 async fn the_review_patterns_over_http_through_the_real_binaries() {
-    let stack = start_stack().await;
+    the_review_patterns(start_stack().await).await
+}
+
+/// The same requests and answers with `TableLayout` table-per-context.
+#[tokio::test]
+async fn the_review_patterns_with_a_table_per_context() {
+    the_review_patterns(start_stack_in(TABLE_PER_CONTEXT).await).await
+}
+
+async fn the_review_patterns(stack: Stack) {
     let p = stack.port;
 
     let book = r#"{"title":"The Fellowship of the Ring","author":"J.R.R. Tolkien","publicationYear":1954}"#;

@@ -17,6 +17,7 @@
 //!   messages that state the documented range;
 //! - `key_designs`: what DynamoDB Local refuses and how it orders and indexes items, for both key
 //!   designs (concatenated strings, multi-attribute typed keys): docs/key-designs.md's claims;
+//! - `seed_costs`: seed 004's cost claims on DynamoDB Local's meter (docs/one-table-or-many.md);
 //! - `merged`: a write-sharded index read as one ordered, pageable list (`store::merge`), walked
 //!   over random data and page sizes;
 //! - `order_designs`: C4 by status and O10 answer the same pages from GSI1's concatenated keys and
@@ -55,7 +56,10 @@
 //!   characters, naming the field, and writes nothing;
 //! - `repair_live`: `make reconcile REPAIR=1` run again and again under live traffic leaves 0 drift
 //!   once the streams drain;
-//! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP.
+//! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP,
+//!   in each `TableLayout` (one table, a table per context);
+//! - `layouts`: with a table per context, what crosses contexts works across tables and each
+//!   table holds its own context's items only.
 
 #[cfg(test)]
 mod access;
@@ -93,6 +97,8 @@ mod generated_client;
 mod hr;
 #[cfg(test)]
 mod key_designs;
+#[cfg(test)]
+mod layouts;
 #[cfg(test)]
 mod links;
 #[cfg(test)]
@@ -135,6 +141,8 @@ mod repair_live;
 mod sample_events;
 #[cfg(test)]
 mod samples;
+#[cfg(test)]
+mod seed_costs;
 #[cfg(test)]
 mod stack;
 #[cfg(test)]

@@ -125,14 +125,28 @@ fn every_consumer_has_alarms_for_not_reading_failing_and_lagging() {
             .into_iter()
             .find(|(id, _)| id == &not_reading[0])
             .unwrap();
+        // The table whose stream it reads, in each TableLayout: `Table` with one table, its
+        // context's with a table per context (`!If [TablePerContext, !Ref X, !Ref Table]`).
+        let context = catalogue::context(&sam_template::function_name(function)).unwrap();
+        let tables = |v: &Value| -> Option<(String, String)> {
+            match v {
+                Value::Tagged(t) if t.tag == "!If" => {
+                    let branches = t.value.as_sequence()?;
+                    let per_context = target(branches.get(1)?)?.to_owned();
+                    Some((target(branches.get(2)?)?.to_owned(), per_context))
+                }
+                other => target(other).map(|t| (t.to_owned(), t.to_owned())),
+            }
+        };
+        let wanted = ("Table".to_owned(), sam_template::context_table(context));
         assert!(
             metrics(&alarm)
                 .iter()
                 .any(|(ns, _, dims)| ns == "AWS/DynamoDB"
                     && dims
                         .iter()
-                        .any(|(d, v)| d == "TableName" && target(v) == Some("Table"))),
-            "{}: reads nothing while the table is written",
+                        .any(|(d, v)| d == "TableName" && tables(v).as_ref() == Some(&wanted))),
+            "{}: reads nothing while its table ({wanted:?}) is written",
             not_reading[0]
         );
         for metric in ["Errors", "Throttles", "DestinationDeliveryFailures"] {

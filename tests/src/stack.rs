@@ -117,20 +117,35 @@ pub fn debug_binary(name: &str) -> PathBuf {
 pub const CURSOR_KEY: &str = "e2e-cursor-signing-key-0123456789abcdef";
 
 pub async fn start_stack() -> Stack {
+    start_stack_in(ONE_TABLE).await
+}
+
+/// The values of the template's `TableLayout`: the end-to-end suites run in both.
+pub const ONE_TABLE: &str = "one-table";
+pub const TABLE_PER_CONTEXT: &str = "table-per-context";
+
+/// A stack deployed with `TableLayout` `layout`.
+pub async fn start_stack_in(layout: &str) -> Stack {
     devkit::reap_test_tables(&devkit::client(), testkit::TABLE_PREFIXES).await;
-    start_stack_on(&devkit::endpoint()).await
+    start(&devkit::endpoint(), layout).await
 }
 
 /// A stack whose functions and stream mappings use the DynamoDB (Local) at `endpoint`: a test's
 /// own instance, which it may stop and start (`outage`).
 pub async fn start_stack_on(endpoint: &str) -> Stack {
+    start(endpoint, ONE_TABLE).await
+}
+
+async fn start(endpoint: &str, layout: &str) -> Stack {
     let root = sam_template::workspace_root();
     let binary = debug_binary("local-stack");
     let bin_dir = binary.parent().expect("target/debug").to_owned();
     // A free port can be taken between free_port() and the stack's bind (an outgoing connection's
     // ephemeral port): the stack then exits at once, and we try again on another.
     for _ in 0..5 {
-        if let Some(stack) = try_start(&root, &bin_dir, &binary, free_port(), endpoint).await {
+        if let Some(stack) =
+            try_start(&root, &bin_dir, &binary, free_port(), endpoint, layout).await
+        {
             return stack;
         }
     }
@@ -144,6 +159,7 @@ async fn try_start(
     binary: &Path,
     port: u16,
     endpoint: &str,
+    layout: &str,
 ) -> Option<Stack> {
     let table = devkit::test_table_name("e2e", &ulid::Ulid::new().to_string().to_lowercase());
     let issuer_dir = std::env::temp_dir().join(format!("issuer-{table}"));
@@ -155,6 +171,7 @@ async fn try_start(
         .args(["--issuer-dir", &issuer_dir.to_string_lossy()])
         .args(["--log-dir", &log_dir.to_string_lossy()])
         .args(["--param", &format!("CursorSigningKey={CURSOR_KEY}")])
+        .args(["--param", &format!("TableLayout={layout}")])
         .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())

@@ -52,9 +52,11 @@ pub enum CustomerPut {
 
 /// Creates the customer or updates its name and email, keeping the derived attributes, and
 /// sets or clears its account rep (and with it the customer's place in the rep's GSI1
-/// partition, O9). Assigning a rep checks the employee in the same transaction.
+/// partition, O9). Assigning a rep checks the employee in the same transaction, in `hr`: HR's
+/// table (the same table with `TableLayout` one-table; a transaction spans tables).
 pub async fn put_customer(
     table: &Table,
+    hr: &Table,
     customer: &Id,
     name: &str,
     email: &str,
@@ -91,7 +93,7 @@ pub async fn put_customer(
     // (the customer is absent), and the customer is read back for the answer.
     for create in [true, false] {
         let mut tx = table.transaction();
-        let employee = tx.check(&keys::hr::employee(&rep), Condition::Exists)?;
+        let employee = tx.check_in(hr, &keys::hr::employee(&rep), Condition::Exists)?;
         let write = tx.update(
             &k::customer(customer),
             &update,

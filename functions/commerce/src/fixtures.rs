@@ -33,6 +33,7 @@ pub async fn customer(table: &Table, customer: &str) -> Id {
     let c = id(customer);
     commerce::put_customer(
         table,
+        table,
         &c,
         &format!("Customer {customer}"),
         &format!("{customer}@example.com"),
@@ -48,6 +49,7 @@ pub async fn customer(table: &Table, customer: &str) -> Id {
 pub async fn customer_of_rep(table: &Table, customer: &str, rep: &str) -> Id {
     let c = id(customer);
     let put = commerce::put_customer(
+        table,
         table,
         &c,
         &format!("Customer {customer}"),
@@ -237,5 +239,7 @@ pub async fn put_inventory(
     table: &Table,
     inventory: &Inventory,
 ) -> Result<products::InventoryPut, StoreError> {
-    Ok(products::set_inventory(table, inventory, None).await?.0)
+    Ok(products::set_inventory(table, table, inventory, None)
+        .await?
+        .0)
 }

@@ -147,6 +147,7 @@ mod tests {
         let table = seeded().await;
         crate::data::put_customer(
             &table,
+            &table,
             &fixtures::id("c2"),
             "Customer c2",
             "c2@example.com",

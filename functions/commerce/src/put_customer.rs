@@ -31,7 +31,9 @@ pub const FUNCTION: Function = Function::one(
                 .with_worst(worst),
         }],
     ),
-);
+)
+// An account rep is an employee: checked in HR's table.
+.needs(Needs::TABLE.with_peers(&[HR_TABLE]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Customer>(
@@ -123,6 +125,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     match commerce::put_customer(
         &deps.table,
+        deps.peer(&HR_TABLE)?,
         &customer,
         body.name.trim(),
         body.email.trim(),

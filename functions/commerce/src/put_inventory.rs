@@ -1,5 +1,6 @@
 //! `PUT /products/{sku}/inventory/{warehouseId}` with `{"quantity", "version"?}`: a product's
-//! stock in one warehouse (the OE-Inventory of AWS's relational example), in the product's
+//! stock in one warehouse (an entity this project adds: AWS's relational example lists
+//! warehouses but no inventory entity), in the product's
 //! partition (O12) and in its GSI1 partition beside its order lines (O8). Created: ONE transaction
 //! checks that the product and the warehouse exist and puts the inventory at version 1 (201);
 //! replaced: ONE UpdateItem sets the quantity and adds 1 to the version (200); 404
@@ -41,7 +42,9 @@ pub const FUNCTION: Function = Function::one(
                 }),
         }],
     ),
-);
+)
+// A warehouse is HR's reference data: checked in HR's table.
+.needs(Needs::TABLE.with_peers(&[HR_TABLE]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
@@ -86,7 +89,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         updated_at: Timestamp::now(),
         version: 0,
     };
-    match products::set_inventory(&deps.table, &inventory, body.version).await? {
+    match products::set_inventory(&deps.table, deps.peer(&HR_TABLE)?, &inventory, body.version).await? {
         (InventoryPut::Stored(created), Some(stored)) => api::json(
             if created { 201 } else { 200 },
             &view::inventory(&stored),

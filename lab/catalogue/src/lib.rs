@@ -149,6 +149,28 @@ pub fn consumer(name: &str) -> Option<&'static Consumer> {
     CONSUMERS.iter().copied().find(|c| c.name == name)
 }
 
+/// The context (`keys`' name: `commerce`, `reviews`, `learning`, `hr`) a function or stream
+/// handler belongs to: whose table it uses with `TableLayout` table-per-context.
+pub fn context(name: &str) -> Option<&'static str> {
+    let functions = ["commerce", "reviews", "learning", "hr"]
+        .into_iter()
+        .zip(CONTEXTS);
+    let consumers = [
+        ("commerce", commerce::CONSUMERS),
+        ("reviews", reviews::CONSUMERS),
+    ];
+    functions
+        .filter(|(_, fs)| fs.iter().any(|f| f.name == name))
+        .map(|(c, _)| c)
+        .chain(
+            consumers
+                .into_iter()
+                .filter(|(_, cs)| cs.iter().any(|c| c.name == name))
+                .map(|(c, _)| c),
+        )
+        .next()
+}
+
 /// The answer of the API function named `function` to `req`, as its `main` gives it (authorized
 /// as it declares), with `deps`; `None` for a name no context has.
 pub async fn handle(function: &str, deps: &Deps, req: Request) -> Option<Response<Body>> {

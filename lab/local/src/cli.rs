@@ -33,7 +33,8 @@ DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start 
 
   --template PATH       the SAM template (default template.yaml)
   --port PORT           the HTTP port on 127.0.0.1 (default 3000)
-  --table NAME          the table `!Ref Table` resolves to; created if absent (default local-table)
+  --table NAME          the table `!Ref Table` resolves to; created if absent (default local-table);
+                        with TableLayout=table-per-context the others are NAME-reviews, ...
   --bin-dir DIR         where the function binaries are (default target/debug)
   --param NAME=VALUE    a template parameter's value (repeatable); else its Default
   --max-instances N     most concurrent processes per function (default 8)
@@ -224,18 +225,23 @@ pub async fn run(args: Args) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {address}: {e}"))?;
 
+    // Every table of the layout (TableLayout): --table names `Table`, the others follow it.
     let endpoint = devkit::endpoint();
-    let created = devkit::create_table(&devkit::client(), &args.table, &template.table)
-        .await
-        .map_err(|e| {
-            format!(
-                "cannot create table {} in DynamoDB Local at {endpoint}: {e}\n\
-                 Is it running? scripts/dynamodb-local.sh start 8000",
-                args.table
-            )
-        })?;
-    if !created {
-        warn_other_indexes(&args.table, &template.table).await;
+    let mut tables = Vec::new();
+    for table in &template.tables {
+        let name = sam_template::local_table_name(&args.table, &table.logical_id);
+        let created = devkit::create_table(&devkit::client(), &name, table)
+            .await
+            .map_err(|e| {
+                format!(
+                    "cannot create table {name} in DynamoDB Local at {endpoint}: {e}\n\
+                     Is it running? scripts/dynamodb-local.sh start 8000"
+                )
+            })?;
+        if !created {
+            warn_other_indexes(&name, table).await;
+        }
+        tables.push((name, created));
     }
 
     let stack = Arc::new(Stack::start(specs, args.max_instances));
@@ -268,7 +274,7 @@ pub async fn run(args: Args) -> Result<(), String> {
         Some(explorer),
     );
 
-    print_banner(&gateway, &args, &endpoint, created, streams.as_ref());
+    print_banner(&gateway, &args, &endpoint, &tables, streams.as_ref());
     tokio::select! {
         _ = gateway.serve(listener) => {}
         _ = shutdown_signal() => {}
@@ -317,7 +323,7 @@ fn print_banner(
     gateway: &Gateway,
     args: &Args,
     endpoint: &str,
-    created: bool,
+    tables: &[(String, bool)],
     streams: Option<&StreamsHandle>,
 ) {
     let base = format!("http://127.0.0.1:{}", args.port);
@@ -339,11 +345,15 @@ fn print_banner(
             args.issuer_dir.display()
         );
     }
-    println!(
-        "DynamoDB Local: {endpoint}, table {} ({})",
-        args.table,
-        if created { "created" } else { "already there" }
-    );
+    let tables: Vec<String> = tables
+        .iter()
+        .map(|(name, created)| {
+            let state = if *created { "created" } else { "already there" };
+            format!("{name} ({state})")
+        })
+        .collect();
+    let noun = if tables.len() == 1 { "table" } else { "tables" };
+    println!("DynamoDB Local: {endpoint}, {noun} {}", tables.join(", "));
     print_streams(streams, &args.table, &args.failures_dir);
     println!(
         "Explorer: {base}{} (item collections, access patterns and the DynamoDB requests they send)",

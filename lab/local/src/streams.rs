@@ -28,6 +28,7 @@ mod status;
 mod worker;
 
 use std::{
+    collections::BTreeMap,
     path::PathBuf,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
@@ -54,7 +55,8 @@ const STATUS_WAIT: Duration = Duration::from_secs(3);
 
 #[derive(Debug, Clone)]
 pub struct StreamsConfig {
-    /// The table `!GetAtt Table.StreamArn` means.
+    /// The table `!GetAtt Table.StreamArn` means; another table's stream is its
+    /// [`sam_template::local_table_name`].
     pub table_name: String,
     /// DynamoDB Local's URL (streams are served on the same endpoint).
     pub endpoint: String,
@@ -172,11 +174,20 @@ pub async fn start(
         return Ok(handle);
     }
 
-    let stream_arn = latest_stream_arn(&config.endpoint, &config.table_name).await?;
     let client = streams_client(&config.endpoint);
     let mut mappings = Vec::new();
     let mut tasks = Vec::new();
+    let mut streams: BTreeMap<String, String> = BTreeMap::new();
     for (name, function, function_arn, settings, (start, filters, limits)) in planned {
+        let table = sam_template::local_table_name(&config.table_name, &settings.table);
+        let stream_arn = match streams.get(&table) {
+            Some(arn) => arn.clone(),
+            None => {
+                let arn = latest_stream_arn(&config.endpoint, &table).await?;
+                streams.insert(table, arn.clone());
+                arn
+            }
+        };
         let mapping = Arc::new(Mapping {
             destination: destination::Destination {
                 logical_id: settings.on_failure_destination.clone(),
@@ -191,7 +202,7 @@ pub async fn start(
             limits,
             stack: stack.clone(),
             client: client.clone(),
-            stream_arn: stream_arn.clone(),
+            stream_arn,
             timing: config.timing,
             clock: config.clock.clone(),
             state: Mutex::default(),
@@ -386,6 +397,7 @@ mod tests {
             report_batch_item_failures: true,
             filter_patterns: vec![],
             on_failure_destination: None,
+            table: "Table".into(),
         };
         patch(&mut m);
         m

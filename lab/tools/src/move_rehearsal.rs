@@ -292,6 +292,7 @@ pub async fn rehearse(
     for n in 0..writers.min(WRITER_CUSTOMERS) {
         commerce::data::put_customer(
             table,
+            table,
             &writer_customer(n),
             "Writer",
             "writer@example.com",

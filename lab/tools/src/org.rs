@@ -268,6 +268,7 @@ async fn load_customers(table: &Table, loaded: &mut Loaded) -> Result<(), StoreE
             let email = format!("{}@example.com", customer.as_str().to_lowercase());
             match commerce::put_customer(
                 table,
+                table,
                 &customer,
                 &name,
                 &email,
@@ -318,7 +319,10 @@ async fn load_products(
                 version: 0,
             };
             // Created only: a rerun keeps the stock there (and its version) as it is.
-            match products::set_inventory(table, &stock, Some(0)).await?.0 {
+            match products::set_inventory(table, table, &stock, Some(0))
+                .await?
+                .0
+            {
                 InventoryPut::Stored(created) => loaded.inventories += usize::from(created),
                 InventoryPut::VersionMismatch(_) => {}
                 other => return Err(StoreError::Corrupt(format!("seeding inventory: {other:?}"))),

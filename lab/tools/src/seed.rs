@@ -105,6 +105,7 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
     let customer = id(CUSTOMER);
     let put = commerce::put_customer(
         table,
+        table,
         &customer,
         "Customer 123",
         "customer123@example.com",
@@ -212,7 +213,10 @@ async fn load_products(table: &Table) -> Result<usize, StoreError> {
                 version: 0,
             };
             // Created only: a rerun keeps the stock there (and its version) as it is.
-            match products::set_inventory(table, &stock, Some(0)).await?.0 {
+            match products::set_inventory(table, table, &stock, Some(0))
+                .await?
+                .0
+            {
                 InventoryPut::Stored(created) => written += usize::from(created),
                 InventoryPut::VersionMismatch(_) => {}
                 other => {

@@ -110,10 +110,34 @@ pub async fn sharded_counter(
     identity: Value,
     totals: &[(&'static str, &'static str)],
 ) -> Result<Value, crate::ApiError> {
-    let attributes: Vec<&'static str> = totals.iter().map(|(attribute, _)| *attribute).collect();
-    let sums = store::aggregate::sum_shards(table, shards, &attributes).await?;
+    let totals: Vec<_> = totals.iter().map(|(a, n)| (table, *a, *n)).collect();
+    sharded_counter_across(shards, identity, &totals).await
+}
+
+/// The same, each total (table, attribute, name) read from its own table: with `TableLayout`
+/// table-per-context a day's counts are kept in the table of each context whose consumer counts
+/// them. One BatchGetItem per table, the tables' at once; one in all with one table.
+pub async fn sharded_counter_across(
+    shards: &[keys::PrimaryKey],
+    identity: Value,
+    totals: &[(&store::Table, &'static str, &'static str)],
+) -> Result<Value, crate::ApiError> {
+    let mut by_table: Vec<(&store::Table, Vec<&'static str>)> = Vec::new();
+    for (table, attribute, _) in totals {
+        match by_table.iter_mut().find(|(t, _)| t.name() == table.name()) {
+            Some((_, attributes)) => attributes.push(attribute),
+            None => by_table.push((table, vec![attribute])),
+        }
+    }
+    let reads = by_table
+        .iter()
+        .map(|(table, attributes)| store::aggregate::sum_shards(table, shards, attributes));
+    let mut sums = std::collections::BTreeMap::new();
+    for read in futures::future::try_join_all(reads).await? {
+        sums.extend(read);
+    }
     let (mut view, mut drift) = (identity, Vec::new());
-    for (attribute, name) in totals {
+    for (_, attribute, name) in totals {
         view[*name] = derived(&sums[attribute], name, &mut drift).into();
     }
     Ok(with_drift(view, drift))

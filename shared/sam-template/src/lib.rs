@@ -130,6 +130,8 @@ pub struct StreamMapping {
     pub filter_patterns: Vec<String>,
     /// The logical id of the on-failure destination, when it is a `!GetAtt X.Arn`.
     pub on_failure_destination: Option<String>,
+    /// The logical id of the table whose stream it reads (`!GetAtt X.StreamArn`).
+    pub table: String,
 }
 
 /// An intrinsic value the template uses in a function's environment.
@@ -178,24 +180,40 @@ pub struct Statement {
 /// What a statement's `Resource` names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resource {
-    /// `!GetAtt Table.Arn`: the table itself.
-    Table,
-    /// `!Sub "${Table.Arn}/index/<name>"`: one index of the table.
-    Index(String),
+    /// `!GetAtt X.Arn` of a table `X` (its logical id): the table itself.
+    Table(String),
+    /// `!Sub "${X.Arn}/index/<name>"`: one index of table `X` (its logical id, the index's name).
+    Index(String, String),
     /// Anything else, as YAML text.
     Other(String),
 }
 
 impl Function {
-    /// Whether the policy allows `action` on the table (`index: None`) or on one index.
+    /// Whether the policy allows `action` on the function's own table ([`Function::table`];
+    /// `index: None`) or on one of its indexes.
     pub fn allows(&self, action: &str, index: Option<&str>) -> bool {
+        self.table()
+            .is_some_and(|table| self.allows_on(table, action, index))
+    }
+
+    /// Whether the policy allows `action` on table `table` (a logical id; `index: None`) or on
+    /// one of its indexes.
+    pub fn allows_on(&self, table: &str, action: &str, index: Option<&str>) -> bool {
         let wanted = match index {
-            None => Resource::Table,
-            Some(i) => Resource::Index(i.to_owned()),
+            None => Resource::Table(table.to_owned()),
+            Some(i) => Resource::Index(table.to_owned(), i.to_owned()),
         };
         self.policy
             .iter()
             .any(|s| s.actions.iter().any(|a| a == action) && s.resources.contains(&wanted))
+    }
+
+    /// The logical id of the table its `TABLE_NAME` names (`!Ref X`): its context's.
+    pub fn table(&self) -> Option<&str> {
+        match self.environment.get("TABLE_NAME") {
+            Some(EnvValue::Ref(table)) => Some(table),
+            _ => None,
+        }
     }
 }
 
@@ -226,6 +244,33 @@ pub fn function_name(logical_id: &str) -> String {
     name
 }
 
+/// The logical id of a context's table with `TableLayout` table-per-context: `Table` for
+/// commerce (and the site-wide counts), `<Context>Table` for the others (`hr`: `HrTable`).
+pub fn context_table(context: &str) -> String {
+    match context {
+        "commerce" | "derived" => "Table".to_owned(),
+        other => {
+            let mut chars = other.chars();
+            let first = chars.next().map(|c| c.to_ascii_uppercase());
+            format!(
+                "{}{}Table",
+                first.into_iter().collect::<String>(),
+                chars.as_str()
+            )
+        }
+    }
+}
+
+/// The name a table of the template gets where the stack is given one name (the local stack,
+/// the tests, the tools): `Table` is `base` itself, `<Context>Table` is `<base>-<context>`
+/// (`ReviewsTable`: `local-table-reviews`).
+pub fn local_table_name(base: &str, logical_id: &str) -> String {
+    match logical_id.strip_suffix("Table") {
+        Some("") | None => base.to_owned(),
+        Some(context) => format!("{base}-{}", context.to_lowercase()),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parameter {
     pub name: String,
@@ -237,7 +282,11 @@ pub struct Parameter {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Template {
     pub parameters: Vec<Parameter>,
+    /// The table whose logical id is `Table`: every context's items with `TableLayout`
+    /// one-table, commerce's (and the site-wide daily counts') with table-per-context.
     pub table: Table,
+    /// Every table this deployment creates, `Table` first.
+    pub tables: Vec<Table>,
     pub functions: Vec<Function>,
     /// Logical ids of every resource, with their type.
     pub resources: BTreeMap<String, String>,
@@ -303,20 +352,25 @@ impl Template {
             .cloned()
             .unwrap_or(Value::Null);
 
-        let mut table: Option<Table> = None;
+        let mut tables: Vec<Table> = Vec::new();
         let mut functions = Vec::new();
         let mut api = None;
         let mut types = BTreeMap::new();
         for (id, resource) in resources {
             let id = id.as_str().ok_or_else(|| shape("resource id"))?.to_owned();
+            // A resource whose `Condition` is false is not in this deployment.
+            if let Some(condition) = str_at(resource, &["Condition"]) {
+                match conditions.get(&condition) {
+                    Some(true) => {}
+                    Some(false) => continue,
+                    None => return Err(shape(format!("{id}: no condition {condition}"))),
+                }
+            }
             let kind = str_at(resource, &["Type"]).unwrap_or_default();
             types.insert(id.clone(), kind.clone());
             let props = resource.get("Properties").cloned().unwrap_or(Value::Null);
             match kind.as_str() {
                 "AWS::DynamoDB::Table" => {
-                    if table.is_some() {
-                        return Err(shape("more than one table"));
-                    }
                     let mut deployed = parse_table(&id, &props)?;
                     let every = parse_table(
                         &id,
@@ -325,7 +379,7 @@ impl Template {
                     )?;
                     deployed.declared_indexes = every.global_indexes;
                     deployed.declared_attributes = every.attributes;
-                    table = Some(deployed);
+                    tables.push(deployed);
                 }
                 "AWS::Serverless::Function" => {
                     functions.push(parse_function(&id, &props, &globals, resources)?)
@@ -335,10 +389,18 @@ impl Template {
             }
         }
         let api_auth = api.as_ref().and_then(|p| parse_api_auth(p, &parameters));
+        // `Table` first: the one every layout has.
+        tables.sort_by_key(|t| t.logical_id != "Table");
+        let table = tables
+            .first()
+            .filter(|t| t.logical_id == "Table")
+            .cloned()
+            .ok_or_else(|| shape("no AWS::DynamoDB::Table named Table"))?;
         Ok(Template {
             api_auth,
             parameters,
-            table: table.ok_or_else(|| shape("no AWS::DynamoDB::Table"))?,
+            table,
+            tables,
             functions,
             resources: types,
             conditions,
@@ -771,6 +833,10 @@ fn parse_stream(props: &Value) -> Result<StreamMapping, TemplateError> {
         filter_patterns,
         on_failure_destination: at(props, &["DestinationConfig", "OnFailure", "Destination"])
             .and_then(get_att_target),
+        table: props
+            .get("Stream")
+            .and_then(get_att_target)
+            .ok_or_else(|| shape("stream event without Stream: !GetAtt <table>.StreamArn"))?,
     })
 }
 
@@ -861,20 +927,31 @@ fn parse_function(
     })
 }
 
+/// A table's logical id: by this template's naming, `Table` or `<Context>Table`.
+fn is_table_id(id: &str) -> bool {
+    id.ends_with("Table") && id.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
 fn resource(v: &Value) -> Resource {
     match v {
-        Value::Tagged(t)
-            if t.tag == "!GetAtt" && scalar(&t.value).as_deref() == Some("Table.Arn") =>
-        {
-            Resource::Table
+        Value::Tagged(t) if t.tag == "!GetAtt" => {
+            let text = scalar(&t.value).unwrap_or_default();
+            match text.strip_suffix(".Arn") {
+                Some(table) if is_table_id(table) => Resource::Table(table.to_owned()),
+                _ => Resource::Other(text),
+            }
         }
         Value::Tagged(t) if t.tag == "!Sub" => {
             let text = scalar(&t.value).unwrap_or_default();
-            match text.strip_prefix("${Table.Arn}/index/") {
-                Some(index) if !index.is_empty() && !index.contains(['*', '/', '$']) => {
-                    Resource::Index(index.to_owned())
-                }
-                _ => Resource::Other(text),
+            let index = text
+                .strip_prefix("${")
+                .and_then(|rest| rest.split_once(".Arn}/index/"))
+                .filter(|(table, index)| {
+                    is_table_id(table) && !index.is_empty() && !index.contains(['*', '/', '$'])
+                });
+            match index {
+                Some((table, index)) => Resource::Index(table.to_owned(), index.to_owned()),
+                None => Resource::Other(text),
             }
         }
         other => Resource::Other(serde_yaml::to_string(other).unwrap_or_default()),
@@ -1048,10 +1125,11 @@ Resources:
         assert_eq!(names(&one.table.with_every_index()), ["A", "B"]);
         assert_eq!(one.table.with_every_index().attributes.len(), 2);
         let f = |t: &Template| t.function("get-thing").unwrap().clone();
-        assert!(f(&one).allows("dynamodb:Query", Some("A")));
-        assert!(!f(&one).allows("dynamodb:Query", Some("B")));
-        assert!(f(&two).allows("dynamodb:Query", Some("B")));
-        assert!(!f(&two).allows("dynamodb:Query", Some("A")));
+        let allows = |t: &Template, index| f(t).allows_on("Table", "dynamodb:Query", Some(index));
+        assert!(allows(&one, "A"));
+        assert!(!allows(&one, "B"));
+        assert!(allows(&two, "B"));
+        assert!(!allows(&two, "A"));
         assert_eq!(
             (
                 one.conditions["Two"],

@@ -26,6 +26,28 @@ impl PartialEq for Setting {
 
 impl Eq for Setting {}
 
+/// Another context's table a function reaches: a crossing between contexts, declared by the
+/// function that makes it (docs/one-table-or-many.md lists them). With `TableLayout` one-table
+/// its variable names the function's own table; with table-per-context, the other context's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer {
+    pub variable: &'static str,
+    /// The context whose table it is (`keys`' context names).
+    pub context: &'static str,
+}
+
+/// HR's table: commerce checks an account rep (an employee) and a warehouse (reference data).
+pub const HR_TABLE: Peer = Peer {
+    variable: "HR_TABLE_NAME",
+    context: "hr",
+};
+
+/// Reviews' table: the reviews' share of the site-wide daily counts, which its consumer writes.
+pub const REVIEWS_TABLE: Peer = Peer {
+    variable: "REVIEWS_TABLE_NAME",
+    context: "reviews",
+};
+
 /// Beyond `TABLE_NAME`, what a function needs from its environment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Needs {
@@ -36,6 +58,8 @@ pub struct Needs {
     pub shards: bool,
     /// The settings of its context's own it reads ([`Setting`]).
     pub settings: &'static [Setting],
+    /// Other contexts' tables it reaches ([`Peer`]).
+    pub peers: &'static [Peer],
 }
 
 impl Needs {
@@ -44,6 +68,7 @@ impl Needs {
         cursors: false,
         shards: false,
         settings: &[],
+        peers: &[],
     };
     pub const CURSORS: Needs = Needs {
         cursors: true,
@@ -59,6 +84,11 @@ impl Needs {
         Needs { settings, ..self }
     }
 
+    /// These needs and other contexts' tables.
+    pub const fn with_peers(self, peers: &'static [Peer]) -> Needs {
+        Needs { peers, ..self }
+    }
+
     /// The environment variables these needs name, `TABLE_NAME` first.
     pub fn variables(self) -> Vec<&'static str> {
         let mut v = vec!["TABLE_NAME"];
@@ -69,6 +99,7 @@ impl Needs {
             v.push("AGGREGATE_SHARDS");
         }
         v.extend(self.settings.iter().map(|s| s.variable));
+        v.extend(self.peers.iter().map(|p| p.variable));
         v
     }
 }
@@ -81,6 +112,8 @@ pub struct Deps {
     shards: Option<u32>,
     /// Each declared setting's value, by variable.
     settings: Vec<(&'static str, String)>,
+    /// Each declared peer's table, by variable.
+    peers: Vec<(&'static str, Table)>,
 }
 
 impl Deps {
@@ -102,16 +135,26 @@ impl Deps {
                 Err(_) => Err(StoreError::Config(format!("{} is not set", s.variable))),
             })
             .collect::<Result<_, _>>()?;
+        let peers = needs
+            .peers
+            .iter()
+            .map(|p| match std::env::var(p.variable) {
+                Ok(name) if !name.is_empty() => Ok((p.variable, table.named(name))),
+                _ => Err(StoreError::Config(format!("{} is not set", p.variable))),
+            })
+            .collect::<Result<_, _>>()?;
         Ok(Deps {
             table,
             cursors,
             shards,
             settings,
+            peers,
         })
     }
 
     /// Dependencies given directly (tests, tools): only what `needs` declares is set; each
-    /// setting its default (see [`Deps::with_setting`]).
+    /// setting its default (see [`Deps::with_setting`]), each peer `table` itself, as with one
+    /// table (see [`Deps::with_peer`]).
     pub fn new(
         table: Table,
         needs: Needs,
@@ -119,6 +162,11 @@ impl Deps {
         shards: u32,
     ) -> Result<Deps, StoreError> {
         Ok(Deps {
+            peers: needs
+                .peers
+                .iter()
+                .map(|p| (p.variable, table.clone()))
+                .collect(),
             table,
             cursors: needs
                 .cursors
@@ -148,6 +196,29 @@ impl Deps {
             *v = value.to_owned();
         }
         Ok(self)
+    }
+
+    /// These dependencies with `table` for `peer` (tests of a table per context); only if
+    /// declared.
+    pub fn with_peer(mut self, peer: &Peer, table: Table) -> Deps {
+        if let Some((_, t)) = self.peers.iter_mut().find(|(n, _)| *n == peer.variable) {
+            *t = table;
+        }
+        self
+    }
+
+    /// `peer`'s table, as read at start-up; an error if the function did not declare it.
+    pub fn peer(&self, peer: &Peer) -> Result<&Table, StoreError> {
+        self.peers
+            .iter()
+            .find(|(n, _)| *n == peer.variable)
+            .map(|(_, t)| t)
+            .ok_or_else(|| {
+                StoreError::Config(format!(
+                    "this function does not declare the table {}",
+                    peer.variable
+                ))
+            })
     }
 
     /// The value of `setting`, as read (and checked) at start-up; an error if the function did

@@ -37,7 +37,7 @@ use keys::PrimaryKey;
 use model::{Entity, Item, attr, key_item};
 
 pub use aws_sdk_dynamodb;
-pub use deps::{Deps, Needs, Setting, shard_count};
+pub use deps::{Deps, HR_TABLE, Needs, Peer, REVIEWS_TABLE, Setting, shard_count};
 pub use error::StoreError;
 pub use expr::{Condition, Update};
 pub use meter::{Meter, Request, Touched};
@@ -59,7 +59,8 @@ pub(crate) fn key_of(item: &Item) -> Item {
 /// How many times a batch read asks again for keys DynamoDB left unprocessed.
 const BATCH_ATTEMPTS: u32 = 8;
 
-/// The single table, and the client that reaches it.
+/// A table (the function's context's: the single table with `TableLayout` one-table), and the
+/// client that reaches it.
 #[derive(Clone, Debug)]
 pub struct Table {
     client: Client,
@@ -107,6 +108,15 @@ impl Table {
 
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// Another table through the same client, recording into the same meter: a peer context's
+    /// ([`Peer`]), or the same table again.
+    pub fn named(&self, name: impl Into<String>) -> Table {
+        Table {
+            name: name.into(),
+            ..self.clone()
+        }
     }
 
     pub fn name(&self) -> &str {

@@ -119,11 +119,28 @@ impl<'t> Transaction<'t> {
 
     /// A ConditionCheck on an item the transaction does not write.
     pub fn check(&mut self, key: &PrimaryKey, condition: Condition) -> Result<Part, StoreError> {
+        let table = self.table;
+        self.check_in(table, key, condition)
+    }
+
+    /// A ConditionCheck on an item of `table`, which may be another context's: a transaction
+    /// spans tables of one account and Region. Its item is read around the transaction
+    /// ([`Table::recording_touched`]) only when it is in the transaction's own table.
+    pub fn check_in(
+        &mut self,
+        table: &Table,
+        key: &PrimaryKey,
+        condition: Condition,
+    ) -> Result<Part, StoreError> {
         let mut p = Placeholders::default();
         let expression = condition.render(&mut p);
+        let keys = match table.name() == self.table.name() {
+            true => self.table.keys_to_image(|| vec![key_item(key)]),
+            false => Vec::new(),
+        };
         let check = with_expressions!(
             ConditionCheck::builder()
-                .table_name(self.table.name())
+                .table_name(table.name())
                 .set_key(Some(key_item(key))),
             Some(expression),
             p
@@ -132,7 +149,7 @@ impl<'t> Transaction<'t> {
         .map_err(build_error)?;
         Ok(self.push(
             TransactWriteItem::builder().condition_check(check).build(),
-            self.table.keys_to_image(|| vec![key_item(key)]),
+            keys,
             "dynamodb:ConditionCheckItem",
             false,
         ))

@@ -104,7 +104,8 @@ pub enum InventoryPut {
 }
 
 /// Sets a product's stock in a warehouse to an absolute quantity, and returns the inventory as
-/// stored. Created: ONE transaction checks that the product and the warehouse exist and puts it
+/// stored. Created: ONE transaction checks that the product and the warehouse (in `hr`, HR's
+/// table: the same one with `TableLayout` one-table) exist and puts it
 /// at version 1 (`attribute_not_exists`). Replaced: ONE UpdateItem sets the quantity and adds 1
 /// to its version. With `expected`, only if the inventory's version is still that one (0: an
 /// inventory not created yet, or written before versions), so two clients' read-modify-writes
@@ -112,6 +113,7 @@ pub enum InventoryPut {
 /// follows through the stream pipeline.
 pub async fn set_inventory(
     table: &Table,
+    hr: &Table,
     inventory: &Inventory,
     expected: Option<u64>,
 ) -> Result<(InventoryPut, Option<Inventory>), StoreError> {
@@ -123,7 +125,8 @@ pub async fn set_inventory(
         };
         let mut tx = table.transaction();
         let product = tx.check(&k::product(inventory.sku), Condition::Exists)?;
-        let warehouse = tx.check(
+        let warehouse = tx.check_in(
+            hr,
             &reference(Reference::Warehouse, &inventory.warehouse_id),
             Condition::Exists,
         )?;

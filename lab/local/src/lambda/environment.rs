@@ -50,7 +50,9 @@ pub fn resolve(
     for (name, value) in &function.environment {
         let resolved = match value {
             EnvValue::Literal(s) => s.clone(),
-            EnvValue::Ref(target) if *target == template.table.logical_id => table_name.to_owned(),
+            EnvValue::Ref(target) if template.tables.iter().any(|t| t.logical_id == *target) => {
+                sam_template::local_table_name(table_name, target)
+            }
             EnvValue::Ref(target) if parameters.contains_key(target) => match &parameters[target] {
                 Some(v) => v.clone(),
                 None => {
