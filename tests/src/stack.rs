@@ -126,17 +126,22 @@ pub const TABLE_PER_CONTEXT: &str = "table-per-context";
 
 /// A stack deployed with `TableLayout` `layout`.
 pub async fn start_stack_in(layout: &str) -> Stack {
+    start_stack_with(&[("TableLayout", layout)]).await
+}
+
+/// A stack deployed with these template parameters (and the test cursor key).
+pub async fn start_stack_with(parameters: &[(&str, &str)]) -> Stack {
     devkit::reap_test_tables(&devkit::client(), testkit::TABLE_PREFIXES).await;
-    start(&devkit::endpoint(), layout).await
+    start(&devkit::endpoint(), parameters).await
 }
 
 /// A stack whose functions and stream mappings use the DynamoDB (Local) at `endpoint`: a test's
 /// own instance, which it may stop and start (`outage`).
 pub async fn start_stack_on(endpoint: &str) -> Stack {
-    start(endpoint, ONE_TABLE).await
+    start(endpoint, &[]).await
 }
 
-async fn start(endpoint: &str, layout: &str) -> Stack {
+async fn start(endpoint: &str, parameters: &[(&str, &str)]) -> Stack {
     let root = sam_template::workspace_root();
     let binary = debug_binary("local-stack");
     let bin_dir = binary.parent().expect("target/debug").to_owned();
@@ -144,7 +149,7 @@ async fn start(endpoint: &str, layout: &str) -> Stack {
     // ephemeral port): the stack then exits at once, and we try again on another.
     for _ in 0..5 {
         if let Some(stack) =
-            try_start(&root, &bin_dir, &binary, free_port(), endpoint, layout).await
+            try_start(&root, &bin_dir, &binary, free_port(), endpoint, parameters).await
         {
             return stack;
         }
@@ -159,7 +164,7 @@ async fn try_start(
     binary: &Path,
     port: u16,
     endpoint: &str,
-    layout: &str,
+    parameters: &[(&str, &str)],
 ) -> Option<Stack> {
     let table = devkit::test_table_name("e2e", &ulid::Ulid::new().to_string().to_lowercase());
     let issuer_dir = std::env::temp_dir().join(format!("issuer-{table}"));
@@ -171,7 +176,11 @@ async fn try_start(
         .args(["--issuer-dir", &issuer_dir.to_string_lossy()])
         .args(["--log-dir", &log_dir.to_string_lossy()])
         .args(["--param", &format!("CursorSigningKey={CURSOR_KEY}")])
-        .args(["--param", &format!("TableLayout={layout}")])
+        .args(
+            parameters
+                .iter()
+                .flat_map(|(name, value)| ["--param".to_owned(), format!("{name}={value}")]),
+        )
         .env("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
