@@ -33,8 +33,8 @@ LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
 # fresh local table gets and what the functions and `make seed` write (docs/key-designs.md).
 ORDER_STATUS_KEYS ?= concatenated
 # One table, or a table per context (the stack parameter TableLayout): the tables `make run`
-# creates and the functions use (docs/one-table-or-many.md). `make seed`, `make reconcile` and the
-# other tools know the one-table layout only.
+# creates, the functions use and `make seed` loads (docs/one-table-or-many.md). `make reconcile`,
+# `make migrate` and `make move-index` know the one-table layout only.
 TABLE_LAYOUT ?= one-table
 
 # Every crate under functions/ is a context (beside them, functions/build.rs, their build
@@ -117,7 +117,7 @@ reset: dynamodb-install ## Throw the local table away and run the stack on a fre
 
 seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table, then wait for the stream handlers to derive totals and rankings; SIZE=large adds thousands of customers, orders, reviews, certificates and employees
 	$(BUILD)
-	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) ORDER_STATUS_KEYS=$(ORDER_STATUS_KEYS) target/debug/seed --table $(TABLE) --size $(SIZE)
+	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) ORDER_STATUS_KEYS=$(ORDER_STATUS_KEYS) target/debug/seed --table $(TABLE) --size $(SIZE) --layout $(TABLE_LAYOUT)
 	@if $(API_LISTENS); then echo "waiting for the stream handlers to catch up ..."; $(WAIT_DRAINED); \
 	  echo "seeded, and the stream handlers have caught up"; fi
 

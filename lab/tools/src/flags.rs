@@ -179,6 +179,7 @@ pub const SEED: Command = Command {
     flags: &[
         Flag::value("--table", "NAME"),
         Flag::value("--size", "small|large"),
+        Flag::value("--layout", "one-table|table-per-context"),
     ],
 };
 
@@ -325,7 +326,7 @@ mod tests {
         );
         assert_eq!(
             SEED.usage(),
-            "usage: seed [--table NAME] [--size small|large]"
+            "usage: seed [--table NAME] [--size small|large] [--layout one-table|table-per-context]"
         );
         assert_eq!(WORKBENCH.usage(), "usage: workbench");
     }

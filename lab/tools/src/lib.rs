@@ -5,6 +5,7 @@
 pub mod copies;
 pub mod counts;
 pub mod flags;
+pub mod layout;
 pub mod migrate;
 pub mod move_index;
 pub mod move_rehearsal;

@@ -5,7 +5,7 @@
 //! some of them moved on by tracking events. Everything is drawn from a fixed-seed generator, so
 //! every machine gets the same org, and loading twice changes nothing.
 
-use crate::Draw;
+use crate::{Draw, layout::Tables};
 use ::commerce::data::products::{self as products, InventoryPut};
 use ::commerce::data::{self as commerce, CustomerPut, NewOrder, PlaceOutcome, RepChange};
 use ::hr::data::{self as hr, EmployeeInput, JobAdded, Put};
@@ -139,6 +139,11 @@ pub async fn load(table: &Table) -> Result<Loaded, StoreError> {
 
 /// [`load`] with the first `orders` of its orders only (the same ones).
 pub async fn load_with(table: &Table, orders: u64) -> Result<Loaded, StoreError> {
+    load_into(&Tables::one(table), orders).await
+}
+
+/// [`load_with`], each item into its context's table (HR's or commerce's).
+pub async fn load_into(tables: &Tables, orders: u64) -> Result<Loaded, StoreError> {
     let mut loaded = Loaded::default();
     let mut draw = Draw(2026);
     for (r, name) in REGIONS {
@@ -146,7 +151,7 @@ pub async fn load_with(table: &Table, orders: u64) -> Result<Loaded, StoreError>
             region_id: id(r),
             name: name.into(),
         };
-        loaded.references += created(hr::put_reference(table, &record).await?);
+        loaded.references += created(hr::put_reference(&tables.hr, &record).await?);
     }
     for (c, name, region) in COUNTRIES {
         let record = Country {
@@ -154,7 +159,7 @@ pub async fn load_with(table: &Table, orders: u64) -> Result<Loaded, StoreError>
             name: name.into(),
             region_id: id(region),
         };
-        loaded.references += created(hr::put_reference(table, &record).await?);
+        loaded.references += created(hr::put_reference(&tables.hr, &record).await?);
     }
     for (l, name, country) in LOCATIONS {
         let record = Location {
@@ -162,7 +167,7 @@ pub async fn load_with(table: &Table, orders: u64) -> Result<Loaded, StoreError>
             name: name.into(),
             country_id: id(country),
         };
-        loaded.references += created(hr::put_reference(table, &record).await?);
+        loaded.references += created(hr::put_reference(&tables.hr, &record).await?);
     }
     for (d, name, location) in DEPARTMENTS {
         let record = Department {
@@ -170,7 +175,7 @@ pub async fn load_with(table: &Table, orders: u64) -> Result<Loaded, StoreError>
             name: name.into(),
             location_id: id(location),
         };
-        loaded.references += created(hr::put_reference(table, &record).await?);
+        loaded.references += created(hr::put_reference(&tables.hr, &record).await?);
     }
     for (w, name, region) in WAREHOUSES {
         let record = Warehouse {
@@ -178,7 +183,7 @@ pub async fn load_with(table: &Table, orders: u64) -> Result<Loaded, StoreError>
             name: name.into(),
             region_id: id(region),
         };
-        loaded.references += created(hr::put_reference(table, &record).await?);
+        loaded.references += created(hr::put_reference(&tables.hr, &record).await?);
     }
     for (first, first_title, next, next_title, _) in CAREERS {
         for (job, title) in [(first, first_title), (next, next_title)] {
@@ -186,12 +191,13 @@ pub async fn load_with(table: &Table, orders: u64) -> Result<Loaded, StoreError>
                 job_id: id(job),
                 title: Name::parse("title", title).expect("valid"),
             };
-            loaded.references += created(hr::put_reference(table, &record).await?);
+            loaded.references += created(hr::put_reference(&tables.hr, &record).await?);
         }
     }
-    load_employees(table, &mut draw, &mut loaded).await?;
-    load_customers(table, &mut loaded).await?;
-    load_products(table, &mut draw, &mut loaded).await?;
+    let table = &tables.commerce;
+    load_employees(&tables.hr, &mut draw, &mut loaded).await?;
+    load_customers(tables, &mut loaded).await?;
+    load_products(tables, &mut draw, &mut loaded).await?;
     load_orders(table, &mut draw, orders, &mut loaded).await?;
     Ok(loaded)
 }
@@ -259,7 +265,7 @@ async fn load_employees(
 }
 
 /// Four customers per rep, `C<rep><nn>`.
-async fn load_customers(table: &Table, loaded: &mut Loaded) -> Result<(), StoreError> {
+async fn load_customers(tables: &Tables, loaded: &mut Loaded) -> Result<(), StoreError> {
     let since = Timestamp::parse("2026-01-05T00:00:00.000Z").expect("valid");
     for (r, rep) in REPS.iter().enumerate() {
         for n in 0..CUSTOMERS_PER_REP {
@@ -267,8 +273,8 @@ async fn load_customers(table: &Table, loaded: &mut Loaded) -> Result<(), StoreE
             let name = format!("Customer {customer}");
             let email = format!("{}@example.com", customer.as_str().to_lowercase());
             match commerce::put_customer(
-                table,
-                table,
+                &tables.commerce,
+                &tables.hr,
                 &customer,
                 &name,
                 &email,
@@ -291,10 +297,11 @@ async fn load_customers(table: &Table, loaded: &mut Loaded) -> Result<(), StoreE
 
 /// Products 2001..=2012, each stocked in two to four warehouses.
 async fn load_products(
-    table: &Table,
+    tables: &Tables,
     draw: &mut Draw,
     loaded: &mut Loaded,
 ) -> Result<(), StoreError> {
+    let table = &tables.commerce;
     let since = Timestamp::parse("2026-01-05T00:00:00.000Z").expect("valid");
     for n in 0..PRODUCTS {
         let sku = Sku::new(2001 + n).expect("valid");
@@ -319,7 +326,7 @@ async fn load_products(
                 version: 0,
             };
             // Created only: a rerun keeps the stock there (and its version) as it is.
-            match products::set_inventory(table, table, &stock, Some(0))
+            match products::set_inventory(table, &tables.hr, &stock, Some(0))
                 .await?
                 .0
             {

@@ -33,6 +33,8 @@ use model::{
 };
 use store::{StoreError, Table};
 
+use crate::layout::Tables;
+
 pub const CUSTOMER: &str = "123";
 /// Customer 123's account rep (an employee of the HR seed).
 pub const REP: &str = "E100";
@@ -98,14 +100,20 @@ pub(crate) fn already_there(e: &StoreError) -> bool {
     matches!(e, StoreError::TransactionCanceled(r) if r.iter().any(|r| r == "ConditionalCheckFailed"))
 }
 
-/// Loads the seed rows; returns how many items were new.
+/// Loads the seed rows into one table; returns how many items were new.
 pub async fn load(table: &Table) -> Result<usize, StoreError> {
+    load_into(&Tables::one(table)).await
+}
+
+/// Loads the seed rows, each into its context's table; returns how many items were new.
+pub async fn load_into(tables: &Tables) -> Result<usize, StoreError> {
     // The org first: customer 123's account rep is one of its employees.
-    let mut written = load_hr(table).await?;
+    let mut written = load_hr(&tables.hr).await?;
+    let table = &tables.commerce;
     let customer = id(CUSTOMER);
     let put = commerce::put_customer(
         table,
-        table,
+        &tables.hr,
         &customer,
         "Customer 123",
         "customer123@example.com",
@@ -176,14 +184,15 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
         }
     }
 
-    written += load_products(table).await?;
-    written += load_reviews(table).await?;
-    written += load_learning(table).await?;
+    written += load_products(table, &tables.hr).await?;
+    written += load_reviews(&tables.reviews).await?;
+    written += load_learning(&tables.learning).await?;
     Ok(written)
 }
 
-/// The products of the seed orders' lines, each stocked in W1 and W2.
-async fn load_products(table: &Table) -> Result<usize, StoreError> {
+/// The products of the seed orders' lines, each stocked in W1 and W2 (`hr`: where the
+/// warehouses are).
+async fn load_products(table: &Table, hr: &Table) -> Result<usize, StoreError> {
     use ::commerce::data::products::{self as products, InventoryPut};
     let mut written = 0;
     for (n, name, w1, w2) in PRODUCTS {
@@ -213,10 +222,7 @@ async fn load_products(table: &Table) -> Result<usize, StoreError> {
                 version: 0,
             };
             // Created only: a rerun keeps the stock there (and its version) as it is.
-            match products::set_inventory(table, table, &stock, Some(0))
-                .await?
-                .0
-            {
+            match products::set_inventory(table, hr, &stock, Some(0)).await?.0 {
                 InventoryPut::Stored(created) => written += usize::from(created),
                 InventoryPut::VersionMismatch(_) => {}
                 other => {

@@ -30,7 +30,7 @@ use model::{
 };
 use store::{Condition, StoreError, Table};
 
-use crate::{Draw, org};
+use crate::{Draw, layout::Tables, org};
 
 /// How much of everything to load.
 #[derive(Debug, Clone, Copy)]
@@ -400,6 +400,15 @@ pub async fn load(
     v: &Volume,
     progress: impl Fn(usize, usize),
 ) -> Result<usize, StoreError> {
+    load_into(&Tables::one(table), v, progress).await
+}
+
+/// [`load`], each item into its context's table.
+pub async fn load_into(
+    tables: &Tables,
+    v: &Volume,
+    progress: impl Fn(usize, usize),
+) -> Result<usize, StoreError> {
     let Plan { if_absent, batched } = plan(v);
     let (if_absent, batched) = (last_of_each_key(if_absent), last_of_each_key(batched));
     let total = if_absent.len() + batched.len();
@@ -413,6 +422,7 @@ pub async fn load(
     // in the stream.
     let new: usize = stream::iter(if_absent)
         .map(|item| async {
+            let table = tables.of_item(&item);
             let created = match table.put_item(item, Some(Condition::Absent)).await {
                 Ok(()) => Ok(true),
                 Err(StoreError::ConditionFailed) => Ok(false),
@@ -424,9 +434,22 @@ pub async fn load(
         .buffer_unordered(IN_FLIGHT)
         .try_fold(0, |n, created| async move { Ok(n + usize::from(created)) })
         .await?;
-    let chunks: Vec<Vec<Item>> = batched.chunks(25).map(<[Item]>::to_vec).collect();
+    // Each table's items in batches of its own (a BatchWriteItem may span tables, but
+    // `batch_put` writes one).
+    let mut by_table: Vec<(&Table, Vec<Item>)> = Vec::new();
+    for item in batched {
+        let table = tables.of_item(&item);
+        match by_table.iter_mut().find(|(t, _)| t.name() == table.name()) {
+            Some((_, items)) => items.push(item),
+            None => by_table.push((table, vec![item])),
+        }
+    }
+    let chunks: Vec<(&Table, Vec<Item>)> = by_table
+        .iter()
+        .flat_map(|(table, items)| items.chunks(25).map(|c| (*table, c.to_vec())))
+        .collect();
     stream::iter(chunks)
-        .map(|chunk| async {
+        .map(|(table, chunk)| async move {
             let n = chunk.len();
             table.batch_put(chunk).await?;
             tick(n);

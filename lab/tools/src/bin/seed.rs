@@ -2,8 +2,10 @@
 //! example, into the local table; with `--size large` (`make seed SIZE=large`), then a realistic
 //! volume of every context (`tools::volume`), with a progress line.
 //!
-//! Flags: `tools::flags::SEED` (`--table`, default `local-table`; `--size`, default small), in
-//! the DynamoDB Local of `AWS_ENDPOINT_URL_DYNAMODB` (default :8000). Exits 2 on a usage error.
+//! Flags: `tools::flags::SEED` (`--table`, default `local-table`; `--size`, default small;
+//! `--layout`, the stack's `TableLayout`, default one-table: with table-per-context each item
+//! goes to its context's table, `<table>-reviews` and so on), in the DynamoDB Local of
+//! `AWS_ENDPOINT_URL_DYNAMODB` (default :8000). Exits 2 on a usage error.
 
 use std::io::Write;
 
@@ -29,8 +31,11 @@ async fn seed() -> Result<(), Box<dyn std::error::Error>> {
     };
     let name = given.value("--table").unwrap_or("local-table");
     let table = store::Table::new(devkit::client(), name);
-    let written = tools::seed::load(&table).await?;
-    let org = tools::org::load(&table).await?;
+    let layout = given.value("--layout").unwrap_or(tools::layout::ONE_TABLE);
+    let tables = tools::layout::Tables::of_layout(&table, layout)
+        .map_err(|e| target::Refused(format!("{}\n{}", e.0, flags::SEED.usage())))?;
+    let written = tools::seed::load_into(&tables).await?;
+    let org = tools::org::load_into(&tables, tools::org::ORDERS).await?;
     println!(
         "seeded table {} at {}: customer {} with {} orders, cart {}, {} books, {} users and {} reviews ({written} new items)",
         table.name(),
@@ -56,7 +61,7 @@ async fn seed() -> Result<(), Box<dyn std::error::Error>> {
         let v = tools::volume::LARGE;
         let started = std::time::Instant::now();
         let shown = std::sync::atomic::AtomicUsize::new(0);
-        let written = tools::volume::load(&table, &v, |done, total| {
+        let written = tools::volume::load_into(&tables, &v, |done, total| {
             // One update per percent: a progress bar, not a log.
             let percent = done * 100 / total.max(1);
             if shown.swap(percent, std::sync::atomic::Ordering::Relaxed) != percent || done == total
