@@ -698,9 +698,11 @@ async fn drained(port: u16) {
         } else {
             consecutive = 0;
         }
+        // The seed and the org are some 4,400 stream records, applied while the whole suite
+        // shares 2 cores.
         assert!(
-            start.elapsed() < Duration::from_secs(180),
-            "the streams did not drain in 180 s: {status} {body}"
+            start.elapsed() < Duration::from_secs(300),
+            "the streams did not drain in 300 s: {status} {body}"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
