@@ -5,7 +5,8 @@
 
 use crate::{
     model::Ix,
-    sim::{self, Heat},
+    sim::{self, Heat, Streams},
+    workload::Workload,
 };
 
 /// What a new on-demand table (and each new index) serves at once, a second.
@@ -61,6 +62,51 @@ pub fn throughput(heat: &Heat) -> Vec<Throughput> {
                 index: ix,
                 rcu,
                 wcu,
+            })
+        })
+        .collect()
+}
+
+/// One table of a `TableLayout` table-per-context deployment: its context, its logical id, and
+/// its peaks (the table first, then each index).
+#[derive(Debug, Clone)]
+pub struct TableLoad {
+    pub context: &'static str,
+    pub table: String,
+    pub throughput: Vec<Throughput>,
+}
+
+/// Each context's table, planned from that context's patterns alone (the consumers' writes
+/// follow the patterns whose records they read, so the site-wide counts split as the consumers
+/// keep them). A pattern's crossings stay in its own context's table: commerce's checks of an
+/// employee and a warehouse, and the reviews' share of the daily counts that `get-daily-stats`
+/// reads, count in commerce's (a few units a call).
+pub fn per_context(
+    w: &Workload,
+    streams: &Streams,
+    design: crate::model::Design,
+) -> Vec<TableLoad> {
+    ["commerce", "reviews", "learning", "hr"]
+        .into_iter()
+        .filter_map(|context| {
+            let patterns: Vec<_> = w
+                .patterns
+                .iter()
+                .filter(|p| catalogue::context(crate::inputs::function_of(&p.id)) == Some(context))
+                .cloned()
+                .collect();
+            if patterns.is_empty() {
+                return None;
+            }
+            let only = Workload {
+                patterns,
+                ..w.clone()
+            };
+            let heat = sim::run(&only, design, streams, &mut |_, _| {});
+            Some(TableLoad {
+                context,
+                table: sam_template::context_table(context),
+                throughput: throughput(&heat),
             })
         })
         .collect()

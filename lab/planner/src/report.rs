@@ -240,6 +240,10 @@ pub fn markdown(plan: &Plan<'_>) -> String {
             }
         );
     }
+    // With a table per context, each table's own.
+    if w.design.table_layout == crate::workload::TableLayout::TablePerContext {
+        per_table(&mut s, w, heat, plan.streams);
+    }
     // The hottest keys per index.
     let indexes =
         std::iter::once(Ix::TABLE).chain(crate::model::template_indexes().iter().map(|i| i.index));
@@ -497,4 +501,43 @@ mod tests {
         );
         std::fs::remove_dir_all(&root).unwrap();
     }
+}
+
+/// `TableLayout` table-per-context: each context's table and its indexes at their peaks, against
+/// the same limits ([`crate::limits::per_context`]).
+fn per_table(s: &mut String, w: &Workload, heat: &Heat, streams: &Streams) {
+    let n = |v: f64| crate::workload::thousands(v.round() as u64);
+    let _ = writeln!(
+        s,
+        "## Per table, with a table per context
+
+The workload plans `TableLayout=table-per-context`: each context's patterns alone, on its own table (a pattern's few units in another context's table, its crossings, count in its own). Each table and each of its indexes has the limits above of its own.\n\n| table | index | peak RCU/s | peak WCU/s | unwarmed, reaches the peak after | default quota |\n|---|---|---|---|---|---|"
+    );
+    for load in crate::limits::per_context(w, streams, heat.design) {
+        for t in &load.throughput {
+            let minutes = t.warm_up_minutes();
+            let _ = writeln!(
+                s,
+                "| `{}` ({}) | {} | {} at {:02}:00 | {} at {:02}:00 | {} | {} |",
+                load.table,
+                load.context,
+                t.index.name(),
+                n(t.rcu.0),
+                t.rcu.1,
+                n(t.wcu.0),
+                t.wcu.1,
+                if minutes == 0.0 {
+                    "at once".to_owned()
+                } else {
+                    format!("about {minutes:.0} minutes of doubling")
+                },
+                if t.over_quota() {
+                    "**past it: ask AWS for an increase**"
+                } else {
+                    "within"
+                }
+            );
+        }
+    }
+    s.push_str("\nThe template's `Warm*` and `Max*` parameters apply to `Table` only; another table that needs warming needs its own `WarmThroughput` in the template.\n\n");
 }

@@ -199,6 +199,19 @@ pub struct Design {
     /// Shards of units sold and daily stats (template `AggregateShards`).
     #[serde(default, deserialize_with = "shards")]
     pub aggregate_shards: Option<u32>,
+    /// One table, or a table per context (template `TableLayout`): with a table per context
+    /// the plan also gives each table's peaks against the table limits.
+    #[serde(default)]
+    pub table_layout: TableLayout,
+}
+
+/// The template's `TableLayout`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TableLayout {
+    #[default]
+    OneTable,
+    TablePerContext,
 }
 
 /// The stream and its consumers.

@@ -159,3 +159,62 @@ patterns:
     assert!((gsi1.failing - 1000.0 * past).abs() < 1e-6);
     assert!(markdown(&w, &heat).contains("## Writes that fail"));
 }
+
+/// `TableLayout: table-per-context` plans each context's patterns on its own table: a table
+/// holding one context's patterns peaks exactly as that context alone does on one table, each
+/// table's peak is at most the one table's, and the report lists every table.
+#[test]
+fn a_table_per_context_plans_each_table_alone() {
+    let text = |layout: &str| {
+        format!(
+            "name: two contexts\ndesign: {{table_layout: {layout}}}\ndaily: {{peak: {{hour: 19, peak: 2.0, trough: 0.5}}}}\nentities:\n  customers: {{count: 100000}}\n  products: {{count: 1000}}\n  books: {{count: 50000, popularity: {{zipf: 1.0}}}}\n  users: {{count: 200000}}\npatterns:\n  - {{id: C1, rps: 800}}\n  - {{id: C3, rps: 300}}\n  - {{id: R1, rps: 1500}}\n  - {{id: R3, rps: 200}}\n"
+        )
+    };
+    let one = parse(&text("one-table"));
+    let per = parse(&text("table-per-context"));
+    let heat = plan(&per);
+    let tables = limits::per_context(&per, &streams(), heat.design);
+    let names: Vec<(&str, &str)> = tables
+        .iter()
+        .map(|t| (t.context, t.table.as_str()))
+        .collect();
+    assert_eq!(names, [("commerce", "Table"), ("reviews", "ReviewsTable")]);
+
+    let whole = limits::throughput(&plan(&one));
+    let commerce_only = Workload {
+        patterns: one
+            .patterns
+            .iter()
+            .filter(|p| p.id.starts_with('C'))
+            .cloned()
+            .collect(),
+        ..one.clone()
+    };
+    let alone = limits::throughput(&plan(&commerce_only));
+    assert_eq!(
+        (tables[0].throughput[0].rcu.0, tables[0].throughput[0].wcu.0),
+        (alone[0].rcu.0, alone[0].wcu.0),
+        "commerce's table is commerce's patterns alone"
+    );
+    for t in &tables {
+        let table = &t.throughput[0];
+        assert_eq!(table.index, Ix::TABLE);
+        assert!(table.rcu.0 <= whole[0].rcu.0 && table.wcu.0 <= whole[0].wcu.0);
+        assert!(table.rcu.0 > 0.0, "{}: planned", t.table);
+    }
+    // Together the tables carry what the one table did (their peaks may fall at other hours).
+    let sum: f64 = tables.iter().map(|t| t.throughput[0].wcu.0).sum();
+    assert!(
+        sum >= whole[0].wcu.0 * 0.999,
+        "{sum} against {}",
+        whole[0].wcu.0
+    );
+
+    let md = markdown(&per, &heat);
+    assert!(
+        md.contains("## Per table, with a table per context"),
+        "{md}"
+    );
+    assert!(md.contains("| `ReviewsTable` (reviews) | table |"), "{md}");
+    assert!(!markdown(&one, &plan(&one)).contains("## Per table"));
+}
