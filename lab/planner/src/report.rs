@@ -193,26 +193,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
             n(QUOTA)
         );
         for t in &throughput {
-            let minutes = t.warm_up_minutes();
-            let _ = writeln!(
-                s,
-                "| {} | {} at {:02}:00 | {} at {:02}:00 | {} | {} |",
-                t.index.name(),
-                n(t.rcu.0),
-                t.rcu.1,
-                n(t.wcu.0),
-                t.wcu.1,
-                if minutes == 0.0 {
-                    "at once".to_owned()
-                } else {
-                    format!("about {minutes:.0} minutes of doubling")
-                },
-                if t.over_quota() {
-                    "**past it: ask AWS for an increase**"
-                } else {
-                    "within"
-                }
-            );
+            let _ = writeln!(s, "| {} | {} |", t.index.name(), limit_cells(t));
         }
         let set = crate::limits::settings(table);
         let _ = writeln!(
@@ -506,7 +487,6 @@ mod tests {
 /// `TableLayout` table-per-context: each context's table and its indexes at their peaks, against
 /// the same limits ([`crate::limits::per_context`]).
 fn per_table(s: &mut String, w: &Workload, heat: &Heat, streams: &Streams) {
-    let n = |v: f64| crate::workload::thousands(v.round() as u64);
     let _ = writeln!(
         s,
         "## Per table, with a table per context
@@ -515,29 +495,39 @@ The workload plans `TableLayout=table-per-context`: each context's patterns alon
     );
     for load in crate::limits::per_context(w, streams, heat.design) {
         for t in &load.throughput {
-            let minutes = t.warm_up_minutes();
             let _ = writeln!(
                 s,
-                "| `{}` ({}) | {} | {} at {:02}:00 | {} at {:02}:00 | {} | {} |",
+                "| `{}` ({}) | {} | {} |",
                 load.table,
                 load.context,
                 t.index.name(),
-                n(t.rcu.0),
-                t.rcu.1,
-                n(t.wcu.0),
-                t.wcu.1,
-                if minutes == 0.0 {
-                    "at once".to_owned()
-                } else {
-                    format!("about {minutes:.0} minutes of doubling")
-                },
-                if t.over_quota() {
-                    "**past it: ask AWS for an increase**"
-                } else {
-                    "within"
-                }
+                limit_cells(t)
             );
         }
     }
     s.push_str("\nThe template's `Warm*` and `Max*` parameters apply to `Table` only; another table that needs warming needs its own `WarmThroughput` in the template.\n\n");
+}
+
+/// A table's or an index's row against the table limits, after its name: its peaks, how long an
+/// unwarmed table takes to reach them, and the quota.
+fn limit_cells(t: &crate::limits::Throughput) -> String {
+    let n = |v: f64| crate::workload::thousands(v.round() as u64);
+    let minutes = t.warm_up_minutes();
+    format!(
+        "{} at {:02}:00 | {} at {:02}:00 | {} | {}",
+        n(t.rcu.0),
+        t.rcu.1,
+        n(t.wcu.0),
+        t.wcu.1,
+        if minutes == 0.0 {
+            "at once".to_owned()
+        } else {
+            format!("about {minutes:.0} minutes of doubling")
+        },
+        if t.over_quota() {
+            "**past it: ask AWS for an increase**"
+        } else {
+            "within"
+        }
+    )
 }

@@ -191,10 +191,12 @@ fn a_table_per_context_plans_each_table_alone() {
         ..one.clone()
     };
     let alone = limits::throughput(&plan(&commerce_only));
-    assert_eq!(
-        (tables[0].throughput[0].rcu.0, tables[0].throughput[0].wcu.0),
-        (alone[0].rcu.0, alone[0].wcu.0),
-        "commerce's table is commerce's patterns alone"
+    // The same sums, added in another order (the patterns split over the cores differently).
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+    let (mine, theirs) = (&tables[0].throughput[0], &alone[0]);
+    assert!(
+        close(mine.rcu.0, theirs.rcu.0) && close(mine.wcu.0, theirs.wcu.0),
+        "commerce's table is commerce's patterns alone: {mine:?} against {theirs:?}"
     );
     for t in &tables {
         let table = &t.throughput[0];
