@@ -141,6 +141,29 @@ async fn crossings_work_across_tables_and_each_table_holds_its_own_context() {
             "{name}: the contexts of its items"
         );
     }
+
+    // The explorer finds each partition in its context's table.
+    let explore = |path: String| async move {
+        let (status, _, body) = http(stack.port, "GET", &path, None, &[]).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        body
+    };
+    let book = explore(format!(
+        "/_local/explorer/partition?index=table&pk={}",
+        testkit::percent_encode(&format!("BOOK#{isbn}"))
+    ))
+    .await;
+    assert_eq!(book["items"].as_array().map(Vec::len), Some(2), "{book}");
+    let gsi1 = explore("/_local/explorer/partitions?index=GSI1".to_owned()).await;
+    let pks: Vec<&str> = gsi1["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["pk"].as_str())
+        .collect();
+    for wanted in ["USER#user1", "WAREHOUSE#W1", "PRODUCT#000000000007"] {
+        assert!(pks.contains(&wanted), "{wanted} in {pks:?}");
+    }
 }
 
 /// The generated table of docs/one-table-or-many.md: what the same requests cost in each layout.

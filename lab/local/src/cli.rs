@@ -261,7 +261,17 @@ pub async fn run(args: Args) -> Result<(), String> {
         None
     };
     let explorer = Explorer {
-        table: args.table.clone(),
+        tables: template
+            .tables
+            .iter()
+            .map(|t| {
+                let name = sam_template::local_table_name(&args.table, &t.logical_id);
+                (
+                    name,
+                    t.global_indexes.iter().map(|i| i.name.clone()).collect(),
+                )
+            })
+            .collect(),
         client: devkit::client(),
         recorder: exchanges,
         issuer,
@@ -296,7 +306,7 @@ fn print_streams(streams: Option<&StreamsHandle>, table: &str, failures_dir: &Pa
     if mappings.is_empty() {
         return;
     }
-    println!("Streams (table {table}; status: GET /_local/streams):");
+    println!("Streams (status: GET /_local/streams):");
     for m in mappings {
         let filters = match m.filters {
             0 => String::new(),
@@ -313,8 +323,11 @@ fn print_streams(streams: Option<&StreamsHandle>, table: &str, failures_dir: &Pa
             })
             .unwrap_or_default();
         println!(
-            "  {} <- {}, batches of {}{filters}{destination}",
-            m.name, m.starting_position, m.batch_size
+            "  {} <- {} of {}, batches of {}{filters}{destination}",
+            m.name,
+            m.starting_position,
+            sam_template::local_table_name(table, &m.table),
+            m.batch_size
         );
     }
 }

@@ -39,7 +39,10 @@ const MAX_ITEMS: usize = 1_000;
 const MAX_SCANNED: usize = 20_000;
 
 pub struct Explorer {
-    pub table: String,
+    /// Every table of the layout (`TableLayout`), `Table`'s first, with its global indexes: a
+    /// partition is looked for in each table that has its index (keys never meet across
+    /// contexts, so at most one holds it).
+    pub tables: Vec<(String, Vec<String>)>,
     pub client: Client,
     pub recorder: Arc<Recorder>,
     /// The local issuer and the scope a token needs, when the API signs in.
@@ -175,35 +178,49 @@ impl Explorer {
         })
     }
 
+    /// The tables that have `space`'s index (every table for the table's own space).
+    fn tables_of(&self, space: Space) -> impl Iterator<Item = &str> {
+        self.tables
+            .iter()
+            .filter(move |(_, indexes)| {
+                space.index().is_none_or(|i| indexes.iter().any(|x| x == i))
+            })
+            .map(|(name, _)| name.as_str())
+    }
+
     /// The partition keys of a space, with how many items each holds, sorted.
     async fn partitions(&self, space: Space) -> Response<Bytes> {
         let (pk_name, _) = key_names(space);
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         let mut scanned = 0;
         let mut start = None;
-        loop {
-            let out = self
-                .client
-                .scan()
-                .table_name(&self.table)
-                .set_index_name(space.index().map(str::to_owned))
-                .projection_expression("#pk")
-                .expression_attribute_names("#pk", pk_name)
-                .set_exclusive_start_key(start)
-                .send()
-                .await;
-            let out = match out {
-                Ok(out) => out,
-                Err(e) => return dynamodb_error(e),
-            };
-            for item in out.items() {
-                *counts.entry(text(item, pk_name)).or_default() += 1;
+        let mut complete = true;
+        for table in self.tables_of(space) {
+            loop {
+                let out = self
+                    .client
+                    .scan()
+                    .table_name(table)
+                    .set_index_name(space.index().map(str::to_owned))
+                    .projection_expression("#pk")
+                    .expression_attribute_names("#pk", pk_name)
+                    .set_exclusive_start_key(start)
+                    .send()
+                    .await;
+                let out = match out {
+                    Ok(out) => out,
+                    Err(e) => return dynamodb_error(e),
+                };
+                for item in out.items() {
+                    *counts.entry(text(item, pk_name)).or_default() += 1;
+                }
+                scanned += out.items().len();
+                start = out.last_evaluated_key;
+                if start.is_none() || scanned >= MAX_SCANNED {
+                    break;
+                }
             }
-            scanned += out.items().len();
-            start = out.last_evaluated_key;
-            if start.is_none() || scanned >= MAX_SCANNED {
-                break;
-            }
+            complete &= start.is_none();
         }
         let partitions: Vec<Value> = counts
             .into_iter()
@@ -214,7 +231,7 @@ impl Explorer {
             &json!({
                 "index": space.index().unwrap_or("table"),
                 "partitions": partitions,
-                "complete": start.is_none(),
+                "complete": complete,
             }),
         )
     }
@@ -225,33 +242,39 @@ impl Explorer {
         let mut items = Vec::new();
         let mut consumed = 0.0;
         let mut start = None;
-        loop {
-            let out = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .set_index_name(space.index().map(str::to_owned))
-                .key_condition_expression("#pk = :pk")
-                .expression_attribute_names("#pk", pk_name)
-                .expression_attribute_values(":pk", AttributeValue::S(pk.to_owned()))
-                .return_consumed_capacity(aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total)
-                .set_exclusive_start_key(start)
-                .send()
-                .await;
-            let out = match out {
-                Ok(out) => out,
-                Err(e) => return dynamodb_error(e),
-            };
-            consumed += out
-                .consumed_capacity
-                .as_ref()
-                .and_then(|c| c.capacity_units)
-                .unwrap_or(0.0);
-            items.extend(out.items().iter().map(|i| annotate(space, i)));
-            start = out.last_evaluated_key;
-            if start.is_none() || items.len() >= MAX_ITEMS {
-                break;
+        let mut complete = true;
+        for table in self.tables_of(space) {
+            loop {
+                let out = self
+                    .client
+                    .query()
+                    .table_name(table)
+                    .set_index_name(space.index().map(str::to_owned))
+                    .key_condition_expression("#pk = :pk")
+                    .expression_attribute_names("#pk", pk_name)
+                    .expression_attribute_values(":pk", AttributeValue::S(pk.to_owned()))
+                    .return_consumed_capacity(
+                        aws_sdk_dynamodb::types::ReturnConsumedCapacity::Total,
+                    )
+                    .set_exclusive_start_key(start)
+                    .send()
+                    .await;
+                let out = match out {
+                    Ok(out) => out,
+                    Err(e) => return dynamodb_error(e),
+                };
+                consumed += out
+                    .consumed_capacity
+                    .as_ref()
+                    .and_then(|c| c.capacity_units)
+                    .unwrap_or(0.0);
+                items.extend(out.items().iter().map(|i| annotate(space, i)));
+                start = out.last_evaluated_key;
+                if start.is_none() || items.len() >= MAX_ITEMS {
+                    break;
+                }
             }
+            complete &= start.is_none();
         }
         payload::json_response(
             StatusCode::OK,
@@ -259,7 +282,7 @@ impl Explorer {
                 "index": space.index().unwrap_or("table"),
                 "pk": pk,
                 "items": items,
-                "complete": start.is_none(),
+                "complete": complete,
                 "consumedCapacity": consumed,
             }),
         )

@@ -94,6 +94,8 @@ pub struct MappingInfo {
     pub batch_size: u32,
     pub filters: usize,
     pub destination: Option<String>,
+    /// The logical id of the table whose stream it reads.
+    pub table: String,
 }
 
 /// The running mappings. Cloning shares them.
@@ -312,6 +314,7 @@ impl StreamsHandle {
                 batch_size: m.settings.batch_size,
                 filters: m.settings.filter_patterns.len(),
                 destination: m.settings.on_failure_destination.clone(),
+                table: m.settings.table.clone(),
             })
             .collect()
     }
