@@ -34,7 +34,8 @@ LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
 ORDER_STATUS_KEYS ?= concatenated
 # One table, or a table per context (the stack parameter TableLayout): the tables `make run`
 # creates, the functions use and `make seed` loads (docs/one-table-or-many.md). `make reconcile`,
-# `make migrate` and `make move-index` know the one-table layout only.
+# `make migrate` and `make move-index` know the one-table layout only, and stop (exit 2) with
+# another; on AWS (STACK=) they stop too when the stack has a table per context.
 TABLE_LAYOUT ?= one-table
 
 # Every crate under functions/ is a context (beside them, functions/build.rs, their build
@@ -84,6 +85,10 @@ LOCAL_STACK = AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debu
 	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY) \
 	  --param OrderStatusKeys=$(ORDER_STATUS_KEYS) --param TableLayout=$(TABLE_LAYOUT) \
 	  --log-dir $(LOG_DIR) --failures-dir $(FAILURES_DIR)
+
+# The maintenance tools know the one-table layout only: stop before they check half the items.
+ONE_TABLE_ONLY = @if [ "$(TABLE_LAYOUT)" != one-table ]; then \
+	  echo "make $@ knows the one-table layout only, not TABLE_LAYOUT=$(TABLE_LAYOUT) (docs/one-table-or-many.md)" >&2; exit 2; fi
 
 # True if something listens on API_PORT.
 API_LISTENS = (exec 3<>/dev/tcp/127.0.0.1/$(API_PORT)) 2>/dev/null
@@ -178,14 +183,17 @@ TOOLS_TABLE = $(if $(STACK),--stack $(STACK),$(if $(AWS_TABLE),--table $(AWS_TAB
 TOOLS_CONFIRM = $(if $(CONFIRM),--confirm $(CONFIRM))
 
 reconcile: ## Recompute every derived value from its source items; report the drift (REPAIR=1: correct it; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account> to write)
+	$(ONE_TABLE_ONLY)
 	$(BUILD)
 	target/debug/reconcile $(TOOLS_TABLE) $(if $(REPAIR),--repair) $(if $(SETTLE),--settle $(SETTLE)) $(TOOLS_CONFIRM)
 
 migrate: ## Move every v01 certificate to v02 and give older course occurrences OccurrencesByDate's attributes, online (DRY=1: only count them; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account>)
+	$(ONE_TABLE_ONLY)
 	$(BUILD)
 	target/debug/migrate $(TOOLS_TABLE) $(if $(DRY),--dry-run) $(TOOLS_CONFIRM)
 
 move-index: ## Move C4 by status and O10 to the multi-attribute indexes online: declare and backfill them from template.yaml (CLEANUP=1, after the readers switched: remove the orders' GSI1 keys; DRY=1: only report; REHEARSE=1: the whole move under traffic, local only); STACK=, AWS_TABLE=, CONFIRM= as for make reconcile
+	$(ONE_TABLE_ONLY)
 	$(BUILD)
 	target/debug/move_index $(TOOLS_TABLE) $(if $(CLEANUP),--cleanup) $(if $(DRY),--dry-run) $(if $(REHEARSE),--rehearse) $(TOOLS_CONFIRM)
 

@@ -268,6 +268,23 @@ pub fn is_stack_table<'a>(tags: impl IntoIterator<Item = (&'a str, &'a str)>, st
     named && logical
 }
 
+/// Whether a table's tags say it is one of `stack`'s other contexts' tables: the stack has a
+/// table per context (`TableLayout`), which these tools do not handle yet.
+pub fn is_context_table<'a>(
+    tags: impl IntoIterator<Item = (&'a str, &'a str)>,
+    stack: &str,
+) -> bool {
+    let (mut named, mut logical) = (false, false);
+    for (key, value) in tags {
+        named |= key == "aws:cloudformation:stack-name" && value == stack;
+        logical |= key == "aws:cloudformation:logical-id"
+            && ["reviews", "learning", "hr"]
+                .iter()
+                .any(|c| value == sam_template::context_table(c));
+    }
+    named && logical
+}
+
 /// The table of `stack`, found among the region's tables by its tags.
 async fn stack_table(
     client: &Client,
@@ -276,6 +293,7 @@ async fn stack_table(
 ) -> Result<String, Box<dyn std::error::Error>> {
     let mut start = None;
     let mut found = Vec::new();
+    let mut per_context = Vec::new();
     loop {
         let page = client
             .list_tables()
@@ -292,14 +310,24 @@ async fn stack_table(
                 .map_err(sdk_error)?
                 .tags
                 .unwrap_or_default();
-            if is_stack_table(tags.iter().map(|t| (t.key(), t.value())), stack) {
+            let tags = || tags.iter().map(|t| (t.key(), t.value()));
+            if is_stack_table(tags(), stack) {
                 found.push(name);
+            } else if is_context_table(tags(), stack) {
+                per_context.push(name);
             }
         }
         start = page.last_evaluated_table_name;
         if start.is_none() {
             break;
         }
+    }
+    if !per_context.is_empty() {
+        return Err(Box::new(Refused(format!(
+            "stack {stack} has a table per context (TableLayout=table-per-context: {}); this \
+             tool knows the one-table layout only",
+            per_context.join(", ")
+        ))));
     }
     match found.as_slice() {
         [one] => Ok(one.clone()),
@@ -395,5 +423,21 @@ mod tests {
             ("aws:cloudformation:logical-id", "StreamFailureQueue"),
         ];
         assert!(!is_stack_table(queue, "shop"));
+    }
+
+    /// A stack deployed with a table per context is told apart by its other tables' tags.
+    #[test]
+    fn a_context_table_of_the_stack_is_recognised() {
+        let tagged = |logical| {
+            [
+                ("aws:cloudformation:stack-name", "shop"),
+                ("aws:cloudformation:logical-id", logical),
+            ]
+        };
+        assert!(is_context_table(tagged("ReviewsTable"), "shop"));
+        assert!(is_context_table(tagged("HrTable"), "shop"));
+        assert!(!is_context_table(tagged("Table"), "shop"));
+        assert!(!is_context_table(tagged("ReviewsTable"), "other"));
+        assert!(!is_context_table(tagged("StreamFailureQueue"), "shop"));
     }
 }
