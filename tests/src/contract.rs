@@ -316,8 +316,8 @@ fn the_table_stream_has_at_most_two_consumers() {
 
 /// The template deployed in each `TableLayout`: one table, then a table per context.
 fn layouts() -> [Template; 2] {
-    ["one-table", "table-per-context"]
-        .map(|layout| Template::workspace_with(&[("TableLayout", layout)]).unwrap())
+    use sam_template::layout::{ALL, PARAMETER};
+    ALL.map(|layout| Template::workspace_with(&[(PARAMETER, layout)]).unwrap())
 }
 
 /// In each layout every function reads and writes its context's table (`Table` for all with one
@@ -329,7 +329,8 @@ fn layouts() -> [Template; 2] {
 fn each_function_reaches_its_context_s_table_and_only_the_crossings_it_declares() {
     let mut crossings = BTreeSet::new();
     for t in layouts() {
-        let per_context = t.parameter("TableLayout") == Some("table-per-context");
+        let per_context = t.parameter(sam_template::layout::PARAMETER)
+            == Some(sam_template::layout::TABLE_PER_CONTEXT);
         assert_eq!(t.tables.len(), if per_context { 4 } else { 1 });
         let home = |context: &str| match per_context {
             true => sam_template::context_table(context),
@@ -695,8 +696,12 @@ fn the_tables_keys_keep_dynamodbs_limits_and_the_keys_crates_declarations() {
     // TableLayout.
     let problems = |text: &str| -> Vec<String> {
         let mut problems = Vec::new();
-        for layout in ["one-table", "table-per-context"] {
-            let given = [("TableLayout".to_owned(), layout.to_owned())].into();
+        for layout in sam_template::layout::ALL {
+            let given = [(
+                sam_template::layout::PARAMETER.to_owned(),
+                layout.to_owned(),
+            )]
+            .into();
             let tables = Template::parse_with(text, &given).unwrap().tables;
             for table in &tables {
                 problems.extend(key_problems(&table.with_every_index()));

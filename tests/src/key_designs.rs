@@ -20,13 +20,13 @@ use model::Item;
 use ScalarAttributeType::{N, S};
 
 /// One key attribute: its name, type and role.
-type Key = (&'static str, ScalarAttributeType, KeyType);
+pub(crate) type Key = (&'static str, ScalarAttributeType, KeyType);
 
-const fn hash(name: &'static str, ty: ScalarAttributeType) -> Key {
+pub(crate) const fn hash(name: &'static str, ty: ScalarAttributeType) -> Key {
     (name, ty, KeyType::Hash)
 }
 
-const fn range(name: &'static str, ty: ScalarAttributeType) -> Key {
+pub(crate) const fn range(name: &'static str, ty: ScalarAttributeType) -> Key {
     (name, ty, KeyType::Range)
 }
 
@@ -68,7 +68,7 @@ fn schema(keys: &[Key]) -> Vec<KeySchemaElement> {
 }
 
 /// Asks DynamoDB Local to create a table: `Ok(name)`, or `Err` with its refusal's message.
-async fn create(
+pub(crate) async fn create(
     base: &[Key],
     gsis: &[(&str, &[Key])],
     lsis: &[(&str, &[Key])],

@@ -114,8 +114,11 @@ async fn crossings_work_across_tables_and_each_table_holds_its_own_context() {
     assert_eq!(stats["revenue"], 1400);
 
     // Each table: its own context's items, and the derived ones only where a consumer writes.
-    let template =
-        sam_template::Template::workspace_with(&[("TableLayout", TABLE_PER_CONTEXT)]).unwrap();
+    let template = sam_template::Template::workspace_with(&[(
+        sam_template::layout::PARAMETER,
+        TABLE_PER_CONTEXT,
+    )])
+    .unwrap();
     let client = devkit::client();
     for declared in &template.tables {
         let name = sam_template::local_table_name(&stack.table, &declared.logical_id);
@@ -377,7 +380,7 @@ async fn run(layout: &str) -> Run {
     // One write shard per sharded counter and per status: which shard an order lands on
     // depends on its (random) id, and with one shard every figure is the same run after run.
     let stack = start_stack_with(&[
-        ("TableLayout", layout),
+        (sam_template::layout::PARAMETER, layout),
         ("AggregateShards", "1"),
         ("OrderStatusShards", "1"),
     ])
@@ -390,12 +393,9 @@ async fn run(layout: &str) -> Run {
         for (n, id) in orders.iter().enumerate() {
             path = path.replace(&format!("{{order {n}}}"), id);
         }
-        let quarter = day
-            .get(..7)
-            .map(|ym| {
-                let month: u32 = ym[5..].parse().unwrap_or(1);
-                format!("{}-Q{}", &ym[..4], (month + 2) / 3)
-            })
+        // Before the first order there is no day, and no path that names one.
+        let quarter = keys::Date::parse_iso(day)
+            .map(|d| keys::Quarter::of(d).to_string())
             .unwrap_or_default();
         path.replace("{day}", day).replace("{quarter}", &quarter)
     };
@@ -446,15 +446,11 @@ async fn run(layout: &str) -> Run {
         .collect();
 
     let mut functions: BTreeMap<String, [f64; 4]> = BTreeMap::new();
-    let template = sam_template::Template::workspace_with(&[("TableLayout", layout)]).unwrap();
+    let template =
+        sam_template::Template::workspace_with(&[(sam_template::layout::PARAMETER, layout)])
+            .unwrap();
     for f in &template.functions {
-        for line in stack.function_output(f.name()).lines() {
-            let Some(doc) = line
-                .find("{\"_aws\"")
-                .and_then(|at| serde_json::from_str::<Value>(&line[at..]).ok())
-            else {
-                continue;
-            };
+        for doc in crate::metrics::documents(&stack, f.name()) {
             let n = |k: &str| doc[k].as_f64().unwrap_or(0.0);
             let sums = functions.entry(f.name().to_owned()).or_default();
             for (sum, value) in sums.iter_mut().zip([

@@ -13,10 +13,9 @@
 
 use aws_sdk_dynamodb::{
     Client,
-    error::DisplayErrorContext,
     types::{
-        AttributeDefinition, AttributeValue, BillingMode, ConsumedCapacity, KeySchemaElement,
-        KeyType, KeysAndAttributes, ReturnConsumedCapacity, ScalarAttributeType,
+        AttributeValue, ConsumedCapacity, KeysAndAttributes, ReturnConsumedCapacity,
+        ScalarAttributeType,
     },
 };
 use model::Item;
@@ -93,43 +92,23 @@ struct Scratch {
 
 impl Scratch {
     async fn new(
-        partition: (&str, ScalarAttributeType),
-        sort: (&str, ScalarAttributeType),
+        partition: (&'static str, ScalarAttributeType),
+        sort: (&'static str, ScalarAttributeType),
     ) -> Self {
-        let client = devkit::client();
-        devkit::reap_test_tables(&client, devkit::TABLE_PREFIXES).await;
-        let table = devkit::test_table_name("test", &ulid::Ulid::new().to_string().to_lowercase());
-        let mut create = client
-            .create_table()
-            .table_name(&table)
-            .billing_mode(BillingMode::PayPerRequest);
-        for ((name, ty), kind) in [(partition, KeyType::Hash), (sort, KeyType::Range)] {
-            create = create
-                .key_schema(
-                    KeySchemaElement::builder()
-                        .attribute_name(name)
-                        .key_type(kind)
-                        .build()
-                        .expect("complete"),
-                )
-                .attribute_definitions(
-                    AttributeDefinition::builder()
-                        .attribute_name(name)
-                        .attribute_type(ty)
-                        .build()
-                        .expect("complete"),
-                );
-        }
-        create.send().await.unwrap_or_else(|e| {
+        use crate::key_designs::{create, hash, range};
+        let keys = [hash(partition.0, partition.1), range(sort.0, sort.1)];
+        let table = create(&keys, &[], &[]).await.unwrap_or_else(|e| {
             panic!(
-                "cannot create a table in DynamoDB Local at {} ({}); start one with \
+                "cannot create a table in DynamoDB Local at {} ({e}); start one with \
                  `scripts/dynamodb-local.sh start 8012` and set \
                  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:8012",
-                devkit::endpoint(),
-                DisplayErrorContext(e)
+                devkit::endpoint()
             )
         });
-        Scratch { client, table }
+        Scratch {
+            client: devkit::client(),
+            table,
+        }
     }
 
     /// Writes `item`: the write units reported.

@@ -121,12 +121,11 @@ pub async fn start_stack() -> Stack {
 }
 
 /// The values of the template's `TableLayout`: the end-to-end suites run in both.
-pub const ONE_TABLE: &str = "one-table";
-pub const TABLE_PER_CONTEXT: &str = "table-per-context";
+pub use sam_template::layout::{ONE_TABLE, TABLE_PER_CONTEXT};
 
 /// A stack deployed with `TableLayout` `layout`.
 pub async fn start_stack_in(layout: &str) -> Stack {
-    start_stack_with(&[("TableLayout", layout)]).await
+    start_stack_with(&[(sam_template::layout::PARAMETER, layout)]).await
 }
 
 /// A stack deployed with these template parameters (and the test cursor key).

@@ -193,9 +193,10 @@ impl Explorer {
         let (pk_name, _) = key_names(space);
         let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         let mut scanned = 0;
-        let mut start = None;
         let mut complete = true;
-        for table in self.tables_of(space) {
+        // Each table from its start; past the cap, no further table is read.
+        'tables: for table in self.tables_of(space) {
+            let mut start = None;
             loop {
                 let out = self
                     .client
@@ -216,11 +217,14 @@ impl Explorer {
                 }
                 scanned += out.items().len();
                 start = out.last_evaluated_key;
-                if start.is_none() || scanned >= MAX_SCANNED {
+                if start.is_none() {
                     break;
                 }
+                if scanned >= MAX_SCANNED {
+                    complete = false;
+                    break 'tables;
+                }
             }
-            complete &= start.is_none();
         }
         let partitions: Vec<Value> = counts
             .into_iter()
@@ -241,9 +245,9 @@ impl Explorer {
         let (pk_name, _) = key_names(space);
         let mut items = Vec::new();
         let mut consumed = 0.0;
-        let mut start = None;
         let mut complete = true;
-        for table in self.tables_of(space) {
+        'tables: for table in self.tables_of(space) {
+            let mut start = None;
             loop {
                 let out = self
                     .client
@@ -270,11 +274,14 @@ impl Explorer {
                     .unwrap_or(0.0);
                 items.extend(out.items().iter().map(|i| annotate(space, i)));
                 start = out.last_evaluated_key;
-                if start.is_none() || items.len() >= MAX_ITEMS {
+                if start.is_none() {
                     break;
                 }
+                if items.len() >= MAX_ITEMS {
+                    complete = false;
+                    break 'tables;
+                }
             }
-            complete &= start.is_none();
         }
         payload::json_response(
             StatusCode::OK,

@@ -86,7 +86,7 @@ pub fn per_context(
     streams: &Streams,
     design: crate::model::Design,
 ) -> Vec<TableLoad> {
-    ["commerce", "reviews", "learning", "hr"]
+    sam_template::layout::CONTEXTS
         .into_iter()
         .filter_map(|context| {
             let patterns: Vec<_> = w

@@ -9,9 +9,7 @@ use store::Table;
 
 use crate::target::Refused;
 
-/// The template's `TableLayout` values.
-pub const ONE_TABLE: &str = "one-table";
-pub const TABLE_PER_CONTEXT: &str = "table-per-context";
+pub use sam_template::layout::{ONE_TABLE, TABLE_PER_CONTEXT};
 
 /// Each context's table (the same one four times with one table).
 #[derive(Debug, Clone)]

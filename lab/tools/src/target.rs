@@ -278,7 +278,8 @@ pub fn is_context_table<'a>(
     for (key, value) in tags {
         named |= key == "aws:cloudformation:stack-name" && value == stack;
         logical |= key == "aws:cloudformation:logical-id"
-            && ["reviews", "learning", "hr"]
+            && value != TABLE_LOGICAL_ID
+            && sam_template::layout::CONTEXTS
                 .iter()
                 .any(|c| value == sam_template::context_table(c));
     }

@@ -27,8 +27,11 @@ async fn the_seed_writes_each_item_into_its_context_s_table() {
     let client = devkit::client();
     devkit::reap_test_tables(&client, devkit::TABLE_PREFIXES).await;
     let base = devkit::test_table_name("test", &keys::SortableId::new().to_string().to_lowercase());
-    let template =
-        sam_template::Template::workspace_with(&[("TableLayout", TABLE_PER_CONTEXT)]).unwrap();
+    let template = sam_template::Template::workspace_with(&[(
+        sam_template::layout::PARAMETER,
+        TABLE_PER_CONTEXT,
+    )])
+    .unwrap();
     for declared in &template.tables {
         let name = sam_template::local_table_name(&base, &declared.logical_id);
         devkit::create_table(&client, &name, declared)

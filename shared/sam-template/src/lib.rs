@@ -244,6 +244,18 @@ pub fn function_name(logical_id: &str) -> String {
     name
 }
 
+/// The template's `TableLayout` parameter and its values.
+pub mod layout {
+    pub const PARAMETER: &str = "TableLayout";
+    /// Every context's items in `Table` (the default).
+    pub const ONE_TABLE: &str = "one-table";
+    /// Each context's items in a table of its own ([`super::context_table`]).
+    pub const TABLE_PER_CONTEXT: &str = "table-per-context";
+    pub const ALL: [&str; 2] = [ONE_TABLE, TABLE_PER_CONTEXT];
+    /// The contexts that get a table each (`keys`' names), commerce's (`Table`) first.
+    pub const CONTEXTS: [&str; 4] = ["commerce", "reviews", "learning", "hr"];
+}
+
 /// The logical id of a context's table with `TableLayout` table-per-context: `Table` for
 /// commerce (and the site-wide counts), `<Context>Table` for the others (`hr`: `HrTable`).
 pub fn context_table(context: &str) -> String {
