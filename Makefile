@@ -37,6 +37,10 @@ ORDER_STATUS_KEYS ?= concatenated
 # `make migrate` and `make move-index` know the one-table layout only, and stop (exit 2) with
 # another; on AWS (STACK=) they stop too when the stack has a table per context.
 TABLE_LAYOUT ?= one-table
+# Which index serves R2 (the stack parameter IndexDesign): GSI1, overloaded, or ReviewsByUser, its
+# own (docs/one-table-or-many.md). The indexes a fresh local table gets, and what the functions
+# and `make seed` write.
+INDEX_DESIGN ?= overloaded
 
 # Every crate under functions/ is a context (beside them, functions/build.rs, their build
 # script); each of its binaries (src/bin/<name>.rs) a Lambda.
@@ -84,7 +88,7 @@ BUILD = cargo build --workspace --bins
 LOCAL_STACK = AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debug/local-stack \
 	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY) \
 	  --param OrderStatusKeys=$(ORDER_STATUS_KEYS) --param TableLayout=$(TABLE_LAYOUT) \
-	  --log-dir $(LOG_DIR) --failures-dir $(FAILURES_DIR)
+	  --param IndexDesign=$(INDEX_DESIGN) --log-dir $(LOG_DIR) --failures-dir $(FAILURES_DIR)
 
 # The maintenance tools know the one-table layout only: stop before they check half the items.
 ONE_TABLE_ONLY = @if [ "$(TABLE_LAYOUT)" != one-table ]; then \
@@ -101,7 +105,7 @@ WAIT_DRAINED = n=0; until [ $$n -ge 2 ]; do \
 	  if [ $$SECONDS -ge 1800 ]; then echo "the stream handlers did not catch up: see $(LOG_DIR)/" >&2; exit 1; fi; \
 	done
 
-run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every route on http://127.0.0.1:3000 (DDB_PORT=... API_PORT=...: a second stack, with data and logs of its own; TABLE_LAYOUT=table-per-context: a table per context)
+run: dynamodb-install ## Run the whole stack locally: DynamoDB Local + every route on http://127.0.0.1:3000 (DDB_PORT=... API_PORT=...: a second stack, with data and logs of its own; TABLE_LAYOUT=table-per-context: a table per context; INDEX_DESIGN=dedicated: R2 on its own index)
 	scripts/dynamodb-local.sh start $(DDB_PORT) $(DATA_DIR)
 	$(BUILD)
 	@echo "DynamoDB Local: http://127.0.0.1:$(DDB_PORT) (data in $(DATA_DIR); stop it with 'make stop$(if $(filter-out 8000,$(DDB_PORT)), DDB_PORT=$(DDB_PORT))')"
@@ -122,7 +126,8 @@ reset: dynamodb-install ## Throw the local table away and run the stack on a fre
 
 seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table, then wait for the stream handlers to derive totals and rankings; SIZE=large adds thousands of customers, orders, reviews, certificates and employees
 	$(BUILD)
-	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) ORDER_STATUS_KEYS=$(ORDER_STATUS_KEYS) target/debug/seed --table $(TABLE) --size $(SIZE) --layout $(TABLE_LAYOUT)
+	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) ORDER_STATUS_KEYS=$(ORDER_STATUS_KEYS) \
+	  INDEX_DESIGN=$(INDEX_DESIGN) target/debug/seed --table $(TABLE) --size $(SIZE) --layout $(TABLE_LAYOUT)
 	@if $(API_LISTENS); then echo "waiting for the stream handlers to catch up ..."; $(WAIT_DRAINED); \
 	  echo "seeded, and the stream handlers have caught up"; fi
 

@@ -665,6 +665,14 @@ fn key_problems(table: &sam_template::Table) -> Vec<String> {
                 declared.name, index.key.partition, index.key.sort, declared
             ));
         }
+        if index.projection != declared.projection.as_str() {
+            problems.push(format!(
+                "{}: the template projects {}, the keys crate's readers expect {}",
+                declared.name,
+                index.projection,
+                declared.projection.as_str()
+            ));
+        }
         for a in declared.attributes() {
             let ty = table.attributes.get(a.name).map(String::as_str);
             if ty.is_some_and(|t| t != a.ty.as_str()) {
@@ -842,4 +850,68 @@ fn each_order_status_keys_value_creates_exactly_its_indexes() {
         .find(|p| p.name == StatusKeys::PARAMETER);
     let values: Vec<&str> = StatusKeys::ALL.iter().map(|k| k.as_str()).collect();
     assert_eq!(parameter.unwrap().allowed, values);
+}
+
+/// Each `IndexDesign`, in each layout, gives the reviews' table exactly its indexes (GSI1, or
+/// `ReviewsByUser` and no GSI1 with a table of reviews' own), tells R2's reader and writers the
+/// design, and lets the reader do what that design reads: Query the index it reads, and
+/// BatchGetItem the table only in the dedicated design.
+#[test]
+fn each_index_design_creates_its_indexes_and_allows_its_reads() {
+    use keys::indexes::IndexDesign;
+    for layout in sam_template::layout::ALL {
+        for design in IndexDesign::ALL {
+            let t = Template::workspace_with(&[
+                (sam_template::layout::PARAMETER, layout),
+                (IndexDesign::PARAMETER, design.as_str()),
+            ])
+            .unwrap();
+            let what = format!("{layout} {}", design.as_str());
+            let reader = t.function("get-user").unwrap();
+            let reviews = t
+                .tables
+                .iter()
+                .find(|table| Some(table.logical_id.as_str()) == reader.table())
+                .unwrap();
+            let indexes: Vec<&str> = reviews
+                .global_indexes
+                .iter()
+                .map(|i| i.name.as_str())
+                .collect();
+            let dedicated = IndexDesign::Dedicated.indexes();
+            let has = |n: &str| indexes.contains(&n);
+            assert_eq!(
+                dedicated
+                    .iter()
+                    .filter(|n| has(n))
+                    .copied()
+                    .collect::<Vec<_>>(),
+                design.indexes(),
+                "{what}"
+            );
+            // A table of reviews' own keeps GSI1 only for R2; the one table, for the others too.
+            let own_table = reviews.logical_id != t.table.logical_id;
+            assert_eq!(has("GSI1"), !own_table || design.writes_gsi1(), "{what}");
+            let index = match design {
+                IndexDesign::Overloaded => "GSI1",
+                IndexDesign::Dedicated => dedicated[0],
+            };
+            assert!(reader.allows("dynamodb:Query", Some(index)), "{what}");
+            assert_eq!(
+                reader.allows("dynamodb:BatchGetItem", None),
+                design == IndexDesign::Dedicated,
+                "{what}"
+            );
+            for function in ["get-user", "put-user", "put-review"] {
+                assert_eq!(
+                    t.function(function)
+                        .unwrap()
+                        .environment
+                        .get(IndexDesign::VARIABLE),
+                    Some(&sam_template::EnvValue::Ref(IndexDesign::PARAMETER.into())),
+                    "{what} {function}"
+                );
+            }
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! End to end, the reviews context (R1–R4): the local stack's real binaries over HTTP, with the
 //! environment the template gives them (the cursor signing key of get-book and get-user).
 
-use crate::stack::{Stack, TABLE_PER_CONTEXT, http, start_stack, start_stack_in};
+use crate::stack::{Stack, TABLE_PER_CONTEXT, http, start_stack, start_stack_in, start_stack_with};
+use keys::indexes::IndexDesign;
 
 #[tokio::test]
 async fn the_review_patterns_over_http_through_the_real_binaries() {
@@ -12,6 +13,18 @@ async fn the_review_patterns_over_http_through_the_real_binaries() {
 #[tokio::test]
 async fn the_review_patterns_with_a_table_per_context() {
     the_review_patterns(start_stack_in(TABLE_PER_CONTEXT).await).await
+}
+
+/// The same with `IndexDesign` dedicated (R2 on `ReviewsByUser`, then one BatchGetItem), with a
+/// table per context: the reviews' table has no GSI1 at all, so nothing can still read it.
+#[tokio::test]
+async fn the_review_patterns_on_a_dedicated_index() {
+    let stack = start_stack_with(&[
+        (sam_template::layout::PARAMETER, TABLE_PER_CONTEXT),
+        (IndexDesign::PARAMETER, IndexDesign::Dedicated.as_str()),
+    ])
+    .await;
+    the_review_patterns(stack).await
 }
 
 async fn the_review_patterns(stack: Stack) {
@@ -109,7 +122,8 @@ async fn the_review_patterns(stack: Stack) {
     assert_eq!(next["reviews"].as_array().unwrap().len(), 1);
     assert!(next["reviews"][0].get("username").is_none(), "{next}");
 
-    // R2 through GSI1 (eventually consistent in AWS; DynamoDB Local is immediate).
+    // R2 through GSI1 or ReviewsByUser (eventually consistent in AWS; DynamoDB Local is
+    // immediate).
     let (s, _, u) = http(
         p,
         "GET",

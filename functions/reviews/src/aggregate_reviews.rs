@@ -98,7 +98,7 @@ fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution
 mod tests {
     use super::*;
     use crate::data::{NewReview, put_review, put_user};
-    use keys::{Id, reviews::Isbn};
+    use keys::{Id, indexes::IndexDesign, reviews::Isbn};
     use model::Item;
     use serde_json::Value;
     use testkit::{Change as C, all_items, stream_event, stream_record};
@@ -119,7 +119,7 @@ mod tests {
         let today = Date::parse_iso("2026-01-01").unwrap();
         crate::fixtures::titled_book(&table, ISBN).await;
         for u in ["ann", "bob"] {
-            put_user(&table, &Id::parse("u", u).unwrap(), None, today)
+            put_user(&table, IndexDesign::Overloaded, &Id::parse("u", u).unwrap(), None, today)
                 .await
                 .unwrap();
         }
@@ -134,7 +134,7 @@ mod tests {
             text: "Must read.".into(),
             at: crate::fixtures::at(at_ms),
         };
-        put_review(&deps.table, &r).await.unwrap();
+        put_review(&deps.table, IndexDesign::Overloaded, &r).await.unwrap();
     }
 
     async fn reviews(deps: &Deps) -> Vec<Item> {

@@ -16,6 +16,7 @@
 
 use keys::{
     Date, Id, Timestamp,
+    indexes::IndexDesign,
     reviews::{self as k, Isbn},
 };
 use model::{
@@ -47,17 +48,22 @@ pub async fn put_book(
 }
 
 /// Creates the user or updates it, keeping the derived review count. `membership_date`, when
-/// given, is set; when not, a new user's is `today` and an existing user's is kept. The user's
-/// record carries its GSI1 key: R2 reads it there with the user's reviews.
+/// given, is set; when not, a new user's is `today` and an existing user's is kept. With GSI1
+/// overloaded the user's record carries its GSI1 key: R2 reads it there with the user's reviews;
+/// with dedicated indexes it carries none (R2 gets the user by its key).
 pub async fn put_user(
     table: &Table,
+    design: IndexDesign,
     user: &Id,
     membership_date: Option<Date>,
     today: Date,
 ) -> Result<(User, bool), StoreError> {
-    let update = Update::new()
-        .set(User::USERNAME, s(user.as_str()))
-        .set_key(&k::user_index(user));
+    let update = Update::new().set(User::USERNAME, s(user.as_str()));
+    let update = match design.writes_gsi1() {
+        true => update.set_key(&k::user_index(user)),
+        // A record written under the other design loses its GSI1 copy here.
+        false => update.remove(keys::attr::GSI1PK).remove(keys::attr::GSI1SK),
+    };
     let update = match membership_date {
         Some(d) => update.set(User::MEMBERSHIP_DATE, s(d.iso())),
         None => update.set_if_absent(User::MEMBERSHIP_DATE, s(today.iso())),
@@ -120,7 +126,11 @@ pub async fn current_review(
 /// our transaction: read again and retry (up to [`REVIEW_ATTEMPTS`] in all, then
 /// [`StoreError::Throttled`]). The new review is dated `at`, or just after the review it
 /// replaces if that one is as new: an update always sorts above what it replaces.
-pub async fn put_review(table: &Table, new: &NewReview) -> Result<PutReviewOutcome, StoreError> {
+pub async fn put_review(
+    table: &Table,
+    design: IndexDesign,
+    new: &NewReview,
+) -> Result<PutReviewOutcome, StoreError> {
     for attempt in 1..=REVIEW_ATTEMPTS {
         let old = current_review(table, &new.user, &new.isbn).await?;
         let at = match &old {
@@ -150,7 +160,7 @@ pub async fn put_review(table: &Table, new: &NewReview) -> Result<PutReviewOutco
         if let Some((old_key, _)) = &old {
             tx.delete(old_key, None)?;
         }
-        tx.put(&review, None)?;
+        tx.put_item(review_item(&review, design)?, None)?;
 
         match tx.send().await {
             Ok(()) if old.is_none() => return Ok(PutReviewOutcome::Created(review)),
@@ -166,6 +176,18 @@ pub async fn put_review(table: &Table, new: &NewReview) -> Result<PutReviewOutco
         "review of {} by {} still contended after {REVIEW_ATTEMPTS} attempts",
         new.isbn, new.user
     )))
+}
+
+/// A review's item as `design` writes it: with its GSI1 key when GSI1 is overloaded; without it
+/// in the dedicated design, where `ReviewsByUser` indexes the review's own attributes and no
+/// reader reads GSI1 (a full copy of the review there would cost a write unit per KB).
+fn review_item(review: &Review, design: IndexDesign) -> Result<model::Item, StoreError> {
+    let mut item = model::to_item(review)?;
+    if !design.writes_gsi1() {
+        item.remove(keys::attr::GSI1PK);
+        item.remove(keys::attr::GSI1SK);
+    }
+    Ok(item)
 }
 
 /// Deletes the user's review of the book, if there is one: reads the marker, then one
@@ -251,7 +273,9 @@ mod tests {
             "t",
         )
         .recording();
-        let outcome = put_review(&table, &new_review()).await.unwrap();
+        let outcome = put_review(&table, IndexDesign::Overloaded, &new_review())
+            .await
+            .unwrap();
         let PutReviewOutcome::Updated(review) = outcome else {
             panic!("{outcome:?}");
         };
@@ -302,7 +326,12 @@ mod tests {
                 mock_client!(aws_sdk_dynamodb, RuleMode::MatchAny, [&reads, &writes]),
                 "t",
             );
-            assert_eq!(put_review(&table, &new_review()).await.unwrap(), expected);
+            assert_eq!(
+                put_review(&table, IndexDesign::Overloaded, &new_review())
+                    .await
+                    .unwrap(),
+                expected
+            );
             assert_eq!(writes.num_calls(), 1);
         }
 
@@ -314,7 +343,7 @@ mod tests {
             "t",
         );
         assert!(matches!(
-            put_review(&table, &new_review()).await,
+            put_review(&table, IndexDesign::Overloaded, &new_review()).await,
             Err(StoreError::Throttled(_))
         ));
         assert_eq!(writes.num_calls(), REVIEW_ATTEMPTS as usize);

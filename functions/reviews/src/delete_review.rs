@@ -54,6 +54,7 @@ mod tests {
     use store::Table;
 
     use crate::data::{NewReview, put_review};
+    use keys::indexes::IndexDesign;
     use crate::fixtures;
     use keys::{Id, reviews::Isbn};
     use model::Item;
@@ -144,6 +145,7 @@ mod tests {
             async move {
                 put_review(
                     table,
+                    IndexDesign::Overloaded,
                     &NewReview {
                         isbn,
                         user: id("frodo"),

@@ -1,8 +1,11 @@
 //! The reviews context's fixtures: the books, users and reviews of Pernin's introduction every
 //! test starts from, written through this crate's own writes ([`crate::data`]), as the functions
 //! write them. Not behind a feature: one build serves the functions, the tools and the tests.
+//!
+//! They write as GSI1's design does (`IndexDesign` overloaded): the items carry GSI1's keys and
+//! every attribute `ReviewsByUser` indexes, so a table with both indexes answers R2 both ways.
 
-use keys::{Date, Id, Timestamp, reviews::Isbn};
+use keys::{Date, Id, Timestamp, indexes::IndexDesign, reviews::Isbn};
 use model::reviews::Review;
 use store::Table;
 
@@ -53,7 +56,7 @@ pub async fn titled_book(table: &Table, book: &str) -> Isbn {
 pub async fn user(table: &Table, user: &str) -> Id {
     let u = id(user);
     let since = Date::parse_iso("2000-09-29").expect("valid");
-    reviews::put_user(table, &u, Some(since), since)
+    reviews::put_user(table, IndexDesign::Overloaded, &u, Some(since), since)
         .await
         .expect("put user");
     u
@@ -70,6 +73,7 @@ pub async fn review(
 ) -> Review {
     let outcome = reviews::put_review(
         table,
+        IndexDesign::Overloaded,
         &NewReview {
             isbn: isbn(book),
             user: id(user),

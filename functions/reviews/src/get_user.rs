@@ -11,11 +11,23 @@
 //! review written a moment ago may take a moment to show here.
 //!
 //! `reviewCount` is derived by the stream handlers (`ReviewCount` on the user).
+//!
+//! With `IndexDesign` dedicated, R2 reads its own index instead: `ReviewsByUser` holds each
+//! review's keys only (`Username` = the user, by `ReviewDate` then `Isbn`), so a page is ONE Query
+//! of the page's keys, backwards, then ONE BatchGetItem of those reviews and, on the first page,
+//! the user (no user: 404). BatchGetItem rounds each item up to 4 KB, so the page's read budget
+//! holds fewer reviews than GSI1's summed Query ([`DEDICATED_PAGE`]). A review the index still
+//! lists but the table no longer holds (deleted or replaced a moment ago) is left out. A cursor
+//! of either design continues in the other: a position is its review's table key.
 
 use crate::views as view;
 use api::declare::*;
-use keys::reviews as k;
-use model::reviews::{Review, User};
+use keys::{indexes::IndexDesign, reviews as k};
+use model::{
+    Item,
+    reviews::{Review, User},
+};
+use store::{Paging, Read, Table};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -28,13 +40,14 @@ pub const FUNCTION: Function = Function::one(
             id: "R2",
             route: "`GET /users/{username}?limit=&cursor=`",
             index: Index::Gsi1,
-            request: "Query `GSI1PK = USER#<u> AND GSI1SK <= USER#<u>`, backwards, as R1",
+            request: "Query `GSI1PK = USER#<u> AND GSI1SK <= USER#<u>`, backwards, as R1; with `IndexDesign=dedicated`, Query `ReviewsByUser` `Username = <u>` backwards (keys only), then BatchGetItem of the page's reviews and, first page, the user",
             returns: "`{user (reviewCount), reviews, nextCursor}` newest first",
             example: Example::sub("frodo", "/users/frodo?limit=2"),
         }],
     )
     .paged(10),
-);
+)
+.needs(Needs::TABLE.with_settings(&[INDEX_DESIGN]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] =
@@ -54,12 +67,23 @@ api::page! {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let user = api::path_id(&req, "username")?;
+    let design = store::index_design(deps)?;
     // A cursor is bound to this pattern, this user and this page size.
-    let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("R2|{user}|{limit}"))?;
+    let mut paging = api::paging(deps, &req, &FUNCTION, |limit| format!("R2|{user}|{limit}"))?;
+    paging.start = paging
+        .start
+        .take()
+        .map(|at| position(design, &user, &at))
+        .transpose()?;
     let largest = crate::put_review::LARGEST_REVIEW_BYTES;
-    let found = paging
-        .parent_page::<User, Review, _>(&deps.table, k::user_and_reviews(&user), largest)
-        .await?;
+    let found = match design {
+        IndexDesign::Overloaded => {
+            paging
+                .parent_page::<User, Review, _>(&deps.table, k::user_and_reviews(&user), largest)
+                .await?
+        }
+        IndexDesign::Dedicated => page_by_user(&deps.table, &paging, &user).await?,
+    };
     let (record, reviews, next) = ApiError::or_not_found(found, "user_not_found", || {
         format!("There is no user {user}; create it with PUT /users/{user}.")
     })?;
@@ -73,6 +97,90 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     )
 }
 
+/// The most bytes an entry of `ReviewsByUser` holds: a review's table and index keys, for the
+/// longest username (a test measures the largest).
+pub const LARGEST_ENTRY_BYTES: u32 = 512;
+
+/// How many reviews a dedicated page holds at most: as many as one Query of their entries and
+/// one BatchGetItem of them (and the user, on a first page) can read within the page's budget,
+/// were each review the largest there can be. 10 of 21 KB: 0.5 + 0.5 + 10 × 3 units.
+pub fn dedicated_page(first: bool) -> u32 {
+    store::budget_fetches(
+        store::PAGE_READ_BUDGET,
+        LARGEST_ENTRY_BYTES,
+        crate::put_review::LARGEST_REVIEW_BYTES,
+        u32::from(first),
+    )
+}
+
+/// A page on `ReviewsByUser`: the page's keys, newest first, then the reviews and (first page)
+/// the user in one BatchGetItem; `None` when the user does not exist.
+async fn page_by_user(
+    table: &Table,
+    paging: &Paging<'_>,
+    user: &keys::Id,
+) -> Result<Option<(Option<User>, Vec<Review>, Option<String>)>, ApiError> {
+    let first = paging.is_first();
+    let entries = table
+        .query(k::reviews_by_user(user))
+        .backwards()
+        .limit(paging.limit.min(dedicated_page(first)))
+        .start(paging.start.clone())
+        .send()
+        .await?;
+    let mut wanted = entries
+        .items
+        .iter()
+        .map(|e| {
+            let (isbn, by, at) = k::review_at(text(e, "PK"), text(e, "SK"))?;
+            Ok(k::review(&isbn, &by, at))
+        })
+        .collect::<Result<Vec<_>, keys::KeyError>>()
+        .map_err(store::StoreError::from)?;
+    if first {
+        wanted.push(k::user(user));
+    }
+    let fetched = match wanted.is_empty() {
+        true => Vec::new(),
+        false => table.batch_get(&wanted, &[], Read::Eventual).await?,
+    };
+    let (mut record, mut reviews) = (None, Vec::with_capacity(fetched.len()));
+    for item in fetched {
+        match model::type_of(&item) {
+            Some(t) if t == <User as model::Entity>::TYPE => record = Some(model::from_item(item)?),
+            _ => reviews.push(model::from_item::<Review>(item)?),
+        }
+    }
+    if first && record.is_none() {
+        return Ok(None);
+    }
+    // BatchGetItem answers in any order: the index's is the page's.
+    let order = |r: &Review| wanted.iter().position(|w| *w == model::Entity::key(r));
+    reviews.sort_by_key(order);
+    Ok(Some((record, reviews, paging.next_cursor(entries.last_key)?)))
+}
+
+/// A position in the user's list (a cursor's `ExclusiveStartKey`, from either design) as
+/// `design` reads it: its review's table key, and that review's key in the design's index.
+fn position(design: IndexDesign, user: &keys::Id, at: &Item) -> Result<Item, ApiError> {
+    let foreign = || ApiError::from(store::cursor::CursorError::Malformed);
+    let (isbn, by, when) = k::review_at(text(at, "PK"), text(at, "SK")).map_err(|_| foreign())?;
+    if &by != user {
+        return Err(foreign());
+    }
+    let mut start = model::key_item(&k::review(&isbn, &by, when));
+    start.extend(match design {
+        IndexDesign::Overloaded => model::key_item(&k::review_index(&isbn, &by, when)),
+        IndexDesign::Dedicated => model::index_key_item(&k::review_by_user(&isbn, &by, when)),
+    });
+    Ok(start)
+}
+
+/// A string attribute of an item read back ("" if absent: no key matches it).
+fn text<'i>(item: &'i Item, name: &str) -> &'i str {
+    item.get(name).and_then(|v| v.as_s().ok()).map_or("", String::as_str)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +190,7 @@ mod tests {
     use model::Item;
     use serde_json::{Value, json};
     use store::{Table, Update, cursor::CursorCodec};
+    use keys::indexes::IndexDesign;
     use testkit::{Harness, all_items, query_read_units};
     const T0: u64 = fixtures::REVIEW_2001_MS;
 
@@ -318,5 +427,178 @@ mod tests {
         assert_eq!((s, b["code"].as_str().unwrap()), (404, "user_not_found"));
         let (s, b) = get(&d, "frodo", &[("cursor", &cursor), ("limit", "2")]).await;
         assert_eq!((s, books_of(&b)), (200, expected_books(2..4)));
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // IndexDesign dedicated: `ReviewsByUser`, keys only, then one BatchGetItem.
+
+    /// R2 answered in `design`, on `table`.
+    fn in_design(table: &Table, design: IndexDesign) -> Harness {
+        let deps = testkit::deps(table.clone(), FUNCTION.needs)
+            .with_setting(&INDEX_DESIGN, design.as_str())
+            .unwrap();
+        Harness::with_deps(&FUNCTION, handle, deps)
+    }
+
+    /// frodo's 23 reviews on a table with both indexes, written as fixtures write them (GSI1's
+    /// keys, and the attributes `ReviewsByUser` indexes): some on the same millisecond, so the
+    /// book orders them, and sam's beside them.
+    async fn both_designs() -> (Harness, Harness) {
+        let table = testkit::table().await;
+        add_user(&table, "frodo").await;
+        add_user(&table, "sam").await;
+        for i in 0..23u64 {
+            let at = T0 + (i / 3) * 86_400_000;
+            add_review(&table, (i * 7) % 23, "frodo", at, &format!("Review {i}.")).await;
+        }
+        add_review(&table, 3, "sam", T0, "Also good.").await;
+        (
+            in_design(&table, IndexDesign::Overloaded),
+            in_design(&table, IndexDesign::Dedicated),
+        )
+    }
+
+    #[tokio::test]
+    async fn both_designs_answer_every_page_alike() {
+        let (overloaded, dedicated) = both_designs().await;
+        // Within the dedicated page's budget (10 reviews), the same pages, cursor for cursor.
+        assert_eq!(dedicated_page(true), 10);
+        assert_eq!(dedicated_page(false), 10);
+        for limit in ["1", "2", "5", "10"] {
+            let walk = async |h: &Harness| {
+                testkit::walk_pages(limit, async |q| {
+                    let (s, body) = get(h, "frodo", q).await;
+                    assert_eq!(s, 200, "{body}");
+                    body
+                })
+                .await
+            };
+            let (a, b) = (walk(&overloaded).await, walk(&dedicated).await);
+            assert_eq!(a.len(), b.len(), "limit {limit}");
+            for (pa, pb) in a.iter().zip(&b) {
+                assert_eq!(pa["user"], pb["user"], "limit {limit}");
+                assert_eq!(pa["reviews"], pb["reviews"], "limit {limit}");
+                assert_eq!(pa["nextCursor"].is_null(), pb["nextCursor"].is_null());
+            }
+            assert_eq!(a.iter().flat_map(books_of).count(), 23);
+        }
+        // A larger page: the same reviews in the same order, the dedicated pages cut at 10.
+        let all = |pages: Vec<Value>| -> Vec<Value> {
+            pages.iter().flat_map(|p| p["reviews"].as_array().unwrap().clone()).collect()
+        };
+        let (mut sizes, mut walks) = (Vec::new(), Vec::new());
+        for h in [&overloaded, &dedicated] {
+            let pages = testkit::walk_pages("50", async |q| get(h, "frodo", q).await.1).await;
+            sizes.push(pages.iter().map(|p| p["reviews"].as_array().unwrap().len()).collect::<Vec<_>>());
+            walks.push(all(pages));
+        }
+        assert_eq!(walks[0], walks[1]);
+        assert_eq!(sizes, [vec![23], vec![10, 10, 3]]);
+    }
+
+    #[tokio::test]
+    async fn a_walk_that_changes_design_between_pages_continues_where_it_stood() {
+        let (overloaded, dedicated) = both_designs().await;
+        let mut turn = 0;
+        let pages = testkit::walk_pages("4", async |q| {
+            turn += 1;
+            let h = if turn % 2 == 0 { &dedicated } else { &overloaded };
+            let (s, body) = get(h, "frodo", q).await;
+            assert_eq!(s, 200, "{body}");
+            body
+        })
+        .await;
+        let one = testkit::walk_pages("4", async |q| get(&overloaded, "frodo", q).await.1).await;
+        // Each cursor is sealed afresh: the pages' contents are what must match.
+        let contents = |pages: &[Value]| -> Vec<(Value, Value)> {
+            pages.iter().map(|p| (p["user"].clone(), p["reviews"].clone())).collect()
+        };
+        assert_eq!(contents(&pages), contents(&one));
+        assert_eq!(pages.len(), 6);
+    }
+
+    #[tokio::test]
+    async fn a_dedicated_page_is_a_query_of_keys_then_one_batch_get() {
+        let (_, dedicated) = both_designs().await;
+        let table = dedicated.table();
+        table.meter().reset();
+        let (s, body) = get(&dedicated, "frodo", &[("limit", "3")]).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(body["user"]["username"], "frodo");
+        let requests = table.meter().requests();
+        let ops: Vec<_> = requests.iter().map(|r| (r.operation, r.index, r.items)).collect();
+        assert_eq!(
+            ops,
+            [("Query", Some("ReviewsByUser"), 3), ("BatchGetItem", None, 4)]
+        );
+        // Keys only: three entries in one 4 KB block; then each item rounded on its own.
+        assert_eq!(requests[0].index_read_units, 0.5);
+        assert_eq!(requests[0].read_units, 0.0);
+        assert_eq!(requests[1].read_units, 4.0 * 0.5);
+        // A later page fetches its reviews only.
+        let cursor = body["nextCursor"].as_str().unwrap().to_owned();
+        table.meter().reset();
+        let (_, next) = get(&dedicated, "frodo", &[("limit", "3"), ("cursor", &cursor)]).await;
+        assert!(next["user"].is_null());
+        let requests = table.meter().requests();
+        assert_eq!((requests.len(), requests[1].items), (2, 3));
+        // No such user: 404, after one Query (nothing listed) and one BatchGetItem (no user).
+        let (s, b) = get(&dedicated, "gollum", &[]).await;
+        assert_eq!((s, b["code"].as_str().unwrap()), (404, "user_not_found"));
+    }
+
+    /// The dedicated design's writers: the user and the review carry no GSI1 keys (GSI1 holds
+    /// neither), the review stands in `ReviewsByUser` by its own attributes, and R2 reads it
+    /// there (GSI1's reader, which no deployment of this design runs, finds no user).
+    #[tokio::test]
+    async fn the_dedicated_writers_leave_gsi1_out() {
+        let table = testkit::table().await;
+        let design = IndexDesign::Dedicated;
+        let today = keys::Date::parse_iso("2026-01-01").unwrap();
+        reviews::put_user(&table, design, &id("frodo"), None, today).await.unwrap();
+        reviews::put_book(&table, &isbn(1), "B", "A", 1954).await.unwrap();
+        let new = reviews::NewReview {
+            isbn: isbn(1),
+            user: id("frodo"),
+            grade: 9,
+            text: "Good.".into(),
+            at: keys::Timestamp::from_ms(T0).unwrap(),
+        };
+        reviews::put_review(&table, design, &new).await.unwrap();
+        reviews::put_review(&table, design, &new).await.unwrap();
+        let items = all_items(&table).await;
+        assert!(items.iter().all(|i| !i.contains_key("GSI1PK") && !i.contains_key("GSI1SK")));
+        let entries = table
+            .query(k::reviews_by_user(&id("frodo")))
+            .send()
+            .await
+            .unwrap()
+            .items;
+        assert_eq!(entries.len(), 1, "the replaced review left the index");
+        let mut names: Vec<_> = entries[0].keys().cloned().collect();
+        names.sort();
+        assert_eq!(names, ["Isbn", "PK", "ReviewDate", "SK", "Username"], "keys only");
+        let (s, body) = get(&in_design(&table, design), "frodo", &[]).await;
+        assert_eq!((s, books_of(&body)), (200, vec![isbn(1).to_string()]));
+        assert_eq!(body["reviews"][0]["text"], "Good.");
+        let (s, _) = get(&in_design(&table, IndexDesign::Overloaded), "frodo", &[]).await;
+        assert_eq!(s, 404);
+        // A user record GSI1's design wrote loses its GSI1 keys when written in this one.
+        add_user(&table, "sam").await;
+        reviews::put_user(&table, design, &id("sam"), None, today).await.unwrap();
+        let sam = testkit::items_with(&table, "PK", "USER#sam").await;
+        assert!(sam.iter().all(|i| !i.contains_key("GSI1PK")));
+    }
+
+    /// The largest entry `ReviewsByUser` can hold (the longest username's review) is within
+    /// `LARGEST_ENTRY_BYTES`, which the dedicated page's budget assumes.
+    #[test]
+    fn the_largest_entry_is_within_the_size_pages_assume() {
+        let user = keys::Id::parse("u", crate::put_user::longest_username()).unwrap();
+        let at = keys::Timestamp::from_ms(T0).unwrap();
+        let mut entry = model::key_item(&k::review(&isbn(1), &user, at));
+        entry.extend(model::index_key_item(&k::review_by_user(&isbn(1), &user, at)));
+        let size = testkit::item_size(&entry);
+        assert!(size <= LARGEST_ENTRY_BYTES as usize && size > 200, "{size} bytes");
     }
 }

@@ -7,6 +7,9 @@
 //! transaction: the book exists, the user exists, the marker still says what we read, the old
 //! review goes, the new one comes. A writer that lost a race to another reads again and retries.
 //! An update re-dates the review: it moves to the top of the book's and the user's lists.
+//!
+//! With GSI1 overloaded (`IndexDesign`) the review carries its GSI1 keys, and GSI1 holds its full
+//! copy; with dedicated indexes it carries none, and `ReviewsByUser` holds its keys only.
 
 use crate::data::{self as reviews, NewReview, PutReviewOutcome};
 use crate::views as view;
@@ -38,7 +41,8 @@ pub const FUNCTION: Function = Function::one(
                 }),
         }],
     ),
-);
+)
+.needs(Needs::TABLE.with_settings(&[INDEX_DESIGN]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Review>(
@@ -99,7 +103,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         text: body.text.trim().to_owned(),
         at: Timestamp::now(),
     };
-    match reviews::put_review(&deps.table, &review).await? {
+    match reviews::put_review(&deps.table, store::index_design(deps)?, &review).await? {
         PutReviewOutcome::Created(r) => api::json(201, &view::review(&r)),
         PutReviewOutcome::Updated(r) => api::json(200, &view::review(&r)),
         PutReviewOutcome::BookNotFound => Err(ApiError::not_found(
@@ -118,7 +122,7 @@ mod tests {
     use super::*;
     use store::Table;
 
-    use keys::{Date, Id, reviews::Isbn};
+    use keys::{Date, Id, indexes::IndexDesign, reviews::Isbn};
     use model::{
         Item,
         reviews::{Book, Review, User},
@@ -147,7 +151,7 @@ mod tests {
         }
         for u in users {
             let d = Date::parse_iso("2000-09-29").unwrap();
-            reviews::put_user(&table, &Id::parse("u", u).unwrap(), Some(d), d)
+            reviews::put_user(&table, IndexDesign::Overloaded, &Id::parse("u", u).unwrap(), Some(d), d)
                 .await
                 .unwrap();
         }
@@ -273,6 +277,7 @@ mod tests {
         ] {
             reviews::put_review(
                 &table,
+                IndexDesign::Overloaded,
                 &NewReview {
                     isbn: Isbn::parse(book).unwrap(),
                     user: user.clone(),

@@ -2,8 +2,9 @@
 //! or updates it (200), keeping what the stream handlers derive (review count). One UpdateItem.
 //!
 //! Without a `membershipDate` (an empty body counts as `{}`), a new user's is today (UTC) and an
-//! existing user's is kept. A date after today is refused. The user's record also carries its
-//! GSI1 keys (`USER#<username>` twice): R2 reads it from GSI1 together with the user's reviews.
+//! existing user's is kept. A date after today is refused. With GSI1 overloaded (`IndexDesign`)
+//! the user's record also carries its GSI1 keys (`USER#<username>` twice): R2 reads it from GSI1
+//! together with the user's reviews; with dedicated indexes it carries none.
 
 use crate::data as reviews;
 use crate::views as view;
@@ -37,7 +38,8 @@ pub const FUNCTION: Function = Function::one(
                 }),
         }],
     ),
-);
+)
+.needs(Needs::TABLE.with_settings(&[INDEX_DESIGN]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] =
@@ -148,7 +150,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             format!("membershipDate: {d} is after today ({today})"),
         ));
     }
-    let (u, created) = reviews::put_user(&deps.table, &user, membership, today).await?;
+    let (u, created) = reviews::put_user(&deps.table, store::index_design(deps)?, &user, membership, today).await?;
     api::json(if created { 201 } else { 200 }, &view::user(&u))
 }
 

@@ -376,6 +376,8 @@ async fn load_learning(table: &Table) -> Result<usize, StoreError> {
 /// written only if its user has none of its book yet (an existing one is left as it is, not
 /// re-dated).
 async fn load_reviews(table: &Table) -> Result<usize, StoreError> {
+    // The local stack's design (INDEX_DESIGN, as the Makefile passes it).
+    let design = store::index_design_from_env()?;
     let mut written = 0;
     for (isbn, title, author, year) in BOOKS {
         let isbn = Isbn::parse(isbn).expect("seed ISBNs are valid");
@@ -384,7 +386,7 @@ async fn load_reviews(table: &Table) -> Result<usize, StoreError> {
     }
     for (user, since) in USERS {
         let since = Date::parse_iso(since).expect("seed dates are valid");
-        let (_, created) = reviews::put_user(table, &id(user), Some(since), since).await?;
+        let (_, created) = reviews::put_user(table, design, &id(user), Some(since), since).await?;
         written += usize::from(created);
     }
     for (isbn, user, grade, text, at_ms) in REVIEWS {
@@ -402,7 +404,7 @@ async fn load_reviews(table: &Table) -> Result<usize, StoreError> {
             text: text.into(),
             at: at(at_ms),
         };
-        match reviews::put_review(table, &review).await? {
+        match reviews::put_review(table, design, &review).await? {
             PutReviewOutcome::Created(_) => written += 2,
             PutReviewOutcome::Updated(_) => {}
             other => {

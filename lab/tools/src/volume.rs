@@ -410,7 +410,21 @@ pub async fn load_into(
     progress: impl Fn(usize, usize),
 ) -> Result<usize, StoreError> {
     let Plan { if_absent, batched } = plan(v);
-    let (if_absent, batched) = (last_of_each_key(if_absent), last_of_each_key(batched));
+    // Users and reviews as the local stack's design writes them (INDEX_DESIGN, as the Makefile
+    // passes it): without GSI1's keys where R2 reads its own index.
+    let design = store::index_design_from_env()?;
+    let written = |items: Vec<Item>| -> Vec<Item> {
+        let r2 = [keys::reviews::types::USER, keys::reviews::types::REVIEW];
+        let mut items = last_of_each_key(items);
+        for item in items.iter_mut().filter(|_| !design.writes_gsi1()) {
+            if model::type_of(item).is_some_and(|t| r2.contains(&t)) {
+                item.remove(keys::attr::GSI1PK);
+                item.remove(keys::attr::GSI1SK);
+            }
+        }
+        items
+    };
+    let (if_absent, batched) = (written(if_absent), written(batched));
     let total = if_absent.len() + batched.len();
     let batched_items = batched.len();
     let done = std::sync::atomic::AtomicUsize::new(0);

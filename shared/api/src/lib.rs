@@ -54,7 +54,7 @@ pub mod declare {
     pub use crate::{Access, ApiError};
     pub use lambda_http::{Body, Request, Response};
     pub use schemars::{JsonSchema, json_schema};
-    pub use store::{Deps, HR_TABLE, Needs, REVIEWS_TABLE};
+    pub use store::{Deps, HR_TABLE, INDEX_DESIGN, Needs, REVIEWS_TABLE};
 }
 pub use body::{
     MAX_BODY_BYTES, field, invalid_field, json_body, json_body_keeping_lines, text_field,

@@ -22,18 +22,21 @@ pub use crate::{
         CourseKey, Day, LocationKey, Month, OccurrencesByDate, Year, ymd,
     },
     multi::EntityType,
+    reviews::reviews_by_user::{ReviewedAt, ReviewedBook, Reviewer, ReviewsByUser},
 };
 use crate::{
     commerce::types as commerce_types,
     learning::types as learning_types,
     multi::{Index, IndexDeclaration},
+    reviews::types as review_types,
 };
 
 /// Every multi-attribute index of the table, as `template.yaml` must declare it.
-pub const ALL: [IndexDeclaration; 3] = [
+pub const ALL: [IndexDeclaration; 4] = [
     OccurrencesByDate::DECLARATION,
     CustomerOrdersByStatus::DECLARATION,
     RepOrdersByStatus::DECLARATION,
+    ReviewsByUser::DECLARATION,
 ];
 
 /// Which entities stand in each index (carry all its key attributes): the registry's
@@ -51,7 +54,64 @@ pub const MEMBERS: &[(&str, &[&str])] = &[
         RepOrdersByStatus::NAME,
         &[commerce_types::ORDER_HEADER, commerce_types::ORDER_SUMMARY],
     ),
+    (ReviewsByUser::NAME, &[review_types::REVIEW]),
 ];
+
+/// Which indexes serve the patterns that have a dedicated alternative (R2): GSI1, overloaded as
+/// the seeds teach, or an index of their own each, sparse and projecting keys only. One design
+/// per deployment: the template parameter [`IndexDesign::PARAMETER`] decides the indexes the
+/// tables have, the writers' keys and the readers' queries (docs/one-table-or-many.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IndexDesign {
+    /// GSI1 holds the user's record and a full copy of each review: R2 is one Query.
+    #[default]
+    Overloaded,
+    /// `ReviewsByUser` holds each review's keys; users and reviews carry no GSI1 keys. R2 is a
+    /// Query of keys, then one BatchGetItem of the page's reviews (and the user, first page).
+    Dedicated,
+}
+
+impl IndexDesign {
+    /// The template parameter, and the functions' variable holding its value.
+    pub const PARAMETER: &'static str = "IndexDesign";
+    pub const VARIABLE: &'static str = "INDEX_DESIGN";
+    pub const ALL: [IndexDesign; 2] = [IndexDesign::Overloaded, IndexDesign::Dedicated];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IndexDesign::Overloaded => "overloaded",
+            IndexDesign::Dedicated => "dedicated",
+        }
+    }
+
+    /// The design a value names; the error says which values there are.
+    pub fn parse(s: &str) -> Result<IndexDesign, String> {
+        IndexDesign::ALL
+            .into_iter()
+            .find(|d| d.as_str() == s)
+            .ok_or_else(|| {
+                let all: Vec<_> = IndexDesign::ALL.iter().map(|d| d.as_str()).collect();
+                format!(
+                    "{} must be one of {}, not {s:?}",
+                    Self::VARIABLE,
+                    all.join(", ")
+                )
+            })
+    }
+
+    /// The dedicated indexes a table of this design has (beside GSI1 and GSI2).
+    pub fn indexes(self) -> &'static [&'static str] {
+        match self {
+            IndexDesign::Overloaded => &[],
+            IndexDesign::Dedicated => &[ReviewsByUser::NAME],
+        }
+    }
+
+    /// Whether users and reviews carry GSI1 keys (R2 reads GSI1).
+    pub fn writes_gsi1(self) -> bool {
+        self == IndexDesign::Overloaded
+    }
+}
 
 /// The entities `index` holds (empty for an unknown index).
 pub fn members(index: &str) -> &'static [&'static str] {

@@ -43,7 +43,8 @@ pub mod unicode;
 pub use composite::{Composite, Segment};
 pub use error::KeyError;
 pub use multi::{
-    AttrType, Index, IndexCondition, IndexDeclaration, IndexKey, KeyAttribute, KeyValue, SortOp,
+    AttrType, Index, IndexCondition, IndexDeclaration, IndexKey, KeyAttribute, KeyValue,
+    Projection, SortOp,
 };
 pub use segment::{Id, Name, Text, escape, normalize, unescape};
 pub use segment::{MAX_ID_LEN, MAX_TEXT_LEN};

@@ -96,6 +96,26 @@ pub struct KeyAttribute {
     pub ty: AttrType,
 }
 
+/// What an index holds of each of its items beside the keys: a reader of a `KeysOnly` index
+/// fetches the items it needs from the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Projection {
+    /// Every attribute: each write of an item writes its whole copy into the index.
+    All,
+    /// The index's key attributes and the table's: a copy of about a hundred bytes.
+    KeysOnly,
+}
+
+impl Projection {
+    /// As the template's `ProjectionType` writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Projection::All => "ALL",
+            Projection::KeysOnly => "KEYS_ONLY",
+        }
+    }
+}
+
 /// A multi-attribute index as DynamoDB sees it: what `template.yaml` declares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IndexDeclaration {
@@ -103,6 +123,7 @@ pub struct IndexDeclaration {
     pub partition: &'static [KeyAttribute],
     /// In order: a Query names them left to right.
     pub sort: &'static [KeyAttribute],
+    pub projection: Projection,
 }
 
 impl IndexDeclaration {
@@ -494,11 +515,14 @@ pub trait Index: 'static {
     const NAME: &'static str;
     type Partition: Attributes;
     type Sort: Attributes;
+    /// What it copies of its items.
+    const PROJECTION: Projection = Projection::All;
     /// What `template.yaml` must declare.
     const DECLARATION: IndexDeclaration = IndexDeclaration {
         name: Self::NAME,
         partition: <Self::Partition as Attributes>::ATTRIBUTES,
         sort: <Self::Sort as Attributes>::ATTRIBUTES,
+        projection: Self::PROJECTION,
     };
 
     /// A key condition, from the partition's values (all of them): then [`Condition::eq`] on
@@ -614,6 +638,7 @@ mod tests {
         name: "ByDate",
         partition: &[a("P", S), a("Q", S)],
         sort: &[a("Y", N), a("M", N), a("L", S)],
+        projection: Projection::All,
     };
 
     fn s(v: &str) -> KeyValue {

@@ -145,8 +145,8 @@ pub fn tables() -> String {
             .join(", ")
     };
     out.push_str(
-        "\n### Multi-attribute indexes\n\n| index | partition | sort | entities |\n\
-         |---|---|---|---|\n",
+        "\n### Multi-attribute indexes\n\n| index | partition | sort | projection | entities |\n\
+         |---|---|---|---|---|\n",
     );
     for index in crate::indexes::ALL {
         let members: Vec<String> = crate::indexes::members(index.name)
@@ -154,10 +154,11 @@ pub fn tables() -> String {
             .map(|m| format!("`{m}`"))
             .collect();
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} |\n",
             index.name,
             attributes(index.partition),
             attributes(index.sort),
+            index.projection.as_str(),
             members.join(", "),
         ));
     }
@@ -479,6 +480,10 @@ mod tests {
                 RepOrdersByStatus::item_key((AccountRepId(i.b.clone()), entity.clone()), sort()),
             ));
         }
+        keys.push((
+            reviews::types::REVIEW,
+            reviews::review_by_user(&i.isbn, &i.a, crate::Timestamp::from_ms(i.ms).unwrap()),
+        ));
         keys
     }
 
@@ -524,6 +529,11 @@ mod tests {
                 .eq(Status(i.status))
                 .between(OrderId(lo), OrderId(hi)),
             &[ct::ORDER_SUMMARY],
+        ));
+        reads.push((
+            "R2",
+            reviews::reviews_by_user(&i.a),
+            &[reviews::types::REVIEW],
         ));
         reads
     }

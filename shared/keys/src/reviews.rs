@@ -202,6 +202,87 @@ pub fn user_and_reviews(user: &Id) -> KeyCondition<Gsi1> {
     KeyCondition::new(pk, SortCondition::AtMost(sk))
 }
 
+/// R2 on its own index (`IndexDesign` dedicated, [`crate::indexes::IndexDesign`]): a user's
+/// reviews by date, then book, in `ReviewsByUser`, whose keys are the review's own attributes.
+/// Only a review carries all three (a user has no `ReviewDate`, a marker no `ReviewDate`, a book
+/// no `Username`), so the index holds reviews and nothing else; it projects their keys only, and
+/// the reader fetches the page's reviews and the user from the table.
+pub mod reviews_by_user {
+    use super::Isbn;
+    use crate::{
+        Id, Index, Timestamp, key_attribute as attribute,
+        multi::{Projection, StrValue},
+    };
+
+    attribute!(
+        /// The reviewer, as the review's `Username` holds it.
+        Reviewer(Id) = "Username", S, |u| u.as_str().to_owned()
+    );
+    impl StrValue for Reviewer {}
+    attribute!(
+        /// When the review was written, as its `ReviewDate` holds it (fixed-width UTC: sorts as
+        /// time does).
+        ReviewedAt(Timestamp) = "ReviewDate", S, |t| t.to_string()
+    );
+    impl StrValue for ReviewedAt {}
+    attribute!(
+        /// The book, as the review's `Isbn` holds it (13 digits).
+        ReviewedBook(Isbn) = "Isbn", S, |i| i.as_str().to_owned()
+    );
+    impl StrValue for ReviewedBook {}
+
+    /// R2: a user's reviews, by date then book.
+    pub struct ReviewsByUser;
+
+    impl Index for ReviewsByUser {
+        const NAME: &'static str = "ReviewsByUser";
+        type Partition = (Reviewer,);
+        type Sort = (ReviewedAt, ReviewedBook);
+        const PROJECTION: Projection = Projection::KeysOnly;
+    }
+}
+
+/// A review's key in `ReviewsByUser`: its own `Username`, `ReviewDate` and `Isbn`, which the
+/// review's record writes (nothing is added to the item for it).
+pub fn review_by_user(isbn: &Isbn, user: &Id, at: Timestamp) -> crate::IndexKey {
+    use crate::Index;
+    use reviews_by_user::*;
+    ReviewsByUser::item_key(
+        (Reviewer(user.clone()),),
+        (ReviewedAt(at), ReviewedBook(isbn.clone())),
+    )
+}
+
+/// R2 on `ReviewsByUser`: every review of the user (read backwards: newest first).
+pub fn reviews_by_user(user: &Id) -> crate::IndexCondition {
+    use crate::Index;
+    reviews_by_user::ReviewsByUser::key((reviews_by_user::Reviewer(user.clone()),)).build()
+}
+
+/// The review a position in R2's list names: from its table key (`PK`, `SK`), which a position
+/// in either index carries. Its book, reviewer and date.
+pub fn review_at(pk: &str, sk: &str) -> Result<(Isbn, Id, Timestamp), KeyError> {
+    let malformed = || KeyError::Malformed(format!("{pk} / {sk}"));
+    let isbn = pk
+        .strip_prefix(tag::BOOK)
+        .and_then(|rest| rest.strip_prefix(crate::DELIMITER))
+        .ok_or_else(malformed)?;
+    let isbn = Isbn::parse(isbn).map_err(|_| malformed())?;
+    let (ts, user) = sk.split_once(crate::DELIMITER).ok_or_else(malformed)?;
+    let at = Timestamp::parse(ts).map_err(|_| malformed())?;
+    let user = user
+        .strip_prefix(tag::USER)
+        .and_then(|rest| rest.strip_prefix(crate::DELIMITER))
+        .ok_or_else(malformed)?;
+    let user = Id::parse("username", &crate::unescape(user).ok_or_else(malformed)?)
+        .map_err(|_| malformed())?;
+    let key = review(&isbn, &user, at);
+    if key.pk() != pk || key.sk() != sk {
+        return Err(malformed());
+    }
+    Ok((isbn, user, at))
+}
+
 /// The review a marker names (its `ReviewSk`), checked: it must be a review of this book by this
 /// user. Returns its key and date.
 pub fn review_of_marker(
@@ -370,6 +451,37 @@ pub(crate) mod tests {
         }
         assert!(Isbn::parse(&"9".repeat(1000)).is_err());
         assert!(is_canonical_isbn(FELLOWSHIP) && !is_canonical_isbn("0261102354"));
+    }
+
+    /// A position in R2's list, in either design, is its review's table key: `review_at` reads
+    /// back what `review` wrote, and nothing else (a book's own key, a marker's, a key edited).
+    #[test]
+    fn a_review_s_table_key_names_its_book_reviewer_and_date() {
+        let isbn = Isbn::parse("0-261-10235-4").unwrap();
+        let at = Timestamp::from_ms(996_979_560_000).unwrap();
+        let key = review(&isbn, &id("frodo"), at);
+        assert_eq!(
+            review_at(key.pk(), key.sk()),
+            Ok((isbn.clone(), id("frodo"), at))
+        );
+        let book = book(&isbn);
+        let marker = review_marker(&id("frodo"), &isbn);
+        for (pk, sk) in [
+            (book.pk(), book.sk()),
+            (marker.pk(), marker.sk()),
+            (key.pk(), "2001-08-05T02:46:00.000Z#USER#"),
+            (key.pk(), "2001-08-05T02:46:00Z#USER#frodo"),
+            ("BOOK#9780261102355", key.sk()),
+        ] {
+            assert!(review_at(pk, sk).is_err(), "{pk} / {sk}");
+        }
+        let by_user = review_by_user(&isbn, &id("frodo"), at);
+        assert_eq!(
+            by_user.get("ReviewDate"),
+            Some(&crate::KeyValue::S(at.to_string()))
+        );
+        assert!(reviews_by_user(&id("frodo")).matches(|n| by_user.get(n).cloned()));
+        assert!(!reviews_by_user(&id("sam")).matches(|n| by_user.get(n).cloned()));
     }
 
     #[test]

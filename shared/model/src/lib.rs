@@ -367,12 +367,46 @@ mod tests {
             status_shard: None,
             currency: None,
         };
+        let (user, isbn) = (
+            Id::parse("u", "frodo").unwrap(),
+            keys::reviews::Isbn::parse("9780261102354").unwrap(),
+        );
         let items = [
             to_item(&course).unwrap(),
             to_item(&certificate(CertVersion::V1)).unwrap(),
             to_item(&certificate(CertVersion::V2)).unwrap(),
             to_item(&commerce::OrderHeader(order.clone())).unwrap(),
             to_item(&commerce::OrderSummary(order)).unwrap(),
+            // A user and a marker carry some of `ReviewsByUser`'s attributes, a review all.
+            to_item(&reviews::User {
+                username: user.clone(),
+                membership_date: course.start_date,
+                review_count: Default::default(),
+            })
+            .unwrap(),
+            to_item(&reviews::ReviewMarker {
+                username: user.clone(),
+                isbn: isbn.clone(),
+                review_sk: "2001-08-05T02:46:00.000Z#USER#frodo".into(),
+            })
+            .unwrap(),
+            to_item(&reviews::Book {
+                isbn: isbn.clone(),
+                title: "T".into(),
+                author: "A".into(),
+                publication_year: 1954,
+                rating_count: Default::default(),
+                rating_sum: Default::default(),
+            })
+            .unwrap(),
+            to_item(&reviews::Review {
+                isbn,
+                username: user,
+                grade: 9,
+                review_text: "Good.".into(),
+                review_date: keys::Timestamp::from_ms(996_979_560_000).unwrap(),
+            })
+            .unwrap(),
         ];
         for index in indexes::ALL {
             for item in &items {

@@ -5,6 +5,8 @@
 //! `ORDER_STATUS_KEYS`, and O5's shards, `ORDER_STATUS_SHARDS`) is a [`Setting`] that context
 //! declares: read and checked here at start-up like the rest, parsed by the context that reads it.
 
+use keys::indexes::IndexDesign;
+
 use crate::{StoreError, Table, cursor::CursorCodec};
 
 /// A setting a context reads from the environment beyond the table's: its variable, the value
@@ -47,6 +49,34 @@ pub const REVIEWS_TABLE: Peer = Peer {
     variable: "REVIEWS_TABLE_NAME",
     context: "reviews",
 };
+
+/// `INDEX_DESIGN`: GSI1 overloaded or an index per pattern ([`IndexDesign`], the template's
+/// `IndexDesign`), a setting of every function whose reads or writes differ between the two:
+/// read and checked at start-up, `overloaded` in tests and tools unless they say otherwise.
+pub const INDEX_DESIGN: Setting = Setting {
+    variable: IndexDesign::VARIABLE,
+    default: || IndexDesign::default().as_str().to_owned(),
+    check: |v| {
+        IndexDesign::parse(v)
+            .map(|_| ())
+            .map_err(StoreError::Config)
+    },
+};
+
+/// The index design `deps` read at start-up ([`INDEX_DESIGN`]); an error if the function did not
+/// declare it.
+pub fn index_design(deps: &Deps) -> Result<IndexDesign, StoreError> {
+    IndexDesign::parse(deps.setting(&INDEX_DESIGN)?).map_err(StoreError::Config)
+}
+
+/// The index design of the process's `INDEX_DESIGN` (the default when unset): how the seed
+/// loaders write into the local stack's table, whose `IndexDesign` the Makefile passes them.
+pub fn index_design_from_env() -> Result<IndexDesign, StoreError> {
+    match std::env::var(INDEX_DESIGN.variable) {
+        Ok(v) => IndexDesign::parse(&v).map_err(StoreError::Config),
+        Err(_) => Ok(IndexDesign::default()),
+    }
+}
 
 /// Beyond `TABLE_NAME`, what a function needs from its environment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -37,11 +37,16 @@ use keys::PrimaryKey;
 use model::{Entity, Item, attr, key_item};
 
 pub use aws_sdk_dynamodb;
-pub use deps::{Deps, HR_TABLE, Needs, Peer, REVIEWS_TABLE, Setting, shard_count};
+pub use deps::{
+    Deps, HR_TABLE, INDEX_DESIGN, Needs, Peer, REVIEWS_TABLE, Setting, index_design,
+    index_design_from_env, shard_count,
+};
 pub use error::StoreError;
 pub use expr::{Condition, Update};
 pub use meter::{Meter, Request, Touched};
-pub use paging::{PAGE_READ_BUDGET, PageRequest, Paging, PagingError, budget_items, shown};
+pub use paging::{
+    PAGE_READ_BUDGET, PageRequest, Paging, PagingError, budget_fetches, budget_items, shown,
+};
 pub use query::{KeyExpression, Page, ParentPage, Query, Selection};
 pub use txn::{Part, TRANSACTION_ATTEMPTS, Transaction};
 
@@ -404,7 +409,7 @@ impl Table {
     }
 
     /// Reads up to 100 items in ONE BatchGetItem (asking again for the keys DynamoDB leaves
-    /// unprocessed under load, with backoff), projecting `attributes`. Missing items are absent
+    /// unprocessed under load, with backoff), projecting `attributes` (whole items if none). Missing items are absent
     /// from the answer; the order is DynamoDB's. Each item is read on its own: a transaction may
     /// commit between two of them (BatchGetItem is not isolated from transactions).
     pub async fn batch_get(
@@ -426,7 +431,7 @@ impl Table {
             let asked = self.recorded(|| pending.iter().map(partition_of).collect());
             let request = KeysAndAttributes::builder()
                 .set_keys(Some(std::mem::take(&mut pending)))
-                .projection_expression(&projection)
+                .set_projection_expression((!projection.is_empty()).then(|| projection.clone()))
                 .set_expression_attribute_names(p.names())
                 .consistent_read(read == Read::Strong)
                 .build()

@@ -32,6 +32,24 @@ pub fn budget_items(units: f64, largest: u32) -> u32 {
     ((blocks * 4096.0) / f64::from(largest.max(1))).floor() as u32
 }
 
+/// How many items one page can fetch within `units` through an index that projects keys only:
+/// ONE Query of `n` entries of at most `entry` bytes (summed and rounded up to 4 KB, half a unit
+/// each), then ONE BatchGetItem of those items, each of at most `largest` bytes and rounded up to
+/// 4 KB on its own, with `others` items of at most 4 KB beside them (a parent). At most 100 keys
+/// in all, BatchGetItem's limit; at least one item, whatever the budget.
+pub fn budget_fetches(units: f64, entry: u32, largest: u32, others: u32) -> u32 {
+    let half_units = |bytes: u64| bytes.div_ceil(4096).max(1) as f64 * 0.5;
+    let cost = |n: u32| {
+        half_units(u64::from(n) * u64::from(entry))
+            + f64::from(n) * half_units(u64::from(largest))
+            + f64::from(others) * 0.5
+    };
+    (1..=100u32.saturating_sub(others))
+        .take_while(|&n| cost(n) <= units)
+        .last()
+        .unwrap_or(1)
+}
+
 /// What a client asked for: how many items, and from where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRequest {
@@ -270,4 +288,23 @@ fn decode<E: Entity>(items: Vec<Item>) -> Result<Vec<E>, StoreError> {
         .map(model::from_item::<E>)
         .collect::<Result<Vec<_>, _>>()
         .map_err(StoreError::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page fetched through a keys-only index pays 4 KB per item, however small: within 32
+    /// units, ten reviews of 21 KB and their user, or 56 items of 400 bytes; never more than
+    /// BatchGetItem's 100 keys; always one.
+    #[test]
+    fn a_fetched_page_holds_what_its_budget_pays_for_rounded_per_item() {
+        assert_eq!(budget_fetches(32.0, 512, 21_024, 1), 10);
+        assert_eq!(budget_fetches(32.0, 512, 21_024, 0), 10);
+        assert_eq!(budget_fetches(32.0, 512, 400, 1), 56);
+        assert_eq!(budget_fetches(1_000.0, 64, 400, 1), 99);
+        assert_eq!(budget_fetches(1.0, 512, 21_024, 1), 1);
+        // A Query of whole items sums their sizes: 12 of 21 KB.
+        assert_eq!(budget_items(32.0, 21_024), 12);
+    }
 }
