@@ -52,7 +52,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run reset seed token reconcile migrate move-index bench bench-keys catalogue openapi samples workbench cost plan test fuzz browser lint fmt clippy build sam-build deploy dynamodb-install stop clean
+.PHONY: help run reset seed token reconcile migrate move-index bench bench-keys compare catalogue openapi samples workbench cost plan test fuzz browser lint fmt clippy build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -145,6 +145,13 @@ bench-keys: dynamodb-install ## The two key designs (the seeds' concatenated str
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) target/debug/keys-bench
+
+compare: dynamodb-install ## The same data in each deployment of docs/one-table-or-many.md's questions (one table or a table per context; GSI1 overloaded or R2 on its own index): what loading it cost, what each table and index holds, entity by entity, and what R2 costs for every user (SIZE=large: the large set; lab/bench/results/compare-$(SIZE).md)
+	$(BUILD)
+	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
+	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
+	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) target/debug/compare --size $(SIZE) \
+	  > lab/bench/results/compare-$(SIZE).md
 
 bench-memory: dynamodb-install ## Every function at 128 to 3008 MB as Lambda runs it (root: cgroup CPU quotas), and the size each gets for its cost per million calls and p99: lab/bench/results/power-tuning.json (FUNCTIONS=a,b for some; INIT=1 for the connect-at-init experiment instead)
 	cargo build --release -p bench -p commerce -p reviews -p learning -p hr --bins

@@ -511,25 +511,10 @@ async fn run(layout: &str, design: IndexDesign) -> Run {
                     .iter()
                     .filter(|item| index.key.attributes().all(|a| item.contains_key(a)))
                     .collect();
-                // An entry of a keys-only index: the table's keys and the index's.
-                let entry = |item: &model::Item| -> usize {
-                    if index.projection != "KEYS_ONLY" {
-                        return devkit::item_size(item);
-                    }
-                    let keys: model::Item = item
-                        .iter()
-                        .filter(|(a, _)| {
-                            declared
-                                .key
-                                .attributes()
-                                .chain(index.key.attributes())
-                                .any(|k| k == *a)
-                        })
-                        .map(|(a, v)| (a.clone(), v.clone()))
-                        .collect();
-                    devkit::item_size(&keys)
-                };
-                let bytes = indexed.iter().map(|i| entry(i)).sum();
+                let bytes = indexed
+                    .iter()
+                    .map(|i| devkit::index_entry_size(i, declared, index))
+                    .sum();
                 (index.name.clone(), indexed.len(), bytes)
             })
             .collect();

@@ -183,6 +183,16 @@ pub const SEED: Command = Command {
     ],
 };
 
+/// `make compare`: DynamoDB Local only (`AWS_ENDPOINT_URL_DYNAMODB`).
+pub const COMPARE: Command = Command {
+    name: "compare",
+    target: false,
+    flags: &[
+        Flag::value("--table", "NAME"),
+        Flag::value("--size", "small|large"),
+    ],
+};
+
 /// `make reconcile`.
 pub const RECONCILE: Command = Command {
     name: "reconcile",

@@ -2,6 +2,7 @@
 //! volume with `SIZE=large`), the drift report of the derived data (`make reconcile`), the
 //! certificate migration (`make migrate`) and the NoSQL Workbench model (`make workbench`).
 
+pub mod compare;
 pub mod copies;
 pub mod counts;
 pub mod flags;

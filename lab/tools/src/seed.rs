@@ -21,6 +21,7 @@
 use ::commerce::data::{self as commerce, NewOrder, PlaceOutcome};
 use ::learning::data::{self as learning, Issued};
 use ::reviews::data::{self as reviews, NewReview, PutReviewOutcome};
+use keys::indexes::IndexDesign;
 use keys::learning::{CertType, CertVersion, Course, Location, Name};
 use keys::{
     Date, Id, SortableId, Timestamp,
@@ -105,8 +106,15 @@ pub async fn load(table: &Table) -> Result<usize, StoreError> {
     load_into(&Tables::one(table)).await
 }
 
-/// Loads the seed rows, each into its context's table; returns how many items were new.
+/// Loads the seed rows, each into its context's table; returns how many items were new. Users
+/// and reviews are written as the local stack's index design writes them (`INDEX_DESIGN`, as the
+/// Makefile passes it).
 pub async fn load_into(tables: &Tables) -> Result<usize, StoreError> {
+    load_into_as(tables, store::index_design_from_env()?).await
+}
+
+/// [`load_into`] as `design` writes users and reviews.
+pub async fn load_into_as(tables: &Tables, design: IndexDesign) -> Result<usize, StoreError> {
     // The org first: customer 123's account rep is one of its employees.
     let mut written = load_hr(&tables.hr).await?;
     let table = &tables.commerce;
@@ -185,7 +193,7 @@ pub async fn load_into(tables: &Tables) -> Result<usize, StoreError> {
     }
 
     written += load_products(table, &tables.hr).await?;
-    written += load_reviews(&tables.reviews).await?;
+    written += load_reviews(&tables.reviews, design).await?;
     written += load_learning(&tables.learning).await?;
     Ok(written)
 }
@@ -375,9 +383,7 @@ async fn load_learning(table: &Table) -> Result<usize, StoreError> {
 /// The books, users and reviews of Pernin's introduction. Books and users are upserts; a review is
 /// written only if its user has none of its book yet (an existing one is left as it is, not
 /// re-dated).
-async fn load_reviews(table: &Table) -> Result<usize, StoreError> {
-    // The local stack's design (INDEX_DESIGN, as the Makefile passes it).
-    let design = store::index_design_from_env()?;
+async fn load_reviews(table: &Table, design: IndexDesign) -> Result<usize, StoreError> {
     let mut written = 0;
     for (isbn, title, author, year) in BOOKS {
         let isbn = Isbn::parse(isbn).expect("seed ISBNs are valid");

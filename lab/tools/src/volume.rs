@@ -15,6 +15,7 @@
 
 use commerce::data::NewOrder;
 use futures::{StreamExt, TryStreamExt, stream};
+use keys::indexes::IndexDesign;
 use keys::{
     Date, Id, Name, SortableId, Timestamp,
     commerce::{OrderStatus, Sku},
@@ -403,16 +404,25 @@ pub async fn load(
     load_into(&Tables::one(table), v, progress).await
 }
 
-/// [`load`], each item into its context's table.
+/// [`load`], each item into its context's table; users and reviews as the local stack's index
+/// design writes them (`INDEX_DESIGN`, as the Makefile passes it).
 pub async fn load_into(
     tables: &Tables,
     v: &Volume,
     progress: impl Fn(usize, usize),
 ) -> Result<usize, StoreError> {
+    load_into_as(tables, v, store::index_design_from_env()?, progress).await
+}
+
+/// [`load_into`] as `design` writes users and reviews: without GSI1's keys where R2 reads an
+/// index of its own.
+pub async fn load_into_as(
+    tables: &Tables,
+    v: &Volume,
+    design: IndexDesign,
+    progress: impl Fn(usize, usize),
+) -> Result<usize, StoreError> {
     let Plan { if_absent, batched } = plan(v);
-    // Users and reviews as the local stack's design writes them (INDEX_DESIGN, as the Makefile
-    // passes it): without GSI1's keys where R2 reads its own index.
-    let design = store::index_design_from_env()?;
     let written = |items: Vec<Item>| -> Vec<Item> {
         let r2 = [keys::reviews::types::USER, keys::reviews::types::REVIEW];
         let mut items = last_of_each_key(items);

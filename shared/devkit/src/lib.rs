@@ -23,8 +23,8 @@ pub use scratch::{
     TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, table,
 };
 pub use size::{
-    check_units, deployed_indexes, item_size, item_write_units, query_read_units, read_units,
-    touched_write_units, write_units,
+    check_units, deployed_indexes, index_entry_size, item_size, item_write_units, query_read_units,
+    read_units, touched_write_units, write_units,
 };
 pub use stream::{Change, stream_event, stream_record};
 

@@ -11,6 +11,28 @@ pub fn item_size(item: &Item) -> usize {
     item.iter().map(|(k, v)| k.len() + value_size(v)).sum()
 }
 
+/// The size of `item`'s entry in `index` of `table` (as the template declares them): the whole
+/// item where the index projects `ALL`; the table's key attributes and the index's where it
+/// projects `KEYS_ONLY`. AWS adds 100 bytes of overhead per entry, not counted here.
+pub fn index_entry_size(
+    item: &Item,
+    table: &sam_template::Table,
+    index: &sam_template::Index,
+) -> usize {
+    if index.projection != "KEYS_ONLY" {
+        return item_size(item);
+    }
+    let keys: Vec<&str> = table
+        .key
+        .attributes()
+        .chain(index.key.attributes())
+        .collect();
+    item.iter()
+        .filter(|(a, _)| keys.contains(&a.as_str()))
+        .map(|(k, v)| k.len() + value_size(v))
+        .sum()
+}
+
 fn value_size(v: &AttributeValue) -> usize {
     match v {
         AttributeValue::S(s) => s.len(),

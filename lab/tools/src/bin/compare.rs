@@ -1,0 +1,60 @@
+//! `make compare`: the same data in each deployment of docs/one-table-or-many.md's questions (one
+//! table or a table per context, GSI1 overloaded or R2 on its own index), loaded into fresh tables
+//! and measured (`tools::compare`); prints the report in Markdown.
+//!
+//! Flags: `tools::flags::COMPARE` (`--table`, the tables' base name, default `compare-<time>`;
+//! `--size small|large`, as `make seed`), in the DynamoDB Local of `AWS_ENDPOINT_URL_DYNAMODB`.
+//! Exits 2 on a usage error.
+
+use tools::{compare, flags, target};
+
+#[tokio::main]
+async fn main() {
+    target::exit_on_error(run().await);
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let given = flags::COMPARE.parse(&args)?;
+    let volume = match given.value("--size").unwrap_or("small") {
+        "small" | "" => None,
+        "large" => Some(tools::volume::LARGE),
+        other => {
+            return Err(Box::new(target::Refused(format!(
+                "--size: small or large, not {other}\n{}",
+                flags::COMPARE.usage()
+            ))));
+        }
+    };
+    let base = given
+        .value("--table")
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("compare-{}", keys::now_ms()));
+    let client = devkit::client();
+    let mut measured = Vec::new();
+    for (n, deployment) in compare::DEPLOYMENTS.into_iter().enumerate() {
+        let started = std::time::Instant::now();
+        let m = compare::measure(
+            &client,
+            &format!("{base}-{n}"),
+            deployment,
+            tools::org::ORDERS,
+            volume.as_ref(),
+        )
+        .await?;
+        eprintln!(
+            "{}: loaded and measured in {:.1} s",
+            deployment.name(),
+            started.elapsed().as_secs_f64()
+        );
+        measured.push(m);
+    }
+    println!(
+        "# `make compare SIZE={}`\n\nThe same data in each deployment (tools::compare; \
+         docs/one-table-or-many.md explains the figures), on DynamoDB Local, {}.\n",
+        if volume.is_some() { "large" } else { "small" },
+        keys::Timestamp::now().date().iso(),
+    );
+    println!("{}", compare::report(&measured));
+    Ok(())
+}
