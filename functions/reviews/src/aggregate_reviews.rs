@@ -119,9 +119,15 @@ mod tests {
         let today = Date::parse_iso("2026-01-01").unwrap();
         crate::fixtures::titled_book(&table, ISBN).await;
         for u in ["ann", "bob"] {
-            put_user(&table, IndexDesign::Overloaded, &Id::parse("u", u).unwrap(), None, today)
-                .await
-                .unwrap();
+            put_user(
+                &table,
+                IndexDesign::Overloaded,
+                &Id::parse("u", u).unwrap(),
+                None,
+                today,
+            )
+            .await
+            .unwrap();
         }
         Deps::new(table, CONSUMER.needs, testkit::TEST_CURSOR_KEY, SHARDS).unwrap()
     }
@@ -134,7 +140,9 @@ mod tests {
             text: "Must read.".into(),
             at: crate::fixtures::at(at_ms),
         };
-        put_review(&deps.table, IndexDesign::Overloaded, &r).await.unwrap();
+        put_review(&deps.table, IndexDesign::Overloaded, &r)
+            .await
+            .unwrap();
     }
 
     async fn reviews(deps: &Deps) -> Vec<Item> {

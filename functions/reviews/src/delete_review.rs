@@ -54,8 +54,8 @@ mod tests {
     use store::Table;
 
     use crate::data::{NewReview, put_review};
-    use keys::indexes::IndexDesign;
     use crate::fixtures;
+    use keys::indexes::IndexDesign;
     use keys::{Id, reviews::Isbn};
     use model::Item;
     use serde_json::Value;

@@ -157,7 +157,11 @@ async fn page_by_user(
     // BatchGetItem answers in any order: the index's is the page's.
     let order = |r: &Review| wanted.iter().position(|w| *w == model::Entity::key(r));
     reviews.sort_by_key(order);
-    Ok(Some((record, reviews, paging.next_cursor(entries.last_key)?)))
+    Ok(Some((
+        record,
+        reviews,
+        paging.next_cursor(entries.last_key)?,
+    )))
 }
 
 /// A position in the user's list (a cursor's `ExclusiveStartKey`, from either design) as
@@ -178,7 +182,9 @@ fn position(design: IndexDesign, user: &keys::Id, at: &Item) -> Result<Item, Api
 
 /// A string attribute of an item read back ("" if absent: no key matches it).
 fn text<'i>(item: &'i Item, name: &str) -> &'i str {
-    item.get(name).and_then(|v| v.as_s().ok()).map_or("", String::as_str)
+    item.get(name)
+        .and_then(|v| v.as_s().ok())
+        .map_or("", String::as_str)
 }
 
 #[cfg(test)]
@@ -186,11 +192,11 @@ mod tests {
     use super::*;
     use crate::data as reviews;
     use crate::fixtures::{self, id};
+    use keys::indexes::IndexDesign;
     use keys::reviews::Isbn;
     use model::Item;
     use serde_json::{Value, json};
     use store::{Table, Update, cursor::CursorCodec};
-    use keys::indexes::IndexDesign;
     use testkit::{Harness, all_items, query_read_units};
     const T0: u64 = fixtures::REVIEW_2001_MS;
 
@@ -484,12 +490,20 @@ mod tests {
         }
         // A larger page: the same reviews in the same order, the dedicated pages cut at 10.
         let all = |pages: Vec<Value>| -> Vec<Value> {
-            pages.iter().flat_map(|p| p["reviews"].as_array().unwrap().clone()).collect()
+            pages
+                .iter()
+                .flat_map(|p| p["reviews"].as_array().unwrap().clone())
+                .collect()
         };
         let (mut sizes, mut walks) = (Vec::new(), Vec::new());
         for h in [&overloaded, &dedicated] {
             let pages = testkit::walk_pages("50", async |q| get(h, "frodo", q).await.1).await;
-            sizes.push(pages.iter().map(|p| p["reviews"].as_array().unwrap().len()).collect::<Vec<_>>());
+            sizes.push(
+                pages
+                    .iter()
+                    .map(|p| p["reviews"].as_array().unwrap().len())
+                    .collect::<Vec<_>>(),
+            );
             walks.push(all(pages));
         }
         assert_eq!(walks[0], walks[1]);
@@ -502,7 +516,11 @@ mod tests {
         let mut turn = 0;
         let pages = testkit::walk_pages("4", async |q| {
             turn += 1;
-            let h = if turn % 2 == 0 { &dedicated } else { &overloaded };
+            let h = if turn % 2 == 0 {
+                &dedicated
+            } else {
+                &overloaded
+            };
             let (s, body) = get(h, "frodo", q).await;
             assert_eq!(s, 200, "{body}");
             body
@@ -511,7 +529,10 @@ mod tests {
         let one = testkit::walk_pages("4", async |q| get(&overloaded, "frodo", q).await.1).await;
         // Each cursor is sealed afresh: the pages' contents are what must match.
         let contents = |pages: &[Value]| -> Vec<(Value, Value)> {
-            pages.iter().map(|p| (p["user"].clone(), p["reviews"].clone())).collect()
+            pages
+                .iter()
+                .map(|p| (p["user"].clone(), p["reviews"].clone()))
+                .collect()
         };
         assert_eq!(contents(&pages), contents(&one));
         assert_eq!(pages.len(), 6);
@@ -526,10 +547,16 @@ mod tests {
         assert_eq!(s, 200, "{body}");
         assert_eq!(body["user"]["username"], "frodo");
         let requests = table.meter().requests();
-        let ops: Vec<_> = requests.iter().map(|r| (r.operation, r.index, r.items)).collect();
+        let ops: Vec<_> = requests
+            .iter()
+            .map(|r| (r.operation, r.index, r.items))
+            .collect();
         assert_eq!(
             ops,
-            [("Query", Some("ReviewsByUser"), 3), ("BatchGetItem", None, 4)]
+            [
+                ("Query", Some("ReviewsByUser"), 3),
+                ("BatchGetItem", None, 4)
+            ]
         );
         // Keys only: three entries in one 4 KB block; then each item rounded on its own.
         assert_eq!(requests[0].index_read_units, 0.5);
@@ -555,8 +582,12 @@ mod tests {
         let table = testkit::table().await;
         let design = IndexDesign::Dedicated;
         let today = keys::Date::parse_iso("2026-01-01").unwrap();
-        reviews::put_user(&table, design, &id("frodo"), None, today).await.unwrap();
-        reviews::put_book(&table, &isbn(1), "B", "A", 1954).await.unwrap();
+        reviews::put_user(&table, design, &id("frodo"), None, today)
+            .await
+            .unwrap();
+        reviews::put_book(&table, &isbn(1), "B", "A", 1954)
+            .await
+            .unwrap();
         let new = reviews::NewReview {
             isbn: isbn(1),
             user: id("frodo"),
@@ -567,7 +598,11 @@ mod tests {
         reviews::put_review(&table, design, &new).await.unwrap();
         reviews::put_review(&table, design, &new).await.unwrap();
         let items = all_items(&table).await;
-        assert!(items.iter().all(|i| !i.contains_key("GSI1PK") && !i.contains_key("GSI1SK")));
+        assert!(
+            items
+                .iter()
+                .all(|i| !i.contains_key("GSI1PK") && !i.contains_key("GSI1SK"))
+        );
         let entries = table
             .query(k::reviews_by_user(&id("frodo")))
             .send()
@@ -577,7 +612,11 @@ mod tests {
         assert_eq!(entries.len(), 1, "the replaced review left the index");
         let mut names: Vec<_> = entries[0].keys().cloned().collect();
         names.sort();
-        assert_eq!(names, ["Isbn", "PK", "ReviewDate", "SK", "Username"], "keys only");
+        assert_eq!(
+            names,
+            ["Isbn", "PK", "ReviewDate", "SK", "Username"],
+            "keys only"
+        );
         let (s, body) = get(&in_design(&table, design), "frodo", &[]).await;
         assert_eq!((s, books_of(&body)), (200, vec![isbn(1).to_string()]));
         assert_eq!(body["reviews"][0]["text"], "Good.");
@@ -585,7 +624,9 @@ mod tests {
         assert_eq!(s, 404);
         // A user record GSI1's design wrote loses its GSI1 keys when written in this one.
         add_user(&table, "sam").await;
-        reviews::put_user(&table, design, &id("sam"), None, today).await.unwrap();
+        reviews::put_user(&table, design, &id("sam"), None, today)
+            .await
+            .unwrap();
         let sam = testkit::items_with(&table, "PK", "USER#sam").await;
         assert!(sam.iter().all(|i| !i.contains_key("GSI1PK")));
     }
@@ -597,8 +638,15 @@ mod tests {
         let user = keys::Id::parse("u", crate::put_user::longest_username()).unwrap();
         let at = keys::Timestamp::from_ms(T0).unwrap();
         let mut entry = model::key_item(&k::review(&isbn(1), &user, at));
-        entry.extend(model::index_key_item(&k::review_by_user(&isbn(1), &user, at)));
+        entry.extend(model::index_key_item(&k::review_by_user(
+            &isbn(1),
+            &user,
+            at,
+        )));
         let size = testkit::item_size(&entry);
-        assert!(size <= LARGEST_ENTRY_BYTES as usize && size > 200, "{size} bytes");
+        assert!(
+            size <= LARGEST_ENTRY_BYTES as usize && size > 200,
+            "{size} bytes"
+        );
     }
 }

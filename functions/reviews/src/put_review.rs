@@ -151,9 +151,15 @@ mod tests {
         }
         for u in users {
             let d = Date::parse_iso("2000-09-29").unwrap();
-            reviews::put_user(&table, IndexDesign::Overloaded, &Id::parse("u", u).unwrap(), Some(d), d)
-                .await
-                .unwrap();
+            reviews::put_user(
+                &table,
+                IndexDesign::Overloaded,
+                &Id::parse("u", u).unwrap(),
+                Some(d),
+                d,
+            )
+            .await
+            .unwrap();
         }
         table.meter().reset();
         table

@@ -150,7 +150,14 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             format!("membershipDate: {d} is after today ({today})"),
         ));
     }
-    let (u, created) = reviews::put_user(&deps.table, store::index_design(deps)?, &user, membership, today).await?;
+    let (u, created) = reviews::put_user(
+        &deps.table,
+        store::index_design(deps)?,
+        &user,
+        membership,
+        today,
+    )
+    .await?;
     api::json(if created { 201 } else { 200 }, &view::user(&u))
 }
 
