@@ -665,12 +665,12 @@ fn key_problems(table: &sam_template::Table) -> Vec<String> {
                 declared.name, index.key.partition, index.key.sort, declared
             ));
         }
-        if index.projection != declared.projection.as_str() {
+        if index.projection != declared.projection.as_str()
+            || index.non_key_attributes != declared.projection.non_key_attributes()
+        {
             problems.push(format!(
-                "{}: the template projects {}, the keys crate's readers expect {}",
-                declared.name,
-                index.projection,
-                declared.projection.as_str()
+                "{}: the template projects {} {:?}, the keys crate's readers expect {:?}",
+                declared.name, index.projection, index.non_key_attributes, declared.projection
             ));
         }
         for a in declared.attributes() {

@@ -132,7 +132,7 @@ async fn page_by_user(
         .items
         .iter()
         .map(|e| {
-            let (isbn, by, at) = k::review_at(text(e, "PK"), text(e, "SK"))?;
+            let (isbn, by, at) = k::review_at(text(e, keys::attr::PK), text(e, keys::attr::SK))?;
             Ok(k::review(&isbn, &by, at))
         })
         .collect::<Result<Vec<_>, keys::KeyError>>()
@@ -168,7 +168,8 @@ async fn page_by_user(
 /// `design` reads it: its review's table key, and that review's key in the design's index.
 fn position(design: IndexDesign, user: &keys::Id, at: &Item) -> Result<Item, ApiError> {
     let foreign = || ApiError::from(store::cursor::CursorError::Malformed);
-    let (isbn, by, when) = k::review_at(text(at, "PK"), text(at, "SK")).map_err(|_| foreign())?;
+    let (isbn, by, when) =
+        k::review_at(text(at, keys::attr::PK), text(at, keys::attr::SK)).map_err(|_| foreign())?;
     if &by != user {
         return Err(foreign());
     }

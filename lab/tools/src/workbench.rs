@@ -159,10 +159,14 @@ pub fn model(t: &sam_template::Template, items: Vec<Item>) -> Value {
     };
     let indexes: Vec<Value> = workbench_indexes(table)
         .map(|i| {
+            let mut projection = json!({ "ProjectionType": i.projection });
+            if !i.non_key_attributes.is_empty() {
+                projection["NonKeyAttributes"] = json!(i.non_key_attributes);
+            }
             json!({
                 "IndexName": i.name,
                 "KeyAttributes": key(&i.key.hash, i.key.range.as_deref()),
-                "Projection": { "ProjectionType": i.projection },
+                "Projection": projection,
             })
         })
         .collect();

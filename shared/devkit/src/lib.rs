@@ -122,6 +122,10 @@ pub fn global_index(index: &sam_template::Index) -> Result<GlobalSecondaryIndex,
         .projection(
             Projection::builder()
                 .projection_type(ProjectionType::from(index.projection.as_str()))
+                .set_non_key_attributes(
+                    (!index.non_key_attributes.is_empty())
+                        .then(|| index.non_key_attributes.clone()),
+                )
                 .build(),
         )
         .build()

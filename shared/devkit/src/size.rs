@@ -13,19 +13,21 @@ pub fn item_size(item: &Item) -> usize {
 
 /// The size of `item`'s entry in `index` of `table` (as the template declares them): the whole
 /// item where the index projects `ALL`; the table's key attributes and the index's where it
-/// projects `KEYS_ONLY`. AWS adds 100 bytes of overhead per entry, not counted here.
+/// projects `KEYS_ONLY`, and its `NonKeyAttributes` too with `INCLUDE`. AWS adds 100 bytes of
+/// overhead per entry, not counted here.
 pub fn index_entry_size(
     item: &Item,
     table: &sam_template::Table,
     index: &sam_template::Index,
 ) -> usize {
-    if index.projection != "KEYS_ONLY" {
+    if index.projection == "ALL" {
         return item_size(item);
     }
     let keys: Vec<&str> = table
         .key
         .attributes()
         .chain(index.key.attributes())
+        .chain(index.non_key_attributes.iter().map(String::as_str))
         .collect();
     item.iter()
         .filter(|(a, _)| keys.contains(&a.as_str()))
@@ -210,7 +212,39 @@ mod tests {
                 sort: vec!["GSI1SK".into()],
             },
             projection: "ALL".into(),
+            non_key_attributes: Vec::new(),
         }
+    }
+
+    /// An entry holds what its index projects: the whole item (`ALL`), the table's and the
+    /// index's keys (`KEYS_ONLY`), and with `INCLUDE` its `NonKeyAttributes` too.
+    #[test]
+    fn an_index_entry_holds_what_its_index_projects() {
+        let table = sam_template::Table {
+            key: sam_template::KeySchema {
+                hash: "PK".into(),
+                range: Some("SK".into()),
+                partition: vec!["PK".into()],
+                sort: vec!["SK".into()],
+            },
+            ..Default::default()
+        };
+        let line = item(&[
+            ("PK", "ORDER#1"),
+            ("SK", "ITEM#7"),
+            ("GSI1PK", "P#7"),
+            ("GSI1SK", "O#1"),
+            ("Quantity", "2"),
+            ("Note", "a long note"),
+        ]);
+        let mut index = gsi1();
+        assert_eq!(index_entry_size(&line, &table, &index), item_size(&line));
+        index.projection = "KEYS_ONLY".into();
+        let keys = 2 + 7 + 2 + 6 + 6 + 3 + 6 + 3;
+        assert_eq!(index_entry_size(&line, &table, &index), keys);
+        index.projection = "INCLUDE".into();
+        index.non_key_attributes = vec!["Quantity".into()];
+        assert_eq!(index_entry_size(&line, &table, &index), keys + 8 + 1);
     }
 
     fn request(operation: &'static str, touched: Vec<store::Touched>) -> store::Request {

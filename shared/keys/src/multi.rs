@@ -104,6 +104,8 @@ pub enum Projection {
     All,
     /// The index's key attributes and the table's: a copy of about a hundred bytes.
     KeysOnly,
+    /// The keys and these attributes (`NonKeyAttributes`): what the index's reader shows.
+    Include(&'static [&'static str]),
 }
 
 impl Projection {
@@ -112,6 +114,15 @@ impl Projection {
         match self {
             Projection::All => "ALL",
             Projection::KeysOnly => "KEYS_ONLY",
+            Projection::Include(_) => "INCLUDE",
+        }
+    }
+
+    /// The attributes copied beside the keys, with `Include`; none otherwise.
+    pub fn non_key_attributes(self) -> &'static [&'static str] {
+        match self {
+            Projection::Include(attributes) => attributes,
+            _ => &[],
         }
     }
 }

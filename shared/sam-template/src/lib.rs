@@ -30,7 +30,7 @@ fn shape(msg: impl Into<String>) -> TemplateError {
 /// The key of the table or of an index: its `HASH` and `RANGE` attributes in declared order. A
 /// GSI may have up to four of each (multi-attribute keys); the table and LSIs one `HASH` and at
 /// most one `RANGE`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct KeySchema {
     /// The first `HASH` attribute: the whole partition key of the table and of a single-attribute
     /// index.
@@ -54,11 +54,14 @@ impl KeySchema {
 pub struct Index {
     pub name: String,
     pub key: KeySchema,
+    /// `ALL`, `KEYS_ONLY` or `INCLUDE`.
     pub projection: String,
+    /// With `INCLUDE`, the attributes it copies beside the keys (`NonKeyAttributes`).
+    pub non_key_attributes: Vec<String>,
 }
 
 /// The `AWS::DynamoDB::Table` resource.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Table {
     pub logical_id: String,
     /// Attribute name to type (`S`, `N`, `B`).
@@ -727,6 +730,12 @@ fn parse_table(id: &str, props: &Value) -> Result<Table, TemplateError> {
                             key: key_schema(i.get("KeySchema"))?,
                             projection: str_at(i, &["Projection", "ProjectionType"])
                                 .unwrap_or_else(|| "KEYS_ONLY".into()),
+                            non_key_attributes: at(i, &["Projection", "NonKeyAttributes"])
+                                .and_then(Value::as_sequence)
+                                .into_iter()
+                                .flatten()
+                                .map(|a| scalar(a).ok_or_else(|| shape("NonKeyAttributes")))
+                                .collect::<Result<_, _>>()?,
                         })
                     })
                     .collect::<Result<Vec<_>, TemplateError>>()
@@ -1105,7 +1114,7 @@ Resources:
         - { IndexName: A, KeySchema: [{ AttributeName: PK, KeyType: HASH }], Projection: { ProjectionType: ALL } }
         - Fn::If:
             - Two
-            - { IndexName: B, KeySchema: [{ AttributeName: B, KeyType: HASH }], Projection: { ProjectionType: ALL } }
+            - { IndexName: B, KeySchema: [{ AttributeName: B, KeyType: HASH }], Projection: { ProjectionType: INCLUDE, NonKeyAttributes: [Total, Status] } }
             - Ref: AWS::NoValue
   GetThingFunction:
     Type: AWS::Serverless::Function
@@ -1139,6 +1148,15 @@ Resources:
         assert_eq!(one.table.attributes.keys().collect::<Vec<_>>(), ["PK"]);
         assert_eq!(names(&two.table), ["A", "B"]);
         assert_eq!(two.table.attributes["B"], "N");
+        let (a, b) = (&two.table.global_indexes[0], &two.table.global_indexes[1]);
+        assert_eq!(
+            (a.projection.as_str(), a.non_key_attributes.len()),
+            ("ALL", 0)
+        );
+        assert_eq!(
+            (b.projection.as_str(), &b.non_key_attributes[..]),
+            ("INCLUDE", &["Total".to_owned(), "Status".to_owned()][..])
+        );
         assert_eq!(names(&one.table.with_every_index()), ["A", "B"]);
         assert_eq!(one.table.with_every_index().attributes.len(), 2);
         let f = |t: &Template| t.function("get-thing").unwrap().clone();

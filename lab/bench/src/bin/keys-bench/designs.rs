@@ -70,7 +70,7 @@ impl Index for SummariesByStatus {
     type Sort = (Status, OrderId);
 }
 
-/// A keys-crate declaration as the template would declare it (projection ALL).
+/// A keys-crate declaration as the template would declare it.
 fn template_index(d: &IndexDeclaration) -> (sam_template::Index, Vec<(String, String)>) {
     let names = |attrs: &[KeyAttribute]| attrs.iter().map(|a| a.name.to_owned()).collect();
     let (partition, sort): (Vec<String>, Vec<String>) = (names(d.partition), names(d.sort));
@@ -82,7 +82,13 @@ fn template_index(d: &IndexDeclaration) -> (sam_template::Index, Vec<(String, St
             partition,
             sort,
         },
-        projection: "ALL".into(),
+        projection: d.projection.as_str().into(),
+        non_key_attributes: d
+            .projection
+            .non_key_attributes()
+            .iter()
+            .map(|a| (*a).to_owned())
+            .collect(),
     };
     let types = d
         .attributes()
