@@ -852,13 +852,15 @@ fn each_order_status_keys_value_creates_exactly_its_indexes() {
     assert_eq!(parameter.unwrap().allowed, values);
 }
 
-/// Each `IndexDesign`, in each layout, gives the reviews' table exactly its indexes (GSI1, or
-/// `ReviewsByUser` and no GSI1 with a table of reviews' own), tells R2's reader and writers the
-/// design, and lets the reader do what that design reads: Query the index it reads, and
-/// BatchGetItem the table only in the dedicated design.
+/// Each `IndexDesign`, in each layout, gives the tables exactly its indexes (GSI1 for R2 and O8,
+/// or `ReviewsByUser` in the reviews' table and `OrderLinesByProduct` in commerce's, and no GSI1
+/// in a table of reviews' own), tells R2's and O8's readers and writers the design, and lets each
+/// reader do what that design reads: R2 Query its index and BatchGetItem the table only in the
+/// dedicated design; O8 Query GSI1, or the table and its own index.
 #[test]
 fn each_index_design_creates_its_indexes_and_allows_its_reads() {
     use keys::indexes::IndexDesign;
+    let dedicated = IndexDesign::Dedicated.indexes();
     for layout in sam_template::layout::ALL {
         for design in IndexDesign::ALL {
             let t = Template::workspace_with(&[
@@ -867,42 +869,73 @@ fn each_index_design_creates_its_indexes_and_allows_its_reads() {
             ])
             .unwrap();
             let what = format!("{layout} {}", design.as_str());
-            let reader = t.function("get-user").unwrap();
-            let reviews = t
+            let table_of = |function: &str| {
+                let f = t.function(function).unwrap();
+                let table = t
+                    .tables
+                    .iter()
+                    .find(|table| Some(table.logical_id.as_str()) == f.table())
+                    .unwrap();
+                let names: Vec<String> = table
+                    .global_indexes
+                    .iter()
+                    .map(|i| i.name.clone())
+                    .collect();
+                (f, table.logical_id.clone(), names)
+            };
+            let created: BTreeSet<String> = t
                 .tables
                 .iter()
-                .find(|table| Some(table.logical_id.as_str()) == reader.table())
-                .unwrap();
-            let indexes: Vec<&str> = reviews
-                .global_indexes
-                .iter()
-                .map(|i| i.name.as_str())
+                .flat_map(|table| table.global_indexes.iter().map(|i| i.name.clone()))
+                .filter(|n| dedicated.contains(&n.as_str()))
                 .collect();
-            let dedicated = IndexDesign::Dedicated.indexes();
-            let has = |n: &str| indexes.contains(&n);
+            let expected: BTreeSet<String> =
+                design.indexes().iter().map(|n| (*n).to_owned()).collect();
+            assert_eq!(created, expected, "{what}");
+            // R2: ReviewsByUser in the reviews' table; a table of reviews' own keeps GSI1 for R2
+            // only, the one table for the other patterns too.
+            let (r2, reviews, indexes) = table_of("get-user");
+            let own_table = reviews != t.table.logical_id;
             assert_eq!(
-                dedicated
-                    .iter()
-                    .filter(|n| has(n))
-                    .copied()
-                    .collect::<Vec<_>>(),
-                design.indexes(),
+                indexes.contains(&"GSI1".to_owned()),
+                !own_table || design.writes_gsi1(),
                 "{what}"
             );
-            // A table of reviews' own keeps GSI1 only for R2; the one table, for the others too.
-            let own_table = reviews.logical_id != t.table.logical_id;
-            assert_eq!(has("GSI1"), !own_table || design.writes_gsi1(), "{what}");
-            let index = match design {
-                IndexDesign::Overloaded => "GSI1",
-                IndexDesign::Dedicated => dedicated[0],
+            let (o8, _, commerce) = table_of("list-product-order-items");
+            let dedicated_reads = design == IndexDesign::Dedicated;
+            assert_eq!(
+                indexes.contains(&dedicated[0].to_owned()),
+                dedicated_reads,
+                "{what}"
+            );
+            assert_eq!(
+                commerce.contains(&dedicated[1].to_owned()),
+                dedicated_reads,
+                "{what}"
+            );
+            let index = |n: usize| {
+                if dedicated_reads {
+                    dedicated[n]
+                } else {
+                    "GSI1"
+                }
             };
-            assert!(reader.allows("dynamodb:Query", Some(index)), "{what}");
+            assert!(r2.allows("dynamodb:Query", Some(index(0))), "{what}");
             assert_eq!(
-                reader.allows("dynamodb:BatchGetItem", None),
-                design == IndexDesign::Dedicated,
+                r2.allows("dynamodb:BatchGetItem", None),
+                dedicated_reads,
                 "{what}"
             );
-            for function in ["get-user", "put-user", "put-review"] {
+            assert!(o8.allows("dynamodb:Query", Some(index(1))), "{what}");
+            assert_eq!(o8.allows("dynamodb:Query", None), dedicated_reads, "{what}");
+            for function in [
+                "get-user",
+                "put-user",
+                "put-review",
+                "list-product-order-items",
+                "place-order",
+                "put-inventory",
+            ] {
                 assert_eq!(
                     t.function(function)
                         .unwrap()

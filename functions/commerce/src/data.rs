@@ -12,6 +12,7 @@ pub mod products;
 use keys::{
     Date, Gsi1, Id, IndexCondition, KeyCondition, KeyError, Timestamp,
     commerce::{self as k, EventId, OrderId, OrderStatus},
+    indexes::IndexDesign,
 };
 use model::{
     Entity, Item,
@@ -143,6 +144,8 @@ pub struct NewOrder {
     /// The deployment's key design (`ORDER_STATUS_KEYS`): whether the header and the summary
     /// carry GSI1's status keys.
     pub status_keys: StatusKeys,
+    /// The deployment's index design (`INDEX_DESIGN`): whether the lines carry GSI1's keys (O8).
+    pub index_design: IndexDesign,
 }
 
 impl NewOrder {
@@ -224,6 +227,18 @@ fn status_item<E: Entity>(entity: &E, keys: StatusKeys) -> Result<Item, StoreErr
     Ok(item)
 }
 
+/// The item of an order line or an inventory as `design` writes it: without GSI1's keys where O8
+/// reads `OrderLinesByProduct` and the product's own partition (a full copy in GSI1 would cost a
+/// write unit with every write of it).
+pub(crate) fn design_item<E: Entity>(entity: &E, design: IndexDesign) -> Result<Item, StoreError> {
+    let mut item = model::to_item(entity)?;
+    if !design.writes_gsi1() {
+        item.remove(keys::attr::GSI1PK);
+        item.remove(keys::attr::GSI1SK);
+    }
+    Ok(item)
+}
+
 /// Seconds since the Unix epoch, as TTL attributes count.
 fn now_seconds() -> i64 {
     (keys::now_ms() / 1000) as i64
@@ -276,6 +291,8 @@ pub struct OrderRequest {
     /// (sku, quantity); SKUs distinct.
     pub items: Vec<(k::Sku, u32)>,
     pub status_shards: u32,
+    /// The deployment's index design (`INDEX_DESIGN`): whether the lines carry GSI1's keys.
+    pub index_design: IndexDesign,
     pub status_keys: StatusKeys,
 }
 
@@ -341,6 +358,7 @@ pub async fn place_catalogue_order(
                     .collect(),
                 status_shards: request.status_shards,
                 status_keys: request.status_keys,
+                index_design: request.index_design,
             },
             currency: prices[0].1.currency.clone(),
         };
@@ -468,7 +486,10 @@ async fn place_with_rep(
     let header = OrderHeader(Order { currency, ..header });
     tx.put_item(status_item(&header, keys)?, Some(Condition::Absent))?;
     for line in order.lines() {
-        tx.put(&line, Some(Condition::Absent))?;
+        tx.put_item(
+            design_item(&line, order.index_design)?,
+            Some(Condition::Absent),
+        )?;
     }
     let prices = checked
         .prices
@@ -1230,6 +1251,7 @@ mod tests {
             lines: vec![(k::Sku::new(1).unwrap(), 1, 1)],
             status_shards: k::DEFAULT_ORDER_STATUS_SHARDS,
             status_keys: Default::default(),
+            index_design: Default::default(),
         }
     }
 
@@ -1374,6 +1396,7 @@ mod tests {
             items: vec![(k::Sku::new(1).unwrap(), 2)],
             status_shards: k::DEFAULT_ORDER_STATUS_SHARDS,
             status_keys: Default::default(),
+            index_design: Default::default(),
         }
     }
 

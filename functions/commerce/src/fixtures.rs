@@ -86,6 +86,7 @@ pub async fn order_in(
         lines: lines.iter().map(|(s, q, p)| (sku(*s), *q, *p)).collect(),
         status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
         status_keys: design,
+        index_design: Default::default(),
     };
     let outcome = place_order(table, &new, None).await.expect("place order");
     assert_eq!(outcome, PlaceOutcome::Placed, "the customer exists");
@@ -239,7 +240,9 @@ pub async fn put_inventory(
     table: &Table,
     inventory: &Inventory,
 ) -> Result<products::InventoryPut, StoreError> {
-    Ok(products::set_inventory(table, table, inventory, None)
-        .await?
-        .0)
+    Ok(
+        products::set_inventory(table, table, Default::default(), inventory, None)
+            .await?
+            .0,
+    )
 }

@@ -171,6 +171,7 @@ mod tests {
                 lines: vec![(fixtures::sku(1), 1, 100)],
                 status_shards: 4,
                 status_keys: Default::default(),
+                index_design: Default::default(),
             };
             let placed_now = crate::fixtures::place_order(&table, &order, None).await;
             assert_eq!(placed_now.unwrap(), crate::data::PlaceOutcome::Placed);

@@ -6,10 +6,20 @@
 //! are ULIDs). Each item is decoded by its `Type`; any other kind there is a corrupt item, never
 //! skipped. Paged (`limit`, default 50, 1..=100, signed `cursor`). A product with neither answers
 //! empty lists: telling an unknown product apart would cost a second request. Staff only.
+//!
+//! With `IndexDesign` dedicated, the same pages come from two places: the inventories from the
+//! product's own partition (`PRODUCT#<sku>`, `begins_with(SK, WAREHOUSE#)`, backwards), then the
+//! order lines from `OrderLinesByProduct` (`Sku = <sku>`, backwards), which holds each line's
+//! keys, `Type`, quantity and unit price; a page's `limit` counts both, as GSI1's does. A first
+//! page is two Queries, unless the inventories fill it; a cursor names its position in either and
+//! is bound to the design (one from the other design is an `invalid_cursor`).
 
 use crate::views as view;
 use api::declare::*;
-use keys::commerce::{self as k, Sku};
+use keys::{
+    commerce::{self as k, Sku},
+    indexes::IndexDesign,
+};
 use model::{
     Entity,
     commerce::{Inventory, OrderLine},
@@ -28,13 +38,14 @@ pub const FUNCTION: Function = Function::one(
             id: "O8",
             route: "`GET /products/{sku}/order-items?limit=&cursor=` (staff; default 50, 1–100)",
             index: Index::Gsi1,
-            request: "Query `GSI1PK = PRODUCT#<sku>` (inventories `WAREHOUSE#<id>` and order lines `ORDERITEM#<orderId>`, one overloaded partition), backwards",
+            request: "Query `GSI1PK = PRODUCT#<sku>` (inventories `WAREHOUSE#<id>` and order lines `ORDERITEM#<orderId>`, one overloaded partition), backwards; with `IndexDesign=dedicated`, Query `PK = PRODUCT#<sku> AND begins_with(SK, WAREHOUSE#)`, then `OrderLinesByProduct` `Sku = <sku>`, backwards",
             returns: "`{sku, inventories, orderItems: [{orderId, sku, quantity, unitPrice}], nextCursor}`: the inventories first, then the order lines newest first",
             example: Example::staff("/products/42/order-items?limit=10"),
         }],
     )
     .paged(50),
-);
+)
+.needs(Needs::TABLE.with_settings(&[INDEX_DESIGN]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>(
@@ -62,10 +73,21 @@ struct OrderItem {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
-    let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("O8|{sku}|{limit}"))?;
-    let (items, next) = paging
-        .items(deps.table.query(k::product_order_items(sku)).backwards())
-        .await?;
+    let design = store::index_design(deps)?;
+    let (items, next) = match design {
+        IndexDesign::Overloaded => {
+            let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("O8|{sku}|{limit}"))?;
+            paging
+                .items(deps.table.query(k::product_order_items(sku)).backwards())
+                .await?
+        }
+        IndexDesign::Dedicated => {
+            let paging = api::paging(deps, &req, &FUNCTION, |limit| {
+                format!("O8|dedicated|{sku}|{limit}")
+            })?;
+            page_dedicated(&deps.table, &paging, sku).await?
+        }
+    };
     let (mut inventories, mut order_items) = (Vec::new(), Vec::new());
     for item in items {
         match model::type_of(&item) {
@@ -95,6 +117,53 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             next_cursor: next,
         },
     )
+}
+
+/// A page with `IndexDesign` dedicated: the inventories left (from the cursor's position, if it
+/// is among them), then as many order lines as the page has room for.
+async fn page_dedicated(
+    table: &store::Table,
+    paging: &store::Paging<'_>,
+    sku: Sku,
+) -> Result<(Vec<model::Item>, Option<String>), ApiError> {
+    // A position among the lines is an index entry's: it names the order.
+    let among_lines = paging
+        .start
+        .as_ref()
+        .is_some_and(|at| at.contains_key(OrderLine::ORDER_ID));
+    let mut items = Vec::new();
+    if !among_lines {
+        let page = table
+            .query(k::product_inventories(sku))
+            .backwards()
+            .limit(paging.limit)
+            .start(paging.start.clone())
+            .send()
+            .await?;
+        items = page.items;
+        if items.len() as u32 == paging.limit {
+            // The page is full: the next starts after its last inventory.
+            let last = page.last_key.or_else(|| {
+                let key = [keys::attr::PK, keys::attr::SK];
+                items.last().map(|i| {
+                    i.iter()
+                        .filter(|(a, _)| key.contains(&a.as_str()))
+                        .map(|(a, v)| (a.clone(), v.clone()))
+                        .collect()
+                })
+            });
+            return Ok((items, paging.next_cursor(last)?));
+        }
+    }
+    let page = table
+        .query(k::order_lines_by_product(sku))
+        .backwards()
+        .limit(paging.limit - items.len() as u32)
+        .start(paging.start.clone().filter(|_| among_lines))
+        .send()
+        .await?;
+    items.extend(page.items);
+    Ok((items, paging.next_cursor(page.last_key)?))
 }
 
 #[cfg(test)]
@@ -246,5 +315,148 @@ mod tests {
         table.update(&key, &retype, None).await.unwrap();
         let answer = get(&table, "42", &[]).await;
         testkit::assert_refused(&answer, 500, "internal_error", "a corrupt item");
+    }
+
+    /// O8 answered in `design`.
+    async fn get_in(
+        table: &Table,
+        design: IndexDesign,
+        sku: &str,
+        query: &[(&str, &str)],
+    ) -> (u16, Value) {
+        let deps = testkit::deps(table.clone(), FUNCTION.needs)
+            .with_setting(&INDEX_DESIGN, design.as_str())
+            .unwrap();
+        let h = Harness::with_deps(&FUNCTION, handle, deps);
+        h.as_staff().get(&h.path(&[sku]), query).await
+    }
+
+    /// With `IndexDesign` dedicated, the same pages, item for item and page for page, for every
+    /// page size: the inventories from the product's partition, then the lines from
+    /// `OrderLinesByProduct`, which holds the lines only and what O8 shows of them.
+    #[tokio::test]
+    async fn both_designs_answer_every_page_alike() {
+        let table = testkit::table().await;
+        overloaded_index(&table).await;
+        for (i, ms) in fixtures::ORDER_DATES_MS.into_iter().enumerate() {
+            fixtures::order(&table, "c1", ms + 1, &[(42, 2 + i as u32, 300)]).await;
+        }
+        for limit in ["1", "2", "3", "5", "50"] {
+            let walk = async |design| {
+                walk_pages(limit, async |q| {
+                    let (s, body) = get_in(&table, design, "42", q).await;
+                    assert_eq!(s, 200, "{body}");
+                    body
+                })
+                .await
+            };
+            let (a, b) = (
+                walk(IndexDesign::Overloaded).await,
+                walk(IndexDesign::Dedicated).await,
+            );
+            let contents = |pages: &[Value]| -> Vec<(Value, Value, bool)> {
+                pages
+                    .iter()
+                    .map(|p| {
+                        (
+                            p["inventories"].clone(),
+                            p["orderItems"].clone(),
+                            p["nextCursor"].is_null(),
+                        )
+                    })
+                    .collect()
+            };
+            assert_eq!(contents(&a), contents(&b), "limit {limit}");
+            let lines: usize = a
+                .iter()
+                .map(|p| p["orderItems"].as_array().unwrap().len())
+                .sum();
+            assert_eq!(lines, 2 * fixtures::ORDER_DATES_MS.len(), "limit {limit}");
+        }
+        // A first page: two Queries (the product's partition, then the index); the index holds
+        // the lines only, with their keys, Type, quantity and unit price.
+        table.meter().reset();
+        let (_, first) = get_in(&table, IndexDesign::Dedicated, "42", &[("limit", "4")]).await;
+        let requests = table.meter().requests();
+        let read: Vec<_> = requests.iter().map(|r| (r.index, r.items)).collect();
+        assert_eq!(read, [(None, 2), (Some("OrderLinesByProduct"), 2)]);
+        let entries = table
+            .query(k::order_lines_by_product(Sku::parse("42").unwrap()))
+            .send()
+            .await
+            .unwrap()
+            .items;
+        assert_eq!(entries.len(), 2 * fixtures::ORDER_DATES_MS.len());
+        let mut names: Vec<_> = entries[0].keys().cloned().collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "OrderId",
+                "PK",
+                "Quantity",
+                "SK",
+                "Sku",
+                "Type",
+                "UnitPrice"
+            ]
+        );
+        // A cursor of one design is refused by the other.
+        let cursor = first["nextCursor"].as_str().unwrap();
+        let (s, body) = get_in(
+            &table,
+            IndexDesign::Overloaded,
+            "42",
+            &[("limit", "4"), ("cursor", cursor)],
+        )
+        .await;
+        assert_eq!((s, body["code"].as_str()), (400, Some("invalid_cursor")));
+    }
+
+    /// The dedicated design's writers: order lines and inventories carry no GSI1 keys (GSI1
+    /// holds neither), and O8 finds both in the dedicated design.
+    #[tokio::test]
+    async fn the_dedicated_writers_leave_gsi1_out() {
+        let table = testkit::table().await;
+        hr::fixtures::org(&table).await;
+        fixtures::customer(&table, "c1").await;
+        fixtures::priced_product(&table, 42, 499).await;
+        let inventory = model::commerce::Inventory {
+            sku: Sku::parse("42").unwrap(),
+            warehouse_id: keys::Id::parse("w", "W1").unwrap(),
+            quantity: 5,
+            updated_at: keys::Timestamp::from_ms(fixtures::ORDER_DATES_MS[0]).unwrap(),
+            version: 0,
+        };
+        let design = IndexDesign::Dedicated;
+        crate::data::products::set_inventory(&table, &table, design, &inventory, None)
+            .await
+            .unwrap();
+        let order = crate::data::NewOrder {
+            customer: keys::Id::parse("c", "c1").unwrap(),
+            order_id: keys::SortableId::at_ms(fixtures::ORDER_DATES_MS[0]),
+            created_at: keys::Timestamp::from_ms(fixtures::ORDER_DATES_MS[0]).unwrap(),
+            lines: vec![(Sku::parse("42").unwrap(), 3, 499)],
+            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
+            status_keys: Default::default(),
+            index_design: design,
+        };
+        let placed = fixtures::place_order(&table, &order, None).await.unwrap();
+        assert_eq!(placed, crate::data::PlaceOutcome::Placed);
+        let items = testkit::all_items(&table).await;
+        for t in [OrderLine::TYPE, Inventory::TYPE] {
+            let of_type: Vec<_> = items
+                .iter()
+                .filter(|i| model::type_of(i) == Some(t))
+                .collect();
+            assert_eq!(of_type.len(), 1, "{t}");
+            assert!(!of_type[0].contains_key("GSI1PK"), "{t}");
+        }
+        let (s, body) = get_in(&table, design, "42", &[]).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(body["inventories"].as_array().unwrap().len(), 1);
+        assert_eq!(body["orderItems"][0]["quantity"], 3);
+        let (_, gsi1) = get_in(&table, IndexDesign::Overloaded, "42", &[]).await;
+        assert_eq!(gsi1["orderItems"], serde_json::json!([]));
     }
 }

@@ -51,7 +51,7 @@ pub const FUNCTION: Function = Function::one(
         }],
     ),
 )
-.needs(Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS, ORDER_STATUS_KEYS]));
+.needs(Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS, ORDER_STATUS_KEYS, INDEX_DESIGN]));
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
@@ -254,6 +254,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         items,
         status_shards: commerce::order_shards(deps)?,
         status_keys: StatusKeys::of(deps)?,
+        index_design: store::index_design(deps)?,
     };
     // The answer is made before the write (a retry under the same key replays it), so it does
     // not name the account rep the order records: GET /orders/{orderId} does.

@@ -44,7 +44,11 @@ pub const FUNCTION: Function = Function::one(
     ),
 )
 // A warehouse is HR's reference data: checked in HR's table.
-.needs(Needs::TABLE.with_peers(&[HR_TABLE]));
+.needs(
+    Needs::TABLE
+        .with_peers(&[HR_TABLE])
+        .with_settings(&[INDEX_DESIGN]),
+);
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
@@ -89,7 +93,13 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         updated_at: Timestamp::now(),
         version: 0,
     };
-    match products::set_inventory(&deps.table, deps.peer(&HR_TABLE)?, &inventory, body.version).await? {
+    match products::set_inventory(
+        &deps.table,
+        deps.peer(&HR_TABLE)?,
+        store::index_design(deps)?,
+        &inventory,
+        body.version,
+    ).await? {
         (InventoryPut::Stored(created), Some(stored)) => api::json(
             if created { 201 } else { 200 },
             &view::inventory(&stored),

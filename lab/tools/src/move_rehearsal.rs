@@ -207,6 +207,7 @@ async fn write(
             lines: vec![(keys::commerce::Sku::new(1).expect("a sku"), 1, 100)],
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
             status_keys: keys,
+            index_design: Default::default(),
         };
         let placed = commerce::fixtures::place_order(&table, &new, None).await;
         let moved = match placed {

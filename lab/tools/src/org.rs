@@ -9,6 +9,7 @@ use crate::{Draw, layout::Tables};
 use ::commerce::data::products::{self as products, InventoryPut};
 use ::commerce::data::{self as commerce, CustomerPut, NewOrder, PlaceOutcome, RepChange};
 use ::hr::data::{self as hr, EmployeeInput, JobAdded, Put};
+use keys::indexes::IndexDesign;
 use keys::{
     Date, Id, SortableId, Timestamp,
     commerce::{OrderStatus, Sku},
@@ -142,8 +143,19 @@ pub async fn load_with(table: &Table, orders: u64) -> Result<Loaded, StoreError>
     load_into(&Tables::one(table), orders).await
 }
 
-/// [`load_with`], each item into its context's table (HR's or commerce's).
+/// [`load_with`], each item into its context's table (HR's or commerce's); order lines and
+/// inventories as the local stack's index design writes them (`INDEX_DESIGN`, as the Makefile
+/// passes it).
 pub async fn load_into(tables: &Tables, orders: u64) -> Result<Loaded, StoreError> {
+    load_into_as(tables, orders, store::index_design_from_env()?).await
+}
+
+/// [`load_into`] as `design` writes order lines and inventories.
+pub async fn load_into_as(
+    tables: &Tables,
+    orders: u64,
+    design: IndexDesign,
+) -> Result<Loaded, StoreError> {
     let mut loaded = Loaded::default();
     let mut draw = Draw(2026);
     for (r, name) in REGIONS {
@@ -197,8 +209,8 @@ pub async fn load_into(tables: &Tables, orders: u64) -> Result<Loaded, StoreErro
     let table = &tables.commerce;
     load_employees(&tables.hr, &mut draw, &mut loaded).await?;
     load_customers(tables, &mut loaded).await?;
-    load_products(tables, &mut draw, &mut loaded).await?;
-    load_orders(table, &mut draw, orders, &mut loaded).await?;
+    load_products(tables, design, &mut draw, &mut loaded).await?;
+    load_orders(table, design, &mut draw, orders, &mut loaded).await?;
     Ok(loaded)
 }
 
@@ -298,6 +310,7 @@ async fn load_customers(tables: &Tables, loaded: &mut Loaded) -> Result<(), Stor
 /// Products 2001..=2012, each stocked in two to four warehouses.
 async fn load_products(
     tables: &Tables,
+    design: IndexDesign,
     draw: &mut Draw,
     loaded: &mut Loaded,
 ) -> Result<(), StoreError> {
@@ -326,7 +339,7 @@ async fn load_products(
                 version: 0,
             };
             // Created only: a rerun keeps the stock there (and its version) as it is.
-            match products::set_inventory(table, &tables.hr, &stock, Some(0))
+            match products::set_inventory(table, &tables.hr, design, &stock, Some(0))
                 .await?
                 .0
             {
@@ -348,6 +361,7 @@ const IN_FLIGHT: usize = 8;
 /// first ULIDs of their instants, so a second load finds them and writes nothing.
 async fn load_orders(
     table: &Table,
+    design: IndexDesign,
     draw: &mut Draw,
     orders: u64,
     loaded: &mut Loaded,
@@ -382,6 +396,7 @@ async fn load_orders(
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
             // The local stack's design (ORDER_STATUS_KEYS, as the Makefile passes it).
             status_keys: commerce::StatusKeys::from_env()?,
+            index_design: design,
         };
         let path: &[OrderStatus] = match draw.below(9) {
             0 => &[OrderStatus::Processing],

@@ -145,6 +145,7 @@ pub async fn load_into_as(tables: &Tables, design: IndexDesign) -> Result<usize,
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
             // The local stack's design (ORDER_STATUS_KEYS, as the Makefile passes it).
             status_keys: commerce::StatusKeys::from_env()?,
+            index_design: design,
         };
         match ::commerce::fixtures::place_order_in(table, &order, "USD").await {
             Ok(PlaceOutcome::Placed) => written += 4,
@@ -192,7 +193,7 @@ pub async fn load_into_as(tables: &Tables, design: IndexDesign) -> Result<usize,
         }
     }
 
-    written += load_products(table, &tables.hr).await?;
+    written += load_products(table, &tables.hr, design).await?;
     written += load_reviews(&tables.reviews, design).await?;
     written += load_learning(&tables.learning).await?;
     Ok(written)
@@ -200,7 +201,11 @@ pub async fn load_into_as(tables: &Tables, design: IndexDesign) -> Result<usize,
 
 /// The products of the seed orders' lines, each stocked in W1 and W2 (`hr`: where the
 /// warehouses are).
-async fn load_products(table: &Table, hr: &Table) -> Result<usize, StoreError> {
+async fn load_products(
+    table: &Table,
+    hr: &Table,
+    design: IndexDesign,
+) -> Result<usize, StoreError> {
     use ::commerce::data::products::{self as products, InventoryPut};
     let mut written = 0;
     for (n, name, w1, w2) in PRODUCTS {
@@ -230,7 +235,10 @@ async fn load_products(table: &Table, hr: &Table) -> Result<usize, StoreError> {
                 version: 0,
             };
             // Created only: a rerun keeps the stock there (and its version) as it is.
-            match products::set_inventory(table, hr, &stock, Some(0)).await?.0 {
+            match products::set_inventory(table, hr, design, &stock, Some(0))
+                .await?
+                .0
+            {
                 InventoryPut::Stored(created) => written += usize::from(created),
                 InventoryPut::VersionMismatch(_) => {}
                 other => {

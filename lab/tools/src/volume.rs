@@ -252,6 +252,7 @@ fn plan(v: &Volume) -> Plan {
             // (GSI1 keys included), whatever the local stack's design; a multi-attribute
             // stack's readers do not read them (make move-index CLEANUP=1 removes them).
             status_keys: Default::default(),
+            index_design: Default::default(),
         };
         let rep = Some(reps[(c % reps.len() as u64) as usize].clone());
         p.if_absent
@@ -414,8 +415,8 @@ pub async fn load_into(
     load_into_as(tables, v, store::index_design_from_env()?, progress).await
 }
 
-/// [`load_into`] as `design` writes users and reviews: without GSI1's keys where R2 reads an
-/// index of its own.
+/// [`load_into`] as `design` writes users, reviews, order lines and inventories: without GSI1's
+/// keys where R2 and O8 read indexes of their own.
 pub async fn load_into_as(
     tables: &Tables,
     v: &Volume,
@@ -424,7 +425,12 @@ pub async fn load_into_as(
 ) -> Result<usize, StoreError> {
     let Plan { if_absent, batched } = plan(v);
     let written = |items: Vec<Item>| -> Vec<Item> {
-        let r2 = [keys::reviews::types::USER, keys::reviews::types::REVIEW];
+        let r2 = [
+            keys::reviews::types::USER,
+            keys::reviews::types::REVIEW,
+            keys::commerce::types::ORDER_LINE,
+            keys::commerce::types::INVENTORY,
+        ];
         let mut items = last_of_each_key(items);
         for item in items.iter_mut().filter(|_| !design.writes_gsi1()) {
             if model::type_of(item).is_some_and(|t| r2.contains(&t)) {

@@ -1,9 +1,10 @@
 //! `make compare` on a small volume: each deployment holds the same data, R2 shows every review
-//! of every user in each, and what differs is where the design says: with R2 on its own index,
-//! GSI1 holds no user and no review, `ReviewsByUser` holds each review's keys only, and R2 pays
-//! a request more per page and a read of each review on its own.
+//! of every user in each, and what differs is where the design says: with R2 and O8 on indexes
+//! of their own, GSI1 holds no user, review, order line or inventory, `ReviewsByUser` holds each
+//! review's keys only, `OrderLinesByProduct` each order line, and R2 pays a request more per page
+//! and a read of each review on its own.
 
-use keys::{indexes::IndexDesign, reviews::types as rt};
+use keys::{commerce::types as ct, indexes::IndexDesign, reviews::types as rt};
 use tools::compare::{self, DEPLOYMENTS};
 use tools::volume::Volume;
 
@@ -71,6 +72,21 @@ async fn every_deployment_holds_the_same_data_and_differs_where_its_design_says(
     assert_eq!(dedicated.entries("ReviewsByUser", rt::REVIEW), reviews);
     assert_eq!(dedicated.total("ReviewsByUser").0, reviews, "reviews only");
     assert_eq!(one.total("ReviewsByUser"), (0, 0));
+    // O8: OrderLinesByProduct with every order line, GSI1 without lines and inventories.
+    let lines = one.entries("GSI1", ct::ORDER_LINE);
+    assert!(lines > 20);
+    assert_eq!(
+        dedicated.entries("OrderLinesByProduct", ct::ORDER_LINE),
+        lines
+    );
+    assert_eq!(
+        dedicated.total("OrderLinesByProduct").0,
+        lines,
+        "order lines only"
+    );
+    assert_eq!(dedicated.entries("GSI1", ct::ORDER_LINE), 0);
+    assert_eq!(dedicated.entries("GSI1", ct::INVENTORY), 0);
+    assert!(one.entries("GSI1", ct::INVENTORY) > 0);
     // R2: the same pages; a Query and a BatchGetItem each with its own index, one Query on GSI1.
     let [requests, units, _, pages] = one.r2;
     assert_eq!(requests, pages);

@@ -551,6 +551,45 @@ pub fn product_order_items(sku: Sku) -> KeyCondition<Gsi1> {
     KeyCondition::new(product_pk(sku), SortCondition::All)
 }
 
+/// O8 on its own index (`IndexDesign` dedicated, [`crate::indexes::IndexDesign`]): a product's
+/// order lines by order (time), in `OrderLinesByProduct`, whose keys are the line's own `Sku` and
+/// `OrderId`. Only an order line carries both (a product, an inventory and a cart line have no
+/// `OrderId`; an order and its events no `Sku`), so the index holds order lines and nothing
+/// else. It projects what O8 shows of a line, its quantity and unit price, and its `Type`, by which
+/// every reader decodes an item: the reader needs no second request.
+pub mod order_lines_by_product {
+    use super::{Sku, orders_by_status::OrderId};
+    use crate::{Index, key_attribute as attribute, multi::Projection};
+
+    attribute!(
+        /// A product's SKU, as an order line's `Sku` holds it: a number.
+        LineSku(Sku) = "Sku", N, |sku| i64::try_from(sku.get()).expect("at most 12 digits")
+    );
+
+    /// O8: a product's order lines by order.
+    pub struct OrderLinesByProduct;
+
+    impl Index for OrderLinesByProduct {
+        const NAME: &'static str = "OrderLinesByProduct";
+        type Partition = (LineSku,);
+        type Sort = (OrderId,);
+        const PROJECTION: Projection = Projection::Include(&["Type", "Quantity", "UnitPrice"]);
+    }
+}
+
+/// An order line's key in `OrderLinesByProduct`: its own `Sku` and `OrderId` (nothing is added
+/// to the item for it).
+pub fn order_line_by_product(order: OrderId, sku: Sku) -> crate::IndexKey {
+    use order_lines_by_product::{LineSku, OrderLinesByProduct};
+    OrderLinesByProduct::item_key((LineSku(sku),), (orders_by_status::OrderId(order),))
+}
+
+/// O8 on `OrderLinesByProduct`: every order line of the product (read backwards: newest first).
+pub fn order_lines_by_product(sku: Sku) -> crate::IndexCondition {
+    use order_lines_by_product::{LineSku, OrderLinesByProduct};
+    OrderLinesByProduct::key((LineSku(sku),)).build()
+}
+
 /// Digits of an order total in a ranking key: up to 10^19 - 1 cents, so every total a sum can
 /// reach (a non-negative `i64`, at most 9,223,372,036,854,775,807) has its key. (15 digits until
 /// issue 29: a rep past 10^15 cents made every later order of its quarter poison.)

@@ -15,6 +15,7 @@
 
 // Gathered from the contexts, which import nothing from here: no context module needs another's.
 pub use crate::{
+    commerce::order_lines_by_product::{LineSku, OrderLinesByProduct},
     commerce::orders_by_status::{
         AccountRepId, CustomerId, CustomerOrdersByStatus, OrderId, RepOrdersByStatus, Status,
     },
@@ -32,11 +33,12 @@ use crate::{
 };
 
 /// Every multi-attribute index of the table, as `template.yaml` must declare it.
-pub const ALL: [IndexDeclaration; 4] = [
+pub const ALL: [IndexDeclaration; 5] = [
     OccurrencesByDate::DECLARATION,
     CustomerOrdersByStatus::DECLARATION,
     RepOrdersByStatus::DECLARATION,
     ReviewsByUser::DECLARATION,
+    OrderLinesByProduct::DECLARATION,
 ];
 
 /// Which entities stand in each index (carry all its key attributes): the registry's
@@ -55,10 +57,11 @@ pub const MEMBERS: &[(&str, &[&str])] = &[
         &[commerce_types::ORDER_HEADER, commerce_types::ORDER_SUMMARY],
     ),
     (ReviewsByUser::NAME, &[review_types::REVIEW]),
+    (OrderLinesByProduct::NAME, &[commerce_types::ORDER_LINE]),
 ];
 
-/// Which indexes serve the patterns that have a dedicated alternative (R2): GSI1, overloaded as
-/// the seeds teach, or an index of their own each, sparse and projecting keys only. One design
+/// Which indexes serve the patterns that have a dedicated alternative (R2, O8): GSI1, overloaded
+/// as the seeds teach, or an index of their own each, sparse and projecting only what it reads. One design
 /// per deployment: the template parameter [`IndexDesign::PARAMETER`] decides the indexes the
 /// tables have, the writers' keys and the readers' queries (docs/one-table-or-many.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -68,6 +71,8 @@ pub enum IndexDesign {
     Overloaded,
     /// `ReviewsByUser` holds each review's keys; users and reviews carry no GSI1 keys. R2 is a
     /// Query of keys, then one BatchGetItem of the page's reviews (and the user, first page).
+    /// `OrderLinesByProduct` holds each order line's keys, quantity and price; order lines and
+    /// inventories carry no GSI1 keys. O8 reads the inventories from the product's partition.
     Dedicated,
 }
 
@@ -103,11 +108,12 @@ impl IndexDesign {
     pub fn indexes(self) -> &'static [&'static str] {
         match self {
             IndexDesign::Overloaded => &[],
-            IndexDesign::Dedicated => &[ReviewsByUser::NAME],
+            IndexDesign::Dedicated => &[ReviewsByUser::NAME, OrderLinesByProduct::NAME],
         }
     }
 
-    /// Whether users and reviews carry GSI1 keys (R2 reads GSI1).
+    /// Whether users, reviews, order lines and inventories carry GSI1 keys (R2 and O8 read
+    /// GSI1).
     pub fn writes_gsi1(self) -> bool {
         self == IndexDesign::Overloaded
     }

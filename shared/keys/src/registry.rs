@@ -480,6 +480,7 @@ mod tests {
                 RepOrdersByStatus::item_key((AccountRepId(i.b.clone()), entity.clone()), sort()),
             ));
         }
+        keys.push((ct::ORDER_LINE, commerce::order_line_by_product(id, i.sku)));
         keys.push((
             reviews::types::REVIEW,
             reviews::review_by_user(&i.isbn, &i.a, crate::Timestamp::from_ms(i.ms).unwrap()),
@@ -529,6 +530,11 @@ mod tests {
                 .eq(Status(i.status))
                 .between(OrderId(lo), OrderId(hi)),
             &[ct::ORDER_SUMMARY],
+        ));
+        reads.push((
+            "O8",
+            commerce::order_lines_by_product(i.sku),
+            &[ct::ORDER_LINE],
         ));
         reads.push((
             "R2",

@@ -377,6 +377,22 @@ mod tests {
             to_item(&certificate(CertVersion::V2)).unwrap(),
             to_item(&commerce::OrderHeader(order.clone())).unwrap(),
             to_item(&commerce::OrderSummary(order)).unwrap(),
+            // An inventory carries `OrderLinesByProduct`'s `Sku`, an order line both its keys.
+            to_item(&commerce::Inventory {
+                sku: keys::commerce::Sku::new(42).unwrap(),
+                warehouse_id: Id::parse("w", "W1").unwrap(),
+                quantity: 5,
+                updated_at: keys::Timestamp::from_ms(1_650_000_000_000).unwrap(),
+                version: 1,
+            })
+            .unwrap(),
+            to_item(&commerce::OrderLine {
+                order_id: SortableId::at_ms(1_650_000_000_000),
+                sku: keys::commerce::Sku::new(42).unwrap(),
+                quantity: 2,
+                unit_price: 499,
+            })
+            .unwrap(),
             // A user and a marker carry some of `ReviewsByUser`'s attributes, a review all.
             to_item(&reviews::User {
                 username: user.clone(),

@@ -1062,12 +1062,17 @@ mod tests {
         assert_eq!(occurrences.partition, ["CourseKey"]);
         assert_eq!(occurrences.sort, ["Year", "Month", "Day", "LocationKey"]);
         let every = t.table.with_every_index();
-        assert_eq!(every.global_indexes.len(), 6);
-        let reviews = &every.global_indexes[5];
+        assert_eq!(every.global_indexes.len(), 7);
+        let (lines, reviews) = (&every.global_indexes[5], &every.global_indexes[6]);
         assert_eq!(
             (reviews.name.as_str(), reviews.projection.as_str()),
             ("ReviewsByUser", "KEYS_ONLY")
         );
+        assert_eq!(
+            (lines.name.as_str(), lines.projection.as_str()),
+            ("OrderLinesByProduct", "INCLUDE")
+        );
+        assert_eq!(lines.non_key_attributes, ["Type", "Quantity", "UnitPrice"]);
         assert_eq!(
             every.global_indexes[3].key.partition,
             ["CustomerId", "Type"]

@@ -114,6 +114,7 @@ pub enum InventoryPut {
 pub async fn set_inventory(
     table: &Table,
     hr: &Table,
+    design: keys::indexes::IndexDesign,
     inventory: &Inventory,
     expected: Option<u64>,
 ) -> Result<(InventoryPut, Option<Inventory>), StoreError> {
@@ -130,7 +131,11 @@ pub async fn set_inventory(
             &reference(Reference::Warehouse, &inventory.warehouse_id),
             Condition::Exists,
         )?;
-        let put = tx.put(&created, Some(Condition::Absent))?;
+        // Without GSI1's keys where O8 reads the product's own partition (`IndexDesign`).
+        let put = tx.put_item(
+            super::design_item(&created, design)?,
+            Some(Condition::Absent),
+        )?;
         match tx.send().await {
             Ok(()) => return Ok((InventoryPut::Stored(true), Some(created))),
             Err(e) if product.failed(&e) => return Ok((InventoryPut::NoProduct, None)),

@@ -196,6 +196,7 @@ async fn more_orders(table: &store::Table) -> Result<(), String> {
             lines: vec![(sku, 1, 499)],
             status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
             status_keys: Default::default(),
+            index_design: Default::default(),
         };
         commerce::fixtures::place_order_in(table, &order, "USD")
             .await
