@@ -439,9 +439,13 @@ async fn place_with_rep(
     let mut tx = table.transaction();
     if let Some(idem) = idempotency {
         // The client's key names the operation; the order id, this call of it (a client's retry
-        // after a lost answer is a new call, answered from the idempotency record instead).
+        // after a lost answer is a new call, answered from the idempotency record instead). The
+        // table too: DynamoDB scopes a token to the account and Region, not the table, so the
+        // same order placed in two tables (two stacks, two test tables) within its 10 minutes
+        // would be refused as a mismatch.
         tx.idempotent_on(&[
             "C3",
+            table.name(),
             order.customer.as_str(),
             idem.key.as_str(),
             &order.order_id.to_string(),
