@@ -215,30 +215,6 @@ impl NewOrder {
     }
 }
 
-/// The item of an order's header or summary as `keys` writes it: without GSI1's status keys in
-/// the multi-attribute design, where no reader reads them (an index entry costs a write unit
-/// with every write of the order).
-fn status_item<E: Entity>(entity: &E, keys: StatusKeys) -> Result<Item, StoreError> {
-    let mut item = model::to_item(entity)?;
-    if !keys.writes_gsi1() {
-        item.remove(keys::attr::GSI1PK);
-        item.remove(keys::attr::GSI1SK);
-    }
-    Ok(item)
-}
-
-/// The item of an order line or an inventory as `design` writes it: without GSI1's keys where O8
-/// reads `OrderLinesByProduct` and the product's own partition (a full copy in GSI1 would cost a
-/// write unit with every write of it).
-pub(crate) fn design_item<E: Entity>(entity: &E, design: IndexDesign) -> Result<Item, StoreError> {
-    let mut item = model::to_item(entity)?;
-    if !design.writes_gsi1() {
-        item.remove(keys::attr::GSI1PK);
-        item.remove(keys::attr::GSI1SK);
-    }
-    Ok(item)
-}
-
 /// Seconds since the Unix epoch, as TTL attributes count.
 fn now_seconds() -> i64 {
     (keys::now_ms() / 1000) as i64
@@ -481,17 +457,22 @@ async fn place_with_rep(
         currency: currency.clone(),
         ..order.order(rep.clone())
     };
+    // Headers and summaries without GSI1's status keys in the multi-attribute design, lines
+    // without theirs where O8 reads its own index: no reader reads those copies there.
     let keys = order.status_keys;
     tx.put_item(
-        status_item(&OrderSummary(summary), keys)?,
+        model::to_item_with_gsi1(&OrderSummary(summary), keys.writes_gsi1())?,
         Some(Condition::Absent),
     )?;
     let OrderHeader(header) = order.header(rep);
     let header = OrderHeader(Order { currency, ..header });
-    tx.put_item(status_item(&header, keys)?, Some(Condition::Absent))?;
+    tx.put_item(
+        model::to_item_with_gsi1(&header, keys.writes_gsi1())?,
+        Some(Condition::Absent),
+    )?;
     for line in order.lines() {
         tx.put_item(
-            design_item(&line, order.index_design)?,
+            model::to_item_with_gsi1(&line, order.index_design.writes_gsi1())?,
             Some(Condition::Absent),
         )?;
     }

@@ -160,7 +160,12 @@ pub async fn put_review(
         if let Some((old_key, _)) = &old {
             tx.delete(old_key, None)?;
         }
-        tx.put_item(review_item(&review, design)?, None)?;
+        // Without its GSI1 key where R2 reads `ReviewsByUser` (a full copy there would cost a
+        // write unit per KB).
+        tx.put_item(
+            model::to_item_with_gsi1(&review, design.writes_gsi1())?,
+            None,
+        )?;
 
         match tx.send().await {
             Ok(()) if old.is_none() => return Ok(PutReviewOutcome::Created(review)),
@@ -176,18 +181,6 @@ pub async fn put_review(
         "review of {} by {} still contended after {REVIEW_ATTEMPTS} attempts",
         new.isbn, new.user
     )))
-}
-
-/// A review's item as `design` writes it: with its GSI1 key when GSI1 is overloaded; without it
-/// in the dedicated design, where `ReviewsByUser` indexes the review's own attributes and no
-/// reader reads GSI1 (a full copy of the review there would cost a write unit per KB).
-fn review_item(review: &Review, design: IndexDesign) -> Result<model::Item, StoreError> {
-    let mut item = model::to_item(review)?;
-    if !design.writes_gsi1() {
-        item.remove(keys::attr::GSI1PK);
-        item.remove(keys::attr::GSI1SK);
-    }
-    Ok(item)
 }
 
 /// Deletes the user's review of the book, if there is one: reads the marker, then one

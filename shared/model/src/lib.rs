@@ -129,8 +129,14 @@ pub fn item_of<T: Serialize>(
 
 /// The full item of an entity: its record's attributes, its keys, its `Type`.
 pub fn to_item<E: Entity>(entity: &E) -> Result<Item, ModelError> {
+    to_item_with_gsi1(entity, true)
+}
+
+/// [`to_item`], with its GSI1 key only if `gsi1`: a deployment whose design reads the entity
+/// from an index of its own (`IndexDesign`, `OrderStatusKeys`) leaves GSI1's copy out.
+pub fn to_item_with_gsi1<E: Entity>(entity: &E, gsi1: bool) -> Result<Item, ModelError> {
     let mut item = item_of(E::TYPE, &entity.key(), entity)?;
-    if let Some(k) = entity.gsi1() {
+    if let Some(k) = entity.gsi1().filter(|_| gsi1) {
         item.extend(key_item(&k));
     }
     if let Some(k) = entity.gsi2() {

@@ -133,7 +133,7 @@ pub async fn set_inventory(
         )?;
         // Without GSI1's keys where O8 reads the product's own partition (`IndexDesign`).
         let put = tx.put_item(
-            super::design_item(&created, design)?,
+            model::to_item_with_gsi1(&created, design.writes_gsi1())?,
             Some(Condition::Absent),
         )?;
         match tx.send().await {
