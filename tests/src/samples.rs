@@ -1,9 +1,11 @@
 //! Every sample request, and every write route's worst case, through its handler within its
 //! policy, then its changes through the stream handlers: what each costs ([`crate::cost`]).
 
+use keys::indexes::IndexDesign;
 use local_stack::streams::filter::Filters;
 use sam_template::{Function, Template};
 use serde_json::Value;
+use store::INDEX_DESIGN;
 
 use crate::cost::{Cost, Row};
 
@@ -29,30 +31,60 @@ fn assert_within_policy(f: &Function, requests: &[store::Request]) {
 /// A fresh table with the seeds loaded, recording each write's items from now on
 /// (`Table::recording_touched`): a sample's requests are all its meter holds. The table of the
 /// template's default deployment (its indexes are what a write is billed for: `cost::indexes`).
-///
-/// The seeds go through their write paths once per test process; every seeded table after that
-/// is given the same items in batch writes (a table's state is its items), a tenth of the requests
-/// of about sixty loads.
 async fn seeded_table() -> store::Table {
-    static SEEDS: tokio::sync::OnceCell<Vec<model::Item>> = tokio::sync::OnceCell::const_new();
-    let items = SEEDS
+    seeded_table_in(default_design()).await
+}
+
+/// The template's `IndexDesign` default: the design of its default deployment.
+fn default_design() -> IndexDesign {
+    let t = Template::workspace().unwrap();
+    let declared = t
+        .parameters
+        .iter()
+        .find(|p| p.name == IndexDesign::PARAMETER)
+        .and_then(|p| p.default.as_deref())
+        .expect("template.yaml declares IndexDesign's default");
+    IndexDesign::parse(declared).unwrap()
+}
+
+/// [`seeded_table`] of the template deployed with `IndexDesign` = `design`: its table (the
+/// design's indexes), the seeds written as that design's writers write them.
+///
+/// The seeds go through their write paths once per design and test process; every seeded table
+/// after that is given the same items in batch writes (a table's state is its items), a tenth
+/// of the requests of about sixty loads.
+async fn seeded_table_in(design: IndexDesign) -> store::Table {
+    static SEEDS: [tokio::sync::OnceCell<Vec<model::Item>>; IndexDesign::ALL.len()] =
+        [const { tokio::sync::OnceCell::const_new() }; IndexDesign::ALL.len()];
+    let at = IndexDesign::ALL
+        .iter()
+        .position(|d| *d == design)
+        .expect("a design");
+    let items = SEEDS[at]
         .get_or_init(|| async {
-            let table = empty_table().await;
-            tools::seed::load(&table).await.unwrap();
+            let table = empty_table_in(design).await;
+            tools::seed::load_into_as(&tools::layout::Tables::one(&table), design)
+                .await
+                .unwrap();
             testkit::all_items(&table).await
         })
         .await;
-    let table = empty_table().await;
+    let table = empty_table_in(design).await;
     for chunk in items.chunks(25) {
         table.batch_put(chunk.to_vec()).await.unwrap();
     }
     table.recording_touched()
 }
 
-async fn empty_table() -> store::Table {
+/// The template deployed with `IndexDesign` = `design` (its other parameters at their defaults).
+fn template_in(design: IndexDesign) -> Template {
+    Template::workspace_with(&[(IndexDesign::PARAMETER, design.as_str())]).unwrap()
+}
+
+async fn empty_table_in(design: IndexDesign) -> store::Table {
     let client = devkit::client();
     let name = devkit::test_table_name("test", &ulid::Ulid::new().to_string().to_lowercase());
-    devkit::create_workspace_table(&client, &name)
+    devkit::create_table(&client, &name, &template_in(design).table)
         .await
         .unwrap();
     store::Table::new(client, name).recording()
@@ -165,73 +197,116 @@ async fn send(
     (status, body, Cost::of(&requests), Cost::of(&fanout))
 }
 
-/// Every API sample through its handler, each on a freshly seeded table: the cost of each.
+/// Every API sample through its handler, each on a freshly seeded table: the cost of each. The
+/// functions whose requests depend on the template's `IndexDesign` (they declare its setting,
+/// `INDEX_DESIGN`) are profiled in each other design too, for the capacity planner.
 async fn api_samples(t: &Template) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut profiles = Vec::new();
     for f in t.functions.iter().filter(|f| !f.routes.is_empty()) {
-        let table = seeded_table().await;
-        let sample = testkit::sample_event(&format!("{}.json", f.name()));
-        let response = crate::dispatch::handle(f.name(), &table, testkit::request(&sample))
-            .await
-            .unwrap_or_else(|| panic!("no handler for {}", f.name()));
-        let (status, body) = testkit::response_json(&response);
-        crate::openapi::assert_event_answer(&sample, status, &body);
-        assert!(
-            (200..300).contains(&status),
-            "{}: {status} {body}",
-            f.name()
-        );
-        let requests = table.meter().requests();
-        assert_within_policy(f, &requests);
-        let fanout = fan_out(t, &table, &requests).await;
-        let query = sample["rawQueryString"].as_str().unwrap_or_default();
-        let target = format!(
-            "{}{}{query}",
-            sample["rawPath"].as_str().unwrap_or("?"),
-            if query.is_empty() { "" } else { "?" },
-        );
-        let method = sample["requestContext"]["http"]["method"]
-            .as_str()
-            .unwrap_or("?");
-        let request = format!("`{method} {target}`");
-        // The pattern the sample exercises: the one whose example it is (checked for every
-        // function by `catalogue::every_function_has_a_sample_request_among_its_patterns_examples`).
-        let pattern = catalogue::PATTERNS
+        let (row, profile) = api_sample(t, f, default_design()).await;
+        rows.push(row);
+        profiles.push(profile);
+    }
+    for design in IndexDesign::ALL
+        .into_iter()
+        .filter(|d| *d != default_design())
+    {
+        let t = template_in(design);
+        for f in t
+            .functions
             .iter()
-            .find(|p| p.operation().function == f.name() && p.example.target == target)
-            .map_or("?", |p| p.label());
-        profiles.push(devkit::profile::Profile {
-            function: f.name().to_owned(),
-            pattern: pattern.to_owned(),
-            request: request.trim_matches('`').to_owned(),
-            requests: sent(&requests),
-            fanout: sent(&fanout),
-        });
-        rows.push(Row {
-            pattern: pattern.to_owned(),
-            function: f.name().to_owned(),
-            request,
-            cost: Cost::of(&requests),
-            fanout: Cost::of(&fanout),
-        });
+            .filter(|f| !f.routes.is_empty() && depends_on_index_design(f.name()))
+        {
+            let (_, mut profile) = api_sample(&t, f, design).await;
+            profile.design = Some(design.as_str().to_owned());
+            profiles.push(profile);
+        }
     }
     check_profiles(&profiles);
     rows
 }
 
-/// The requests as the capacity planner's profiles hold them.
-fn sent(requests: &[store::Request]) -> Vec<devkit::profile::Sent> {
+/// Whether API function `name` reads the index design from its environment: its requests
+/// depend on it.
+fn depends_on_index_design(name: &str) -> bool {
+    catalogue::function(name).is_some_and(|f| f.needs.settings.contains(&INDEX_DESIGN))
+}
+
+/// API function `f`'s sample through its handler, on a freshly seeded table of `t` (the template
+/// deployed with `IndexDesign` = `design`), with `design` as its setting where it takes one: its
+/// cost, and its profile.
+async fn api_sample(
+    t: &Template,
+    f: &Function,
+    design: IndexDesign,
+) -> (Row, devkit::profile::Profile) {
+    let table = seeded_table_in(design).await;
+    let sample = testkit::sample_event(&format!("{}.json", f.name()));
+    let declared =
+        catalogue::function(f.name()).unwrap_or_else(|| panic!("no handler for {}", f.name()));
+    let deps = testkit::deps(table.clone(), declared.needs)
+        .with_setting(&INDEX_DESIGN, design.as_str())
+        .unwrap();
+    let response = catalogue::handle(f.name(), &deps, testkit::request(&sample))
+        .await
+        .unwrap_or_else(|| panic!("no handler for {}", f.name()));
+    let (status, body) = testkit::response_json(&response);
+    crate::openapi::assert_event_answer(&sample, status, &body);
+    assert!(
+        (200..300).contains(&status),
+        "{} ({}): {status} {body}",
+        f.name(),
+        design.as_str()
+    );
+    let requests = table.meter().requests();
+    assert_within_policy(f, &requests);
+    let fanout = fan_out(t, &table, &requests).await;
+    let query = sample["rawQueryString"].as_str().unwrap_or_default();
+    let target = format!(
+        "{}{}{query}",
+        sample["rawPath"].as_str().unwrap_or("?"),
+        if query.is_empty() { "" } else { "?" },
+    );
+    let method = sample["requestContext"]["http"]["method"]
+        .as_str()
+        .unwrap_or("?");
+    let request = format!("`{method} {target}`");
+    // The pattern the sample exercises: the one whose example it is (checked for every
+    // function by `catalogue::every_function_has_a_sample_request_among_its_patterns_examples`).
+    let pattern = catalogue::PATTERNS
+        .iter()
+        .find(|p| p.operation().function == f.name() && p.example.target == target)
+        .map_or("?", |p| p.label());
+    let indexes = devkit::size::deployed_indexes_in(design);
+    let profile = devkit::profile::Profile {
+        function: f.name().to_owned(),
+        pattern: pattern.to_owned(),
+        request: request.trim_matches('`').to_owned(),
+        design: None,
+        requests: sent(&requests, indexes),
+        fanout: sent(&fanout, indexes),
+    };
+    let row = Row {
+        pattern: pattern.to_owned(),
+        function: f.name().to_owned(),
+        request,
+        cost: Cost::of(&requests),
+        fanout: Cost::of(&fanout),
+    };
+    (row, profile)
+}
+
+/// The requests as the capacity planner's profiles hold them, their writes billed on `indexes`
+/// (the table's, in the design the requests were sent in).
+fn sent(
+    requests: &[store::Request],
+    indexes: &[sam_template::Index],
+) -> Vec<devkit::profile::Sent> {
     devkit::profile::Sent::sorted(
         requests
             .iter()
-            .map(|r| {
-                devkit::profile::Sent::of(
-                    r,
-                    crate::cost::unreported_read_units(r),
-                    crate::cost::indexes(),
-                )
-            })
+            .map(|r| devkit::profile::Sent::of(r, crate::cost::unreported_read_units(r), indexes))
             .collect(),
     )
 }

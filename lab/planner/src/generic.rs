@@ -38,6 +38,12 @@ impl Resolved {
 /// A catalogue ID (`H1`), a function's name (`get-employee`) or a route
 /// (`GET /employees/{employeeId}`), resolved to the operation and its profile.
 pub fn resolve(id: &str) -> Option<Resolved> {
+    resolve_in(id, crate::inputs::index_design_default())
+}
+
+/// [`resolve`], with the profile of the function's sample in `design` (the default
+/// deployment's, for a function whose requests do not depend on it).
+pub fn resolve_in(id: &str, design: keys::indexes::IndexDesign) -> Option<Resolved> {
     let route = id.split_once(' ').and_then(|(method, path)| {
         catalogue::OPERATIONS
             .iter()
@@ -56,7 +62,7 @@ pub fn resolve(id: &str) -> Option<Resolved> {
         method,
         path,
         subject: subject_of(path),
-        profile: profile::of(function)?,
+        profile: profile::of_in(function, design)?,
     })
 }
 

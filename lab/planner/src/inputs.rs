@@ -30,6 +30,21 @@ pub fn parameter_default(name: &str) -> Option<u32> {
         .and_then(|p| p.default.as_deref().and_then(|d| d.parse().ok()))
 }
 
+/// `IndexDesign`'s default in `template.yaml` (the code's default when the template cannot be
+/// read).
+pub fn index_design_default() -> keys::indexes::IndexDesign {
+    use keys::indexes::IndexDesign;
+    template()
+        .and_then(|t| {
+            t.parameters
+                .iter()
+                .find(|p| p.name == IndexDesign::PARAMETER)
+        })
+        .and_then(|p| p.default.as_deref())
+        .and_then(|d| IndexDesign::parse(d).ok())
+        .unwrap_or_default()
+}
+
 /// us-east-1 public prices as this project states them, and the date they are stated as.
 pub mod rates {
     pub const STATED: &str = "2026-11-25";

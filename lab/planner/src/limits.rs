@@ -52,8 +52,7 @@ impl Throughput {
 /// The table first, then each index, at their peaks (everything included: fresh keys, the tail,
 /// the stream handlers' coalesced writes).
 pub fn throughput(heat: &Heat) -> Vec<Throughput> {
-    let indexes =
-        std::iter::once(Ix::TABLE).chain(crate::model::template_indexes().iter().map(|i| i.index));
+    let indexes = std::iter::once(Ix::TABLE).chain(heat.design.indexes().iter().map(|i| i.index));
     indexes
         .filter_map(|ix| {
             let rcu = heat.rcu.get(&ix).map(sim::peak).unwrap_or((0.0, 0));

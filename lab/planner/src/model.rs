@@ -5,15 +5,19 @@
 //! and these touches, hence the plan, change with it.
 
 use keys::{
-    Date, Gsi1Key, Gsi2Key, Id, KeySpace, PrimaryKey, Quarter, Shard, Timestamp,
+    Date, Gsi1Key, Gsi2Key, Id, IndexCondition, KeySpace, KeyValue, PrimaryKey, Quarter, Shard,
+    Timestamp,
     commerce::{self as kc, OrderId, OrderStatus, Sku},
     derived as kd,
+    indexes::IndexDesign,
     learning::{self as kl, CertType, CertVersion, Course, Location, Name},
     reviews::{self as kr, Isbn},
 };
 use model::{
     Entity as _,
-    commerce::{Customer, Order, OrderHeader, OrderLine, OrderSummary, Product, RepSales},
+    commerce::{
+        Customer, Inventory, Order, OrderHeader, OrderLine, OrderSummary, Product, RepSales,
+    },
     derived::{DailyStats, Ledger},
     learning::Certificate,
     reviews::{Book, Review, ReviewMarker, User},
@@ -48,32 +52,40 @@ pub struct IndexSchema {
     pub label: &'static str,
 }
 
-/// Every global secondary index of `template.yaml`'s default deployment (what the code's cost
-/// tests bill writes against too): an item stands in each whose key attributes it all carries
-/// (DynamoDB's sparse indexes).
-pub fn template_indexes() -> &'static [IndexSchema] {
-    static INDEXES: std::sync::OnceLock<Vec<IndexSchema>> = std::sync::OnceLock::new();
-    INDEXES.get_or_init(|| {
-        let t = sam_template::Template::workspace().expect("template.yaml");
-        t.table
-            .global_indexes
+/// Every global secondary index of `template.yaml` deployed with `IndexDesign` = `design` (its
+/// other parameters at their defaults; what the code's cost tests bill writes against too): an
+/// item stands in each whose key attributes it all carries (DynamoDB's sparse indexes).
+pub fn template_indexes(design: IndexDesign) -> &'static [IndexSchema] {
+    static INDEXES: std::sync::OnceLock<Vec<Vec<IndexSchema>>> = std::sync::OnceLock::new();
+    let all = INDEXES.get_or_init(|| {
+        IndexDesign::ALL
             .iter()
-            .map(|i| IndexSchema {
-                index: Ix(Box::leak(i.name.clone().into_boxed_str())),
-                partition: i.key.partition.clone(),
-                sort: i.key.sort.clone(),
-                label: Box::leak(
-                    i.key
-                        .partition
-                        .iter()
-                        .map(|a| format!("<{a}>"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                        .into_boxed_str(),
-                ),
+            .map(|d| {
+                devkit::size::deployed_indexes_in(*d)
+                    .iter()
+                    .map(|i| IndexSchema {
+                        index: Ix(Box::leak(i.name.clone().into_boxed_str())),
+                        partition: i.key.partition.clone(),
+                        sort: i.key.sort.clone(),
+                        label: Box::leak(
+                            i.key
+                                .partition
+                                .iter()
+                                .map(|a| format!("<{a}>"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                                .into_boxed_str(),
+                        ),
+                    })
+                    .collect()
             })
             .collect()
-    })
+    });
+    let i = IndexDesign::ALL
+        .iter()
+        .position(|d| *d == design)
+        .expect("a design of IndexDesign::ALL");
+    &all[i]
 }
 
 use devkit::profile::key_text as text_of;
@@ -84,6 +96,7 @@ use devkit::profile::key_text as text_of;
 /// copies included, a moved index key a delete and a put). `labels` names the partition shapes
 /// of the indexes as the catalogue writes them.
 fn stored(
+    d: Design,
     item: &model::Item,
     before: Option<&model::Item>,
     base_label: &'static str,
@@ -98,7 +111,7 @@ fn stored(
         Some(item),
         false,
         transactional,
-        devkit::deployed_indexes(),
+        devkit::size::deployed_indexes_in(d.index_design),
     ) {
         let Some(name) = index else {
             out.push(Touch {
@@ -107,7 +120,8 @@ fn stored(
             });
             continue;
         };
-        let i = template_indexes()
+        let i = d
+            .indexes()
             .iter()
             .find(|i| i.index.0 == name)
             .expect("a deployed index");
@@ -213,6 +227,11 @@ pub struct Sizes {
     pub order_summary: f64,
     pub order_header: f64,
     pub order_line: f64,
+    /// A product's inventory in a warehouse (O8 reads them beside the order lines).
+    pub inventory: f64,
+    /// An order line's entry in the index O8 reads (`OrderLinesByProduct`'s projection, or
+    /// GSI1's full copy).
+    pub order_line_entry: f64,
     pub product: f64,
     pub product_sales: f64,
     pub daily_stats: f64,
@@ -223,14 +242,36 @@ pub struct Sizes {
     pub book: f64,
     pub user: f64,
     pub review: f64,
+    /// A review's entry in the index R2 reads (`ReviewsByUser`'s keys, or GSI1's full copy).
+    pub review_entry: f64,
     pub certificate: f64,
     /// Which sizes the workload stated instead of measuring.
     pub stated: &'static [&'static str],
 }
 
 fn size_of<E: model::Entity>(e: &E) -> f64 {
-    devkit::item_size(&model::to_item(e).expect("a model item")) as f64
+    item_size(&model::to_item(e).expect("a model item"))
 }
+
+fn item_size(item: &model::Item) -> f64 {
+    devkit::item_size(item) as f64
+}
+
+/// The size of `item`'s entry in `index` as the design's template declares it: what a Query of
+/// the index reads of it (the whole item where the index projects `ALL`; the item itself where
+/// the design has no such index, which then reads GSI1's full copy).
+fn entry_size(d: Design, item: &model::Item, index: &str) -> f64 {
+    let t = devkit::size::template_in(d.index_design);
+    t.table
+        .global_indexes
+        .iter()
+        .find(|i| i.name == index)
+        .map_or_else(
+            || item_size(item),
+            |i| devkit::index_entry_size(item, &t.table, i) as f64,
+        )
+}
+
 
 pub const SAMPLE_MS: u64 = 1_795_860_000_000;
 
@@ -360,8 +401,8 @@ fn review_of(book: &Isbn, user: &Id) -> Review {
     }
 }
 
-fn review(book: &Isbn, user: &Id) -> model::Item {
-    model::to_item(&review_of(book, user)).expect("an item")
+fn review(d: Design, book: &Isbn, user: &Id) -> model::Item {
+    d.item(&review_of(book, user))
 }
 
 fn certificate(k: u64, course: u64) -> Certificate {
@@ -378,7 +419,8 @@ fn certificate(k: u64, course: u64) -> Certificate {
 
 impl Sizes {
     /// Real items of the model, measured; the workload's stated sizes instead where it gives them.
-    pub fn of(w: &Workload, shards: u32) -> Sizes {
+    pub fn of(w: &Workload, d: Design) -> Sizes {
+        let shards = d.order_status_shards;
         let id = order_ids(1).next().expect("one id");
         let c = customer_id(1);
         let rep = rep_id(1);
@@ -412,11 +454,24 @@ impl Sizes {
             &model::derived::ledger_item(&ledger, &kc::customer(&c)).expect("a ledger item"),
         ) as f64;
         let review = review_of(&isbn(1), &user_id(1));
+        let inventory = Inventory {
+            sku: sku(1),
+            warehouse_id: Id::parse("warehouse", "W00001").expect("an id"),
+            quantity: 1_000,
+            updated_at: at(),
+            version: 12,
+        };
         let mut s = Sizes {
             customer: size_of(&customer),
             order_summary: size_of(&OrderSummary(o.clone())),
             order_header: size_of(&OrderHeader(o.clone())),
-            order_line: size_of(&line(id, sku(1))),
+            order_line: item_size(&d.item(&line(id, sku(1)))),
+            inventory: item_size(&d.item(&inventory)),
+            order_line_entry: entry_size(
+                d,
+                &d.item(&line(id, sku(1))),
+                kc::order_lines_by_product(sku(1)).index().name,
+            ),
             product: size_of(&product),
             product_sales: size_of(&model::commerce::ProductSales {
                 sku: sku(1),
@@ -468,12 +523,17 @@ impl Sizes {
                 rating_count: 1_000.into(),
                 rating_sum: 8_000.into(),
             }),
-            user: size_of(&User {
+            user: item_size(&d.item(&User {
                 username: user_id(1),
                 membership_date: date,
                 review_count: 12.into(),
-            }),
-            review: size_of(&review),
+            })),
+            review: item_size(&d.item(&review)),
+            review_entry: entry_size(
+                d,
+                &d.item(&review),
+                kr::reviews_by_user(&user_id(1)).index().name,
+            ),
             certificate: size_of(&certificate(1, 1)),
             stated: &[],
         };
@@ -536,6 +596,28 @@ pub fn wcu(bytes: f64) -> f64 {
 pub fn rcu(bytes: f64, consistent: bool) -> f64 {
     let units = (bytes / 4096.0).ceil().max(1.0);
     if consistent { units } else { units / 2.0 }
+}
+
+/// A Query's partition in a multi-attribute index, as its reader's key condition names it
+/// (`keys`): the index the design's template declares by that name, keyed by the condition's
+/// partition values.
+fn indexed(c: &IndexCondition, d: Design, shape: Shape) -> Touch {
+    let name = c.index().name;
+    let i = d
+        .indexes()
+        .iter()
+        .find(|i| i.index.0 == name)
+        .unwrap_or_else(|| panic!("{name}: not an index of the design's template"));
+    let pk = c
+        .partition()
+        .iter()
+        .map(|(_, v)| match v {
+            KeyValue::S(s) => s.clone(),
+            KeyValue::N(n) => n.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    touch(i.index, &pk, i.label, shape)
 }
 
 fn base(k: &PrimaryKey, label: &'static str, shape: Shape) -> Touch {
@@ -695,6 +777,24 @@ pub fn stats_weight(id: OrderId) -> u64 {
 pub struct Design {
     pub order_status_shards: u32,
     pub aggregate_shards: u32,
+    /// Which indexes serve R2 and O8 (template `IndexDesign`): the indexes the table has, whether
+    /// users, reviews, order lines and inventories carry GSI1 keys, and what R2 and O8 send.
+    pub index_design: IndexDesign,
+}
+
+impl Design {
+    /// An entity whose GSI1 copy the index design decides (a user, a review, an order line, an
+    /// inventory), as its writer writes it (`model::to_item_with_gsi1`, as the functions call
+    /// it with `IndexDesign::writes_gsi1`).
+    pub fn item<E: model::Entity>(self, e: &E) -> model::Item {
+        model::to_item_with_gsi1(e, self.index_design.writes_gsi1()).expect("a model item")
+    }
+
+    /// The global indexes of the table in this design (`template.yaml` deployed with its
+    /// `IndexDesign`).
+    pub fn indexes(self) -> &'static [IndexSchema] {
+        template_indexes(self.index_design)
+    }
 }
 
 /// Everything a call of `p` does, as draws from its populations.
@@ -787,23 +887,55 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
         // A product's order lines (and its inventories), newest first.
         "O8" => {
             let n = items(50);
-            vec![from(
-                Entity::Products,
-                1.0,
-                Box::new(move |k| {
-                    vec![
-                        gsi1(
-                            &kc::order_line_product_index(
-                                order_ids(1).next().expect("an id"),
-                                sku(k),
-                            ),
-                            "PRODUCT#<sku>",
-                            Shape::Increasing,
-                        )
-                        .read(rcu(n * s.order_line, false), n),
-                    ]
-                }),
-            )]
+            match d.index_design {
+                IndexDesign::Overloaded => vec![from(
+                    Entity::Products,
+                    1.0,
+                    Box::new(move |k| {
+                        vec![
+                            gsi1(
+                                &kc::order_line_product_index(
+                                    order_ids(1).next().expect("an id"),
+                                    sku(k),
+                                ),
+                                "PRODUCT#<sku>",
+                                Shape::Increasing,
+                            )
+                            .read(rcu(n * s.order_line, false), n),
+                        ]
+                    }),
+                )],
+                // The product's inventories from its own partition, then the rest of the page
+                // from the lines' own index (its entries: keys, `Type`, quantity, price), unless
+                // the inventories fill it. A product is stocked in each of the workload's
+                // warehouses (as the seeds stock theirs), in none if it declares none.
+                IndexDesign::Dedicated => {
+                    let stocked = w.entities.warehouses.as_ref().map_or(0, |p| p.count) as f64;
+                    let inventories = stocked.min(n);
+                    let lines = n - inventories;
+                    vec![from(
+                        Entity::Products,
+                        1.0,
+                        Box::new(move |k| {
+                            let mut t = vec![
+                                base(&kc::product(sku(k)), "PRODUCT#<sku>", Shape::Collection)
+                                    .read(rcu(inventories * s.inventory, false), inventories),
+                            ];
+                            if lines > 0.0 {
+                                t.push(
+                                    indexed(
+                                        &kc::order_lines_by_product(sku(k)),
+                                        d,
+                                        Shape::Increasing,
+                                    )
+                                    .read(rcu(lines * s.order_line_entry, false), lines),
+                                );
+                            }
+                            t
+                        }),
+                    )]
+                }
+            }
         }
         "O13" => vec![from(
             Entity::Products,
@@ -868,23 +1000,67 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                 }),
             )]
         }
-        "R2" => {
-            let n = items(15);
-            vec![from(
-                Entity::Users,
-                1.0,
-                Box::new(move |k| {
-                    vec![
-                        gsi1(
-                            &kr::user_index(&user_id(k)),
-                            "USER#<username>",
-                            Shape::Collection,
-                        )
-                        .read(rcu(s.user + n * s.review, false), n + 1.0),
-                    ]
-                }),
-            )]
-        }
+        "R2" => match d.index_design {
+            IndexDesign::Overloaded => {
+                let n = items(15);
+                vec![from(
+                    Entity::Users,
+                    1.0,
+                    Box::new(move |k| {
+                        vec![
+                            gsi1(
+                                &kr::user_index(&user_id(k)),
+                                "USER#<username>",
+                                Shape::Collection,
+                            )
+                            .read(rcu(s.user + n * s.review, false), n + 1.0),
+                        ]
+                    }),
+                )]
+            }
+            // A first page: the user's newest entries in their own index (keys only), then one
+            // BatchGetItem of those reviews and the user, each item rounded up to 4 KB on its
+            // own; as many reviews as get-user's page budget allows.
+            IndexDesign::Dedicated => {
+                let n = items(15).min(f64::from(reviews::get_user::dedicated_page(true)));
+                let mut out = vec![from(
+                    Entity::Users,
+                    1.0,
+                    Box::new(move |k| {
+                        let user = user_id(k);
+                        vec![
+                            indexed(&kr::reviews_by_user(&user), d, Shape::Collection)
+                                .read(rcu(n * s.review_entry, false), n),
+                            base(&kr::user(&user), "USER#<username>", Shape::Item)
+                                .read(rcu(s.user, false), 1.0),
+                        ]
+                    }),
+                )];
+                // Each review in its book's partition: the books a user reviewed, drawn as
+                // the books are; without books in the workload, a cost on no key in
+                // particular.
+                let review = |t: Touch| t.read(rcu(s.review, false), 1.0);
+                out.push(match w.entities.books {
+                    Some(_) => from(
+                        Entity::Books,
+                        n,
+                        Box::new(move |k| {
+                            vec![review(base(
+                                &kr::book(&isbn(k)),
+                                "BOOK#<isbn>",
+                                Shape::Collection,
+                            ))]
+                        }),
+                    ),
+                    None => Draw {
+                        from: None,
+                        per_call: n,
+                        touches: Box::new(move |_| vec![review(fresh("BOOK#<isbn>"))]),
+                    },
+                });
+                out
+            }
+        },
         "R3" => put_review(p, d, s),
         // 20 parallel Queries, one per certificate shard of the type, a page each.
         "L11" => {
@@ -910,6 +1086,7 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                 Box::new(move |k| {
                     let c = model::to_item(&certificate(k, 1)).expect("an item");
                     stored(
+                        d,
                         &c,
                         None,
                         "<course>",
@@ -936,6 +1113,7 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                     let occurrence_bytes = size_of(&occurrence);
                     let v1 = c.in_version(CertVersion::V1).key();
                     let mut t: Vec<Touch> = stored(
+                        d,
                         &model::to_item(&c).expect("an item"),
                         None,
                         "<course>",
@@ -955,7 +1133,7 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                 }),
             ),
         ],
-        other => crate::generic::resolve(other)
+        other => crate::generic::resolve_in(other, d.index_design)
             .map(crate::generic::draws)
             .unwrap_or_else(|| unreachable!("{other}: checked when the workload was read")),
     }
@@ -964,7 +1142,8 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
 /// C3: the products read (strongly consistent BatchGetItem), then one transaction: the summary in
 /// the customer's partition, the header and each line in the new order's partition, each in
 /// every index its item stands in (GSI1, GSI2 and the multi-attribute indexes, by the attributes
-/// the real item carries); then what `commerce-stream` writes for each.
+/// the real item carries as the design writes it: a line in GSI1, or in `OrderLinesByProduct`);
+/// then what `commerce-stream` writes for each.
 fn place_order<'a>(
     p: &'a PatternLoad,
     w: &'a Workload,
@@ -987,6 +1166,7 @@ fn place_order<'a>(
     let id = order_ids(1).next().expect("an id");
     // What the header's copy in GSI2 costs, as the billing rule has it for this transaction.
     let gsi2_header = stored(
+        d,
         &model::to_item(&OrderHeader(order(
             id,
             &customer_id(1),
@@ -1007,6 +1187,7 @@ fn place_order<'a>(
     // The header's GSI2 shard is a hash of its id: spread below over real ids, not one.
     let header_writes = move |o: &Order| -> Vec<Touch> {
         let mut t = stored(
+            d,
             &model::to_item(&OrderHeader(o.clone())).expect("an item"),
             None,
             "ORDER#<orderId>",
@@ -1018,6 +1199,7 @@ fn place_order<'a>(
     };
     let summary_writes = move |o: &Order| {
         stored(
+            d,
             &model::to_item(&OrderSummary(o.clone())).expect("an item"),
             None,
             "CUSTOMER#<id>",
@@ -1108,7 +1290,8 @@ fn place_order<'a>(
                 ];
                 t.extend(
                     stored(
-                        &model::to_item(&line(id, product)).expect("an item"),
+                        d,
+                        &d.item(&line(id, product)),
                         None,
                         "ORDER#<orderId>",
                         &[(Ix::GSI1, "PRODUCT#<sku>", Shape::Increasing)],
@@ -1254,6 +1437,7 @@ fn add_order_event<'a>(
         let header = |o: Order| model::to_item(&OrderHeader(o)).expect("an item");
         let units = |after: Order, before: Order, transactional| {
             stored(
+                d,
                 &header(after),
                 Some(&header(before)),
                 "ORDER#<orderId>",
@@ -1274,6 +1458,7 @@ fn add_order_event<'a>(
     let summary_moves = move |o: &Order| -> Vec<Touch> {
         let summary = |o: Order| model::to_item(&OrderSummary(o)).expect("an item");
         stored(
+            d,
             &summary(moved(o)),
             Some(&summary(o.clone())),
             "CUSTOMER#<id>",
@@ -1316,6 +1501,7 @@ fn add_order_event<'a>(
             let o = make(k, None);
             let header = |o: Order| model::to_item(&OrderHeader(o)).expect("an item");
             let mut t: Vec<Touch> = stored(
+                d,
                 &header(counted(&o)),
                 Some(&header(o.clone())),
                 "ORDER#<orderId>",
@@ -1336,6 +1522,7 @@ fn add_order_event<'a>(
             // commerce-stream: a conditional UpdateItem of each.
             t.extend(
                 stored(
+                    d,
                     &header(moved(&o)),
                     Some(&header(counted(&o))),
                     "ORDER#<orderId>",
@@ -1367,10 +1554,11 @@ fn add_order_event<'a>(
 }
 
 /// R3: the marker read (strongly consistent), then one transaction: book and user checked, the
-/// marker put, the review put (in the book's partition and the user's GSI1 partition) and, for a
-/// replaced review (`replace_share`), the old one deleted; then `aggregate-reviews` counts each
-/// record (the new review in, the old one out) into the book, the user (its GSI1 copy rewritten
-/// with it) and the day's stats. A replacement's two records share one batch, so the book and the
+/// marker put, the review put (in the book's partition, and the user's partition of GSI1 or, in
+/// the dedicated index design, of `ReviewsByUser`) and, for a replaced review (`replace_share`),
+/// the old one deleted; then `aggregate-reviews` counts each record (the new review in, the old
+/// one out) into the book, the user (its GSI1 copy rewritten with it, where it has one) and the
+/// day's stats. A replacement's two records share one batch, so the book and the
 /// user are written once a call.
 fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
     let reviews = fanout::AGGREGATE_REVIEWS;
@@ -1395,13 +1583,20 @@ fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> 
                 let mut t =
                     vec![base(&kr::book(&book), "BOOK#<isbn>", Shape::Item).write(check(s.book))];
                 t.extend(
-                    stored(&review(&book, &user_id(1)), None, "BOOK#<isbn>", &[], true)
-                        .into_iter()
-                        .filter(|t| t.index == Ix::TABLE)
-                        .map(|t| Touch {
-                            shape: Shape::Increasing,
-                            ..t.times_wcu(1.0 + replace)
-                        }),
+                    stored(
+                        d,
+                        &review(d, &book, &user_id(1)),
+                        None,
+                        "BOOK#<isbn>",
+                        &[],
+                        true,
+                    )
+                    .into_iter()
+                    .filter(|t| t.index == Ix::TABLE)
+                    .map(|t| Touch {
+                        shape: Shape::Increasing,
+                        ..t.times_wcu(1.0 + replace)
+                    }),
                 );
                 // The book's RatingCount and RatingSum: every review of a book is in the
                 // book's partition, so its records arrive on one stream shard.
@@ -1434,7 +1629,8 @@ fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> 
             touches: Box::new(move |k| {
                 let user = user_id(k);
                 // The marker read strongly consistent, then put in the transaction; the user
-                // checked there (a write action on its item); the review's copy in GSI1.
+                // checked there (a write action on its item); the review's copy in GSI1, or its
+                // entry in `ReviewsByUser`.
                 let marker = model::to_item(&ReviewMarker {
                     username: user.clone(),
                     isbn: isbn(1),
@@ -1443,13 +1639,14 @@ fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> 
                         .to_owned(),
                 })
                 .expect("an item");
-                let mut t: Vec<Touch> = stored(&marker, None, "USER#<username>", &[], true)
+                let mut t: Vec<Touch> = stored(d, &marker, None, "USER#<username>", &[], true)
                     .into_iter()
                     .map(|t| t.read(rcu(devkit::item_size(&marker) as f64, true), 1.0))
                     .collect();
                 t.extend(
                     stored(
-                        &review(&isbn(1), &user),
+                        d,
+                        &review(d, &isbn(1), &user),
                         None,
                         "BOOK#<isbn>",
                         &[(Ix::GSI1, "USER#<username>", Shape::Increasing)],
@@ -1460,14 +1657,15 @@ fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> 
                     .map(|t| t.times_wcu(1.0 + replace)),
                 );
                 t.push(base(&kr::user(&user), "USER#<username>", Shape::Item).write(check(s.user)));
-                // The user's ReviewCount, and its copy in GSI1 (`USER#<username>`, R2's head).
+                // The user's ReviewCount, and its copy in GSI1 (`USER#<username>`, R2's head)
+                // where the design keeps one.
                 let user_item = stored(
-                    &model::to_item(&User {
+                    d,
+                    &d.item(&User {
                         username: user.clone(),
                         membership_date: at().date(),
                         review_count: 12.into(),
-                    })
-                    .expect("an item"),
+                    }),
                     None,
                     "USER#<username>",
                     &[(Ix::GSI1, "USER#<username>", Shape::Collection)],

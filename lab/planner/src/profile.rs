@@ -5,6 +5,7 @@
 //! function's profile, and each modelled one is held to it (`tests/profiles.rs`).
 
 pub use devkit::profile::{Profile, Sent, Written, form};
+use keys::indexes::IndexDesign;
 
 /// The profiles of `lab/planner/profiles.json`, as this build was compiled with.
 pub fn all() -> &'static [Profile] {
@@ -15,7 +16,20 @@ pub fn all() -> &'static [Profile] {
     })
 }
 
-/// The profile of `function`'s sample request.
+/// The profile of `function`'s sample request in the default deployment.
 pub fn of(function: &str) -> Option<&'static Profile> {
-    all().iter().find(|p| p.function == function)
+    all()
+        .iter()
+        .find(|p| p.function == function && p.design.is_none())
+}
+
+/// The profile of `function`'s sample request in `design` (the template's `IndexDesign`): the
+/// one measured in that design where the function was (its requests depend on it), else the
+/// default deployment's.
+pub fn of_in(function: &str, design: IndexDesign) -> Option<&'static Profile> {
+    all()
+        .iter()
+        .find(|p| p.function == function && p.design.as_deref() == Some(design.as_str()))
+        .filter(|_| design != crate::inputs::index_design_default())
+        .or_else(|| of(function))
 }

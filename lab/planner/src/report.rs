@@ -3,6 +3,8 @@
 
 use std::fmt::Write as _;
 
+use keys::indexes::IndexDesign;
+
 use crate::{
     analysis::{self, CounterShards, StatusShards},
     model::Ix,
@@ -40,6 +42,32 @@ pub fn cost(heat: &Heat) -> Cost {
     c
 }
 
+/// The same workload planned in another of the template's `IndexDesign`s: what the report
+/// compares the plan's cost with.
+#[derive(Debug, Clone, Copy)]
+pub struct OtherDesign {
+    pub design: IndexDesign,
+    pub on_demand: f64,
+}
+
+/// The workload planned again in each `IndexDesign` but `d`'s: their on-demand cost.
+pub fn other_designs(w: &Workload, d: crate::model::Design, streams: &Streams) -> Vec<OtherDesign> {
+    IndexDesign::ALL
+        .into_iter()
+        .filter(|design| *design != d.index_design)
+        .map(|design| {
+            let d = crate::model::Design {
+                index_design: design,
+                ..d
+            };
+            OtherDesign {
+                design,
+                on_demand: cost(&sim::run(w, d, streams, &mut |_, _| {})).on_demand,
+            }
+        })
+        .collect()
+}
+
 /// What a report is made of.
 pub struct Plan<'a> {
     pub workload: &'a Workload,
@@ -52,6 +80,8 @@ pub struct Plan<'a> {
     pub streams: &'a Streams,
     /// The heat chart, as the report links it.
     pub svg: Option<&'a str>,
+    /// The same workload in the other index designs ([`other_designs`]), if planned.
+    pub other_designs: &'a [OtherDesign],
 }
 
 /// The whole report.
@@ -65,6 +95,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
         durations,
         streams,
         svg,
+        other_designs,
     } = plan;
     let template = crate::inputs::template();
     let memory = |f: &str| {
@@ -111,6 +142,31 @@ pub fn markdown(plan: &Plan<'_>) -> String {
         heat.sizes.product,
         heat.sizes.review,
         heat.sizes.certificate,
+    );
+    let _ = writeln!(
+        s,
+        "Index design: `{}` = {} ({}): {}.\n",
+        IndexDesign::PARAMETER,
+        d.index_design.as_str(),
+        if w.design.index_design.is_some() {
+            "the workload's `design.index_design`"
+        } else {
+            "the template's default; a workload sets `design.index_design`"
+        },
+        match d.index_design {
+            IndexDesign::Overloaded =>
+                "R2 and O8 read GSI1, which holds users, reviews, order lines and inventories beside its other items".to_owned(),
+            IndexDesign::Dedicated => format!(
+                "R2 and O8 read indexes of their own, {} (users, reviews, order lines and inventories carry no GSI1 keys); a page of R2 is a Query of keys, then one BatchGetItem of at most {} reviews and the user",
+                d.index_design
+                    .indexes()
+                    .iter()
+                    .map(|i| format!("`{i}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                reviews::get_user::dedicated_page(true)
+            ),
+        }
     );
     if let Some(svg) = svg {
         let _ = writeln!(s, "![heat of the hottest partition keys]({svg})\n");
@@ -226,8 +282,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
         per_table(&mut s, w, heat, plan.streams);
     }
     // The hottest keys per index.
-    let indexes =
-        std::iter::once(Ix::TABLE).chain(crate::model::template_indexes().iter().map(|i| i.index));
+    let indexes = std::iter::once(Ix::TABLE).chain(heat.design.indexes().iter().map(|i| i.index));
     for ix in indexes {
         let keys: Vec<_> = heat.keys.iter().filter(|k| k.index == ix).take(8).collect();
         if keys.is_empty() {
@@ -425,7 +480,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
     };
     let _ = writeln!(
         s,
-        "## Monthly cost\n\nus-east-1 public prices as stated on {}: on-demand ${} per million read request units and ${} per million write request units; provisioned ${} per RCU-hour and ${} per WCU-hour, each hour provisioned at {:.0}% utilisation; Lambda (arm64) ${} per GB-second and ${} per million requests. {} days a month. Storage, streams (free to Lambda triggers), API Gateway and data transfer are not included.\n\n| | per month |\n|---|---|\n| DynamoDB on-demand | ${:.0} |\n| DynamoDB provisioned | ${:.0} |\n| Lambda | ${:.0} |\n",
+        "## Monthly cost\n\nus-east-1 public prices as stated on {}: on-demand ${} per million read request units and ${} per million write request units; provisioned ${} per RCU-hour and ${} per WCU-hour, each hour provisioned at {:.0}% utilisation; Lambda (arm64) ${} per GB-second and ${} per million requests. {} days a month. Storage, streams (free to Lambda triggers), API Gateway and data transfer are not included.\n\n| | per month |\n|---|---|\n| DynamoDB on-demand | ${:.0} |\n{}| DynamoDB provisioned | ${:.0} |\n| Lambda | ${:.0} |\n",
         rates::STATED,
         rates::READ_REQUEST,
         rates::WRITE_REQUEST,
@@ -436,6 +491,15 @@ pub fn markdown(plan: &Plan<'_>) -> String {
         rates::LAMBDA_REQUEST,
         rates::DAYS_PER_MONTH,
         c.on_demand,
+        other_designs
+            .iter()
+            .map(|o| format!(
+                "| DynamoDB on-demand with `{}` = {} instead | ${:.0} |\n",
+                IndexDesign::PARAMETER,
+                o.design.as_str(),
+                o.on_demand
+            ))
+            .collect::<String>(),
         c.provisioned,
         c.lambda
     );

@@ -439,6 +439,10 @@ pub fn design(w: &Workload) -> Design {
             .design
             .aggregate_shards
             .unwrap_or_else(|| crate::inputs::parameter_default("AggregateShards").unwrap_or(10)),
+        index_design: w
+            .design
+            .index_design
+            .unwrap_or_else(crate::inputs::index_design_default),
     }
 }
 
@@ -449,7 +453,7 @@ pub fn run(
     streams: &Streams,
     progress: &mut dyn FnMut(f64, &str),
 ) -> Heat {
-    let sizes = Sizes::of(w, d.order_status_shards);
+    let sizes = Sizes::of(w, d);
     let mut rps = BTreeMap::new();
     let mut records: BTreeMap<&'static str, [f64; 24]> = BTreeMap::new();
     for p in &w.patterns {

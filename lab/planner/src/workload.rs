@@ -203,6 +203,10 @@ pub struct Design {
     /// the plan also gives each table's peaks against the table limits.
     #[serde(default)]
     pub table_layout: TableLayout,
+    /// Which indexes serve R2 and O8 (template `IndexDesign`): GSI1 overloaded, or an index of
+    /// their own each.
+    #[serde(default, deserialize_with = "index_design")]
+    pub index_design: Option<keys::indexes::IndexDesign>,
 }
 
 /// The template's `TableLayout`.
@@ -733,6 +737,22 @@ fn shards<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
         )));
     }
     Ok(Some(n))
+}
+
+/// One of `IndexDesign`'s values, as the template spells them.
+fn index_design<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<keys::indexes::IndexDesign>, D::Error> {
+    use keys::indexes::IndexDesign;
+    let s = String::deserialize(d)?;
+    IndexDesign::parse(&s).map(Some).map_err(|_| {
+        let all: Vec<_> = IndexDesign::ALL.iter().map(|d| d.as_str()).collect();
+        D::Error::custom(format!(
+            "the template's {} is one of {}, not {s:?}",
+            IndexDesign::PARAMETER,
+            all.join(", ")
+        ))
+    })
 }
 
 /// The patterns the planner models, by catalogue ID or function name.

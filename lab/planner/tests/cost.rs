@@ -141,3 +141,56 @@ patterns:
         plan.on_demand
     );
 }
+
+/// R2 and O8 with `IndexDesign` dedicated, by hand: R2 a Query of the page's keys-only entries in
+/// `ReviewsByUser` (summed, rounded up to 4 KB), then one BatchGetItem of those reviews and the
+/// user, each rounded up to 4 KB on its own, as many reviews as get-user's page budget allows;
+/// O8 a Query of the product's inventories in its partition (one per warehouse), then one of
+/// the rest of the page's lines in `OrderLinesByProduct` (its INCLUDE entries).
+#[test]
+fn r2_and_o8_in_the_dedicated_design_cost_what_their_requests_cost() {
+    let w = Workload::parse(
+        "
+name: dedicated
+design: {index_design: dedicated}
+entities:
+  users: {count: 100000}
+  books: {count: 10000}
+  products: {count: 10000}
+  warehouses: {count: 3}
+patterns:
+  - {id: R2, rps: 1000, items: 12}
+  - {id: O8, rps: 100, items: 20}
+",
+    )
+    .unwrap();
+    let heat = sim::run(
+        &w,
+        sim::design(&w),
+        &sim::Streams::uniform(100, 0.0, 100.0, "the test's"),
+        &mut |_, _| {},
+    );
+    let s = heat.sizes;
+    // A review's entry is its keys, smaller than it, and within what get-user's budget assumes;
+    // an order line's projects all it holds.
+    assert!(
+        s.review_entry < s.review && s.order_line_entry <= s.order_line,
+        "{s:?}"
+    );
+    assert!(s.review_entry <= f64::from(reviews::get_user::LARGEST_ENTRY_BYTES));
+    let page = 12f64.min(f64::from(reviews::get_user::dedicated_page(true)));
+    assert!(page < 12.0, "the budget cuts the page");
+    let r2 = ru(page * s.review_entry, false) + ru(s.user, false) + page * ru(s.review, false);
+    let o8 = ru(3.0 * s.inventory, false) + ru(17.0 * s.order_line_entry, false);
+    let by_hand = monthly(
+        1000.0 * r2 + 100.0 * o8,
+        &[1.0; 24],
+        report::rates::READ_REQUEST,
+    );
+    let plan = report::cost(&heat);
+    assert!(
+        (plan.on_demand - by_hand).abs() < by_hand * 1e-6,
+        "plan ${:.2} against ${by_hand:.2}",
+        plan.on_demand
+    );
+}

@@ -76,6 +76,40 @@ fn a_rep_share_without_reps_is_refused_not_a_panic() {
     ));
 }
 
+/// `design.index_design` takes the template's `IndexDesign` values, each named in the error; the
+/// plan runs with the template's default without it.
+#[test]
+fn an_index_design_is_one_of_the_templates() {
+    use keys::indexes::IndexDesign;
+    let with = |design: &str| {
+        format!("name: x\ndesign:\n  index_design: {design}\nentities: {{}}\npatterns: []\n")
+    };
+    let all: Vec<_> = IndexDesign::ALL.iter().map(|d| d.as_str()).collect();
+    for wrong in ["GSI1", "Dedicated", "\"\""] {
+        let e = Workload::parse(&with(wrong)).expect_err(wrong);
+        assert!(e.starts_with("line 3, field design.index_design: "), "{e}");
+        assert!(e.contains(IndexDesign::PARAMETER), "{e}");
+        assert!(e.contains(&all.join(", ")), "{e}");
+    }
+    for design in IndexDesign::ALL {
+        let w = accepted(&with(design.as_str()));
+        assert_eq!(w.design.index_design, Some(design));
+        assert_eq!(planner::sim::design(&w).index_design, design);
+    }
+    let default = accepted("name: x\nentities: {}\npatterns: []\n");
+    let template = sam_template::Template::workspace().unwrap();
+    let declared = template
+        .parameters
+        .iter()
+        .find(|p| p.name == IndexDesign::PARAMETER)
+        .and_then(|p| p.default.clone())
+        .unwrap();
+    assert_eq!(
+        planner::sim::design(&default).index_design.as_str(),
+        declared
+    );
+}
+
 #[test]
 fn a_rep_share_outside_0_to_1_is_refused() {
     for share in ["2", "-0.1", ".nan", ".inf"] {

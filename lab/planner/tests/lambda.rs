@@ -109,6 +109,7 @@ fn the_account_s_concurrency_quota_is_checked() {
         durations: &durations,
         streams: &streams,
         svg: None,
+        other_designs: &[],
     });
     assert!(md.contains("Past the quota"), "{md}");
     assert!(

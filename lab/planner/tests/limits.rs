@@ -30,6 +30,7 @@ fn markdown(w: &Workload, heat: &Heat) -> String {
         durations: &report::Durations::load(&sam_template::workspace_root()),
         streams: &streams(),
         svg: None,
+        other_designs: &[],
     })
 }
 

@@ -60,6 +60,7 @@ fn seed_003_needs_13_shards_padded_to_15_and_the_plan_agrees() {
         durations: &report::Durations::load(&sam_template::workspace_root()),
         streams: &batch(),
         svg: None,
+        other_designs: &[],
     });
     assert!(md.contains("N = 13 (reads 13, writes 1)"), "{md}");
     assert!(md.contains("set `OrderStatusShards` to 15"), "{md}");
@@ -310,6 +311,123 @@ patterns:
             .any(|k| k.index.name().ends_with("ByStatus")),
         "the default deployment has no orders-by-status index"
     );
+}
+
+/// The same workload in each `IndexDesign`: in the dedicated one users, reviews and order
+/// lines leave GSI1, R2 and R3 heat the user's partition of `ReviewsByUser` (`Username`), C3 and
+/// O8 the product's of `OrderLinesByProduct` (`Sku`), and R2 fetches each review from its book's
+/// partition; the report says which design it ran with and what the other costs.
+#[test]
+fn the_index_design_moves_r2_and_o8_to_their_own_indexes() {
+    use keys::{
+        Index as _,
+        indexes::{IndexDesign, OrderLinesByProduct, ReviewsByUser},
+    };
+    let text = |design: IndexDesign| {
+        format!(
+            "
+name: both designs
+design: {{index_design: {}}}
+entities:
+  customers: {{count: 1000}}
+  products: {{count: 100, popularity: {{zipf: 1.0}}}}
+  users: {{count: 1000, popularity: {{zipf: 1.0}}}}
+  books: {{count: 100}}
+patterns:
+  - {{id: C3, rps: 10, lines: 1}}
+  - {{id: O8, rps: 10}}
+  - {{id: R2, rps: 100}}
+  - {{id: R3, rps: 10}}
+",
+            design.as_str()
+        )
+    };
+    let (user, product) = (
+        planner::model::user_id(1).as_str().to_owned(),
+        planner::model::sku(1).get().to_string(),
+    );
+    let heats: Vec<(IndexDesign, Workload, Heat)> = IndexDesign::ALL
+        .into_iter()
+        .map(|d| {
+            let w = parse(&text(d));
+            let heat = plan(&w);
+            (d, w, heat)
+        })
+        .collect();
+    for (design, w, heat) in &heats {
+        let on = |index: &str, pk: &str| {
+            heat.keys
+                .iter()
+                .find(|k| k.index.name() == index && k.pk == pk)
+        };
+        let users_in_gsi1 = heat.keys.iter().any(|k| {
+            k.index == Ix::GSI1 && (k.pk.starts_with("USER#") || k.pk.starts_with("PRODUCT#"))
+        });
+        match design {
+            IndexDesign::Overloaded => {
+                assert!(users_in_gsi1);
+                assert!(on(ReviewsByUser::NAME, &user).is_none());
+                assert!(on(OrderLinesByProduct::NAME, &product).is_none());
+            }
+            IndexDesign::Dedicated => {
+                assert!(!users_in_gsi1, "nothing of R2's or O8's in GSI1");
+                let reviews = on(ReviewsByUser::NAME, &user).expect("the user's entries");
+                assert!(reviews.peak_rcu().0 > 0.0 && reviews.peak_wcu().0 > 0.0);
+                assert_eq!(reviews.patterns, ["R2", "R3"].map(String::from).into());
+                let lines = on(OrderLinesByProduct::NAME, &product).expect("the product's lines");
+                assert!(lines.peak_rcu().0 > 0.0 && lines.peak_wcu().0 > 0.0);
+                assert_eq!(lines.patterns, ["C3", "O8"].map(String::from).into());
+                // The reviews fetched from their books' partitions; the inventories from the
+                // product's.
+                let book = heat
+                    .keys
+                    .iter()
+                    .find(|k| k.index == Ix::TABLE && k.pk.starts_with("BOOK#"))
+                    .expect("a book");
+                assert!(book.patterns.contains("R2"), "{:?}", book.patterns);
+                let own = on(
+                    "table",
+                    &keys::commerce::product(planner::model::sku(1))
+                        .pk()
+                        .to_owned(),
+                )
+                .expect("the product's partition");
+                assert!(own.patterns.contains("O8"), "{:?}", own.patterns);
+            }
+        }
+        let others = report::other_designs(w, heat.design, &batch());
+        let md = report::markdown(&report::Plan {
+            workload: w,
+            file: "both.yaml",
+            heat,
+            status: None,
+            counters: None,
+            durations: &report::Durations::load(&sam_template::workspace_root()),
+            streams: &batch(),
+            svg: None,
+            other_designs: &others,
+        });
+        assert!(
+            md.contains(&format!(
+                "`IndexDesign` = {} (the workload's",
+                design.as_str()
+            )),
+            "{md}"
+        );
+        let [other] = others.as_slice() else {
+            panic!("one other design: {others:?}")
+        };
+        let (_, _, other_heat) = heats.iter().find(|(d, _, _)| *d == other.design).unwrap();
+        assert_eq!(other.on_demand, report::cost(other_heat).on_demand);
+        assert!(
+            md.contains(&format!(
+                "| DynamoDB on-demand with `IndexDesign` = {} instead | ${:.0} |",
+                other.design.as_str(),
+                other.on_demand
+            )),
+            "{md}"
+        );
+    }
 }
 
 #[test]

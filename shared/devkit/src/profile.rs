@@ -15,6 +15,11 @@ pub struct Profile {
     pub pattern: String,
     /// `GET /customers/123?orders=2`.
     pub request: String,
+    /// The template's `IndexDesign` the sample ran in (its table, its function's
+    /// `INDEX_DESIGN`), where it is not the default deployment's: a function whose requests
+    /// differ between the designs is profiled in each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design: Option<String>,
     pub requests: Vec<Sent>,
     /// What the stream handlers sent for its changes, until they made no more.
     pub fanout: Vec<Sent>,

@@ -23,16 +23,37 @@ pub fn index_entry_size(
     if index.projection == "ALL" {
         return item_size(item);
     }
-    let keys: Vec<&str> = table
-        .key
-        .attributes()
-        .chain(index.key.attributes())
-        .chain(index.non_key_attributes.iter().map(String::as_str))
-        .collect();
+    projected_size(item, &table.key.attributes().collect::<Vec<_>>(), index)
+}
+
+/// Whether `index` holds attribute `name` of its items beside `table_key`: its key attributes
+/// and, with `INCLUDE`, its `NonKeyAttributes` (every attribute with `ALL`).
+fn projects(index: &sam_template::Index, table_key: &[&str], name: &str) -> bool {
+    index.projection == "ALL"
+        || table_key.contains(&name)
+        || index.key.attributes().any(|a| a == name)
+        || index.non_key_attributes.iter().any(|a| a == name)
+}
+
+/// The size of the attributes of `item` that `index` projects ([`projects`]).
+fn projected_size(item: &Item, table_key: &[&str], index: &sam_template::Index) -> usize {
     item.iter()
-        .filter(|(a, _)| keys.contains(&a.as_str()))
+        .filter(|(a, _)| projects(index, table_key, a))
         .map(|(k, v)| k.len() + value_size(v))
         .sum()
+}
+
+/// The attributes of `item` that `index` projects, by name: what its entry holds, to tell an
+/// entry rewritten unchanged from one that changed.
+fn projected<'i>(
+    item: &'i Item,
+    table_key: &[&str],
+    index: &sam_template::Index,
+) -> std::collections::BTreeMap<&'i str, &'i AttributeValue> {
+    item.iter()
+        .filter(|(a, _)| projects(index, table_key, a))
+        .map(|(a, v)| (a.as_str(), v))
+        .collect()
 }
 
 fn value_size(v: &AttributeValue) -> usize {
@@ -99,6 +120,33 @@ pub fn deployed_indexes() -> &'static [sam_template::Index] {
     })
 }
 
+/// `template.yaml` deployed with `IndexDesign` = `design` (its other parameters at their
+/// defaults), read once a process.
+pub fn template_in(design: keys::indexes::IndexDesign) -> &'static sam_template::Template {
+    use keys::indexes::IndexDesign;
+    static TEMPLATES: std::sync::OnceLock<Vec<sam_template::Template>> = std::sync::OnceLock::new();
+    let all = TEMPLATES.get_or_init(|| {
+        IndexDesign::ALL
+            .iter()
+            .map(|d| {
+                sam_template::Template::workspace_with(&[(IndexDesign::PARAMETER, d.as_str())])
+                    .expect("template.yaml")
+            })
+            .collect()
+    });
+    let i = IndexDesign::ALL
+        .iter()
+        .position(|d| *d == design)
+        .expect("a design of IndexDesign::ALL");
+    &all[i]
+}
+
+/// The global indexes of the table in [`template_in`] `design`: what a write is billed for in
+/// that design.
+pub fn deployed_indexes_in(design: keys::indexes::IndexDesign) -> &'static [sam_template::Index] {
+    &template_in(design).table.global_indexes
+}
+
 /// Write units DynamoDB bills for one write request, from the items it touched
 /// (`store::Table::recording_touched`), not from what DynamoDB Local reports (which counts a
 /// transaction of 1 item and of 100 alike):
@@ -107,7 +155,9 @@ pub fn deployed_indexes() -> &'static [sam_template::Index] {
 ///   before and after (a delete: the item deleted; DynamoDB's rule for PutItem and UpdateItem);
 /// - on each global secondary index the item stands in before or after (it carries the
 ///   index's key attributes): a put, a delete, or both when its index key changed, each sized
-///   as the item (every index of the template projects `ALL`); nothing when it is unchanged;
+///   as the index's entry of the item: the whole item where the index projects `ALL`, else the
+///   table's keys, the index's keys and (`INCLUDE`) its `NonKeyAttributes`; nothing when the
+///   entry is unchanged (an attribute the index does not project changed, or nothing did);
 /// - in a transaction, twice all that, and a ConditionCheck as a write of the item checked (on
 ///   the table only): AWS bills 2 units per KB of every item of TransactWriteItems (a prepare
 ///   and a commit), and a ConditionCheck was measured on DynamoDB billed so. Whether a
@@ -157,12 +207,8 @@ pub fn item_write_units<'a>(
     }
     let mut out = vec![(None, factor * kb(bytes))];
     let same = before == after;
+    let table_key = [keys::attr::PK, keys::attr::SK];
     for index in indexes {
-        assert_eq!(
-            index.projection, "ALL",
-            "index {}: the write arithmetic sizes index entries as whole items",
-            index.name
-        );
         fn key<'i>(
             index: &sam_template::Index,
             image: Option<&'i Item>,
@@ -171,13 +217,27 @@ pub fn item_write_units<'a>(
             index.key.attributes().map(|a| item.get(a)).collect()
         }
         let key = |image| key(index, image);
-        let units = match (key(before), key(after)) {
+        let (old_key, new_key) = (key(before), key(after));
+        if old_key.is_none() && new_key.is_none() {
+            continue;
+        }
+        // Each image's entry in the index: the whole item, or what the index projects of it.
+        let (old_entry, new_entry, unchanged) = if index.projection == "ALL" {
+            (old, new, same)
+        } else {
+            let size =
+                |image: Option<&Item>| image.map_or(0, |i| projected_size(i, &table_key, index));
+            let unchanged = before.map(|i| projected(i, &table_key, index))
+                == after.map(|i| projected(i, &table_key, index));
+            (size(before), size(after), unchanged)
+        };
+        let units = match (old_key, new_key) {
             (None, None) => 0.0,
-            (None, Some(_)) => kb(new),
-            (Some(_), None) => kb(old),
-            (Some(_), Some(_)) if same => 0.0,
-            (Some(o), Some(n)) if o == n => kb(old).max(kb(new)),
-            (Some(_), Some(_)) => kb(old) + kb(new),
+            (None, Some(_)) => kb(new_entry),
+            (Some(_), None) => kb(old_entry),
+            (Some(_), Some(_)) if unchanged => 0.0,
+            (Some(o), Some(n)) if o == n => kb(old_entry).max(kb(new_entry)),
+            (Some(_), Some(_)) => kb(old_entry) + kb(new_entry),
         };
         if units > 0.0 {
             out.push((Some(index.name.as_str()), factor * units));
@@ -245,6 +305,71 @@ mod tests {
         index.projection = "INCLUDE".into();
         index.non_key_attributes = vec!["Quantity".into()];
         assert_eq!(index_entry_size(&line, &table, &index), keys + 8 + 1);
+    }
+
+    /// An index that does not project `ALL` is written its entry (the table's keys, its keys and
+    /// its `INCLUDE` attributes), not the item; a write that leaves the entry as it was costs it
+    /// nothing, one that changes a projected attribute rewrites it.
+    #[test]
+    fn an_index_of_keys_or_a_few_attributes_is_billed_for_its_entry() {
+        let line = |quantity: &str, note: &str| {
+            item(&[
+                ("PK", "ORDER#1"),
+                ("SK", "ITEM#7"),
+                ("Sku", "7"),
+                ("OrderId", "1"),
+                ("Quantity", quantity),
+                ("Note", note),
+            ])
+        };
+        let mut index = sam_template::Index {
+            name: "OrderLinesByProduct".into(),
+            key: sam_template::KeySchema {
+                hash: "Sku".into(),
+                range: Some("OrderId".into()),
+                partition: vec!["Sku".into()],
+                sort: vec!["OrderId".into()],
+            },
+            projection: "INCLUDE".into(),
+            non_key_attributes: vec!["Quantity".into()],
+        };
+        // A 3 KB note: 3 units on the table, the entry's 1 on the index.
+        let (big, bigger) = (line("2", &"x".repeat(3000)), line("2", &"y".repeat(3000)));
+        let on = |before: Option<&Item>, after: Option<&Item>, index: &sam_template::Index| {
+            item_write_units(before, after, false, false, std::slice::from_ref(index))
+                .into_iter()
+                .map(|(i, u)| (i.map(str::to_owned), u))
+                .collect::<Vec<_>>()
+        };
+        let ix = |units: f64| (Some("OrderLinesByProduct".to_owned()), units);
+        assert_eq!(on(None, Some(&big), &index), [(None, 3.0), ix(1.0)]);
+        // The note changed, the entry did not: the table only.
+        assert_eq!(on(Some(&big), Some(&bigger), &index), [(None, 3.0)]);
+        // The quantity is projected: the entry is rewritten.
+        let more = line("3", &"y".repeat(3000));
+        assert_eq!(
+            on(Some(&bigger), Some(&more), &index),
+            [(None, 3.0), ix(1.0)]
+        );
+        // Keys only: the quantity is not projected either.
+        index.projection = "KEYS_ONLY".into();
+        index.non_key_attributes.clear();
+        assert_eq!(on(Some(&bigger), Some(&more), &index), [(None, 3.0)]);
+        // A delete removes the entry; in a transaction, twice.
+        assert_eq!(
+            item_write_units(Some(&more), None, false, true, &[index.clone()]),
+            [(None, 6.0), (Some("OrderLinesByProduct"), 2.0)]
+        );
+        // The same writes through an index that projects ALL: the item, every time.
+        index.projection = "ALL".into();
+        assert_eq!(
+            on(Some(&bigger), Some(&more), &index),
+            [(None, 3.0), ix(3.0)]
+        );
+        assert_eq!(
+            on(Some(&big), Some(&bigger), &index),
+            [(None, 3.0), ix(3.0)]
+        );
     }
 
     fn request(operation: &'static str, touched: Vec<store::Touched>) -> store::Request {

@@ -101,7 +101,10 @@ fn main() {
             }
         };
         let streams = sim::Streams::of(&w, &durations);
-        let heat = sim::run(&w, sim::design(&w), &streams, &mut progress);
+        let design = sim::design(&w);
+        let heat = sim::run(&w, design, &streams, &mut progress);
+        // The same workload in the other index design, for its cost.
+        let others = report::other_designs(&w, design, &streams);
         let status = analysis::status_shards(&w, &heat, &streams);
         let counters = analysis::counter_shards(&w, &heat, &streams);
         let md = report::markdown(&report::Plan {
@@ -113,6 +116,7 @@ fn main() {
             durations: &durations,
             streams: &streams,
             svg: Some(&to.svg),
+            other_designs: &others,
         });
         let written = std::fs::create_dir_all(&to.dir)
             .and_then(|()| {
