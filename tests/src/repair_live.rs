@@ -38,12 +38,7 @@ fn reconcile_binary() -> PathBuf {
     if let Some(binary) = std::env::var_os("RECONCILE_BINARY") {
         return binary.into();
     }
-    let root = sam_template::workspace_root();
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"))
-        .join("debug")
-        .join("reconcile")
+    devkit::debug_dir().join("reconcile")
 }
 
 /// Runs the reconcile binary on the stack's table; its exit status and output.

@@ -100,11 +100,7 @@ pub fn free_port() -> u16 {
 /// A binary of the workspace's debug build: `target/debug/<name>` (under `CARGO_TARGET_DIR` when
 /// it is set), which must have been built.
 pub fn debug_binary(name: &str) -> PathBuf {
-    let binary = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| sam_template::workspace_root().join("target"))
-        .join("debug")
-        .join(name);
+    let binary = devkit::debug_dir().join(name);
     assert!(
         binary.is_file(),
         "{} is missing: build the binaries first (cargo build --bins, as make test does)",

@@ -272,7 +272,6 @@ fn entry_size(d: Design, item: &model::Item, index: &str) -> f64 {
         )
 }
 
-
 pub const SAMPLE_MS: u64 = 1_795_860_000_000;
 
 pub fn customer_id(k: u64) -> Id {

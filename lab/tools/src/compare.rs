@@ -1,12 +1,15 @@
 //! The same data in each deployment of the layout and index questions (docs/one-table-or-many.md):
-//! `make compare` loads the seeds and seed 003's org (and with `SIZE=large` the generated volume)
-//! into fresh tables made from the template for each deployment, then reports what DynamoDB
-//! Local billed for the load, what each table and index holds, entity by entity, and what R2
-//! costs when every user's reviews are read, page by page, through get-user's handler.
+//! `make compare` loads the seeds and seed 003's org (and with `SIZE=medium` or `large` a
+//! generated volume) into fresh tables made from the template for each deployment, with the
+//! template's stream handlers running on them (`pipeline`: the counts are derived as on AWS),
+//! then reports what DynamoDB Local billed for the load, what each table and index holds, entity
+//! by entity, what each stream mapping read, handed over and cost its consumer, and what R2 and O8
+//! cost when every user's reviews and every product's order lines are read, page by page, through
+//! their handlers.
 //!
 //! Item and entry bytes are DynamoDB's item-size arithmetic over a scan (`devkit::item_size`, the
 //! size the meter bills; `devkit::index_entry_size`: a keys-only index's entry holds the table's
-//! keys and the index's).
+//! keys and the index's), the stream ledger's entries left out (they expire in two days).
 
 use std::collections::BTreeMap;
 
@@ -17,6 +20,7 @@ use store::{Deps, INDEX_DESIGN, StoreError, Table};
 
 use crate::{
     layout::Tables,
+    pipeline::{Pipeline, Streamed},
     volume::{self, Volume},
 };
 
@@ -67,6 +71,11 @@ pub struct Measured {
     pub held: BTreeMap<(String, String, String), (usize, usize)>,
     /// R2 for every user (pages of 10): requests, read units, reviews shown, pages.
     pub r2: [f64; 4],
+    /// O8 for every product (pages of 10): requests, read units, lines and inventories shown,
+    /// pages.
+    pub o8: [f64; 4],
+    /// What the stream handlers were handed and spent deriving the load's counts.
+    pub streamed: Streamed,
 }
 
 impl Measured {
@@ -107,6 +116,8 @@ pub async fn measure(
             .await
             .map_err(|e| StoreError::Config(e.to_string()))?;
     }
+    // The derived values are the stream handlers', as on AWS: they run while the data loads.
+    let pipeline = Pipeline::start(&template, base, &deployment.parameters()).await?;
     let table = Table::new(client.clone(), base).recording();
     let tables = Tables::of_layout(&table, deployment.layout)
         .map_err(|e| StoreError::Config(e.to_string()))?;
@@ -116,16 +127,38 @@ pub async fn measure(
         volume::load_into_as(&tables, v, deployment.design, |_, _| {}).await?;
     }
     let load_write_units = table.meter().requests().iter().map(|r| r.write_units).sum();
+    let loaded = std::time::Instant::now();
+    let streamed = pipeline.drain(DRAIN_TIMEOUT).await?;
+    eprintln!(
+        "{}: the stream handlers caught up {:.1} s after the load",
+        deployment.name(),
+        loaded.elapsed().as_secs_f64()
+    );
 
     let mut held = BTreeMap::new();
-    let mut users = Vec::new();
+    let (mut users, mut products) = (Vec::new(), Vec::new());
     for declared in &template.tables {
         let name = sam_template::local_table_name(base, &declared.logical_id);
-        let items = devkit::all_items(&Table::new(client.clone(), &name)).await;
+        // The stream ledger aside, as in the docs' small run: its entries expire in two days and
+        // how many there are depends on how the records were batched.
+        let items: Vec<_> = devkit::all_items(&Table::new(client.clone(), &name))
+            .await
+            .into_iter()
+            .filter(|item| model::type_of(item) != Some(keys::derived::types::LEDGER))
+            .collect();
         for item in &items {
             let entity = model::type_of(item).unwrap_or("?").to_owned();
             if entity == keys::reviews::types::USER {
-                users.push(item["Username"].as_s().map_err(|_| corrupt())?.clone());
+                users.push(
+                    item["Username"]
+                        .as_s()
+                        .map_err(|_| corrupt("Username"))?
+                        .clone(),
+                );
+            }
+            if entity == keys::commerce::types::PRODUCT {
+                let sku = item["Sku"].as_n().map_err(|_| corrupt("Sku"))?;
+                products.push(sku.clone());
             }
             let mut add = |index: &str, bytes: usize| {
                 let at = (
@@ -146,7 +179,28 @@ pub async fn measure(
             }
         }
     }
-    let r2 = read_every_user(&tables.reviews, deployment.design, &users).await?;
+    let r2 = read_every(
+        &tables.reviews,
+        deployment.design,
+        Read::of(
+            &::reviews::get_user::FUNCTION,
+            ::reviews::get_user::handle,
+            &["reviews"],
+        ),
+        &users,
+    )
+    .await?;
+    let o8 = read_every(
+        &tables.commerce,
+        deployment.design,
+        Read::of(
+            &::commerce::list_product_order_items::FUNCTION,
+            ::commerce::list_product_order_items::handle,
+            &["inventories", "orderItems"],
+        ),
+        &products,
+    )
+    .await?;
     // DynamoDB Local slows down with every item it holds: a large set left behind slows
     // whatever runs next on the same instance.
     for declared in &template.tables {
@@ -163,42 +217,70 @@ pub async fn measure(
         load_write_units,
         held,
         r2,
+        o8,
+        streamed,
     })
 }
 
-fn corrupt() -> StoreError {
-    StoreError::Corrupt("a user without a Username".into())
+/// How long the stream handlers may take to derive a load: the large one takes minutes.
+const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3600);
+
+fn corrupt(attribute: &str) -> StoreError {
+    StoreError::Corrupt(format!("an item without its {attribute}"))
 }
 
-/// R2 for each of `users`, every page of 10, through get-user's handler in `design`: requests,
-/// read units (table and indexes), reviews shown, pages.
-async fn read_every_user(
-    reviews: &Table,
+/// A read pattern through its function's handler: which lists of its answer a page shows.
+struct Read<F> {
+    function: &'static api::Function,
+    handle: F,
+    lists: &'static [&'static str],
+}
+
+impl<F> Read<F> {
+    fn of(function: &'static api::Function, handle: F, lists: &'static [&'static str]) -> Read<F> {
+        Read {
+            function,
+            handle,
+            lists,
+        }
+    }
+}
+
+/// `read` for each of `subjects` (its path's one parameter), every page of 10, in `design`:
+/// requests, read units (table and indexes), entries shown, pages.
+async fn read_every<F, Fut>(
+    table: &Table,
     design: IndexDesign,
-    users: &[String],
-) -> Result<[f64; 4], StoreError> {
-    use ::reviews::get_user;
-    let table = reviews.named(reviews.name()).recording();
+    read: Read<F>,
+    subjects: &[String],
+) -> Result<[f64; 4], StoreError>
+where
+    F: Fn(&'static Deps, api::declare::Request) -> Fut + Copy + 'static,
+    Fut: Future<Output = Result<api::declare::Response<api::declare::Body>, api::ApiError>>
+        + 'static,
+{
+    let table = table.named(table.name()).recording();
     let deps = Deps::new(
         table.clone(),
-        get_user::FUNCTION.needs,
+        read.function.needs,
         testkit::TEST_CURSOR_KEY,
         1,
     )?
     .with_setting(&INDEX_DESIGN, design.as_str())?;
-    let h = testkit::Harness::with_deps(&get_user::FUNCTION, get_user::handle, deps);
+    let h = testkit::Harness::with_deps(read.function, read.handle, deps);
     let (mut shown, mut pages) = (0usize, 0usize);
-    for user in users {
+    for subject in subjects {
         let walked = testkit::walk_pages("10", async |q| {
-            let (status, body) = h.as_staff().get(&h.path(&[user]), q).await;
-            assert_eq!(status, 200, "R2 of {user}: {body}");
+            let (status, body) = h.as_staff().get(&h.path(&[subject]), q).await;
+            assert_eq!(status, 200, "{} of {subject}: {body}", read.function.name);
             body
         })
         .await;
         pages += walked.len();
         shown += walked
             .iter()
-            .map(|p| p["reviews"].as_array().map_or(0, Vec::len))
+            .flat_map(|p| read.lists.iter().map(move |l| &p[*l]))
+            .map(|l| l.as_array().map_or(0, Vec::len))
             .sum::<usize>();
     }
     let requests = table.meter().requests();
@@ -251,14 +333,53 @@ pub fn report(measured: &[Measured]) -> String {
             ));
         }
     }
-    out.push_str("\n| deployment | R2: users' pages | requests | read units | reviews shown | read units per 100 reviews |\n|---|---|---|---|---|---|\n");
-    for m in measured {
-        let [requests, units, shown, pages] = m.r2;
+    for (pattern, subjects, per, of) in [
+        ("R2", "users' pages", "reviews shown", "100 reviews"),
+        (
+            "O8",
+            "products' pages",
+            "lines and inventories shown",
+            "100 shown",
+        ),
+    ] {
         out.push_str(&format!(
-            "| {} | {pages} | {requests} | {units} | {shown} | {:.1} |\n",
-            m.deployment.name(),
-            units * 100.0 / shown.max(1.0)
+            "\n| deployment | {pattern}: {subjects} | requests | read units | {per} | read units per {of} |\n|---|---|---|---|---|---|\n"
         ));
+        for m in measured {
+            let [requests, units, shown, pages] = if pattern == "R2" { m.r2 } else { m.o8 };
+            out.push_str(&format!(
+                "| {} | {pages} | {requests} | {units} | {shown} | {:.1} |\n",
+                m.deployment.name(),
+                units * 100.0 / shown.max(1.0)
+            ));
+        }
+    }
+    out.push_str(
+        "\n| deployment | mapping | table | records read | handed over | filtered out | invocations | records per invocation (batch size) | consumer's requests | read units | write units |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for m in measured {
+        for (name, s) in &m.streamed.mappings {
+            let spent = m
+                .streamed
+                .spent
+                .get(&s.function)
+                .copied()
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "| {} | {name} | `{}` | {} | {} | {} | {} | {:.1} ({}) | {} | {} | {} |\n",
+                m.deployment.name(),
+                s.table,
+                s.delivered + s.filtered_out,
+                s.delivered,
+                s.filtered_out,
+                s.invocations,
+                s.delivered / s.invocations.max(1.0),
+                s.batch_size,
+                spent.requests,
+                spent.read_units,
+                spent.write_units,
+            ));
+        }
     }
     out
 }

@@ -189,7 +189,7 @@ pub const COMPARE: Command = Command {
     target: false,
     flags: &[
         Flag::value("--table", "NAME"),
-        Flag::value("--size", "small|large"),
+        Flag::value("--size", "small|medium|large"),
     ],
 };
 

@@ -11,6 +11,7 @@ pub mod migrate;
 pub mod move_index;
 pub mod move_rehearsal;
 pub mod org;
+pub mod pipeline;
 pub mod reconcile;
 pub mod seed;
 pub mod target;

@@ -64,6 +64,23 @@ pub const LARGE: Volume = Volume {
     employees: 500,
 };
 
+/// A fifth of [`LARGE`], in the same proportions (order lines per product, reviews per user...):
+/// `make compare SIZE=medium`, whose load DynamoDB Local's stream handlers derive in minutes
+/// where [`LARGE`]'s takes hours (a batch of 100 records took 30 s on its tables).
+pub const MEDIUM: Volume = Volume {
+    customers: LARGE.customers / 5,
+    orders: LARGE.orders / 5,
+    products: LARGE.products / 5,
+    carts: LARGE.carts / 5,
+    books: LARGE.books / 5,
+    users: LARGE.users / 5,
+    reviews: LARGE.reviews / 5,
+    courses: LARGE.courses / 5,
+    occurrences_per_course: LARGE.occurrences_per_course,
+    certificates: LARGE.certificates / 5,
+    employees: LARGE.employees / 5,
+};
+
 /// BatchWriteItem requests (or conditional puts) in flight at once.
 const IN_FLIGHT: usize = 8;
 

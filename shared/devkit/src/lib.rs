@@ -47,6 +47,15 @@ pub fn endpoint() -> String {
     std::env::var("AWS_ENDPOINT_URL_DYNAMODB").unwrap_or_else(|_| DEFAULT_ENDPOINT.to_owned())
 }
 
+/// The workspace's debug build directory, `target/debug` (under `CARGO_TARGET_DIR` when it is
+/// set): where `cargo build` puts the function binaries the local stack runs.
+pub fn debug_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| sam_template::workspace_root().join("target"))
+        .join("debug")
+}
+
 /// The port of [`endpoint`] (DynamoDB Local listens on 127.0.0.1).
 pub fn endpoint_port() -> u16 {
     let endpoint = endpoint();

@@ -3,7 +3,8 @@
 //! and measured (`tools::compare`); prints the report in Markdown.
 //!
 //! Flags: `tools::flags::COMPARE` (`--table`, the tables' base name, default `compare-<time>`;
-//! `--size small|large`, as `make seed`), in the DynamoDB Local of `AWS_ENDPOINT_URL_DYNAMODB`.
+//! `--size small|medium|large`: the seeds and the org alone, with a fifth of `make seed
+//! SIZE=large`'s volume, or with all of it), in the DynamoDB Local of `AWS_ENDPOINT_URL_DYNAMODB`.
 //! Exits 2 on a usage error.
 
 use tools::{compare, flags, target};
@@ -16,12 +17,14 @@ async fn main() {
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let given = flags::COMPARE.parse(&args)?;
-    let volume = match given.value("--size").unwrap_or("small") {
+    let size = given.value("--size").unwrap_or("small");
+    let volume = match size {
         "small" | "" => None,
+        "medium" => Some(tools::volume::MEDIUM),
         "large" => Some(tools::volume::LARGE),
         other => {
             return Err(Box::new(target::Refused(format!(
-                "--size: small or large, not {other}\n{}",
+                "--size: small, medium or large, not {other}\n{}",
                 flags::COMPARE.usage()
             ))));
         }
@@ -52,7 +55,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "# `make compare SIZE={}`\n\nThe same data in each deployment (tools::compare; \
          docs/one-table-or-many.md explains the figures), on DynamoDB Local, {}.\n",
-        if volume.is_some() { "large" } else { "small" },
+        if size.is_empty() { "small" } else { size },
         keys::Timestamp::now().date().iso(),
     );
     println!("{}", compare::report(&measured));
