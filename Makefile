@@ -146,7 +146,7 @@ bench-keys: dynamodb-install ## The two key designs (the seeds' concatenated str
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) target/debug/keys-bench
 
-compare: dynamodb-install ## The same data in each deployment of docs/one-table-or-many.md's questions (one table or a table per context; GSI1 overloaded or R2 on its own index): what loading it cost, what each table and index holds, entity by entity, and what R2 costs for every user (SIZE=large: the large set; lab/bench/results/compare-$(SIZE).md)
+compare: dynamodb-install ## The same data in each deployment of docs/one-table-or-many.md's questions (one table or a table per context; GSI1 overloaded or R2 and O8 on their own indexes), loaded with the stream handlers running: what loading it cost, what each table and index holds, entity by entity, what each stream consumer was handed and spent, and what R2 and O8 cost for every user and product (SIZE=medium or large: a fifth of the large set, or all of it; lab/bench/results/compare-$(SIZE).md)
 	$(BUILD)
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
@@ -223,11 +223,11 @@ $(CHROMIUM):
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null
 
 # The tests mostly wait on DynamoDB Local, not on the CPU: 6 run at a time instead of one per core
-# (the tests crate took 9.3 min, then 1.9 min). More side by side is slower, not faster: the end-to-end
-# suite beside the other test binaries, or the installs beside the first build, took a clean run from
-# 18.5 to more than 25 minutes here, DynamoDB Local (one JVM) being the bottleneck; a clean run is
-# now 15 minutes because the tests send it fewer requests for the same assertions. The Rust tests,
-# the fuzzer and the browser all run; any failing fails the target. Binaries and test harnesses
+# (the tests crate took 9.3 min, then 1.9 min). More side by side on one DynamoDB Local is slower,
+# not faster: the end-to-end suite beside the other test binaries, or the installs beside the first
+# build, took a clean run from 18.5 to more than 25 minutes here, that JVM being the bottleneck. The
+# fuzzer and the browser do run beside the Rust tests (scripts/test-lanes.sh), on a DynamoDB Local
+# of their own. The Rust tests, the fuzzer and the browser all run; any failing fails the target. Binaries and test harnesses
 # build in one command, in the feature set every other command builds (`BUILD`): `cargo test
 # -p`/`--exclude` would compile serde_json, the AWS SDK and ~50 crates above them once more in a set
 # of their own.
@@ -235,12 +235,8 @@ test: dynamodb-install $(VENV)/.installed $(CHROMIUM) ## Everything: unit, prope
 	$(MAKE) --no-print-directory -j2 -O lint
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
 	cargo build --workspace --all-targets
-	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; status=0; \
-	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) RUST_TEST_THREADS=6; \
-	  cargo test --workspace --no-fail-fast || status=1; \
-	  scripts/fuzz.sh http://127.0.0.1:$(TEST_DDB_PORT) || status=1; \
-	  scripts/browser.sh http://127.0.0.1:$(TEST_DDB_PORT) || status=1; \
-	  exit $$status
+	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
+	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) RUST_TEST_THREADS=6 scripts/test-lanes.sh
 
 fuzz: dynamodb-install $(VENV)/.installed ## schemathesis against the local stack: every operation of openapi.yaml, as a customer and as staff
 	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
