@@ -190,16 +190,12 @@ pub fn draws<'a>(r: Resolved) -> Vec<Draw<'a>> {
     let own =
         move |s: &Spec| subject.is_some_and(|e| placeholders(e).iter().any(|p| s.form.contains(p)));
     let (mine, rest): (Vec<Spec>, Vec<Spec>) = all.into_iter().partition(|s| own(s));
-    let build = |s: &Spec, pk: &str| {
-        let t = touch(s.index, pk, s.form, Shape::Collection);
-        let t = Touch {
-            rcu: s.rcu,
-            wcu: s.wcu,
-            items: s.items,
-            handler: s.handler,
-            ..t
-        };
-        t
+    let build = |s: &Spec, pk: &str| Touch {
+        rcu: s.rcu,
+        wcu: s.wcu,
+        items: s.items,
+        handler: s.handler,
+        ..touch(s.index, pk, s.form, Shape::Collection)
     };
     let mut out = Vec::new();
     if let Some(e) = subject

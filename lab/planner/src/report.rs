@@ -515,39 +515,6 @@ pub fn significant(v: f64) -> String {
     format!("{v:.digits$}")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_are_measured_when_power_tuning_has_them_and_assumed_otherwise() {
-        let root = std::env::temp_dir().join(format!("planner-durations-{}", std::process::id()));
-        let none = Durations::load(&root);
-        assert_eq!(none.ms("get-customer", ASSUMED_MS), (ASSUMED_MS, false));
-        assert!(none.source.starts_with("assumed"), "{}", none.source);
-        assert!(none.batch("commerce-stream").source.starts_with("assumed"));
-        std::fs::create_dir_all(root.join("lab/bench/results")).unwrap();
-        std::fs::write(
-            root.join("lab/bench/results/power-tuning.json"),
-            r#"{"measured": "2026-11-25", "functions": {
-                "get-customer": {"memory_mb": 512, "p50_ms": 4.5, "p99_ms": 9.0, "cold_ms": 80.0},
-                "commerce-stream": {"memory_mb": 256, "p50_ms": 35.0, "p99_ms": 60.0, "cold_ms": 90.0}}}"#,
-        )
-        .unwrap();
-        let measured = Durations::load(&root);
-        assert_eq!(measured.ms("get-customer", ASSUMED_MS), (4.5, true));
-        assert_eq!(measured.memory("get-customer"), Some(512));
-        assert_eq!(measured.ms("place-order", ASSUMED_MS), (ASSUMED_MS, false));
-        assert_eq!(measured.batch("commerce-stream").ms, 35.0);
-        assert!(
-            measured.source.contains("2026-11-25"),
-            "{}",
-            measured.source
-        );
-        std::fs::remove_dir_all(&root).unwrap();
-    }
-}
-
 /// `TableLayout` table-per-context: each context's table and its indexes at their peaks, against
 /// the same limits ([`crate::limits::per_context`]).
 fn per_table(s: &mut String, w: &Workload, heat: &Heat, streams: &Streams) {
@@ -594,4 +561,37 @@ fn limit_cells(t: &crate::limits::Throughput) -> String {
             "within"
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_measured_when_power_tuning_has_them_and_assumed_otherwise() {
+        let root = std::env::temp_dir().join(format!("planner-durations-{}", std::process::id()));
+        let none = Durations::load(&root);
+        assert_eq!(none.ms("get-customer", ASSUMED_MS), (ASSUMED_MS, false));
+        assert!(none.source.starts_with("assumed"), "{}", none.source);
+        assert!(none.batch("commerce-stream").source.starts_with("assumed"));
+        std::fs::create_dir_all(root.join("lab/bench/results")).unwrap();
+        std::fs::write(
+            root.join("lab/bench/results/power-tuning.json"),
+            r#"{"measured": "2026-11-25", "functions": {
+                "get-customer": {"memory_mb": 512, "p50_ms": 4.5, "p99_ms": 9.0, "cold_ms": 80.0},
+                "commerce-stream": {"memory_mb": 256, "p50_ms": 35.0, "p99_ms": 60.0, "cold_ms": 90.0}}}"#,
+        )
+        .unwrap();
+        let measured = Durations::load(&root);
+        assert_eq!(measured.ms("get-customer", ASSUMED_MS), (4.5, true));
+        assert_eq!(measured.memory("get-customer"), Some(512));
+        assert_eq!(measured.ms("place-order", ASSUMED_MS), (ASSUMED_MS, false));
+        assert_eq!(measured.batch("commerce-stream").ms, 35.0);
+        assert!(
+            measured.source.contains("2026-11-25"),
+            "{}",
+            measured.source
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

@@ -543,10 +543,20 @@ pub fn coalesced(
     (on * batches * (1.0 - (-r / (on * batches)).exp())).min(r)
 }
 
-/// An f64 ordered by `total_cmp`, for sort keys.
-#[derive(PartialEq, PartialOrd)]
+/// An f64 ordered by `total_cmp`, for sort keys: equality and order agree (a derived
+/// `PartialOrd` would order by `partial_cmp`, which disagrees on NaN and on -0.0).
 struct Ordered(f64);
+impl PartialEq for Ordered {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
 impl Eq for Ordered {}
+impl PartialOrd for Ordered {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 impl Ord for Ordered {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&other.0)

@@ -387,9 +387,7 @@ patterns:
                 assert!(book.patterns.contains("R2"), "{:?}", book.patterns);
                 let own = on(
                     "table",
-                    &keys::commerce::product(planner::model::sku(1))
-                        .pk()
-                        .to_owned(),
+                    keys::commerce::product(planner::model::sku(1)).pk(),
                 )
                 .expect("the product's partition");
                 assert!(own.patterns.contains("O8"), "{:?}", own.patterns);
