@@ -182,7 +182,7 @@ pub async fn measure(
     let r2 = read_every(
         &tables.reviews,
         deployment.design,
-        Read::of(
+        (
             &::reviews::get_user::FUNCTION,
             ::reviews::get_user::handle,
             &["reviews"],
@@ -193,7 +193,7 @@ pub async fn measure(
     let o8 = read_every(
         &tables.commerce,
         deployment.design,
-        Read::of(
+        (
             &::commerce::list_product_order_items::FUNCTION,
             ::commerce::list_product_order_items::handle,
             &["inventories", "orderItems"],
@@ -229,29 +229,13 @@ fn corrupt(attribute: &str) -> StoreError {
     StoreError::Corrupt(format!("an item without its {attribute}"))
 }
 
-/// A read pattern through its function's handler: which lists of its answer a page shows.
-struct Read<F> {
-    function: &'static api::Function,
-    handle: F,
-    lists: &'static [&'static str],
-}
-
-impl<F> Read<F> {
-    fn of(function: &'static api::Function, handle: F, lists: &'static [&'static str]) -> Read<F> {
-        Read {
-            function,
-            handle,
-            lists,
-        }
-    }
-}
-
-/// `read` for each of `subjects` (its path's one parameter), every page of 10, in `design`:
-/// requests, read units (table and indexes), entries shown, pages.
+/// `function`'s read (`handle`) for each of `subjects` (its path's one parameter), every page of
+/// 10, in `design`: requests, read units (table and indexes), entries shown in the answers'
+/// `lists`, pages.
 async fn read_every<F, Fut>(
     table: &Table,
     design: IndexDesign,
-    read: Read<F>,
+    (function, handle, lists): (&'static api::Function, F, &[&str]),
     subjects: &[String],
 ) -> Result<[f64; 4], StoreError>
 where
@@ -260,26 +244,21 @@ where
         + 'static,
 {
     let table = table.named(table.name()).recording();
-    let deps = Deps::new(
-        table.clone(),
-        read.function.needs,
-        testkit::TEST_CURSOR_KEY,
-        1,
-    )?
-    .with_setting(&INDEX_DESIGN, design.as_str())?;
-    let h = testkit::Harness::with_deps(read.function, read.handle, deps);
+    let deps = Deps::new(table.clone(), function.needs, testkit::TEST_CURSOR_KEY, 1)?
+        .with_setting(&INDEX_DESIGN, design.as_str())?;
+    let h = testkit::Harness::with_deps(function, handle, deps);
     let (mut shown, mut pages) = (0usize, 0usize);
     for subject in subjects {
         let walked = testkit::walk_pages("10", async |q| {
             let (status, body) = h.as_staff().get(&h.path(&[subject]), q).await;
-            assert_eq!(status, 200, "{} of {subject}: {body}", read.function.name);
+            assert_eq!(status, 200, "{} of {subject}: {body}", function.name);
             body
         })
         .await;
         pages += walked.len();
         shown += walked
             .iter()
-            .flat_map(|p| read.lists.iter().map(move |l| &p[*l]))
+            .flat_map(|p| lists.iter().map(move |l| &p[*l]))
             .map(|l| l.as_array().map_or(0, Vec::len))
             .sum::<usize>();
     }

@@ -134,11 +134,16 @@ pub fn template_in(design: keys::indexes::IndexDesign) -> &'static sam_template:
             })
             .collect()
     });
-    let i = IndexDesign::ALL
+    of_design(all, design)
+}
+
+/// `design`'s entry of `per_design`, which holds one for each of `IndexDesign::ALL`, in order.
+pub fn of_design<T>(per_design: &[T], design: keys::indexes::IndexDesign) -> &T {
+    let i = keys::indexes::IndexDesign::ALL
         .iter()
         .position(|d| *d == design)
         .expect("a design of IndexDesign::ALL");
-    &all[i]
+    &per_design[i]
 }
 
 /// The global indexes of the table in [`template_in`] `design`: what a write is billed for in
