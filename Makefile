@@ -52,7 +52,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run reset seed token reconcile migrate move-index bench bench-keys compare catalogue openapi samples workbench cost plan test fuzz browser lint fmt clippy build sam-build deploy dynamodb-install stop clean
+.PHONY: help run reset seed token reconcile migrate move-index bench bench-streams bench-keys compare catalogue openapi samples workbench cost plan test fuzz browser lint fmt clippy build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -139,6 +139,20 @@ bench: dynamodb-install lab/bench/node/node_modules/.package-lock.json ## Benchm
 	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
 	  export AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT); \
 	  target/release/lambda-bench && $(BUILD) && target/debug/design-bench
+
+# The consumers `make bench-streams` measures this commit's against: the last commit before
+# they wrote concurrently and kept marks instead of a ledger (issue 50).
+STREAM_BASELINE ?= a73b38f
+
+bench-streams: dynamodb-install ## Each stream consumer's records a second per shard on a realistic workload, with DynamoDB's latency in front of DynamoDB Local (5 ms a request, 10 ms a transaction), this commit's release binaries against STREAM_BASELINE's in the same run (lab/bench/results/streams.md)
+	scripts/baseline-bins.sh $(STREAM_BASELINE) target/stream-baseline commerce-stream aggregate-reviews
+	cargo build --release -p commerce -p reviews --bin commerce-stream --bin aggregate-reviews
+	$(BUILD)
+	scripts/dynamodb-local.sh start $(TEST_DDB_PORT)
+	trap 'scripts/dynamodb-local.sh stop $(TEST_DDB_PORT)' EXIT; \
+	  AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(TEST_DDB_PORT) target/debug/stream-bench \
+	  --baseline target/stream-baseline --current target/release > lab/bench/results/streams.md \
+	  2> .local/stream-bench.log || { tail -30 .local/stream-bench.log; exit 1; }
 
 bench-keys: dynamodb-install ## The two key designs (the seeds' concatenated strings, multi-attribute typed keys) on the same data with the same requests: item sizes, write and read units, lines of key code (lab/bench/results/keys.md)
 	$(BUILD)

@@ -4,6 +4,7 @@
 //! Local ([`tls`]), and the environment Lambda gives every function ([`lambda_environment`]); and
 //! what every benchmark's report names: the commit, the date, the CPU.
 
+pub mod delay;
 pub mod process;
 pub mod runtime;
 pub mod tls;

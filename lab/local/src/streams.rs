@@ -23,7 +23,7 @@ mod follow;
 mod mapping;
 mod queue;
 mod response;
-mod shard;
+pub mod shard;
 mod status;
 mod worker;
 
@@ -277,7 +277,8 @@ fn check(s: &sam_template::StreamMapping) -> Result<Checked, String> {
     Ok((start, Filters::parse(&s.filter_patterns)?, limits))
 }
 
-async fn latest_stream_arn(endpoint: &str, table: &str) -> Result<String, StreamsError> {
+/// The ARN of `table`'s stream at `endpoint`.
+pub async fn latest_stream_arn(endpoint: &str, table: &str) -> Result<String, StreamsError> {
     let described = dynamodb_client(endpoint)
         .describe_table()
         .table_name(table)

@@ -2,7 +2,7 @@
 //!
 //! A stream handler turns each record into [`Contribution`]s: "add these amounts to that item".
 //! [`apply`] coalesces them per target item and writes each target ONCE per batch (a chunk of at
-//! most 99 records), in a transaction with one ledger entry per contributing record
+//! most 99 records; the targets of a batch concurrently, [`TARGETS_IN_FLIGHT`]), in a transaction with one ledger entry per contributing record
 //! (`keys::derived::ledger`, `attribute_not_exists`). A replayed batch, a duplicated record or a
 //! bisected retry finds its ledger entries: the transaction is cancelled, the records already
 //! applied are dropped from the group, and the rest is applied. The ledger is what exactness
@@ -15,6 +15,8 @@
 //! total it is written with, whoever writes concurrently.
 
 use std::{collections::BTreeMap, sync::Arc};
+
+use futures::StreamExt;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use keys::{Gsi1Key, Id, KeyError, PrimaryKey};
@@ -61,6 +63,14 @@ impl std::fmt::Debug for Ranked {
             .finish_non_exhaustive()
     }
 }
+
+/// Writes in flight at once for one batch (targets of the aggregates, orders of the status
+/// projection). DynamoDB answers a request in milliseconds, not microseconds: one write after
+/// another, a batch of 80 targets takes 80 round trips, and a busy shard outruns its consumer.
+/// Each write is to another item, so they cannot conflict with each other; 32 keeps a batch to
+/// a few round trips without opening more connections than a warm instance keeps
+/// (`make bench-streams` measures it).
+pub const TARGETS_IN_FLIGHT: usize = 32;
 
 /// Records per transaction: one target update plus at most 99 ledger entries (DynamoDB allows
 /// 100 actions).
@@ -159,6 +169,18 @@ pub struct Applied {
     pub unwritable: Vec<(usize, String)>,
 }
 
+impl Applied {
+    /// Adds what another part of the batch did.
+    fn add(&mut self, other: Applied) {
+        self.failed.extend(other.failed);
+        self.target_writes += other.target_writes;
+        self.ledger_writes += other.ledger_writes;
+        self.already_applied += other.already_applied;
+        self.missing_targets += other.missing_targets;
+        self.unwritable.extend(other.unwritable);
+    }
+}
+
 /// Applies contributions, coalesced per target. Never fails as a whole: what could not be written
 /// is in [`Applied::failed`].
 pub async fn apply(table: &Table, contributions: Vec<Contribution>, now_epoch: i64) -> Applied {
@@ -177,10 +199,20 @@ pub async fn apply(table: &Table, contributions: Vec<Contribution>, now_epoch: i
         }
         group.push(c);
     }
-    for (_, group) in groups {
+    // Targets are independent items: written concurrently, a batch takes about as long as its
+    // slowest target's write rather than the sum of them all. A target's chunks stay in order.
+    let writes = groups.into_values().map(|group| async move {
+        let mut applied = Applied::default();
         for chunk in group.chunks(MAX_RECORDS_PER_WRITE) {
             apply_chunk(table, chunk.to_vec(), now_epoch, &mut applied).await;
         }
+        applied
+    });
+    // Collected first: a stream over a borrowing iterator's closures is not provably `Send`.
+    let writes: Vec<_> = writes.collect();
+    let mut writes = futures::stream::iter(writes).buffer_unordered(TARGETS_IN_FLIGHT);
+    while let Some(part) = writes.next().await {
+        applied.add(part);
     }
     applied.failed.sort_unstable();
     applied.failed.dedup();

@@ -2,7 +2,7 @@
 //! tracking event's status is written to the order header (and its GSI2 status key, so O5 sees
 //! the change; GSI1's too, but in the multi-attribute design: `ORDER_STATUS_KEYS`) and to the
 //! order's summary in the customer's collection: one pair of conditional
-//! updates per order per batch, not per event. Conditions on `LastEventId` make it exact under
+//! updates per order per batch, not per event, the batch's orders written concurrently. Conditions on `LastEventId` make it exact under
 //! replays, duplicates and out-of-order delivery. Removed events change nothing: events are
 //! append-only, and a status never rolls back.
 
@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use crate::data::{StatusKeys, apply_order_status};
 use keys::commerce::{EventId, OrderId, OrderStatus};
 use model::{Entity, commerce::TrackingEvent};
-use store::Deps;
+use futures::StreamExt;
+use store::{Deps, aggregate::TARGETS_IN_FLIGHT};
 use stream_handler::{BatchResponse, Event, Failures, Kind};
 
 pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
@@ -54,11 +55,22 @@ pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
     }
     // Declared (`CONSUMER.needs`) and checked at start-up.
     let keys = StatusKeys::of(deps);
-    for (order, (event_id, status, records)) in newest {
-        let applied = match keys {
-            Ok(keys) => apply_order_status(table, keys, order, event_id, status).await,
-            Err(ref e) => Err(store::StoreError::Config(e.to_string())),
-        };
+    // Each order's pair of writes is its own: orders are written concurrently.
+    let writes = newest
+        .into_iter()
+        .map(|(order, (event_id, status, records))| {
+            let keys = keys.as_ref().map(|k| *k).map_err(|e| e.to_string());
+            async move {
+                let applied = match keys {
+                    Ok(keys) => apply_order_status(table, keys, order, event_id, status).await,
+                    Err(e) => Err(store::StoreError::Config(e)),
+                };
+                (order, records, applied)
+            }
+        })
+        .collect::<Vec<_>>();
+    let mut writes = futures::stream::iter(writes).buffer_unordered(TARGETS_IN_FLIGHT);
+    while let Some((order, records, applied)) = writes.next().await {
         if let Err(e) = applied {
             // A header that no longer decodes, a write DynamoDB refuses: poison; else retried.
             failures.store_error(records, &format!("order {order}'s status"), &e);

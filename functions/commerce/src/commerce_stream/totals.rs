@@ -28,9 +28,10 @@ use model::{
     derived::DailyStats,
     n, s,
 };
+use futures::StreamExt;
 use store::{
     Deps,
-    aggregate::{Applied, Contribution, Ranked},
+    aggregate::{Applied, Contribution, Ranked, TARGETS_IN_FLIGHT},
 };
 use stream_handler::{BatchResponse, Change, Event, Failures};
 
@@ -75,13 +76,18 @@ async fn lines_of_turned_orders(
             turned.entry(order.order_id).or_default().push(change.index);
         }
     }
-    let reads = turned.keys().map(|order| async move {
-        let page = deps.table.query(k::order_lines(*order)).send_all().await;
-        (*order, page.and_then(|p| p.decode::<OrderLine>()))
-    });
+    let reads: Vec<_> = turned
+        .keys()
+        .copied()
+        .map(|order| async move {
+            let page = deps.table.query(k::order_lines(order)).send_all().await;
+            (order, page.and_then(|p| p.decode::<OrderLine>()))
+        })
+        .collect();
     let mut lines = BTreeMap::new();
     let mut unread = Failures::default();
-    for (order, read) in futures::future::join_all(reads).await {
+    let mut reads = futures::stream::iter(reads).buffer_unordered(TARGETS_IN_FLIGHT);
+    while let Some((order, read)) = reads.next().await {
         match read {
             Ok(page) => {
                 lines.insert(order, page.items);
