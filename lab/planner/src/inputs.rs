@@ -67,6 +67,9 @@ pub mod rates {
 pub struct Durations {
     pub measured: Option<String>,
     functions: BTreeMap<String, (Option<u32>, f64)>,
+    /// Records in each stream consumer's sample batch (`events/<consumer>.json`): what its
+    /// measured duration is the duration of.
+    sample_records: BTreeMap<String, f64>,
     pub source: String,
 }
 
@@ -81,10 +84,21 @@ impl Durations {
         let parsed = std::fs::read_to_string(&path)
             .ok()
             .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+        let sample_records = crate::fanout::CONSUMERS
+            .iter()
+            .filter_map(|name| {
+                let text =
+                    std::fs::read_to_string(root.join(format!("events/{name}.json"))).ok()?;
+                let event: serde_json::Value = serde_json::from_str(&text).ok()?;
+                let n = event["Records"].as_array()?.len();
+                Some(((*name).to_owned(), n as f64))
+            })
+            .collect();
         let Some(v) = parsed else {
             return Durations {
                 measured: None,
                 functions: BTreeMap::new(),
+                sample_records,
                 source: format!(
                     "assumed ({ASSUMED_MS} ms a call, {ASSUMED_BATCH_MS} ms a stream batch): \
                      lab/bench/results/power-tuning.json is not there yet"
@@ -109,6 +123,7 @@ impl Durations {
             ),
             measured,
             functions,
+            sample_records,
         }
     }
 
@@ -124,6 +139,29 @@ impl Durations {
         self.functions.get(function).and_then(|(mb, _)| *mb)
     }
 
+    /// How long a full batch of `batch_size` records takes `consumer`: its sample batch's
+    /// measured time per record, times `batch_size` (as if no two requests overlapped: the most a
+    /// full batch takes); assumed without a measurement.
+    pub fn full_batch(&self, consumer: &str, batch_size: u32) -> BatchTime {
+        let sample = self.batch(consumer);
+        match (
+            self.functions.get(consumer),
+            self.sample_records.get(consumer),
+        ) {
+            (Some((_, ms)), Some(&n)) if n > 0.0 => BatchTime {
+                ms: ms / n * f64::from(batch_size),
+                source: format!(
+                    "{:.2} ms a record: the measured p50 of {consumer}'s sample batch of {n} \
+                     records ({ms} ms, {}), times {batch_size}",
+                    ms / n,
+                    self.source
+                ),
+            },
+            _ => sample,
+        }
+    }
+
+    /// The measured (or assumed) time of `consumer`'s sample batch.
     pub fn batch(&self, consumer: &str) -> BatchTime {
         match self.functions.get(consumer) {
             Some((_, ms)) => BatchTime {

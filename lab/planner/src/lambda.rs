@@ -146,25 +146,29 @@ pub fn plan(
     let mut consumers = Vec::new();
     for (name, records) in &heat.records {
         let c = streams.get(name);
-        let d = match w.lambda.durations_ms.get(*name) {
-            Some(ms) => Duration {
-                ms: *ms,
-                source: "the workload's".to_owned(),
-            },
-            None => Duration {
-                ms: c.batch.ms,
-                source: c.batch.source.clone(),
-            },
+        // A full batch's (the workload's, or measured: `sim::Streams::of`).
+        let d = Duration {
+            ms: c.batch.ms,
+            source: c.batch.source.clone(),
         };
         let gb = f64::from(memory(name)) / 1024.0;
         let invocations: [f64; 24] =
             std::array::from_fn(|h| shards * c.batches(records[h] / shards));
-        let busy: [f64; 24] = std::array::from_fn(|h| (invocations[h] * d.ms / 1000.0).min(shards));
+        // A batch takes its records' share of a full batch's time: batches the window closes
+        // before they fill take less.
+        let per_record = d.ms / f64::from(c.batch_size.max(1));
+        let batch_ms: [f64; 24] = std::array::from_fn(|h| match invocations[h] {
+            0.0 => 0.0,
+            n => (records[h] / n * per_record).min(d.ms),
+        });
+        let busy: [f64; 24] =
+            std::array::from_fn(|h| (invocations[h] * batch_ms[h] / 1000.0).min(shards));
         for h in 0..24 {
             concurrency[h] += busy[h];
+            let billed = batch_ms[h].ceil().max(1.0);
             monthly += invocations[h]
                 * seconds_per_hour
-                * (d.billed_ms() / 1000.0 * gb * LAMBDA_GB_SECOND + LAMBDA_REQUEST / 1e6);
+                * (billed / 1000.0 * gb * LAMBDA_GB_SECOND + LAMBDA_REQUEST / 1e6);
         }
         consumers.push(Consumer {
             name,

@@ -446,29 +446,24 @@ pub fn markdown(plan: &Plan<'_>) -> String {
     if !heat.records.is_empty() {
         let _ = writeln!(
             s,
-            "## Stream consumers\n\n{} stream shards. Each consumer's batches as its event source mapping forms them (`BatchSize`, `MaximumBatchingWindowInSeconds`: `template.yaml`, or the workload's), one batch at a time per shard; the plan coalesces each handler's writes of one item per batch.\n\n| consumer | batch size | batching window | peak records/s | per shard | batch time | one shard's capacity (records/s) | keeps up |\n|---|---|---|---|---|---|---|---|",
+            "## Stream consumers\n\n{} stream shards. Each consumer's batches as its event source mapping forms them (`BatchSize`, `MaximumBatchingWindowInSeconds`: `template.yaml`, or the workload's), one batch at a time per shard; the plan coalesces each handler's writes of one item per batch. A full batch's time is the workload's (`lambda.durations_ms`), or the consumer's measured time per record of its sample batch times the batch size; a shard that brings more records a second than that drains falls behind, and the hours of the day decide by how much.\n\n| consumer | batch size | batching window | peak records/s | per shard | full batch time | one shard's capacity (records/s) | keeps up |\n|---|---|---|---|---|---|---|---|",
             w.stream.shards
         );
         for (consumer, r) in &heat.records {
             let (peak, h) = sim::peak(r);
-            let per_shard = peak / f64::from(w.stream.shards.max(1));
+            let shards = f64::from(w.stream.shards.max(1));
+            let per_shard = peak / shards;
             let c = streams.get(consumer);
-            let capacity = c.capacity();
+            let lag = c.lag(&std::array::from_fn(|h| r[h] / shards));
             let _ = writeln!(
                 s,
-                "| `{consumer}` | {} | {} s | {peak:.0} at {h:02}:00 | {per_shard:.0} | {} ms: {} | {capacity:.0} | {} |",
+                "| `{consumer}` | {} | {} s | {peak:.0} at {h:02}:00 | {per_shard:.0} | {:.0} ms: {} | {:.0} | {} |",
                 c.batch_size,
                 c.window_s,
                 c.batch.ms,
                 c.batch.source,
-                if per_shard <= capacity {
-                    "yes".to_owned()
-                } else {
-                    format!(
-                        "no: falls behind by {:.0} records/s a shard",
-                        per_shard - capacity
-                    )
-                }
+                lag.capacity,
+                lag.describe()
             );
         }
         s.push('\n');

@@ -29,7 +29,10 @@ pub use crate::inputs::BatchTime;
 pub struct Consumer {
     pub batch_size: u32,
     pub window_s: f64,
+    /// How long a full batch takes.
     pub batch: BatchTime,
+    /// `MaximumRecordAgeInSeconds`: a record older is given up (`None`: the stream's 24 hours).
+    pub max_record_age_s: Option<f64>,
 }
 
 impl Consumer {
@@ -49,6 +52,113 @@ impl Consumer {
     /// Records a second one stream shard's consumer can take: a full batch per batch time.
     pub fn capacity(&self) -> f64 {
         f64::from(self.batch_size) * 1000.0 / self.batch.ms.max(1e-3)
+    }
+
+    /// How one shard's consumer fares over the day when `per_shard[h]` records a second arrive
+    /// on the shard in hour `h`: the day repeated until its backlog settles.
+    pub fn lag(&self, per_shard: &[f64; 24]) -> Lag {
+        let capacity = self.capacity();
+        let (peak, hour) = peak(per_shard);
+        let daily: f64 = per_shard.iter().sum::<f64>() * 3600.0;
+        let mut backlog = 0.0f64;
+        let mut worst = 0.0f64;
+        for day in 0..2 {
+            for rate in per_shard {
+                backlog = (backlog + (rate - capacity) * 3600.0).max(0.0);
+                if day == 1 {
+                    worst = worst.max(backlog);
+                }
+            }
+        }
+        Lag {
+            capacity,
+            peak,
+            hour,
+            behind_by: (peak - capacity).max(0.0),
+            age_growth: if peak > capacity {
+                1.0 - capacity / peak
+            } else {
+                0.0
+            },
+            never_catches_up: daily > capacity * 86_400.0,
+            oldest_s: worst / capacity.max(1e-9),
+            max_age_s: self.max_record_age_s.unwrap_or(24.0 * 3600.0),
+            parallelization: (peak / capacity.max(1e-9)).ceil(),
+        }
+    }
+}
+
+/// How far one shard's consumer falls behind ([`Consumer::lag`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lag {
+    /// Records a second it drains.
+    pub capacity: f64,
+    /// The busiest hour's records a second on the shard, and the hour.
+    pub peak: f64,
+    pub hour: usize,
+    /// Records a second more than it drains, at the peak.
+    pub behind_by: f64,
+    /// Seconds `IteratorAge` grows a second at the peak.
+    pub age_growth: f64,
+    /// The day brings more than it can drain in a day: the backlog grows day after day.
+    pub never_catches_up: bool,
+    /// The age of the oldest record waiting at the day's worst, in seconds.
+    pub oldest_s: f64,
+    /// `MaximumRecordAgeInSeconds`, or the stream's 24 hours.
+    pub max_age_s: f64,
+    /// Batches of a shard at once that would drain the peak (`ParallelizationFactor`).
+    pub parallelization: f64,
+}
+
+impl Lag {
+    pub fn keeps_up(&self) -> bool {
+        self.behind_by == 0.0
+    }
+
+    /// What the plan says of it.
+    pub fn describe(&self) -> String {
+        if self.keeps_up() {
+            return "yes".to_owned();
+        }
+        let h = |s: f64| format!("{:.1} h", s / 3600.0);
+        let fate = if self.never_catches_up {
+            format!(
+                "the day brings more than a day drains: the backlog grows day after day, and \
+                 records reach {} and go to the failure queue",
+                h(self.max_age_s)
+            )
+        } else if self.oldest_s > self.max_age_s {
+            format!(
+                "at the day's worst the oldest record waits {}, past {}: records go to the \
+                 failure queue",
+                h(self.oldest_s),
+                h(self.max_age_s)
+            )
+        } else {
+            format!(
+                "the backlog drains later in the day; at worst the oldest record waits {}",
+                h(self.oldest_s)
+            )
+        };
+        let set = if self.parallelization <= 10.0 {
+            format!(
+                "set `ParallelizationFactor` to {:.0} (batches of a shard at once: the handlers \
+                 allow any order of delivery), or make a batch faster (memory, `BatchSize`)",
+                self.parallelization
+            )
+        } else {
+            format!(
+                "even `ParallelizationFactor` 10 drains only {:.0} records/s a shard of the \
+                 {:.0}: make a batch faster (memory, `BatchSize`)",
+                self.capacity * 10.0,
+                self.peak
+            )
+        };
+        format!(
+            "no: falls behind by {:.0} records/s a shard at {:02}:00; `IteratorAge` grows {:.2} \
+             s a second; {fate}. {set}",
+            self.behind_by, self.hour, self.age_growth
+        )
     }
 }
 
@@ -70,18 +180,31 @@ impl Streams {
                 let mapping = template
                     .and_then(|t| t.function(name))
                     .and_then(|f| f.streams.first().cloned());
+                let batch_size = w
+                    .stream
+                    .batch_size
+                    .or(mapping.as_ref().map(|m| m.batch_size))
+                    .unwrap_or(100);
+                let batch = match w.lambda.durations_ms.get(*name) {
+                    Some(ms) => BatchTime {
+                        ms: *ms,
+                        source: "the workload's, a full batch".to_owned(),
+                    },
+                    None => durations.full_batch(name, batch_size),
+                };
                 let consumer = Consumer {
-                    batch_size: w
-                        .stream
-                        .batch_size
-                        .or(mapping.as_ref().map(|m| m.batch_size))
-                        .unwrap_or(100),
+                    batch_size,
                     window_s: w.stream.batching_window_seconds.unwrap_or_else(|| {
                         mapping
                             .as_ref()
                             .map_or(0.0, |m| f64::from(m.maximum_batching_window_seconds))
                     }),
-                    batch: durations.batch(name),
+                    batch,
+                    max_record_age_s: mapping
+                        .as_ref()
+                        .and_then(|m| m.maximum_record_age_seconds)
+                        .filter(|s| *s > 0)
+                        .map(|s| s as f64),
                 };
                 (*name, consumer)
             })
@@ -105,6 +228,7 @@ impl Streams {
                             batch_size,
                             window_s,
                             batch,
+                            max_record_age_s: Some(72_000.0),
                         },
                     )
                 })

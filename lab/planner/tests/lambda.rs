@@ -24,6 +24,26 @@ patterns:
     lines: 2
 ";
 
+/// The whole report of `w`, planned with `streams`.
+fn report_of(
+    w: &Workload,
+    durations: &report::Durations,
+    streams: &Streams,
+    heat: &sim::Heat,
+) -> String {
+    report::markdown(&report::Plan {
+        workload: w,
+        file: "t.yaml",
+        heat,
+        status: None,
+        counters: None,
+        durations,
+        streams,
+        svg: None,
+        other_designs: &[],
+    })
+}
+
 fn plan(w: &Workload) -> lambda::Plan {
     let durations = report::Durations::load(&sam_template::workspace_root());
     let streams = Streams::of(w, &durations);
@@ -100,17 +120,7 @@ fn the_account_s_concurrency_quota_is_checked() {
     let durations = report::Durations::load(&sam_template::workspace_root());
     let streams = Streams::of(&w, &durations);
     let heat = sim::run(&w, sim::design(&w), &streams, &mut |_, _| {});
-    let md = report::markdown(&report::Plan {
-        workload: &w,
-        file: "t.yaml",
-        heat: &heat,
-        status: None,
-        counters: None,
-        durations: &durations,
-        streams: &streams,
-        svg: None,
-        other_designs: &[],
-    });
+    let md = report_of(&w, &durations, &streams, &heat);
     assert!(md.contains("Past the quota"), "{md}");
     assert!(
         md.contains("set `StreamConcurrency` to at least 40"),
@@ -126,4 +136,54 @@ fn a_duration_of_no_function_is_refused() {
     ))
     .unwrap_err();
     assert!(e.contains("lambda.durations_ms.plcae-order"), "{e}");
+}
+
+/// A slow consumer (issue 50): 2 s a batch of 100, 4,000 records a second over 4 stream shards
+/// (1,000 orders a second of 3 lines: a summary and 3 lines each) all day. One shard drains 50
+/// records a second and is handed 1,000: the plan says it falls behind, by how much, how fast
+/// `IteratorAge` grows, that the records end in the failure queue, and what to set.
+#[test]
+fn a_slow_consumer_falls_behind() {
+    let w = parse(
+        "
+name: slow consumer
+entities:
+  customers: {count: 100000}
+  products: {count: 1000}
+  orders: {count: 1000000}
+stream: {shards: 4}
+lambda:
+  durations_ms: {commerce-stream: 2000}
+patterns:
+  - id: C3
+    rps: 1000
+    lines: 3
+",
+    );
+    let durations = report::Durations::load(&sam_template::workspace_root());
+    let streams = Streams::of(&w, &durations);
+    let consumer = streams.get(planner::fanout::COMMERCE_STREAM);
+    assert_eq!(consumer.capacity(), 50.0);
+    let heat = sim::run(&w, sim::design(&w), &streams, &mut |_, _| {});
+    let records = heat.records[planner::fanout::COMMERCE_STREAM];
+    assert_eq!(sim::peak(&records).0, 4000.0);
+    let lag = consumer.lag(&std::array::from_fn(|h| records[h] / 4.0));
+    assert_eq!(lag.behind_by, 950.0);
+    assert!((lag.age_growth - 0.95).abs() < 1e-9, "{lag:?}");
+    assert!(lag.never_catches_up);
+    let md = report_of(&w, &durations, &streams, &heat);
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| `commerce-stream` | 100 |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        row.contains("no: falls behind by 950 records/s a shard"),
+        "{row}"
+    );
+    assert!(row.contains("`IteratorAge` grows 0.95 s a second"), "{row}");
+    assert!(row.contains("go to the failure queue"), "{row}");
+    assert!(row.contains("2000 ms: the workload's"), "{row}");
+    // The same shard at a tenth of the rate keeps up.
+    let calm = consumer.lag(&[40.0; 24]);
+    assert!(calm.keeps_up() && calm.describe() == "yes", "{calm:?}");
 }

@@ -94,7 +94,9 @@ patterns:
             .expect("a count that holds")
     };
     assert!(needed(&template) <= 10, "{}", needed(&template));
-    let one_by_one = Streams::uniform(1, 0.0, mapping.batch.ms, "one record a batch");
+    // A batch of one record takes one record's time.
+    let one_record_ms = mapping.batch.ms / f64::from(mapping.batch_size);
+    let one_by_one = Streams::uniform(1, 0.0, one_record_ms, "one record a batch");
     assert!(needed(&one_by_one) > 10, "{}", needed(&one_by_one));
 }
 
@@ -116,12 +118,19 @@ patterns:
     let streams = Streams::of(&w, &report::Durations::load(&root));
     let durations = report::Durations::load(&root);
     for consumer in planner::fanout::CONSUMERS {
+        let c = streams.get(consumer);
         assert_eq!(
-            streams.get(consumer).batch.ms,
-            durations.batch(consumer).ms,
+            c.batch.ms,
+            durations.full_batch(consumer, c.batch_size).ms,
             "{consumer}"
         );
     }
+    // Each its own: the two consumers' full batches differ.
+    let ms = |c: &str| streams.get(c).batch.ms;
+    assert_ne!(
+        ms(planner::fanout::COMMERCE_STREAM),
+        ms(planner::fanout::AGGREGATE_REVIEWS)
+    );
 }
 
 /// Ten times commerce's orders: the status shards are sized by the headers' writes as well as
