@@ -9,9 +9,9 @@
 use std::collections::BTreeMap;
 
 use crate::data::{StatusKeys, apply_order_status};
+use futures::StreamExt;
 use keys::commerce::{EventId, OrderId, OrderStatus};
 use model::{Entity, commerce::TrackingEvent};
-use futures::StreamExt;
 use store::{Deps, aggregate::TARGETS_IN_FLIGHT};
 use stream_handler::{BatchResponse, Event, Failures, Kind};
 

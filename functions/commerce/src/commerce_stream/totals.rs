@@ -17,6 +17,7 @@
 
 use std::collections::BTreeMap;
 
+use futures::StreamExt;
 use keys::{
     Quarter,
     commerce::{self as k, OrderId},
@@ -28,7 +29,6 @@ use model::{
     derived::DailyStats,
     n, s,
 };
-use futures::StreamExt;
 use store::{
     Deps,
     aggregate::{Applied, Contribution, Ranked, TARGETS_IN_FLIGHT},
