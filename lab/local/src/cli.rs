@@ -219,6 +219,16 @@ pub async fn run(args: Args) -> Result<(), String> {
             ("AWS_ENDPOINT_URL_DYNAMODB".to_owned(), proxy.clone()),
             ("AWS_ACCESS_KEY_ID".to_owned(), recorder::key_id(&spec.name)),
         ]);
+        // DynamoDB Local answers one request at a time: a stream consumer's writes side by side
+        // (32 on AWS, where DynamoDB answers each within its latency) only queue there, ahead
+        // of the API's requests (`store::aggregate::targets_in_flight`).
+        if template
+            .function(&spec.name)
+            .is_some_and(|f| !f.streams.is_empty())
+        {
+            spec.environment
+                .push(("STREAM_WRITES_IN_FLIGHT".to_owned(), "4".to_owned()));
+        }
     }
     let address = SocketAddr::from(([127, 0, 0, 1], args.port));
     let listener = TcpListener::bind(address)

@@ -72,6 +72,20 @@ impl std::fmt::Debug for Ranked {
 /// (`make bench-streams` measures it).
 pub const TARGETS_IN_FLIGHT: usize = 32;
 
+/// [`TARGETS_IN_FLIGHT`], unless `STREAM_WRITES_IN_FLIGHT` says otherwise: the local stack
+/// lowers it, as DynamoDB Local on one core answers one request at a time and 64 writes of two
+/// consumers queued ahead of the API's requests held them past their timeout.
+pub fn targets_in_flight() -> usize {
+    static IN_FLIGHT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *IN_FLIGHT.get_or_init(|| {
+        std::env::var("STREAM_WRITES_IN_FLIGHT")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(TARGETS_IN_FLIGHT)
+    })
+}
+
 /// Records per transaction: one target update plus at most 99 ledger entries (DynamoDB allows
 /// 100 actions).
 pub const MAX_RECORDS_PER_WRITE: usize = 99;
@@ -210,7 +224,7 @@ pub async fn apply(table: &Table, contributions: Vec<Contribution>, now_epoch: i
     });
     // Collected first: a stream over a borrowing iterator's closures is not provably `Send`.
     let writes: Vec<_> = writes.collect();
-    let mut writes = futures::stream::iter(writes).buffer_unordered(TARGETS_IN_FLIGHT);
+    let mut writes = futures::stream::iter(writes).buffer_unordered(targets_in_flight());
     while let Some(part) = writes.next().await {
         applied.add(part);
     }

@@ -12,7 +12,7 @@ use crate::data::{StatusKeys, apply_order_status};
 use futures::StreamExt;
 use keys::commerce::{EventId, OrderId, OrderStatus};
 use model::{Entity, commerce::TrackingEvent};
-use store::{Deps, aggregate::TARGETS_IN_FLIGHT};
+use store::{Deps, aggregate::targets_in_flight};
 use stream_handler::{BatchResponse, Event, Failures, Kind};
 
 pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
@@ -69,7 +69,7 @@ pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
             }
         })
         .collect::<Vec<_>>();
-    let mut writes = futures::stream::iter(writes).buffer_unordered(TARGETS_IN_FLIGHT);
+    let mut writes = futures::stream::iter(writes).buffer_unordered(targets_in_flight());
     while let Some((order, records, applied)) = writes.next().await {
         if let Err(e) = applied {
             // A header that no longer decodes, a write DynamoDB refuses: poison; else retried.

@@ -31,7 +31,7 @@ use model::{
 };
 use store::{
     Deps,
-    aggregate::{Applied, Contribution, Ranked, TARGETS_IN_FLIGHT},
+    aggregate::{Applied, Contribution, Ranked, targets_in_flight},
 };
 use stream_handler::{BatchResponse, Change, Event, Failures};
 
@@ -86,7 +86,7 @@ async fn lines_of_turned_orders(
         .collect();
     let mut lines = BTreeMap::new();
     let mut unread = Failures::default();
-    let mut reads = futures::stream::iter(reads).buffer_unordered(TARGETS_IN_FLIGHT);
+    let mut reads = futures::stream::iter(reads).buffer_unordered(targets_in_flight());
     while let Some((order, read)) = reads.next().await {
         match read {
             Ok(page) => {
