@@ -273,6 +273,16 @@ async fn every_invocation_writes_one_valid_emf_document_with_what_it_did() {
         // minute, so a fresh record reads up to 60 s old, plus the poller's lag (61.0 s seen in
         // a full `make test`); an age in seconds, or since 1970, stays out of this range.
         assert!((0.0..120_000.0).contains(&age), "{batch}");
+        // How fast it went: time per record (ms) and records a second, one the other's inverse.
+        let per_record = batch["StreamRecordTime"].as_f64().expect("time per record");
+        let rate = batch["StreamRecordRate"]
+            .as_f64()
+            .expect("records a second");
+        assert!(per_record > 0.0 && rate > 0.0, "{batch}");
+        assert!(
+            (per_record * rate / 1000.0 - 1.0).abs() < 1e-6,
+            "{per_record} ms a record at {rate}/s: {batch}"
+        );
         assert!(batch.get("BatchItemFailures").is_none(), "{batch}");
         assert!(batch.get("PoisonRecords").is_none(), "{batch}");
     }

@@ -434,9 +434,11 @@ where
     let service = lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<Event>| {
         let batch = event.payload;
         record_batch_received(&batch, keys::now_ms());
+        let started = std::time::Instant::now();
         let answer = handler(deps, batch.clone());
         async move {
             let response = answer.await;
+            record_batch_handled(batch.records.len(), started.elapsed());
             Metric::PoisonRecords.add(response.poison.len() as f64);
             let settled = dead_letters.settle(&batch, response).await;
             Metric::BatchItemFailures.add(settled.batch_item_failures.len() as f64);
@@ -461,6 +463,17 @@ pub fn record_batch_received(event: &Event, now_ms: u64) {
         let age = (now_ms as i64).saturating_sub(oldest).max(0);
         Metric::StreamIteratorAge.at_least(age as f64);
     }
+}
+
+/// How fast the handler got through a batch of `records` in `took`: its time per record and its
+/// records a second. Nothing for an empty batch.
+pub fn record_batch_handled(records: usize, took: std::time::Duration) {
+    if records == 0 {
+        return;
+    }
+    let ms = took.as_secs_f64() * 1000.0;
+    Metric::StreamRecordTime.add(ms / records as f64);
+    Metric::StreamRecordRate.add(records as f64 / took.as_secs_f64().max(1e-6));
 }
 
 pub mod dead_letters;

@@ -65,10 +65,15 @@ pub enum Metric {
     /// Age of the batch's oldest record when the handler saw it: how far behind the table the
     /// derived items are.
     StreamIteratorAge,
+    /// The handler's time per record of the batch: what a shard's consumer spends on each.
+    StreamRecordTime,
+    /// Records a second the handler got through in the batch: what one shard drains while the
+    /// stream keeps its consumer busy (docs/streams.md, how fast a shard drains).
+    StreamRecordRate,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 12] = [
+    pub const ALL: [Metric; 14] = [
         Metric::ColdStart,
         Metric::DynamoDbRequests,
         Metric::ReadCapacityUnits,
@@ -81,6 +86,8 @@ impl Metric {
         Metric::LedgerDuplicatesSkipped,
         Metric::PoisonRecords,
         Metric::StreamIteratorAge,
+        Metric::StreamRecordTime,
+        Metric::StreamRecordRate,
     ];
 
     /// Its name in CloudWatch.
@@ -98,13 +105,16 @@ impl Metric {
             Metric::LedgerDuplicatesSkipped => "LedgerDuplicatesSkipped",
             Metric::PoisonRecords => "PoisonRecords",
             Metric::StreamIteratorAge => "StreamIteratorAge",
+            Metric::StreamRecordTime => "StreamRecordTime",
+            Metric::StreamRecordRate => "StreamRecordRate",
         }
     }
 
     /// Its CloudWatch unit.
     pub fn unit(self) -> &'static str {
         match self {
-            Metric::StreamIteratorAge => "Milliseconds",
+            Metric::StreamIteratorAge | Metric::StreamRecordTime => "Milliseconds",
+            Metric::StreamRecordRate => "Count/Second",
             _ => "Count",
         }
     }
