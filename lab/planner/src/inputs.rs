@@ -143,7 +143,6 @@ impl Durations {
     /// measured time per record, times `batch_size` (as if no two requests overlapped: the most a
     /// full batch takes); assumed without a measurement.
     pub fn full_batch(&self, consumer: &str, batch_size: u32) -> BatchTime {
-        let sample = self.batch(consumer);
         match (
             self.functions.get(consumer),
             self.sample_records.get(consumer),
@@ -157,7 +156,7 @@ impl Durations {
                     self.source
                 ),
             },
-            _ => sample,
+            _ => self.batch(consumer),
         }
     }
 

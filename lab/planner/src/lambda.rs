@@ -157,9 +157,13 @@ pub fn plan(
         // A batch takes its records' share of a full batch's time: batches the window closes
         // before they fill take less.
         let per_record = d.ms / f64::from(c.batch_size.max(1));
-        let batch_ms: [f64; 24] = std::array::from_fn(|h| match invocations[h] {
-            0.0 => 0.0,
-            n => (records[h] / n * per_record).min(d.ms),
+        let batch_ms: [f64; 24] = std::array::from_fn(|h| {
+            let n = invocations[h];
+            if n > 0.0 {
+                (records[h] / n * per_record).min(d.ms)
+            } else {
+                0.0
+            }
         });
         let busy: [f64; 24] =
             std::array::from_fn(|h| (invocations[h] * batch_ms[h] / 1000.0).min(shards));

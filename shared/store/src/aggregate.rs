@@ -2,8 +2,9 @@
 //!
 //! A stream handler turns each record into [`Contribution`]s: "add these amounts to that item".
 //! [`apply`] coalesces them per target item and writes each target ONCE per batch (a chunk of at
-//! most 99 records; the targets of a batch concurrently, [`TARGETS_IN_FLIGHT`]), in a transaction with one ledger entry per contributing record
-//! (`keys::derived::ledger`, `attribute_not_exists`). A replayed batch, a duplicated record or a
+//! most 99 records; the targets of a batch concurrently, [`targets_in_flight`]), in a transaction
+//! with one ledger entry per contributing record (`keys::derived::ledger`,
+//! `attribute_not_exists`). A replayed batch, a duplicated record or a
 //! bisected retry finds its ledger entries: the transaction is cancelled, the records already
 //! applied are dropped from the group, and the rest is applied. The ledger is what exactness
 //! costs: one small write per record and target, expiring by TTL after the stream's retention.

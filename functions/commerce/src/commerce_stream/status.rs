@@ -1,9 +1,10 @@
-//! Tracking events → order status (part of the commerce stream consumer). For each order touched by a batch, the newest
-//! tracking event's status is written to the order header (and its GSI2 status key, so O5 sees
-//! the change; GSI1's too, but in the multi-attribute design: `ORDER_STATUS_KEYS`) and to the
-//! order's summary in the customer's collection: one pair of conditional
-//! updates per order per batch, not per event, the batch's orders written concurrently. Conditions on `LastEventId` make it exact under
-//! replays, duplicates and out-of-order delivery. Removed events change nothing: events are
+//! Tracking events → order status (part of the commerce stream consumer). For each order touched
+//! by a batch, the newest tracking event's status is written to the order header (and its GSI2
+//! status key, so O5 sees the change; GSI1's too, but in the multi-attribute design:
+//! `ORDER_STATUS_KEYS`) and to the order's summary in the customer's collection: one pair of
+//! conditional updates per order per batch, not per event, the batch's orders written
+//! concurrently. Conditions on `LastEventId` make it exact under replays, duplicates and
+//! out-of-order delivery. Removed events change nothing: events are
 //! append-only, and a status never rolls back.
 
 use std::collections::BTreeMap;
@@ -54,16 +55,16 @@ pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
         entry.2.push(change.index);
     }
     // Declared (`CONSUMER.needs`) and checked at start-up.
-    let keys = StatusKeys::of(deps);
+    let keys = StatusKeys::of(deps).map_err(|e| e.to_string());
     // Each order's pair of writes is its own: orders are written concurrently.
     let writes = newest
         .into_iter()
         .map(|(order, (event_id, status, records))| {
-            let keys = keys.as_ref().map(|k| *k).map_err(|e| e.to_string());
+            let keys = &keys;
             async move {
                 let applied = match keys {
-                    Ok(keys) => apply_order_status(table, keys, order, event_id, status).await,
-                    Err(e) => Err(store::StoreError::Config(e)),
+                    Ok(keys) => apply_order_status(table, *keys, order, event_id, status).await,
+                    Err(e) => Err(store::StoreError::Config(e.clone())),
                 };
                 (order, records, applied)
             }
