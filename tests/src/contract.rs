@@ -102,7 +102,20 @@ fn every_stream_handler_has_a_sample_batch_and_honest_settings() {
                 "{}: BisectBatchOnFunctionError",
                 f.name()
             );
-            // Retried while a retry can help (the ledger makes retries harmless), but never
+            // The marks that count each record once (`store::aggregate`) need the shard named
+            // in each event (only a tumbling window gives it) and its batches one at a time.
+            assert!(
+                s.tumbling_window_seconds.is_some_and(|w| w > 0),
+                "{}: TumblingWindowInSeconds, or the events name no shard",
+                f.name()
+            );
+            assert_eq!(
+                s.parallelization_factor,
+                1,
+                "{}: ParallelizationFactor 1: two batches of a shard at once share its marks",
+                f.name()
+            );
+            // Retried while a retry can help (the marks make retries harmless), but never
             // until the stream drops the record (24 hours' retention): a record older than the
             // bound goes to the failure destination, with its shard and sequence range, an hour
             // or more before it would vanish with nothing sent anywhere. Records that can never

@@ -1,7 +1,7 @@
 //! `TableLayout` table-per-context, end to end: what crosses contexts works across tables (an
 //! account rep and a warehouse checked in HR's table inside commerce's transactions, a day's
 //! counts summed from commerce's and reviews' tables), and after real traffic each table holds
-//! its own context's items only (the site-wide counts and the stream ledger in the tables of the
+//! its own context's items only (the site-wide counts in the tables of the
 //! two consumers that write them). The patterns themselves run in both layouts in the `e2e`
 //! suites.
 
@@ -495,12 +495,15 @@ async fn run(layout: &str, design: IndexDesign) -> Run {
     let mut tables = Vec::new();
     for declared in &template.tables {
         let name = sam_template::local_table_name(&stack.table, &declared.logical_id);
-        // The stream ledger aside: its keys name DynamoDB's event ids, and how many entries it
-        // keeps depends on how the records were batched; they expire in two days.
+        // The consumers' marks aside: they name the stream and its shards, which differ from
+        // one stack to the next.
         let items: Vec<_> = devkit::all_items(&Table::new(client.clone(), &name))
             .await
             .into_iter()
-            .filter(|item| model::type_of(item) != Some(keys::derived::types::LEDGER))
+            .map(|mut item| {
+                item.retain(|name, _| !store::aggregate::is_mark(name));
+                item
+            })
             .collect();
         let bytes = items.iter().map(devkit::item_size).sum();
         let indexes = declared

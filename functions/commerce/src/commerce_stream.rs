@@ -5,9 +5,9 @@
 //! - [`totals`]: orders and lines → customer order count and lifetime value, units sold per
 //!   product and daily counts (sharded).
 //!
-//! Each part decides which records are its own and is idempotent (conditions, the ledger), so a
-//! batch retried because one part failed changes nothing the other already did. The batch's
-//! failures are the union of both parts'.
+//! Each part decides which records are its own and is idempotent (conditions, the targets'
+//! marks), so a batch retried because one part failed changes nothing the other already did. The
+//! parts run side by side; the batch's failures are the union of both parts'.
 
 use store::{Deps, Needs};
 use stream_handler::{BatchResponse, Consumer, Event};
@@ -22,8 +22,11 @@ pub const CONSUMER: Consumer = Consumer {
 };
 
 pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
+    // The parts write different items (statuses; counters, read from the lines): side by side.
     // Boxed: each part's future is large, and together they are too deep for the compiler.
-    let status = Box::pin(status::handle(deps, &event)).await;
-    let (totals, _) = Box::pin(totals::handle_counted(deps, &event)).await;
+    let (status, (totals, _)) = futures::join!(
+        Box::pin(status::handle(deps, &event)),
+        Box::pin(totals::handle_counted(deps, &event))
+    );
     BatchResponse::union(&event, [status, totals])
 }

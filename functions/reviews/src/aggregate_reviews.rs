@@ -36,10 +36,11 @@ pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
 
 /// The handler, also returning what it wrote (for tests and the benchmark).
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
-    stream_handler::aggregate_batch(deps, event, &[Review::TYPE], contributions_of).await
+    stream_handler::aggregate_batch(deps, event, &CONSUMER, &[Review::TYPE], contributions_of).await
 }
 
-fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution>, String> {
+/// A review's contributions; `shard` is the daily stats' shard of the batch's lane.
+fn contributions_of(change: &Change<'_>, shard: Shard) -> Result<Vec<Contribution>, String> {
     if change.type_name() != Some(Review::TYPE) {
         // Other types are filtered out before they reach this function (FilterCriteria).
         return Ok(Vec::new());
@@ -71,14 +72,12 @@ fn contributions_of(change: &Change<'_>, shards: u32) -> Result<Vec<Contribution
     );
     // The day: each image counts on its own review date (one contribution per day touched, as a
     // modify that keeps the date nets to nothing).
-    let mut days: BTreeMap<(Date, Shard), i64> = BTreeMap::new();
+    let mut days: BTreeMap<Date, i64> = BTreeMap::new();
     for (image, sign) in [(&old, -1), (&new, 1)] {
         let Some(r) = image else { continue };
-        let source = format!("{}{}", r.isbn, r.username);
-        let shard = derived::daily_stats_shard(&source, shards);
-        *days.entry((r.review_date.date(), shard)).or_default() += sign;
+        *days.entry(r.review_date.date()).or_default() += sign;
     }
-    for ((date, shard), delta) in days {
+    for (date, delta) in days {
         let labels = [
             (DailyStats::DATE, s(date.iso())),
             (DailyStats::SHARD, n(shard.number())),

@@ -12,8 +12,10 @@
 //! - [`filter`]: the mappings' `FilterCriteria`, which decide the records a function sees.
 //! - [`status`]: the counters behind `GET /_local/streams`, and `drained`.
 //!
-//! Not emulated: `ParallelizationFactor` (one batch in flight per shard), tumbling windows, and
-//! Lambda's own throttling.
+//! Tumbling windows in part: an event of a windowed mapping names its shard and stream, its
+//! window and the window's state, and an answer without a state fails; a window's final
+//! invocation is not sent, and a batch may span two windows. Not emulated:
+//! `ParallelizationFactor` (one batch in flight per shard) and Lambda's own throttling.
 
 mod clock;
 mod destination;
@@ -400,6 +402,8 @@ mod tests {
             bisect_batch_on_function_error: true,
             report_batch_item_failures: true,
             filter_patterns: vec![],
+            tumbling_window_seconds: None,
+            parallelization_factor: 1,
             on_failure_destination: None,
             table: "Table".into(),
         };

@@ -2,7 +2,7 @@
 //! that would, computed by seed 003's formula and checked by planning again at that count.
 
 use crate::{
-    model::{Design, Ix, Shape},
+    model::{Arrival, Design, Ix, Shape},
     sim::{self, Heat, KeyHeat, PARTITION_RCU, PARTITION_WCU, Streams},
     workload::Workload,
 };
@@ -156,10 +156,11 @@ pub fn shard_parameter(label: &str) -> Option<&'static str> {
 
 /// The counters' shard count: the fewest aggregate shards under which no `SALES#` or `STATS#`
 /// shard is written past the limit. Each counter's records a second do not depend on the count
-/// (they are the orders' and reviews'), only their share of each shard, which the real hash of
-/// real ids decides: the hottest counter's records are taken from the plan, and each count is
-/// tried by the fullest shard's share and the consumer's coalescing (`sim::coalesced`), without
-/// planning the workload again.
+/// (they are the orders' and reviews'); which stream shards write each counter shard does, as
+/// their lanes choose (`Lane::counter_shard`, the real rule over sample shard ids): the hottest
+/// counter's records are taken from the plan, and each count is tried by its fullest shard (the
+/// most lanes: the most records, writes and marks) and the consumer's coalescing
+/// (`sim::coalesced`), without planning the workload again.
 pub fn counter_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<CounterShards> {
     let (now, key) = heat
         .keys
@@ -168,55 +169,51 @@ pub fn counter_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<Co
         .map(|k| (k.peak_wcu().0, k.pk.clone()))
         .max_by(|a, b| a.0.total_cmp(&b.0))?;
     // Each counter (a product's sales, a day's stats): its records each hour over all its
-    // shards, the units one write costs, and how its records arrive.
+    // shards, its item's size without marks, and its consumer.
     struct Counter {
         records: [f64; 24],
-        wcu_per_write: f64,
-        stream: crate::model::StreamWrite,
-        weight: fn(keys::commerce::OrderId) -> u64,
+        bytes: f64,
+        consumer: &'static str,
     }
     let mut counters: std::collections::BTreeMap<String, Counter> = Default::default();
     for k in &heat.keys {
-        let weight = match k.label {
-            "SALES#<sku>#<shard>" => keys::commerce::order_shard_weight,
-            "STATS#<date>#<shard>" => crate::model::stats_weight,
+        let bytes = match k.label {
+            "SALES#<sku>#<shard>" => heat.sizes.product_sales,
+            "STATS#<date>#<shard>" => heat.sizes.daily_stats,
             _ => continue,
         };
         let counter = k.pk.rsplit_once('#').map_or(k.pk.as_str(), |(c, _)| c);
         for item in k.stream_items.values() {
-            let (r, u) = sim::peak(&item.records);
-            let c = counters.entry(counter.to_owned()).or_insert(Counter {
-                records: [0.0; 24],
-                wcu_per_write: item.wcu[u] / r.max(f64::MIN_POSITIVE),
-                stream: item.stream,
-                weight,
-            });
+            let c = counters
+                .entry(format!("{counter} {}", item.stream.consumer))
+                .or_insert(Counter {
+                    records: [0.0; 24],
+                    bytes,
+                    consumer: item.stream.consumer,
+                });
             for h in 0..24 {
                 c.records[h] += item.records[h];
             }
         }
     }
-    let orders = w.entities.orders.as_ref().map_or(1_000_000, |o| o.count);
-    let shards = f64::from(w.stream.shards.max(1));
+    let stream_shards = w.stream.shards.max(1);
+    let shards = f64::from(stream_shards);
     let at = |count: u32| {
         counters
             .values()
             .map(|c| {
-                let fullest = crate::model::spread(orders, count, c.weight)
+                let lanes = crate::model::lane_spread(c.consumer, stream_shards, count)
                     .iter()
-                    .map(|(_, share)| *share)
+                    .map(|(_, lanes)| *lanes)
                     .fold(0.0, f64::max);
-                let all = heat
-                    .records
-                    .get(c.stream.consumer)
-                    .copied()
-                    .unwrap_or([0.0; 24]);
-                let consumer = streams.get(c.stream.consumer);
+                let all = heat.records.get(c.consumer).copied().unwrap_or([0.0; 24]);
+                let consumer = streams.get(c.consumer);
+                let per_write = crate::model::counter_write(c.bytes, lanes);
                 (0..24)
                     .map(|h| {
-                        let r = c.records[h] * fullest;
-                        sim::coalesced(r, all[h], shards, c.stream.one_source_partition, consumer)
-                            * c.wcu_per_write
+                        let r = c.records[h] * lanes / shards;
+                        sim::coalesced(r, all[h], shards, Arrival::Lanes(lanes), consumer)
+                            * per_write
                     })
                     .fold(0.0, f64::max)
             })

@@ -17,10 +17,10 @@ pub struct Fanout {
     pub source: &'static str,
     /// When it applies (an order placed under an account rep writes one target more).
     pub case: &'static str,
-    /// The `Type` of each target item written, once per batch in which a record touches it.
+    /// The `Type` of each target item written, once per batch in which a record touches it
+    /// (and nothing else: exactly-once lives on the targets, `store::aggregate`'s marks, or
+    /// beside a ranked one).
     pub targets: &'static [&'static str],
-    /// Whether each target's write carries one ledger entry per record (in its transaction).
-    pub ledger: bool,
 }
 
 pub const FANOUT: &[Fanout] = &[
@@ -29,49 +29,38 @@ pub const FANOUT: &[Fanout] = &[
         source: commerce::ORDER_SUMMARY,
         case: "placed",
         targets: &[commerce::CUSTOMER, derived::DAILY_STATS],
-        ledger: true,
     },
     Fanout {
         consumer: COMMERCE_STREAM,
         source: commerce::ORDER_SUMMARY,
         case: "placed under an account rep",
+        // The rep's quarter keeps its marks aside (`store::aggregate::Ranked`).
         targets: &[
             commerce::CUSTOMER,
             derived::DAILY_STATS,
             commerce::REP_SALES,
+            derived::LANE_MARK,
         ],
-        ledger: true,
     },
     Fanout {
         consumer: COMMERCE_STREAM,
         source: commerce::ORDER_LINE,
         case: "placed",
         targets: &[commerce::PRODUCT_SALES],
-        ledger: true,
     },
     Fanout {
         consumer: COMMERCE_STREAM,
         source: commerce::TRACKING_EVENT,
         case: "added",
         targets: &[commerce::ORDER_HEADER, commerce::ORDER_SUMMARY],
-        ledger: false,
     },
     Fanout {
         consumer: AGGREGATE_REVIEWS,
         source: reviews::REVIEW,
         case: "put",
         targets: &[reviews::BOOK, reviews::USER, derived::DAILY_STATS],
-        ledger: true,
     },
 ];
-
-/// Targets (and so ledger entries) of one INSERT of `source`, in its first case.
-pub fn targets_per_record(source: &str) -> f64 {
-    FANOUT
-        .iter()
-        .find(|f| f.source == source)
-        .map_or(0, |f| if f.ledger { f.targets.len() } else { 0 }) as f64
-}
 
 /// Stream records one call of a pattern puts on the stream, per consumer that reads them.
 pub fn records_per_call(p: &crate::workload::PatternLoad) -> Vec<(&'static str, f64)> {

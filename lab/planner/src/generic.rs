@@ -4,7 +4,7 @@
 //! partition keyed for the subject the call draws. The subject is the population the route's
 //! first path parameter names (`/employees/{employeeId}`: `employees`); a partition of that
 //! subject (`EMPLOYEE#<employee>`) is keyed by rank, a partition made new by each call (an order
-//! id, a ledger entry) costs without heating, and any other is one key every call shares.
+//! id, an idempotency record) costs without heating, and any other is one key every call shares.
 
 use crate::{
     model::{Draw, Ix, Shape, Touch, touch},

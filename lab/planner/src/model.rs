@@ -18,7 +18,7 @@ use model::{
     commerce::{
         Customer, Inventory, Order, OrderHeader, OrderLine, OrderSummary, Product, RepSales,
     },
-    derived::{DailyStats, Ledger},
+    derived::DailyStats,
     learning::Certificate,
     reviews::{Book, Review, ReviewMarker, User},
 };
@@ -175,13 +175,13 @@ pub struct Touch {
     pub items: f64,
     /// Written by a stream handler: what it writes per source record, before coalescing.
     pub stream: Option<StreamWrite>,
-    /// Written by a stream handler (a coalesced target, a ledger entry, a status moved): retried
+    /// Written by a stream handler (a coalesced target, a status moved): retried
     /// when throttled, not failed back to a client.
     pub handler: bool,
     /// Whether the key belongs to the drawn subject alone (a customer's partition) or is shared by
     /// many (a shard, a ranking): the tail of a population is sampled for shared keys.
     pub own: bool,
-    /// A key new with each call (a new order's partition, a ledger entry): it costs, but never
+    /// A key new with each call (a new order's partition, an idempotency record): it costs, but never
     /// heats up; the report counts it without listing it.
     pub fresh: bool,
     /// The share of a draw this touch stands for (a shard's share of a spread).
@@ -201,11 +201,22 @@ pub struct Also {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StreamWrite {
     pub consumer: &'static str,
-    /// Stream shards the source records of this target arrive on (1 when every source item is in
-    /// one partition).
-    pub one_source_partition: bool,
+    /// The stream shards whose batches write this target.
+    pub arrives: Arrival,
     /// A read-modify-write (a ranked target): concurrent writers race.
     pub ranked: bool,
+}
+
+/// The stream shards whose batches write a target.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arrival {
+    /// Every one: its source items are spread over the table (a rep's orders, a user's reviews).
+    Every,
+    /// One: every source item is in one partition (a customer's orders, a book's reviews).
+    One,
+    /// This many: a counter shard, which the stream shards whose lane chooses it write
+    /// (`Lane::counter_shard`, [`lane_spread`]).
+    Lanes(f64),
 }
 
 /// One population a call draws from, `per_call` times, and what each draw touches.
@@ -232,7 +243,14 @@ pub struct Sizes {
     pub product_sales: f64,
     pub daily_stats: f64,
     pub rep_sales: f64,
-    pub ledger: f64,
+    /// The marks of a stream target whose sources are in one partition (a customer, a book)
+    /// (`store::aggregate`): its writes carry them. A counter shard's are its lanes'
+    /// ([`counter_write`]).
+    pub marks_own: f64,
+    /// The marks' count of a target every stream shard writes (a user's review count).
+    pub lanes_shared: f64,
+    /// A ranked target's mark of one lane, kept aside (`store::aggregate::mark_aside_item`).
+    pub mark_aside: f64,
     /// An order's idempotency record (the key, a digest of the body and the response replayed).
     pub idempotency: f64,
     pub book: f64,
@@ -441,13 +459,7 @@ impl Sizes {
             total_inventory: 1_000.into(),
         };
         let date = at().date();
-        let ledger = Ledger {
-            event_id: Id::parse("event", "0123456789abcdef0123456789abcdef").expect("an id"),
-            expires_at: 1_795_900_000,
-        };
-        let ledger_bytes = devkit::item_size(
-            &model::derived::ledger_item(&ledger, &kc::customer(&c)).expect("a ledger item"),
-        ) as f64;
+        let shards = f64::from(w.stream.shards.max(1));
         let review = review_of(&isbn(1), &user_id(1));
         let inventory = Inventory {
             sku: sku(1),
@@ -490,7 +502,14 @@ impl Sizes {
             }) + gsi_key_bytes(
                 &kc::rep_ranking_index(Quarter::of(date), 123_456_789, &rep).expect("a key"),
             ),
-            ledger: ledger_bytes,
+            marks_own: marks_bytes(MARKS_PER_STREAM_SHARD),
+            lanes_shared: shards * MARKS_PER_STREAM_SHARD,
+            mark_aside: devkit::item_size(&store::aggregate::mark_aside_item(
+                &kd::lane_mark(&kc::rep_sales(Quarter::of(date), &rep), "AbC-d_01234"),
+                store::aggregate::Sequence::parse("4421584500000000017450439091")
+                    .expect("a sequence number"),
+                1_795_860_000,
+            )) as f64,
             idempotency: size_of(&model::commerce::Idempotency {
                 customer_id: c.clone(),
                 idempotency_key: Id::parse("key", "7d6f1c2e-5b1a-4c5e-9a57-2f3c1b0d9e11")
@@ -577,6 +596,48 @@ impl Sizes {
     }
 }
 
+/// Marks a target keeps per stream shard that writes it. DynamoDB Streams closes each shard and
+/// opens its child every few hours ([`STREAM_SHARD_HOURS`]), and a consumer's write drops the
+/// mark of the shard its own follows (`stream_handler::lineage`): a target that shard's lineage
+/// keeps writing holds its open shard's mark and, until the child's first write, its parent's.
+/// A target no later shard writes keeps its marks for 25 hours
+/// (`store::aggregate::MARK_KEPT_SECONDS`), but is not written meanwhile: they cost nothing.
+pub const MARKS_PER_STREAM_SHARD: f64 = 2.0;
+
+/// How long a DynamoDB Streams shard stays open before its child takes over: about 4 hours, as
+/// observed (AWS does not document the period).
+pub const STREAM_SHARD_HOURS: f64 = 4.0;
+
+/// Marks a counter shard keeps per stream shard that writes it. Each of a lineage's shards
+/// chooses its counter shard anew ([`Lane::counter_shard`](store::aggregate::Lane)), so the
+/// child rarely writes where its parent did and cannot drop the parent's mark there: a counter
+/// shard holds the mark of every shard that wrote it in the 25 hours marks are kept, about
+/// `25 / 4 + 1` per lineage that writes it now.
+pub const MARKS_PER_COUNTER_LANE: f64 =
+    store::aggregate::MARK_KEPT_SECONDS as f64 / 3600.0 / STREAM_SHARD_HOURS + 1.0;
+
+/// The bytes a target's marks of `lanes` lanes add to it.
+fn marks_bytes(lanes: f64) -> f64 {
+    static ONE: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    let one = *ONE.get_or_init(|| {
+        let marks: model::Item = store::aggregate::sample_marks(1).into_iter().collect();
+        item_size(&marks)
+    });
+    one * lanes.round()
+}
+
+/// What one consumer write of a counter shard of `bytes` costs, `lanes` stream shards writing it
+/// now (its marks are theirs and their lineages' of the last 25 hours).
+pub fn counter_write(bytes: f64, lanes: f64) -> f64 {
+    wcu(bytes + marks_bytes(lanes * MARKS_PER_COUNTER_LANE))
+}
+
+/// `item` with the marks of `lanes` lanes: a stream target as the consumer writes it.
+fn marked(mut item: model::Item, lanes: f64) -> model::Item {
+    item.extend(store::aggregate::sample_marks(lanes.round() as usize));
+    item
+}
+
 fn gsi_key_bytes<S: KeySpace>(k: &keys::Key<S>) -> f64 {
     (S::PK.len() + k.pk().len() + S::SK.len() + k.sk().len()) as f64
 }
@@ -649,7 +710,7 @@ pub fn touch(index: Ix, pk: &str, label: &'static str, shape: Shape) -> Touch {
     }
 }
 
-/// A partition key each call makes anew (`ORDER#<new id>`, a ledger entry), as its label.
+/// A partition key each call makes anew (`ORDER#<new id>`, an idempotency record), as its label.
 fn fresh(label: &'static str) -> Touch {
     Touch {
         fresh: true,
@@ -762,9 +823,79 @@ pub fn spread(population: u64, count: u32, weight: fn(OrderId) -> u64) -> Vec<(S
     shares
 }
 
-/// The day's stats shard weight of an order (its id is the source id).
-pub fn stats_weight(id: OrderId) -> u64 {
-    kd::daily_stats_weight(&id.to_string())
+/// The stream shards whose lane writes each of `count` counter shards of `consumer`
+/// (`Lane::counter_shard`, the real rule), over `shards` sample shard ids: the shards that no
+/// lane chooses are not listed. Cached: plans try many counts.
+pub fn lane_spread(consumer: &'static str, shards: u32, count: u32) -> Vec<(Shard, f64)> {
+    type Spreads = std::collections::HashMap<(&'static str, u32, u32), Vec<(Shard, f64)>>;
+    static CACHE: std::sync::OnceLock<std::sync::Mutex<Spreads>> = std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let key = (consumer, shards, count);
+    if let Some(s) = cache.lock().expect("the spreads").get(&key) {
+        return s.clone();
+    }
+    let mut lanes = vec![0u32; count as usize];
+    for i in 0..shards.max(1) {
+        let lane = store::aggregate::Lane::new(consumer, SAMPLE_STREAM, &sample_shard_id(i));
+        lanes[lane.counter_shard(count).number() as usize] += 1;
+    }
+    let spread: Vec<(Shard, f64)> = lanes
+        .into_iter()
+        .enumerate()
+        .filter(|(_, n)| *n > 0)
+        .map(|(i, n)| (Shard::new(i as u32, count).expect("a shard"), f64::from(n)))
+        .collect();
+    cache
+        .lock()
+        .expect("the spreads")
+        .insert(key, spread.clone());
+    spread
+}
+
+/// The write shards of a consumer's counters (a day's stats, a product's sales), as its lanes
+/// choose them: each with the stream shards that write it, their share of the records, and how
+/// they arrive.
+pub struct CounterShards(pub Vec<CounterShard>);
+
+pub struct CounterShard {
+    pub shard: Shard,
+    /// Stream shards whose lane writes it.
+    pub lanes: f64,
+    /// Its share of the counter's records.
+    pub share: f64,
+    pub stream: StreamWrite,
+}
+
+impl CounterShards {
+    fn of(w: &Workload, d: Design, stream: StreamWrite) -> CounterShards {
+        let shards = w.stream.shards.max(1);
+        CounterShards(
+            lane_spread(stream.consumer, shards, d.aggregate_shards)
+                .into_iter()
+                .map(|(shard, lanes)| CounterShard {
+                    shard,
+                    lanes,
+                    share: lanes / f64::from(shards),
+                    stream: StreamWrite {
+                        arrives: Arrival::Lanes(lanes),
+                        ..stream
+                    },
+                })
+                .collect(),
+        )
+    }
+}
+
+/// A stream ARN as DynamoDB names one, for sample lanes.
+const SAMPLE_STREAM: &str =
+    "arn:aws:dynamodb:us-east-1:123456789012:table/app/stream/2026-12-01T00:00:00.000";
+
+/// The `i`th sample stream shard id, in DynamoDB Streams' form.
+fn sample_shard_id(i: u32) -> String {
+    format!(
+        "shardId-00000001764547200000-{:08x}",
+        0x9e37_79b9_u32.wrapping_mul(i + 1)
+    )
 }
 
 /// The key design the plan runs with: the workload's parameters over the template's defaults.
@@ -1056,7 +1187,7 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                 out
             }
         },
-        "R3" => put_review(p, d, s),
+        "R3" => put_review(p, w, d, s),
         // 20 parallel Queries, one per certificate shard of the type, a page each.
         "L11" => {
             let n = items(20);
@@ -1150,14 +1281,16 @@ fn place_order<'a>(
     let rep_share = p.rep_share.unwrap_or(0.0);
     let reps = w.entities.reps.as_ref().map_or(1, |r| r.count);
     let header_shards = spread(orders, d.order_status_shards, kc::order_shard_weight);
-    let stats_shards = spread(orders, d.aggregate_shards, stats_weight);
-    let sales_shards = spread(orders, d.aggregate_shards, kc::order_shard_weight);
-    let txn = |bytes: f64| 2.0 * wcu(bytes);
     let stream = StreamWrite {
         consumer: fanout::COMMERCE_STREAM,
-        one_source_partition: false,
+        arrives: Arrival::Every,
         ranked: false,
     };
+    let counters = std::rc::Rc::new(CounterShards::of(w, d, stream));
+    let sales = counters.clone();
+    let txn = |bytes: f64| 2.0 * wcu(bytes);
+    // A stream target's write: one UpdateItem of the item with its marks.
+    let own = move |bytes: f64| wcu(bytes + s.marks_own);
     let id = order_ids(1).next().expect("an id");
     // What the header's copy in GSI2 costs, as the billing rule has it for this transaction.
     let gsi2_header = stored(
@@ -1227,7 +1360,7 @@ fn place_order<'a>(
                 // commerce-stream: the customer's OrderCount and LifetimeValue.
                 t.push(
                     base(&kc::customer(&c), "CUSTOMER#<id>", Shape::Item)
-                        .write(txn(s.customer))
+                        .write(own(s.customer))
                         .by_stream(stream),
                 );
                 t
@@ -1247,27 +1380,19 @@ fn place_order<'a>(
                             .shared(),
                     );
                 }
-                for (shard, share) in &stats_shards {
+                for c in &counters.0 {
                     t.push(
                         base(
-                            &kd::daily_stats(at().date(), *shard),
+                            &kd::daily_stats(at().date(), c.shard),
                             "STATS#<date>#<shard>",
                             Shape::Item,
                         )
-                        .write(txn(s.daily_stats))
-                        .times(*share)
+                        .write(counter_write(s.daily_stats, c.lanes))
+                        .times(c.share)
                         .shared()
-                        .by_stream(stream),
+                        .by_stream(c.stream),
                     );
                 }
-                // One ledger entry per record and target, each in its own partition.
-                let targets = fanout::targets_per_record(kc::types::ORDER_SUMMARY)
-                    + lines * fanout::targets_per_record(kc::types::ORDER_LINE);
-                t.push(
-                    fresh("LEDGER#<eventId>#<target>")
-                        .write(targets * txn(s.ledger))
-                        .by_handler(),
-                );
                 t
             }),
         },
@@ -1295,16 +1420,16 @@ fn place_order<'a>(
                     .into_iter()
                     .map(|t| if t.index == Ix::TABLE { t.fresh() } else { t }),
                 );
-                for (shard, share) in &sales_shards {
+                for c in &sales.0 {
                     t.push(
                         base(
-                            &kc::product_sales(product, *shard),
+                            &kc::product_sales(product, c.shard),
                             "SALES#<sku>#<shard>",
                             Shape::Item,
                         )
-                        .write(txn(s.product_sales))
-                        .times(*share)
-                        .by_stream(stream),
+                        .write(counter_write(s.product_sales, c.lanes))
+                        .times(c.share)
+                        .by_stream(c.stream),
                     );
                 }
                 t
@@ -1344,41 +1469,47 @@ fn place_order<'a>(
                     ranked: true,
                     ..stream
                 };
-                // The rep's sales are one more target of the summary's record: its ledger entry;
-                // the customer, a rep's, has its copy in GSI1 (`REP#<repId>`, O9) rewritten with
-                // its counters.
-                t.push(
-                    fresh("LEDGER#<eventId>#<target>")
-                        .write(txn(s.ledger))
-                        .by_handler(),
-                );
+                // The rep's sales are one more target of the summary's record; the customer, a
+                // rep's, has its copy in GSI1 (`REP#<repId>`, O9) rewritten with its counters
+                // (and its marks: the index projects every attribute).
                 t.push(
                     gsi1(
                         &kc::rep_customer_index(&rep, &customer_id(1)),
                         "REP#<repId>",
                         Shape::Collection,
                     )
-                    .write(txn(s.customer))
+                    .write(own(s.customer))
                     .by_handler(),
                 );
                 let period = Quarter::of(at().date());
+                let sales = kc::rep_sales(period, &rep);
                 t.push(
-                    // All reps' sales of a quarter share one partition key, an item each.
+                    // All reps' sales of a quarter share one partition key, an item each: read,
+                    // then written in a transaction with its lane's mark, kept aside.
+                    base(&sales, "SALESPERIOD#<YYYY-Qn>", Shape::Collection)
+                        .read(1.0, 1.0)
+                        .write(txn(s.rep_sales))
+                        .shared()
+                        .by_stream(ranked)
+                        .moving(
+                            &kc::rep_ranking_index(period, 1, &rep).expect("a key"),
+                            "RANKING#<YYYY-Qn>",
+                            // A delete and a put of its entry, in the transaction.
+                            2.0 * txn(s.rep_sales),
+                        ),
+                );
+                // The lane's mark of it: read, and put in the same transaction. One partition
+                // per rep's quarter, an item per stream shard.
+                t.push(
                     base(
-                        &kc::rep_sales(period, &rep),
-                        "SALESPERIOD#<YYYY-Qn>",
+                        &kd::lane_mark(&sales, "AbC-d_01234"),
+                        "MARK#<target>",
                         Shape::Collection,
                     )
                     .read(1.0, 1.0)
-                    .write(txn(s.rep_sales))
+                    .write(txn(s.mark_aside))
                     .shared()
-                    .by_stream(ranked)
-                    .moving(
-                        &kc::rep_ranking_index(period, 1, &rep).expect("a key"),
-                        "RANKING#<YYYY-Qn>",
-                        // A delete and a put, in the handler's transaction.
-                        4.0 * wcu(s.rep_sales),
-                    ),
+                    .by_stream(ranked),
                 );
                 t
             }),
@@ -1555,17 +1686,18 @@ fn add_order_event<'a>(
 /// one out) into the book, the user (its GSI1 copy rewritten with it, where it has one) and the
 /// day's stats. A replacement's two records share one batch, so the book and the
 /// user are written once a call.
-fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
+fn put_review<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> {
     let reviews = fanout::AGGREGATE_REVIEWS;
-    let stats_shards = spread(1_000_000, d.aggregate_shards, stats_weight);
-    let txn = |bytes: f64| 2.0 * wcu(bytes);
+    // A stream target's write: one UpdateItem of the item with its marks.
+    let own = move |bytes: f64| wcu(bytes + s.marks_own);
     let replace = p.replace_share.unwrap_or(0.0);
     let records = 1.0 + replace;
-    let counter = |one_source_partition| StreamWrite {
+    let counter = |arrives| StreamWrite {
         consumer: reviews,
-        one_source_partition,
+        arrives,
         ranked: false,
     };
+    let counters = CounterShards::of(w, d, counter(Arrival::Every));
     vec![
         Draw {
             from: Some(Entity::Books),
@@ -1597,22 +1729,22 @@ fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> 
                 // book's partition, so its records arrive on one stream shard.
                 t.push(
                     base(&kr::book(&book), "BOOK#<isbn>", Shape::Item)
-                        .write(txn(s.book))
-                        .by_stream(counter(true))
+                        .write(own(s.book))
+                        .by_stream(counter(Arrival::One))
                         .records(records),
                 );
                 // Each record's day: the new review's, and the old one's.
-                for (shard, share) in &stats_shards {
+                for c in &counters.0 {
                     t.push(
                         base(
-                            &kd::daily_stats(at().date(), *shard),
+                            &kd::daily_stats(at().date(), c.shard),
                             "STATS#<date>#<shard>",
                             Shape::Item,
                         )
-                        .write(txn(s.daily_stats))
-                        .times(*share * records)
+                        .write(counter_write(s.daily_stats, c.lanes))
+                        .times(c.share * records)
                         .shared()
-                        .by_stream(counter(false)),
+                        .by_stream(c.stream),
                     );
                 }
                 t
@@ -1656,15 +1788,18 @@ fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> 
                 // where the design keeps one.
                 let user_item = stored(
                     d,
-                    &d.item(&User {
-                        username: user.clone(),
-                        membership_date: at().date(),
-                        review_count: 12.into(),
-                    }),
+                    &marked(
+                        d.item(&User {
+                            username: user.clone(),
+                            membership_date: at().date(),
+                            review_count: 12.into(),
+                        }),
+                        s.lanes_shared,
+                    ),
                     None,
                     "USER#<username>",
                     &[(Ix::GSI1, "USER#<username>", Shape::Collection)],
-                    true,
+                    false,
                 );
                 for u in user_item {
                     let shape = if u.index == Ix::TABLE {
@@ -1674,17 +1809,10 @@ fn put_review<'a>(p: &'a PatternLoad, d: Design, s: &'a Sizes) -> Vec<Draw<'a>> 
                     };
                     t.push(
                         Touch { shape, ..u }
-                            .by_stream(counter(false))
+                            .by_stream(counter(Arrival::Every))
                             .records(records),
                     );
                 }
-                t.push(
-                    fresh("LEDGER#<eventId>#<target>")
-                        .write(
-                            records * fanout::targets_per_record(kr::types::REVIEW) * txn(s.ledger),
-                        )
-                        .by_handler(),
-                );
                 t
             }),
         },

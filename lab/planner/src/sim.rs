@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::{
-    model::{self, Also, Design, Ix, Shape, Sizes, StreamWrite, Touch},
+    model::{self, Also, Arrival, Design, Ix, Shape, Sizes, StreamWrite, Touch},
     popularity::Distribution,
     workload::{PatternLoad, Workload},
 };
@@ -38,7 +38,8 @@ pub struct Consumer {
 impl Consumer {
     /// Batches a second one stream shard hands the consumer when `records` a second arrive on
     /// it: full batches when they fill within the window, else one per window (plus the batch's
-    /// own time), never more than one per record, and one at a time (no `ParallelizationFactor`).
+    /// own time), never more than one per record, and one at a time (no `ParallelizationFactor`:
+    /// the marks need it).
     pub fn batches(&self, records: f64) -> f64 {
         if records <= 0.0 {
             return 0.0;
@@ -83,7 +84,7 @@ impl Consumer {
             never_catches_up: daily > capacity * 86_400.0,
             oldest_s: worst / capacity.max(1e-9),
             max_age_s: self.max_record_age_s.unwrap_or(24.0 * 3600.0),
-            parallelization: (peak / capacity.max(1e-9)).ceil(),
+            speedup: peak / capacity.max(1e-9),
         }
     }
 }
@@ -106,8 +107,8 @@ pub struct Lag {
     pub oldest_s: f64,
     /// `MaximumRecordAgeInSeconds`, or the stream's 24 hours.
     pub max_age_s: f64,
-    /// Batches of a shard at once that would drain the peak (`ParallelizationFactor`).
-    pub parallelization: f64,
+    /// How many times faster a batch must be to drain the peak.
+    pub speedup: f64,
 }
 
 impl Lag {
@@ -140,20 +141,15 @@ impl Lag {
                 h(self.oldest_s)
             )
         };
-        let set = if self.parallelization <= 10.0 {
-            format!(
-                "set `ParallelizationFactor` to {:.0} (batches of a shard at once: the handlers \
-                 allow any order of delivery), or make a batch faster (memory, `BatchSize`)",
-                self.parallelization
-            )
-        } else {
-            format!(
-                "even `ParallelizationFactor` 10 drains only {:.0} records/s a shard of the \
-                 {:.0}: make a batch faster (memory, `BatchSize`)",
-                self.capacity * 10.0,
-                self.peak
-            )
-        };
+        // Not `ParallelizationFactor`: two batches of one shard at once would share its marks
+        // and skip each other's records (`store::aggregate`).
+        let set = format!(
+            "make a batch {:.1} times faster: a larger `BatchSize` (a batch's targets are written \
+             at once, so a fuller batch takes little longer), more memory, or more writes in \
+             flight (`STREAM_WRITES_IN_FLIGHT`); not `ParallelizationFactor`, as the marks that \
+             count each record once need a shard's batches one at a time",
+            self.speedup
+        );
         format!(
             "no: falls behind by {:.0} records/s a shard at {:02}:00; `IteratorAge` grows {:.2} \
              s a second; {fate}. {set}",
@@ -626,7 +622,11 @@ pub fn run(
         acc.merge(part);
     }
     progress(1.0, "");
-    let mut keys: Vec<KeyHeat> = acc.keys.into_values().map(|k| *k).collect();
+    // In key order, not the map's: coalescing subtracts from the totals, and floating-point sums
+    // in another order differ in their last digits from one run to the next.
+    let mut ids: Vec<_> = acc.keys.into_iter().collect();
+    ids.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let mut keys: Vec<KeyHeat> = ids.into_iter().map(|(_, k)| *k).collect();
     coalesce(&mut keys, w, &records, streams, &mut acc.wcu);
     // Sorted by a cached key: a KeyHeat is large, and a comparison sort would move each many
     // times.
@@ -649,20 +649,18 @@ pub fn run(
     }
 }
 
-/// Writes a second of one stream target: `r` records a second for it, on every stream shard or
-/// (`one_source_partition`) on one, while the consumer's `shards` carry `all` records a second.
-pub fn coalesced(
-    r: f64,
-    all: f64,
-    shards: f64,
-    one_source_partition: bool,
-    consumer: &Consumer,
-) -> f64 {
+/// Writes a second of one stream target: `r` records a second for it, on the stream shards it
+/// `arrives` on, while the consumer's `shards` carry `all` records a second.
+pub fn coalesced(r: f64, all: f64, shards: f64, arrives: Arrival, consumer: &Consumer) -> f64 {
     if r <= 0.0 {
         return 0.0;
     }
     // The shards this target's records arrive on, and the batches each hands over.
-    let on = if one_source_partition { 1.0 } else { shards };
+    let on = match arrives {
+        Arrival::Every => shards,
+        Arrival::One => 1.0,
+        Arrival::Lanes(n) => n.clamp(1.0, shards),
+    };
     let batches = consumer.batches((all / shards).max(r / on));
     (on * batches * (1.0 - (-r / (on * batches)).exp())).min(r)
 }
@@ -773,7 +771,7 @@ fn coalesce(
                 if r == 0.0 {
                     continue;
                 }
-                let writes = coalesced(r, all[h], shards, s.one_source_partition, consumer);
+                let writes = coalesced(r, all[h], shards, s.arrives, consumer);
                 let target_wcu = writes * item.wcu[h] / r;
                 k.wcu[h] += target_wcu;
                 writers[h] = writes * t;

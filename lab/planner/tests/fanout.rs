@@ -37,9 +37,6 @@ fn declared(f: &Fanout) -> BTreeMap<String, usize> {
     for t in f.targets {
         *out.entry((*t).to_owned()).or_insert(0) += 1;
     }
-    if f.ledger {
-        out.insert(keys::derived::types::LEDGER.to_owned(), f.targets.len());
-    }
     out
 }
 

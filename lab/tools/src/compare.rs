@@ -9,7 +9,7 @@
 //!
 //! Item and entry bytes are DynamoDB's item-size arithmetic over a scan (`devkit::item_size`, the
 //! size the meter bills; `devkit::index_entry_size`: a keys-only index's entry holds the table's
-//! keys and the index's), the stream ledger's entries left out (they expire in two days).
+//! keys and the index's), the stream consumers' marks on the targets included.
 
 use std::collections::BTreeMap;
 
@@ -139,13 +139,7 @@ pub async fn measure(
     let (mut users, mut products) = (Vec::new(), Vec::new());
     for declared in &template.tables {
         let name = sam_template::local_table_name(base, &declared.logical_id);
-        // The stream ledger aside, as in the docs' small run: its entries expire in two days and
-        // how many there are depends on how the records were batched.
-        let items: Vec<_> = devkit::all_items(&Table::new(client.clone(), &name))
-            .await
-            .into_iter()
-            .filter(|item| model::type_of(item) != Some(keys::derived::types::LEDGER))
-            .collect();
+        let items: Vec<_> = devkit::all_items(&Table::new(client.clone(), &name)).await;
         for item in &items {
             let entity = model::type_of(item).unwrap_or("?").to_owned();
             if entity == keys::reviews::types::USER {

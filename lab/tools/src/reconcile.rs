@@ -13,10 +13,10 @@
 //!
 //! **Repair under live traffic** ([`repair`]): a correction is written only for drift that held
 //! still across two reads separated by a settle time longer than the stream consumers' lag,
-//! whose items the stream did not write in between (the ledger says so), and it is written in
-//! one transaction conditioned on every item holding the value (every shard of a sharded counter)
-//! being as read, with a ledger entry of its own. See docs/operations.md for why that cannot
-//! count a record in flight twice.
+//! whose items the stream did not write in between (their marks say when a consumer last wrote
+//! them: `store::aggregate::last_marked`), and it is written in one transaction conditioned on
+//! every item holding the value (every shard of a sharded counter) being as read. See
+//! docs/operations.md for why that cannot count a record in flight twice.
 //!
 //! Each context recomputes and corrects its own derived values ([`commerce`], [`reviews`]); the
 //! daily stats, which orders and reviews both feed, are [`derived`]'s. Learning and HR keep no
@@ -41,12 +41,9 @@ use std::{
 };
 
 use futures::StreamExt;
-use keys::{PrimaryKey, SortableId, attr as key_attr, derived::types as derived_types};
-use model::{Item, commerce::Order, derived::Ledger};
-use store::{
-    Condition, StoreError, Table, Update, aggregate::LEDGER_TTL_SECONDS,
-    aws_sdk_dynamodb::types::AttributeValue,
-};
+use keys::{PrimaryKey, attr as key_attr};
+use model::{Item, commerce::Order};
+use store::{Condition, StoreError, Table, Update, aws_sdk_dynamodb::types::AttributeValue};
 
 pub use values::Values;
 
@@ -116,7 +113,7 @@ impl Default for Scan {
 /// One item holding (a share of) a derived value, as read.
 #[derive(Debug, Clone, PartialEq)]
 struct Holder {
-    /// The item's key as a ledger entry names its target (`<PK>#<SK>`, each escaped).
+    /// The item's key as [`target_name`] names it.
     target: String,
     /// Its shard (0 for a value one item holds).
     shard: u32,
@@ -124,8 +121,8 @@ struct Holder {
     raw: Option<AttributeValue>,
 }
 
-/// The name a ledger entry gives the target item `pk`, `sk` (`keys::derived::ledger`'s sort key).
-fn ledger_target(pk: &str, sk: &str) -> String {
+/// The name of the item `pk`, `sk` in a tally (`<PK>#<SK>`, each escaped: one name, one item).
+fn target_name(pk: &str, sk: &str) -> String {
     format!("{}#{}", keys::escape(pk), keys::escape(sk))
 }
 
@@ -140,10 +137,10 @@ struct Tally {
     stored_text: Values,
     held: BTreeMap<String, Vec<Holder>>,
     orders: commerce::Orders,
-    /// Ledger entries stamped at or after this (epoch seconds, the consumers' clock) were
+    /// Items a consumer marked at or after this (epoch seconds, the consumers' clock) were
     /// written during the repair ([`Window`]).
     moved_since: Option<i64>,
-    /// Their targets, each with its newest such stamp.
+    /// Those items, each with its newest mark's time.
     moved: BTreeMap<String, i64>,
     items: u64,
     copies: crate::copies::Copies,
@@ -159,23 +156,28 @@ impl Tally {
         commerce::read(self, item);
         reviews::read(self, item);
         derived::read(self, item);
-        // A consumer's entry, not a correction's: a correction that landed between the two
-        // reads changed the items it wrote, which the reads compare.
-        let stamped = n(item, Ledger::EXPIRES_AT) - LEDGER_TTL_SECONDS;
+        // A consumer's mark, never a correction's (corrections leave none): a correction that
+        // landed between the two reads changed the items it wrote, which the reads compare.
+        let marked = match store::aggregate::aside_mark(item) {
+            // A ranked target's mark, kept aside: its key names the target.
+            Some((target, at)) => Some((target, at)),
+            None => store::aggregate::last_marked(item).map(|at| {
+                let name = target_name(s(item, key_attr::PK), s(item, key_attr::SK));
+                (name, at)
+            }),
+        };
         if let Some(since) = self.moved_since
-            && model::type_of(item) == Some(derived_types::LEDGER)
-            && stamped >= since
-            && !s(item, key_attr::PK).starts_with(CORRECTION_LEDGER)
+            && let Some((name, at)) = marked
+            && at >= since
         {
-            let newest = self.moved.entry(s(item, key_attr::SK).to_owned());
-            let newest = newest.or_insert(stamped);
-            *newest = (*newest).max(stamped);
+            let newest = self.moved.entry(name).or_insert(at);
+            *newest = (*newest).max(at);
         }
     }
 
     /// Records that `item` holds the value `name` in `attr`, as shard `shard`.
     fn hold(&mut self, name: String, item: &Item, attr: &str, shard: u32) {
-        let target = ledger_target(s(item, key_attr::PK), s(item, key_attr::SK));
+        let target = target_name(s(item, key_attr::PK), s(item, key_attr::SK));
         self.held.entry(name).or_default().push(Holder {
             target,
             shard,
@@ -431,19 +433,15 @@ impl std::fmt::Display for Repaired {
     }
 }
 
-/// The event id of a correction's ledger entry starts so; the entry's partition key with it.
-const CORRECTION_EVENT: &str = "reconcile-";
-const CORRECTION_LEDGER: &str = "LEDGER#reconcile-";
-
 /// Corrections written at once.
 const CORRECTIONS_IN_FLIGHT: usize = 8;
 
-/// Ledger entries stamped up to this many seconds before the repair began, on the table's
-/// clock, count as written during it: the stamps' whole seconds and the `Date` header's.
+/// Marks stamped up to this many seconds before the repair began, on the table's clock, count
+/// as written during it: the stamps' whole seconds and the `Date` header's.
 const CLOCK_SLACK_SECONDS: i64 = 2;
 
 /// Without any `Date` header to read the table's clock by, the consumers' clocks and this
-/// machine's may be this far apart: entries stamped this long before the repair began count.
+/// machine's may be this far apart: marks stamped this long before the repair began count.
 const CLOCK_MARGIN_SECONDS: i64 = 60;
 
 /// This machine's clock, in epoch seconds.
@@ -453,13 +451,14 @@ fn local_now() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
+#[cfg(test)]
 fn now_epoch() -> i64 {
     local_now() as i64
 }
 
 /// How far the table's clock is ahead of this machine's (seconds; negative: behind), read from
-/// the `Date` header of each Scan response. The consumers stamp their ledger entries with a
-/// clock in step with the table's: Lambda and DynamoDB both keep Amazon's time, and the local
+/// the `Date` header of each Scan response. The consumers stamp their marks with a clock in step
+/// with the table's: Lambda and DynamoDB both keep Amazon's time, and the local
 /// stack runs its consumers beside DynamoDB Local. A reading is never above the true offset
 /// (the header is whole seconds, written before the response travelled), so the largest is
 /// the closest.
@@ -504,8 +503,8 @@ impl aws_sdk_dynamodb::config::Intercept for DateReader {
     }
 }
 
-/// Which ledger entries count as written during a repair: those stamped (on the consumers'
-/// clock) from `since`, the moment the first read began on the table's clock, less the slack.
+/// Which marks count as written during a repair: those stamped (on the consumers' clock) from
+/// `since`, the moment the first read began on the table's clock, less the slack.
 struct Window {
     since: i64,
     /// When the first read began, on the table's clock.
@@ -562,9 +561,10 @@ fn utc(epoch: i64) -> String {
 ///
 /// Two reads of the whole table, `settle` apart (longer than the stream consumers' lag). A value
 /// is corrected only if it drifted the same way in both, the items holding it are as they were,
-/// and no ledger entry written since the first read began (on the table's clock, less a slack:
-/// [`Window`]) names them (the stream applied nothing to them); the correction is the first read's drift, written in one transaction conditioned on
-/// every item holding the value (each shard) being still as read, with a ledger entry of its own.
+/// and no consumer marked them since the first read began (on the table's clock, less a slack:
+/// [`Window`]: the stream applied nothing to them); the correction is the first read's drift,
+/// written in one transaction conditioned on every item holding the value (each shard) being
+/// still as read.
 /// Anything else is deferred to a later run. Order statuses go through the projection's own
 /// write, conditioned on the newest event, and move their orders' sums through the stream (a
 /// cancelled order leaves them); with no stream running (a table loaded directly), a second run
@@ -785,8 +785,7 @@ impl<'a> Drifted<'a> {
         }
     }
 
-    /// One transaction: each update (with a ledger entry of the correction for its item) and
-    /// each check; `false` when a condition failed.
+    /// One transaction: each update and each check; `false` when a condition failed.
     async fn write(
         &self,
         updates: Vec<(PrimaryKey, Update, Condition)>,
@@ -794,16 +793,8 @@ impl<'a> Drifted<'a> {
     ) -> Result<bool, StoreError> {
         let mut tx = self.table.transaction();
         let mut parts = Vec::new();
-        let expires_at = now_epoch() + LEDGER_TTL_SECONDS;
         for (key, update, condition) in &updates {
             parts.push(tx.update(key, update, Some(condition.clone()))?);
-            let event = format!("{CORRECTION_EVENT}{}", SortableId::new());
-            let entry = Ledger {
-                event_id: keys::Id::parse("eventId", &event)?,
-                expires_at,
-            };
-            let item = model::derived::ledger_item(&entry, key)?;
-            parts.push(tx.put_item(item, Some(Condition::Absent))?);
         }
         for (key, condition) in checks {
             parts.push(tx.check(&key, condition)?);
@@ -1037,14 +1028,11 @@ mod tests {
         }
     }
 
-    /// A ledger entry names its target as `ledger_target` does, escapes included.
+    /// One name, one item: keys with the delimiter in them are escaped.
     #[test]
-    fn ledger_targets_are_named_as_the_ledger_names_them() {
-        let customer = keys::commerce::customer(&keys::Id::parse("c", "a1").unwrap());
-        let event = keys::Id::parse("e", "1").unwrap();
-        let entry = keys::derived::ledger(&event, &customer);
-        assert_eq!(ledger_target(customer.pk(), customer.sk()), entry.sk());
-        assert_eq!(ledger_target("A#B", "%"), "A%23B#%25");
+    fn targets_are_named_one_to_one() {
+        assert_eq!(target_name("A#B", "%"), "A%23B#%25");
+        assert_ne!(target_name("A#B", "C"), target_name("A", "B#C"));
     }
 
     /// Reads `table`, sets shard 3 of the day's order count to `meanwhile` (a stream write after
@@ -1149,36 +1137,49 @@ mod tests {
         key
     }
 
-    /// A stream record's contribution to the customer's order count, as the consumer applies it.
-    fn order_count(customer: &PrimaryKey, event: &str, by: i64) -> store::aggregate::Contribution {
+    /// A stream record's (sequence number `sequence`) contribution to the customer's order
+    /// count, as the consumer applies it.
+    fn order_count(
+        customer: &PrimaryKey,
+        sequence: u64,
+        by: i64,
+    ) -> store::aggregate::Contribution {
         use model::commerce::Customer;
-        store::aggregate::Contribution {
-            record: 0,
-            event_id: keys::Id::parse("e", event).unwrap(),
-            target: customer.clone(),
-            target_type: Customer::TYPE,
-            must_exist: true,
-            adds: [(Customer::ORDER_COUNT, by)].into(),
-            labels: Default::default(),
-            ranked: None,
-        }
+        let sequence = store::aggregate::Sequence::parse(&sequence.to_string()).unwrap();
+        store::aggregate::Contribution::new(
+            0,
+            sequence,
+            customer.clone(),
+            Customer::TYPE,
+            [(Customer::ORDER_COUNT, by)],
+        )
+        .to_existing()
+    }
+
+    /// The lane the tests' consumer reads.
+    fn lane() -> store::aggregate::Lane {
+        store::aggregate::Lane::new(
+            "commerce-stream",
+            devkit::TEST_STREAM_ARN,
+            devkit::TEST_SHARD,
+        )
     }
 
     /// A value the stream wrote between the repair's two reads waits, even when the writes
     /// cancel out (an order cancelled and taken back): its drift was measured while a record was
-    /// in flight. One that held still is corrected, and its correction is ledgered.
+    /// in flight. One that held still is corrected.
     #[tokio::test]
     async fn a_value_the_stream_wrote_during_the_repair_waits() {
         use store::aggregate::apply;
         let table = devkit::table().await;
         let key = customer_counting(&table, "moving").await;
         let still = customer_counting(&table, "still").await;
-        let contribution = |event: &str, by: i64| order_count(&key, event, by);
+        let contribution = |sequence: u64, by: i64| order_count(&key, sequence, by);
         let stream = async {
             tokio::time::sleep(Duration::from_millis(500)).await;
             let now = crate::reconcile::now_epoch();
-            apply(&table, vec![contribution("cancelled", -1)], now).await;
-            apply(&table, vec![contribution("reopened", 1)], now).await;
+            apply(&table, &lane(), None, vec![contribution(1, -1)], now).await;
+            apply(&table, &lane(), None, vec![contribution(2, 1)], now).await;
         };
         let scan = Scan::default();
         let (repair, ()) = tokio::join!(repair(&table, &scan, Duration::from_secs(2)), stream);
@@ -1194,12 +1195,16 @@ mod tests {
             repaired.deferred[0].starts_with("customer moving OrderCount: the stream wrote it at "),
             "{repaired}"
         );
-        let ledgered = devkit::all_items(&table).await.into_iter().any(|i| {
-            model::type_of(&i) == Some(keys::derived::types::LEDGER)
-                && s(&i, keys::attr::PK).starts_with("LEDGER#reconcile-")
-                && s(&i, keys::attr::SK) == ledger_target(still.pk(), still.sk())
-        });
-        assert!(ledgered, "the correction has its ledger entry");
+        let corrected = table
+            .get_item(&still, store::Read::Strong, None)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            store::aggregate::last_marked(&corrected),
+            None,
+            "a correction leaves no mark"
+        );
     }
 
     /// A quiet table (issue 36): a consumer's write 30 s before the repair began is no record in
@@ -1212,8 +1217,8 @@ mod tests {
         let now = now_epoch();
         for (id, written) in [("quiet", now - 30), ("recent", now)] {
             let key = customer_counting(&table, id).await;
-            let order = order_count(&key, &format!("{id}-order"), 1);
-            store::aggregate::apply(&table, vec![order], written).await;
+            let order = order_count(&key, 1, 1);
+            store::aggregate::apply(&table, &lane(), None, vec![order], written).await;
         }
         let (report, repaired) = repair(&table, &Scan::default(), Duration::ZERO)
             .await

@@ -246,15 +246,11 @@ pub async fn generate() -> Result<Value, Box<dyn std::error::Error>> {
 /// When the sample's stream records were written (`devkit::stream_record`'s creation time).
 const SAMPLE_EPOCH_SECONDS: i64 = 1_795_860_000;
 
-/// The item as of the sample's moment: a ledger entry expires `LEDGER_TTL_SECONDS` after the
-/// record it counts, not after whenever `make workbench` ran, so the model is the same file at
+/// The item as of the sample's moment: a consumer's marks carry when it wrote the item, the
+/// sample's time rather than whenever `make workbench` ran, so the model is the same file at
 /// every run.
 fn as_of_the_sample(mut item: Item) -> Item {
-    let ledger = item.get(model::attr::TYPE).and_then(|t| t.as_s().ok());
-    if ledger.map(String::as_str) == Some(keys::derived::types::LEDGER) {
-        let expires = SAMPLE_EPOCH_SECONDS + store::aggregate::LEDGER_TTL_SECONDS;
-        item.insert(model::attr::EXPIRES_AT.to_owned(), model::n(expires));
-    }
+    store::aggregate::marks_as_of(&mut item, SAMPLE_EPOCH_SECONDS);
     item
 }
 
@@ -298,7 +294,7 @@ async fn derive(table: &store::Table) -> Result<(), Box<dyn std::error::Error>> 
         })
         .collect();
     for batch in records.chunks(100) {
-        let event = devkit::stream_event(batch.to_vec());
+        let event: stream_handler::Event = devkit::stream_event(batch.to_vec());
         let commerce = commerce::commerce_stream::handle(
             &devkit::deps(table.clone(), commerce::commerce_stream::CONSUMER.needs),
             event.clone(),

@@ -26,7 +26,10 @@ pub use size::{
     check_units, deployed_indexes, index_entry_size, item_size, item_write_units, query_read_units,
     read_units, touched_write_units, write_units,
 };
-pub use stream::{Change, stream_event, stream_record};
+pub use stream::{
+    Change, TEST_SHARD, TEST_STREAM_ARN, next_sequence, stream_event, stream_event_of,
+    stream_record,
+};
 
 use std::time::Duration;
 
@@ -87,6 +90,8 @@ pub fn client_at(endpoint: &str) -> Client {
 pub fn local_aws_env() -> Vec<(&'static str, String)> {
     vec![
         ("AWS_ENDPOINT_URL_DYNAMODB", endpoint()),
+        // DynamoDB Local serves its streams on the same endpoint.
+        ("AWS_ENDPOINT_URL_DYNAMODB_STREAMS", endpoint()),
         ("AWS_REGION", "us-east-1".into()),
         ("AWS_ACCESS_KEY_ID", "local".into()),
         ("AWS_SECRET_ACCESS_KEY", "local".into()),

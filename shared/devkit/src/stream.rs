@@ -15,6 +15,22 @@ pub enum Change<'a> {
     TtlRemove(&'a Item),
 }
 
+/// A sequence number greater than every one this process handed out before, and than those of
+/// an earlier process (it starts from the clock): what a harness that replays writes as stream
+/// records numbers them by, as a shard does, so that a consumer's marks never take a new
+/// record for one it applied.
+pub fn next_sequence() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let start = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_micros() as u64)
+    };
+    let _ = NEXT.compare_exchange(0, start(), Ordering::SeqCst, Ordering::SeqCst);
+    NEXT.fetch_add(1, Ordering::SeqCst)
+}
+
 /// One DynamoDB Streams record as Lambda delivers it (`NEW_AND_OLD_IMAGES`), with sequence
 /// number `seq` (written zero padded, as DynamoDB's are: they compare as numbers).
 pub fn stream_record(event_id: &str, seq: u64, change: Change<'_>) -> Value {
@@ -49,7 +65,7 @@ pub fn stream_record(event_id: &str, seq: u64, change: Change<'_>) -> Value {
         "eventSource": "aws:dynamodb",
         "awsRegion": "us-east-1",
         "dynamodb": dynamodb,
-        "eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/test/stream/2026-11-22T00:00:00.000",
+        "eventSourceARN": TEST_STREAM_ARN,
     });
     if matches!(change, Change::TtlRemove(_)) {
         record["userIdentity"] =
@@ -58,7 +74,29 @@ pub fn stream_record(event_id: &str, seq: u64, change: Change<'_>) -> Value {
     record
 }
 
-/// A DynamoDB Streams event of these records, as the handler receives it (`stream_handler::Event`).
-pub fn stream_event(records: Vec<Value>) -> aws_lambda_events::event::dynamodb::Event {
-    serde_json::from_value(json!({ "Records": records })).expect("a DynamoDB Streams event")
+/// The stream every test record comes from.
+pub const TEST_STREAM_ARN: &str =
+    "arn:aws:dynamodb:us-east-1:123456789012:table/test/stream/2026-11-22T00:00:00.000";
+/// The shard every test batch comes from, unless a test names another ([`stream_event_of`]).
+pub const TEST_SHARD: &str = "shardId-00000001795860000000-0000test";
+
+/// A DynamoDB Streams event of these records, from [`TEST_SHARD`], as the consumers' mappings
+/// send it (with a tumbling window: the shard, its stream, the window, an empty state): what the
+/// handler receives (`stream_handler::Event`), or any type that reads that JSON.
+pub fn stream_event<E: serde::de::DeserializeOwned>(records: Vec<Value>) -> E {
+    stream_event_of(TEST_SHARD, records)
+}
+
+/// [`stream_event`] from shard `shard`.
+pub fn stream_event_of<E: serde::de::DeserializeOwned>(shard: &str, records: Vec<Value>) -> E {
+    serde_json::from_value(json!({
+        "Records": records,
+        "shardId": shard,
+        "eventSourceARN": TEST_STREAM_ARN,
+        "window": {"start": "2026-11-22T00:00:00Z", "end": "2026-11-22T00:15:00Z"},
+        "state": {},
+        "isFinalInvokeForWindow": false,
+        "isWindowTerminatedEarly": false,
+    }))
+    .expect("a DynamoDB Streams event")
 }

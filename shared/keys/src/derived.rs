@@ -1,23 +1,25 @@
-//! Keys of items the stream pipeline derives: site-wide daily counters (write sharded) and the
-//! ledger that makes applying a stream record idempotent.
+//! Keys of items the stream pipeline derives: site-wide daily counters (write sharded), and the
+//! marks a ranked target keeps aside. The stream handlers' other derived values live on their
+//! sources' own items (a customer's totals, a book's ratings), and what makes applying a record
+//! idempotent on each target itself (`store::aggregate`'s marks).
 //!
 //! Each key shape is declared once, below (`key_shapes!`: one line makes the builder and the
 //! registry's kind); `docs/keys.md` shows them all as tables, generated from these declarations.
 
 use std::borrow::Cow;
 
-use crate::{Date, Id, PrimaryKey, Segment, Shard, escape};
+use crate::{Date, PrimaryKey, Segment, Shard, escape};
 
 /// Static tags of derived keys (the registry declares where each one stands).
 pub mod tag {
     pub const STATS: &str = "STATS";
-    pub const LEDGER: &str = "LEDGER";
+    pub const MARK: &str = "MARK";
     pub const A_RECORD: &str = crate::commerce::tag::A_RECORD;
 }
 
 pub mod types {
     pub const DAILY_STATS: &str = "DailyStats";
-    pub const LEDGER: &str = "StreamLedger";
+    pub const LANE_MARK: &str = "LaneMark";
 }
 
 /// A date written `YYYY-MM-DD` in a key (daily counters are read by that form).
@@ -30,7 +32,7 @@ impl Segment for IsoDate {
     }
 }
 
-/// A key string written as one segment, escaped (the ledger names its target's key).
+/// A key string written as one segment, escaped (a lane mark names its target's key).
 struct Escaped(String);
 
 impl Escaped {
@@ -48,28 +50,19 @@ impl Segment for Escaped {
 
 crate::shape::key_shapes! {
     context: "derived";
-    /// One write shard of a day's site-wide counters.
+    /// One write shard of a day's site-wide counters (the shard is the writing stream consumer's:
+    /// `store::aggregate::Lane::counter_shard`).
     pub fn daily_stats(date: Date, shard: Shard) -> Base<DAILY_STATS> {
         STATS # {IsoDate(date)} # {shard} / A_RECORD
     }
-    /// The record that stream record `event_id` was applied to `target`. Written in the same
-    /// transaction as the target's update, on condition that it does not exist yet: a replayed or
-    /// duplicated record finds it and changes nothing. Its own partition, so it never shows up in a
-    /// read pattern; it expires by TTL once the stream can no longer replay the record.
-    pub fn ledger(event_id: &Id, target: &PrimaryKey) -> Base<LEDGER> {
-        LEDGER # {event_id} / {Escaped::of(target.pk())} # {Escaped::of(target.sk())}
+    /// The mark of stream lane `lane` (`store::aggregate::Lane`) on `target`, kept aside from a
+    /// target every stream shard writes and whose item is copied to an index (a rep's quarter,
+    /// ranked in GSI1): written in the same transaction as the target. All of one target's
+    /// lanes in one partition of their own, which no read pattern touches; each expires by TTL
+    /// once the stream can no longer deliver its records again.
+    pub fn lane_mark(target: &PrimaryKey, lane: &str) -> Base<LANE_MARK> {
+        MARK # {Escaped::of(target.pk())} # {Escaped::of(target.sk())} / {Escaped::of(lane)}
     }
-}
-
-/// The daily-stats shard a source item counts on, of `count`: a hash of the source's own id
-/// (an order id; a review's ISBN and username), so a replayed record lands on the same shard.
-pub fn daily_stats_shard(source_id: &str, count: u32) -> Shard {
-    Shard::of_weight(daily_stats_weight(source_id), count)
-}
-
-/// What a source's daily-stats shard is of any count ([`Shard::of_weight`]).
-pub fn daily_stats_weight(source_id: &str) -> u64 {
-    crate::code_point_weight(source_id)
 }
 
 /// Every shard of a day's counters, to be read together and summed.
@@ -87,11 +80,19 @@ pub(crate) mod proof {
 
     pub(crate) fn keys(i: &Inputs) -> Vec<Made> {
         let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
-        let cert = crate::learning::certificate(&i.course, date, &i.person);
         vec![
             k(dt::DAILY_STATS, daily_stats(date, i.shard)),
-            k(dt::LEDGER, ledger(&i.b, &crate::commerce::customer(&i.a))),
-            k(dt::LEDGER, ledger(&i.b, &cert)),
+            k(
+                dt::LANE_MARK,
+                lane_mark(&crate::commerce::customer(&i.a), "AbC-d_01234"),
+            ),
+            k(
+                dt::LANE_MARK,
+                lane_mark(
+                    &crate::learning::certificate(&i.course, date, &i.person),
+                    i.b.as_str(),
+                ),
+            ),
         ]
     }
 }
@@ -99,9 +100,6 @@ pub(crate) mod proof {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Key;
-    use crate::reviews::{Isbn, book};
-    use proptest::prelude::*;
 
     #[test]
     fn formats() {
@@ -109,23 +107,5 @@ mod tests {
         let k = daily_stats(d, Shard::new(3, 10).unwrap());
         assert_eq!((k.pk(), k.sk()), ("STATS#2026-11-22#03", "A"));
         assert_eq!(daily_stats_shards(d, 10).len(), 10);
-        let id = Id::parse("eventID", "c81e728d9d4c2f636f067f89cc14862c").unwrap();
-        let l = ledger(&id, &book(&Isbn::parse("9780261102354").unwrap()));
-        assert_eq!(
-            (l.pk(), l.sk()),
-            (
-                "LEDGER#c81e728d9d4c2f636f067f89cc14862c",
-                "BOOK%239780261102354#BOOK%239780261102354"
-            )
-        );
-    }
-
-    proptest! {
-        #[test]
-        fn ledger_keys_of_different_targets_differ(a in "[A#%]{0,4}", b in "[A#%]{0,4}", c in "[A#%]{0,4}", d in "[A#%]{0,4}") {
-            let id = Id::parse("eventID", "e1").unwrap();
-            let (x, y): (PrimaryKey, PrimaryKey) = (Key::new(a.clone(), b.clone()), Key::new(c.clone(), d.clone()));
-            prop_assert_eq!(ledger(&id, &x) == ledger(&id, &y), x == y);
-        }
     }
 }

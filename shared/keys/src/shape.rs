@@ -63,7 +63,7 @@ pub enum Seg {
     CertType,
     /// A person in a certificate key, of any version ([`crate::learning::Person`]).
     Person,
-    /// An escaped key string (the ledger's target).
+    /// An escaped key string (a lane mark's target, its lane).
     Escaped,
 }
 

@@ -329,7 +329,6 @@ mod tests {
         }
         assert!(misnamed(&["Name", "Total", "Name"]).is_some(), "Name twice");
         assert_eq!(commerce::Idempotency::EXPIRES_AT, attr::EXPIRES_AT);
-        assert_eq!(derived::Ledger::EXPIRES_AT, attr::EXPIRES_AT);
     }
 
     /// An item is in a multi-attribute index when it carries every key attribute with its type:

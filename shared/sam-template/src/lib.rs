@@ -131,6 +131,11 @@ pub struct StreamMapping {
     pub report_batch_item_failures: bool,
     /// The `Pattern` strings of `FilterCriteria.Filters`, as JSON text.
     pub filter_patterns: Vec<String>,
+    /// `TumblingWindowInSeconds`: with a window, each event names its shard and stream, and
+    /// the function must answer a `state`.
+    pub tumbling_window_seconds: Option<u32>,
+    /// `ParallelizationFactor`: batches of one shard in flight at once (1 when absent).
+    pub parallelization_factor: u32,
     /// The logical id of the on-failure destination, when it is a `!GetAtt X.Arn`.
     pub on_failure_destination: Option<String>,
     /// The logical id of the table whose stream it reads (`!GetAtt X.StreamArn`).
@@ -852,6 +857,10 @@ fn parse_stream(props: &Value) -> Result<StreamMapping, TemplateError> {
             .unwrap_or(false),
         report_batch_item_failures: report,
         filter_patterns,
+        tumbling_window_seconds: int("TumblingWindowInSeconds")
+            .filter(|w| *w > 0)
+            .map(|w| w as u32),
+        parallelization_factor: int("ParallelizationFactor").unwrap_or(1) as u32,
         on_failure_destination: at(props, &["DestinationConfig", "OnFailure", "Destination"])
             .and_then(get_att_target),
         table: props

@@ -65,6 +65,12 @@ pub enum Condition {
     Differs(&'static str, AttributeValue),
     AtMost(&'static str, AttributeValue),
     AtLeast(&'static str, AttributeValue),
+    /// The item has no attribute of this name (a name made at run time).
+    NamedAbsent(String),
+    /// The attribute of this name (made at run time) is below the value.
+    NamedBelow(String, AttributeValue),
+    /// The attribute of this name (made at run time) is the value.
+    NamedEquals(String, AttributeValue),
     And(Box<Condition>, Box<Condition>),
     Or(Box<Condition>, Box<Condition>),
 }
@@ -87,6 +93,9 @@ impl Condition {
             Condition::Differs(a, v) => format!("{} <> {}", p.name(a), p.value(v.clone())),
             Condition::AtMost(a, v) => format!("{} <= {}", p.name(a), p.value(v.clone())),
             Condition::AtLeast(a, v) => format!("{} >= {}", p.name(a), p.value(v.clone())),
+            Condition::NamedAbsent(a) => format!("attribute_not_exists({})", p.name(a)),
+            Condition::NamedBelow(a, v) => format!("{} < {}", p.name(a), p.value(v.clone())),
+            Condition::NamedEquals(a, v) => format!("{} = {}", p.name(a), p.value(v.clone())),
             Condition::And(a, b) => format!("({}) AND ({})", a.render(p), b.render(p)),
             Condition::Or(a, b) => format!("({}) OR ({})", a.render(p), b.render(p)),
         }
@@ -99,12 +108,15 @@ enum Set {
     IfAbsent(AttributeValue),
 }
 
-/// An update expression: `SET` attributes, `ADD` to numbers, `REMOVE` attributes.
+/// An update expression: `SET` attributes, `ADD` to numbers, `REMOVE` attributes; attributes
+/// are named in the code, or at run time (`*_named`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Update {
     sets: Vec<(&'static str, Set)>,
+    named_sets: Vec<(String, AttributeValue)>,
     adds: Vec<(&'static str, AttributeValue)>,
     removes: Vec<&'static str>,
+    named_removes: Vec<String>,
 }
 
 impl Update {
@@ -120,6 +132,18 @@ impl Update {
     /// Sets the attribute only if the item does not have it yet (`if_not_exists`).
     pub fn set_if_absent(mut self, attribute: &'static str, value: AttributeValue) -> Update {
         self.sets.push((attribute, Set::IfAbsent(value)));
+        self
+    }
+
+    /// Sets an attribute whose name is made at run time.
+    pub fn set_named(mut self, attribute: String, value: AttributeValue) -> Update {
+        self.named_sets.push((attribute, value));
+        self
+    }
+
+    /// Removes an attribute whose name is made at run time (nothing happens if it is absent).
+    pub fn remove_named(mut self, attribute: String) -> Update {
+        self.named_removes.push(attribute);
         self
     }
 
@@ -151,20 +175,23 @@ impl Update {
 
     pub(crate) fn render(&self, p: &mut Placeholders) -> String {
         let mut out = Vec::new();
-        if !self.sets.is_empty() {
-            let sets: Vec<String> = self
-                .sets
-                .iter()
-                .map(|(a, v)| {
-                    let name = p.name(a);
-                    match v {
-                        Set::To(v) => format!("{name} = {}", p.value(v.clone())),
-                        Set::IfAbsent(v) => {
-                            format!("{name} = if_not_exists({name}, {})", p.value(v.clone()))
-                        }
+        let mut sets: Vec<String> = self
+            .sets
+            .iter()
+            .map(|(a, v)| {
+                let name = p.name(a);
+                match v {
+                    Set::To(v) => format!("{name} = {}", p.value(v.clone())),
+                    Set::IfAbsent(v) => {
+                        format!("{name} = if_not_exists({name}, {})", p.value(v.clone()))
                     }
-                })
-                .collect();
+                }
+            })
+            .collect();
+        for (name, value) in &self.named_sets {
+            sets.push(format!("{} = {}", p.name(name), p.value(value.clone())));
+        }
+        if !sets.is_empty() {
             out.push(format!("SET {}", sets.join(", ")));
         }
         if !self.adds.is_empty() {
@@ -175,8 +202,11 @@ impl Update {
                 .collect();
             out.push(format!("ADD {}", adds.join(", ")));
         }
-        if !self.removes.is_empty() {
-            let removes: Vec<String> = self.removes.iter().map(|a| p.name(a)).collect();
+        let mut removes: Vec<String> = self.removes.iter().map(|a| p.name(a)).collect();
+        for name in &self.named_removes {
+            removes.push(p.name(name));
+        }
+        if !removes.is_empty() {
             out.push(format!("REMOVE {}", removes.join(", ")));
         }
         out.join(" ")
@@ -209,5 +239,25 @@ mod tests {
         );
         assert_eq!(p.names["#n1"], "LastEventId");
         assert_eq!(p.values[":v3"], n(1));
+    }
+
+    #[test]
+    fn names_made_at_run_time_take_placeholders_too() {
+        let mut p = Placeholders::default();
+        let cond = Condition::NamedAbsent("Mark_k1".into())
+            .or(Condition::NamedBelow("Mark_k1".into(), s("5")));
+        assert_eq!(
+            cond.render(&mut p),
+            "(attribute_not_exists(#n0)) OR (#n0 < :v0)"
+        );
+        let update = Update::new()
+            .add("Count", 1)
+            .set_named("Mark_k1".into(), s("9"))
+            .remove_named("Mark_old".into());
+        assert_eq!(
+            update.render(&mut p),
+            "SET #n0 = :v1 ADD #n1 :v2 REMOVE #n2"
+        );
+        assert_eq!(p.names["#n2"], "Mark_old");
     }
 }

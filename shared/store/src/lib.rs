@@ -53,6 +53,15 @@ pub use txn::{Part, TRANSACTION_ATTEMPTS, Transaction};
 use error::{build_error, from_sdk};
 use expr::{Placeholders, with_expressions};
 
+/// What [`Table::update_or_current`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Updated {
+    /// The item as written.
+    Written(Item),
+    /// The condition failed: the item as it is (`None`: there is none).
+    Refused(Option<Item>),
+}
+
 /// An item's primary key attributes (`PK`, `SK`), to read it again.
 pub(crate) fn key_of(item: &Item) -> Item {
     item.iter()
@@ -254,6 +263,54 @@ impl Table {
         update: &Update,
         condition: Option<Condition>,
     ) -> Result<Item, StoreError> {
+        let out = self
+            .update_item(key, update, condition, false)
+            .await
+            .map_err(from_sdk)?;
+        out.attributes
+            .ok_or_else(|| StoreError::Corrupt("UpdateItem returned no attributes".into()))
+    }
+
+    /// Updates an item, on `condition`; when the condition fails, the item as it is
+    /// (`ReturnValuesOnConditionCheckFailure`: no second request to learn why) instead of an
+    /// error.
+    pub async fn update_or_current(
+        &self,
+        key: &PrimaryKey,
+        update: &Update,
+        condition: Condition,
+    ) -> Result<Updated, StoreError> {
+        use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+        match self.update_item(key, update, Some(condition), true).await {
+            Ok(out) => out
+                .attributes
+                .map(Updated::Written)
+                .ok_or_else(|| StoreError::Corrupt("UpdateItem returned no attributes".into())),
+            Err(SdkError::ServiceError(e))
+                if matches!(e.err(), UpdateItemError::ConditionalCheckFailedException(_)) =>
+            {
+                let UpdateItemError::ConditionalCheckFailedException(failed) = e.into_err() else {
+                    unreachable!("matched above")
+                };
+                Ok(Updated::Refused(failed.item))
+            }
+            Err(e) => Err(from_sdk(e)),
+        }
+    }
+
+    /// One `UpdateItem`, recorded: the item after it, or (`current_on_failure`) the item as it
+    /// is in the failed condition's error.
+    async fn update_item(
+        &self,
+        key: &PrimaryKey,
+        update: &Update,
+        condition: Option<Condition>,
+        current_on_failure: bool,
+    ) -> Result<
+        aws_sdk_dynamodb::operation::update_item::UpdateItemOutput,
+        SdkError<aws_sdk_dynamodb::operation::update_item::UpdateItemError>,
+    > {
+        use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure as OnFailure;
         let mut p = Placeholders::default();
         let expression = update.render(&mut p);
         let condition = condition.map(|c| c.render(&mut p));
@@ -267,6 +324,9 @@ impl Table {
             p
         )
         .return_values(ReturnValue::AllNew)
+        .set_return_values_on_condition_check_failure(
+            current_on_failure.then_some(OnFailure::AllOld),
+        )
         .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let keys = self.keys_to_image(|| vec![key_item(key)]);
         let before = self.images(&keys).await;
@@ -274,9 +334,7 @@ impl Table {
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         let touched = self.touched(&keys, before, written.is_some()).await;
         self.record_write("UpdateItem", written, touched);
-        let out = result.map_err(from_sdk)?;
-        out.attributes
-            .ok_or_else(|| StoreError::Corrupt("UpdateItem returned no attributes".into()))
+        result
     }
 
     /// Creates or updates an entity's item with `update` (which must set every attribute its
@@ -562,6 +620,14 @@ where
     }
 }
 
+/// The partition key of a key item, as text.
+fn partition_of(key: &Item) -> String {
+    match key.get(keys::attr::PK) {
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(pk)) => pk.clone(),
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! A warm Lambda serves requests for hours: its table handle must not keep what it sent.
@@ -719,13 +785,5 @@ mod tests {
         let e = table.batch_put(vec![item("a")]).await.unwrap_err();
         assert!(matches!(e, StoreError::Throttled(_)), "{e:?}");
         assert_eq!(never.num_calls() as u32, BATCH_ATTEMPTS);
-    }
-}
-
-/// The partition key of a key item, as text.
-fn partition_of(key: &Item) -> String {
-    match key.get(keys::attr::PK) {
-        Some(aws_sdk_dynamodb::types::AttributeValue::S(pk)) => pk.clone(),
-        _ => String::new(),
     }
 }

@@ -164,7 +164,7 @@ impl<'t> Transaction<'t> {
         self.put_item(model::to_item(entity)?, condition)
     }
 
-    /// Puts an item made elsewhere in the model (the stream ledger's).
+    /// Puts an item made elsewhere in the model (an idempotency record, a product as written).
     pub fn put_item(
         &mut self,
         item: Item,

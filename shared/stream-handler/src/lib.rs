@@ -18,16 +18,64 @@
 //! (`FAILURE_QUEUE_URL`: the stack's SQS queue; locally a `file://` JSON-lines file) and only then
 //! acknowledges it. If the send fails, the record is reported failed and retried like any other.
 
-use keys::Id;
+use std::collections::BTreeMap;
+
+use keys::Shard;
 use model::Entity;
 use serde::{Deserialize, Serialize};
 use store::{
     Deps, Needs, StoreError,
-    aggregate::{self, Applied, Contribution},
+    aggregate::{self, Applied, Contribution, Lane, Sequence},
 };
 use telemetry::Metric;
 
-pub use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+pub use aws_lambda_events::event::dynamodb::EventRecord;
+
+/// Lambda's DynamoDB Streams event as the consumers' mappings send it: a batch of one shard's
+/// records, in order, and, because the mappings have a tumbling window
+/// (`TumblingWindowInSeconds`), which shard and stream they come from. The window's state is
+/// not used: every batch is applied whole, and the answer's state is always empty.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    #[serde(rename = "Records", default)]
+    pub records: Vec<EventRecord>,
+    #[serde(rename = "shardId", default, skip_serializing_if = "Option::is_none")]
+    pub shard_id: Option<String>,
+    #[serde(
+        rename = "eventSourceARN",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub event_source_arn: Option<String>,
+    /// The window's last invocation (its records, if any, are applied like any others).
+    #[serde(rename = "isFinalInvokeForWindow", default)]
+    pub is_final_invoke_for_window: bool,
+}
+
+impl Event {
+    /// The stream the batch was read from.
+    pub fn stream_arn(&self) -> &str {
+        self.event_source_arn
+            .as_deref()
+            .or_else(|| self.records.first()?.event_source_arn.as_deref())
+            .unwrap_or_default()
+    }
+
+    /// The lane of `consumer` the batch was read from (the shard, in its stream); `None` when the
+    /// event does not name its shard (a mapping without a tumbling window).
+    pub fn lane(&self, consumer: &str) -> Option<Lane> {
+        let shard = self.shard_id.as_deref()?;
+        Some(Lane::new(consumer, self.stream_arn(), shard))
+    }
+
+    /// The lane of `consumer` on the shard this batch's shard follows, when it is known
+    /// ([`lineage`]): done with, so its marks can go.
+    pub async fn parent_lane(&self, consumer: &str) -> Option<Lane> {
+        let shard = self.shard_id.as_deref()?;
+        let parent = lineage::parent(self.stream_arn(), shard).await?;
+        Some(Lane::new(consumer, self.stream_arn(), &parent))
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -40,8 +88,8 @@ pub enum Kind {
 pub enum ChangeError {
     #[error("record {0}: unknown eventName {1:?}")]
     EventName(usize, String),
-    #[error("record {0}: eventID {1:?} is not usable as a key")]
-    EventId(usize, String),
+    #[error("record {0}: {1}")]
+    Sequence(usize, String),
     #[error("record {0}: image does not decode: {1}")]
     Image(usize, String),
 }
@@ -51,7 +99,7 @@ impl ChangeError {
     pub fn index(&self) -> usize {
         match self {
             ChangeError::EventName(i, _)
-            | ChangeError::EventId(i, _)
+            | ChangeError::Sequence(i, _)
             | ChangeError::Image(i, _) => *i,
         }
     }
@@ -63,7 +111,7 @@ pub struct Change<'a> {
     /// Position in the batch.
     pub index: usize,
     pub kind: Kind,
-    pub event_id: Id,
+    pub sequence: Sequence,
     pub record: &'a EventRecord,
 }
 
@@ -104,8 +152,7 @@ impl Change<'_> {
         target_type: &'static str,
         adds: impl IntoIterator<Item = (&'static str, i64)>,
     ) -> store::aggregate::Contribution {
-        let event_id = self.event_id.clone();
-        store::aggregate::Contribution::new(self.index, event_id, target, target_type, adds)
+        store::aggregate::Contribution::new(self.index, self.sequence, target, target_type, adds)
     }
 }
 
@@ -139,12 +186,17 @@ pub fn changes<'a>(event: &'a Event, owns: &[&str]) -> Vec<Result<Change<'a>, Ch
                 "REMOVE" => Kind::Remove,
                 other => return Err(ChangeError::EventName(index, other.to_owned())),
             };
-            let event_id = Id::parse("eventID", &record.event_id)
-                .map_err(|_| ChangeError::EventId(index, record.event_id.clone()))?;
+            let sequence = record
+                .change
+                .sequence_number
+                .as_deref()
+                .ok_or_else(|| "no SequenceNumber".to_owned())
+                .and_then(Sequence::parse)
+                .map_err(|e| ChangeError::Sequence(index, e))?;
             Ok(Change {
                 index,
                 kind,
-                event_id,
+                sequence,
                 record,
             })
         })
@@ -157,6 +209,10 @@ pub fn changes<'a>(event: &'a Event, owns: &[&str]) -> Vec<Result<Change<'a>, Ch
 pub struct BatchResponse {
     #[serde(rename = "batchItemFailures")]
     pub batch_item_failures: Vec<ItemFailure>,
+    /// The tumbling window's state, always empty: Lambda takes an answer without it for a
+    /// failed invocation.
+    #[serde(default)]
+    pub state: BTreeMap<String, String>,
     #[serde(skip)]
     pub poison: Vec<Poison>,
 }
@@ -202,7 +258,7 @@ impl BatchResponse {
                         batch_item_failures: vec![ItemFailure {
                             item_identifier: first,
                         }],
-                        poison: Vec::new(),
+                        ..BatchResponse::default()
                     };
                 }
             }
@@ -299,27 +355,41 @@ impl Failures {
 }
 
 /// The whole of a counter handler but its mapping: every readable record of a type it `owns`
-/// becomes contributions through `contributions_of` (given the record and the shard count of
-/// sharded counters), which are applied coalesced and exactly once; owned records that cannot be
+/// becomes contributions through `contributions_of` (given the record and the shard its batch's
+/// lane writes of every sharded counter, [`Lane::counter_shard`]), which are applied coalesced
+/// and exactly once; owned records that cannot be
 /// read or mapped, and those whose writes failed, are reported. Also returns what was written
 /// (for logs, tests and the benchmark).
 pub async fn aggregate_batch<F>(
     deps: &Deps,
     event: &Event,
+    consumer: &Consumer,
     owns: &[&str],
     contributions_of: F,
 ) -> (BatchResponse, Applied)
 where
-    F: Fn(&Change<'_>, u32) -> Result<Vec<Contribution>, String>,
+    F: Fn(&Change<'_>, Shard) -> Result<Vec<Contribution>, String>,
 {
+    let all: Vec<usize> = (0..event.records.len()).collect();
     let shards = match deps.shards() {
         Ok(n) => n,
         Err(e) => {
             tracing::error!(error = %e, "no shard count: the whole batch is retried");
-            let all: Vec<usize> = (0..event.records.len()).collect();
             return (BatchResponse::failures(event, &all), Applied::default());
         }
     };
+    let Some(lane) = event.lane(consumer.name) else {
+        // Without its shard, no record can be counted exactly once: nothing is written, and the
+        // batch waits (within the mapping's bounds) for a deployment that names it.
+        if !event.records.is_empty() {
+            tracing::error!(
+                "the event names no shardId: the stream mapping needs its tumbling window \
+                 (TumblingWindowInSeconds, template.yaml); the whole batch is retried"
+            );
+        }
+        return (BatchResponse::failures(event, &all), Applied::default());
+    };
+    let counter_shard = lane.counter_shard(shards);
     let mut contributions = Vec::new();
     let mut poison = Vec::new();
     for change in changes(event, owns) {
@@ -333,7 +403,7 @@ where
                 continue;
             }
         };
-        match contributions_of(&change, shards) {
+        match contributions_of(&change, counter_shard) {
             Ok(cs) => contributions.extend(cs),
             Err(e) => poison.push(Poison {
                 index: change.index,
@@ -342,7 +412,15 @@ where
         }
     }
     // Boxed: the writes' futures nest deep enough to strain the compiler's layout limits.
-    let applied = Box::pin(aggregate::apply(&deps.table, contributions, now_epoch())).await;
+    let parent = event.parent_lane(consumer.name).await;
+    let applied = Box::pin(aggregate::apply(
+        &deps.table,
+        &lane,
+        parent.as_ref(),
+        contributions,
+        now_epoch(),
+    ))
+    .await;
     poison.extend(applied.unwritable.iter().map(|(index, reason)| Poison {
         index: *index,
         reason: reason.clone(),
@@ -351,8 +429,8 @@ where
     tracing::debug!(
         records = event.records.len(),
         target_writes = applied.target_writes,
-        ledger_writes = applied.ledger_writes,
         already_applied = applied.already_applied,
+        marks_removed = applied.marks_removed,
         failed = applied.failed.len(),
         poison = poison.len(),
         "batch applied"
@@ -429,6 +507,7 @@ where
     let deps = telemetry::startup::checked(Deps::from_env(needs).await).await?;
     let deps: &'static Deps = Box::leak(Box::new(deps));
     let dead_letters = telemetry::startup::checked(DeadLetters::from_env().await).await?;
+    lineage::init().await;
     let dead_letters: &'static DeadLetters = Box::leak(Box::new(dead_letters));
     let handler = &handler;
     let service = lambda_runtime::service_fn(move |event: lambda_runtime::LambdaEvent<Event>| {
@@ -477,6 +556,7 @@ pub fn record_batch_handled(records: usize, took: std::time::Duration) {
 }
 
 pub mod dead_letters;
+pub mod lineage;
 pub use dead_letters::DeadLetters;
 
 /// Seconds since the Unix epoch, now.

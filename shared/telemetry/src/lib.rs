@@ -58,8 +58,8 @@ pub enum Metric {
     StreamRecords,
     /// Records reported as batch item failures (retried by Lambda).
     BatchItemFailures,
-    /// Records whose change the ledger had already applied (a retried batch): skipped.
-    LedgerDuplicatesSkipped,
+    /// Records whose change the targets' marks show applied already (a retried batch): skipped.
+    RecordsAlreadyApplied,
     /// Records that can never apply, sent to the failure queue.
     PoisonRecords,
     /// Age of the batch's oldest record when the handler saw it: how far behind the table the
@@ -83,7 +83,7 @@ impl Metric {
         Metric::Throttles,
         Metric::StreamRecords,
         Metric::BatchItemFailures,
-        Metric::LedgerDuplicatesSkipped,
+        Metric::RecordsAlreadyApplied,
         Metric::PoisonRecords,
         Metric::StreamIteratorAge,
         Metric::StreamRecordTime,
@@ -102,7 +102,7 @@ impl Metric {
             Metric::Throttles => "DynamoDBThrottles",
             Metric::StreamRecords => "StreamRecords",
             Metric::BatchItemFailures => "BatchItemFailures",
-            Metric::LedgerDuplicatesSkipped => "LedgerDuplicatesSkipped",
+            Metric::RecordsAlreadyApplied => "RecordsAlreadyApplied",
             Metric::PoisonRecords => "PoisonRecords",
             Metric::StreamIteratorAge => "StreamIteratorAge",
             Metric::StreamRecordTime => "StreamRecordTime",

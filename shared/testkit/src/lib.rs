@@ -35,8 +35,9 @@ use serde_json::{Value, json};
 pub use harness::{Call, Harness};
 
 pub use devkit::{
-    Change, TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, cancelled, deps,
-    item_size, query_read_units, stream_event, stream_record, table, write_units,
+    Change, TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, TEST_STREAM_ARN, all_items, batch_put,
+    cancelled, deps, item_size, query_read_units, stream_event, stream_event_of, stream_record,
+    table, write_units,
 };
 
 /// An API handler's answer to `event`, as status and JSON body (errors rendered as API Gateway

@@ -3,7 +3,8 @@
 //! (`Type = Inventory`), inserted, modified or removed (TTL removals included):
 //! - the customer's `OrderCount` and `LifetimeValue` (cents) on its A record;
 //! - units sold and revenue per product, on `AGGREGATE_SHARDS` write shards;
-//! - site-wide orders and revenue per day (UTC), on `AGGREGATE_SHARDS` write shards;
+//! - site-wide orders and revenue per day (UTC), on `AGGREGATE_SHARDS` write shards (a batch
+//!   writes the shard of its stream shard, `Lane::counter_shard`);
 //! - the account rep's order count and total (cents) in the order's quarter, ranked by total in
 //!   GSI1 (O14), for orders placed under a rep;
 //! - a product's total inventory over all warehouses, on the product's own record (O13).
@@ -19,7 +20,7 @@ use std::collections::BTreeMap;
 
 use futures::StreamExt;
 use keys::{
-    Quarter,
+    Quarter, Shard,
     commerce::{self as k, OrderId},
     derived,
 };
@@ -42,12 +43,12 @@ pub const OWNS: &[&str] = &[OrderSummary::TYPE, OrderLine::TYPE, Inventory::TYPE
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
     let (lines, unread) = lines_of_turned_orders(deps, event).await;
     let (response, applied) =
-        stream_handler::aggregate_batch(deps, event, OWNS, |change, shards| {
-            contributions_of(change, shards, &lines)
+        stream_handler::aggregate_batch(deps, event, &super::CONSUMER, OWNS, |change, shard| {
+            contributions_of(change, shard, &lines)
         })
         .await;
-    // Their products' share waits for a retry (what the records did apply, the ledger skips
-    // then), or, when their lines do not decode, for a repair: they are poison.
+    // Their products' share waits for a retry (what the records did apply, the targets' marks
+    // skip then), or, when their lines do not decode, for a repair: they are poison.
     let unread = unread.response(event);
     (BatchResponse::union(event, [response, unread]), applied)
 }
@@ -102,9 +103,10 @@ async fn lines_of_turned_orders(
     (lines, unread)
 }
 
+/// A record's contributions; `shard` is the counters' shard of the batch's lane.
 fn contributions_of(
     change: &Change<'_>,
-    shards: u32,
+    shard: Shard,
     lines: &BTreeMap<OrderId, Vec<OrderLine>>,
 ) -> Result<Vec<Contribution>, String> {
     match change.type_name() {
@@ -115,12 +117,12 @@ fn contributions_of(
             let new = change
                 .new_image::<OrderSummary>()
                 .map_err(|e| e.to_string())?;
-            order_contributions(change, old, new, shards, lines)
+            order_contributions(change, old, new, shard, lines)
         }
         Some(OrderLine::TYPE) => {
             let old = change.old_image::<OrderLine>().map_err(|e| e.to_string())?;
             let new = change.new_image::<OrderLine>().map_err(|e| e.to_string())?;
-            line_contributions(change, old, new, shards)
+            line_contributions(change, old, new, shard)
         }
         Some(Inventory::TYPE) => {
             let old = change.old_image::<Inventory>().map_err(|e| e.to_string())?;
@@ -171,7 +173,7 @@ fn order_contributions(
     change: &Change<'_>,
     old: Option<OrderSummary>,
     new: Option<OrderSummary>,
-    shards: u32,
+    shard: Shard,
     lines: &BTreeMap<OrderId, Vec<OrderLine>>,
 ) -> Result<Vec<Contribution>, String> {
     let Some(OrderSummary(any)) = new.as_ref().or(old.as_ref()) else {
@@ -188,7 +190,6 @@ fn order_contributions(
         "Total",
     )?;
     let date = any.created_at.date();
-    let shard = derived::daily_stats_shard(&any.order_id.to_string(), shards);
     let customer = k::customer(&any.customer_id);
     let customer_adds = [
         (Customer::ORDER_COUNT, count),
@@ -224,7 +225,7 @@ fn order_contributions(
                 line,
                 count * i64::from(line.quantity),
                 revenue,
-                shards,
+                shard,
             ));
         }
     }
@@ -278,7 +279,7 @@ fn line_contributions(
     change: &Change<'_>,
     old: Option<OrderLine>,
     new: Option<OrderLine>,
-    shards: u32,
+    shard: Shard,
 ) -> Result<Vec<Contribution>, String> {
     let Some(any) = new.as_ref().or(old.as_ref()) else {
         return Ok(Vec::new());
@@ -291,19 +292,17 @@ fn line_contributions(
         old.as_ref().map(amount).transpose()?,
         "Revenue",
     )?;
-    Ok(vec![product_sales(change, any, units, revenue, shards)])
+    Ok(vec![product_sales(change, any, units, revenue, shard)])
 }
 
-/// Units and revenue added to the product of `line`, on its order's shard.
+/// Units and revenue added to the product of `line`, on `shard` (the batch's lane's).
 fn product_sales(
     change: &Change<'_>,
     line: &OrderLine,
     units: i64,
     revenue: i64,
-    shards: u32,
+    shard: Shard,
 ) -> Contribution {
-    // The shard comes from the order, so a retry lands on the same shard.
-    let shard = k::product_sales_shard(line.order_id, shards);
     let adds = [
         (ProductSales::UNITS_SOLD, units),
         (ProductSales::REVENUE, revenue),
@@ -447,16 +446,166 @@ mod tests {
         // and nothing is written.
         let (r, applied) = handle_counted(&deps, &stream_event(records.clone())).await;
         assert!(r.batch_item_failures.is_empty());
-        assert_eq!((applied.target_writes, applied.ledger_writes), (0, 0));
+        assert_eq!((applied.target_writes, applied.already_applied), (0, 11));
         let mut doubled = records.clone();
         doubled.push(records[0].clone());
         handle_counted(&deps, &stream_event(doubled)).await;
         assert_eq!(derived(&deps.table).await, expected());
     }
 
+    /// What Lambda does after a partial failure: one target's write failed (here: undone, as
+    /// if it never landed), the batch's other writes landed, and the retry starts at the first
+    /// record that target counts, with every record after it again. Then a function error's
+    /// bisection (the second half again, then the first) and a record of an earlier batch in a
+    /// later one: each record counts once.
+    #[tokio::test]
+    async fn retries_from_any_record_and_redeliveries_count_each_record_once() {
+        let (deps, sources) = with_orders().await;
+        let records = inserts(&sources);
+        let n = records.len();
+        let batch = |r: &[Value]| stream_event(r.to_vec());
+        let ann = k::customer(&fixtures::id("ann"));
+        let before = deps
+            .table
+            .get_item(&ann, store::Read::Strong, None)
+            .await
+            .unwrap()
+            .unwrap();
+        handle_counted(&deps, &batch(&records)).await;
+        deps.table.put_item(before, None).await.unwrap();
+        let (r, applied) = handle_counted(&deps, &batch(&records)).await;
+        assert!(r.batch_item_failures.is_empty());
+        assert_eq!(applied.target_writes, 1, "ann's only: {applied:?}");
+        assert_eq!(derived(&deps.table).await, expected());
+        // Bisected: the second half again, then the first: nothing moves.
+        handle_counted(&deps, &batch(&records[n / 2..])).await;
+        handle_counted(&deps, &batch(&records[..n / 2])).await;
+        // An early record again, in a batch of its own and beside a later one.
+        handle_counted(&deps, &batch(&records[..1])).await;
+        let (r, applied) =
+            handle_counted(&deps, &batch(&[records[2].clone(), records[n - 1].clone()])).await;
+        assert!(r.batch_item_failures.is_empty());
+        assert_eq!(applied.target_writes, 0, "{applied:?}");
+        assert_eq!(derived(&deps.table).await, expected());
+    }
+
+    /// A shard closed and followed by its child: the child's records (new sequence numbers of
+    /// their own, maybe lower than the parent's) are counted, the parent's records delivered
+    /// again are not, and a target the child writes drops the parent's mark.
+    #[tokio::test]
+    async fn a_child_shard_after_its_parent_counts_its_records_and_drops_the_parents_mark() {
+        let (deps, sources) = with_orders().await;
+        let records = inserts(&sources);
+        let (parent, child) = ("shardId-parent", "shardId-child");
+        stream_handler::lineage::remember(testkit::TEST_STREAM_ARN, child, Some(parent));
+        let on = |shard: &str, r: &[Value]| testkit::stream_event_of::<Event>(shard, r.to_vec());
+        // The parent carried the first records; the child the others, numbered from 1 again.
+        let split = records.len() - 2;
+        handle_counted(&deps, &on(parent, &records[..split])).await;
+        let renumbered: Vec<Value> = sources[split..]
+            .iter()
+            .enumerate()
+            .map(|(i, item)| stream_record(&format!("c{i}"), i as u64 + 1, C::Insert(item)))
+            .collect();
+        let (r, _) = handle_counted(&deps, &on(child, &renumbered)).await;
+        assert!(r.batch_item_failures.is_empty());
+        assert_eq!(derived(&deps.table).await, expected());
+        let marks_of = |item: &Item| -> Vec<String> {
+            item.keys()
+                .filter(|a| store::aggregate::is_mark(a))
+                .cloned()
+                .collect()
+        };
+        let mut written_by_child = 0;
+        for item in all_items(&deps.table).await {
+            let marks = marks_of(&item);
+            if marks.contains(&mark_attribute(child)) {
+                written_by_child += 1;
+                assert_eq!(
+                    marks,
+                    [mark_attribute(child)],
+                    "the parent's mark is gone: {item:?}"
+                );
+            }
+        }
+        assert!(written_by_child > 0);
+    }
+
+    /// The attribute of this consumer's mark for stream shard `shard` of the tests' stream.
+    fn mark_attribute(shard: &str) -> String {
+        store::aggregate::Lane::new(super::super::CONSUMER.name, testkit::TEST_STREAM_ARN, shard)
+            .attribute()
+    }
+
+    /// A target's mark older than 25 hours goes with its next write.
+    #[tokio::test]
+    async fn marks_older_than_a_day_go_with_the_next_write() {
+        let (deps, sources) = with_orders().await;
+        let records = inserts(&sources);
+        let on = |shard: &str, r: &[Value]| testkit::stream_event_of::<Event>(shard, r.to_vec());
+        handle_counted(&deps, &on("old", &records[..1])).await;
+        // That shard's marks made 26 hours old, as if written then.
+        let now = stream_handler::now_epoch();
+        for mut item in all_items(&deps.table).await {
+            if item.keys().any(|a| store::aggregate::is_mark(a)) {
+                store::aggregate::marks_as_of(&mut item, now - 26 * 3600);
+                deps.table.put_item(item, None).await.unwrap();
+            }
+        }
+        handle_counted(&deps, &on("new", &records[1..])).await;
+        assert_eq!(derived(&deps.table).await, expected());
+        let written_again: Vec<Item> = all_items(&deps.table)
+            .await
+            .into_iter()
+            .filter(|i| i.contains_key(&mark_attribute("new")))
+            .collect();
+        assert!(
+            written_again
+                .iter()
+                .any(|i| i["Type"].as_s().unwrap() == "Customer"),
+            "ann was written by both"
+        );
+        for item in written_again {
+            assert!(!item.contains_key(&mark_attribute("old")), "{item:?}");
+        }
+    }
+
+    /// The same batch handed to two invocations at once (a retry racing a slow attempt) counts
+    /// once: each target's write is conditioned on its mark, so one of the two writes wins.
+    #[tokio::test]
+    async fn one_batch_delivered_twice_at_once_counts_once() {
+        let (deps, sources) = with_orders().await;
+        let event = stream_event(inserts(&sources));
+        let (a, b) = futures::join!(handle_counted(&deps, &event), handle_counted(&deps, &event));
+        assert!(a.0.batch_item_failures.is_empty() && b.0.batch_item_failures.is_empty());
+        assert_eq!(derived(&deps.table).await, expected());
+    }
+
+    /// Without its shard (a mapping without a tumbling window), no record can be counted exactly
+    /// once: the batch is retried whole and nothing is written.
+    #[tokio::test]
+    async fn a_batch_that_names_no_shard_is_retried_and_writes_nothing() {
+        let (deps, sources) = with_orders().await;
+        let records = inserts(&sources);
+        let plain: Event =
+            serde_json::from_value(serde_json::json!({ "Records": records })).unwrap();
+        deps.table.meter().reset();
+        let (r, _) = handle_counted(&deps, &plain).await;
+        assert_eq!(r.batch_item_failures.len(), records.len());
+        assert!(
+            deps.table
+                .meter()
+                .requests()
+                .iter()
+                .all(|q| q.write_units == 0.0),
+            "nothing written"
+        );
+    }
+
     #[tokio::test]
     async fn one_write_per_touched_target_per_batch() {
         let (deps, sources) = with_orders().await;
+        deps.table.meter().reset();
         let (_, applied) = handle_counted(&deps, &stream_event(inserts(&sources))).await;
         let targets = all_items(&deps.table)
             .await
@@ -470,8 +619,16 @@ mod tests {
             .count()
             + 2; // the two customers
         assert_eq!(applied.target_writes, targets);
-        // 3 summaries touch a customer and a day; 5 lines touch a product shard.
-        assert_eq!(applied.ledger_writes, 3 * 2 + 5);
+        // And nothing else: one UpdateItem a target, no transaction, no ledger.
+        let writes: Vec<_> = deps
+            .table
+            .meter()
+            .requests()
+            .iter()
+            .filter(|r| r.write_units > 0.0 || r.operation != "Query")
+            .map(|r| r.operation)
+            .collect();
+        assert_eq!(writes, vec!["UpdateItem"; targets]);
     }
 
     #[tokio::test]
@@ -764,6 +921,24 @@ mod tests {
             ),
         ]);
         assert_eq!(rep_sales(&deps.table).await, expected, "cy has no rep");
+        // Their marks kept aside, one item per rep's quarter and lane, which names the rep's
+        // quarter as the repair names its items: none on the quarter's item, copied to GSI1.
+        let items = all_items(&deps.table).await;
+        let quarters: std::collections::BTreeSet<String> = items
+            .iter()
+            .filter(|i| i["Type"].as_s().unwrap() == "RepSales")
+            .inspect(|i| assert!(!i.keys().any(|a| store::aggregate::is_mark(a)), "{i:?}"))
+            .map(|i| {
+                let key = |a: &str| keys::escape(i[a].as_s().unwrap());
+                format!("{}#{}", key("PK"), key("SK"))
+            })
+            .collect();
+        let marked: std::collections::BTreeSet<String> = items
+            .iter()
+            .filter_map(store::aggregate::aside_mark)
+            .map(|(target, _)| target)
+            .collect();
+        assert_eq!(marked, quarters);
 
         // An order removed (TTL): the total drops and the ranking key is rewritten with it.
         let ann_first = all_items(&deps.table)
@@ -848,7 +1023,7 @@ mod tests {
         };
         // A change between two statuses that are both sales moves nothing and writes nothing.
         let (_, applied) = change_ann_2000("p1", 52, "OPEN", "PROCESSING").await;
-        assert_eq!((applied.target_writes, applied.ledger_writes), (0, 0));
+        assert_eq!(applied.target_writes, 0);
 
         // Reopened by a later event: counted again, with its ranking key.
         let (r, _) = change_ann_2000("o1", 53, "CANCELLED", "PROCESSING").await;
@@ -942,11 +1117,12 @@ mod tests {
         }
         let deps = consumer_deps(table);
         let records = inserts_of(&deps.table, &["Order"], 1).await;
-        // Four batches at once, all on the same rep's total: each one's read-modify-write
-        // races the others'.
+        // Four batches at once from four shards, all on the same rep's total: each one's
+        // read-modify-write races the others'.
         let batches: Vec<_> = records
             .chunks(3)
-            .map(|c| stream_event(c.to_vec()))
+            .enumerate()
+            .map(|(i, c)| testkit::stream_event_of(&format!("shardId-{i}"), c.to_vec()))
             .collect();
         let results =
             futures::future::join_all(batches.iter().map(|b| handle_counted(&deps, b))).await;

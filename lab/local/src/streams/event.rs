@@ -129,6 +129,59 @@ pub fn event<'a>(records: impl IntoIterator<Item = &'a Record>) -> Value {
     json!({ "Records": records })
 }
 
+/// A mapping's tumbling window (`TumblingWindowInSeconds`) as its events carry it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Window {
+    /// Epoch seconds, a multiple of the window's length.
+    pub start: u64,
+    pub seconds: u64,
+}
+
+impl Window {
+    /// The window of `seconds` a record created at `created` falls in.
+    pub fn of(created: SystemTime, seconds: u64) -> Window {
+        let epoch = created
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let seconds = seconds.max(1);
+        Window {
+            start: epoch - epoch % seconds,
+            seconds,
+        }
+    }
+
+    fn iso(epoch: u64) -> String {
+        use aws_sdk_dynamodb::primitives::{DateTime, DateTimeFormat};
+        DateTime::from_secs(epoch as i64)
+            .fmt(DateTimeFormat::DateTime)
+            .unwrap_or_default()
+    }
+}
+
+/// Lambda's event for a batch of a mapping with a tumbling window: the records, and the shard
+/// they come from, their stream, the window and the state the window's last answer gave. The
+/// window's final invocation (no records, `isFinalInvokeForWindow`) is not emulated: every
+/// invocation is one of its batches.
+pub fn windowed_event<'a>(
+    records: impl IntoIterator<Item = &'a Record>,
+    shard: &str,
+    stream_arn: &str,
+    window: &Window,
+    state: &Value,
+) -> Value {
+    let mut event = event(records);
+    event["shardId"] = shard.into();
+    event["eventSourceARN"] = stream_arn.into();
+    event["window"] = json!({
+        "start": Window::iso(window.start),
+        "end": Window::iso(window.start + window.seconds),
+    });
+    event["state"] = state.clone();
+    event["isFinalInvokeForWindow"] = false.into();
+    event["isWindowTerminatedEarly"] = false.into();
+    event
+}
+
 /// An image (or key) in DynamoDB JSON, as [`devkit::json`] writes a table's items: the Streams SDK's
 /// values are DynamoDB's, in a type of its own, so they are converted first. A value of a type
 /// newer than the SDK (DynamoDB Local 3.x sends none) has no counterpart: its attribute is left

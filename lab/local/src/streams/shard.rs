@@ -13,46 +13,7 @@ pub enum Start {
     Latest,
 }
 
-/// A shard as DescribeStream lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShardInfo {
-    pub id: String,
-    pub parent: Option<String>,
-    /// It has an ending sequence number: no record will be added.
-    pub closed: bool,
-}
-
-/// Every shard of the stream (DescribeStream, all pages).
-pub async fn list_shards(client: &Client, stream_arn: &str) -> Result<Vec<ShardInfo>, String> {
-    let mut shards = Vec::new();
-    let mut after: Option<String> = None;
-    loop {
-        let out = client
-            .describe_stream()
-            .stream_arn(stream_arn)
-            .set_exclusive_start_shard_id(after.take())
-            .send()
-            .await
-            .map_err(|e| format!("DescribeStream: {}", describe(e)))?;
-        let Some(description) = out.stream_description() else {
-            return Ok(shards);
-        };
-        shards.extend(description.shards().iter().filter_map(|s| {
-            Some(ShardInfo {
-                id: s.shard_id()?.to_owned(),
-                parent: s.parent_shard_id().map(str::to_owned),
-                closed: s
-                    .sequence_number_range()
-                    .and_then(|r| r.ending_sequence_number())
-                    .is_some(),
-            })
-        }));
-        match description.last_evaluated_shard_id() {
-            Some(last) => after = Some(last.to_owned()),
-            None => return Ok(shards),
-        }
-    }
-}
+pub use stream_handler::lineage::{ShardInfo, list_shards};
 
 /// One shard's read position. Reading is separate from processing: a record is read once, and
 /// the worker keeps it until it is done with it.

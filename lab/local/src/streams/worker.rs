@@ -6,6 +6,8 @@ use std::{
     time::{Duration, Instant},
 };
 
+use serde_json::Value;
+
 use super::{
     event::{self, Record},
     mapping::Mapping,
@@ -26,6 +28,8 @@ pub async fn run(mapping: Arc<Mapping>, mut reader: ShardReader) {
     let batch_size = mapping.settings.batch_size.max(1) as usize;
     let window = Duration::from_secs(mapping.settings.maximum_batching_window_seconds.into());
     let mut queue = Queue::default();
+    // The tumbling window the last answer was in, and the state it gave.
+    let mut tumbling = None;
     let mut backoff = Backoff::new(mapping.timing.backoff_first, mapping.timing.backoff_max);
     let mut next_read = Instant::now();
     let mut retry_at = Instant::now();
@@ -58,7 +62,7 @@ pub async fn run(mapping: Arc<Mapping>, mut reader: ShardReader) {
             }
         });
         if send_at.is_some_and(|t| now >= t) {
-            match send(&mapping, &shard, &mut queue, n).await {
+            match send(&mapping, &shard, &mut queue, n, &mut tumbling).await {
                 Sent::Done => {
                     backoff.reset();
                     retry_at = Instant::now();
@@ -142,17 +146,54 @@ enum Sent {
 }
 
 /// Invokes the function with the first `n` records and applies the outcome to the queue.
-async fn send(mapping: &Mapping, shard: &str, queue: &mut Queue, n: usize) -> Sent {
+/// `window`: the tumbling window of the last answer and its state (a mapping with one only).
+async fn send(
+    mapping: &Mapping,
+    shard: &str,
+    queue: &mut Queue,
+    n: usize,
+    window: &mut Option<(event::Window, Value)>,
+) -> Sent {
     let batch: Vec<_> = queue.batch(n).collect();
     let is_retry = batch.iter().any(|e| e.invocations > 0);
     let sequence_numbers: Vec<String> = batch
         .iter()
         .map(|e| e.record.sequence_number.clone())
         .collect();
-    let event = event::event(batch.iter().map(|e| &e.record));
+    let records = batch.iter().map(|e| &e.record);
+    let this_window = mapping
+        .settings
+        .tumbling_window_seconds
+        .zip(batch.first())
+        .map(|(seconds, e)| event::Window::of(e.record.created, seconds.into()));
+    let event = match &this_window {
+        None => event::event(records),
+        Some(w) => {
+            let empty = Value::Object(Default::default());
+            let state = match window {
+                Some((last, state)) if last == w => state.clone(),
+                _ => empty,
+            };
+            event::windowed_event(records, shard, &mapping.stream_arn, w, &state)
+        }
+    };
 
     mapping.update(|s| s.shards.entry(shard.to_owned()).or_default().in_flight = true);
     let result = mapping.stack.invoke(&mapping.function, &event).await;
+    // A windowed mapping takes an answer without a state object for a failed invocation.
+    let result = match (result, this_window) {
+        (Ok(answer), Some(w)) => match answer.get("state") {
+            Some(state @ Value::Object(_)) => {
+                *window = Some((w, state.clone()));
+                Ok(answer)
+            }
+            _ => Err(crate::lambda::InvokeError::Function {
+                error_type: "InvalidWindowResponse".into(),
+                error_message: "a tumbling window's answer has no state object".into(),
+            }),
+        },
+        (result, _) => result,
+    };
     let report = mapping.settings.report_batch_item_failures;
     let outcome = response::outcome(result, report, &sequence_numbers);
     let invoked = !matches!(outcome, Outcome::NotInvoked(_) | Outcome::ShuttingDown);
