@@ -228,6 +228,11 @@ pub async fn run(args: Args) -> Result<(), String> {
         {
             spec.environment
                 .push(("STREAM_WRITES_IN_FLIGHT".to_owned(), "4".to_owned()));
+            // Its stream's lineage (`stream_handler::lineage`) from DynamoDB Local too.
+            spec.environment.push((
+                "AWS_ENDPOINT_URL_DYNAMODB_STREAMS".to_owned(),
+                proxy.clone(),
+            ));
         }
     }
     let address = SocketAddr::from(([127, 0, 0, 1], args.port));

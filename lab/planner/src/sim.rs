@@ -747,7 +747,7 @@ fn plan_pattern(acc: &mut Acc, p: &PatternLoad, w: &Workload, d: Design, sizes: 
 }
 
 /// A stream handler writes each target item once per batch that holds a record for it, per
-/// stream shard: `records` per second arriving on `shards` shards that each hand the consumer
+/// stream shard (and its position once per batch): `records` per second arriving on `shards` shards that each hand the consumer
 /// `batches` batches a second ([`Consumer::batches`], Poisson arrivals) make
 /// `shards × batches × (1 − e^(−records / (shards × batches)))` writes a second.
 fn coalesce(
@@ -810,4 +810,16 @@ fn coalesce(
             *total += w;
         }
     }
+    // Each consumer's position, once a batch on each stream shard (`stream_handler::position`):
+    // an item of its own per shard, written at most once per batch time, never hot.
+    let table = totals.entry(Ix::TABLE).or_insert([0.0; 24]);
+    for (name, all) in records {
+        let consumer = streams.get(name);
+        for h in 0..24 {
+            table[h] += shards * consumer.batches(all[h] / shards) * POSITION_WCU;
+        }
+    }
 }
+
+/// A consumer's position write: an item of about 100 bytes, one unit.
+pub const POSITION_WCU: f64 = 1.0;

@@ -277,9 +277,14 @@ mod tests {
         assert!(!correct(&table, &drift[0].0, "2", "4").await.unwrap());
         assert!(!correct(&table, &drift[1].0, "1", "0").await.unwrap());
 
-        let (report, repaired) = crate::reconcile::repair(&table, &Scan::default(), Duration::ZERO)
-            .await
-            .unwrap();
+        let (report, repaired) = crate::reconcile::repair(
+            &table,
+            &Scan::default(),
+            &crate::reconcile::lag::Watch::local(),
+            Duration::ZERO,
+        )
+        .await
+        .unwrap();
         assert!(repaired.failed.is_empty(), "{repaired}");
         let ours: Vec<_> = report.drift.into_iter().filter(|d| owns(&d.0)).collect();
         assert_eq!(ours, drift);

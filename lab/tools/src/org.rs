@@ -499,10 +499,14 @@ mod tests {
         let mut statuses = Vec::new();
         for run in 0..2 {
             let scan = crate::reconcile::Scan::default();
-            let (report, repaired) =
-                crate::reconcile::repair(&table, &scan, std::time::Duration::ZERO)
-                    .await
-                    .unwrap();
+            let (report, repaired) = crate::reconcile::repair(
+                &table,
+                &scan,
+                &crate::reconcile::lag::Watch::local(),
+                std::time::Duration::ZERO,
+            )
+            .await
+            .unwrap();
             assert!(repaired.failed.is_empty(), "{repaired}");
             let waiting = repaired.deferred.iter().all(|d| d.ends_with("sums wait"));
             assert!(

@@ -91,6 +91,8 @@ pub struct Caller {
 #[derive(Debug, Clone)]
 pub struct Target {
     pub table: Table,
+    /// Its stream, through DynamoDB Streams (what a repair reads the consumers' lag from).
+    pub streams: aws_sdk_dynamodbstreams::Client,
     /// `None`: DynamoDB Local at `endpoint`.
     pub caller: Option<Caller>,
     pub endpoint: Option<String>,
@@ -203,6 +205,7 @@ pub async fn open(
             .unwrap_or_else(|| "local-table".into());
         let target = Target {
             table: Table::new(devkit::client_at(endpoint), name),
+            streams: local_stack::streams::streams_client(endpoint),
             caller: None,
             endpoint: Some(endpoint.clone()),
         };
@@ -247,6 +250,7 @@ pub async fn open(
     }
     let target = Target {
         table: Table::new(client, name),
+        streams: aws_sdk_dynamodbstreams::Client::new(&config),
         caller: Some(caller),
         endpoint: None,
     };

@@ -1,5 +1,5 @@
-//! Keys of items the stream pipeline derives: site-wide daily counters (write sharded), and the
-//! marks a ranked target keeps aside. The stream handlers' other derived values live on their
+//! Keys of items the stream pipeline derives: site-wide daily counters (write sharded), the
+//! marks a ranked target keeps aside, and each consumer's position on each stream shard. The stream handlers' other derived values live on their
 //! sources' own items (a customer's totals, a book's ratings), and what makes applying a record
 //! idempotent on each target itself (`store::aggregate`'s marks).
 //!
@@ -14,12 +14,14 @@ use crate::{Date, PrimaryKey, Segment, Shard, escape};
 pub mod tag {
     pub const STATS: &str = "STATS";
     pub const MARK: &str = "MARK";
+    pub const POSITION: &str = "POSITION";
     pub const A_RECORD: &str = crate::commerce::tag::A_RECORD;
 }
 
 pub mod types {
     pub const DAILY_STATS: &str = "DailyStats";
     pub const LANE_MARK: &str = "LaneMark";
+    pub const STREAM_POSITION: &str = "StreamPosition";
 }
 
 /// A date written `YYYY-MM-DD` in a key (daily counters are read by that form).
@@ -63,6 +65,11 @@ crate::shape::key_shapes! {
     pub fn lane_mark(target: &PrimaryKey, lane: &str) -> Base<LANE_MARK> {
         MARK # {Escaped::of(target.pk())} # {Escaped::of(target.sk())} / {Escaped::of(lane)}
     }
+    /// How far a consumer has got on one stream shard (`lane`): the last record it answered
+    /// for (`stream_handler::position`). A partition per lane: each is written once a batch.
+    pub fn stream_position(lane: &str) -> Base<STREAM_POSITION> {
+        POSITION # {Escaped::of(lane)} / A_RECORD
+    }
 }
 
 /// Every shard of a day's counters, to be read together and summed.
@@ -86,6 +93,7 @@ pub(crate) mod proof {
                 dt::LANE_MARK,
                 lane_mark(&crate::commerce::customer(&i.a), "AbC-d_01234"),
             ),
+            k(dt::STREAM_POSITION, stream_position(i.b.as_str())),
             k(
                 dt::LANE_MARK,
                 lane_mark(

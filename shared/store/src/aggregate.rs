@@ -274,6 +274,16 @@ impl Lane {
         format!("{MARK_PREFIX}{}", self.name)
     }
 
+    /// Its name: the digest its marks are named by.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Where its consumer's position on its shard is kept (`stream_handler::position`).
+    pub fn position(&self) -> PrimaryKey {
+        keys::derived::stream_position(&self.name)
+    }
+
     /// Where its mark on `target` is kept aside (a ranked target's, [`Ranked`]).
     pub fn mark_aside(&self, target: &PrimaryKey) -> PrimaryKey {
         keys::derived::lane_mark(target, &self.name)
@@ -316,13 +326,13 @@ impl Sequence {
 /// A lane's mark: the last sequence number applied, then when (seconds since the epoch, 4
 /// bytes), in one binary value. Marks compare by their sequence number first: a mark is below
 /// `floor(first)` exactly when its sequence number is below `first`.
-fn mark(sequence: Sequence, at: i64) -> AttributeValue {
+pub fn mark(sequence: Sequence, at: i64) -> AttributeValue {
     let mut bytes = sequence.0.to_vec();
     bytes.extend_from_slice(&u32::try_from(at.max(0)).unwrap_or(u32::MAX).to_be_bytes());
     AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(bytes))
 }
 
-fn floor(sequence: Sequence) -> AttributeValue {
+pub fn floor(sequence: Sequence) -> AttributeValue {
     mark(sequence, 0)
 }
 

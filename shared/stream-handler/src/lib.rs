@@ -378,6 +378,10 @@ where
             return (BatchResponse::failures(event, &all), Applied::default());
         }
     };
+    if changes(event, owns).is_empty() {
+        // Nothing of its own in the batch: nothing to write, nothing to count.
+        return (BatchResponse::default(), Applied::default());
+    }
     let Some(lane) = event.lane(consumer.name) else {
         // Without its shard, no record can be counted exactly once: nothing is written, and the
         // batch waits (within the mapping's bounds) for a deployment that names it.
@@ -521,6 +525,7 @@ where
             Metric::PoisonRecords.add(response.poison.len() as f64);
             let settled = dead_letters.settle(&batch, response).await;
             Metric::BatchItemFailures.add(settled.batch_item_failures.len() as f64);
+            position::after_batch(&deps.table, consumer.name, &batch, &settled).await;
             Ok::<_, lambda_runtime::Error>(settled)
         }
     });
@@ -557,6 +562,7 @@ pub fn record_batch_handled(records: usize, took: std::time::Duration) {
 
 pub mod dead_letters;
 pub mod lineage;
+pub mod position;
 pub use dead_letters::DeadLetters;
 
 /// Seconds since the Unix epoch, now.

@@ -106,6 +106,16 @@ pub struct ShardInfo {
     pub closed: bool,
 }
 
+impl ShardInfo {
+    pub fn new(id: &str, parent: Option<&str>, closed: bool) -> ShardInfo {
+        ShardInfo {
+            id: id.to_owned(),
+            parent: parent.map(str::to_owned),
+            closed,
+        }
+    }
+}
+
 /// Every shard of the stream (all pages of `DescribeStream`): its parent, and whether it is
 /// closed. The local stack's mappings and the tools list shards with it too.
 pub async fn list_shards(

@@ -144,11 +144,7 @@ mod tests {
     use super::*;
 
     fn shard(id: &str, parent: Option<&str>, closed: bool) -> ShardInfo {
-        ShardInfo {
-            id: id.into(),
-            parent: parent.map(Into::into),
-            closed,
-        }
+        ShardInfo::new(id, parent, closed)
     }
 
     fn set(ids: &[&str]) -> HashSet<String> {

@@ -41,6 +41,14 @@ impl ShardReader {
         }
     }
 
+    /// A reader of the records that follow `sequence` (a consumer's position).
+    pub fn after(client: Client, stream_arn: &str, shard_id: &str, sequence: &str) -> ShardReader {
+        ShardReader {
+            last_read: Some(sequence.to_owned()),
+            ..ShardReader::new(client, stream_arn, shard_id, Start::TrimHorizon)
+        }
+    }
+
     pub fn shard_id(&self) -> &str {
         &self.shard_id
     }

@@ -4,8 +4,9 @@
 //! Flags: `tools::flags::RECONCILE`.
 //!
 //! DynamoDB Local with `--endpoint` or `AWS_ENDPOINT_URL_DYNAMODB`, else AWS through the SDK's
-//! default chain and region (`tools::target`). `--settle` (default 30): how long a repair waits
-//! between its two reads, longer than the stream consumers' lag (`tools::reconcile::repair`);
+//! default chain and region (`tools::target`). `--settle` (default 30): the longest a repair
+//! waits between its two reads for the stream consumers to apply what the first read saw (their
+//! positions say when they have; `tools::reconcile::repair`);
 //! `--segments` (default 8): parallel scan segments. Progress goes to stderr. Exits 1 when
 //! anything drifted (without --repair) or a correction failed; 2 on a refusal or a usage error.
 
@@ -47,7 +48,8 @@ async fn reconcile() -> Result<(), Box<dyn std::error::Error>> {
         progress: true,
     };
     if repair {
-        let (report, repaired) = reconcile::repair(&target.table, &scan, settle).await?;
+        let watch = reconcile::lag::Watch::of_template(target.streams.clone())?;
+        let (report, repaired) = reconcile::repair(&target.table, &scan, &watch, settle).await?;
         print!("table {}: {report}", target.table.name());
         print!("{repaired}");
         if !repaired.failed.is_empty() {
