@@ -232,8 +232,9 @@ impl Feed {
         })
     }
 
-    /// Every record written since the last call that the mapping would deliver, in order.
-    async fn read(&mut self) -> Result<Vec<Record>, String> {
+    /// Every record written since the last call that the mapping would deliver, in order, with
+    /// the shard it comes from.
+    async fn read(&mut self) -> Result<Vec<(String, Record)>, String> {
         let mut shards = list_shards(&self.client, &self.stream_arn).await?;
         // A shard's id starts with its creation time: parents sort before their children.
         shards.sort_by(|a, b| a.id.cmp(&b.id));
@@ -259,7 +260,7 @@ impl Feed {
                 for r in &read {
                     let record = Record::from_stream(r, &self.stream_arn, &clock)?;
                     if self.filters.matches(&record.json) {
-                        records.push(record);
+                        records.push((reader.shard_id().to_owned(), record));
                     }
                 }
             }
@@ -359,8 +360,32 @@ async fn run(
         if records.is_empty() {
             break;
         }
-        for batch in records.chunks(mapping.batch_size as usize) {
-            let event = event::event(batch);
+        // Batches of one shard each, named in the event as Lambda names them with a tumbling
+        // window (the consumers' marks need the shard).
+        let mut by_shard: Vec<(String, Vec<Record>)> = Vec::new();
+        for (shard, record) in records {
+            match by_shard.last_mut() {
+                Some((s, batch)) if *s == shard => batch.push(record),
+                _ => by_shard.push((shard, vec![record])),
+            }
+        }
+        let batches = by_shard.iter().flat_map(|(shard, records)| {
+            records
+                .chunks(mapping.batch_size as usize)
+                .map(move |batch| (shard, batch))
+        });
+        for (shard, batch) in batches {
+            let window = event::Window::of(
+                batch[0].created,
+                u64::from(mapping.tumbling_window_seconds.unwrap_or(900)),
+            );
+            let event = event::windowed_event(
+                batch,
+                shard,
+                &feed.stream_arn,
+                &window,
+                &serde_json::json!({}),
+            );
             let started = Instant::now();
             let answer = stack
                 .invoke(consumer.name(), &event)
