@@ -16,13 +16,13 @@ use serde_json::Value;
 use crate::stack::{Stack, free_port, http, start_stack_on};
 
 /// A DynamoDB Local of this test's own, on a free port, its database in `dir`.
-struct OwnDynamoDbLocal {
+pub(crate) struct OwnDynamoDbLocal {
     port: u16,
     dir: PathBuf,
 }
 
 impl OwnDynamoDbLocal {
-    fn start() -> OwnDynamoDbLocal {
+    pub(crate) fn start() -> OwnDynamoDbLocal {
         let port = free_port();
         let dir = std::env::temp_dir().join(format!("outage-ddb-{}-{port}", std::process::id()));
         let own = OwnDynamoDbLocal { port, dir };
@@ -30,7 +30,7 @@ impl OwnDynamoDbLocal {
         own
     }
 
-    fn endpoint(&self) -> String {
+    pub(crate) fn endpoint(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
@@ -46,13 +46,13 @@ impl OwnDynamoDbLocal {
     }
 
     /// Starts it on its port with its database (again, after [`down`](Self::down)).
-    fn up(&self) {
+    pub(crate) fn up(&self) {
         let port = self.port.to_string();
         self.script(&["start", &port, &self.dir.to_string_lossy()]);
     }
 
     /// Stops it (SIGTERM, as an instance going away; the script waits for it to exit).
-    fn down(&self) {
+    pub(crate) fn down(&self) {
         self.script(&["stop", &self.port.to_string()]);
     }
 }

@@ -70,6 +70,22 @@ impl Stack {
     }
 }
 
+impl Stack {
+    /// Kills (SIGKILL) the stack's running instances of `function`, as a Lambda instance that
+    /// dies mid-invocation: what it was doing is lost, the stack starts another when needed.
+    /// Whether there was one to kill.
+    pub fn kill_instances(&self, function: &str) -> bool {
+        let Some(pid) = self.child.id() else {
+            return false;
+        };
+        std::process::Command::new("pkill")
+            .args(["-KILL", "-P", &pid.to_string(), "-f"])
+            .arg(format!("/{function}$"))
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+}
+
 pub fn time_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
