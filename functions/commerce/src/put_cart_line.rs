@@ -8,7 +8,7 @@
 //! only if no write came in between (409 `version_mismatch`); without one the quantity is set
 //! whatever it was, also when a DELETE removes the line in between (it is added again).
 
-use crate::data::{self as commerce, CartLineSet, MAX_CART_LINES};
+use crate::data::{self as commerce, CartLineRemoved, CartLineSet, MAX_CART_LINES};
 use api::declare::*;
 use keys::Timestamp;
 use model::commerce::CartLine;
@@ -25,7 +25,7 @@ pub const FUNCTION: Function = Function::one(
             id: "C7",
             route: "`PUT /carts/{cartId}/items/{productId}` `{quantity, version?}` (at most 100 lines a cart)",
             index: Index::Table,
-            request: "a new line: TransactWriteItems Put `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_not_exists`), Update `CART#<cartId>` / `A` `ADD LineCount 1` if below 100; a line there: UpdateItem (`Version` = the one given, if any); quantity 0: TransactWriteItems Delete the line, `ADD LineCount -1`",
+            request: "a new line: TransactWriteItems Put `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_not_exists`), Update `CART#<cartId>` / `A` `ADD LineCount 1` if below 100; a line there: UpdateItem (`Version` = the one given, if any); quantity 0: TransactWriteItems Delete the line (`Version` = the one given, if any), `ADD LineCount -1`",
             returns: "the line `{cartId, productId, quantity, updatedAt, version}`; 409 `cart_full`, `version_mismatch`",
             example: Example::sub("petes-cart", "/carts/petes-cart/items/coffee")
                 .with_body(r#"{"quantity": 3}"#)
@@ -95,7 +95,19 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let body: PutLine = api::json_body(&req)?;
     let quantity = body.quantity.to_u32();
     if quantity == 0 {
-        commerce::delete_cart_line(&deps.table, &cart, &product).await?;
+        // A stale version never wins, removing included (as on DELETE).
+        let removed =
+            commerce::remove_cart_line(&deps.table, &cart, &product, body.version).await?;
+        if let CartLineRemoved::VersionMismatch(v) = removed {
+            return Err(ApiError::new(
+                409,
+                "version_mismatch",
+                format!(
+                    "The line is at version {v}, not {}: read the cart again, then change it",
+                    body.version.unwrap_or_default()
+                ),
+            ));
+        }
         let removed = Stored {
             cart_id: cart,
             product_id: product,
@@ -184,6 +196,44 @@ mod tests {
         assert_eq!(s, 200);
         let items = all_items(&table).await;
         assert_eq!(items.len(), 2, "one line and the cart's count");
+    }
+
+    /// A stale version never wins, removing included: `quantity: 0` with the version of a line
+    /// written since is a 409 `version_mismatch` and the line stays, as the same version on
+    /// DELETE is (it used to answer 200 and delete the line); with the version now, it goes.
+    #[tokio::test]
+    async fn removing_with_a_stale_version_is_refused_and_the_line_stays() {
+        let table = testkit::table().await;
+        let (_, first) = put(&table, "c", "coffee", r#"{"quantity":3}"#).await;
+        let read = first["version"].as_u64().unwrap();
+        let changed = format!(r#"{{"quantity":4,"version":{read}}}"#);
+        let (s, now) = put(&table, "c", "coffee", &changed).await;
+        assert_eq!(s, 200, "{now}");
+        let stale = format!(r#"{{"quantity":0,"version":{read}}}"#);
+        let (s, b) = put(&table, "c", "coffee", &stale).await;
+        assert_eq!(
+            (s, b["code"].as_str()),
+            (409, Some("version_mismatch")),
+            "{b}"
+        );
+        let lines = || async {
+            all_items(&table)
+                .await
+                .into_iter()
+                .filter(|i| i["SK"].as_s().unwrap() == "PRODUCT#coffee")
+                .count()
+        };
+        assert_eq!(lines().await, 1, "the line stays");
+        let current = now["version"].as_u64().unwrap();
+        let (s, b) = put(
+            &table,
+            "c",
+            "coffee",
+            &format!(r#"{{"quantity":0,"version":{current}}}"#),
+        )
+        .await;
+        assert_eq!((s, b["quantity"].as_u64()), (200, Some(0)), "{b}");
+        assert_eq!(lines().await, 0);
     }
 
     /// A cart holds at most 100 lines: the 101st is a 409 `cart_full` (5,000 lines were accepted,
