@@ -6,8 +6,10 @@
 //! mark per shard open now, not one per shard of the last 25 hours.
 //!
 //! The parents come from DynamoDB Streams' `DescribeStream` (the consumers' roles allow it on
-//! their stream), read at most once a minute and kept for the process's life. Without them (the
-//! call fails, a test's made-up stream), nothing is dropped early: old marks go after 25 hours.
+//! their stream), read in the background at most once a minute and kept for the process's life:
+//! a batch whose shard is not known yet keeps its parent's marks, which a later batch drops.
+//! Without them (the call fails, a test's made-up stream), nothing is dropped early: old marks go
+//! after 25 hours.
 
 use std::{
     collections::HashMap,
@@ -84,17 +86,22 @@ pub async fn parent(stream: &str, shard: &str) -> Option<String> {
         }
         known.described.insert(stream.to_owned(), Instant::now());
     }
-    let client = lineage.client.as_ref()?;
-    match list_shards(client, stream).await {
-        Ok(shards) => {
-            for shard in shards {
-                remember(stream, &shard.id, shard.parent.as_deref());
+    // Described off the batch's path: a DynamoDB Streams that answers slowly or not at all (a
+    // consumer in a VPC with no route to it) never holds a batch up. This batch keeps the
+    // parent's marks; a later one drops them, or their age does.
+    let client = lineage.client.clone()?;
+    let stream = stream.to_owned();
+    tokio::spawn(async move {
+        match list_shards(&client, &stream).await {
+            Ok(shards) => {
+                for shard in shards {
+                    remember(&stream, &shard.id, shard.parent.as_deref());
+                }
             }
+            Err(e) => tracing::warn!(error = %e, "DescribeStream failed: old marks go by age only"),
         }
-        Err(e) => tracing::warn!(error = %e, "DescribeStream failed: old marks go by age only"),
-    }
-    let known = lineage.known.lock().unwrap_or_else(|e| e.into_inner());
-    known.parents.get(&key).cloned().flatten()
+    });
+    None
 }
 
 /// A shard as `DescribeStream` lists it.
