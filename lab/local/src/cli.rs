@@ -235,6 +235,11 @@ pub async fn run(args: Args) -> Result<(), String> {
             ));
         }
     }
+    let address = SocketAddr::from(([127, 0, 0, 1], args.port));
+    let listener = TcpListener::bind(address)
+        .await
+        .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+
     // Every table of the layout (TableLayout): --table names `Table`, the others follow it.
     let endpoint = devkit::endpoint();
     let mut tables = Vec::new();
@@ -254,12 +259,6 @@ pub async fn run(args: Args) -> Result<(), String> {
         tables.push((name, created));
     }
 
-    // Listening only once the tables exist: a client that waits for the port (scripts/stack.sh)
-    // may write at once (the browser lane's seed met a table not created yet).
-    let address = SocketAddr::from(([127, 0, 0, 1], args.port));
-    let listener = TcpListener::bind(address)
-        .await
-        .map_err(|e| format!("cannot listen on {address}: {e}"))?;
     let stack = Arc::new(Stack::start(specs, args.max_instances));
     let streams = if args.streams {
         let config = StreamsConfig {
