@@ -86,20 +86,20 @@ pub fn caller(req: &Request) -> Option<Caller> {
     let sub = claims.get("sub").filter(|s| !s.is_empty())?.clone();
     let staff = claims
         .get(GROUPS_CLAIM)
-        .is_some_and(|groups| flattened_list(groups).any(|g| g == STAFF_GROUP));
+        .is_some_and(|groups| flattened_list(groups).contains(&STAFF_GROUP));
     Some(Caller { sub, staff })
 }
 
-/// A list claim as API Gateway passes it: `[a b c]` (a JSON array would be `["a","b"]` from other
-/// emulators; both are read).
-fn flattened_list(value: &str) -> impl Iterator<Item = &str> {
-    value
-        .trim()
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .split([' ', ','])
-        .map(|g| g.trim().trim_matches('"'))
-        .filter(|g| !g.is_empty())
+/// A list claim exactly as API Gateway passes it: `[a b c]`, one bracket each side and the items
+/// between single spaces; a claim that was one string comes as that string. Nothing else is
+/// trimmed or split: a group named `[staff]` (`[[staff]]` in the list), `"staff"` or `sales,staff`
+/// is not `staff`.
+fn flattened_list(value: &str) -> Vec<&str> {
+    match value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+        Some(items) => items.split(' ').filter(|g| !g.is_empty()).collect(),
+        None if value.is_empty() => Vec::new(),
+        None => vec![value],
+    }
 }
 
 /// The caller of a signed-in route; 401 without one (the authorizer is missing from the route).
@@ -149,11 +149,28 @@ mod tests {
 
     #[test]
     fn groups_as_api_gateway_flattens_them() {
-        let groups = |s| flattened_list(s).collect::<Vec<_>>();
+        let groups = |s| flattened_list(s);
         assert_eq!(groups("[staff]"), ["staff"]);
         assert_eq!(groups("[admins staff]"), ["admins", "staff"]);
-        assert_eq!(groups(r#"["staff","x"]"#), ["staff", "x"]);
+        assert_eq!(groups("staff"), ["staff"], "a claim that was one string");
         assert_eq!(groups("[]"), Vec::<&str>::new());
-        assert!(!groups("[staffing]").contains(&"staff"));
+        assert_eq!(groups(""), Vec::<&str>::new());
+        // Read exactly (issue 51): these are other groups, never staff.
+        for other in [
+            "[staffing]",
+            "[[staff]]",
+            r#"["staff","x"]"#,
+            r#""staff""#,
+            "[[staff",
+            "staff]]]",
+            "sales,staff",
+            "[sales,staff]",
+        ] {
+            assert!(
+                !groups(other).contains(&"staff"),
+                "{other}: {:?}",
+                groups(other)
+            );
+        }
     }
 }
