@@ -378,7 +378,8 @@ where
             return (BatchResponse::failures(event, &all), Applied::default());
         }
     };
-    if changes(event, owns).is_empty() {
+    let owned = changes(event, owns);
+    if owned.is_empty() {
         // Nothing of its own in the batch: nothing to write, nothing to count.
         return (BatchResponse::default(), Applied::default());
     }
@@ -396,7 +397,7 @@ where
     let counter_shard = lane.counter_shard(shards);
     let mut contributions = Vec::new();
     let mut poison = Vec::new();
-    for change in changes(event, owns) {
+    for change in owned {
         let change = match change {
             Ok(c) => c,
             Err(e) => {
