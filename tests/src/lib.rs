@@ -92,6 +92,8 @@ mod examples;
 #[cfg(test)]
 mod explorer;
 #[cfg(test)]
+mod frozen;
+#[cfg(test)]
 mod generated_client;
 #[cfg(test)]
 mod hr;

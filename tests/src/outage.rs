@@ -55,28 +55,59 @@ impl OwnDynamoDbLocal {
     pub(crate) fn down(&self) {
         self.script(&["stop", &self.port.to_string()]);
     }
+
+    /// Freezes it (SIGSTOP): connections are still accepted, by the kernel, and nothing is
+    /// answered, as a host that hangs.
+    pub(crate) fn freeze(&self) {
+        assert!(self.signal("-STOP"), "DynamoDB Local could not be frozen");
+    }
+
+    /// Lets it run again (SIGCONT) after [`freeze`](Self::freeze).
+    pub(crate) fn thaw(&self) {
+        assert!(self.signal("-CONT"), "DynamoDB Local could not be thawed");
+    }
+
+    /// Sends `signal` to its process; whether it was sent.
+    fn signal(&self, signal: &str) -> bool {
+        let pidfile = sam_template::workspace_root()
+            .join(".local")
+            .join(format!("dynamodb-{}.pid", self.port));
+        std::fs::read_to_string(&pidfile).is_ok_and(|pid| {
+            Command::new("kill")
+                .args([signal, pid.trim()])
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+    }
 }
 
 impl Drop for OwnDynamoDbLocal {
     fn drop(&mut self) {
+        // A frozen process would not stop on SIGTERM.
+        self.signal("-CONT");
         self.down();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
 /// One request, as sent.
-struct Request {
-    method: &'static str,
-    target: &'static str,
-    body: Option<&'static str>,
+pub(crate) struct Request {
+    pub(crate) method: &'static str,
+    pub(crate) target: &'static str,
+    pub(crate) body: Option<&'static str>,
     /// The example's own, and the caller's token.
-    headers: Vec<(&'static str, String)>,
+    pub(crate) headers: Vec<(&'static str, String)>,
 }
 
 /// Each route's examples, with the caller's token.
 fn every_example(stack: &Stack) -> Vec<Request> {
+    examples_of(stack, |_| true)
+}
+
+/// The examples of the routes of the functions `keep` keeps, with the caller's token.
+pub(crate) fn examples_of(stack: &Stack, keep: impl Fn(&str) -> bool) -> Vec<Request> {
     let mut requests = Vec::new();
-    for function in catalogue::FUNCTIONS.iter() {
+    for function in catalogue::FUNCTIONS.iter().filter(|f| keep(f.name)) {
         for route in function.routes {
             for pattern in route.patterns {
                 let example = &pattern.example;
@@ -104,7 +135,7 @@ fn every_example(stack: &Stack) -> Vec<Request> {
 }
 
 /// The status, `Retry-After` and body of one request.
-async fn send(port: u16, request: &Request) -> (u16, Option<String>, Value) {
+pub(crate) async fn send(port: u16, request: &Request) -> (u16, Option<String>, Value) {
     let headers: Vec<(&str, &str)> = request
         .headers
         .iter()

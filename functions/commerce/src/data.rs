@@ -1167,12 +1167,14 @@ async fn index_active(table: &Table, index: &'static str) -> bool {
         Some(Seen::NotBefore(t)) if std::time::Instant::now() < t => return false,
         _ => {}
     }
-    let described = table
-        .client()
-        .describe_table()
-        .table_name(table.name())
-        .send()
-        .await;
+    let described = store::deadline::bounded(
+        table
+            .client()
+            .describe_table()
+            .table_name(table.name())
+            .send(),
+    )
+    .await;
     let active = described.ok().and_then(|d| d.table).is_some_and(|t| {
         t.global_secondary_indexes().iter().any(|i| {
             i.index_name() == Some(index)

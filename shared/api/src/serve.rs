@@ -17,7 +17,7 @@ use crate::{Access, ApiError, Function, auth, event, respond, text};
 /// stops it here, not at its first request), then API Gateway requests answered until the runtime
 /// stops: each event made a request ([`event::request`]: one whose URI cannot be built is a 400
 /// here, where `lambda_http` would panic), authorized ([`auth::authorize`]), then handled by
-/// `handler`. Typed errors become JSON error responses; a 5xx is logged.
+/// `handler` [`in_time`]. Typed errors become JSON error responses; a 5xx is logged.
 pub async fn serve<F, Fut>(
     function: &'static Function,
     handler: F,
@@ -34,13 +34,14 @@ where
     let deps: &'static Deps = Box::leak(Box::new(deps));
     let handler = &handler;
     let service = service_fn(move |invocation: LambdaEvent<ApiGatewayV2httpRequest>| {
+        let deadline = store::deadline::ahead_of(invocation.context.deadline);
         let answer = event::request(invocation.payload, invocation.context)
             .map(|req| dispatch(deps, access, handler, req));
         // Boxed: the handler's future inside this one would otherwise make a type too deep
         // for the compiler to lay out (put-user's `main`).
         Box::pin(async move {
             let answer = match answer {
-                Ok(dispatched) => dispatched.await,
+                Ok(dispatched) => in_time(deadline, dispatched).await,
                 Err(unbuildable) => respond(Err(unbuildable)),
             };
             Ok::<_, lambda_http::Error>(event::response(answer))
@@ -49,6 +50,21 @@ where
     // `lambda_http::run` without its request conversion's panics, in the loop that does not leak
     // a trace header per invocation, with each invocation's metrics document written when it ends.
     telemetry::runtime::run(metrics, service).await
+}
+
+/// A request's answer, made within its `deadline` ([`store::deadline`]): every DynamoDB call the
+/// handler makes ends by then (a call still waiting is a 503 `unavailable`), and should the
+/// handler still be busy at that moment, the answer is that 503 too, so that the client hears it
+/// from the function, with `Retry-After`, rather than API Gateway's 500 when Lambda stops it.
+pub async fn in_time(
+    deadline: store::deadline::Instant,
+    answer: impl Future<Output = Response<Body>>,
+) -> Response<Body> {
+    let finished = store::deadline::finished_by(deadline, answer).await;
+    finished.unwrap_or_else(|| {
+        let late = store::StoreError::Unavailable("the invocation's deadline passed".into());
+        respond(Err(late.into()))
+    })
 }
 
 /// A function's binary, whole: `api::main!(commerce::get_customer);` in

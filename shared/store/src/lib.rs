@@ -10,6 +10,7 @@
 //! [`StoreError`]; retries share one backoff policy. A [`Paging`] reads the pages of a paginated
 //! pattern and signs their cursors ([`cursor`]).
 
+pub mod deadline;
 mod deps;
 mod error;
 mod expr;
@@ -110,13 +111,19 @@ impl Table {
         self
     }
 
-    /// Reads `TABLE_NAME` and the SDK's configuration ([`sdk::config`]) once, at start-up.
+    /// Reads `TABLE_NAME` and the SDK's configuration ([`sdk::config`]) once, at start-up: a
+    /// function's table, whose every attempt is bounded ([`deadline::attempt_timeouts`]).
     pub async fn from_env() -> Result<Table, StoreError> {
         let name = std::env::var("TABLE_NAME")
             .ok()
             .filter(|n| !n.is_empty())
             .ok_or_else(|| StoreError::Config("TABLE_NAME is not set".into()))?;
-        let client = sdk::dynamodb_client(&sdk::config().await?, &name);
+        let config = sdk::config()
+            .await?
+            .into_builder()
+            .timeout_config(deadline::attempt_timeouts())
+            .build();
+        let client = sdk::dynamodb_client(&config, &name);
         Ok(Table::new(client, name))
     }
 
@@ -195,18 +202,19 @@ impl Table {
                 .collect::<Vec<_>>()
                 .join(", ")
         });
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.name)
-            .set_key(Some(key_item(key)))
-            .consistent_read(read == Read::Strong)
-            .set_projection_expression(projection)
-            .set_expression_attribute_names(p.names())
-            .return_consumed_capacity(ReturnConsumedCapacity::Total)
-            .send()
-            .await
-            .map_err(from_sdk)?;
+        let out = deadline::bounded(
+            self.client
+                .get_item()
+                .table_name(&self.name)
+                .set_key(Some(key_item(key)))
+                .consistent_read(read == Read::Strong)
+                .set_projection_expression(projection)
+                .set_expression_attribute_names(p.names())
+                .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                .send(),
+        )
+        .await
+        .map_err(from_sdk)?;
         let found = usize::from(out.item.is_some());
         self.meter.record(
             Request {
@@ -249,7 +257,7 @@ impl Table {
         )
         .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let before = self.images(&keys).await;
-        let result = single_write(|| request.clone().send()).await;
+        let result = single_write(|| deadline::bounded(request.clone().send())).await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         let touched = self.touched(&keys, before, written.is_some()).await;
         self.record_write("PutItem", written, touched);
@@ -330,7 +338,7 @@ impl Table {
         .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let keys = self.keys_to_image(|| vec![key_item(key)]);
         let before = self.images(&keys).await;
-        let result = single_write(|| request.clone().send()).await;
+        let result = single_write(|| deadline::bounded(request.clone().send())).await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         let touched = self.touched(&keys, before, written.is_some()).await;
         self.record_write("UpdateItem", written, touched);
@@ -376,7 +384,7 @@ impl Table {
         .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let keys = self.keys_to_image(|| vec![key_item(key)]);
         let before = self.images(&keys).await;
-        let result = single_write(|| request.clone().send()).await;
+        let result = single_write(|| deadline::bounded(request.clone().send())).await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         let touched = self.touched(&keys, before, written.is_some()).await;
         self.record_write("DeleteItem", written, touched);
@@ -418,15 +426,16 @@ impl Table {
         }
         let mut images = Vec::with_capacity(keys.len());
         for key in keys {
-            let out = self
-                .client
-                .get_item()
-                .table_name(&self.name)
-                .set_key(Some(key.clone()))
-                .consistent_read(true)
-                .send()
-                .await
-                .ok()?;
+            let out = deadline::bounded(
+                self.client
+                    .get_item()
+                    .table_name(&self.name)
+                    .set_key(Some(key.clone()))
+                    .consistent_read(true)
+                    .send(),
+            )
+            .await
+            .ok()?;
             images.push(out.item);
         }
         Some(images)
@@ -494,14 +503,15 @@ impl Table {
                 .consistent_read(read == Read::Strong)
                 .build()
                 .map_err(build_error)?;
-            let out = self
-                .client
-                .batch_get_item()
-                .request_items(&self.name, request)
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await
-                .map_err(from_sdk)?;
+            let out = deadline::bounded(
+                self.client
+                    .batch_get_item()
+                    .request_items(&self.name, request)
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send(),
+            )
+            .await
+            .map_err(from_sdk)?;
             let items = out
                 .responses
                 .and_then(|mut r| r.remove(&self.name))
@@ -558,14 +568,15 @@ impl Table {
         let before = self.images(&keys).await;
         for attempt in 1..=BATCH_ATTEMPTS {
             let sent = pending.len();
-            let out = self
-                .client
-                .batch_write_item()
-                .request_items(&self.name, std::mem::take(&mut pending))
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await
-                .map_err(from_sdk)?;
+            let out = deadline::bounded(
+                self.client
+                    .batch_write_item()
+                    .request_items(&self.name, std::mem::take(&mut pending))
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send(),
+            )
+            .await
+            .map_err(from_sdk)?;
             pending = out
                 .unprocessed_items
                 .and_then(|mut u| u.remove(&self.name))

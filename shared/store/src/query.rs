@@ -245,23 +245,24 @@ impl<'t, C: Selection> Query<'t, C> {
             Some(_) => ReturnConsumedCapacity::Indexes,
             None => ReturnConsumedCapacity::Total,
         };
-        let out = self
-            .table
-            .client()
-            .query()
-            .table_name(self.table.name())
-            .set_index_name(index.map(str::to_owned))
-            .key_condition_expression(expression)
-            .set_expression_attribute_names(names)
-            .set_expression_attribute_values(values)
-            .scan_index_forward(!self.backwards)
-            .consistent_read(self.consistent)
-            .set_limit(self.limit.map(|n| i32::try_from(n).unwrap_or(i32::MAX)))
-            .set_exclusive_start_key(self.start)
-            .return_consumed_capacity(capacity)
-            .send()
-            .await
-            .map_err(from_sdk)?;
+        let out = crate::deadline::bounded(
+            self.table
+                .client()
+                .query()
+                .table_name(self.table.name())
+                .set_index_name(index.map(str::to_owned))
+                .key_condition_expression(expression)
+                .set_expression_attribute_names(names)
+                .set_expression_attribute_values(values)
+                .scan_index_forward(!self.backwards)
+                .consistent_read(self.consistent)
+                .set_limit(self.limit.map(|n| i32::try_from(n).unwrap_or(i32::MAX)))
+                .set_exclusive_start_key(self.start)
+                .return_consumed_capacity(capacity)
+                .send(),
+        )
+        .await
+        .map_err(from_sdk)?;
         let items = out.items.unwrap_or_default();
         let read_units = out
             .consumed_capacity

@@ -255,15 +255,16 @@ impl<'t> Transaction<'t> {
         loop {
             attempt += 1;
             let before = self.table.images(&self.keys).await;
-            let result = self
-                .table
-                .client()
-                .transact_write_items()
-                .set_transact_items(Some(self.items.clone()))
-                .client_request_token(self.token(cancelled))
-                .return_consumed_capacity(ReturnConsumedCapacity::Total)
-                .send()
-                .await;
+            let result = crate::deadline::bounded(
+                self.table
+                    .client()
+                    .transact_write_items()
+                    .set_transact_items(Some(self.items.clone()))
+                    .client_request_token(self.token(cancelled))
+                    .return_consumed_capacity(ReturnConsumedCapacity::Total)
+                    .send(),
+            )
+            .await;
             let (err, unknown) = match result {
                 Ok(out) => {
                     let mut touched = self.table.touched(&self.keys, before, true).await;

@@ -42,9 +42,11 @@ impl DeadLetters {
             )));
         }
         let config = store::sdk::config().await?;
-        // Each message goes with its invocation's trace header, which SQS keeps for X-Ray.
+        // Each message goes with its invocation's trace header, which SQS keeps for X-Ray; each
+        // attempt is bounded as the table's are, and each send by the batch's deadline.
         let traced = aws_sdk_sqs::config::Builder::from(&config)
             .interceptor(store::sdk::PropagateTrace)
+            .timeout_config(store::deadline::attempt_timeouts())
             .build();
         Ok(DeadLetters::Sqs {
             client: aws_sdk_sqs::Client::from_conf(traced),
@@ -54,14 +56,16 @@ impl DeadLetters {
 
     async fn send(&self, message: String) -> Result<(), String> {
         match self {
-            DeadLetters::Sqs { client, queue_url } => client
-                .send_message()
-                .queue_url(queue_url)
-                .message_body(message)
-                .send()
-                .await
-                .map(|_| ())
-                .map_err(|e| aws_sdk_sqs::error::DisplayErrorContext(e).to_string()),
+            DeadLetters::Sqs { client, queue_url } => store::deadline::bounded(
+                client
+                    .send_message()
+                    .queue_url(queue_url)
+                    .message_body(message)
+                    .send(),
+            )
+            .await
+            .map(|_| ())
+            .map_err(|e| aws_sdk_sqs::error::DisplayErrorContext(e).to_string()),
             DeadLetters::File(path) => {
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;

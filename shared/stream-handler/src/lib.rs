@@ -494,6 +494,10 @@ macro_rules! main {
     };
 }
 
+/// The share of a batch's time by which its failures are reported (the handler's own writes end
+/// at [`store::deadline::SHARE_PERCENT`]).
+const REPORT_PERCENT: u32 = 95;
+
 /// A stream handler's whole `main`: logging and metrics (counted under its name), its
 /// dependencies read once from the environment, then batches answered by `handler` with a partial
 /// batch response until the runtime stops.
@@ -519,14 +523,33 @@ where
         let batch = event.payload;
         record_batch_received(&batch, keys::now_ms());
         let started = std::time::Instant::now();
+        // The batch's writes end by its deadline ([`store::deadline`]); its failure report, the
+        // poison's delivery and the position by a later one, still before Lambda's timeout: a
+        // DynamoDB that stops answering costs the batch a retry of what it did not apply, not
+        // a timeout that retries all of it with no report.
+        let lambda_deadline = event.context.deadline;
+        let work = store::deadline::ahead_of(lambda_deadline);
+        let report = store::deadline::share_of(lambda_deadline, REPORT_PERCENT);
         let answer = handler(deps, batch.clone());
         async move {
-            let response = answer.await;
+            let response = store::deadline::finished_by(work, answer)
+                .await
+                .unwrap_or_else(|| {
+                    tracing::warn!(
+                        "the batch was still busy at its deadline: all of it is retried"
+                    );
+                    let all: Vec<usize> = (0..batch.records.len()).collect();
+                    BatchResponse::failures(&batch, &all)
+                });
             record_batch_handled(batch.records.len(), started.elapsed());
             Metric::PoisonRecords.add(response.poison.len() as f64);
-            let settled = dead_letters.settle(&batch, response).await;
+            let settled = store::deadline::within(report, async {
+                let settled = dead_letters.settle(&batch, response).await;
+                position::after_batch(&deps.table, consumer.name, &batch, &settled).await;
+                settled
+            })
+            .await;
             Metric::BatchItemFailures.add(settled.batch_item_failures.len() as f64);
-            position::after_batch(&deps.table, consumer.name, &batch, &settled).await;
             Ok::<_, lambda_runtime::Error>(settled)
         }
     });

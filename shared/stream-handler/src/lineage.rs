@@ -46,7 +46,13 @@ fn lineage() -> &'static Lineage {
 /// from the environment, as the table's).
 pub async fn init() {
     let client = match store::sdk::config().await {
-        Ok(config) => Some(aws_sdk_dynamodbstreams::Client::new(&config)),
+        // Every attempt bounded, as the table's: a DescribeStream that never answers must not
+        // leave a task waiting for the process's life.
+        Ok(config) => Some(aws_sdk_dynamodbstreams::Client::from_conf(
+            aws_sdk_dynamodbstreams::config::Builder::from(&config)
+                .timeout_config(store::deadline::attempt_timeouts())
+                .build(),
+        )),
         Err(e) => {
             tracing::warn!(error = %e, "no DynamoDB Streams client: old marks go by age only");
             None

@@ -251,17 +251,17 @@ impl Gateway {
     }
 }
 
-/// What API Gateway answers when the integration fails.
+/// What an HTTP API answers when the invocation fails: Lambda reports a function that timed
+/// out, exited mid-invocation (`Runtime.ExitError`) or returned an error as a function error,
+/// which an HTTP API answers 500 `{"message":"Internal Server Error"}`, with no `Retry-After`.
+/// (Its 503 `Service Unavailable` is the integration's own 30 s timeout, which no function of
+/// this template reaches: theirs is 10 s.) The functions answer a DynamoDB that does not answer
+/// themselves, before their timeout (`store::deadline`), so this 500 means a process that died
+/// or a bug, never a DynamoDB outage.
 fn error_response(e: &InvokeError) -> Response<Bytes> {
     match e {
-        InvokeError::Timeout(_) => {
-            payload::error_response(StatusCode::SERVICE_UNAVAILABLE, "Service Unavailable")
-        }
         // Lambda refuses the invocation; API Gateway passes that on as 413.
         InvokeError::EventTooLarge(_) => too_large(),
-        InvokeError::Died(_) => {
-            payload::error_response(StatusCode::BAD_GATEWAY, "Internal Server Error")
-        }
         _ => internal_error(),
     }
 }
@@ -288,4 +288,36 @@ fn internal_error() -> Response<Bytes> {
 
 fn too_large() -> Response<Bytes> {
     payload::error_response(StatusCode::PAYLOAD_TOO_LARGE, "Request Entity Too Large")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_function_that_timed_out_or_died_is_the_http_apis_500() {
+        for failed in [
+            InvokeError::Timeout(Duration::from_secs(10)),
+            InvokeError::Died("was killed".into()),
+            InvokeError::Function {
+                error_type: "Runtime.ExitError".into(),
+                error_message: "exited".into(),
+            },
+        ] {
+            let answer = error_response(&failed);
+            assert_eq!(
+                answer.status(),
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "{failed}"
+            );
+            assert_eq!(
+                answer.body().as_ref(),
+                br#"{"message":"Internal Server Error"}"#,
+                "{failed}"
+            );
+            assert!(!answer.headers().contains_key(header::RETRY_AFTER));
+        }
+        let refused = error_response(&InvokeError::EventTooLarge(7_000_000));
+        assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    }
 }
