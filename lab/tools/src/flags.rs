@@ -61,6 +61,9 @@ pub struct Command {
     pub name: &'static str,
     pub target: bool,
     pub flags: &'static [Flag],
+    /// `(flag, other)`: `flag` is refused with `other` (a dry run of something that writes), or,
+    /// when `other` starts with `!`, without it (a flag that only shapes another).
+    pub rules: &'static [(&'static str, &'static str)],
 }
 
 /// `--help` was asked for: the usage, on stdout, exit status 0.
@@ -152,6 +155,18 @@ impl Command {
             };
             given.values.push((flag.name, value));
         }
+        let has = |name: &str| given.values.iter().any(|(n, _)| *n == name);
+        for &(flag, other) in self.rules {
+            match other.strip_prefix('!') {
+                Some(needed) if has(flag) && !has(needed) => {
+                    return Err(self.refuse(format!("{flag} is only taken with {needed}")));
+                }
+                None if has(flag) && has(other) => {
+                    return Err(self.refuse(format!("{flag} and {other} cannot go together")));
+                }
+                _ => {}
+            }
+        }
         Ok(given)
     }
 
@@ -181,6 +196,7 @@ pub const SEED: Command = Command {
         Flag::value("--size", "small|large"),
         Flag::value("--layout", "one-table|table-per-context"),
     ],
+    rules: &[],
 };
 
 /// `make compare`: DynamoDB Local only (`AWS_ENDPOINT_URL_DYNAMODB`).
@@ -191,6 +207,7 @@ pub const COMPARE: Command = Command {
         Flag::value("--table", "NAME"),
         Flag::value("--size", "small|medium|large"),
     ],
+    rules: &[],
 };
 
 /// `make reconcile`.
@@ -202,6 +219,7 @@ pub const RECONCILE: Command = Command {
         Flag::value("--settle", "SECONDS"),
         Flag::value("--segments", "N"),
     ],
+    rules: &[],
 };
 
 /// `make migrate`.
@@ -209,6 +227,7 @@ pub const MIGRATE: Command = Command {
     name: "migrate",
     target: true,
     flags: &[Flag::switch("--dry-run")],
+    rules: &[],
 };
 
 /// `make move-index`; `--readers`, `--writers`, `--customers` and `--switch-early` shape
@@ -225,6 +244,16 @@ pub const MOVE_INDEX: Command = Command {
         Flag::value("--customers", "N"),
         Flag::switch("--switch-early"),
     ],
+    // A rehearsal writes (it moves the indexes of the table given and places orders): it has
+    // no dry run, and it runs its own clean-up.
+    rules: &[
+        ("--rehearse", "--dry-run"),
+        ("--rehearse", "--cleanup"),
+        ("--readers", "!--rehearse"),
+        ("--writers", "!--rehearse"),
+        ("--customers", "!--rehearse"),
+        ("--switch-early", "!--rehearse"),
+    ],
 };
 
 /// `make workbench`: no flags (DynamoDB Local at `AWS_ENDPOINT_URL_DYNAMODB`).
@@ -232,6 +261,7 @@ pub const WORKBENCH: Command = Command {
     name: "workbench",
     target: false,
     flags: &[],
+    rules: &[],
 };
 
 /// Every command of `lab/tools/src/bin`, for the docs' check.
@@ -313,6 +343,7 @@ mod tests {
             Flag::switch("--dry-run"),
             Flag::value("--settle", "SECONDS"),
         ],
+        rules: &[],
     };
 
     fn parse(words: &str) -> Result<Given, Stop> {

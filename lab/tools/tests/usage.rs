@@ -64,7 +64,7 @@ async fn every_tool_refuses_an_unknown_flag_or_a_stray_argument_and_writes_nothi
     let workbench = sam_template::workspace_root().join(tools::workbench::PATH);
     let workbench_before = modified(&workbench);
     let t = table.name();
-    let cases: [(&str, &[&str], &str); 10] = [
+    let cases: [(&str, &[&str], &str); 13] = [
         (MIGRATE, &["--table", t, "--dryrun"], "--dryrun"),
         (MIGRATE, &["--table", t, "dry-run"], "dry-run"),
         (
@@ -88,6 +88,19 @@ async fn every_tool_refuses_an_unknown_flag_or_a_stray_argument_and_writes_nothi
             &["--table", t, "--dry-run", "--readers"],
             "--readers",
         ),
+        // A rehearsal writes: asked for dry, it is refused, not run (it once ran, moving the
+        // table's indexes and removing every order's GSI1 keys).
+        (
+            MOVE_INDEX,
+            &["--table", t, "--rehearse", "--dry-run"],
+            "--dry-run",
+        ),
+        (
+            MOVE_INDEX,
+            &["--table", t, "--cleanup", "--rehearse"],
+            "--cleanup",
+        ),
+        (MOVE_INDEX, &["--table", t, "--readers", "4"], "--rehearse"),
         (SEED, &["--table", t, "--sise", "large"], "--sise"),
         (SEED, &["--table", t, "large"], "large"),
         (WORKBENCH, &["--out", "elsewhere.json"], "--out"),
