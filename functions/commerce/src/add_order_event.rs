@@ -2,8 +2,11 @@
 //! existing order. Event ids are ULIDs, so events sort by time in the order's collection. One
 //! transaction: the order's header counts the event (`ADD EventCount 1`, on condition that the
 //! order exists and has fewer than 50: 409 `order_events_full` otherwise), and the event's Put.
+//! A new event each time, so not idempotent: under an `Idempotency-Key` ([`replay`]), a retry of
+//! one whose answer was lost answers the event the first added, writing nothing.
 
 use crate::data::{self as commerce, EventAdded, MAX_ORDER_EVENTS};
+use crate::replay;
 use api::declare::*;
 use keys::{
     SortableId, Timestamp,
@@ -23,8 +26,8 @@ pub const FUNCTION: Function = Function::one(
             id: "C6",
             route: "`POST /orders/{orderId}/events` `{status, note?}`",
             index: Index::Table,
-            request: "TransactWriteItems: Update the header `ADD EventCount 1` (exists, fewer than 50 events); Put `EVENT#<eventId>`",
-            returns: "201 the event; 404 unknown order; 409 `order_events_full`",
+            request: "TransactWriteItems: Update the header `ADD EventCount 1` (exists, fewer than 50 events; with an `Idempotency-Key`: the key's mark absent, then set to the event's id); Put `EVENT#<eventId>`",
+            returns: "201 the event; 404 unknown order; 409 `order_events_full`; 422 `idempotency_key_reused`",
             example: Example::staff("/orders/01ERTNJ6000000000000000000/events")
                 .with_body(r#"{"status": "SHIPPED", "note": "Left the warehouse"}"#)
                 .with_worst(|| {
@@ -47,7 +50,9 @@ pub const CONTRACTS: &[Contract] = &[
             .refusals(&[
                 Refusal::NOT_FOUND,
                 Refusal::new(409, "`order_events_full`: the order has 50 tracking events, the most an order takes; nothing was written"),
-            ]),
+                Refusal::new(422, "`idempotency_key_reused`: the Idempotency-Key was used with another status or note for this order; nothing was written"),
+            ])
+            .more(|| replay::documented("201", "the event that request added")),
 ];
 
 /// The tracking event added, and its order.
@@ -138,8 +143,22 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         at: Timestamp::from_ms(event.timestamp_ms())
             .map_err(|e| ApiError::from(store::StoreError::from(e)))?,
     };
-    match commerce::append_tracking_event(&deps.table, &record).await? {
+    let named = replay::key(&req)?.map(|key| {
+        replay::Named::new(key, &serde_json::json!([record.status.as_str(), record.note]))
+    });
+    match commerce::append_tracking_event(&deps.table, &record, named.as_ref()).await? {
         EventAdded::Added => {}
+        EventAdded::Replayed {
+            event,
+            same_request: true,
+        } => {
+            let added = Added {
+                event: crate::views::tracking_event(&event),
+                order_id: order,
+            };
+            return Ok(replay::replayed(api::json(201, &added)?));
+        }
+        EventAdded::Replayed { .. } => return Err(replay::reused()),
         EventAdded::NoOrder => {
             return Err(ApiError::not_found(
                 "order_not_found",
@@ -182,6 +201,62 @@ mod tests {
     async fn post(table: &Table, order: &str, body: &str) -> (u16, serde_json::Value) {
         let h = Harness::new(&FUNCTION, handle, table.clone());
         h.post(&h.path(&[order]), body).await
+    }
+
+    /// The answer to a keyed event is lost after DynamoDB wrote it: the retry under the same
+    /// key answers the same event (201, `Idempotent-Replayed`) and adds none, even after another
+    /// event came in between; the same key with another status is a 422, nothing written. The
+    /// same key on another order is another request.
+    #[tokio::test]
+    async fn a_keyed_event_sent_twice_is_added_once() {
+        let (table, order) = with_order().await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let path = h.path(&[&order]);
+        let keyed = |body: &'static str| {
+            let (h, path) = (&h, &path);
+            async move {
+                h.anyone()
+                    .as_staff()
+                    .with_header("Idempotency-Key", "scan-42")
+                    .post_full(path, body)
+                    .await
+            }
+        };
+        const SHIPPED: &str = r#"{"status":"SHIPPED","note":"Left the warehouse"}"#;
+        let (s, _, first) = keyed(SHIPPED).await;
+        assert_eq!(s, 201, "{first}");
+        let (s, _) = post(&table, &order, r#"{"status":"IN_TRANSIT"}"#).await;
+        assert_eq!(s, 201);
+        let before = all_items(&table).await;
+        let (s, headers, again) = keyed(SHIPPED).await;
+        assert_eq!((s, &again), (201, &first), "the first answer again");
+        assert_eq!(
+            headers.get("idempotent-replayed").map(|v| v.to_str().unwrap()),
+            Some("true")
+        );
+        let (s, _, other) = keyed(r#"{"status":"DELIVERED"}"#).await;
+        assert_eq!(
+            (s, other["code"].as_str()),
+            (422, Some("idempotency_key_reused")),
+            "{other}"
+        );
+        assert_eq!(all_items(&table).await, before, "the retries wrote nothing");
+        let events = before
+            .iter()
+            .filter(|i| i["Type"].as_s().is_ok_and(|t| t == "TrackingEvent"))
+            .count();
+        assert_eq!(events, 2);
+
+        // Another order, the same key: its own event.
+        let other_order = fixtures::order(&table, "1", keys::now_ms(), &[(1, 1, 1)]).await;
+        let other_path = h.path(&[&other_order.order_id.to_string()]);
+        let (s, headers, b) = h
+            .as_staff()
+            .with_header("Idempotency-Key", "scan-42")
+            .post_full(&other_path, SHIPPED)
+            .await;
+        assert_eq!(s, 201, "{b}");
+        assert!(headers.get("idempotent-replayed").is_none());
     }
 
     /// An order takes at most 50 tracking events (C5 reads them all with the order): counted on

@@ -4,9 +4,12 @@
 //! concurrent adjustments all count and none takes the stock below 0 (409 `insufficient_stock`,
 //! or `stock_limit_exceeded`, naming the stock now; nothing written). The inventory must exist
 //! (404 `inventory_not_found`: create it with `PUT`). Its version goes up by one, as with every
-//! write. Staff only.
+//! write. Staff only. An adjustment is not idempotent: under an `Idempotency-Key` ([`replay`]),
+//! a retry of one whose answer was lost answers the inventory as the first left it, changing
+//! nothing.
 
 use crate::data::products::{self as products, Adjusted};
+use crate::replay;
 use crate::views as view;
 use api::declare::*;
 use keys::{Timestamp, commerce::Sku};
@@ -25,8 +28,8 @@ pub const FUNCTION: Function = Function::one(
             id: "",
             route: "`POST /products/{sku}/inventory/{warehouseId}/adjustments` `{delta: ±1–1,000,000,000}` (staff)",
             index: Index::Table,
-            request: "UpdateItem `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>`: `ADD Quantity :delta, Version 1` if the result stays within 0–1,000,000,000",
-            returns: "the inventory `{sku, warehouseId, quantity, updatedAt, version}`; 404 `inventory_not_found`; 409 `insufficient_stock`, `stock_limit_exceeded`",
+            request: "UpdateItem `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>`: `ADD Quantity :delta, Version 1` if the result stays within 0–1,000,000,000 (with an `Idempotency-Key`: and the key's mark is absent; the mark is set with the quantity and version it leaves)",
+            returns: "the inventory `{sku, warehouseId, quantity, updatedAt, version}`; 404 `inventory_not_found`; 409 `insufficient_stock`, `stock_limit_exceeded`; 422 `idempotency_key_reused`",
             example: Example::staff("/products/42/inventory/W1/adjustments")
                 .with_body(r#"{"delta": -2}"#)
                 .with_worst(|| {
@@ -49,7 +52,9 @@ pub const CONTRACTS: &[Contract] = &[
             .refusals(&[
                 Refusal::NOT_FOUND,
                 Refusal::new(409, "`insufficient_stock` (it would go below 0) or `stock_limit_exceeded` (above 1,000,000,000); nothing was written"),
-            ]),
+                Refusal::new(422, "`idempotency_key_reused`: the Idempotency-Key was used with another delta; nothing was written"),
+            ])
+            .more(|| replay::documented("200", "the inventory as that adjustment left it")),
 ];
 
 /// Units received (positive) or shipped (negative): at most a whole stock either way, so neither
@@ -79,6 +84,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             ),
         ));
     }
+    let named = replay::key(&req)?.map(|key| replay::Named::new(key, &serde_json::json!(delta)));
     let adjusted = products::adjust_inventory(
         &deps.table,
         sku,
@@ -86,10 +92,16 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         delta,
         MAX_QUANTITY,
         Timestamp::now(),
+        named.as_ref(),
     )
     .await?;
     match adjusted {
         Adjusted::Applied(inventory) => api::json(200, &view::inventory(&inventory)),
+        Adjusted::Replayed {
+            inventory,
+            same_request: true,
+        } => Ok(replay::replayed(api::json(200, &view::inventory(&inventory))?)),
+        Adjusted::Replayed { .. } => Err(replay::reused()),
         Adjusted::NotFound => Err(ApiError::not_found(
             "inventory_not_found",
             format!(
@@ -189,6 +201,67 @@ mod tests {
         assert_eq!(shipped, 5, "{answers:?}");
         assert!(answers.iter().all(|(s, _)| *s == 200 || *s == 409));
         assert_eq!(stock(&table).await.0, 0);
+    }
+
+    /// The answer to a keyed adjustment is lost after DynamoDB applied it (the function killed,
+    /// a 503 after the write): the client's retry under the same key answers what the first
+    /// answered, with `Idempotent-Replayed`, and the stock moved once, also when another
+    /// adjustment came in between. The same key with another delta is a 422, nothing written.
+    #[tokio::test]
+    async fn a_keyed_adjustment_sent_twice_is_applied_once() {
+        let table = stocked(10).await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let path = h.path(&["42", "W1"]);
+        let keyed = |body: &'static str| {
+            let (h, path) = (&h, &path);
+            async move {
+                h.as_staff()
+                    .with_header("Idempotency-Key", "ship-7")
+                    .post_full(path, body)
+                    .await
+            }
+        };
+        let (s, _, first) = keyed(r#"{"delta":-3}"#).await;
+        assert_eq!(s, 200, "{first}");
+        assert_eq!((first["quantity"].clone(), first["version"].clone()), (json!(7), json!(2)));
+        // Someone else's adjustment, then the retry.
+        let (s, _) = adjust(&table, "42", "W1", r#"{"delta":5}"#).await;
+        assert_eq!(s, 200);
+        let before = all_items(&table).await;
+        let (s, headers, again) = keyed(r#"{"delta":-3}"#).await;
+        assert_eq!((s, &again), (200, &first), "the first answer again");
+        assert_eq!(headers.get("idempotent-replayed").map(|v| v.to_str().unwrap()), Some("true"));
+        let (s, _, other) = keyed(r#"{"delta":-4}"#).await;
+        assert_eq!((s, other["code"].as_str()), (422, Some("idempotency_key_reused")), "{other}");
+        assert_eq!(all_items(&table).await, before, "the retries wrote nothing");
+        assert_eq!(stock(&table).await, (12, 3), "10 - 3 + 5, three writes");
+    }
+
+    /// A key's mark goes once it is a day old (or beyond the newest `KEPT_MARKS`): an inventory
+    /// adjusted under keys all year does not grow toward DynamoDB's 400 KB.
+    #[tokio::test]
+    async fn a_days_old_key_is_forgotten_at_the_next_write() {
+        use store::{Condition, Update};
+        let table = stocked(10).await;
+        let key = keys::commerce::inventory(fixtures::sku(42), &fixtures::id("W1"));
+        let old = replay::Named::new(keys::Id::parse("k", "old-key").unwrap(), &json!(1)).mark();
+        let two_days_ago = Timestamp::from_ms(keys::now_ms() - 2 * 86_400_000).unwrap();
+        let planted = Update::new()
+            .set_named(old.clone(), model::s(format!("h {two_days_ago}")))
+            .set_named(format!("{old}_q"), model::n(11))
+            .set_named(format!("{old}_v"), model::n(2));
+        table.update(&key, &planted, Some(Condition::Exists)).await.unwrap();
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let (s, _, b) = h
+            .as_staff()
+            .with_header("Idempotency-Key", "new-key")
+            .post_full(&h.path(&["42", "W1"]), r#"{"delta":1}"#)
+            .await;
+        assert_eq!(s, 200, "{b}");
+        let item = table.get_item(&key, store::Read::Strong, None).await.unwrap().unwrap();
+        let marks: Vec<&String> = item.keys().filter(|n| n.starts_with(replay::MARK_PREFIX)).collect();
+        assert_eq!(marks.len(), 3, "only the new key's mark: {marks:?}");
+        assert!(!item.contains_key(&old));
     }
 
     #[tokio::test]

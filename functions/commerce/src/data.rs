@@ -511,40 +511,71 @@ async fn place_with_rep(
 pub const MAX_ORDER_EVENTS: i64 = 50;
 
 /// What appending a tracking event did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum EventAdded {
     Added,
     /// No such order; nothing written.
     NoOrder,
     /// The order has [`MAX_ORDER_EVENTS`] events already; nothing written.
     Full,
+    /// The key was used before (nothing written): the event it added, and whether it asked the
+    /// same.
+    Replayed {
+        event: TrackingEvent,
+        same_request: bool,
+    },
 }
 
 /// Appends a tracking event to an existing order, counted on its header (`EventCount`) in the
-/// same transaction, on condition that the order has fewer than [`MAX_ORDER_EVENTS`].
+/// same transaction, on condition that the order has fewer than [`MAX_ORDER_EVENTS`]. `named`
+/// by an `Idempotency-Key` ([`crate::replay`]), the header is marked with the key and the
+/// event's id in the same write, on condition that the mark is not there yet: a retry is
+/// refused by it and answered with the event the first added. An order's marks are at most
+/// its [`MAX_ORDER_EVENTS`], about 60 bytes each.
 pub async fn append_tracking_event(
     table: &Table,
     event: &TrackingEvent,
+    named: Option<&crate::replay::Named>,
 ) -> Result<EventAdded, StoreError> {
+    let header = k::order_header(event.order_id);
     let mut tx = table.transaction();
     let room = Condition::AttributeAbsent(Order::EVENT_COUNT).or(Condition::AtMost(
         Order::EVENT_COUNT,
         n(MAX_ORDER_EVENTS - 1),
     ));
-    let order = tx.update(
-        &k::order_header(event.order_id),
-        &Update::new().add(Order::EVENT_COUNT, 1),
-        Some(Condition::Exists.and(room)),
-    )?;
+    let mut count = Update::new().add(Order::EVENT_COUNT, 1);
+    let mut condition = Condition::Exists.and(room);
+    if let Some(named) = named {
+        let remembered = format!("{} {}", named.request_hash, event.event_id);
+        count = count.set_named(named.mark(), s(remembered));
+        condition = condition.and(Condition::NamedAbsent(named.mark()));
+    }
+    let order = tx.update(&header, &count, Some(condition))?;
     tx.put(event, Some(Condition::Absent))?;
     match tx.send().await {
         Ok(()) => Ok(EventAdded::Added),
         Err(e) if order.failed(&e) => {
-            let exists = table.exists(&k::order_header(event.order_id)).await?;
-            Ok(if exists {
-                EventAdded::Full
-            } else {
-                EventAdded::NoOrder
+            let Some(item) = table.get_item(&header, Read::Strong, None).await? else {
+                return Ok(EventAdded::NoOrder);
+            };
+            let remembered = named.and_then(|named| {
+                let mark = item.get(&named.mark())?.as_s().ok()?;
+                let (hash, event) = mark.split_once(' ')?;
+                Some((
+                    hash == named.request_hash,
+                    keys::SortableId::parse(event).ok()?,
+                ))
+            });
+            let Some((same_request, first)) = remembered else {
+                return Ok(EventAdded::Full);
+            };
+            let event = table
+                .get(&k::tracking_event(event.order_id, first), Read::Strong)
+                .await?
+                .ok_or_else(|| StoreError::Corrupt(format!("the event {first} a key names")))?;
+            Ok(EventAdded::Replayed {
+                event,
+                same_request,
             })
         }
         Err(e) => Err(e),

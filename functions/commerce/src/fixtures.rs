@@ -214,14 +214,16 @@ pub async fn place_order_in(
 
 /// Appends a tracking event to an existing order; `false` when the order does not exist.
 pub async fn add_tracking_event(table: &Table, event: &TrackingEvent) -> Result<bool, StoreError> {
-    match commerce::append_tracking_event(table, event).await? {
+    match commerce::append_tracking_event(table, event, None).await? {
         commerce::EventAdded::Added => Ok(true),
         commerce::EventAdded::NoOrder => Ok(false),
-        commerce::EventAdded::Full => Err(StoreError::Corrupt(format!(
-            "order {} has {} events already",
-            event.order_id,
-            commerce::MAX_ORDER_EVENTS
-        ))),
+        commerce::EventAdded::Full | commerce::EventAdded::Replayed { .. } => {
+            Err(StoreError::Corrupt(format!(
+                "order {} has {} events already",
+                event.order_id,
+                commerce::MAX_ORDER_EVENTS
+            )))
+        }
     }
 }
 

@@ -219,21 +219,7 @@ fn response(priced: &PricedOrder) -> String {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let customer = api::path_id(&req, "customerId")?;
-    // A key that is there but not a valid id is refused, never ignored: ignoring it would make
-    // a retry a second order.
-    let key = req
-        .headers()
-        .get("idempotency-key")
-        .map(|v| {
-            let refused = |why: String| {
-                ApiError::bad_request("invalid_idempotency_key", format!("Idempotency-Key: {why}"))
-            };
-            let text = v.to_str().map_err(|_| {
-                refused("give 1 to 64 ASCII letters, digits, '-', '_' or '.'".into())
-            })?;
-            Id::parse("Idempotency-Key", text).map_err(|e| refused(e.to_string()))
-        })
-        .transpose()?;
+    let key = crate::replay::key(&req)?;
     let body: PlaceOrder = api::json_body(&req)?;
     validate(&body)?;
 

@@ -114,6 +114,9 @@ enum Set {
 pub struct Update {
     sets: Vec<(&'static str, Set)>,
     named_sets: Vec<(String, AttributeValue)>,
+    /// `name = if_not_exists(attribute, 0) + amount`: what `attribute` holds after an `ADD` of
+    /// `amount` in the same update (every operand is the item's value before it).
+    named_sums: Vec<(String, &'static str, AttributeValue)>,
     adds: Vec<(&'static str, AttributeValue)>,
     removes: Vec<&'static str>,
     named_removes: Vec<String>,
@@ -138,6 +141,19 @@ impl Update {
     /// Sets an attribute whose name is made at run time.
     pub fn set_named(mut self, attribute: String, value: AttributeValue) -> Update {
         self.named_sets.push((attribute, value));
+        self
+    }
+
+    /// Sets an attribute whose name is made at run time to `attribute`'s value (0 if absent)
+    /// plus `amount`: with `.add(attribute, amount)` in the same update, the value `attribute`
+    /// has after it.
+    pub fn set_named_to_sum(
+        mut self,
+        name: String,
+        attribute: &'static str,
+        amount: i64,
+    ) -> Update {
+        self.named_sums.push((name, attribute, model::n(amount)));
         self
     }
 
@@ -190,6 +206,13 @@ impl Update {
             .collect();
         for (name, value) in &self.named_sets {
             sets.push(format!("{} = {}", p.name(name), p.value(value.clone())));
+        }
+        for (name, attribute, amount) in &self.named_sums {
+            let (name, attribute) = (p.name(name), p.name(attribute));
+            let (zero, amount) = (p.value(model::n(0)), p.value(amount.clone()));
+            sets.push(format!(
+                "{name} = if_not_exists({attribute}, {zero}) + {amount}"
+            ));
         }
         if !sets.is_empty() {
             out.push(format!("SET {}", sets.join(", ")));

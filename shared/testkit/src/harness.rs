@@ -293,6 +293,20 @@ impl Call<'_> {
         self.send("DELETE", path, &[], None).await
     }
 
+    /// A POST's status, headers and JSON body.
+    pub async fn post_full(
+        &self,
+        path: &str,
+        body: &str,
+    ) -> (u16, lambda_http::http::HeaderMap, Value) {
+        let response = self
+            .harness
+            .respond(&self.event("POST", path, &[], Some(body)))
+            .await;
+        let (status, json) = response_json(&response);
+        (status, response.headers().clone(), json)
+    }
+
     /// A GET's response, headers and all.
     pub async fn get_response(&self, path: &str, query: &[(&str, &str)]) -> Response<Body> {
         self.harness

@@ -12,7 +12,9 @@ use model::{
     s,
 };
 
-use store::{Condition, Read, StoreError, Table, Update};
+use store::{Condition, Read, StoreError, Table, Update, Updated};
+
+use crate::replay::{self, Named};
 
 /// A product's price: cents of an ISO 4217 currency.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,12 +181,80 @@ pub enum Adjusted {
     NotFound,
     /// It would take the stock below 0 (or above the bound): the inventory as it is, unchanged.
     OutOfRange(Inventory),
+    /// The key was used before (nothing written): the inventory as that adjustment left it, and
+    /// whether it asked the same.
+    Replayed {
+        inventory: Inventory,
+        same_request: bool,
+    },
 }
+
+/// A key's mark on an inventory: the request's digest and the time of the adjustment
+/// (`"<hash> <at>"`), and beside it (`_q`, `_v`) the quantity and version it left.
+fn replay_parts(mark: &str) -> [String; 3] {
+    [mark.to_owned(), format!("{mark}_q"), format!("{mark}_v")]
+}
+
+/// The adjustment `named`'s mark on `item` remembers, if it has one.
+fn replayed(item: &model::Item, named: &Named) -> Result<Option<Adjusted>, StoreError> {
+    let [mark, quantity, version] = replay_parts(&named.mark());
+    let Some(remembered) = item.get(&mark).and_then(|v| v.as_s().ok()) else {
+        return Ok(None);
+    };
+    let corrupt = || StoreError::Corrupt(format!("{mark}: {remembered:?}"));
+    let (hash, at) = remembered.split_once(' ').ok_or_else(corrupt)?;
+    let number = |name: &str| -> Result<u64, StoreError> {
+        item.get(name)
+            .and_then(|v| v.as_n().ok())
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(corrupt)
+    };
+    let mut inventory: Inventory = model::from_item(item.clone())?;
+    inventory.quantity = u32::try_from(number(&quantity)?).map_err(|_| corrupt())?;
+    inventory.version = number(&version)?;
+    inventory.updated_at = Timestamp::parse(at).map_err(|_| corrupt())?;
+    Ok(Some(Adjusted::Replayed {
+        inventory,
+        same_request: hash == named.request_hash,
+    }))
+}
+
+/// The marks of keys an inventory no longer needs to keep: older than a day, or beyond the
+/// newest [`KEPT_MARKS`] (a size bound: an item holds at most 400 KB).
+fn stale_marks(item: &model::Item, now: Timestamp) -> Vec<String> {
+    let mut marks: Vec<(String, String)> = item
+        .iter()
+        .filter(|(name, _)| {
+            name.starts_with(replay::MARK_PREFIX) && !name.ends_with("_q") && !name.ends_with("_v")
+        })
+        .filter_map(|(name, v)| {
+            let at = v.as_s().ok()?.split_once(' ')?.1.to_owned();
+            Some((at, name.clone()))
+        })
+        .collect();
+    // Newest first; a time that does not parse counts as old.
+    marks.sort_unstable_by(|a, b| b.cmp(a));
+    let day_ago = now.ms().saturating_sub(replay::KEPT_SECONDS as u64 * 1000);
+    let old = |at: &str| Timestamp::parse(at).map_or(true, |t| t.ms() < day_ago);
+    marks
+        .into_iter()
+        .enumerate()
+        .filter(|(i, (at, _))| *i >= KEPT_MARKS || old(at))
+        .flat_map(|(_, (_, name))| replay_parts(&name))
+        .collect()
+}
+
+/// The most keys an inventory remembers (about 100 bytes each).
+pub const KEPT_MARKS: usize = 200;
 
 /// Adds `delta` units (received: positive; shipped: negative) to a product's stock in a
 /// warehouse: ONE UpdateItem, an atomic `ADD` conditioned on the result staying within
 /// `0..=max`, so concurrent adjustments all count and none takes the stock below 0. Adds 1 to
-/// the inventory's version.
+/// the inventory's version. `named` by an `Idempotency-Key` ([`replay`]), the same request
+/// marks the inventory with the key, the quantity and the version it leaves, on condition that
+/// the mark is not there yet: a retry is refused by that condition and answered from the mark.
+/// Marks past a day, or beyond the newest [`KEPT_MARKS`], are removed after a write that finds
+/// them (one more UpdateItem, seldom).
 pub async fn adjust_inventory(
     table: &Table,
     sku: Sku,
@@ -192,6 +262,7 @@ pub async fn adjust_inventory(
     delta: i64,
     max: u32,
     now: Timestamp,
+    named: Option<&Named>,
 ) -> Result<Adjusted, StoreError> {
     let key = k::inventory(sku, warehouse);
     // In i128, exact for every i64 delta: `-i64::MIN` and `max - delta` would overflow in i64
@@ -202,20 +273,40 @@ pub async fn adjust_inventory(
     } else {
         Condition::AtMost(Inventory::QUANTITY, model::n(i128::from(max) - delta_wide))
     };
-    let update = Update::new()
+    let mut update = Update::new()
         .add(Inventory::QUANTITY, delta)
         .add(Inventory::VERSION, 1)
         .set(Inventory::UPDATED_AT, s(now.to_string()));
-    match table
-        .update(&key, &update, Some(Condition::Exists.and(stays_in_range)))
-        .await
-    {
-        Ok(item) => Ok(Adjusted::Applied(model::from_item(item)?)),
-        Err(StoreError::ConditionFailed) => Ok(match table.get(&key, Read::Strong).await? {
-            Some(current) => Adjusted::OutOfRange(current),
-            None => Adjusted::NotFound,
-        }),
-        Err(e) => Err(e),
+    let mut condition = Condition::Exists.and(stays_in_range);
+    if let Some(named) = named {
+        let [mark, quantity, version] = replay_parts(&named.mark());
+        update = update
+            .set_named(mark.clone(), s(format!("{} {now}", named.request_hash)))
+            .set_named_to_sum(quantity, Inventory::QUANTITY, delta)
+            .set_named_to_sum(version, Inventory::VERSION, 1);
+        condition = condition.and(Condition::NamedAbsent(mark));
+    }
+    match table.update_or_current(&key, &update, condition).await? {
+        Updated::Written(item) => {
+            let stale = stale_marks(&item, now);
+            if !stale.is_empty() {
+                let removal = stale
+                    .into_iter()
+                    .fold(Update::new(), |u, name| u.remove_named(name));
+                // Best effort: a mark left behind is removed by a later write.
+                if let Err(e) = table.update(&key, &removal, Some(Condition::Exists)).await {
+                    tracing::warn!(error = %e, "stale idempotency marks not removed");
+                }
+            }
+            Ok(Adjusted::Applied(model::from_item(item)?))
+        }
+        Updated::Refused(None) => Ok(Adjusted::NotFound),
+        Updated::Refused(Some(current)) => {
+            if let Some(replayed) = named.map(|n| replayed(&current, n)).transpose()?.flatten() {
+                return Ok(replayed);
+            }
+            Ok(Adjusted::OutOfRange(model::from_item(current)?))
+        }
     }
 }
 
