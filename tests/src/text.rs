@@ -11,7 +11,8 @@ use crate::{dispatch, openapi, sample_events::example_event};
 
 /// The tester's strings and the characters they carry: a bidirectional override in a file name,
 /// NUL, a zero-width space, a line separator, the Hangul filler, the blank braille pattern, a
-/// variation selector that selects nothing.
+/// variation selector that selects nothing (first, then after a Latin letter), a joiner between
+/// Latin letters, a private-use character, a letter under 50 combining marks.
 const REFUSED: &[(&str, &str)] = &[
     ("Ann\u{202E}gnp.exe", "U+202E"),
     ("\u{0}", "U+0000"),
@@ -20,7 +21,14 @@ const REFUSED: &[(&str, &str)] = &[
     ("\u{3164}", "U+3164"),
     ("\u{2800}", "U+2800"),
     ("\u{FE0F}x", "U+FE0F"),
+    ("a\u{E0100}", "U+E0100"),
+    ("A\u{200D}nn", "U+200D"),
+    ("\u{E000}", "U+E000"),
+    (ZALGO, "U+0301"),
 ];
+
+/// A letter under 50 acute accents (`keys::unicode`'s own test stacks 200).
+const ZALGO: &str = "a\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}\u{301}";
 
 /// The API's way of naming a body member: `/items/0/note` is `items[0].note`.
 fn member_name(pointer: &str) -> String {

@@ -7,9 +7,14 @@
 //! (Cf: zero-width spaces, U+FEFF, bidirectional overrides), line and paragraph separators (Zl,
 //! Zp), Unicode's default-ignorable code points (Hangul fillers, U+034F, tag characters...),
 //! characters of a visible category that draw nothing (U+2800, U+1D159) and noncharacters.
-//! Allowed in place only: the joiners U+200C and U+200D between two characters they join
-//! (Persian and Indic words, emoji sequences), and a variation selector right after the
-//! character whose glyph it selects (`❤️`); anywhere else they hide text.
+//! Private-use and unassigned code points are refused too (they show whatever a font makes of
+//! them, or nothing). Allowed in place only: the joiners U+200C and U+200D between two
+//! characters they can join (Persian and Indic words, emoji sequences: never next to a cased
+//! letter, such as Latin's, or an ASCII character, which no joiner changes), and a variation
+//! selector right after a character it can select a glyph of (`❤️`; the Mongolian selectors after
+//! a Mongolian letter, the ideographic ones after a Han ideograph, the others never after a cased
+//! letter); anywhere else they hide text. A character carries at most [`MAX_MARKS`] combining
+//! marks: real scripts stack a few, a "Zalgo" text hundreds.
 //!
 //! Normal forms: stored text is NFC ([`nfc`]), which changes nothing a reader sees and makes text
 //! that is canonically the same one string; key text is NFKC with full case folding and without
@@ -52,6 +57,10 @@ const DEFAULT_IGNORABLE: &[(char, char)] = &[
 /// Characters whose category is visible (So) that draw nothing: the blank braille pattern and
 /// the null notehead, the usual "invisible" user names.
 const BLANK: &[char] = &['\u{2800}', '\u{1D159}'];
+
+/// The most combining marks (nonspacing or enclosing) in a row: a Vietnamese, Hebrew or Tibetan
+/// letter takes up to about five; more only stacks marks over the lines around it.
+pub const MAX_MARKS: usize = 8;
 
 /// What a character is to the rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +119,8 @@ fn kind(c: char) -> Kind {
             Kind::Refused
         }
         _ => match get_general_category(c) {
-            Control | Format | LineSeparator | ParagraphSeparator => Kind::Refused,
+            Control | Format | LineSeparator | ParagraphSeparator | PrivateUse | Unassigned
+            | Surrogate => Kind::Refused,
             _ if c.is_whitespace() => Kind::Space,
             _ => Kind::Visible,
         },
@@ -128,34 +138,97 @@ pub fn refused(text: &str, lines: Lines) -> Option<char> {
             .map(char::from);
     }
     let mut chars = text.chars().peekable();
-    // What the previous character was: a joiner needs a visible one before (a selector counts,
-    // `🏳️‍🌈`), a selector needs a visible one right before.
+    // What the previous character was: a joiner needs a visible one it can join before (a
+    // selector counts, `🏳️‍🌈`), a selector needs one it can select right before.
     let mut after = Kind::Space;
+    let mut before = ' ';
+    let mut marks = 0;
     while let Some(c) = chars.next() {
         let here = kind(c);
+        marks = if here == Kind::Visible && mark(c) {
+            marks + 1
+        } else {
+            0
+        };
         let ok = match here {
-            Kind::Visible | Kind::Space => true,
+            Kind::Visible => marks <= MAX_MARKS,
+            Kind::Space => true,
             Kind::Layout => lines == Lines::Many,
             Kind::Refused => false,
-            Kind::Selector => after == Kind::Visible,
+            Kind::Selector => after == Kind::Visible && selects(before, c),
             Kind::Joiner => {
                 matches!(after, Kind::Visible | Kind::Selector)
+                    && joinable(before)
                     && chars
                         .peek()
-                        .is_some_and(|&next| kind(next) == Kind::Visible)
+                        .is_some_and(|&next| kind(next) == Kind::Visible && joinable(next))
             }
         };
         if !ok {
             return Some(c);
         }
         after = here;
+        before = c;
     }
     None
+}
+
+/// A letter with case (Latin, Greek, Cyrillic, Armenian...): no joiner or variation selector
+/// changes how one is drawn.
+fn cased(c: char) -> bool {
+    c.is_lowercase()
+        || c.is_uppercase()
+        || get_general_category(c) == GeneralCategory::TitlecaseLetter
+}
+
+/// A combining mark drawn on the character before it.
+fn mark(c: char) -> bool {
+    c >= '\u{300}'
+        && matches!(
+            get_general_category(c),
+            GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
+        )
+}
+
+/// Whether a joiner next to `c` can join something: not an ASCII character nor a cased letter.
+fn joinable(c: char) -> bool {
+    !c.is_ascii() && !cased(c)
+}
+
+/// A Han ideograph: the characters the ideographic variation selectors select glyphs of.
+fn han(c: char) -> bool {
+    matches!(c,
+        '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}' | '\u{F900}'..='\u{FAFF}'
+        | '\u{20000}'..='\u{2FA1F}' | '\u{30000}'..='\u{323AF}')
+}
+
+/// Whether `selector` can select a glyph of `base`: the Mongolian free variation selectors of a
+/// Mongolian letter, the ideographic selectors of a Han ideograph, the others of anything but a
+/// cased letter or a mark (emoji, symbols, digits of a keycap, CJK compatibility ideographs).
+fn selects(base: char, selector: char) -> bool {
+    match selector {
+        '\u{180B}'..='\u{180D}' | '\u{180F}' => ('\u{1820}'..='\u{18AA}').contains(&base),
+        '\u{E0100}'..='\u{E01EF}' => han(base),
+        _ => !cased(base) && !mark(base),
+    }
 }
 
 /// Why the rule refused `found`, after the name of what holds it: `name holds ...`.
 pub fn refusal(found: char) -> String {
     let code = u32::from(found);
+    if mark(found) && kind(found) == Kind::Visible {
+        return format!(
+            "holds more than {MAX_MARKS} combining marks on one character (U+{code:04X} is one too many); remove some"
+        );
+    }
+    if matches!(
+        get_general_category(found),
+        GeneralCategory::PrivateUse | GeneralCategory::Unassigned
+    ) {
+        return format!(
+            "holds U+{code:04X}, a private-use or unassigned code point, which no reader sees the same; remove it"
+        );
+    }
     match kind(found) {
         Kind::Layout => format!("holds a line break or tab (U+{code:04X}); give it on one line"),
         Kind::Joiner | Kind::Selector => format!(
@@ -229,6 +302,11 @@ mod tests {
             "1\u{FE0F}\u{20E3}",
             "\u{845B}\u{E0100}",
             "Zo\u{EB} \u{141}ukasz \u{674E}",
+            // A Mongolian letter's free variation selector.
+            "\u{1820}\u{180B}",
+            // Vietnamese and Hebrew: a few marks on a letter.
+            "Vi\u{1EC7}t",
+            "\u{5E9}\u{5C1}\u{5BC}\u{5B8}",
         ] {
             assert_eq!(refused(ok, Lines::One), None, "{ok:?}");
         }
@@ -242,9 +320,41 @@ mod tests {
             ("An\u{FE0F}\u{FE0F}n", '\u{FE0F}'),
             ("An \u{FE0F}", '\u{FE0F}'),
             ("\u{1F3F4}\u{E0067}\u{E0062}\u{E007F}", '\u{E0067}'),
+            // Selectors after a letter they select nothing of, joiners between Latin letters.
+            ("a\u{180B}", '\u{180B}'),
+            ("a\u{FE0F}", '\u{FE0F}'),
+            ("a\u{FE0E}b", '\u{FE0E}'),
+            ("a\u{E0100}", '\u{E0100}'),
+            ("An\u{200D}n", '\u{200D}'),
+            ("An\u{200C}n", '\u{200C}'),
+            ("1\u{200D}2", '\u{200D}'),
+            ("\u{1F468}\u{200D}a", '\u{200D}'),
         ] {
             assert_eq!(refused(bad, Lines::Many), Some(found), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn private_use_unassigned_and_stacked_marks_are_refused() {
+        for (bad, found) in [
+            ("a\u{E000}", '\u{E000}'),
+            ("\u{F0000}", '\u{F0000}'),
+            ("a\u{0378}", '\u{0378}'),
+        ] {
+            assert_eq!(refused(bad, Lines::One), Some(found), "{bad:?}");
+            assert!(refusal(found).contains("private-use or unassigned"));
+        }
+        let marks = |n: usize| format!("a{}", "\u{301}".repeat(n));
+        assert_eq!(refused(&marks(MAX_MARKS), Lines::One), None);
+        assert_eq!(refused(&marks(MAX_MARKS + 1), Lines::One), Some('\u{301}'));
+        assert_eq!(refused(&marks(200), Lines::One), Some('\u{301}'));
+        assert!(
+            refusal('\u{301}').contains("combining marks"),
+            "{}",
+            refusal('\u{301}')
+        );
+        // Marks on different letters are counted apart.
+        assert_eq!(refused(&marks(MAX_MARKS).repeat(3), Lines::One), None);
     }
 
     #[test]
