@@ -71,7 +71,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 struct DeleteLine {
     /// the line's version read (GET answers it): removed only if no write came in between, else
     /// 409 `version_mismatch` and the line stays. Absent (or no body): removed whatever it was
-    #[serde(default)]
+    #[serde(default, deserialize_with = "api::not_null")]
     #[schemars(with = "u64")]
     version: Option<u64>,
 }
@@ -152,6 +152,11 @@ mod tests {
         let items = all_items(table).await;
         assert_eq!(lines(&items), 1, "the line stays");
         assert_eq!(del(r#"{"version": "x"}"#).await.0, 400);
+        // A null version is not "no version", which removes the line whatever it is.
+        let (status, body) = del(r#"{"version": null}"#).await;
+        assert_eq!((status, body["code"].as_str()), (400, Some("invalid_body")), "{body}");
+        assert!(body["message"].as_str().unwrap().contains("version: null"), "{body}");
+        assert_eq!(lines(&all_items(table).await), 1, "the line stays");
         assert_eq!(del(r#"{"version": 2}"#).await.0, 204);
         let items = all_items(table).await;
         assert_eq!(lines(&items), 0);

@@ -84,7 +84,7 @@ struct PutLine {
     quantity: api::Bounded<0, { MAX_QUANTITY as i64 }>,
     /// the line's version read (GET answers it): changed only if no write came in between, else
     /// 409 `version_mismatch`; 0: only if the line is not there yet. Absent: set whatever it was
-    #[serde(default)]
+    #[serde(default, deserialize_with = "api::not_null")]
     #[schemars(with = "u64")]
     version: Option<u64>,
 }
@@ -356,6 +356,8 @@ mod tests {
             ("c", "p", r#"{"quantity":"2"}"#, 400, "invalid_body"),
             ("c", "p", r#"{"quantity":1001}"#, 400, "invalid_body"),
             ("c", "p", r#"{}"#, 400, "invalid_body"),
+            // A null version is not "no version": it once set the line whatever it was.
+            ("c", "p", r#"{"quantity":0,"version":null}"#, 400, "invalid_body"),
             ("c#1", "p", r#"{"quantity":1}"#, 400, "invalid_parameter"),
             ("c", "p#q", r#"{"quantity":1}"#, 400, "invalid_parameter"),
             ("c", "", r#"{"quantity":1}"#, 400, "invalid_parameter"),

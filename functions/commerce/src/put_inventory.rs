@@ -76,7 +76,7 @@ struct PutInventory {
     quantity: api::Bounded<0, { MAX_QUANTITY as i64 }>,
     /// the version read (GET answers it): set only if no write came in between, else 409
     /// `version_mismatch`; 0: only if there is no inventory yet. Absent: set whatever it was
-    #[serde(default)]
+    #[serde(default, deserialize_with = "api::not_null")]
     #[schemars(with = "u64")]
     version: Option<u64>,
 }
@@ -311,6 +311,8 @@ mod tests {
             (("42", "W1", r#"{"quantity":1.5}"#), 400, "invalid_body"),
             (("42", "W1", r#"{"quantity":"5"}"#), 400, "invalid_body"),
             (("42", "W1", r#"{"quantity":null}"#), 400, "invalid_body"),
+            // A null version is not "no version": it once wrote whatever the inventory was.
+            (("42", "W1", r#"{"quantity":1,"version":null}"#), 400, "invalid_body"),
             (("42", "W1", r#"{"quantity":1,"warehouseId":"W2"}"#), 400, "invalid_body"),
         ];
         testkit::assert_errors(cases, async |(sku, warehouse, body)| {

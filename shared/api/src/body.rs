@@ -71,6 +71,19 @@ pub fn json_body_keeping_lines<T: DeserializeOwned>(
     })
 }
 
+/// For a member that may be left out but is never `null`: `#[serde(default, deserialize_with =
+/// "api::not_null")]` on an `Option<T>`. Serde reads `null` as absent in an `Option`; where
+/// absent means something (a `version` left out: write whatever the item is), a client's `null`
+/// would mean it by accident. Called only for a member that is there, this reads it as a `T`,
+/// which refuses `null` in the API's words (`version: null is not a whole number, 0 or more.`).
+pub fn not_null<'de, D, T>(member: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    T::deserialize(member).map(Some)
+}
+
 /// A text field of the body, trimmed, which must hold 1 to `max` characters; else a 400
 /// `invalid_body` naming the field (`name: give 1 to 200 characters`).
 pub fn text_field<'a>(name: &str, value: &'a str, max: usize) -> Result<&'a str, ApiError> {

@@ -57,7 +57,7 @@ pub mod declare {
     pub use store::{Deps, HR_TABLE, INDEX_DESIGN, Needs, REVIEWS_TABLE};
 }
 pub use body::{
-    MAX_BODY_BYTES, field, invalid_field, json_body, json_body_keeping_lines, text_field,
+    MAX_BODY_BYTES, field, invalid_field, json_body, json_body_keeping_lines, not_null, text_field,
 };
 pub use error::ApiError;
 pub use function::{Function, Method, Page, Route};

@@ -10,11 +10,20 @@ use serde_json::Value;
 
 use crate::ApiError;
 
-/// Every path and query parameter holds one line of text the rule accepts; else a 400
-/// `invalid_parameter` naming the parameter and the character.
+/// Every path and query parameter holds one line of text the rule accepts, and so does every
+/// query parameter's name (a route ignores names it does not take, but a name is text a log or a
+/// proxy shows); else a 400 `invalid_parameter` naming the parameter and the character.
 pub fn parameters(req: &Request) -> Result<(), ApiError> {
     let path = req.path_parameters();
     let query = req.query_string_parameters();
+    for (name, _) in query.iter() {
+        if let Some(found) = unicode::refused(name, Lines::One) {
+            return Err(ApiError::bad_request(
+                "invalid_parameter",
+                format!("a query parameter's name {}", unicode::refusal(found)),
+            ));
+        }
+    }
     for (name, value) in path.iter().chain(query.iter()) {
         if let Some(found) = unicode::refused(value, Lines::One) {
             return Err(ApiError::bad_request(
@@ -110,6 +119,28 @@ mod tests {
         ] {
             let e = parameters(&req).unwrap_err();
             assert_eq!((e.code, e.message.as_str()), ("invalid_parameter", message));
+        }
+    }
+
+    fn with_query(pairs: &[(&str, &str)]) -> Request {
+        let query: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        Request::default().with_query_string_parameters(query)
+    }
+
+    #[test]
+    fn a_query_parameters_name_is_held_to_the_rule_too() {
+        assert!(parameters(&with_query(&[("limit", "5"), ("_", "1765000000")])).is_ok());
+        for name in ["li\u{200B}mit", "a\u{202E}b", "x\u{0}"] {
+            let e = parameters(&with_query(&[(name, "5")])).unwrap_err();
+            assert_eq!((e.status, e.code), (400, "invalid_parameter"), "{name:?}");
+            assert!(
+                e.message.starts_with("a query parameter's name holds"),
+                "{}",
+                e.message
+            );
         }
     }
 }
