@@ -127,7 +127,7 @@ reset: dynamodb-install ## Throw the local table away and run the stack on a fre
 seed: ## Load the seeds' example rows and seed 003's org (30 employees, 5 reps, 300 orders) into the local table, then wait for the stream handlers to derive totals and rankings; SIZE=large adds thousands of customers, orders, reviews, certificates and employees
 	$(BUILD)
 	AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) ORDER_STATUS_KEYS=$(ORDER_STATUS_KEYS) \
-	  INDEX_DESIGN=$(INDEX_DESIGN) target/debug/seed --table $(TABLE) --size $(SIZE) --layout $(TABLE_LAYOUT)
+	  INDEX_DESIGN=$(INDEX_DESIGN) target/debug/seed --endpoint http://127.0.0.1:$(DDB_PORT) --table $(TABLE) --size $(SIZE) --layout $(TABLE_LAYOUT)
 	@if $(API_LISTENS); then echo "waiting for the stream handlers to catch up ..."; $(WAIT_DRAINED); \
 	  echo "seeded, and the stream handlers have caught up"; fi
 

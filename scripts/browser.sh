@@ -10,5 +10,5 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 endpoint=${1:?usage: $0 DDB_ENDPOINT}
 . scripts/stack.sh
 start_stack "$endpoint" .local/browser-stack.log browser
-AWS_ENDPOINT_URL_DYNAMODB=$endpoint target/debug/seed --table "$table" >/dev/null
+AWS_ENDPOINT_URL_DYNAMODB=$endpoint target/debug/seed --endpoint "$endpoint" --table "$table" >/dev/null
 .venv/bin/python tests/browser/explorer.py "http://127.0.0.1:$port" ${BROWSER_SCREENSHOT:+"$BROWSER_SCREENSHOT"}

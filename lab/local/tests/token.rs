@@ -7,7 +7,7 @@ use std::process::Command;
 fn the_token_command_refuses_what_it_does_not_take_and_makes_no_key() {
     let dir = std::env::temp_dir().join(format!("token-usage-{}", std::process::id()));
     let dir_arg = dir.to_string_lossy().into_owned();
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (
             &["--sub", "123", "--grups", "staff"],
             "unknown flag --grups",
@@ -16,6 +16,8 @@ fn the_token_command_refuses_what_it_does_not_take_and_makes_no_key() {
         // A flag where the value should be: not a token for the subject "--groups".
         (&["--sub", "--groups", "staff"], "--sub needs a value"),
         (&["--groups", "staff", "--sub"], "--sub needs a value"),
+        // Which subject would it be? Not the last one silently.
+        (&["--sub", "ann", "--sub", "bob"], "--sub given twice"),
     ];
     for (args, said) in cases {
         let out = Command::new(env!("CARGO_BIN_EXE_token"))

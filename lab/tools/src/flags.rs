@@ -187,11 +187,13 @@ impl Command {
     }
 }
 
-/// `make seed`: DynamoDB Local only (`AWS_ENDPOINT_URL_DYNAMODB`).
+/// `make seed`: DynamoDB Local only, at `--endpoint` (or `AWS_ENDPOINT_URL_DYNAMODB`): named,
+/// never a default port, so that a second stack's seed never lands in the first's table.
 pub const SEED: Command = Command {
     name: "seed",
     target: false,
     flags: &[
+        Flag::value("--endpoint", "URL"),
         Flag::value("--table", "NAME"),
         Flag::value("--size", "small|large"),
         Flag::value("--layout", "one-table|table-per-context"),
@@ -367,7 +369,8 @@ mod tests {
         );
         assert_eq!(
             SEED.usage(),
-            "usage: seed [--table NAME] [--size small|large] [--layout one-table|table-per-context]"
+            "usage: seed [--endpoint URL] [--table NAME] [--size small|large] \
+             [--layout one-table|table-per-context]"
         );
         assert_eq!(WORKBENCH.usage(), "usage: workbench");
     }

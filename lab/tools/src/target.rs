@@ -39,8 +39,21 @@ impl Options {
     ) -> Result<Options, Stop> {
         let given = command.parse(args)?;
         let value = |name: &str| given.value(name).map(str::to_owned);
+        // Set but empty is neither DynamoDB Local nor AWS: the SDK would read it as an endpoint
+        // and stop (a panic, exit 101), or a command would go to AWS when a local table was
+        // meant. Refused, naming the variable.
+        let flagged = value("--endpoint");
+        if flagged.is_none() && local_env.as_deref().is_some_and(str::is_empty)
+            || flagged.as_deref().is_some_and(str::is_empty)
+        {
+            return Err(Stop::Refused(Refused(format!(
+                "{}: the endpoint is empty (AWS_ENDPOINT_URL_DYNAMODB= or --endpoint \"\"): give DynamoDB Local's URL, or unset the variable to work on AWS\n{}",
+                command.name,
+                command.usage()
+            ))));
+        }
         let options = Options {
-            endpoint: value("--endpoint").or(local_env.filter(|e| !e.is_empty())),
+            endpoint: flagged.or(local_env),
             table: value("--table"),
             stack: value("--stack"),
             confirm: value("--confirm"),
@@ -390,8 +403,10 @@ mod tests {
             (Some("http://h:1"), Some("t"))
         );
         assert_eq!(by_flag.value("--settle"), Some("5"));
-        // An empty variable is no endpoint.
+        // An empty variable is refused, with a table named too: not read as AWS.
         assert!(parse("", Some(String::new())).is_err());
+        let empty = parse("--table t", Some(String::new())).unwrap_err();
+        assert!(matches!(&empty, Stop::Refused(r) if r.0.contains("the endpoint is empty")));
     }
 
     #[test]

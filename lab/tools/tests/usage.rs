@@ -130,6 +130,42 @@ async fn every_tool_refuses_an_unknown_flag_or_a_stray_argument_and_writes_nothi
     );
 }
 
+/// A target named by accident is refused, not guessed: an empty `AWS_ENDPOINT_URL_DYNAMODB`
+/// (the SDK stopped on it, exit 101, or a command went to AWS when a local table was meant), and
+/// a seed with no endpoint at all (it wrote into the stack on port 8000). Exit 2, naming what to
+/// give, nothing written.
+#[tokio::test]
+async fn an_empty_or_missing_endpoint_is_refused_not_guessed() {
+    let table = devkit::table().await;
+    let before = snapshot(&table).await;
+    let t = table.name();
+    for binary in [RECONCILE, MIGRATE, MOVE_INDEX, SEED] {
+        let (code, err) = shell(
+            binary,
+            &["--table", t],
+            &[("AWS_ENDPOINT_URL_DYNAMODB", "")],
+            None,
+        )
+        .await;
+        assert_eq!(code, 2, "{binary}: {err}");
+        assert!(err.contains("endpoint"), "{binary}: {err}");
+    }
+    let (code, err) = shell(SEED, &["--table", t], &[], None).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--endpoint URL"), "{err}");
+    assert_eq!(snapshot(&table).await, before, "nothing written");
+    // Named, it seeds that DynamoDB Local.
+    let (code, err) = shell(
+        SEED,
+        &["--endpoint", &devkit::endpoint(), "--table", t],
+        &[],
+        None,
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert_ne!(snapshot(&table).await, before);
+}
+
 /// `--help` answers the usage on stdout, exit 0, for every tool.
 #[tokio::test]
 async fn every_tool_answers_help_with_its_usage() {

@@ -33,6 +33,10 @@ fn run(args: Vec<String>) -> Result<String, String> {
             f if f.starts_with('-') => return Err(format!("unknown flag {f}")),
             _ => return Err(format!("unexpected argument {flag:?}")),
         };
+        if slot.is_some() {
+            // Which one counts would be a guess (the tools refuse it too).
+            return Err(format!("{flag} given twice"));
+        }
         // A flag where the value should be is a missing value, not a value.
         let value = args.next().filter(|v| !v.starts_with("--"));
         *slot = Some(value.ok_or_else(|| format!("{flag} needs a value"))?);

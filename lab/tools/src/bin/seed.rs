@@ -4,8 +4,9 @@
 //!
 //! Flags: `tools::flags::SEED` (`--table`, default `local-table`; `--size`, default small;
 //! `--layout`, the stack's `TableLayout`, default one-table: with table-per-context each item
-//! goes to its context's table, `<table>-reviews` and so on), in the DynamoDB Local of
-//! `AWS_ENDPOINT_URL_DYNAMODB` (default :8000). Exits 2 on a usage error.
+//! goes to its context's table, `<table>-reviews` and so on), in the DynamoDB Local at
+//! `--endpoint URL` or `AWS_ENDPOINT_URL_DYNAMODB`, which must name one: there is no default
+//! port (a second stack's seed went into the first's). Exits 2 on a usage error.
 
 use std::io::Write;
 
@@ -29,8 +30,19 @@ async fn seed() -> Result<(), Box<dyn std::error::Error>> {
             ))));
         }
     };
+    let endpoint = given
+        .value("--endpoint")
+        .map(str::to_owned)
+        .or_else(|| std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok())
+        .filter(|e| !e.is_empty())
+        .ok_or_else(|| {
+            target::Refused(format!(
+                "seed writes into a DynamoDB Local: name it with --endpoint URL (make seed gives the stack's, DDB_PORT=)\n{}",
+                flags::SEED.usage()
+            ))
+        })?;
     let name = given.value("--table").unwrap_or("local-table");
-    let table = store::Table::new(devkit::client(), name);
+    let table = store::Table::new(devkit::client_at(&endpoint), name);
     let layout = given.value("--layout").unwrap_or(tools::layout::ONE_TABLE);
     let tables = tools::layout::Tables::of_layout(&table, layout)
         .map_err(|e| target::Refused(format!("{}\n{}", e.0, flags::SEED.usage())))?;
@@ -39,7 +51,7 @@ async fn seed() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "seeded table {} at {}: customer {} with {} orders, cart {}, {} books, {} users and {} reviews ({written} new items)",
         table.name(),
-        devkit::endpoint(),
+        endpoint,
         tools::seed::CUSTOMER,
         tools::seed::ORDER_DATES.len(),
         tools::seed::CART,
