@@ -211,7 +211,7 @@ TOOLS_CONFIRM = $(if $(CONFIRM),--confirm $(CONFIRM))
 reconcile: ## Recompute every derived value from its source items; report the drift (REPAIR=1: correct it; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account> to write)
 	$(ONE_TABLE_ONLY)
 	$(BUILD)
-	target/debug/reconcile $(TOOLS_TABLE) $(if $(REPAIR),--repair) $(if $(SETTLE),--settle $(SETTLE)) $(TOOLS_CONFIRM)
+	ORDER_STATUS_KEYS=$(ORDER_STATUS_KEYS) target/debug/reconcile $(TOOLS_TABLE) $(if $(REPAIR),--repair) $(if $(SETTLE),--settle $(SETTLE)) $(TOOLS_CONFIRM)
 
 migrate: ## Move every v01 certificate to v02 and give older course occurrences OccurrencesByDate's attributes, online (DRY=1: only count them; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account>)
 	$(ONE_TABLE_ONLY)

@@ -1077,6 +1077,84 @@ mod tests {
         );
     }
 
+    /// Every order's GSI1 keys removed (as a move's clean-up run before its time, or a
+    /// rehearsal on the wrong table, leaves them): headers and summaries are out of C4 by status
+    /// and O10. Reconcile names each missing key, the partition too (it once saw GSI1SK only,
+    /// and its repair restored that alone, leaving them out of the index through every pass),
+    /// and one repair puts both keys back; the next run finds nothing.
+    #[tokio::test]
+    async fn orders_out_of_gsi1_are_found_and_put_back_in_one_repair() {
+        use keys::attr::{GSI1PK, GSI1SK};
+        use store::{Condition, Update};
+        let table = devkit::table().await;
+        crate::seed::load(&table).await.unwrap();
+        // Settle the seed's own drift first (nothing derived yet).
+        repair_now(&table).await;
+        repair_now(&table).await;
+        assert_eq!(run(&table).await.unwrap().drift, [], "a true table first");
+        let orders: Vec<Item> = devkit::all_items(&table)
+            .await
+            .into_iter()
+            .filter(|i| {
+                matches!(
+                    model::type_of(i),
+                    Some(OrderHeader::TYPE | model::commerce::OrderSummary::TYPE)
+                ) && i.contains_key(GSI1PK)
+            })
+            .collect();
+        assert!(orders.len() >= 2, "headers and summaries in GSI1");
+        for item in &orders {
+            let key = match model::type_of(item) {
+                Some(OrderHeader::TYPE) => {
+                    model::from_item::<OrderHeader>(item.clone()).unwrap().key()
+                }
+                _ => model::from_item::<model::commerce::OrderSummary>(item.clone())
+                    .unwrap()
+                    .key(),
+            };
+            let out = Update::new().remove(GSI1PK).remove(GSI1SK);
+            table
+                .update(&key, &out, Some(Condition::Exists))
+                .await
+                .unwrap();
+        }
+        let report = run(&table).await.unwrap();
+        let missing = |attr: &str| {
+            report
+                .drift
+                .iter()
+                .filter(|d| d.0.ends_with(&format!(" {attr}")) && d.0.starts_with("order "))
+                .count()
+        };
+        assert_eq!(
+            (missing(GSI1PK), missing(GSI1SK)),
+            (orders.len(), orders.len()),
+            "{report}"
+        );
+        let (_, repaired) = repair_now(&table).await;
+        assert!(
+            repaired.failed.is_empty() && repaired.deferred.is_empty(),
+            "{repaired}"
+        );
+        assert_eq!(
+            run(&table).await.unwrap().drift,
+            [],
+            "back in GSI1 after one repair"
+        );
+        let back = devkit::all_items(&table).await;
+        for item in &orders {
+            let now = back
+                .iter()
+                .find(|i| s(i, "PK") == s(item, "PK") && s(i, "SK") == s(item, "SK"))
+                .unwrap();
+            assert_eq!(
+                (now.get(GSI1PK), now.get(GSI1SK)),
+                (item.get(GSI1PK), item.get(GSI1SK)),
+                "the keys it had"
+            );
+        }
+    }
+
     /// A small volume of every context, seeded, with drift of every kind on top.
     async fn drifted_volume() -> Table {
         let table = devkit::table().await;
@@ -1491,6 +1569,7 @@ mod tests {
                 ("Status", text("SHIPPED")),
                 ("AccountRepId", text("E1")),
                 // The status projection missed the rep's key.
+                ("GSI1PK", text("REP#E1")),
                 ("GSI1SK", text(format!("OPEN#{O1}"))),
             ]),
             item(&[
@@ -1502,6 +1581,7 @@ mod tests {
                 ("CreatedAt", text("2026-01-02T00:00:00.000Z")),
                 ("Status", text("OPEN")),
                 ("EventCount", num(1)),
+                // Half out of GSI1: its sort key without its partition.
                 ("GSI1SK", text(&shipped)),
                 // Moved off the shard it records.
                 ("StatusShard", num(3)),
@@ -1554,6 +1634,7 @@ mod tests {
             names,
             [
                 "day 2026-01-02 Revenue",
+                "order 01KQ6W4K000000000000000001 header GSI1PK",
                 "order 01KQ6W4K000000000000000001 header GSI2PK",
                 "order 01KQ6W4K000000000000000001 header Status",
                 "order 01KQ6W4K000000000000000001 summary GSI1SK",

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use keys::{
     Id, Quarter, Shard, SortableId, Timestamp,
-    attr::{GSI1SK, GSI2PK, GSI2SK},
+    attr::{GSI1PK, GSI1SK, GSI2PK, GSI2SK},
     commerce::{self as ck, OrderStatus},
 };
 use model::{
@@ -55,6 +55,55 @@ fn ranking_key(period: &str, rep: &str, total: i64) -> String {
         || format!("no key for a total of {total}"),
         |k| k.sk().to_owned(),
     )
+}
+
+/// Whether this deployment's writers give order headers and summaries GSI1's status keys: every
+/// design but the multi-attribute one (`commerce::StatusKeys::writes_gsi1`), as the functions
+/// read it from `ORDER_STATUS_KEYS` (`make reconcile` passes the stack's).
+fn gsi1_written() -> bool {
+    static WRITTEN: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WRITTEN.get_or_init(|| {
+        commerce::data::StatusKeys::from_env().map_or(true, commerce::data::StatusKeys::writes_gsi1)
+    })
+}
+
+/// Whether `item` (an order's header or summary) must stand in GSI1: where the design writes its
+/// keys, and wherever it holds one of them (half a key pair puts it in no index at all).
+fn in_gsi1(item: &Item) -> bool {
+    gsi1_written() || item.contains_key(GSI1PK) || item.contains_key(GSI1SK)
+}
+
+/// The GSI1 partition an order's header (C4 by status: its customer's) or summary (O10: its
+/// rep's) stands in, made from the item's own ids (a partition does not depend on the status).
+fn gsi1_partition(item: &Item, header: bool) -> String {
+    let key = (|| {
+        let order = SortableId::parse(s(item, Order::ORDER_ID)).ok()?;
+        let key = if header {
+            let customer = Id::parse("customerId", s(item, Order::CUSTOMER_ID)).ok()?;
+            ck::customer_order_status_index(&customer, order, OrderStatus::Open)
+        } else {
+            let rep = Id::parse("accountRepId", s(item, Order::ACCOUNT_REP_ID)).ok()?;
+            ck::rep_order_index(&rep, order, OrderStatus::Open)
+        };
+        Some(key.pk().to_owned())
+    })();
+    key.unwrap_or_else(|| "no partition for an order without its ids".to_owned())
+}
+
+/// Records an order item's GSI1 keys as found, and the partition it must stand in: its sort key
+/// follows the order's expected status once every item is read ([`Orders::finish`]).
+fn read_gsi1(tally: &mut Tally, item: &Item, order: &str, part: &str) {
+    let header = part == "header";
+    let name = format!("order {order} {part} {GSI1PK}");
+    tally
+        .expected_text
+        .insert(name.clone(), gsi1_partition(item, header));
+    tally.stored_text.insert(name, s(item, GSI1PK).to_owned());
+    let name = format!("order {order} {part} {GSI1SK}");
+    tally
+        .stored_text
+        .insert(name.clone(), s(item, GSI1SK).to_owned());
+    tally.orders.status_keys.insert(name);
 }
 
 /// The `<STATUS>#<orderId>` key an order in `status` must have in its status indexes.
@@ -205,12 +254,8 @@ pub(super) fn read(tally: &mut Tally, item: &Item) {
                 .insert(order.to_owned(), customer.to_owned());
             // Placed under a rep: listed in the rep's GSI1.
             let rep = s(item, Order::ACCOUNT_REP_ID);
-            if !rep.is_empty() {
-                let name = format!("order {order} summary {GSI1SK}");
-                tally
-                    .stored_text
-                    .insert(name.clone(), s(item, GSI1SK).to_owned());
-                tally.orders.status_keys.insert(name);
+            if !rep.is_empty() && in_gsi1(item) {
+                read_gsi1(tally, item, order, "summary");
             }
             // An order counts in every sum while it is a sale, by its status as stored: what the
             // stream derives from it. A status behind its events is drift of its own, whose
@@ -249,12 +294,13 @@ pub(super) fn read(tally: &mut Tally, item: &Item) {
             tally
                 .stored_text
                 .insert(name, s(item, Order::STATUS).to_owned());
-            for attr in [GSI1SK, GSI2SK] {
-                let name = format!("order {order} header {attr}");
-                tally
-                    .stored_text
-                    .insert(name.clone(), s(item, attr).to_owned());
-                tally.orders.status_keys.insert(name);
+            let name = format!("order {order} header {GSI2SK}");
+            tally
+                .stored_text
+                .insert(name.clone(), s(item, GSI2SK).to_owned());
+            tally.orders.status_keys.insert(name);
+            if in_gsi1(item) {
+                read_gsi1(tally, item, order, "header");
             }
             // Its O5 shard: the one it records (or, recorded by none, the default count's).
             let name = format!("order {order} header {GSI2PK}");
@@ -414,6 +460,15 @@ pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
             };
             drifted.update(&key, &update, unchanged).await
         }
+        // A GSI1 key of an order whose status is right: both keys written again from the item
+        // as it is, if its status is still that (the projection's write below would refuse: the
+        // status it would write is there already).
+        ["order", id, part @ ("header" | "summary"), attr]
+            if (*attr == GSI1PK || *attr == GSI1SK)
+                && let Some(written) = gsi1_again(drifted, id, part).await? =>
+        {
+            Ok(written)
+        }
         // A status or a status key: the projection's own write of the newest event (conditioned
         // on it); an order without events gets its OPEN keys back, if still without events.
         ["order", id, part @ ("header" | "summary"), _] => {
@@ -454,4 +509,53 @@ pub(super) async fn correct(drifted: &Drifted<'_>) -> Result<bool, StoreError> {
         }
         _ => Err(bad("no correction for it")),
     }
+}
+
+/// Writes an order item's GSI1 keys again, from its stored status, when that status is the one
+/// its events give (`None` when it is not: the status is corrected first, keys with it).
+async fn gsi1_again(
+    drifted: &Drifted<'_>,
+    id: &str,
+    part: &str,
+) -> Result<Option<bool>, StoreError> {
+    let order = SortableId::parse(id)?;
+    let expected = drifted
+        .orders
+        .newest
+        .get(id)
+        .map_or(OrderStatus::Open.to_string(), |(_, status)| status.clone());
+    let key = if part == "header" {
+        ck::order_header(order)
+    } else {
+        let customer = drifted
+            .orders
+            .customers
+            .get(id)
+            .ok_or_else(|| drifted.bad("no summary"))?;
+        ck::order_summary(&Id::parse("customerId", customer)?, order)
+    };
+    let Some(item) = drifted
+        .table
+        .get_item(&key, store::Read::Strong, None)
+        .await?
+    else {
+        return Ok(Some(false));
+    };
+    let status = s(&item, Order::STATUS).to_owned();
+    if status != expected {
+        return Ok(None);
+    }
+    let gsi1 = if part == "header" {
+        model::from_item::<OrderHeader>(item)?.gsi1()
+    } else {
+        model::from_item::<OrderSummary>(item)?.gsi1()
+    };
+    let Some(gsi1) = gsi1 else {
+        return Err(drifted.bad("an order item with no GSI1 key to give"));
+    };
+    let unchanged = Condition::Equals(Order::STATUS, model::s(status));
+    drifted
+        .update(&key, &Update::new().set_key(&gsi1), unchanged)
+        .await
+        .map(Some)
 }
