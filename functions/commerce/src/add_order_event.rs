@@ -144,7 +144,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             .map_err(|e| ApiError::from(store::StoreError::from(e)))?,
     };
     let named = replay::key(&req)?.map(|key| {
-        replay::Named::new(key, &serde_json::json!([record.status.as_str(), record.note]))
+        replay::Named::new(
+            key,
+            &serde_json::json!([record.status.as_str(), record.note]),
+        )
     });
     match commerce::append_tracking_event(&deps.table, &record, named.as_ref()).await? {
         EventAdded::Added => {}
@@ -231,7 +234,9 @@ mod tests {
         let (s, headers, again) = keyed(SHIPPED).await;
         assert_eq!((s, &again), (201, &first), "the first answer again");
         assert_eq!(
-            headers.get("idempotent-replayed").map(|v| v.to_str().unwrap()),
+            headers
+                .get("idempotent-replayed")
+                .map(|v| v.to_str().unwrap()),
             Some("true")
         );
         let (s, _, other) = keyed(r#"{"status":"DELIVERED"}"#).await;

@@ -100,7 +100,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         Adjusted::Replayed {
             inventory,
             same_request: true,
-        } => Ok(replay::replayed(api::json(200, &view::inventory(&inventory))?)),
+        } => Ok(replay::replayed(api::json(
+            200,
+            &view::inventory(&inventory),
+        )?)),
         Adjusted::Replayed { .. } => Err(replay::reused()),
         Adjusted::NotFound => Err(ApiError::not_found(
             "inventory_not_found",
@@ -223,16 +226,28 @@ mod tests {
         };
         let (s, _, first) = keyed(r#"{"delta":-3}"#).await;
         assert_eq!(s, 200, "{first}");
-        assert_eq!((first["quantity"].clone(), first["version"].clone()), (json!(7), json!(2)));
+        assert_eq!(
+            (first["quantity"].clone(), first["version"].clone()),
+            (json!(7), json!(2))
+        );
         // Someone else's adjustment, then the retry.
         let (s, _) = adjust(&table, "42", "W1", r#"{"delta":5}"#).await;
         assert_eq!(s, 200);
         let before = all_items(&table).await;
         let (s, headers, again) = keyed(r#"{"delta":-3}"#).await;
         assert_eq!((s, &again), (200, &first), "the first answer again");
-        assert_eq!(headers.get("idempotent-replayed").map(|v| v.to_str().unwrap()), Some("true"));
+        assert_eq!(
+            headers
+                .get("idempotent-replayed")
+                .map(|v| v.to_str().unwrap()),
+            Some("true")
+        );
         let (s, _, other) = keyed(r#"{"delta":-4}"#).await;
-        assert_eq!((s, other["code"].as_str()), (422, Some("idempotency_key_reused")), "{other}");
+        assert_eq!(
+            (s, other["code"].as_str()),
+            (422, Some("idempotency_key_reused")),
+            "{other}"
+        );
         assert_eq!(all_items(&table).await, before, "the retries wrote nothing");
         assert_eq!(stock(&table).await, (12, 3), "10 - 3 + 5, three writes");
     }
@@ -250,7 +265,10 @@ mod tests {
             .set_named(old.clone(), model::s(format!("h {two_days_ago}")))
             .set_named(format!("{old}_q"), model::n(11))
             .set_named(format!("{old}_v"), model::n(2));
-        table.update(&key, &planted, Some(Condition::Exists)).await.unwrap();
+        table
+            .update(&key, &planted, Some(Condition::Exists))
+            .await
+            .unwrap();
         let h = Harness::new(&FUNCTION, handle, table.clone());
         let (s, _, b) = h
             .as_staff()
@@ -258,8 +276,15 @@ mod tests {
             .post_full(&h.path(&["42", "W1"]), r#"{"delta":1}"#)
             .await;
         assert_eq!(s, 200, "{b}");
-        let item = table.get_item(&key, store::Read::Strong, None).await.unwrap().unwrap();
-        let marks: Vec<&String> = item.keys().filter(|n| n.starts_with(replay::MARK_PREFIX)).collect();
+        let item = table
+            .get_item(&key, store::Read::Strong, None)
+            .await
+            .unwrap()
+            .unwrap();
+        let marks: Vec<&String> = item
+            .keys()
+            .filter(|n| n.starts_with(replay::MARK_PREFIX))
+            .collect();
         assert_eq!(marks.len(), 3, "only the new key's mark: {marks:?}");
         assert!(!item.contains_key(&old));
     }

@@ -154,8 +154,15 @@ mod tests {
         assert_eq!(del(r#"{"version": "x"}"#).await.0, 400);
         // A null version is not "no version", which removes the line whatever it is.
         let (status, body) = del(r#"{"version": null}"#).await;
-        assert_eq!((status, body["code"].as_str()), (400, Some("invalid_body")), "{body}");
-        assert!(body["message"].as_str().unwrap().contains("version: null"), "{body}");
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (400, Some("invalid_body")),
+            "{body}"
+        );
+        assert!(
+            body["message"].as_str().unwrap().contains("version: null"),
+            "{body}"
+        );
         assert_eq!(lines(&all_items(table).await), 1, "the line stays");
         assert_eq!(del(r#"{"version": 2}"#).await.0, 204);
         let items = all_items(table).await;

@@ -357,7 +357,13 @@ mod tests {
             ("c", "p", r#"{"quantity":1001}"#, 400, "invalid_body"),
             ("c", "p", r#"{}"#, 400, "invalid_body"),
             // A null version is not "no version": it once set the line whatever it was.
-            ("c", "p", r#"{"quantity":0,"version":null}"#, 400, "invalid_body"),
+            (
+                "c",
+                "p",
+                r#"{"quantity":0,"version":null}"#,
+                400,
+                "invalid_body",
+            ),
             ("c#1", "p", r#"{"quantity":1}"#, 400, "invalid_parameter"),
             ("c", "p#q", r#"{"quantity":1}"#, 400, "invalid_parameter"),
             ("c", "", r#"{"quantity":1}"#, 400, "invalid_parameter"),
