@@ -140,6 +140,8 @@ mod readme;
 #[cfg(test)]
 mod repair_live;
 #[cfg(test)]
+mod retries;
+#[cfg(test)]
 mod sample_events;
 #[cfg(test)]
 mod samples;
