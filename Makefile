@@ -213,7 +213,7 @@ reconcile: ## Recompute every derived value from its source items; report the dr
 	$(BUILD)
 	ORDER_STATUS_KEYS=$(ORDER_STATUS_KEYS) target/debug/reconcile $(TOOLS_TABLE) $(if $(REPAIR),--repair) $(if $(SETTLE),--settle $(SETTLE)) $(TOOLS_CONFIRM)
 
-migrate: ## Move every v01 certificate to v02 and give older course occurrences OccurrencesByDate's attributes, online (DRY=1: only count them; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account>)
+migrate: ## Move every v01 certificate to v02, give older course occurrences OccurrencesByDate's attributes, and key again items keyed before today's text rule, online (DRY=1: only count them; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account>)
 	$(ONE_TABLE_ONLY)
 	$(BUILD)
 	target/debug/migrate $(TOOLS_TABLE) $(if $(DRY),--dry-run) $(TOOLS_CONFIRM)

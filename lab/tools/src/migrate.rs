@@ -11,7 +11,10 @@ use keys::{
     learning::{CERTIFICATE_SHARDS, CertType, CertVersion, certificates_of_type},
 };
 use learning::data::{Moved, index_occurrence, migrate_certificate};
-use model::learning::{Certificate, CourseOccurrence};
+use model::{
+    Entity, Item,
+    learning::{Certificate, CourseOccurrence},
+};
 use store::{
     StoreError, Table,
     merge::{Direction, Positions, merged_page},
@@ -134,12 +137,335 @@ pub async fn index_occurrences(
     }
 }
 
+/// What rewriting the keys of items keyed before today's text rule did (or, dry, would do).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Rekeyed {
+    /// Items of a kind with text in its keys, read.
+    pub read: usize,
+    /// Of those, items whose keys (or shown names) today's code would make otherwise.
+    pub found: usize,
+    pub rewritten: usize,
+    /// Changed or deleted meanwhile: left for the next run.
+    pub gone: usize,
+    /// Items whose key today is another item's already (the same name written again, the new
+    /// way, beside the old item): both kept, for a person to decide.
+    pub conflicts: Vec<String>,
+}
+
+/// The kinds whose keys hold text (`keys::Text`): made otherwise before today's normalisation.
+const TEXT_KEYED: [&str; 4] = [
+    CourseOccurrence::TYPE,
+    Certificate::TYPE,
+    model::hr::Employee::TYPE,
+    model::hr::Job::TYPE,
+];
+
+/// `item` as today's code writes it: its entity read and written again (keys made as today's
+/// rule makes them, shown names in NFC), over every other attribute it holds (copies, marks,
+/// revisions). `None` for a kind without text in its keys.
+fn as_written_today(item: &Item) -> Option<Result<Item, model::ModelError>> {
+    fn again<E: model::Entity>(item: &Item) -> Result<Item, model::ModelError> {
+        let entity: E = model::from_item(item.clone())?;
+        let mut today = item.clone();
+        today.extend(model::to_item(&entity)?);
+        Ok(today)
+    }
+    Some(match model::type_of(item)? {
+        CourseOccurrence::TYPE => again::<CourseOccurrence>(item),
+        Certificate::TYPE => again::<Certificate>(item),
+        model::hr::Employee::TYPE => again::<model::hr::Employee>(item),
+        model::hr::Job::TYPE => again::<model::hr::Job>(item),
+        _ => return None,
+    })
+}
+
+/// The primary key attributes of `item`.
+fn primary_key(item: &Item) -> Item {
+    item.iter()
+        .filter(|(name, _)| [keys::attr::PK, keys::attr::SK].contains(&name.as_str()))
+        .map(|(name, value)| (name.clone(), value.clone()))
+        .collect()
+}
+
+/// `PK / SK` of an item, to name it.
+fn shown_key(item: &Item) -> String {
+    let text = |a: &str| {
+        item.get(a)
+            .and_then(|v| v.as_s().ok())
+            .cloned()
+            .unwrap_or_default()
+    };
+    format!("{} / {}", text(keys::attr::PK), text(keys::attr::SK))
+}
+
+/// Rewrites every item of a kind with text in its keys whose keys today's rule makes otherwise
+/// (written before it: docs/table-design.md#text-in-keys), so that a read naming the text finds
+/// it and a write of the same name meets it. Found by a Scan of those kinds (no index lists
+/// them). An item whose primary key is unchanged (only an index key, or a shown name, differs)
+/// is updated in place, on condition that what differs is as read; one whose primary key
+/// changes is written under today's key and deleted under the old one in one transaction, on
+/// condition that today's key is free (else a conflict, reported, both kept) and the old item
+/// is as read. Idempotent; `dry`: only counts. `progress` is told after every page.
+pub async fn rekey(
+    table: &Table,
+    dry: bool,
+    mut progress: impl FnMut(&Rekeyed),
+) -> Result<Rekeyed, StoreError> {
+    use store::aws_sdk_dynamodb::types::{AttributeValue, Delete, Put, TransactWriteItem};
+    let mut done = Rekeyed::default();
+    let mut start = None;
+    let kinds: Vec<(String, AttributeValue)> = TEXT_KEYED
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| (format!(":k{i}"), model::s(*kind)))
+        .collect();
+    let filter = format!(
+        "#type IN ({})",
+        kinds
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    loop {
+        let page = table
+            .client()
+            .scan()
+            .table_name(table.name())
+            .filter_expression(&filter)
+            .expression_attribute_names("#type", model::attr::TYPE)
+            .set_expression_attribute_values(Some(kinds.iter().cloned().collect()))
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .map_err(|e| StoreError::Config(format!("scan for text keys: {e}")))?;
+        for item in page.items() {
+            let Some(today) = as_written_today(item) else {
+                continue;
+            };
+            done.read += 1;
+            let today = today?;
+            if &today == item {
+                continue;
+            }
+            done.found += 1;
+            if dry {
+                continue;
+            }
+            // What differs, as read: the condition that nothing changed it meanwhile.
+            let mut unchanged = vec![];
+            let mut values = std::collections::HashMap::new();
+            let mut names = std::collections::HashMap::new();
+            for (i, (name, was)) in item.iter().enumerate() {
+                if today.get(name) != Some(was) {
+                    names.insert(format!("#a{i}"), name.clone());
+                    values.insert(format!(":a{i}"), was.clone());
+                    unchanged.push(format!("#a{i} = :a{i}"));
+                }
+            }
+            let unchanged = unchanged.join(" AND ");
+            let written = if primary_key(&today) == primary_key(item) {
+                let put = Put::builder()
+                    .table_name(table.name())
+                    .set_item(Some(today.clone().into_iter().collect()))
+                    .condition_expression(&unchanged)
+                    .set_expression_attribute_names(Some(names))
+                    .set_expression_attribute_values(Some(values))
+                    .build()
+                    .map_err(|e| StoreError::Config(e.to_string()))?;
+                vec![TransactWriteItem::builder().put(put).build()]
+            } else {
+                let put = Put::builder()
+                    .table_name(table.name())
+                    .set_item(Some(today.clone().into_iter().collect()))
+                    .condition_expression("attribute_not_exists(#pk)")
+                    .expression_attribute_names("#pk", keys::attr::PK)
+                    .build()
+                    .map_err(|e| StoreError::Config(e.to_string()))?;
+                let delete = Delete::builder()
+                    .table_name(table.name())
+                    .set_key(Some(primary_key(item).into_iter().collect()))
+                    .condition_expression(&unchanged)
+                    .set_expression_attribute_names(Some(names))
+                    .set_expression_attribute_values(Some(values))
+                    .build()
+                    .map_err(|e| StoreError::Config(e.to_string()))?;
+                vec![
+                    TransactWriteItem::builder().put(put).build(),
+                    TransactWriteItem::builder().delete(delete).build(),
+                ]
+            };
+            let moves = written.len() == 2;
+            match table
+                .client()
+                .transact_write_items()
+                .set_transact_items(Some(written))
+                .send()
+                .await
+            {
+                Ok(_) => done.rewritten += 1,
+                Err(e) => {
+                    use store::aws_sdk_dynamodb::error::ProvideErrorMetadata;
+                    let reasons: Vec<String> = e
+                        .as_service_error()
+                        .and_then(|s| match s {
+                            store::aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c) => Some(c),
+                            _ => None,
+                        })
+                        .map(|c| {
+                            c.cancellation_reasons()
+                                .iter()
+                                .map(|r| r.code().unwrap_or("None").to_owned())
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    match reasons.as_slice() {
+                        [taken, _] if moves && taken == "ConditionalCheckFailed" => {
+                            done.conflicts.push(format!(
+                                "{}: today's key {} is another item's already",
+                                shown_key(item),
+                                shown_key(&today)
+                            ))
+                        }
+                        [.., changed] if changed == "ConditionalCheckFailed" => done.gone += 1,
+                        _ => {
+                            return Err(StoreError::Dynamo(format!(
+                                "rewriting {}: {}",
+                                shown_key(item),
+                                e.message().unwrap_or(&e.to_string())
+                            )));
+                        }
+                    }
+                }
+            }
+        }
+        progress(&done);
+        match page.last_evaluated_key {
+            Some(k) => start = Some(k),
+            None => return Ok(done),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     use learning::data::{certificate, issue_certificate};
     use std::collections::BTreeSet;
+
+    /// An occurrence keyed before today's text rule: "Café Basics" sent decomposed (`e` +
+    /// U+0301), kept so in its keys, which today's rule never makes (the registry classifies
+    /// no such key, and a read naming the course finds nothing). `rekey` writes it under today's
+    /// key and deletes the old item; a second run finds nothing. Written again beside it the
+    /// new way, the old one is a conflict: both kept. A shown name not in NFC under today's keys
+    /// is rewritten in place.
+    #[tokio::test]
+    async fn items_keyed_before_the_text_rule_are_keyed_again() {
+        let table = devkit::table().await;
+        let today =
+            learning::fixtures::occurrence("Cafe\u{301} Basics", "2022-03-15", "Building 1");
+        assert!(
+            learning::data::create_occurrence(&table, &today)
+                .await
+                .unwrap()
+        );
+        let written = devkit::all_items(&table).await.remove(0);
+        // The old rule's item: every text as sent, decomposed, in the keys too.
+        let old: Item = written
+            .iter()
+            .map(|(name, value)| {
+                let value = match value.as_s() {
+                    Ok(text) => model::s(text.replace('\u{e9}', "e\u{301}")),
+                    Err(_) => value.clone(),
+                };
+                (name.clone(), value)
+            })
+            .collect();
+        let text = |i: &Item, a: &str| i[a].as_s().unwrap().clone();
+        assert_ne!(
+            text(&old, "PK"),
+            text(&written, "PK"),
+            "the key held the text"
+        );
+        assert!(
+            keys::registry::classify(keys::Space::Base, &text(&old, "PK"), &text(&old, "SK"))
+                .is_empty(),
+            "no kind of today's has such a key"
+        );
+        table.delete(&today.key(), None).await.unwrap();
+        table.put_item(old.clone(), None).await.unwrap();
+        assert!(
+            table
+                .get::<CourseOccurrence>(&today.key(), store::Read::Strong)
+                .await
+                .unwrap()
+                .is_none()
+        );
+
+        let dry = rekey(&table, true, |_| {}).await.unwrap();
+        assert_eq!((dry.found, dry.rewritten), (1, 0));
+        assert_eq!(
+            devkit::all_items(&table).await,
+            vec![old.clone()],
+            "a dry run writes nothing"
+        );
+        let done = rekey(&table, false, |_| {}).await.unwrap();
+        assert_eq!(
+            (done.found, done.rewritten, done.conflicts.len()),
+            (1, 1, 0),
+            "{done:?}"
+        );
+        let items = devkit::all_items(&table).await;
+        assert_eq!(items.len(), 1);
+        assert_eq!(
+            (text(&items[0], "PK"), text(&items[0], "SK")),
+            (text(&written, "PK"), text(&written, "SK")),
+            "today's key"
+        );
+        assert!(
+            table
+                .get::<CourseOccurrence>(&today.key(), store::Read::Strong)
+                .await
+                .unwrap()
+                .is_some()
+        );
+        assert_eq!(
+            rekey(&table, false, |_| {}).await.unwrap().found,
+            0,
+            "nothing the second time"
+        );
+
+        // The old item again, beside today's: a conflict, both kept.
+        table.put_item(old.clone(), None).await.unwrap();
+        let clash = rekey(&table, false, |_| {}).await.unwrap();
+        assert_eq!(
+            (clash.found, clash.rewritten, clash.conflicts.len()),
+            (1, 0, 1),
+            "{clash:?}"
+        );
+        assert_eq!(devkit::all_items(&table).await.len(), 2, "both kept");
+        table
+            .client()
+            .delete_item()
+            .table_name(table.name())
+            .set_key(Some(primary_key(&old).into_iter().collect()))
+            .send()
+            .await
+            .unwrap();
+
+        // Today's keys, a shown name decomposed: rewritten in place.
+        let mut shown = devkit::all_items(&table).await.remove(0);
+        shown.insert("CourseName".into(), model::s("Cafe\u{301} Basics"));
+        table.put_item(shown, None).await.unwrap();
+        let in_place = rekey(&table, false, |_| {}).await.unwrap();
+        assert_eq!((in_place.found, in_place.rewritten), (1, 1), "{in_place:?}");
+        assert_eq!(
+            devkit::all_items(&table).await,
+            vec![written],
+            "as today writes it"
+        );
+    }
 
     /// Every completion certificate, by (date, student), through L11 walked to its end.
     async fn l11(table: &Table, version: Option<CertVersion>) -> BTreeSet<(String, String)> {

@@ -65,5 +65,35 @@ async fn migrate() -> Result<(), Box<dyn std::error::Error>> {
             indexed.indexed, indexed.gone
         );
     }
+    let rekeyed = tools::migrate::rekey(&target.table, dry, |m| {
+        eprint!(
+            "\rtext-keyed items read {}, keyed before today's text rule {}, rewritten {}, conflicts {}, changed meanwhile {}",
+            m.read,
+            m.found,
+            m.rewritten,
+            m.conflicts.len(),
+            m.gone
+        );
+        let _ = std::io::stderr().flush();
+    })
+    .await?;
+    eprintln!();
+    for conflict in &rekeyed.conflicts {
+        println!("conflict, both kept: {conflict}");
+    }
+    if dry {
+        println!(
+            "dry run: {} of {} items with text in their keys would be written as today's text rule keys them",
+            rekeyed.found, rekeyed.read
+        );
+    } else {
+        println!(
+            "wrote {} of {} items with text in their keys as today's text rule keys them ({} conflicts kept, {} changed meanwhile)",
+            rekeyed.rewritten,
+            rekeyed.read,
+            rekeyed.conflicts.len(),
+            rekeyed.gone
+        );
+    }
     Ok(())
 }
