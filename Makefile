@@ -33,9 +33,9 @@ LOCAL_CURSOR_KEY ?= local-only-cursor-signing-key-change-me
 # fresh local table gets and what the functions and `make seed` write (docs/key-designs.md).
 ORDER_STATUS_KEYS ?= concatenated
 # One table, or a table per context (the stack parameter TableLayout): the tables `make run`
-# creates, the functions use and `make seed` loads (docs/one-table-or-many.md). `make reconcile`,
-# `make migrate` and `make move-index` know the one-table layout only, and stop (exit 2) with
-# another; on AWS (STACK=) they stop too when the stack has a table per context.
+# creates, the functions use and `make seed` loads (docs/one-table-or-many.md); `make reconcile`,
+# `make migrate` and `make move-index` work on those tables (on AWS, STACK= finds a stack's by
+# their tags).
 TABLE_LAYOUT ?= one-table
 # Which index serves R2 (the stack parameter IndexDesign): GSI1, overloaded, or ReviewsByUser, its
 # own (docs/one-table-or-many.md). The indexes a fresh local table gets, and what the functions
@@ -89,10 +89,6 @@ LOCAL_STACK = AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:$(DDB_PORT) target/debu
 	  --port $(API_PORT) --table $(TABLE) --param CursorSigningKey=$(LOCAL_CURSOR_KEY) \
 	  --param OrderStatusKeys=$(ORDER_STATUS_KEYS) --param TableLayout=$(TABLE_LAYOUT) \
 	  --param IndexDesign=$(INDEX_DESIGN) --log-dir $(LOG_DIR) --failures-dir $(FAILURES_DIR)
-
-# The maintenance tools know the one-table layout only: stop before they check half the items.
-ONE_TABLE_ONLY = @if [ "$(TABLE_LAYOUT)" != one-table ]; then \
-	  echo "make $@ knows the one-table layout only, not TABLE_LAYOUT=$(TABLE_LAYOUT) (docs/one-table-or-many.md)" >&2; exit 2; fi
 
 # True if something listens on API_PORT.
 API_LISTENS = (exec 3<>/dev/tcp/127.0.0.1/$(API_PORT)) 2>/dev/null
@@ -205,21 +201,18 @@ lab/bench/node/node_modules/.package-lock.json: lab/bench/node/package-lock.json
 # The table `make reconcile` and `make migrate` work on: the local one, or on AWS (your credentials
 # and region, as the AWS CLI reads them) the table of STACK= or the table AWS_TABLE=; writing there
 # takes CONFIRM=<account id> (docs/operations.md).
-TOOLS_TABLE = $(if $(STACK),--stack $(STACK),$(if $(AWS_TABLE),--table $(AWS_TABLE),--endpoint http://127.0.0.1:$(DDB_PORT) --table $(TABLE)))
+TOOLS_TABLE = $(if $(STACK),--stack $(STACK),$(if $(AWS_TABLE),--table $(AWS_TABLE),--endpoint http://127.0.0.1:$(DDB_PORT) --table $(TABLE) --layout $(TABLE_LAYOUT)))
 TOOLS_CONFIRM = $(if $(CONFIRM),--confirm $(CONFIRM))
 
 reconcile: ## Recompute every derived value from its source items; report the drift (REPAIR=1: correct it; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account> to write)
-	$(ONE_TABLE_ONLY)
 	$(BUILD)
 	ORDER_STATUS_KEYS=$(ORDER_STATUS_KEYS) target/debug/reconcile $(TOOLS_TABLE) $(if $(REPAIR),--repair) $(if $(SETTLE),--settle $(SETTLE)) $(TOOLS_CONFIRM)
 
 migrate: ## Move every v01 certificate to v02, give older course occurrences OccurrencesByDate's attributes, and key again items keyed before today's text rule, online (DRY=1: only count them; STACK= or AWS_TABLE=: on AWS, with CONFIRM=<account>)
-	$(ONE_TABLE_ONLY)
 	$(BUILD)
 	target/debug/migrate $(TOOLS_TABLE) $(if $(DRY),--dry-run) $(TOOLS_CONFIRM)
 
 move-index: ## Move C4 by status and O10 to the multi-attribute indexes online: declare and backfill them from template.yaml (CLEANUP=1, after the readers switched: remove the orders' GSI1 keys; DRY=1: only report; REHEARSE=1: the whole move under traffic, local only); STACK=, AWS_TABLE=, CONFIRM= as for make reconcile
-	$(ONE_TABLE_ONLY)
 	$(BUILD)
 	target/debug/move_index $(TOOLS_TABLE) $(if $(CLEANUP),--cleanup) $(if $(DRY),--dry-run) $(if $(REHEARSE),--rehearse) $(TOOLS_CONFIRM)
 

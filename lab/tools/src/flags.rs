@@ -220,6 +220,7 @@ pub const RECONCILE: Command = Command {
         Flag::switch("--repair"),
         Flag::value("--settle", "SECONDS"),
         Flag::value("--segments", "N"),
+        Flag::value("--layout", "one-table|table-per-context"),
     ],
     rules: &[],
 };
@@ -228,7 +229,10 @@ pub const RECONCILE: Command = Command {
 pub const MIGRATE: Command = Command {
     name: "migrate",
     target: true,
-    flags: &[Flag::switch("--dry-run")],
+    flags: &[
+        Flag::switch("--dry-run"),
+        Flag::value("--layout", "one-table|table-per-context"),
+    ],
     rules: &[],
 };
 
@@ -245,6 +249,7 @@ pub const MOVE_INDEX: Command = Command {
         Flag::value("--writers", "N"),
         Flag::value("--customers", "N"),
         Flag::switch("--switch-early"),
+        Flag::value("--layout", "one-table|table-per-context"),
     ],
     // A rehearsal writes (it moves the indexes of the table given and places orders): it has
     // no dry run, and it runs its own clean-up.
@@ -307,6 +312,11 @@ impl Given {
             "{} does not declare {name}",
             self.command.name
         );
+    }
+
+    /// Whether the command declares the flag `name`.
+    pub fn command_takes(&self, name: &str) -> bool {
+        self.command.all().any(|f| f.name == name)
     }
 
     /// Whether the switch `name` is given.

@@ -152,6 +152,17 @@ pub struct Rekeyed {
     pub conflicts: Vec<String>,
 }
 
+impl Rekeyed {
+    /// This run's counts and another table's, together.
+    pub fn add(&mut self, other: Rekeyed) {
+        self.read += other.read;
+        self.found += other.found;
+        self.rewritten += other.rewritten;
+        self.gone += other.gone;
+        self.conflicts.extend(other.conflicts);
+    }
+}
+
 /// The kinds whose keys hold text (`keys::Text`): made otherwise before today's normalisation.
 const TEXT_KEYED: [&str; 4] = [
     CourseOccurrence::TYPE,

@@ -10,6 +10,8 @@
 //!   `--confirm <account>`, the account STS reported, so a shell pointed at the wrong account
 //!   refuses instead of changing it.
 
+use std::collections::BTreeMap;
+
 use aws_sdk_dynamodb::Client;
 use store::{StoreError, Table};
 
@@ -81,6 +83,14 @@ impl Options {
         self.given.flag(name)
     }
 
+    /// `--layout`, for a command that takes it.
+    pub fn layout(&self) -> Option<&str> {
+        self.given
+            .command_takes("--layout")
+            .then(|| self.given.value("--layout"))
+            .flatten()
+    }
+
     /// The value of a flag of the command's own.
     pub fn value(&self, name: &str) -> Option<&str> {
         self.given.value(name)
@@ -109,6 +119,24 @@ pub struct Target {
     /// `None`: DynamoDB Local at `endpoint`.
     pub caller: Option<Caller>,
     pub endpoint: Option<String>,
+    /// Each context's table: `table` four times in the one-table layout; with a table per
+    /// context, `table` is commerce's and the others are theirs (`--layout` names the local
+    /// stack's; a stack's are found by their tags).
+    pub contexts: crate::layout::Tables,
+}
+
+impl Target {
+    /// The tables the target spans, each once, commerce's (`table`) first.
+    pub fn tables(&self) -> Vec<&Table> {
+        let c = &self.contexts;
+        let mut tables: Vec<&Table> = Vec::new();
+        for table in [&c.commerce, &c.reviews, &c.learning, &c.hr] {
+            if !tables.iter().any(|t| t.name() == table.name()) {
+                tables.push(table);
+            }
+        }
+        tables
+    }
 }
 
 impl std::fmt::Display for Target {
@@ -216,11 +244,15 @@ pub async fn open(
             .table
             .clone()
             .unwrap_or_else(|| "local-table".into());
+        let table = Table::new(devkit::client_at(endpoint), name);
+        let layout = options.layout().unwrap_or(crate::layout::ONE_TABLE);
+        let contexts = crate::layout::Tables::of_layout(&table, layout)?;
         let target = Target {
-            table: Table::new(devkit::client_at(endpoint), name),
+            table,
             streams: local_stack::streams::streams_client(endpoint),
             caller: None,
             endpoint: Some(endpoint.clone()),
+            contexts,
         };
         eprintln!("{command}: {target}");
         return Ok(target);
@@ -240,8 +272,8 @@ pub async fn open(
         region: config.region().map(|r| r.to_string()).unwrap_or_default(),
     };
     let client = store::sdk::dynamodb_client(&config, options.table.as_deref().unwrap_or(""));
-    let name = match (&options.table, &options.stack) {
-        (Some(table), _) => table.clone(),
+    let (name, others) = match (&options.table, &options.stack) {
+        (Some(table), _) => (table.clone(), BTreeMap::new()),
         (None, Some(stack)) => stack_table(&client, &caller, stack).await?,
         (None, None) => return Err(Box::new(Refused("no table named".into()))),
     };
@@ -261,11 +293,37 @@ pub async fn open(
             caller.account
         ))));
     }
+    let table = Table::new(client, name);
+    let contexts = if others.is_empty() {
+        // A table named by --table is one table; another layout is a stack's, found by tags.
+        match options.layout().unwrap_or(crate::layout::ONE_TABLE) {
+            crate::layout::ONE_TABLE => crate::layout::Tables::one(&table),
+            other => {
+                return Err(Box::new(Refused(format!(
+                    "--layout {other} on AWS: name the stack (--stack), whose tables are found by their tags"
+                ))));
+            }
+        }
+    } else {
+        let of = |context: &str| {
+            others
+                .get(&sam_template::context_table(context))
+                .map(|name| table.named(name.clone()))
+                .ok_or_else(|| Refused(format!("no {context} table of the stack found")))
+        };
+        crate::layout::Tables {
+            commerce: table.clone(),
+            reviews: of("reviews")?,
+            learning: of("learning")?,
+            hr: of("hr")?,
+        }
+    };
     let target = Target {
-        table: Table::new(client, name),
+        table,
         streams: aws_sdk_dynamodbstreams::Client::new(&config),
         caller: Some(caller),
         endpoint: None,
+        contexts,
     };
     eprintln!("{command}: {target}");
     Ok(target)
@@ -286,7 +344,7 @@ pub fn is_stack_table<'a>(tags: impl IntoIterator<Item = (&'a str, &'a str)>, st
 }
 
 /// Whether a table's tags say it is one of `stack`'s other contexts' tables: the stack has a
-/// table per context (`TableLayout`), which these tools do not handle yet.
+/// table per context (`TableLayout`).
 pub fn is_context_table<'a>(
     tags: impl IntoIterator<Item = (&'a str, &'a str)>,
     stack: &str,
@@ -308,10 +366,10 @@ async fn stack_table(
     client: &Client,
     caller: &Caller,
     stack: &str,
-) -> Result<String, Box<dyn std::error::Error>> {
+) -> Result<(String, BTreeMap<String, String>), Box<dyn std::error::Error>> {
     let mut start = None;
     let mut found = Vec::new();
-    let mut per_context = Vec::new();
+    let mut per_context = BTreeMap::new();
     loop {
         let page = client
             .list_tables()
@@ -332,7 +390,11 @@ async fn stack_table(
             if is_stack_table(tags(), stack) {
                 found.push(name);
             } else if is_context_table(tags(), stack) {
-                per_context.push(name);
+                let logical = tags()
+                    .find(|(k, _)| *k == "aws:cloudformation:logical-id")
+                    .map(|(_, v)| v.to_owned())
+                    .unwrap_or_default();
+                per_context.insert(logical, name);
             }
         }
         start = page.last_evaluated_table_name;
@@ -340,15 +402,8 @@ async fn stack_table(
             break;
         }
     }
-    if !per_context.is_empty() {
-        return Err(Box::new(Refused(format!(
-            "stack {stack} has a table per context (TableLayout=table-per-context: {}); this \
-             tool knows the one-table layout only",
-            per_context.join(", ")
-        ))));
-    }
     match found.as_slice() {
-        [one] => Ok(one.clone()),
+        [one] => Ok((one.clone(), per_context)),
         [] => Err(Box::new(Refused(format!(
             "no table of stack {stack} in account {}, region {}: name it with --table (the \
              stack's TableName output)",

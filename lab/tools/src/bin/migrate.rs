@@ -28,7 +28,9 @@ async fn migrate() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let dry = options.flag("--dry-run");
     let target = target::open(&options, "migrate", !dry).await?;
-    let done = tools::migrate::run(&target.table, dry, |m| {
+    // Certificates and occurrences are learning's; text keys are learning's and HR's.
+    let learning = &target.contexts.learning;
+    let done = tools::migrate::run(learning, dry, |m| {
         eprint!(
             "\rv01 certificates found {}, moved {}, duplicates removed {}, moved by another run {}",
             m.found, m.moved, m.duplicates, m.gone
@@ -45,7 +47,7 @@ async fn migrate() -> Result<(), Box<dyn std::error::Error>> {
             done.moved, done.duplicates, done.gone
         );
     }
-    let indexed = tools::migrate::index_occurrences(&target.table, dry, |m| {
+    let indexed = tools::migrate::index_occurrences(learning, dry, |m| {
         eprint!(
             "\roccurrences without OccurrencesByDate's attributes {}, written {}, gone {}",
             m.found, m.indexed, m.gone
@@ -65,7 +67,14 @@ async fn migrate() -> Result<(), Box<dyn std::error::Error>> {
             indexed.indexed, indexed.gone
         );
     }
-    let rekeyed = tools::migrate::rekey(&target.table, dry, |m| {
+    let mut rekeyed = tools::migrate::Rekeyed::default();
+    let text_keyed: Vec<&store::Table> = target
+        .tables()
+        .into_iter()
+        .filter(|t| [learning.name(), target.contexts.hr.name()].contains(&t.name()))
+        .collect();
+    for table in text_keyed {
+        let done = tools::migrate::rekey(table, dry, |m| {
         eprint!(
             "\rtext-keyed items read {}, keyed before today's text rule {}, rewritten {}, conflicts {}, changed meanwhile {}",
             m.read,
@@ -75,9 +84,11 @@ async fn migrate() -> Result<(), Box<dyn std::error::Error>> {
             m.gone
         );
         let _ = std::io::stderr().flush();
-    })
-    .await?;
-    eprintln!();
+        })
+        .await?;
+        eprintln!();
+        rekeyed.add(done);
+    }
     for conflict in &rekeyed.conflicts {
         println!("conflict, both kept: {conflict}");
     }

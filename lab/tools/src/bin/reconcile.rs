@@ -47,19 +47,23 @@ async fn reconcile() -> Result<(), Box<dyn std::error::Error>> {
         segments,
         progress: true,
     };
-    if repair {
-        let watch = reconcile::lag::Watch::of_template(target.streams.clone())?;
-        let (report, repaired) = reconcile::repair(&target.table, &scan, &watch, settle).await?;
-        print!("table {}: {report}", target.table.name());
-        print!("{repaired}");
-        if !repaired.failed.is_empty() {
-            std::process::exit(1);
+    // Each table on its own: a context's derived values come from its own items, and its
+    // consumers' positions are on its own stream (one table: all of them, once).
+    let mut failed = false;
+    for table in target.tables() {
+        if repair {
+            let watch = reconcile::lag::Watch::of_template(target.streams.clone())?;
+            let (report, repaired) = reconcile::repair(table, &scan, &watch, settle).await?;
+            print!("table {}: {report}", table.name());
+            print!("{repaired}");
+            failed |= !repaired.failed.is_empty();
+        } else {
+            let report = reconcile::scan_report(table, &scan).await?;
+            print!("table {}: {report}", table.name());
+            failed |= !report.drift.is_empty();
         }
-        return Ok(());
     }
-    let report = reconcile::scan_report(&target.table, &scan).await?;
-    print!("table {}: {report}", target.table.name());
-    if !report.drift.is_empty() {
+    if failed {
         std::process::exit(1);
     }
     Ok(())
