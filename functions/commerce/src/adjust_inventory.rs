@@ -289,6 +289,39 @@ mod tests {
         assert!(!item.contains_key(&old));
     }
 
+    /// Keyed adjustments without end: the inventory keeps its newest `KEPT_MARKS` keys only,
+    /// so its size (what every write and read of it is billed by) stays bounded.
+    #[tokio::test]
+    async fn an_inventory_keeps_its_newest_keys_only() {
+        let table = stocked(10).await;
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let path = h.path(&["42", "W1"]);
+        for i in 0..products::KEPT_MARKS + 8 {
+            let key = format!("bulk-{i}");
+            let (s, _, b) = h
+                .as_staff()
+                .with_header("Idempotency-Key", &key)
+                .post_full(&path, r#"{"delta":1}"#)
+                .await;
+            assert_eq!(s, 200, "{b}");
+        }
+        let key = keys::commerce::inventory(fixtures::sku(42), &fixtures::id("W1"));
+        let item = table
+            .get_item(&key, store::Read::Strong, None)
+            .await
+            .unwrap()
+            .unwrap();
+        let marks = item
+            .keys()
+            .filter(|n| {
+                n.starts_with(replay::MARK_PREFIX) && !n.ends_with("_q") && !n.ends_with("_v")
+            })
+            .count();
+        assert!(marks <= products::KEPT_MARKS + 1, "{marks} marks");
+        let size = testkit::item_size(&item);
+        assert!(size <= 2048, "{size} bytes with {marks} marks");
+    }
+
     #[tokio::test]
     async fn bad_input_and_unknown_inventories_are_4xx_and_write_nothing() {
         let table = stocked(5).await;
