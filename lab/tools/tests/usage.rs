@@ -153,6 +153,10 @@ async fn an_empty_or_missing_endpoint_is_refused_not_guessed() {
     let (code, err) = shell(SEED, &["--table", t], &[], None).await;
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--endpoint URL"), "{err}");
+    // compare starts tables and a stack of its own: on the DynamoDB Local named, or nowhere.
+    let (code, err) = shell(env!("CARGO_BIN_EXE_compare"), &[], &[], None).await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("AWS_ENDPOINT_URL_DYNAMODB"), "{err}");
     assert_eq!(snapshot(&table).await, before, "nothing written");
     // Named, it seeds that DynamoDB Local.
     let (code, err) = shell(
