@@ -32,18 +32,10 @@ pub const FUNCTION: Function = Function::one(
                 returns: "201 the certificate; 404 `course_not_found`; 409 `certificate_exists`",
                 example: Example::staff("/certificates").with_body(r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#).with_worst(|| {
                     use api::function::{leak, widest_text};
-                    let longest = widest_text(keys::MAX_TEXT_LEN);
-                    let body = serde_json::json!({
-                        "courseName": crate::create_course_occurrence::longest_course_name(),
-                        "date": "2022-03-16",
-                        "location": crate::create_course_occurrence::longest_location(0),
-                        "student": longest,
-                        "certType": "Completion",
-                        "instructor": longest,
-                    });
+                    let body = largest_for(&widest_text(keys::MAX_TEXT_LEN));
                     api::function::Worst::new(
                         format!("course, location, student and instructor names of {} characters of 4 bytes", keys::MAX_TEXT_LEN),
-                        Example::staff("/certificates").with_body(leak(body.to_string())),
+                        Example::staff("/certificates").with_body(leak(body)),
                     )
                     .after("create-course-occurrence", crate::create_course_occurrence::largest())
                 }),
@@ -51,6 +43,27 @@ pub const FUNCTION: Function = Function::one(
         ],
     ),
 );
+
+/// The body that issues `student` the largest certificate: the longest course name and
+/// location (`create-course-occurrence`'s largest occurrence, on 2022-03-16), an instructor of the
+/// most four-byte characters.
+pub fn largest_for(student: &str) -> String {
+    serde_json::json!({
+        "courseName": crate::create_course_occurrence::longest_course_name(),
+        "date": "2022-03-16",
+        "location": crate::create_course_occurrence::longest_location(0),
+        "student": student,
+        "certType": "Completion",
+        "instructor": api::function::widest_text(keys::MAX_TEXT_LEN),
+    })
+    .to_string()
+}
+
+/// The largest certificate item there can be: course, location, student and instructor of
+/// the most four-byte characters, in its attributes and in its keys (the table's and GSI1's).
+/// Staff pages of certificates are read within the read budget assuming every certificate is
+/// this large; a test issues the largest and measures it.
+pub const LARGEST_CERTIFICATE_BYTES: u32 = 4 * 1024;
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::created::<view::Certificate>("the certificate")
@@ -109,12 +122,53 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::data::create_occurrence;
     use serde_json::Value;
     use store::Table;
     use testkit::{Harness, all_items};
+
+    /// On a new table, the largest occurrence (what the largest certificates are issued for),
+    /// and this function's harness on that table.
+    pub(crate) async fn issuing_the_largest() -> Harness {
+        use crate::create_course_occurrence as create;
+        let writer = Harness::on_new_table(&create::FUNCTION, create::handle).await;
+        let (s, b) = writer
+            .as_staff()
+            .post("/courses", create::largest().body.expect("a body"))
+            .await;
+        assert_eq!(s, 201, "{b}");
+        Harness::new(&FUNCTION, handle, writer.table().clone())
+    }
+
+    /// The largest certificate there can be is an item of at most `LARGEST_CERTIFICATE_BYTES`,
+    /// the size staff pages of certificates assume, and within 1 KB of it.
+    #[tokio::test]
+    async fn the_largest_certificate_is_within_the_size_pages_assume() {
+        let h = issuing_the_largest().await;
+        let student = api::function::widest_text(keys::MAX_TEXT_LEN);
+        let (s, b) = h
+            .as_staff()
+            .post("/certificates", &largest_for(&student))
+            .await;
+        assert_eq!(s, 201, "{b}");
+        let largest = all_items(h.table())
+            .await
+            .iter()
+            .filter(|i| model::type_of(i) == Some("Certificate"))
+            .map(testkit::item_size)
+            .max()
+            .expect("the certificate");
+        assert!(
+            largest <= LARGEST_CERTIFICATE_BYTES as usize,
+            "{largest} bytes"
+        );
+        assert!(
+            largest + 1024 > LARGEST_CERTIFICATE_BYTES as usize,
+            "{largest} bytes"
+        );
+    }
 
     async fn post(table: &Table, student: &str) -> (u16, Value) {
         let body = format!(

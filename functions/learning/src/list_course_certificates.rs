@@ -19,7 +19,7 @@ pub const FUNCTION: Function = Function::one(
                 id: "L9",
                 route: "`GET /courses/{course}/certificates?date=&limit=&cursor=`",
                 index: Index::Table,
-                request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#")`"#,
+                request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#")`; a page stops at 32 read units (another Query only while the budget left pays for it at 4 KB a certificate)"#,
                 returns: "`{certificates, nextCursor}`: every entity version",
                 example: Example::staff("/courses/introtodynamodb/certificates?date=2022-03-15"),
             },
@@ -27,7 +27,7 @@ pub const FUNCTION: Function = Function::one(
                 id: "L10",
                 route: "`GET /courses/{course}/certificates?date=&version=&limit=&cursor=`",
                 index: Index::Table,
-                request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#01#")`"#,
+                request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#cert#01#")`; a page stops at 32 read units (another Query only while the budget left pays for it at 4 KB a certificate)"#,
                 returns: "`{certificates, nextCursor}`: one entity version",
                 example: Example::staff(
                     "/courses/introtodynamodb/certificates?date=2022-03-15&version=1",
@@ -65,7 +65,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let query = deps
         .table
         .query(k::certificates_on(course.key(), date, version));
-    let (certificates, next_cursor) = paging.page_shown(query, view::certificate).await?;
+    // Within the read budget, as a public page: certificates can be 4 KB each.
+    let largest = crate::issue_certificate::LARGEST_CERTIFICATE_BYTES;
+    let (certificates, next_cursor) = paging
+        .page_shown_within(query, largest, view::certificate)
+        .await?;
     api::json(
         200,
         &Page {
@@ -82,6 +86,46 @@ mod tests {
     use super::*;
     use keys::learning::CertVersion;
     use testkit::Harness;
+
+    /// A staff page is budgeted as a public one: at `limit=100`, a course day of 80 of the
+    /// largest certificates (about 3.7 KB each: 37 read units in one query) is more than one
+    /// page, each within 32 read units, and the walk lists every certificate once.
+    #[tokio::test]
+    async fn a_page_of_the_largest_certificates_stops_at_the_read_budget() {
+        use crate::{create_course_occurrence as create, issue_certificate as issue};
+        let issuer = issue::tests::issuing_the_largest().await;
+        let count = 80;
+        let students: Vec<String> = (0..count)
+            .map(|n| {
+                let widest = api::function::widest_text(keys::MAX_TEXT_LEN - 3);
+                format!("{widest}s{n:02}")
+            })
+            .collect();
+        for student in &students {
+            let (s, b) = issuer
+                .as_staff()
+                .post("/certificates", &issue::largest_for(student))
+                .await;
+            assert_eq!(s, 201, "{b}");
+        }
+        let h = Harness::new(&FUNCTION, handle, issuer.table().clone());
+        let path = h.path(&[&create::longest_course_name()]);
+        let pages = testkit::walk_within_read_budget(h.table(), "100", async |q| {
+            let mut q = q.to_vec();
+            q.push(("date", "2022-03-16"));
+            h.as_staff().get(&path, &q).await
+        })
+        .await;
+        assert!(
+            pages.len() > 1,
+            "{count} certificates of 3.7 KB are more than one budget"
+        );
+        let listed = pages
+            .iter()
+            .flat_map(|p| p["certificates"].as_array().cloned().unwrap_or_default())
+            .count();
+        assert_eq!(listed, count, "every certificate once");
+    }
 
     #[tokio::test]
     async fn l9_every_version_l10_one_never_the_occurrence() {

@@ -184,6 +184,18 @@ impl<'d> Paging<'d> {
         Ok((shown(items, show)?, next))
     }
 
+    /// [`Paging::page_shown`] within [`PAGE_READ_BUDGET`] ([`Paging::items_within`]): a page
+    /// of items of at most `largest` bytes, as its answer lists them.
+    pub async fn page_shown_within<E: Entity, V, C: Selection>(
+        &self,
+        query: Query<'_, C>,
+        largest: u32,
+        show: impl Fn(&E) -> V,
+    ) -> Result<(Vec<V>, Option<String>), PagingError> {
+        let (items, next) = self.items_within(query, largest).await?;
+        Ok((shown(items, show)?, next))
+    }
+
     /// One page of a collection read backwards from its parent's own record
     /// ([`Query::parent_page`]): the parent (first page only), its children newest first, and the
     /// next page's cursor. `None` when the parent does not exist.
