@@ -290,14 +290,25 @@ mod tests {
     }
 
     /// Keyed adjustments without end: the inventory keeps its newest `KEPT_MARKS` keys only,
-    /// so its size (what every write and read of it is billed by) stays bounded.
+    /// so its size (what every write and read of it is billed by) stays bounded: with the
+    /// longest warehouse id and the highest SKU, at most `LARGEST_INVENTORY_BYTES`, the size
+    /// staff pages of inventories assume, and within 1 KB of it.
     #[tokio::test]
     async fn an_inventory_keeps_its_newest_keys_only() {
-        let table = stocked(10).await;
+        let table = hr::fixtures::org_with(testkit::table().await, &[]).await;
+        let (sku, warehouse) = (999_999_999_999, "w".repeat(keys::MAX_ID_LEN));
+        let longest = model::hr::Warehouse {
+            warehouse_id: fixtures::id(&warehouse),
+            name: "The longest id".into(),
+            region_id: fixtures::id("EU"),
+        };
+        hr::data::put_reference(&table, &longest).await.unwrap();
+        fixtures::product(&table, sku).await;
+        fixtures::inventory(&table, sku, &warehouse, 10).await;
         let h = Harness::new(&FUNCTION, handle, table.clone());
-        let path = h.path(&["42", "W1"]);
+        let path = h.path(&[&sku.to_string(), &warehouse]);
         for i in 0..products::KEPT_MARKS + 8 {
-            let key = format!("bulk-{i}");
+            let key = format!("bulk-{i}-{}", "k".repeat(keys::MAX_ID_LEN - 10));
             let (s, _, b) = h
                 .as_staff()
                 .with_header("Idempotency-Key", &key)
@@ -305,7 +316,7 @@ mod tests {
                 .await;
             assert_eq!(s, 200, "{b}");
         }
-        let key = keys::commerce::inventory(fixtures::sku(42), &fixtures::id("W1"));
+        let key = keys::commerce::inventory(fixtures::sku(sku), &fixtures::id(&warehouse));
         let item = table
             .get_item(&key, store::Read::Strong, None)
             .await
@@ -317,9 +328,13 @@ mod tests {
                 n.starts_with(replay::MARK_PREFIX) && !n.ends_with("_q") && !n.ends_with("_v")
             })
             .count();
-        assert!(marks <= products::KEPT_MARKS + 1, "{marks} marks");
+        assert!(marks <= products::KEPT_MARKS, "{marks} marks");
         let size = testkit::item_size(&item);
-        assert!(size <= 2048, "{size} bytes with {marks} marks");
+        let largest = products::LARGEST_INVENTORY_BYTES as usize;
+        assert!(
+            size <= largest && size + 1024 > largest,
+            "{size} bytes with {marks} marks"
+        );
     }
 
     #[tokio::test]

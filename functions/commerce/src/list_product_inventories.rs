@@ -21,7 +21,7 @@ pub const FUNCTION: Function = Function::one(
             id: "O12 every warehouse",
             route: "`GET /products/{sku}/inventory?limit=&cursor=` (staff)",
             index: Index::Table,
-            request: r#"Query `PK = PRODUCT#<sku> AND begins_with(SK, "WAREHOUSE#")`"#,
+            request: r#"Query `PK = PRODUCT#<sku> AND begins_with(SK, "WAREHOUSE#")`; within 32 read units at 2 KB an inventory (100 fit: one Query)"#,
             returns: "`{sku, inventories, nextCursor}` by warehouse id; 404 `product_not_found`",
             example: Example::staff("/products/42/inventory"),
         }],
@@ -49,7 +49,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         format!("O12 all|{sku}|{limit}")
     })?;
     let query = deps.table.query(k::product_inventories(sku));
-    let (inventories, next_cursor) = paging.page_shown(query, view::inventory).await?;
+    // Within the read budget, as a public page, at the largest inventory's size (2 KB: 100 of
+    // them fit it, so a page is one query whatever they hold).
+    let largest = crate::data::products::LARGEST_INVENTORY_BYTES;
+    let (inventories, next_cursor) = paging
+        .page_shown_within(query, largest, view::inventory)
+        .await?;
     if inventories.is_empty() && paging.is_first() && !deps.table.exists(&k::product(sku)).await? {
         return Err(ApiError::not_found(
             "product_not_found",

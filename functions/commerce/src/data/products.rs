@@ -250,6 +250,11 @@ fn stale_marks(item: &model::Item, now: Timestamp) -> Vec<String> {
 /// item: a retry is recognised among its 12 newest keyed adjustments.
 pub const KEPT_MARKS: usize = 12;
 
+/// The largest inventory item there can be: the highest SKU, the longest warehouse id, and
+/// [`KEPT_MARKS`] idempotency marks. Staff pages of inventories are read within the read budget
+/// assuming every inventory is this large; a test writes the largest and measures it.
+pub const LARGEST_INVENTORY_BYTES: u32 = 2 * 1024;
+
 /// Adds `delta` units (received: positive; shipped: negative) to a product's stock in a
 /// warehouse: ONE UpdateItem, an atomic `ADD` conditioned on the result staying within
 /// `0..=max`, so concurrent adjustments all count and none takes the stock below 0. Adds 1 to
