@@ -214,6 +214,29 @@ async fn client(stack: &Stack, c: usize, stop: &AtomicBool, told: &Mutex<Told>, 
     }
 }
 
+/// The ids (`id`) of the items of type `kind`, per parent (`parent`).
+fn stored(
+    items: &[model::Item],
+    kind: &str,
+    parent: &str,
+    id: &str,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let text = |i: &model::Item, a: &str| {
+        i.get(a)
+            .and_then(|v| v.as_s().ok())
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut found: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for item in items.iter().filter(|i| model::type_of(i) == Some(kind)) {
+        found
+            .entry(text(item, parent))
+            .or_default()
+            .insert(text(item, id));
+    }
+    found
+}
+
 /// What the table holds of `what` that the clients were not told of, and what they were told of
 /// that it does not hold, per parent.
 fn differences(
@@ -281,25 +304,10 @@ async fn keyed_writes_under_faults_take_effect_exactly_once() {
 
     let table = store::Table::new(devkit::client_at(&ddb.endpoint()), stack.table.clone());
     let items = devkit::all_items(&table).await;
-    let text = |i: &model::Item, a: &str| {
-        i.get(a)
-            .and_then(|v| v.as_s().ok())
-            .cloned()
-            .unwrap_or_default()
-    };
     let told = told.into_inner().unwrap();
     let mut wrong = Vec::new();
     // Orders: exactly the ones the clients were told of, each once.
-    let mut stored_orders: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for item in items
-        .iter()
-        .filter(|i| model::type_of(i) == Some("OrderHeader"))
-    {
-        stored_orders
-            .entry(text(item, "CustomerId"))
-            .or_default()
-            .insert(text(item, "OrderId"));
-    }
+    let stored_orders = stored(&items, "OrderHeader", "CustomerId", "OrderId");
     wrong.extend(differences("orders", &told.orders, &stored_orders));
     // Stock: moved by exactly the accepted deltas.
     for sku in 1..=PRODUCTS {
@@ -317,16 +325,7 @@ async fn keyed_writes_under_faults_take_effect_exactly_once() {
         }
     }
     // Events: each accepted one once, and no other.
-    let mut stored_events: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for item in items
-        .iter()
-        .filter(|i| model::type_of(i) == Some("TrackingEvent"))
-    {
-        stored_events
-            .entry(text(item, "OrderId"))
-            .or_default()
-            .insert(text(item, "EventId"));
-    }
+    let stored_events = stored(&items, "TrackingEvent", "OrderId", "EventId");
     wrong.extend(differences("events", &told.events, &stored_events));
     let own_500 = answers.own_500.lock().unwrap().clone();
     let summary = format!(

@@ -27,7 +27,6 @@ use keys::{
 use lambda_http::http::header::LOCATION;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -334,21 +333,17 @@ fn created(body: &str, order_id: &str, replayed: bool) -> Result<Response<Body>,
     if let Ok(v) = format!("/orders/{order_id}").parse() {
         res.headers_mut().insert(LOCATION, v);
     }
-    if replayed {
-        res.headers_mut()
-            .insert("idempotent-replayed", "true".parse().expect("static"));
-    }
-    Ok(res)
+    Ok(if replayed {
+        crate::replay::replayed(res)
+    } else {
+        res
+    })
 }
 
 /// A digest of the order's lines, to tell a retry from a different order under the same key.
 fn request_hash(items: &[(Sku, u32)]) -> String {
     let canonical: Vec<_> = items.iter().map(|(s, q)| (s.get(), q)).collect();
-    let canonical = serde_json::to_vec(&canonical).unwrap_or_default();
-    Sha256::digest(canonical)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::replay::digest(&serde_json::to_vec(&canonical).unwrap_or_default())
 }
 
 #[cfg(test)]

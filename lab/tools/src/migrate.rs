@@ -316,36 +316,23 @@ pub async fn rekey(
             {
                 Ok(_) => done.rewritten += 1,
                 Err(e) => {
-                    use store::aws_sdk_dynamodb::error::ProvideErrorMetadata;
-                    let reasons: Vec<String> = e
-                        .as_service_error()
-                        .and_then(|s| match s {
-                            store::aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError::TransactionCanceledException(c) => Some(c),
-                            _ => None,
-                        })
-                        .map(|c| {
-                            c.cancellation_reasons()
-                                .iter()
-                                .map(|r| r.code().unwrap_or("None").to_owned())
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    match reasons.as_slice() {
-                        [taken, _] if moves && taken == "ConditionalCheckFailed" => {
+                    const FAILED: &str = "ConditionalCheckFailed";
+                    match store::cancellation(e) {
+                        StoreError::TransactionCanceled(reasons)
+                            if moves && reasons.first().is_some_and(|r| r == FAILED) =>
+                        {
                             done.conflicts.push(format!(
                                 "{}: today's key {} is another item's already",
                                 shown_key(item),
                                 shown_key(&today)
                             ))
                         }
-                        [.., changed] if changed == "ConditionalCheckFailed" => done.gone += 1,
-                        _ => {
-                            return Err(StoreError::Dynamo(format!(
-                                "rewriting {}: {}",
-                                shown_key(item),
-                                e.message().unwrap_or(&e.to_string())
-                            )));
+                        StoreError::TransactionCanceled(reasons)
+                            if reasons.last().is_some_and(|r| r == FAILED) =>
+                        {
+                            done.gone += 1
                         }
+                        e => return Err(e),
                     }
                 }
             }

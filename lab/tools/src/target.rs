@@ -232,6 +232,22 @@ fn unset(error: &(dyn std::error::Error + 'static), region: bool) -> Option<Refu
     )))
 }
 
+/// The DynamoDB Local a local-only command (`seed`, `compare`) works on: `flagged` (its
+/// `--endpoint`), else `AWS_ENDPOINT_URL_DYNAMODB`; never a default port, so that a second
+/// stack's command does not land in the first's. Refused, saying `how` to name one, when neither
+/// does.
+pub fn local_endpoint(
+    flagged: Option<&str>,
+    command: &Command,
+    how: &str,
+) -> Result<String, Refused> {
+    flagged
+        .map(str::to_owned)
+        .or_else(|| std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok())
+        .filter(|e| !e.is_empty())
+        .ok_or_else(|| Refused(format!("{}: {how}\n{}", command.name, command.usage())))
+}
+
 /// Opens the target of `options`, says on stderr what it is, and for a command that `writes`
 /// on AWS, refuses unless `--confirm` names the caller's account.
 pub async fn open(

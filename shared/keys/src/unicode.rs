@@ -67,6 +67,9 @@ pub const MAX_MARKS: usize = 8;
 enum Kind {
     /// Shows something.
     Visible,
+    /// A combining mark (nonspacing or enclosing), drawn on the character before it: at most
+    /// [`MAX_MARKS`] in a row.
+    Mark,
     /// Whitespace that shows as space.
     Space,
     /// A line feed or a tab: kept in text of [`Lines::Many`].
@@ -121,6 +124,7 @@ fn kind(c: char) -> Kind {
         _ => match get_general_category(c) {
             Control | Format | LineSeparator | ParagraphSeparator | PrivateUse | Unassigned
             | Surrogate => Kind::Refused,
+            NonspacingMark | EnclosingMark => Kind::Mark,
             _ if c.is_whitespace() => Kind::Space,
             _ => Kind::Visible,
         },
@@ -145,23 +149,19 @@ pub fn refused(text: &str, lines: Lines) -> Option<char> {
     let mut marks = 0;
     while let Some(c) = chars.next() {
         let here = kind(c);
-        marks = if here == Kind::Visible && mark(c) {
-            marks + 1
-        } else {
-            0
-        };
+        marks = if here == Kind::Mark { marks + 1 } else { 0 };
         let ok = match here {
-            Kind::Visible => marks <= MAX_MARKS,
-            Kind::Space => true,
+            Kind::Mark => marks <= MAX_MARKS,
+            Kind::Visible | Kind::Space => true,
             Kind::Layout => lines == Lines::Many,
             Kind::Refused => false,
-            Kind::Selector => after == Kind::Visible && selects(before, c),
+            Kind::Selector => matches!(after, Kind::Visible | Kind::Mark) && selects(before, c),
             Kind::Joiner => {
-                matches!(after, Kind::Visible | Kind::Selector)
+                matches!(after, Kind::Visible | Kind::Mark | Kind::Selector)
                     && joinable(before)
-                    && chars
-                        .peek()
-                        .is_some_and(|&next| kind(next) == Kind::Visible && joinable(next))
+                    && chars.peek().is_some_and(|&next| {
+                        matches!(kind(next), Kind::Visible | Kind::Mark) && joinable(next)
+                    })
             }
         };
         if !ok {
@@ -179,15 +179,6 @@ fn cased(c: char) -> bool {
     c.is_lowercase()
         || c.is_uppercase()
         || get_general_category(c) == GeneralCategory::TitlecaseLetter
-}
-
-/// A combining mark drawn on the character before it.
-fn mark(c: char) -> bool {
-    c >= '\u{300}'
-        && matches!(
-            get_general_category(c),
-            GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
-        )
 }
 
 /// Whether a joiner next to `c` can join something: not an ASCII character nor a cased letter.
@@ -209,14 +200,14 @@ fn selects(base: char, selector: char) -> bool {
     match selector {
         '\u{180B}'..='\u{180D}' | '\u{180F}' => ('\u{1820}'..='\u{18AA}').contains(&base),
         '\u{E0100}'..='\u{E01EF}' => han(base),
-        _ => !cased(base) && !mark(base),
+        _ => !cased(base) && kind(base) != Kind::Mark,
     }
 }
 
 /// Why the rule refused `found`, after the name of what holds it: `name holds ...`.
 pub fn refusal(found: char) -> String {
     let code = u32::from(found);
-    if mark(found) && kind(found) == Kind::Visible {
+    if kind(found) == Kind::Mark {
         return format!(
             "holds more than {MAX_MARKS} combining marks on one character (U+{code:04X} is one too many); remove some"
         );

@@ -8,7 +8,7 @@
 //! the store reports as `Unavailable` (a 503 with `Retry-After`, or a stream record retried), and
 //! the function still has the rest of its time to answer.
 //!
-//! Each attempt has its own bound too ([`ATTEMPT_TIMEOUTS`], in the functions' client): a
+//! Each attempt has its own bound too ([`attempt_timeouts`], in the functions' client): a
 //! connection that went silent costs one attempt, and the SDK's next attempt opens another.
 //! Outside [`within`] (tools, tests that call handlers in process) calls are unbounded.
 
@@ -30,18 +30,15 @@ tokio::task_local! {
 /// 8 s; a stream batch (60 s) reports its failures at 48 s.
 pub const SHARE_PERCENT: u32 = 80;
 
-/// One attempt's bounds: 1 s to connect (a TCP and TLS handshake within a region takes
-/// milliseconds) and 3 s for an answer (DynamoDB answers in milliseconds; a transaction of 100
-/// items or a 1 MB page in tens to hundreds; DynamoDB Local on a loaded machine in up to about a
-/// second). The SDK's standard retry (three attempts) then stops at the deadline at the latest.
-pub const ATTEMPT_TIMEOUTS: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(3));
-
-/// [`ATTEMPT_TIMEOUTS`] as the SDK's configuration.
+/// One attempt's bounds, as the SDK's configuration: 1 s to connect (a TCP and TLS handshake
+/// within a region takes milliseconds) and 3 s for an answer (DynamoDB answers in milliseconds;
+/// a transaction of 100 items or a 1 MB page in tens to hundreds; DynamoDB Local on a loaded
+/// machine in up to about a second). The SDK's standard retry (three attempts) then stops at the
+/// deadline at the latest.
 pub fn attempt_timeouts() -> TimeoutConfig {
-    let (connect, attempt) = ATTEMPT_TIMEOUTS;
     TimeoutConfig::builder()
-        .connect_timeout(connect)
-        .operation_attempt_timeout(attempt)
+        .connect_timeout(Duration::from_secs(1))
+        .operation_attempt_timeout(Duration::from_secs(3))
         .build()
 }
 
@@ -71,13 +68,6 @@ pub async fn within<F: Future>(deadline: Instant, work: F) -> F::Output {
 pub async fn finished_by<F: Future>(deadline: Instant, work: F) -> Option<F::Output> {
     within(deadline, tokio::time::timeout_at(deadline, work))
         .await
-        .ok()
-}
-
-/// The time left before the current deadline; `None` outside [`within`].
-pub fn remaining() -> Option<Duration> {
-    DEADLINE
-        .try_with(|d| d.saturating_duration_since(Instant::now()))
         .ok()
 }
 
@@ -119,10 +109,9 @@ mod tests {
     async fn outside_a_deadline_a_call_is_unbounded_and_inside_it_answers_in_time() {
         let answered = async { Ok::<_, SdkError<(), ()>>(7) };
         assert_eq!(bounded(answered).await.unwrap(), 7);
-        assert_eq!(remaining(), None);
         let deadline = Instant::now() + Duration::from_secs(60);
-        let left = within(deadline, async { remaining() }).await.unwrap();
-        assert!(left > Duration::from_secs(59) && left <= Duration::from_secs(60));
+        let answered = async { Ok::<_, SdkError<(), ()>>(8) };
+        assert_eq!(within(deadline, bounded(answered)).await.unwrap(), 8);
     }
 
     #[test]

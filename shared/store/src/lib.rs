@@ -49,7 +49,7 @@ pub use paging::{
     PAGE_READ_BUDGET, PageRequest, Paging, PagingError, budget_fetches, budget_items, shown,
 };
 pub use query::{KeyExpression, Page, ParentPage, Query, Selection};
-pub use txn::{Part, TRANSACTION_ATTEMPTS, Transaction};
+pub use txn::{Part, TRANSACTION_ATTEMPTS, Transaction, cancellation};
 
 use error::{build_error, from_sdk};
 use expr::{Placeholders, with_expressions};

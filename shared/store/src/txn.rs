@@ -342,7 +342,10 @@ fn outcome_unknown(e: &SdkTransactError) -> bool {
     }
 }
 
-fn cancellation(
+/// A `TransactWriteItems` error as a [`StoreError`]: a cancellation with each action's reason
+/// ([`StoreError::TransactionCanceled`]), anything else as every other call's error. For a
+/// transaction sent through the client itself (a tool's, of items it has no typed key for).
+pub fn cancellation(
     e: aws_sdk_dynamodb::error::SdkError<
         aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError,
         aws_sdk_dynamodb::config::http::HttpResponse,

@@ -35,15 +35,11 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| format!("compare-{}", keys::now_ms()));
     // Named, never a default port: the tables and the stream handlers it starts go to the
     // DynamoDB Local the variable names (its processes read the same variable).
-    let endpoint = std::env::var("AWS_ENDPOINT_URL_DYNAMODB")
-        .ok()
-        .filter(|e| !e.is_empty())
-        .ok_or_else(|| {
-            target::Refused(format!(
-                "compare runs on a DynamoDB Local: name it with AWS_ENDPOINT_URL_DYNAMODB (make compare starts one on TEST_DDB_PORT)\n{}",
-                flags::COMPARE.usage()
-            ))
-        })?;
+    let endpoint = target::local_endpoint(
+        None,
+        &flags::COMPARE,
+        "it runs on a DynamoDB Local: name it with AWS_ENDPOINT_URL_DYNAMODB (make compare starts one on TEST_DDB_PORT)",
+    )?;
     let client = devkit::client_at(&endpoint);
     let mut measured = Vec::new();
     for (n, deployment) in compare::DEPLOYMENTS.into_iter().enumerate() {

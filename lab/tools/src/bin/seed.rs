@@ -30,17 +30,11 @@ async fn seed() -> Result<(), Box<dyn std::error::Error>> {
             ))));
         }
     };
-    let endpoint = given
-        .value("--endpoint")
-        .map(str::to_owned)
-        .or_else(|| std::env::var("AWS_ENDPOINT_URL_DYNAMODB").ok())
-        .filter(|e| !e.is_empty())
-        .ok_or_else(|| {
-            target::Refused(format!(
-                "seed writes into a DynamoDB Local: name it with --endpoint URL (make seed gives the stack's, DDB_PORT=)\n{}",
-                flags::SEED.usage()
-            ))
-        })?;
+    let endpoint = target::local_endpoint(
+        given.value("--endpoint"),
+        &flags::SEED,
+        "it writes into a DynamoDB Local: name it with --endpoint URL (make seed gives the stack's, DDB_PORT=)",
+    )?;
     let name = given.value("--table").unwrap_or("local-table");
     let table = store::Table::new(devkit::client_at(&endpoint), name);
     let layout = given.value("--layout").unwrap_or(tools::layout::ONE_TABLE);
