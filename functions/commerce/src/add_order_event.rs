@@ -264,6 +264,57 @@ mod tests {
         assert!(headers.get("idempotent-replayed").is_none());
     }
 
+    /// The largest order there can be: a 64-character customer and rep, a currency, and 50
+    /// events each sent under a 64-character `Idempotency-Key` (a mark each on the header). The
+    /// header is at most `LARGEST_ORDER_BYTES`, within 1 KB of it; its summary no larger.
+    #[tokio::test]
+    async fn the_largest_order_is_within_its_bound() {
+        let (customer, rep) = ("c".repeat(keys::MAX_ID_LEN), "r".repeat(keys::MAX_ID_LEN));
+        let table = hr::fixtures::org_with(testkit::table().await, &[(&rep, "A rep")]).await;
+        fixtures::customer_of_rep(&table, &customer, &rep).await;
+        let placed = crate::data::NewOrder {
+            customer: fixtures::id(&customer),
+            order_id: keys::SortableId::at_ms(keys::now_ms()),
+            created_at: fixtures::at(keys::now_ms()),
+            lines: vec![(fixtures::sku(keys::commerce::Sku::MAX), 10_000, 100_000_000)],
+            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
+            status_keys: Default::default(),
+            index_design: Default::default(),
+        };
+        fixtures::place_order_in(&table, &placed, "EUR")
+            .await
+            .unwrap();
+        let h = Harness::new(&FUNCTION, handle, table.clone());
+        let path = h.path(&[&placed.order_id.to_string()]);
+        for i in 0..crate::data::MAX_ORDER_EVENTS {
+            let key = format!("{i:02}{}", "k".repeat(keys::MAX_ID_LEN - 2));
+            let (s, _, b) = h
+                .as_staff()
+                .with_header("Idempotency-Key", &key)
+                .post_full(&path, r#"{"status":"PROCESSING"}"#)
+                .await;
+            assert_eq!(s, 201, "{b}");
+        }
+        let read = |key| {
+            let table = table.clone();
+            async move {
+                let item = table.get_item(&key, store::Read::Strong, None).await;
+                testkit::item_size(&item.unwrap().expect("written"))
+            }
+        };
+        let header = read(keys::commerce::order_header(placed.order_id)).await;
+        let summary = read(keys::commerce::order_summary(
+            &placed.customer,
+            placed.order_id,
+        ))
+        .await;
+        let largest = crate::data::LARGEST_ORDER_BYTES as usize;
+        assert!(
+            header <= largest && header + 1024 > largest && summary <= header,
+            "header {header} bytes, summary {summary}"
+        );
+    }
+
     /// An order takes at most 50 tracking events (C5 reads them all with the order): counted on
     /// the header in the event's transaction, so parallel appends cannot pass the cap; the 51st
     /// is a 409 `order_events_full` and writes nothing.

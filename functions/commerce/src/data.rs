@@ -51,6 +51,22 @@ pub enum CustomerPut {
     NoSuchRep,
 }
 
+/// The largest customer record there can be: the longest ids, name and email of the widest
+/// characters, its derived totals, and the marks of [`MARKED_LANES`] stream shards
+/// (`store::aggregate`). Pages of a rep's customers are read within the read budget at this size;
+/// a test builds the largest and measures it.
+pub const LARGEST_CUSTOMER_BYTES: u32 = 4 * 1024;
+
+/// The stream shards whose marks a customer is assumed to hold at most: its totals are written
+/// from its order summaries, in its own partition, whose stream shard is one at a time and rolls
+/// over every few hours, so about 7 shards mark it within a mark's 25 hours. A customer marked
+/// by more makes a page of its rep's customers read past its budget by what they add.
+pub const MARKED_LANES: usize = 24;
+
+/// The largest `RepSales` there can be (a 64-character rep, the largest totals, its ranking key;
+/// its marks are kept aside): what O14's pages are read within the read budget at.
+pub const LARGEST_REP_SALES_BYTES: u32 = 512;
+
 /// Creates the customer or updates its name and email, keeping the derived attributes, and
 /// sets or clears its account rep (and with it the customer's place in the rep's GSI1
 /// partition, O9). Assigning a rep checks the employee in the same transaction, in `hr`: HR's
@@ -509,6 +525,21 @@ async fn place_with_rep(
 /// The most tracking events an order takes: C5 reads them all with the order, so its read stays
 /// small (an order collection of at most 1 + 48 lines + 50 events).
 pub const MAX_ORDER_EVENTS: i64 = 50;
+
+/// The largest order header or summary there can be: the longest ids, a currency, and on the
+/// header an `Idempotency-Key` mark for each of its [`MAX_ORDER_EVENTS`] events. Pages of orders
+/// are read within the read budget at this size; a test writes the largest and measures it.
+pub const LARGEST_ORDER_BYTES: u32 = 4 * 1024;
+
+/// What a page of orders may spend: a page's read budget, at [`LARGEST_ORDER_BYTES`] an order.
+const ORDER_PAGE: store::Budget = store::Budget {
+    units: store::PAGE_READ_BUDGET,
+    largest: LARGEST_ORDER_BYTES,
+};
+
+/// The largest order line there can be (the highest SKU, its keys): pages of a product's lines
+/// are read within the read budget at this size (or an inventory's, the larger).
+pub const LARGEST_ORDER_LINE_BYTES: u32 = 1024;
 
 /// What appending a tracking event did.
 #[derive(Debug, Clone, PartialEq)]
@@ -1038,7 +1069,8 @@ impl ByStatus {
     }
 
     /// One page, newest first: at most `limit` orders after `start` (a position of either
-    /// design), from the design `keys` reads ([`Design::of`]).
+    /// design), from the design `keys` reads ([`Design::of`]), within the read budget at
+    /// [`LARGEST_ORDER_BYTES`] an order.
     pub async fn page(
         &self,
         table: &Table,
@@ -1049,14 +1081,14 @@ impl ByStatus {
         let design = Design::of(keys, table, self.multi.index().name).await;
         let page = match design {
             Design::MultiAttribute => {
-                let query = table.query(self.multi.clone());
+                let query = table.query(self.multi.clone()).backwards();
                 let from = start.map(|p| self.start_in(design, p)).transpose()?;
-                query.backwards().limit(limit).start(from).send().await?
+                store::read_within(query, limit, from, ORDER_PAGE).await?
             }
             Design::Concatenated => {
-                let query = table.query(self.concatenated.clone());
+                let query = table.query(self.concatenated.clone()).backwards();
                 let from = start.map(|p| self.start_in(design, p)).transpose()?;
-                query.backwards().limit(limit).start(from).send().await?
+                store::read_within(query, limit, from, ORDER_PAGE).await?
             }
         };
         Ok(StatusPage {
@@ -1110,17 +1142,36 @@ impl RepOrders {
         limit: u32,
         start: Option<&Item>,
     ) -> Result<StatusPage, StoreError> {
-        let by = MergeKey::Attribute(Order::ORDER_ID);
         let design = Design::of(keys, table, self.0[0].multi.index().name).await;
         let from = self.positions(design, start)?;
+        // Merged by order id, newest first, within a page's budget at the largest order.
+        async fn merged<C: store::merge::Stream>(
+            table: &Table,
+            streams: Vec<C>,
+            from: Positions,
+            limit: u32,
+        ) -> Result<store::merge::MergedPage, StoreError> {
+            let by = MergeKey::Attribute(Order::ORDER_ID);
+            let budget = Some(ORDER_PAGE);
+            merged_page_by(
+                table,
+                streams,
+                from,
+                limit,
+                Direction::Descending,
+                by,
+                budget,
+            )
+            .await
+        }
         let merged = match design {
             Design::MultiAttribute => {
                 let streams = self.0.iter().map(|s| s.multi.clone()).collect();
-                merged_page_by(table, streams, from, limit, Direction::Descending, by).await?
+                merged(table, streams, from, limit).await?
             }
             Design::Concatenated => {
                 let streams = self.0.iter().map(|s| s.concatenated.clone()).collect();
-                merged_page_by(table, streams, from, limit, Direction::Descending, by).await?
+                merged(table, streams, from, limit).await?
             }
         };
         Ok(StatusPage {
@@ -1234,6 +1285,45 @@ mod tests {
         operation::{get_item::GetItemOutput, transact_write_items::TransactWriteItemsOutput},
     };
     use aws_smithy_mocks::{Rule, mock, mock_client};
+
+    /// The largest customer (64-character ids, a name and an email of the most characters of 4
+    /// bytes, the largest totals, a rep) with the marks of `MARKED_LANES` stream shards is at most
+    /// `LARGEST_CUSTOMER_BYTES`, within 1 KB of it; the largest `RepSales` with its ranking key at
+    /// most `LARGEST_REP_SALES_BYTES`, within half of it.
+    #[test]
+    fn the_largest_customer_and_rep_sales_are_within_their_bounds() {
+        let long = |c: &str| Id::parse("id", &c.repeat(keys::MAX_ID_LEN)).unwrap();
+        let widest = api::function::widest_text;
+        let customer = Customer {
+            customer_id: long("c"),
+            name: widest(crate::put_customer::MAX_NAME_CHARS),
+            email: widest(crate::put_customer::MAX_EMAIL_CHARS),
+            created_at: keys::Timestamp::from_ms(1_795_860_000_000).unwrap(),
+            updated_at: keys::Timestamp::from_ms(1_795_860_000_000).unwrap(),
+            order_count: i64::MAX.into(),
+            lifetime_value: i64::MAX.into(),
+            account_rep_id: Some(long("r")),
+        };
+        let mut item = model::to_item(&customer).unwrap();
+        item.extend(store::aggregate::sample_marks(MARKED_LANES));
+        let size = testkit::item_size(&item);
+        let largest = LARGEST_CUSTOMER_BYTES as usize;
+        assert!(size <= largest && size + 1024 > largest, "{size} bytes");
+
+        let period = keys::Quarter::parse("2026-Q4").unwrap();
+        let sales = model::commerce::RepSales {
+            period,
+            rep_id: long("r"),
+            total: i64::MAX.into(),
+            order_count: i64::MAX.into(),
+        };
+        let mut item = model::to_item(&sales).unwrap();
+        let ranked = k::rep_ranking_index(period, i64::MAX as u64, &long("r")).unwrap();
+        item.extend(model::key_item(&ranked));
+        let size = testkit::item_size(&item);
+        let largest = LARGEST_REP_SALES_BYTES as usize;
+        assert!(size <= largest && size * 2 > largest, "{size} bytes");
+    }
 
     /// GetItem answers: the customer (without a rep) is there.
     fn customer_found() -> Rule {

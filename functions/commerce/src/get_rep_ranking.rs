@@ -25,7 +25,7 @@ pub const FUNCTION: Function = Function::one(
             id: "O14",
             route: "`GET /reps/ranking?period=2026-Q4&limit=&cursor=` (staff; default 10, 1–100)",
             index: Index::Gsi1,
-            request: "Query `GSI1PK = RANKING#<YYYY-Qn>` (rep sales, `GSI1SK = <total, 19 digits>#<repId>`), backwards",
+            request: "Query `GSI1PK = RANKING#<YYYY-Qn>` (rep sales, `GSI1SK = <total, 19 digits>#<repId>`), backwards; within 32 read units at 512 bytes a rep's sales",
             returns: "`{period, reps: [{repId, total, orderCount}], nextCursor}` highest total first (ties: rep id descending), over the period's orders placed under each rep less those since cancelled or returned; 400 bad `period`",
             example: Example::staff("/reps/ranking?period=2026-Q4"),
         }],
@@ -55,7 +55,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         format!("O14|{period}|{limit}")
     })?;
     let query = deps.table.query(k::rep_ranking(period)).backwards();
-    let (reps, next_cursor) = paging.page_shown(query, view::rep_sales).await?;
+    let largest = crate::data::LARGEST_REP_SALES_BYTES;
+    let (reps, next_cursor) = paging
+        .page_shown_within(query, largest, view::rep_sales)
+        .await?;
     api::json(
         200,
         &Page {

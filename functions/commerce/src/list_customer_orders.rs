@@ -28,7 +28,7 @@ pub const FUNCTION: Function = Function::one(
                 id: "C4",
                 route: "`GET /customers/{customerId}/orders?from=&to=&limit=&cursor=`",
                 index: Index::Table,
-                request: "Query `PK = CUSTOMER#<id> AND SK BETWEEN #ORDER#<first ULID of from> AND #ORDER#<last ULID of to>`, backwards",
+                request: "Query `PK = CUSTOMER#<id> AND SK BETWEEN #ORDER#<first ULID of from> AND #ORDER#<last ULID of to>`, backwards; within 32 read units at 4 KB an order",
                 returns: "`{customerId, orders, nextCursor}`; 404 unknown customer",
                 example: Example::sub(
                     "123",
@@ -39,7 +39,7 @@ pub const FUNCTION: Function = Function::one(
                 id: "C4 by status",
                 route: "`GET /customers/{customerId}/orders?status=&from=&to=&limit=&cursor=`",
                 index: Index::Gsi1,
-                request: "Query `GSI1PK = CUSTOMER#<id> AND GSI1SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>` (order headers), backwards; with `OrderStatusKeys=multi-attribute`, on `CustomerOrdersByStatus`: `CustomerId = <id> AND Type = OrderHeader AND Status = <STATUS> AND OrderId BETWEEN <first ULID of from> AND <last ULID of to>`",
+                request: "Query `GSI1PK = CUSTOMER#<id> AND GSI1SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>` (order headers), backwards; with `OrderStatusKeys=multi-attribute`, on `CustomerOrdersByStatus`: `CustomerId = <id> AND Type = OrderHeader AND Status = <STATUS> AND OrderId BETWEEN <first ULID of from> AND <last ULID of to>`; within 32 read units at 4 KB an order",
                 returns: "`{customerId, orders, nextCursor}` newest first; 404 unknown customer",
                 example: Example::sub(
                     "123",
@@ -91,7 +91,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         None => {
             let range = k::orders_in_range(&customer, from, to).map_err(bad_range)?;
             let query = deps.table.query(range).backwards();
-            let (summaries, next) = paging.page::<OrderSummary, _>(query).await?;
+            let largest = commerce::LARGEST_ORDER_BYTES;
+            let (summaries, next) = paging
+                .page_within::<OrderSummary, _>(query, largest)
+                .await?;
             (summaries.into_iter().map(|o| o.0).collect(), next)
         }
         Some(status) => {

@@ -30,7 +30,7 @@ pub const FUNCTION: Function = Function::one(
             id: "O5",
             route: "`GET /orders?status=&from=&to=&limit=&cursor=` (staff)",
             index: Index::Gsi2,
-            request: "15 Queries in parallel `GSI2PK = ORDERS#<00..14> AND GSI2SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>`, backwards, merged",
+            request: "15 Queries in parallel `GSI2PK = ORDERS#<00..14> AND GSI2SK BETWEEN <STATUS>#<first ULID of from> AND <STATUS>#<last ULID of to>`, backwards, merged; within 32 read units at 4 KB an order",
             returns: "`{status, orders, nextCursor}` newest first",
             example: Example::staff("/orders?status=OPEN&from=2020-11-01&to=2020-12-31"),
         }],
@@ -67,8 +67,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let paging = api::paging(deps, &req, &FUNCTION, |limit| {
         format!("O5|{status}|{from}|{to}|{limit}")
     })?;
+    let largest = crate::data::LARGEST_ORDER_BYTES;
     let (items, next) = paging
-        .merged_page(&deps.table, streams, Direction::Descending)
+        .merged_page(&deps.table, streams, Direction::Descending, largest)
         .await?;
     let orders = store::shown(items, |h: &OrderHeader| view::order_summary(&h.0))?;
     api::json(

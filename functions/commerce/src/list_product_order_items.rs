@@ -14,6 +14,7 @@
 //! page is two Queries, unless the inventories fill it; a cursor names its position in either and
 //! is bound to the design (one from the other design is an `invalid_cursor`).
 
+use crate::data::{LARGEST_ORDER_LINE_BYTES, products::LARGEST_INVENTORY_BYTES};
 use crate::views as view;
 use api::declare::*;
 use keys::{
@@ -38,7 +39,7 @@ pub const FUNCTION: Function = Function::one(
             id: "O8",
             route: "`GET /products/{sku}/order-items?limit=&cursor=` (staff; default 50, 1–100)",
             index: Index::Gsi1,
-            request: "Query `GSI1PK = PRODUCT#<sku>` (inventories `WAREHOUSE#<id>` and order lines `ORDERITEM#<orderId>`, one overloaded partition), backwards; with `IndexDesign=dedicated`, Query `PK = PRODUCT#<sku> AND begins_with(SK, WAREHOUSE#)`, then `OrderLinesByProduct` `Sku = <sku>`, backwards",
+            request: "Query `GSI1PK = PRODUCT#<sku>` (inventories `WAREHOUSE#<id>` and order lines `ORDERITEM#<orderId>`, one overloaded partition), backwards; with `IndexDesign=dedicated`, Query `PK = PRODUCT#<sku> AND begins_with(SK, WAREHOUSE#)`, then `OrderLinesByProduct` `Sku = <sku>`, backwards; within 32 read units at 2 KB an item",
             returns: "`{sku, inventories, orderItems: [{orderId, sku, quantity, unitPrice}], nextCursor}`: the inventories first, then the order lines newest first",
             example: Example::staff("/products/42/order-items?limit=10"),
         }],
@@ -77,9 +78,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let (items, next) = match design {
         IndexDesign::Overloaded => {
             let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("O8|{sku}|{limit}"))?;
-            paging
-                .items(deps.table.query(k::product_order_items(sku)).backwards())
-                .await?
+            // Inventories and order lines: read at the larger's size.
+            let largest = LARGEST_INVENTORY_BYTES.max(LARGEST_ORDER_LINE_BYTES);
+            let query = deps.table.query(k::product_order_items(sku)).backwards();
+            paging.items_within(query, largest).await?
         }
         IndexDesign::Dedicated => {
             let paging = api::paging(deps, &req, &FUNCTION, |limit| {
@@ -120,7 +122,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
 }
 
 /// A page with `IndexDesign` dedicated: the inventories left (from the cursor's position, if it
-/// is among them), then as many order lines as the page has room for.
+/// is among them), then as many order lines as the page has room for, the two queries within one
+/// read budget.
 async fn page_dedicated(
     table: &store::Table,
     paging: &store::Paging<'_>,
@@ -131,18 +134,15 @@ async fn page_dedicated(
         .start
         .as_ref()
         .is_some_and(|at| at.contains_key(OrderLine::ORDER_ID));
-    let mut items = Vec::new();
+    let (mut items, mut spent) = (Vec::new(), 0.0);
     if !among_lines {
-        let page = table
-            .query(k::product_inventories(sku))
-            .backwards()
-            .limit(paging.limit)
-            .start(paging.start.clone())
-            .send()
-            .await?;
-        items = page.items;
-        if items.len() as u32 == paging.limit {
-            // The page is full: the next starts after its last inventory.
+        let query = table.query(k::product_inventories(sku)).backwards();
+        let budget = store::Budget::page(LARGEST_INVENTORY_BYTES);
+        let page = store::read_within(query, paging.limit, paging.start.clone(), budget).await?;
+        (items, spent) = (page.items, page.read_units);
+        if items.len() as u32 == paging.limit || page.last_key.is_some() {
+            // The page is full, or stopped at the budget: the next starts after its last
+            // inventory.
             let last = page.last_key.or_else(|| {
                 let key = [keys::attr::PK, keys::attr::SK];
                 items.last().map(|i| {
@@ -155,13 +155,13 @@ async fn page_dedicated(
             return Ok((items, paging.next_cursor(last)?));
         }
     }
-    let page = table
-        .query(k::order_lines_by_product(sku))
-        .backwards()
-        .limit(paging.limit - items.len() as u32)
-        .start(paging.start.clone().filter(|_| among_lines))
-        .send()
-        .await?;
+    let query = table.query(k::order_lines_by_product(sku)).backwards();
+    let start = paging.start.clone().filter(|_| among_lines);
+    let budget = store::Budget {
+        units: store::PAGE_READ_BUDGET - spent,
+        largest: LARGEST_ORDER_LINE_BYTES,
+    };
+    let page = store::read_within(query, paging.limit - items.len() as u32, start, budget).await?;
     items.extend(page.items);
     Ok((items, paging.next_cursor(page.last_key)?))
 }

@@ -22,7 +22,7 @@ pub const FUNCTION: Function = Function::one(
             id: "O9",
             route: "`GET /reps/{repId}/customers?limit=&cursor=` (staff; default 50, 1–100)",
             index: Index::Gsi1,
-            request: r#"Query `GSI1PK = REP#<repId> AND begins_with(GSI1SK, "CUSTOMER#")` (never the rep's orders, which share the partition)"#,
+            request: r#"Query `GSI1PK = REP#<repId> AND begins_with(GSI1SK, "CUSTOMER#")` (never the rep's orders, which share the partition); within 32 read units at 4 KB a customer"#,
             returns: "`{repId, customers, nextCursor}` by customer id",
             example: Example::staff("/reps/E100/customers"),
         }],
@@ -47,7 +47,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let rep = api::path_id(&req, "repId")?;
     let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("O9|{rep}|{limit}"))?;
     let query = deps.table.query(k::rep_customers(&rep));
-    let (customers, next_cursor) = paging.page_shown(query, view::customer).await?;
+    let largest = crate::data::LARGEST_CUSTOMER_BYTES;
+    let (customers, next_cursor) = paging
+        .page_shown_within(query, largest, view::customer)
+        .await?;
     api::json(
         200,
         &Page {

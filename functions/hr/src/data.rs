@@ -240,6 +240,11 @@ pub async fn current_job(
     Ok(Some((history, job)))
 }
 
+/// The largest employee record or edge there can be (the employee, its current job, its
+/// warehouse edge: the longest ids, the widest name, their keys): what pages of employees are read
+/// within the read budget at. A test builds each and measures it.
+pub const LARGEST_EMPLOYEE_BYTES: u32 = 2 * 1024;
+
 /// The employee's own fields, as a PUT gives them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EmployeeInput {
@@ -430,6 +435,43 @@ mod tests {
 
     fn id(s: &str) -> Id {
         Id::parse("id", s).unwrap()
+    }
+
+    /// The employee, a job of its history, its current job and its warehouse edge, each with
+    /// 64-character ids and a name of `MAX_TEXT_LEN` characters of 4 bytes, are at most
+    /// `LARGEST_EMPLOYEE_BYTES`, the largest within 1 KB of it.
+    #[test]
+    fn the_largest_employee_items_are_within_their_bound() {
+        let long = |c: &str| id(&c.repeat(keys::MAX_ID_LEN));
+        let name = Name::parse("name", &api::function::widest_text(keys::MAX_TEXT_LEN)).unwrap();
+        let date = Date::parse_iso("2024-01-15").unwrap();
+        let employee = Employee {
+            employee_id: long("e"),
+            name: name.clone(),
+            hire_date: date,
+            warehouse_id: Some(long("w")),
+            revision: u64::MAX,
+        };
+        let job = JobHistory {
+            employee_id: long("e"),
+            job_id: long("j"),
+            department_id: long("d"),
+            start_date: date,
+        };
+        let edge = EmployeeWarehouse {
+            employee_id: long("e"),
+            employee_name: name.clone(),
+            warehouse_id: long("w"),
+        };
+        let sizes = [
+            testkit::item_size(&model::to_item(&employee).unwrap()),
+            testkit::item_size(&model::to_item(&job).unwrap()),
+            testkit::item_size(&model::to_item(&CurrentJob::of(&job, &name)).unwrap()),
+            testkit::item_size(&model::to_item(&edge).unwrap()),
+        ];
+        let largest = LARGEST_EMPLOYEE_BYTES as usize;
+        let most = sizes.iter().max().copied().unwrap();
+        assert!(most <= largest && most + 1024 > largest, "{sizes:?}");
     }
 
     fn employee_read() -> Rule {

@@ -22,7 +22,7 @@ pub const FUNCTION: Function = Function::one(
             id: "H3 history",
             route: "`GET /employees/{employeeId}/jobs?limit=&cursor=` (staff)",
             index: Index::Table,
-            request: r#"Query `PK = EMPLOYEE#<id> AND begins_with(SK, "JH#")`, backwards; BatchGetItem of the page's jobs (their titles)"#,
+            request: r#"Query `PK = EMPLOYEE#<id> AND begins_with(SK, "JH#")`, backwards; BatchGetItem of the page's jobs (their titles); within 32 read units at their largest (42 jobs a page at most)"#,
             returns: "`{employeeId, jobs, nextCursor}` newest first; 404 `employee_not_found`",
             example: Example::staff("/employees/E100/jobs"),
         }],
@@ -45,9 +45,18 @@ api::page! {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
-    let paging = api::paging(deps, &req, &FUNCTION, |limit| {
+    let mut paging = api::paging(deps, &req, &FUNCTION, |limit| {
         format!("H3 history|{id}|{limit}")
     })?;
+    // Within the read budget: the Query of the history and the BatchGetItem of its jobs (each
+    // rounded up to 4 KB), at their largest sizes: 42 jobs a page at most.
+    let most = store::budget_fetches(
+        store::PAGE_READ_BUDGET,
+        crate::data::LARGEST_EMPLOYEE_BYTES,
+        crate::reference::LARGEST_REFERENCE_BYTES,
+        0,
+    );
+    paging.limit = paging.limit.min(most);
     let (jobs, next) = paging
         .page::<JobHistory, _>(deps.table.query(k::jobs_of(&id)).backwards())
         .await?;

@@ -9,6 +9,7 @@
 //! - H6 `?hiredSince=2025-01-01`: GSI2's write-sharded `HIRED#<shard>` partitions, every shard
 //!   queried in parallel (`SK >= <date>#`, backwards) and merged newest first with ONE cursor.
 
+use crate::data::LARGEST_EMPLOYEE_BYTES;
 use crate::views as view;
 use api::declare::*;
 use keys::{
@@ -16,7 +17,7 @@ use keys::{
     hr::{self as k, HIRE_SHARDS},
 };
 use model::hr::{CurrentJob, Job};
-use store::merge::Direction;
+use store::merge::{Budget, Direction, MergeKey};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -30,7 +31,7 @@ pub const FUNCTION: Function = Function::one(
                 id: "H2",
                 route: "`GET /employees?name=&limit=&cursor=` (staff)",
                 index: Index::Gsi1,
-                request: "Query `GSI1PK = EMPLOYEENAME#<name>`",
+                request: "Query `GSI1PK = EMPLOYEENAME#<name>`; within 32 read units at 2 KB an employee",
                 returns: "`{employees, nextCursor}`",
                 example: Example::staff("/employees?name=Ada%20Lovelace"),
             },
@@ -38,7 +39,7 @@ pub const FUNCTION: Function = Function::one(
                 id: "H6",
                 route: "`GET /employees?hiredSince=&limit=&cursor=` (staff)",
                 index: Index::Gsi2,
-                request: "4 Queries in parallel `GSI2PK = HIRED#<00..03> AND GSI2SK >= <yyyy/mm/dd>#`, backwards, merged",
+                request: "4 Queries in parallel `GSI2PK = HIRED#<00..03> AND GSI2SK >= <yyyy/mm/dd>#`, backwards, merged; within 32 read units at 2 KB an employee",
                 returns: "`{employees, nextCursor}` newest first",
                 example: Example::staff("/employees?hiredSince=2024-01-01"),
             },
@@ -46,7 +47,7 @@ pub const FUNCTION: Function = Function::one(
                 id: "H11",
                 route: "`GET /employees?jobTitle=&limit=&cursor=` (staff)",
                 index: Index::Gsi1,
-                request: "Query `GSI1PK = JOBTITLE#<title>` (the jobs); Query `GSI1PK = JOB#<jobId>` of each (current-job edges only), merged",
+                request: "Query `GSI1PK = JOBTITLE#<title>` (the jobs); Query `GSI1PK = JOB#<jobId>` of each (current-job edges only), merged; within 32 read units, the jobs' query included, at 2 KB an edge",
                 returns: "`{employees, nextCursor}`",
                 example: Example::staff("/employees?jobTitle=Sales%20Representative"),
             },
@@ -92,7 +93,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                 format!("H2|{}|{limit}", name.key().as_key())
             })?;
             let query = deps.table.query(k::employees_named(&name.key()));
-            (employees, next) = paging.page_shown(query, view::listed_employee).await?;
+            (employees, next) = paging
+                .page_shown_within(query, LARGEST_EMPLOYEE_BYTES, view::listed_employee)
+                .await?;
         }
         (None, Some(title), None) => {
             api::count_as_pattern("H11");
@@ -106,7 +109,13 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                 .query(k::jobs_titled(&title.key()))
                 .limit(MAX_JOBS_PER_TITLE)
                 .send()
-                .await?
+                .await?;
+            // The holders are read within what the jobs left of the page's budget.
+            let budget = Budget {
+                units: store::PAGE_READ_BUDGET - jobs.read_units,
+                largest: LARGEST_EMPLOYEE_BYTES,
+            };
+            let jobs = jobs
                 .items
                 .into_iter()
                 .map(model::from_item::<Job>)
@@ -116,8 +125,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             let (items, after) = if streams.is_empty() {
                 (Vec::new(), None)
             } else {
+                let by = MergeKey::SortKey;
                 paging
-                    .merged_page(&deps.table, streams, Direction::Ascending)
+                    .merged_page_by(&deps.table, streams, Direction::Ascending, by, budget)
                     .await?
             };
             employees = store::shown(items, |c: &CurrentJob| view::with_job(c, &sources))?;
@@ -130,7 +140,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                 .collect();
             let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("H6|{since}|{limit}"))?;
             let (items, cursor) = paging
-                .merged_page(&deps.table, streams, Direction::Descending)
+                .merged_page(
+                    &deps.table,
+                    streams,
+                    Direction::Descending,
+                    LARGEST_EMPLOYEE_BYTES,
+                )
                 .await?;
             employees = store::shown(items, view::listed_employee)?;
             next = cursor;

@@ -11,7 +11,7 @@ use model::hr::{Country, Department, Job, Location, ReferenceRecord, Region, War
 
 use crate::reference;
 
-const REQUEST: &str = "Query `GSI2PK = REFERENCE#<TAG>` (the kind's records, by id)";
+const REQUEST: &str = "Query `GSI2PK = REFERENCE#<TAG>` (the kind's records, by id); within 32 read units at 2 KB a record";
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function {
@@ -116,7 +116,10 @@ async fn list<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response
         format!("references|{}|{limit}", kind.tag())
     })?;
     let query = deps.table.query(k::references(kind));
-    let (records, next) = paging.page_shown(query, reference::view::<R>).await?;
+    let largest = reference::LARGEST_REFERENCE_BYTES;
+    let (records, next) = paging
+        .page_shown_within(query, largest, reference::view::<R>)
+        .await?;
     api::json(
         200,
         &serde_json::json!({ reference::collection(kind): records, "nextCursor": next }),

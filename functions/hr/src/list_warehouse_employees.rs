@@ -18,7 +18,7 @@ pub const FUNCTION: Function = Function::one(
             id: "H7",
             route: "`GET /warehouses/{warehouseId}/employees?limit=&cursor=` (staff)",
             index: Index::Gsi1,
-            request: "Query `GSI1PK = WAREHOUSE#<warehouseId>` (warehouse edges)",
+            request: "Query `GSI1PK = WAREHOUSE#<warehouseId>` (warehouse edges); within 32 read units at 2 KB an edge",
             returns: "`{warehouseId, employees, nextCursor}`",
             example: Example::staff("/warehouses/W1/employees"),
         }],
@@ -43,7 +43,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         format!("H7|{warehouse}|{limit}")
     })?;
     let query = deps.table.query(k::warehouse_employees(&warehouse));
-    let (employees, next_cursor) = paging.page_shown(query, view::warehouse_employee).await?;
+    let largest = crate::data::LARGEST_EMPLOYEE_BYTES;
+    let (employees, next_cursor) = paging
+        .page_shown_within(query, largest, view::warehouse_employee)
+        .await?;
     api::json(
         200,
         &Page {

@@ -14,6 +14,11 @@ use serde_json::{Map, Value, json};
 /// [`keys::MAX_TEXT_LEN`]).
 pub const MAX_NAME_CHARS: usize = 200;
 
+/// The largest reference record there can be (the longest ids, the widest name or title, its
+/// keys): what a page of them is read within the read budget at. A test builds each kind's
+/// largest and measures it.
+pub const LARGEST_REFERENCE_BYTES: u32 = 2 * 1024;
+
 /// The path parameter that names a record of the kind, and the body field that names it as parent.
 pub fn id_param(kind: Reference) -> &'static str {
     match kind {
@@ -233,3 +238,72 @@ macro_rules! with_kind {
     };
 }
 pub(crate) use with_kind;
+
+#[cfg(test)]
+mod tests {
+    use keys::{Id, MAX_ID_LEN, MAX_TEXT_LEN, Name};
+    use model::hr::{Country, Department, Job, Location, Region, Warehouse};
+
+    use super::*;
+
+    /// Every kind's largest record (64-character ids, a name of `MAX_NAME_CHARS` characters of
+    /// 4 bytes, a job's title of `MAX_TEXT_LEN`) is at most `LARGEST_REFERENCE_BYTES`, and the
+    /// largest of them within 1 KB of it.
+    #[test]
+    fn the_largest_reference_record_is_within_its_bound() {
+        let id = |c: &str| Id::parse("id", &c.repeat(MAX_ID_LEN)).unwrap();
+        let name = api::function::widest_text(MAX_NAME_CHARS);
+        let size = |item: model::Item| testkit::item_size(&item);
+        let sizes = [
+            size(
+                model::to_item(&Region {
+                    region_id: id("r"),
+                    name: name.clone(),
+                })
+                .unwrap(),
+            ),
+            size(
+                model::to_item(&Country {
+                    country_id: id("c"),
+                    name: name.clone(),
+                    region_id: id("r"),
+                })
+                .unwrap(),
+            ),
+            size(
+                model::to_item(&Location {
+                    location_id: id("l"),
+                    name: name.clone(),
+                    country_id: id("c"),
+                })
+                .unwrap(),
+            ),
+            size(
+                model::to_item(&Department {
+                    department_id: id("d"),
+                    name: name.clone(),
+                    location_id: id("l"),
+                })
+                .unwrap(),
+            ),
+            size(
+                model::to_item(&Warehouse {
+                    warehouse_id: id("w"),
+                    name: name.clone(),
+                    region_id: id("r"),
+                })
+                .unwrap(),
+            ),
+            size(
+                model::to_item(&Job {
+                    job_id: id("j"),
+                    title: Name::parse("title", &api::function::widest_text(MAX_TEXT_LEN)).unwrap(),
+                })
+                .unwrap(),
+            ),
+        ];
+        let largest = LARGEST_REFERENCE_BYTES as usize;
+        let most = sizes.iter().max().copied().unwrap();
+        assert!(most <= largest && most + 1024 > largest, "{sizes:?}");
+    }
+}

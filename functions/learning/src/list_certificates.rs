@@ -27,7 +27,7 @@ pub const FUNCTION: Function = Function::one(
                 id: "L11",
                 route: "`GET /certificates?type=&limit=&cursor=`",
                 index: Index::Gsi1,
-                request: "20 Queries in parallel `GSI1PK = <type>#00#` … `<type>#19#`, merged",
+                request: "20 Queries in parallel `GSI1PK = <type>#00#` … `<type>#19#`, merged; within 32 read units at 4 KB a certificate",
                 returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
                 example: Example::staff("/certificates?type=completion"),
             },
@@ -35,7 +35,7 @@ pub const FUNCTION: Function = Function::one(
                 id: "L12",
                 route: "`GET /certificates?type=&version=&limit=&cursor=`",
                 index: Index::Gsi1,
-                request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#01#")`, merged"#,
+                request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#01#")`, merged; within 32 read units at 4 KB a certificate"#,
                 returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
                 example: Example::staff("/certificates?type=completion&version=1"),
             },
@@ -43,7 +43,7 @@ pub const FUNCTION: Function = Function::one(
                 id: "L13",
                 route: "`GET /certificates?type=&instructor=[&version=]&limit=&cursor=`",
                 index: Index::Gsi1,
-                request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#0v#<instructor>#")`, merged"#,
+                request: r#"20 Queries in parallel `GSI1PK = <type>#<shard># AND begins_with(GSI1SK, "cert#0v#<instructor>#")`, merged; within 32 read units at 4 KB a certificate"#,
                 returns: "`{certType, certificates, nextCursor}` in `GSI1SK` order",
                 example: Example::staff("/certificates?type=completion&instructor=Tyler%20Walch"),
             },
@@ -106,8 +106,15 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         format!("L11-13|{}|{version:?}|{who}|{limit}", cert_type.tag())
     };
     let paging = api::paging(deps, &req, &FUNCTION, binding)?;
+    // Within the read budget: certificates can be 4 KB each, 20 shards read at least one each.
+    let largest = crate::issue_certificate::LARGEST_CERTIFICATE_BYTES;
     let (items, next) = paging
-        .merged_page(&deps.table, streams, store::merge::Direction::Ascending)
+        .merged_page(
+            &deps.table,
+            streams,
+            store::merge::Direction::Ascending,
+            largest,
+        )
         .await?;
     let certificates = items
         .into_iter()
@@ -129,6 +136,46 @@ mod tests {
     use keys::learning::CertType;
     use serde_json::Value;
     use testkit::Harness;
+
+    /// A merged page is budgeted as a single query's: at `limit=100`, 80 of the largest
+    /// certificates of one type (about 3.7 KB each, over 20 shards: 36 units asked for in the
+    /// first round before) are more than one page, each within 32 read units, and the walk lists
+    /// every certificate once.
+    #[tokio::test]
+    async fn a_merged_page_of_the_largest_certificates_stops_at_the_read_budget() {
+        use crate::issue_certificate as issue;
+        let issuer = issue::tests::issuing_the_largest().await;
+        let count = 80;
+        for n in 0..count {
+            let widest = api::function::widest_text(keys::MAX_TEXT_LEN - 3);
+            let (s, b) = issuer
+                .as_staff()
+                .post(
+                    "/certificates",
+                    &issue::largest_for(&format!("{widest}s{n:02}")),
+                )
+                .await;
+            assert_eq!(s, 201, "{b}");
+        }
+        let h = Harness::new(&FUNCTION, handle, issuer.table().clone());
+        let pages = testkit::walk_within_read_budget(h.table(), "100", async |q| {
+            let mut q = q.to_vec();
+            q.push(("type", "completion"));
+            h.as_staff().get(&h.path(&[]), &q).await
+        })
+        .await;
+        assert!(
+            pages.len() > 1,
+            "{count} certificates of 3.7 KB are more than one budget"
+        );
+        let listed = testkit::column_of_pages(&pages, "certificates", "student");
+        let unique: std::collections::BTreeSet<_> = listed.iter().collect();
+        assert_eq!(
+            (listed.len(), unique.len()),
+            (count, count),
+            "every certificate once"
+        );
+    }
 
     fn cert(student: &str, instructor: &str, v: CertVersion, t: CertType) -> Certificate {
         Certificate {

@@ -44,9 +44,11 @@ pub use deps::{
 };
 pub use error::StoreError;
 pub use expr::{Condition, Update};
+pub use merge::Budget;
 pub use meter::{Meter, Request, Touched};
 pub use paging::{
-    PAGE_READ_BUDGET, PageRequest, Paging, PagingError, budget_fetches, budget_items, shown,
+    PAGE_READ_BUDGET, PageRequest, Paging, PagingError, budget_fetches, budget_items, read_within,
+    shown,
 };
 pub use query::{KeyExpression, Page, ParentPage, Query, Selection};
 pub use txn::{Part, TRANSACTION_ATTEMPTS, Transaction, cancellation};

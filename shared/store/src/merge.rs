@@ -19,6 +19,12 @@
 //! again by the next page. Asking every stream for `limit` items would read up to
 //! `active × limit`. `make bench` measures it against a single-partition baseline.
 //!
+//! Within a [`Budget`] (what an API page may spend, [`crate::PAGE_READ_BUDGET`]), a round asks
+//! each stream for no more items than its share of the budget left could pay for were each of
+//! them the largest an item can be, and a page stops, with its cursor, before a round it could not
+//! pay for: a page of 20 streams reads at least one item of each (10 units), then takes items
+//! until a stream runs dry and asks again only what is left of the budget.
+//!
 //! Walking every page returns every item that exists throughout the walk exactly once, in the
 //! merged order. An item written during the walk is returned at most once: when its stream has
 //! not started, or stands after an item with a smaller sort key, it is returned when that stream
@@ -223,9 +229,46 @@ struct StreamState<C> {
     position: Position,
 }
 
+/// What a page may spend: at most `units` read units, its items at most `largest` bytes each.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    pub units: f64,
+    pub largest: u32,
+}
+
+impl Budget {
+    /// A page's: [`crate::PAGE_READ_BUDGET`], for items of at most `largest` bytes.
+    pub fn page(largest: u32) -> Budget {
+        Budget {
+            units: crate::PAGE_READ_BUDGET,
+            largest,
+        }
+    }
+
+    /// How many items each of `streams` streams may be asked for when `spent` units are spent:
+    /// an equal share of what is left, each item assumed `largest`; at least one each when a
+    /// round of one item a stream is affordable (or the page has nothing yet: a page always
+    /// reads). `None`: the page stops here.
+    fn per_stream(&self, spent: f64, streams: usize, page_is_empty: bool) -> Option<u32> {
+        let left = self.units - spent;
+        let share = crate::budget_items(left / streams as f64, self.largest);
+        let one_each = streams as f64 * half_units(self.largest) <= left;
+        match share {
+            0 if one_each || page_is_empty => Some(1),
+            0 => None,
+            n => Some(n),
+        }
+    }
+}
+
+/// What one Query of one item of `bytes` bytes costs, read eventually consistently.
+fn half_units(bytes: u32) -> f64 {
+    f64::from(bytes.div_ceil(4096).max(1)) * 0.5
+}
+
 /// Reads one page of at most `limit` items of the streams merged by sort key, from `positions`
 /// on, in `direction`. `streams` and `direction` must be the same, in the same order, for every
-/// page of a walk (a cursor binds them).
+/// page of a walk (a cursor binds them). No budget: a tool's read.
 pub async fn merged_page<C: Stream>(
     table: &Table,
     streams: Vec<C>,
@@ -240,12 +283,13 @@ pub async fn merged_page<C: Stream>(
         limit,
         direction,
         MergeKey::SortKey,
+        None,
     )
     .await
 }
 
 /// [`merged_page`], the items merged by `by` instead of the sort key (the same walk: `by` must
-/// be the same for every page too).
+/// be the same for every page too), within `budget` if one is given.
 pub async fn merged_page_by<C: Stream>(
     table: &Table,
     streams: Vec<C>,
@@ -253,6 +297,7 @@ pub async fn merged_page_by<C: Stream>(
     limit: u32,
     direction: Direction,
     by: MergeKey,
+    budget: Option<Budget>,
 ) -> Result<MergedPage, StoreError> {
     if positions.0.len() != streams.len() {
         return Err(StoreError::Corrupt("positions for other streams".into()));
@@ -272,7 +317,7 @@ pub async fn merged_page_by<C: Stream>(
             position,
         })
         .collect();
-    let mut out = Vec::with_capacity(limit);
+    let (mut out, mut spent) = (Vec::with_capacity(limit), 0.0);
     while out.len() < limit {
         // A stream that ran dry but may hold more must be read before the next item is chosen.
         let dry: Vec<usize> = (0..streams.len())
@@ -281,7 +326,13 @@ pub async fn merged_page_by<C: Stream>(
         if !dry.is_empty() {
             // What the page still needs, shared among the streams asked, plus one each: the first
             // round asks every stream for `ceil(limit / streams) + 1`.
-            let batch = (limit - out.len()).div_ceil(dry.len()) + 1;
+            let mut batch = (limit - out.len()).div_ceil(dry.len()) + 1;
+            if let Some(budget) = budget {
+                match budget.per_stream(spent, dry.len(), out.is_empty()) {
+                    Some(n) => batch = batch.min(n as usize),
+                    None => break,
+                }
+            }
             let pages = try_join_all(dry.iter().map(|&i| {
                 let st = &streams[i];
                 let query = table
@@ -296,6 +347,7 @@ pub async fn merged_page_by<C: Stream>(
             }))
             .await?;
             for (i, page) in dry.into_iter().zip(pages) {
+                spent += page.read_units;
                 let st = &mut streams[i];
                 st.buffer.extend(page.items);
                 st.exhausted = page.last_key.is_none();
@@ -330,4 +382,22 @@ pub async fn merged_page_by<C: Stream>(
         items: out,
         next: (!positions.all_done()).then_some(positions),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A merged page's rounds within a page's budget, at 4 KB an item: 20 streams are asked for
+    /// 2 items each (20 units at most); 1.2 units left pays one more item of each of two
+    /// streams, not of three; a page with nothing yet reads one of each whatever the budget.
+    #[test]
+    fn a_round_asks_what_the_budget_left_pays_for() {
+        let budget = Budget::page(4096);
+        assert_eq!(budget.per_stream(0.0, 20, true), Some(2));
+        assert_eq!(budget.per_stream(30.8, 2, false), Some(1));
+        assert_eq!(budget.per_stream(30.8, 3, false), None);
+        assert_eq!(budget.per_stream(40.0, 20, true), Some(1));
+        assert_eq!(Budget::page(512).per_stream(0.0, 1, true), Some(504));
+    }
 }

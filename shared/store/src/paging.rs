@@ -11,9 +11,9 @@ use keys::{KeyCondition, KeySpace};
 use model::{Entity, Item};
 
 use crate::{
-    Deps, Query, Selection, StoreError, Table,
+    Deps, Page, Query, Selection, StoreError, Table,
     cursor::{CursorCodec, CursorError},
-    merge::{self, Direction, MergeKey, Positions, Stream},
+    merge::{self, Budget, Direction, MergeKey, Positions, Stream},
 };
 
 /// The most read units one page of a collection may consume ([`Paging::parent_page`]): 256 KB
@@ -48,6 +48,42 @@ pub fn budget_fetches(units: f64, entry: u32, largest: u32, others: u32) -> u32 
         .take_while(|&n| cost(n) <= units)
         .last()
         .unwrap_or(1)
+}
+
+/// At most `limit` items of `query` from `start`, within `budget` (a page's:
+/// [`Budget::page`]): read in rounds of as many items as the budget left could pay for were each
+/// of them its `largest`, so it never consumes more, whatever the items hold (a page reads at
+/// least one item); a page cut short has a `last_key` like any other. Items of the usual size
+/// fill `limit` in the first round.
+pub async fn read_within<C: Selection>(
+    query: Query<'_, C>,
+    limit: u32,
+    start: Option<Item>,
+    budget: Budget,
+) -> Result<Page<Item>, StoreError> {
+    let (mut items, mut start, mut spent) = (Vec::new(), start, 0.0);
+    let mut wanted = limit;
+    loop {
+        let affordable = budget_items(budget.units - spent, budget.largest);
+        let round = match wanted.min(affordable) {
+            0 if items.is_empty() => 1,
+            0 => break,
+            n => n,
+        };
+        let page = query.clone().limit(round).start(start).send().await?;
+        spent += page.read_units;
+        wanted = wanted.saturating_sub(page.items.len() as u32);
+        items.extend(page.items);
+        start = page.last_key;
+        if start.is_none() || wanted == 0 {
+            break;
+        }
+    }
+    Ok(Page {
+        items,
+        last_key: start,
+        read_units: spent,
+    })
 }
 
 /// What a client asked for: how many items, and from where.
@@ -123,35 +159,16 @@ impl<'d> Paging<'d> {
         Ok((page.items, self.next_cursor(page.last_key)?))
     }
 
-    /// [`Paging::items`] within [`PAGE_READ_BUDGET`], for a page anyone may read: it is read in
-    /// rounds of as many items as the budget left could pay for were each of them `largest`
-    /// bytes, so it never consumes more, whatever the items hold; a page cut short has a cursor
-    /// like any other. Items of the usual size fill the page's `limit` in the first round.
+    /// [`Paging::items`] within [`PAGE_READ_BUDGET`] ([`read_within`]) for items of at most
+    /// `largest` bytes: what every page an API serves does.
     pub async fn items_within<C: Selection>(
         &self,
         query: Query<'_, C>,
         largest: u32,
     ) -> Result<(Vec<Item>, Option<String>), PagingError> {
-        let (mut items, mut start, mut spent) = (Vec::new(), self.start.clone(), 0.0);
-        let mut wanted = self.limit;
-        loop {
-            let affordable = budget_items(PAGE_READ_BUDGET - spent, largest);
-            // A page reads at least one item, whatever the budget.
-            let round = match wanted.min(affordable) {
-                0 if items.is_empty() => 1,
-                0 => break,
-                n => n,
-            };
-            let page = query.clone().limit(round).start(start).send().await?;
-            spent += page.read_units;
-            wanted = wanted.saturating_sub(page.items.len() as u32);
-            items.extend(page.items);
-            start = page.last_key;
-            if start.is_none() || wanted == 0 {
-                break;
-            }
-        }
-        Ok((items, self.next_cursor(start)?))
+        let budget = Budget::page(largest);
+        let page = read_within(query, self.limit, self.start.clone(), budget).await?;
+        Ok((page.items, self.next_cursor(page.last_key)?))
     }
 
     /// [`Paging::items_within`], each decoded as `E`.
@@ -243,25 +260,30 @@ impl<'d> Paging<'d> {
     }
 
     /// One page of write-sharded `streams` merged into one order ([`merge`]), and the next page's
-    /// cursor (every stream's position, signed as one).
+    /// cursor (every stream's position, signed as one), within [`PAGE_READ_BUDGET`] for items of
+    /// at most `largest` bytes ([`merge::Budget`]).
     pub async fn merged_page<C: Stream>(
         &self,
         table: &Table,
         streams: Vec<C>,
         direction: Direction,
+        largest: u32,
     ) -> Result<(Vec<Item>, Option<String>), PagingError> {
-        self.merged_page_by(table, streams, direction, MergeKey::SortKey)
+        let budget = Budget::page(largest);
+        self.merged_page_by(table, streams, direction, MergeKey::SortKey, budget)
             .await
     }
 
     /// [`Paging::merged_page`] with the streams merged by `by` ([`MergeKey`]): streams whose sort
-    /// keys start with a part of their own (one per order status) merged by an attribute.
+    /// keys start with a part of their own (one per order status) merged by an attribute; within
+    /// `budget` (less than a page's when the page read something else first).
     pub async fn merged_page_by<C: Stream>(
         &self,
         table: &Table,
         streams: Vec<C>,
         direction: Direction,
         by: MergeKey,
+        budget: Budget,
     ) -> Result<(Vec<Item>, Option<String>), PagingError> {
         let positions = match &self.start {
             None => Positions::start(streams.len()),
@@ -269,8 +291,16 @@ impl<'d> Paging<'d> {
                 Positions::from_item(flat, streams.len()).ok_or(CursorError::Malformed)?
             }
         };
-        let page =
-            merge::merged_page_by(table, streams, positions, self.limit, direction, by).await?;
+        let page = merge::merged_page_by(
+            table,
+            streams,
+            positions,
+            self.limit,
+            direction,
+            by,
+            Some(budget),
+        )
+        .await?;
         let next = self.next_cursor(page.next.map(|p| p.to_item()))?;
         Ok((page.items, next))
     }
