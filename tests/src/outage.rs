@@ -7,88 +7,13 @@
 //! refused connection itself is `store`'s test). Once it is started again, reads and writes go
 //! through and the stream consumers catch up.
 
-use std::{path::PathBuf, process::Command};
-
 use api::function::Sender;
 use futures::StreamExt;
 use serde_json::Value;
 
-use crate::stack::{Stack, free_port, http, start_stack_on};
+pub(crate) use devkit::own_local::OwnDynamoDbLocal;
 
-/// A DynamoDB Local of this test's own, on a free port, its database in `dir`.
-pub(crate) struct OwnDynamoDbLocal {
-    port: u16,
-    dir: PathBuf,
-}
-
-impl OwnDynamoDbLocal {
-    pub(crate) fn start() -> OwnDynamoDbLocal {
-        let port = free_port();
-        let dir = std::env::temp_dir().join(format!("outage-ddb-{}-{port}", std::process::id()));
-        let own = OwnDynamoDbLocal { port, dir };
-        own.up();
-        own
-    }
-
-    pub(crate) fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn script(&self, args: &[&str]) {
-        let status = Command::new(sam_template::workspace_root().join("scripts/dynamodb-local.sh"))
-            .args(args)
-            .status()
-            .expect("run scripts/dynamodb-local.sh");
-        assert!(
-            status.success(),
-            "scripts/dynamodb-local.sh {args:?} failed"
-        );
-    }
-
-    /// Starts it on its port with its database (again, after [`down`](Self::down)).
-    pub(crate) fn up(&self) {
-        let port = self.port.to_string();
-        self.script(&["start", &port, &self.dir.to_string_lossy()]);
-    }
-
-    /// Stops it (SIGTERM, as an instance going away; the script waits for it to exit).
-    pub(crate) fn down(&self) {
-        self.script(&["stop", &self.port.to_string()]);
-    }
-
-    /// Freezes it (SIGSTOP): connections are still accepted, by the kernel, and nothing is
-    /// answered, as a host that hangs.
-    pub(crate) fn freeze(&self) {
-        assert!(self.signal("-STOP"), "DynamoDB Local could not be frozen");
-    }
-
-    /// Lets it run again (SIGCONT) after [`freeze`](Self::freeze).
-    pub(crate) fn thaw(&self) {
-        assert!(self.signal("-CONT"), "DynamoDB Local could not be thawed");
-    }
-
-    /// Sends `signal` to its process; whether it was sent.
-    fn signal(&self, signal: &str) -> bool {
-        let pidfile = sam_template::workspace_root()
-            .join(".local")
-            .join(format!("dynamodb-{}.pid", self.port));
-        std::fs::read_to_string(&pidfile).is_ok_and(|pid| {
-            Command::new("kill")
-                .args([signal, pid.trim()])
-                .status()
-                .is_ok_and(|s| s.success())
-        })
-    }
-}
-
-impl Drop for OwnDynamoDbLocal {
-    fn drop(&mut self) {
-        // A frozen process would not stop on SIGTERM.
-        self.signal("-CONT");
-        self.down();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+use crate::stack::{Stack, http, start_stack_on};
 
 /// One request, as sent.
 pub(crate) struct Request {

@@ -7,6 +7,7 @@ use std::{
     time::Duration,
 };
 
+use devkit::own_local::free_port;
 use serde_json::Value;
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
@@ -104,13 +105,6 @@ impl Drop for Stack {
         let _ = std::fs::remove_dir_all(&self.issuer_dir);
         let _ = std::fs::remove_dir_all(&self.log_dir);
     }
-}
-
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
 }
 
 /// A binary of the workspace's debug build: `target/debug/<name>` (under `CARGO_TARGET_DIR` when

@@ -13,6 +13,7 @@
 //! crate's: `functions/<context>/src/fixtures.rs`.
 
 pub mod json;
+pub mod own_local;
 pub mod profile;
 pub mod scratch;
 pub mod size;
