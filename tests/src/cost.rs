@@ -2,11 +2,12 @@
 //!
 //! `samples` sends each function's sample event (`events/<function>.json`), and each write
 //! route's declared worst case, through its handler against the seeded table, then the changes
-//! it made through the stream handlers, as DynamoDB Streams would deliver them. Reads are
-//! counted as DynamoDB Local reports them; writes are billed from the items each write touched,
-//! before and after ([`devkit::write_units`]): DynamoDB Local counts a transaction of one item
-//! and of a hundred alike. The docs' tables are rendered from those measurements: the test fails
-//! when a copy differs, and `make cost` (`UPDATE_COST_TABLE=1`) writes them.
+//! it made through the stream handlers, as DynamoDB Streams would deliver them. Each request is
+//! billed by the one meter, `devkit::bill` (docs/billing.md): reads from the items they read,
+//! writes from the items they touched, before and after. DynamoDB Local's own figures are shown
+//! beside, never used: it reports a transaction of one item and of a hundred alike, and a
+//! BatchGetItem's missing keys as free. The docs' tables are rendered from those measurements:
+//! the test fails when a copy differs, and `make cost` (`UPDATE_COST_TABLE=1`) writes them.
 
 use crate::readme::Section;
 
@@ -22,13 +23,37 @@ const MIN_READ_UNITS: f64 = 0.5;
 
 /// Read units DynamoDB charges for `r` that DynamoDB Local reports as free: a BatchGetItem's
 /// keys that found nothing, and a Query or Scan that found nothing, each at the least a read
-/// is charged. (Local does charge a GetItem that finds nothing.)
+/// is charged. (Local does charge a GetItem that finds nothing.) The cross-check: the meter's
+/// reads are DynamoDB Local's and these ([`assert_reads_agree`]).
 pub fn unreported_read_units(r: &store::Request) -> f64 {
     let least = if r.consistent { 2.0 } else { 1.0 } * MIN_READ_UNITS;
     match r.operation {
         "BatchGetItem" => least * r.missed as f64,
         "Query" | "Scan" if r.read_units + r.index_read_units == 0.0 => least,
         _ => 0.0,
+    }
+}
+
+/// Panics unless the meter bills each read of `requests` what DynamoDB Local reported, and the
+/// reads Local reports as free ([`unreported_read_units`]): where the two emulations of one rule
+/// agree, a difference is a bug in one of them (an item's size, say).
+#[track_caller]
+pub fn assert_reads_agree(requests: &[store::Request]) {
+    for r in requests {
+        let (billed, local) = (
+            devkit::request_read_units(r),
+            r.read_units + r.index_read_units,
+        );
+        if r.operation == "TransactWriteItems" && r.replayed {
+            continue;
+        }
+        assert_eq!(
+            billed,
+            local + unreported_read_units(r),
+            "{} {:?}: the meter bills {billed} read units, DynamoDB Local reported {local}",
+            r.operation,
+            r.index
+        );
     }
 }
 
@@ -52,36 +77,33 @@ const WORST: Section = Section {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Cost {
     pub requests: usize,
-    /// Read units, the table's and its indexes', as DynamoDB Local reports them (the function
-    /// tests hold reads to `devkit::query_read_units`, the item sizes' arithmetic).
+    /// Read units as DynamoDB bills them (`devkit::bill`: the items each read read), the
+    /// table's and its indexes'.
     pub read_units: f64,
-    /// Reads that found nothing where DynamoDB Local reported them free, counted in
-    /// `read_units` at DynamoDB's minimum charge.
-    pub empty_reads: usize,
-    /// Write units as DynamoDB bills them, computed from the items each write touched
-    /// ([`devkit::write_units`]): index writes, and transactions' double charge, included.
+    /// Write units as DynamoDB bills them (`devkit::bill`: the items each write touched),
+    /// index writes included.
     pub write_units: f64,
+    /// Read units DynamoDB Local reported for the same reads: a cross-check, never used.
+    pub reported_read_units: f64,
     /// Write units DynamoDB Local reported for the same writes: it counts a transaction of one
     /// item and of a hundred alike, so it is shown beside, never used.
     pub reported_write_units: f64,
 }
 
 impl Cost {
-    /// What `measured` consumed, read on a `Table::recording_touched`, with the reads DynamoDB
-    /// charges and DynamoDB Local reports as free ([`unreported_read_units`]).
+    /// What `measured` (read on a `Table::recording_touched`) is billed.
     pub fn of(measured: &[store::Request]) -> Cost {
-        let unreported: Vec<f64> = measured.iter().map(unreported_read_units).collect();
+        let billed: Vec<devkit::Billed> = measured
+            .iter()
+            .map(|r| devkit::billed(r, indexes()))
+            .collect();
         Cost {
             requests: measured.len(),
-            read_units: measured
+            read_units: billed.iter().map(|b| b.read).sum(),
+            write_units: billed.iter().map(|b| b.write).sum(),
+            reported_read_units: measured
                 .iter()
                 .map(|r| r.read_units + r.index_read_units)
-                .chain(unreported.iter().copied())
-                .sum(),
-            empty_reads: unreported.iter().filter(|u| **u > 0.0).count(),
-            write_units: measured
-                .iter()
-                .map(|r| devkit::write_units(r, indexes()))
                 .sum(),
             reported_write_units: measured.iter().map(|r| r.write_units).sum(),
         }
@@ -99,8 +121,8 @@ impl std::ops::Add for Cost {
         Cost {
             requests: self.requests + o.requests,
             read_units: self.read_units + o.read_units,
-            empty_reads: self.empty_reads + o.empty_reads,
             write_units: self.write_units + o.write_units,
+            reported_read_units: self.reported_read_units + o.reported_read_units,
             reported_write_units: self.reported_write_units + o.reported_write_units,
         }
     }
@@ -157,21 +179,15 @@ fn dollars(d: f64) -> String {
     format!("${text}")
 }
 
-/// A table of `rows`: each request, its cost, its stream fan-out's, in all.
+/// A table of `rows`: each request, its cost, its stream fan-out's, in all, and DynamoDB
+/// Local's figures beside.
 fn render(rows: &[Row], request_column: &str) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "\n\n| pattern | function | {request_column} | DynamoDB requests | read units | write units | \
-         stream fan-out | $ per million calls | DynamoDB Local's write units |\n\
+         stream fan-out | $ per million calls | DynamoDB Local's read / write units |\n\
          |---|---|---|---|---|---|---|---|---|\n"
     ));
-    let starred = |c: &Cost| {
-        if c.empty_reads > 0 {
-            format!("{}\\*", units(c.read_units))
-        } else {
-            units(c.read_units)
-        }
-    };
     for row in rows {
         let fanout = if row.fanout.requests == 0 {
             "—".to_owned()
@@ -180,28 +196,29 @@ fn render(rows: &[Row], request_column: &str) -> String {
                 "{} request{}: {} read, {} write units",
                 row.fanout.requests,
                 if row.fanout.requests == 1 { "" } else { "s" },
-                starred(&row.fanout),
+                units(row.fanout.read_units),
                 units(row.fanout.write_units)
             )
         };
+        let all = row.cost + row.fanout;
         out.push_str(&format!(
-            "| {} | `{}` | {} | {} | {} | {} | {fanout} | {} | {} |\n",
+            "| {} | `{}` | {} | {} | {} | {} | {fanout} | {} | {} / {} |\n",
             row.pattern,
             row.function,
             row.request,
             row.cost.requests,
-            starred(&row.cost),
+            units(row.cost.read_units),
             units(row.cost.write_units),
             dollars(row.price_per_million()),
-            units((row.cost + row.fanout).reported_write_units),
+            units(all.reported_read_units),
+            units(all.reported_write_units),
         ));
     }
-    out.push_str(&format!(
-        "\n\\* includes {MIN_READ_UNITS} units ({} strongly consistent) for each key of a \
-         BatchGetItem, and each Query, that found nothing, which DynamoDB Local reports as free \
-         and DynamoDB charges at least that.\n",
-        2.0 * MIN_READ_UNITS
-    ));
+    out.push_str(
+        "\nUnits as DynamoDB bills them ([billing.md](billing.md)); DynamoDB Local's own figures \
+         beside, a cross-check only (it bills a transaction of one, two or three writes alike, and \
+         a missing key or an empty Query as free).\n",
+    );
     out.push_str(&format!(
         "\nPrices: DynamoDB on-demand, US East (N. Virginia), ${READ_PRICE} per million read request \
          units and ${WRITE_PRICE} per million write request units, the rates AWS set on \
@@ -312,33 +329,38 @@ fn units_and_dollars_read_as_people_write_them() {
     assert_eq!(dollars(12.5), "$12.5");
     assert_eq!(dollars(125.0), "$125");
     assert_eq!(dollars(0.0), "$0");
-    let request = |operation, read_units, write_units| store::Request {
-        read_units,
-        write_units,
+    // An item of `bytes` bytes, as a read read it.
+    let item = |bytes: usize| -> model::Item {
+        let pad = "x".repeat(bytes - 2 - 1);
+        [
+            ("PK".to_owned(), model::s("p")),
+            ("pad".to_owned(), model::s(pad)),
+        ]
+        .into_iter()
+        .collect()
+    };
+    let read = |operation, read: Vec<Option<model::Item>>, consistent| store::Request {
+        read,
+        consistent,
         ..store::Request::new(operation)
     };
+    // A Query that found nothing, one of 5 KB; a write of nothing read: 0.5 + 1.
     let cost = Cost::of(&[
-        request("Query", 0.0, 0.0),
-        request("Query", 1.5, 0.0),
-        request("PutItem", 0.0, 2.0),
+        read("Query", Vec::new(), false),
+        read("Query", vec![Some(item(5000))], false),
+        store::Request {
+            write_units: 2.0,
+            ..store::Request::new("PutItem")
+        },
     ]);
     assert_eq!(
-        (cost.requests, cost.read_units, cost.empty_reads),
-        (3, 2.0, 1),
-        "an empty read counts at the minimum; a write is no read"
+        (cost.requests, cost.read_units),
+        (3, 1.5),
+        "an empty read at the minimum; a write is no read"
     );
-    // A batch of two keys, one found (0.5 reported), one not, strongly consistent: the miss is
-    // a whole unit more. A GetItem's miss is reported as charged already.
-    let batch = store::Request {
-        items: 1,
-        missed: 1,
-        consistent: true,
-        ..request("BatchGetItem", 1.0, 0.0)
-    };
-    let get = store::Request {
-        missed: 1,
-        ..request("GetItem", 0.5, 0.0)
-    };
+    // A batch of two keys, one found (1 KB), one not, strongly consistent; a GetItem's miss.
+    let batch = read("BatchGetItem", vec![Some(item(1000)), None], true);
+    let get = read("GetItem", vec![None], false);
     assert_eq!(Cost::of(&[batch, get]).read_units, 2.5);
     // Writes are billed from what they touched, not from what DynamoDB Local reported.
     assert_eq!((cost.write_units, cost.reported_write_units), (0.0, 2.0));

@@ -192,6 +192,8 @@ async fn send(
         assert_within_policy_if_any(declared, &requests);
     }
     let fanout = fan_out(t, table, &requests).await;
+    crate::cost::assert_reads_agree(&requests);
+    crate::cost::assert_reads_agree(&fanout);
     (status, body, Cost::of(&requests), Cost::of(&fanout))
 }
 
@@ -260,6 +262,8 @@ async fn api_sample(
     let requests = table.meter().requests();
     assert_within_policy(f, &requests);
     let fanout = fan_out(t, &table, &requests).await;
+    crate::cost::assert_reads_agree(&requests);
+    crate::cost::assert_reads_agree(&fanout);
     let query = sample["rawQueryString"].as_str().unwrap_or_default();
     let target = format!(
         "{}{}{query}",
@@ -304,7 +308,7 @@ fn sent(
     devkit::profile::Sent::sorted(
         requests
             .iter()
-            .map(|r| devkit::profile::Sent::of(r, crate::cost::unreported_read_units(r), indexes))
+            .map(|r| devkit::profile::Sent::of(r, indexes))
             .collect(),
     )
 }
@@ -351,6 +355,10 @@ async fn stream_samples(t: &Template) -> Vec<Row> {
         assert_within_policy(f, &requests);
         let request = format!("a batch of {} records", sample.records.len());
         let fanout = fan_out(t, &table, &requests).await;
+        crate::cost::assert_reads_agree(&requests);
+        crate::cost::assert_reads_agree(&fanout);
+        crate::cost::assert_reads_agree(&requests);
+        crate::cost::assert_reads_agree(&fanout);
         rows.push(Row {
             pattern: "stream".into(),
             function: f.name().to_owned(),

@@ -165,9 +165,10 @@ fn differences(design: IndexDesign) -> Vec<String> {
         let (code, mut model) = (measured(p), modelled(&shaped(id, p, design), design));
         if id == "C3" && first_sale_of_the_quarter(p) {
             // The model plans the steady state, a rep's ranking key moved (a delete and a put
-            // in GSI1); the sample's rep has no sales yet this quarter, so it is only put.
+            // in GSI1); the sample's rep has no sales yet this quarter, so it is only put: one
+            // entry's write less (1 unit: an index entry is billed once in a transaction).
             let key = ("GSI1".to_owned(), "write", "stream");
-            *model.get_mut(&key).expect("the ranking's move") -= 2.0;
+            *model.get_mut(&key).expect("the ranking's move") -= 1.0;
         }
         let keys: std::collections::BTreeSet<_> = code.keys().chain(model.keys()).collect();
         for k in keys {

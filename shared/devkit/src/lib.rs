@@ -5,13 +5,13 @@
 //! - [`client`], [`create_table`]: DynamoDB Local, and the table as the template declares it;
 //! - [`table`] and the rest of [`scratch`]: a throwaway table, filled fast, read whole;
 //! - [`stream_record`] / [`stream_event`]: DynamoDB Streams records made from items;
-//! - [`item_size`] / [`query_read_units`] / [`write_units`]: DynamoDB's size and capacity
-//!   arithmetic;
+//! - [`item_size`] and [`bill`]: DynamoDB's sizes, and what it bills a request (the one meter);
 //! - [`cancelled`]: a cancelled transaction as DynamoDB answers it, for `aws-smithy-mocks`.
 //!
 //! Each context's fixtures (the seeds' entities, written through its own writes) are its
 //! crate's: `functions/<context>/src/fixtures.rs`.
 
+pub mod bill;
 pub mod json;
 pub mod own_local;
 pub mod profile;
@@ -20,13 +20,14 @@ pub mod size;
 pub mod stream;
 pub mod svg;
 
+pub use bill::{
+    Billed, billed, check_units, item_write_units, query_read_units, read_units,
+    request_read_units, touched_write_units, write_units,
+};
 pub use scratch::{
     TABLE_PREFIXES, TEST_CURSOR_KEY, TEST_SHARDS, all_items, batch_put, deps, table,
 };
-pub use size::{
-    check_units, deployed_indexes, index_entry_size, item_size, item_write_units, query_read_units,
-    read_units, touched_write_units, write_units,
-};
+pub use size::{deployed_indexes, index_entry_size, item_size};
 pub use stream::{
     Change, TEST_SHARD, TEST_STREAM_ARN, next_sequence, stream_event, stream_event_of,
     stream_record,

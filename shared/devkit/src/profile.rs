@@ -34,7 +34,8 @@ pub struct Sent {
     pub consistent: bool,
     /// Items read or written.
     pub items: usize,
-    /// Read units as DynamoDB charges them (a read that found nothing at its minimum).
+    /// Read units as DynamoDB bills them (`devkit::bill`: a read that found nothing at its
+    /// minimum).
     pub read_units: f64,
     /// The forms of the partitions it read ([`form`]), sorted.
     pub reads: Vec<String>,
@@ -42,30 +43,41 @@ pub struct Sent {
     pub writes: Vec<Written>,
 }
 
-/// One item's write on the table or an index, billed as `devkit::write_units` bills it.
+/// One item's write on the table or an index, billed as `devkit::bill` bills it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Written {
     pub index: String,
     /// The partition's form ([`form`]).
     pub pk: String,
     pub units: f64,
-    /// `put` (a new item), `update` (an item replaced or changed), `delete`, or `check` (a
-    /// transaction's ConditionCheck).
+    /// `put` (a new item), `update` (an item replaced or changed), `delete`, `check` (a
+    /// transaction's ConditionCheck), or `refused` (a write its condition refused).
     pub action: String,
 }
 
 impl Sent {
-    /// A recorded request (`Table::recording_touched`), with the read units DynamoDB charges
-    /// that DynamoDB Local reported as free (`unreported`).
-    pub fn of(r: &store::Request, unreported: f64, indexes: &[sam_template::Index]) -> Sent {
+    /// A recorded request (`Table::recording_touched`), billed by the one meter
+    /// ([`crate::bill`]).
+    pub fn of(r: &store::Request, indexes: &[sam_template::Index]) -> Sent {
         let transactional = r.operation == "TransactWriteItems";
         let text = |item: &Option<model::Item>, attr: &str| {
             item.as_ref().and_then(|i| i.get(attr)).map(key_text)
         };
         let index_of = |name: &str| indexes.iter().find(|i| i.name == name);
         let mut writes = Vec::new();
+        // A refused write is billed on the table alone, a replay as reads (`crate::bill`).
+        let refused = |t: &store::Touched| store::Request {
+            touched: vec![t.clone()],
+            refused: true,
+            ..store::Request::new(r.operation)
+        };
+        let billed_writes = |t: &store::Touched| match (r.refused, r.replayed) {
+            (true, _) => vec![(None, crate::bill::write_units(&refused(t), indexes))],
+            (_, true) => Vec::new(),
+            _ => crate::touched_write_units(t, transactional, indexes),
+        };
         for t in &r.touched {
-            for (index, units) in crate::touched_write_units(t, transactional, indexes) {
+            for (index, units) in billed_writes(t) {
                 let pk = match index {
                     None => {
                         text(&t.after, keys::attr::PK).or_else(|| text(&t.before, keys::attr::PK))
@@ -89,6 +101,7 @@ impl Sent {
                     pk: form(index.and_then(index_of), &pk.unwrap_or_default()),
                     units,
                     action: match (&t.before, &t.after) {
+                        _ if r.refused => "refused",
                         _ if t.checked => "check",
                         (None, _) => "put",
                         (Some(_), Some(_)) => "update",
@@ -111,7 +124,7 @@ impl Sent {
             index: r.index.unwrap_or("table").to_owned(),
             consistent: r.consistent,
             items: r.items,
-            read_units: r.read_units + r.index_read_units + unreported,
+            read_units: crate::bill::request_read_units(r),
             reads,
             writes,
         }

@@ -204,6 +204,7 @@ impl Table {
                 .collect::<Vec<_>>()
                 .join(", ")
         });
+        let projected = projection.is_some();
         let out = deadline::bounded(
             self.client
                 .get_item()
@@ -218,12 +219,19 @@ impl Table {
         .await
         .map_err(from_sdk)?;
         let found = usize::from(out.item.is_some());
+        // A projection does not lower the bill: a recording meter bills the item whole.
+        let read_whole = match (self.meter.is_recording(), projected && found == 1) {
+            (false, _) => Vec::new(),
+            (true, true) => self.whole(&[key_item(key)]).await,
+            (true, false) => vec![out.item.clone()],
+        };
         self.meter.record(
             Request {
                 items: found,
                 missed: 1 - found,
                 consistent: read == Read::Strong,
                 partitions: self.recorded(|| vec![key.pk().to_owned()]),
+                read: read_whole,
                 ..Request::new("GetItem")
             },
             out.consumed_capacity.as_slice(),
@@ -247,6 +255,7 @@ impl Table {
         condition: Option<Condition>,
     ) -> Result<(), StoreError> {
         let keys = self.keys_to_image(|| vec![key_of(&item)]);
+        let sent = self.touched.then(|| item.clone());
         let mut p = Placeholders::default();
         let condition = condition.map(|c| c.render(&mut p));
         let request = with_expressions!(
@@ -261,8 +270,12 @@ impl Table {
         let before = self.images(&keys).await;
         let result = single_write(|| deadline::bounded(request.clone().send())).await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
-        let touched = self.touched(&keys, before, written.is_some()).await;
-        self.record_write("PutItem", written, touched);
+        let refused = condition_refused(&result);
+        let touched = match refused {
+            true => refused_touched(before, sent),
+            false => self.touched(&keys, before, written.is_some()).await,
+        };
+        self.record_write("PutItem", written, touched, refused);
         result.map(|_| ()).map_err(from_sdk)
     }
 
@@ -342,8 +355,12 @@ impl Table {
         let before = self.images(&keys).await;
         let result = single_write(|| deadline::bounded(request.clone().send())).await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
-        let touched = self.touched(&keys, before, written.is_some()).await;
-        self.record_write("UpdateItem", written, touched);
+        let refused = condition_refused(&result);
+        let touched = match refused {
+            true => refused_touched(before, None),
+            false => self.touched(&keys, before, written.is_some()).await,
+        };
+        self.record_write("UpdateItem", written, touched, refused);
         result
     }
 
@@ -388,18 +405,24 @@ impl Table {
         let before = self.images(&keys).await;
         let result = single_write(|| deadline::bounded(request.clone().send())).await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
-        let touched = self.touched(&keys, before, written.is_some()).await;
-        self.record_write("DeleteItem", written, touched);
+        let refused = condition_refused(&result);
+        let touched = match refused {
+            true => refused_touched(before, None),
+            false => self.touched(&keys, before, written.is_some()).await,
+        };
+        self.record_write("DeleteItem", written, touched, refused);
         result.map(|_| ()).map_err(from_sdk)
     }
 
-    /// Records a single-item write: `None` if it was refused (nothing written, nothing charged),
-    /// else the capacity DynamoDB reported for it.
+    /// Records a single-item write: `None` if it failed (nothing written; DynamoDB reports no
+    /// capacity, though it bills one its condition `refused`), else the capacity DynamoDB
+    /// reported for it.
     fn record_write(
         &self,
         operation: &'static str,
         written: Option<Option<&ConsumedCapacity>>,
         touched: Vec<Touched>,
+        refused: bool,
     ) {
         let consumed: Vec<ConsumedCapacity> = written.flatten().cloned().into_iter().collect();
         let items = usize::from(written.is_some());
@@ -407,6 +430,7 @@ impl Table {
             Request {
                 items,
                 touched,
+                refused,
                 ..Request::new(operation)
             },
             &consumed,
@@ -428,19 +452,39 @@ impl Table {
         }
         let mut images = Vec::with_capacity(keys.len());
         for key in keys {
-            let out = deadline::bounded(
-                self.client
-                    .get_item()
-                    .table_name(&self.name)
-                    .set_key(Some(key.clone()))
-                    .consistent_read(true)
-                    .send(),
-            )
-            .await
-            .ok()?;
-            images.push(out.item);
+            images.push(self.unmetered(key).await?);
         }
         Some(images)
+    }
+
+    /// The items of `keys` whole (`None`: no such item), for a recording meter to bill a read
+    /// as DynamoDB does ([`Table::unmetered`]). Nothing for a meter that keeps nothing (no
+    /// request sent).
+    pub(crate) async fn whole(&self, keys: &[Item]) -> Vec<Option<Item>> {
+        let mut items = Vec::with_capacity(keys.len());
+        if !self.meter.is_recording() {
+            return items;
+        }
+        for key in keys {
+            items.push(self.unmetered(key).await.flatten());
+        }
+        items
+    }
+
+    /// The item of `key` as it is now (`Some(None)`: no such item; `None`: DynamoDB did not
+    /// answer): a strongly consistent GetItem the meter does not count.
+    async fn unmetered(&self, key: &Item) -> Option<Option<Item>> {
+        let out = deadline::bounded(
+            self.client
+                .get_item()
+                .table_name(&self.name)
+                .set_key(Some(key.clone()))
+                .consistent_read(true)
+                .send(),
+        )
+        .await
+        .ok()?;
+        Some(out.item)
     }
 
     /// What a write of the items of `keys` touched, from their images `before` it: read again
@@ -498,6 +542,7 @@ impl Table {
         for attempt in 1..=BATCH_ATTEMPTS {
             let sent = pending.len();
             let asked = self.recorded(|| pending.iter().map(partition_of).collect());
+            let sent_keys: Vec<Item> = self.recorded(|| pending.clone());
             let request = KeysAndAttributes::builder()
                 .set_keys(Some(std::mem::take(&mut pending)))
                 .set_projection_expression((!projection.is_empty()).then(|| projection.clone()))
@@ -523,12 +568,19 @@ impl Table {
                 .and_then(|mut u| u.remove(&self.name))
                 .map(|k| k.keys)
                 .unwrap_or_default();
+            // The keys read (not left unprocessed), whole: what a recording meter bills.
+            let read_keys: Vec<Item> = sent_keys
+                .into_iter()
+                .filter(|k| !pending.contains(k))
+                .collect();
+            let read_whole = self.whole(&read_keys).await;
             self.meter.record(
                 Request {
                     items: items.len(),
                     missed: sent.saturating_sub(items.len() + pending.len()),
                     consistent: read == Read::Strong,
                     partitions: asked,
+                    read: read_whole,
                     ..Request::new("BatchGetItem")
                 },
                 out.consumed_capacity.as_deref().unwrap_or_default(),
@@ -639,6 +691,30 @@ fn partition_of(key: &Item) -> String {
         Some(aws_sdk_dynamodb::types::AttributeValue::S(pk)) => pk.clone(),
         _ => String::new(),
     }
+}
+
+/// Whether a single-item write was refused by its condition: nothing written, and DynamoDB
+/// bills it all the same (`devkit::bill`).
+fn condition_refused<O, E: aws_sdk_dynamodb::error::ProvideErrorMetadata>(
+    result: &Result<O, SdkError<E>>,
+) -> bool {
+    matches!(result, Err(SdkError::ServiceError(e))
+        if e.err().code() == Some("ConditionalCheckFailedException"))
+}
+
+/// What a refused write touched, for a [`Table::recording_touched`]: each item as stored
+/// (`before`: its images, `None` for any other table) and as sent (a put's; the item as stored
+/// for an update or a delete).
+fn refused_touched(before: Option<Vec<Option<Item>>>, sent: Option<Item>) -> Vec<Touched> {
+    before
+        .unwrap_or_default()
+        .into_iter()
+        .map(|stored| Touched {
+            after: sent.clone().or_else(|| stored.clone()),
+            before: stored,
+            checked: false,
+        })
+        .collect()
 }
 
 #[cfg(test)]

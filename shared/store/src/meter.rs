@@ -38,6 +38,15 @@ pub struct Request {
     /// The partition keys a read asked for (a multi-attribute index's values joined by `, `);
     /// kept by recording meters only, for the capacity planner's profiles.
     pub partitions: Vec<String>,
+    /// What a read read, each item as DynamoDB bills it (whole, whatever the projection), `None`
+    /// for a key that found nothing; kept by recording meters only (`devkit::bill`).
+    pub read: Vec<Option<Item>>,
+    /// A TransactWriteItems DynamoDB answered as a replay of one it had applied (the same
+    /// `ClientRequestToken`, after an answer was lost): billed as reads, writing nothing.
+    pub replayed: bool,
+    /// A single-item write its condition refused: nothing written; `touched` (a
+    /// [`crate::Table::recording_touched`]'s) holds the item as stored and as sent.
+    pub refused: bool,
 }
 
 /// One item a successful write touched: as it was before the write and after it (`None`: no
@@ -68,6 +77,9 @@ impl Request {
             parts: Vec::new(),
             touched: Vec::new(),
             partitions: Vec::new(),
+            read: Vec::new(),
+            replayed: false,
+            refused: false,
         }
     }
 

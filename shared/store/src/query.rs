@@ -277,6 +277,9 @@ impl<'t, C: Selection> Query<'t, C> {
                 partitions: self
                     .table
                     .recorded(|| vec![self.condition.partition_text()]),
+                read: self
+                    .table
+                    .recorded(|| items.iter().cloned().map(Some).collect()),
                 ..crate::Request::new("Query")
             },
             out.consumed_capacity.as_slice(),

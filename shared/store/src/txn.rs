@@ -271,11 +271,17 @@ impl<'t> Transaction<'t> {
                     for (t, action) in touched.iter_mut().zip(&self.actions) {
                         t.checked = *action == "dynamodb:ConditionCheckItem";
                     }
+                    // Sent again after a lost answer, and every item already as it leaves them:
+                    // DynamoDB answered a replay of the first attempt (billed as reads).
+                    let replayed = unknown_sends > 0
+                        && !touched.is_empty()
+                        && touched.iter().all(|t| t.before == t.after);
                     self.table.meter().record(
                         crate::Request {
                             items: self.writes,
                             parts,
                             touched,
+                            replayed,
                             ..crate::Request::new("TransactWriteItems")
                         },
                         out.consumed_capacity.as_deref().unwrap_or_default(),
