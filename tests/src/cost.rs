@@ -377,5 +377,5 @@ fn units_and_dollars_read_as_people_write_them() {
             ..Cost::default()
         },
     };
-    assert_eq!(row.price_per_million(), 2.0 * 0.125 + 6.0 * 0.625);
+    assert_eq!(row.price_per_million(), 1.5 * 0.125 + 6.0 * 0.625);
 }
