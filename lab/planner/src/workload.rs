@@ -564,7 +564,7 @@ impl Workload {
                 "a quota of at least 1".to_owned(),
             ));
         }
-        let mut seen = BTreeMap::new();
+        let (mut seen, mut operations_seen) = (BTreeMap::new(), BTreeMap::new());
         for (i, p) in self.patterns.iter().enumerate() {
             let f = top.key("patterns").index(i);
             // The report keeps one rate per ID: a second entry would hide the first.
@@ -576,6 +576,32 @@ impl Workload {
                         p.id
                     ),
                 ));
+            }
+            // An ID several operations share (or a function of several routes) would mean the
+            // first of them, silently; and one operation under two names would be planned twice.
+            // (A modelled ID means what its model plans: R3 a review written or deleted.)
+            let operations = operations_named(&p.id);
+            if operations.len() > 1 && !modelled(&p.id) {
+                return Err((
+                    f.key("id"),
+                    format!(
+                        "{} names {} operations ({}); give the one you mean by its route",
+                        p.id,
+                        operations.len(),
+                        operations.join(", ")
+                    ),
+                ));
+            }
+            for operation in operations {
+                if let Some(first) = operations_seen.insert(operation.clone(), i) {
+                    return Err((
+                        f.key("id"),
+                        format!(
+                            "{} is {operation}, which patterns[{first}] plans already; give each operation once",
+                            p.id
+                        ),
+                    ));
+                }
             }
             if !(0.0..=MAX_RPS).contains(&p.rps) {
                 return Err((
@@ -1036,4 +1062,26 @@ impl<'de> serde::de::Visitor<'de> for Find<'_> {
         }
         seq.next_element_seed(Find(rest)).map(|_| ())
     }
+}
+
+/// The operations (`` `GET /orders/{orderId}` (get-order) ``) a workload's `id` names: a route,
+/// a catalogue ID, or a function's name; more than one when an ID or a function is shared by
+/// several routes.
+fn operations_named(id: &str) -> Vec<String> {
+    let shown =
+        |method: &str, path: &str, function: &str| format!("`{method} {path}` ({function})");
+    if let Some((method, path)) = id.split_once(' ') {
+        return catalogue::OPERATIONS
+            .iter()
+            .filter(|o| o.method.as_str() == method && o.path == path)
+            .map(|o| shown(method, path, o.function))
+            .collect();
+    }
+    catalogue::PATTERNS
+        .iter()
+        .filter(|p| (!p.id.is_empty() && p.id == id) || p.function == id)
+        .map(|p| shown(p.method.as_str(), p.path, p.function))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }

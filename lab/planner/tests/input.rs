@@ -426,3 +426,28 @@ fn a_workload_outside_the_shipped_ones_is_reported_beside_it() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// An ID several operations share, or a function of several routes, is refused with the
+/// choices (it meant the first of them, silently); one operation under two names is refused
+/// (it was planned twice).
+#[test]
+fn an_ambiguous_id_or_one_operation_twice_is_refused() {
+    let entities = "entities: {customers: {count: 10}, books: {count: 10}, users: {count: 10}, products: {count: 10}, carts: {count: 10}, orders: {count: 10}}";
+    let one = |id: &str| format!("name: x\n{entities}\npatterns:\n  - id: {id}\n    rps: 1\n");
+    refused(
+        &one("R4"),
+        "line 4, field patterns[0].id: R4 names 2 operations (`PUT /books/{isbn}` (put-book), `PUT /users/{username}` (put-user)); give the one you mean by its route",
+    );
+    refused(
+        &one("C7"),
+        "line 4, field patterns[0].id: C7 names 3 operations (",
+    );
+    accepted(&one("put-book"));
+    accepted(&one("\"PUT /users/{username}\""));
+    refused(
+        &format!(
+            "name: x\n{entities}\npatterns:\n  - id: C5\n    rps: 1\n  - id: GET /orders/{{orderId}}\n    rps: 1\n"
+        ),
+        "line 6, field patterns[1].id: GET /orders/{orderId} is `GET /orders/{orderId}` (get-order), which patterns[0] plans already; give each operation once",
+    );
+}
