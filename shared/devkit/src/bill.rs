@@ -103,26 +103,30 @@ pub fn check_units(bytes: usize) -> f64 {
 /// - a single-item write its condition refused: the table's write of the larger of the stored
 ///   item and the one sent (the item as it is, for an update or a delete), no index's.
 pub fn write_units(request: &store::Request, indexes: &[sam_template::Index]) -> f64 {
-    let transactional = request.operation == "TransactWriteItems";
-    if transactional && request.replayed {
-        return 0.0;
-    }
-    if request.refused {
-        return request
-            .touched
-            .iter()
-            .map(|t| {
-                let size = |i: &Option<Item>| i.as_ref().map_or(0, item_size);
-                kb(size(&t.before).max(size(&t.after)))
-            })
-            .sum();
-    }
     request
         .touched
         .iter()
-        .flat_map(|t| touched_write_units(t, transactional, indexes))
+        .flat_map(|t| request_touched_units(request, t, indexes))
         .map(|(_, units)| units)
         .sum()
+}
+
+/// [`write_units`] of one item `request` touched, where they fall (as
+/// [`touched_write_units`]): what a replay or a refused write makes of it included.
+pub fn request_touched_units<'a>(
+    request: &store::Request,
+    t: &store::Touched,
+    indexes: &'a [sam_template::Index],
+) -> Vec<(Option<&'a str>, f64)> {
+    let transactional = request.operation == "TransactWriteItems";
+    if transactional && request.replayed {
+        return Vec::new();
+    }
+    if request.refused {
+        let size = |i: &Option<Item>| i.as_ref().map_or(0, item_size);
+        return vec![(None, kb(size(&t.before).max(size(&t.after))))];
+    }
+    touched_write_units(t, transactional, indexes)
 }
 
 /// [`write_units`] of one item written, where they fall: on the table (`None`) and on each index

@@ -59,25 +59,13 @@ impl Sent {
     /// A recorded request (`Table::recording_touched`), billed by the one meter
     /// ([`crate::bill`]).
     pub fn of(r: &store::Request, indexes: &[sam_template::Index]) -> Sent {
-        let transactional = r.operation == "TransactWriteItems";
         let text = |item: &Option<model::Item>, attr: &str| {
             item.as_ref().and_then(|i| i.get(attr)).map(key_text)
         };
         let index_of = |name: &str| indexes.iter().find(|i| i.name == name);
         let mut writes = Vec::new();
-        // A refused write is billed on the table alone, a replay as reads (`crate::bill`).
-        let refused = |t: &store::Touched| store::Request {
-            touched: vec![t.clone()],
-            refused: true,
-            ..store::Request::new(r.operation)
-        };
-        let billed_writes = |t: &store::Touched| match (r.refused, r.replayed) {
-            (true, _) => vec![(None, crate::bill::write_units(&refused(t), indexes))],
-            (_, true) => Vec::new(),
-            _ => crate::touched_write_units(t, transactional, indexes),
-        };
         for t in &r.touched {
-            for (index, units) in billed_writes(t) {
+            for (index, units) in crate::bill::request_touched_units(r, t, indexes) {
                 let pk = match index {
                     None => {
                         text(&t.after, keys::attr::PK).or_else(|| text(&t.before, keys::attr::PK))
