@@ -257,37 +257,37 @@ fn every_public_route_and_only_those_throttle_on_their_own() {
         .filter(|r| r.public)
         .map(|r| r.route_key())
         .collect();
-    let doc: serde_yaml::Value = serde_yaml::from_str(
-        &std::fs::read_to_string(sam_template::workspace_root().join("template.yaml")).unwrap(),
-    )
-    .unwrap();
-    let settings = doc["Resources"]["HttpApi"]["Properties"]["RouteSettings"]
-        .as_mapping()
-        .expect("the HTTP API has RouteSettings");
-    let throttled: std::collections::BTreeSet<String> = settings
+    let parameter = |v: &Option<sam_template::Setting>| {
+        v.as_ref()
+            .and_then(|s| s.parameter.clone())
+            .unwrap_or_default()
+    };
+    let throttled: std::collections::BTreeSet<String> = t
+        .api_throttle
+        .routes
         .iter()
         .map(|(k, v)| {
-            let by_ref = |field: &str| format!("{:?}", v[field]);
-            assert!(
-                by_ref("ThrottlingRateLimit").contains("PublicRouteRateLimit")
-                    && by_ref("ThrottlingBurstLimit").contains("PublicRouteBurstLimit"),
-                "{k:?}: {v:?}"
+            assert_eq!(
+                (parameter(&v.rate).as_str(), parameter(&v.burst).as_str()),
+                ("PublicRouteRateLimit", "PublicRouteBurstLimit"),
+                "{k}"
             );
-            k.as_str().unwrap().to_owned()
+            k.clone()
         })
         .collect();
     assert!(!public.is_empty());
     assert_eq!(throttled, public);
-    let default = |name: &str| {
-        t.parameters
-            .iter()
-            .find(|p| p.name == name)
-            .and_then(|p| p.default.clone())
-            .unwrap_or_else(|| panic!("{name} has a default"))
-    };
-    let number = |name: &str| default(name).parse::<u32>().unwrap();
-    assert!(number("PublicRouteRateLimit") <= number("ApiRateLimit"));
-    assert!(number("PublicRouteBurstLimit") <= number("ApiBurstLimit"));
+    let default = t
+        .api_throttle
+        .default
+        .as_ref()
+        .expect("DefaultRouteSettings");
+    assert_eq!(parameter(&default.rate), "ApiRateLimit");
+    assert_eq!(parameter(&default.burst), "ApiBurstLimit");
+    let value = |v: &Option<sam_template::Setting>| v.as_ref().unwrap().value;
+    let public_route = t.api_throttle.routes.values().next().unwrap();
+    assert!(value(&public_route.rate) <= value(&default.rate));
+    assert!(value(&public_route.burst) <= value(&default.burst));
 }
 
 /// DynamoDB Streams serves at most two concurrent readers per shard before it throttles them:

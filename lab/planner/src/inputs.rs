@@ -57,6 +57,10 @@ pub mod rates {
     /// Lambda on arm64, per GB-second and per million requests.
     pub const LAMBDA_GB_SECOND: f64 = 0.000_013_333_4;
     pub const LAMBDA_REQUEST: f64 = 0.20;
+    /// HTTP API, per million requests: the first 300 million a month, and every one after.
+    pub const HTTP_API_REQUEST: f64 = 1.00;
+    pub const HTTP_API_REQUEST_AFTER: f64 = 0.90;
+    pub const HTTP_API_FIRST_TIER: f64 = 300e6;
     /// Provisioned capacity is planned at this utilisation (auto scaling's usual target).
     pub const TARGET_UTILISATION: f64 = 0.7;
     pub const DAYS_PER_MONTH: f64 = 30.4;

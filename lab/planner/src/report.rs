@@ -173,7 +173,18 @@ pub fn markdown(plan: &Plan<'_>) -> String {
     }
     // Findings first.
     let findings = analysis::findings(heat);
+    let gateway = crate::gateway::plan(
+        w,
+        heat,
+        &template.map(|t| t.api_throttle.clone()).unwrap_or_default(),
+    );
     let _ = writeln!(s, "## What throttles\n");
+    if let Some(gate) = gateway_verdict(&gateway) {
+        let _ = writeln!(
+            s,
+            "**API Gateway, before any of DynamoDB's limits: {gate}** (below, \"API Gateway at the peak\").\n"
+        );
+    }
     if findings.is_empty() {
         let _ = writeln!(s, "No partition key runs past a limit, at any hour.\n");
     } else {
@@ -265,11 +276,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
             },
             set.max_read,
             set.max_write,
-            if throughput.iter().skip(1).any(|t| t.warm_up_minutes() > 0.0) {
-                " An index past a new index's throughput needs its own warm throughput (`GlobalSecondaryIndexes[].WarmThroughput`), which the template does not take as a parameter yet."
-            } else {
-                ""
-            },
+            index_warming(&throughput, template),
             if throughput.iter().any(crate::limits::Throughput::over_quota) {
                 " **The peak is past the default quota: request an increase (Service Quotas, DynamoDB, per table) before the launch; an account's regional quotas may need raising too.**"
             } else {
@@ -378,6 +385,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
             }
         );
     }
+    gateway_section(&mut s, &gateway);
     // Lambda.
     let l = crate::lambda::plan(w, heat, streams, durations, &memory);
     let (peak_concurrency, peak_hour) = sim::peak(&l.concurrency);
@@ -475,7 +483,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
     };
     let _ = writeln!(
         s,
-        "## Monthly cost\n\nus-east-1 public prices as stated on {}: on-demand ${} per million read request units and ${} per million write request units; provisioned ${} per RCU-hour and ${} per WCU-hour, each hour provisioned at {:.0}% utilisation; Lambda (arm64) ${} per GB-second and ${} per million requests. {} days a month. Storage, streams (free to Lambda triggers), API Gateway and data transfer are not included.\n\n| | per month |\n|---|---|\n| DynamoDB on-demand | ${:.0} |\n{}| DynamoDB provisioned | ${:.0} |\n| Lambda | ${:.0} |\n",
+        "## Monthly cost\n\nus-east-1 public prices as stated on {}: on-demand ${} per million read request units and ${} per million write request units; provisioned ${} per RCU-hour and ${} per WCU-hour, each hour provisioned at {:.0}% utilisation; Lambda (arm64) ${} per GB-second and ${} per million requests; HTTP API ${:.2} per million requests for the first {} million a month and ${:.2} after. {} days a month. Storage, streams (free to Lambda triggers) and data transfer are not included.\n\n| | per month |\n|---|---|\n| DynamoDB on-demand | ${:.0} |\n{}| DynamoDB provisioned | ${:.0} |\n| Lambda | ${:.0} |\n| API Gateway (HTTP API) | ${:.0} |\n",
         rates::STATED,
         rates::READ_REQUEST,
         rates::WRITE_REQUEST,
@@ -484,6 +492,9 @@ pub fn markdown(plan: &Plan<'_>) -> String {
         rates::TARGET_UTILISATION * 100.0,
         rates::LAMBDA_GB_SECOND,
         rates::LAMBDA_REQUEST,
+        rates::HTTP_API_REQUEST,
+        rates::HTTP_API_FIRST_TIER / 1e6,
+        rates::HTTP_API_REQUEST_AFTER,
         rates::DAYS_PER_MONTH,
         c.on_demand,
         other_designs
@@ -496,9 +507,203 @@ pub fn markdown(plan: &Plan<'_>) -> String {
             ))
             .collect::<String>(),
         c.provisioned,
-        c.lambda
+        c.lambda,
+        gateway.monthly
     );
     s
+}
+
+/// What each index of `Table` past a new index's throughput needs warmed to: its parameters,
+/// as the template's `WarmThroughput` of that index names them.
+fn index_warming(
+    throughput: &[crate::limits::Throughput],
+    template: Option<&sam_template::Template>,
+) -> String {
+    let mut said = Vec::new();
+    for t in throughput
+        .iter()
+        .skip(1)
+        .filter(|t| t.warm_up_minutes() > 0.0)
+    {
+        let set = crate::limits::settings(t);
+        let declared = template.and_then(|tp| {
+            tp.table
+                .declared_indexes
+                .iter()
+                .find(|i| i.name == t.index.name())
+        });
+        said.push(match declared.and_then(|i| i.warm.as_ref()) {
+            Some((read, write)) if read.parameter.is_some() && write.parameter.is_some() => {
+                format!(
+                    "`{}={}` and `{}={}`",
+                    read.parameter.as_deref().unwrap_or_default(),
+                    set.warm_read,
+                    write.parameter.as_deref().unwrap_or_default(),
+                    set.warm_write
+                )
+            }
+            _ => format!(
+                "a `WarmThroughput` of {} reads and {} writes a second on {} (no parameter of `template.yaml` sets it)",
+                set.warm_read,
+                set.warm_write,
+                t.index.name()
+            ),
+        });
+    }
+    if said.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Each index warms on its own, and one past a new index's throughput needs it before the launch: {}.",
+            said.join("; ")
+        )
+    }
+}
+
+/// What API Gateway stops at the peak, in a sentence, if anything.
+fn gateway_verdict(g: &crate::gateway::Plan) -> Option<String> {
+    let mut said = Vec::new();
+    if !g.unset.is_empty() {
+        said.push(format!(
+            "{} given without a rate or a burst, which API Gateway reads as 0: every request a 429",
+            g.unset.join(", ")
+        ));
+    }
+    let throttled: Vec<_> = g.routes.iter().filter(|r| r.throttled() > 0.0).collect();
+    if !throttled.is_empty() {
+        said.push(format!(
+            "{} of {} routes past their throttle",
+            throttled.len(),
+            g.routes.len()
+        ));
+    }
+    if g.over_account() > 0.0 {
+        said.push(format!(
+            "all routes together past the account's quota of {} requests a second",
+            crate::workload::thousands(u64::from(g.account_quota))
+        ));
+    }
+    (!said.is_empty()).then(|| said.join("; "))
+}
+
+/// "## API Gateway at the peak".
+fn gateway_section(s: &mut String, g: &crate::gateway::Plan) {
+    use crate::gateway::{ACCOUNT_BURST, HEADROOM, Source};
+    let n = |v: f64| crate::workload::thousands(v.round() as u64);
+    let _ = writeln!(
+        s,
+        "## API Gateway at the peak\n\nEvery request reaches its function through the HTTP API, which answers 429 past a throttle before the function runs. The stage throttles each route: its own `RouteSettings`, else `DefaultRouteSettings` (`template.yaml`, deployed with its parameters' defaults); AWS does not say whether the routes under the default share one bucket, and the plan gives each its own, the reading that lets the most through. The account throttles every API of the account in the Region together: {} requests a second{}, a bucket of {} at once; a stage's throttle cannot raise it (docs/capacity.md, \"API Gateway\").\n\n| route | patterns | peak rps | throttle: rate / burst | from | at the peak |\n|---|---|---|---|---|---|",
+        n(f64::from(g.account_quota)),
+        if g.quota_stated {
+            " (the workload's `gateway.account_quota_rps`)"
+        } else {
+            " (AWS's default; give yours in `gateway.account_quota_rps`)"
+        },
+        n(f64::from(ACCOUNT_BURST)),
+    );
+    let setting = |v: &Option<sam_template::Setting>| match v {
+        Some(v) => match &v.parameter {
+            Some(p) => format!("{} (`{p}`)", v.value),
+            None => format!("{}", v.value),
+        },
+        None => "**none: 0**".to_owned(),
+    };
+    for r in &g.routes {
+        let (peak, h) = r.peak();
+        let throttle = r.throttle.as_ref().map_or_else(
+            || "the account's".to_owned(),
+            |t| format!("{} / {}", setting(&t.rate), setting(&t.burst)),
+        );
+        let verdict = match r.rate() {
+            Some(_) if r.throttled() > 0.0 => {
+                format!("**past it: {} a second answered 429**", n(r.throttled()))
+            }
+            Some(rate) => format!(
+                "within ({:.0}%)",
+                peak / rate.max(f64::MIN_POSITIVE) * 100.0
+            ),
+            None => "the account's quota alone".to_owned(),
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} at {h:02}:00 | {throttle} | {} | {verdict} |",
+            r.key,
+            r.patterns.join(", "),
+            n(peak),
+            match r.source {
+                Source::Own => "its own",
+                Source::Default => "the default",
+                Source::Account => "none",
+            }
+        );
+    }
+    let (total, h) = sim::peak(&g.total);
+    let _ = write!(
+        s,
+        "\nAll routes together: {} requests a second at {h:02}:00 against the account's {}.",
+        n(total),
+        n(f64::from(g.account_quota))
+    );
+    if g.over_account() > 0.0 {
+        let _ = write!(
+            s,
+            " **Past it: request a quota of at least {} a second (Service Quotas, API Gateway, throttle quota per account per Region, L-8A5B8E43) before the launch, and before raising any stage throttle above today's quota, which a stage throttle cannot exceed.**",
+            n((total * HEADROOM / 1000.0).ceil() * 1000.0)
+        );
+    }
+    s.push('\n');
+    if !g.unset.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n**{} given without `ThrottlingRateLimit` or `ThrottlingBurstLimit`: API Gateway takes an absent value as 0, so every request to the routes under it is answered 429. Give both.**",
+            g.unset.join(", ")
+        );
+    }
+    let unnamed: Vec<_> = g
+        .routes
+        .iter()
+        .filter(|r| {
+            r.throttled() > 0.0
+                && r.throttle
+                    .as_ref()
+                    .is_some_and(|t| t.rate.as_ref().is_none_or(|v| v.parameter.is_none()))
+        })
+        .map(|r| format!("`{}`", r.key))
+        .collect();
+    if !g.set.is_empty() || !unnamed.is_empty() {
+        let mut what: Vec<String> = g
+            .set
+            .iter()
+            .map(|p| {
+                format!(
+                    "`{}={}`{} ({})",
+                    p.rate.0,
+                    p.rate.1,
+                    p.burst
+                        .as_ref()
+                        .map(|(b, v)| format!(" and `{b}={v}`"))
+                        .unwrap_or_default(),
+                    p.routes
+                        .iter()
+                        .map(|r| format!("`{r}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+            .collect();
+        if !unnamed.is_empty() {
+            what.push(format!(
+                "a `ThrottlingRateLimit` in `template.yaml` for {} (no parameter sets it)",
+                unnamed.join(", ")
+            ));
+        }
+        let _ = writeln!(
+            s,
+            "\nSet (`sam deploy --parameter-overrides`): {}: each rate the peak of its hottest route and half again, each burst twice its rate as the template's defaults are (the account's bucket bounds it). A parameter sets every route that takes it: the default's, every route without settings of its own.",
+            what.join("; ")
+        );
+    }
+    s.push('\n');
 }
 
 /// A rate with two significant figures (0.00031, 12, 4500).

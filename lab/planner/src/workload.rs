@@ -29,6 +29,9 @@ pub struct Workload {
     /// Lambda's figures the workload knows better than the planner.
     #[serde(default)]
     pub lambda: Lambda,
+    /// API Gateway's figures the workload knows better than the planner.
+    #[serde(default)]
+    pub gateway: Gateway,
     /// Plan for the populations this many months from now, each grown by its
     /// `growth_per_month` (0: as they are today).
     #[serde(default)]
@@ -260,6 +263,15 @@ pub struct Lambda {
     pub durations_ms: BTreeMap<String, f64>,
     #[serde(default)]
     pub concurrency_quota: Option<u32>,
+}
+
+/// API Gateway's figures a workload may give: the account's throttle quota in the Region
+/// (requests a second across every API of the account; 10,000 by default, raised on request).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Gateway {
+    #[serde(default)]
+    pub account_quota_rps: Option<u32>,
 }
 
 /// Item kinds whose size a workload may state.

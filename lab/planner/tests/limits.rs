@@ -1,38 +1,10 @@
 //! The table's own limits, keys near a partition's, and the writes a throttled key fails
 //! (issue 38, section 2).
 
-use planner::{
-    Workload, analysis, limits,
-    model::Ix,
-    report,
-    sim::{self, Heat, Streams},
-};
+mod common;
 
-fn parse(text: &str) -> Workload {
-    Workload::parse(text).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn streams() -> Streams {
-    Streams::uniform(100, 1.0, 20.0, "the test's")
-}
-
-fn plan(w: &Workload) -> Heat {
-    sim::run(w, sim::design(w), &streams(), &mut |_, _| {})
-}
-
-fn markdown(w: &Workload, heat: &Heat) -> String {
-    report::markdown(&report::Plan {
-        workload: w,
-        file: "test.yaml",
-        heat,
-        status: None,
-        counters: None,
-        durations: &report::Durations::load(&sam_template::workspace_root()),
-        streams: &streams(),
-        svg: None,
-        other_designs: &[],
-    })
-}
+use common::{markdown, parse, plan, streams};
+use planner::{Workload, analysis, limits, model::Ix, sim};
 
 /// Commerce peak needs far more than a new table serves and than the default quota: the report
 /// says how long doubling would take, what to warm the table to, the cost guard, and to ask for

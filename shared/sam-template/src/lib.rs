@@ -50,18 +50,20 @@ impl KeySchema {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Index {
     pub name: String,
     pub key: KeySchema,
     /// `ALL`, `KEYS_ONLY` or `INCLUDE`.
     pub projection: String,
+    /// Its `WarmThroughput` (reads, writes a second), if the template gives it one.
+    pub warm: Option<(Setting, Setting)>,
     /// With `INCLUDE`, the attributes it copies beside the keys (`NonKeyAttributes`).
     pub non_key_attributes: Vec<String>,
 }
 
 /// The `AWS::DynamoDB::Table` resource.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Table {
     pub logical_id: String,
     /// Attribute name to type (`S`, `N`, `B`).
@@ -109,6 +111,41 @@ pub struct ApiAuth {
     /// Its `AuthorizationScopes`, `!Ref`s to parameters resolved to their defaults: a token
     /// must carry one of them.
     pub scopes: Vec<String>,
+}
+
+/// A number the template sets, and the parameter it is taken from when it is a `!Ref` (so a
+/// plan can name what to set).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting {
+    pub value: f64,
+    pub parameter: Option<String>,
+}
+
+/// A stage's throttle of a route (`ThrottlingRateLimit`, `ThrottlingBurstLimit` of a
+/// `RouteSettings` entry or of `DefaultRouteSettings`): `None` where the template leaves it
+/// out, which API Gateway reads as 0 (every request a 429) once the settings are given.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Throttle {
+    pub rate: Option<Setting>,
+    pub burst: Option<Setting>,
+}
+
+/// The HTTP API stage's throttles: `DefaultRouteSettings` (every route without its own) and
+/// `RouteSettings` by route key. Both `None`/empty: only the account's limits apply.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ApiThrottle {
+    pub default: Option<Throttle>,
+    pub routes: BTreeMap<String, Throttle>,
+}
+
+impl ApiThrottle {
+    /// The throttle `route_key` runs under, and whether it is the route's own.
+    pub fn of(&self, route_key: &str) -> Option<(&Throttle, bool)> {
+        self.routes
+            .get(route_key)
+            .map(|t| (t, true))
+            .or_else(|| self.default.as_ref().map(|t| (t, false)))
+    }
 }
 
 impl Route {
@@ -312,6 +349,8 @@ pub struct Template {
     pub resources: BTreeMap<String, String>,
     /// The HTTP API's default authorizer, if it has one.
     pub api_auth: Option<ApiAuth>,
+    /// The HTTP API stage's throttles.
+    pub api_throttle: ApiThrottle,
     /// Every condition of `Conditions`, as this deployment's parameter values decide it.
     pub conditions: BTreeMap<String, bool>,
 }
@@ -391,11 +430,12 @@ impl Template {
             let props = resource.get("Properties").cloned().unwrap_or(Value::Null);
             match kind.as_str() {
                 "AWS::DynamoDB::Table" => {
-                    let mut deployed = parse_table(&id, &props)?;
+                    let mut deployed = parse_table(&id, &props, &parameters)?;
                     let every = parse_table(
                         &id,
                         at(&widest, &["Resources", id.as_str(), "Properties"])
                             .unwrap_or(&Value::Null),
+                        &parameters,
                     )?;
                     deployed.declared_indexes = every.global_indexes;
                     deployed.declared_attributes = every.attributes;
@@ -409,6 +449,10 @@ impl Template {
             }
         }
         let api_auth = api.as_ref().and_then(|p| parse_api_auth(p, &parameters));
+        let api_throttle = api
+            .as_ref()
+            .map(|p| parse_api_throttle(p, &parameters))
+            .unwrap_or_default();
         // `Table` first: the one every layout has.
         tables.sort_by_key(|t| t.logical_id != "Table");
         let table = tables
@@ -418,6 +462,7 @@ impl Template {
             .ok_or_else(|| shape("no AWS::DynamoDB::Table named Table"))?;
         Ok(Template {
             api_auth,
+            api_throttle,
             parameters,
             table,
             tables,
@@ -710,7 +755,7 @@ fn key_schema(v: Option<&Value>) -> Result<KeySchema, TemplateError> {
     })
 }
 
-fn parse_table(id: &str, props: &Value) -> Result<Table, TemplateError> {
+fn parse_table(id: &str, props: &Value, parameters: &[Parameter]) -> Result<Table, TemplateError> {
     let attributes = props
         .get("AttributeDefinitions")
         .and_then(Value::as_sequence)
@@ -735,6 +780,10 @@ fn parse_table(id: &str, props: &Value) -> Result<Table, TemplateError> {
                             key: key_schema(i.get("KeySchema"))?,
                             projection: str_at(i, &["Projection", "ProjectionType"])
                                 .unwrap_or_else(|| "KEYS_ONLY".into()),
+                            warm: i.get("WarmThroughput").and_then(|w| {
+                                let unit = |k: &str| w.get(k).and_then(|v| setting(v, parameters));
+                                Some((unit("ReadUnitsPerSecond")?, unit("WriteUnitsPerSecond")?))
+                            }),
                             non_key_attributes: at(i, &["Projection", "NonKeyAttributes"])
                                 .and_then(Value::as_sequence)
                                 .into_iter()
@@ -792,7 +841,49 @@ fn environment(v: &Value) -> BTreeMap<String, EnvValue> {
         .unwrap_or_default()
 }
 
-/// The logical id behind `!GetAtt X.Arn` (or `Fn::GetAtt: [X, Arn]`).
+/// A number, or a `!Ref` to a parameter resolved to its value in this deployment.
+fn setting(v: &Value, parameters: &[Parameter]) -> Option<Setting> {
+    match env_value(v) {
+        EnvValue::Literal(s) => Some(Setting {
+            value: s.parse().ok()?,
+            parameter: None,
+        }),
+        EnvValue::Ref(p) => Some(Setting {
+            value: parameters
+                .iter()
+                .find(|q| q.name == p)?
+                .default
+                .as_deref()?
+                .parse()
+                .ok()?,
+            parameter: Some(p),
+        }),
+        EnvValue::Other(_) => None,
+    }
+}
+
+/// The stage throttles of an `HttpApi`'s properties.
+fn parse_api_throttle(props: &Value, parameters: &[Parameter]) -> ApiThrottle {
+    let throttle = |v: &Value| Throttle {
+        rate: v
+            .get("ThrottlingRateLimit")
+            .and_then(|r| setting(r, parameters)),
+        burst: v
+            .get("ThrottlingBurstLimit")
+            .and_then(|b| setting(b, parameters)),
+    };
+    ApiThrottle {
+        default: props.get("DefaultRouteSettings").map(throttle),
+        routes: props
+            .get("RouteSettings")
+            .and_then(Value::as_mapping)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.as_str()?.to_owned(), throttle(v))))
+            .collect(),
+    }
+}
+
 /// The default authorizer of an `HttpApi`'s properties.
 fn parse_api_auth(props: &Value, parameters: &[Parameter]) -> Option<ApiAuth> {
     let name = str_at(props, &["Auth", "DefaultAuthorizer"])?;
@@ -815,6 +906,7 @@ fn parse_api_auth(props: &Value, parameters: &[Parameter]) -> Option<ApiAuth> {
     })
 }
 
+/// The logical id behind `!GetAtt X.Arn` (or `Fn::GetAtt: [X, Arn]`).
 fn get_att_target(v: &Value) -> Option<String> {
     match v {
         Value::Tagged(t) if t.tag == "!GetAtt" => match &t.value {
