@@ -423,6 +423,50 @@ impl Acc {
         }
     }
 
+    /// One call's touches at `rate`: each heats its key (`add`), or, where `heats` says not,
+    /// only costs (`total`); and each key the call writes counts the call once among its
+    /// writers, however many of the key's items it writes (at the largest share of them).
+    fn add_call(
+        &mut self,
+        touches: &[Touch],
+        pattern: &str,
+        rate: f64,
+        curve: &[f64; 24],
+        heats: impl Fn(&Touch) -> bool,
+    ) {
+        let mut written: Vec<(Ix, &str, f64)> = Vec::new();
+        for t in touches {
+            if !heats(t) {
+                self.total(t, rate, curve);
+                continue;
+            }
+            self.add(t, pattern, rate, curve);
+            // A request's own write (not a stream handler's, which is retried, not failed).
+            if t.wcu > 0.0 && !t.handler && !t.fresh {
+                match written
+                    .iter_mut()
+                    .find(|(ix, pk, _)| *ix == t.index && *pk == t.pk)
+                {
+                    Some(w) => w.2 = w.2.max(t.share),
+                    None => written.push((t.index, &t.pk, t.share)),
+                }
+            }
+        }
+        if rate == 0.0 {
+            return;
+        }
+        for (ix, pk, share) in written {
+            let k = self
+                .keys
+                .get_mut(&(ix, pk.to_owned()))
+                .expect("added above");
+            let w = k.writers.or_insert_with(pattern, || [0.0; 24]);
+            for (h, m) in curve.iter().enumerate() {
+                w[h] += rate * m * share;
+            }
+        }
+    }
+
     fn add(&mut self, t: &Touch, pattern: &str, rate: f64, curve: &[f64; 24]) {
         if rate == 0.0 {
             return;
@@ -460,13 +504,6 @@ impl Acc {
                 also: t.also.clone(),
             })
         });
-        // A request's own write (not a stream handler's, which is retried, not failed).
-        if t.wcu > 0.0 && !t.handler {
-            let w = k.writers.or_insert_with(pattern, || [0.0; 24]);
-            for (h, m) in curve.iter().enumerate() {
-                w[h] += rate * m * t.share;
-            }
-        }
         for (h, m) in curve.iter().enumerate() {
             let r = rate * m;
             k.rcu[h] += r * t.rcu;
@@ -690,10 +727,10 @@ fn plan_pattern(acc: &mut Acc, p: &PatternLoad, w: &Workload, d: Design, sizes: 
     let curve = w.curve(p);
     for draw in model::draws(p, w, d, sizes) {
         let rate = p.rps * draw.per_call;
+        let every = |_: &Touch| true;
+        let shared = |t: &Touch| !t.own || t.fresh;
         let Some(e) = draw.from else {
-            for t in (draw.touches)(0) {
-                acc.add(&t, &p.id, rate, &curve);
-            }
+            acc.add_call(&(draw.touches)(0), &p.id, rate, &curve, every);
             continue;
         };
         let n = w.population(e).count;
@@ -701,9 +738,7 @@ fn plan_pattern(acc: &mut Acc, p: &PatternLoad, w: &Workload, d: Design, sizes: 
         let top = n.min(TOP);
         for k in 1..=top {
             let m = dist.mass(k);
-            for t in (draw.touches)(k) {
-                acc.add(&t, &p.id, rate * m, &curve);
-            }
+            acc.add_call(&(draw.touches)(k), &p.id, rate * m, &curve, every);
         }
         if n > top {
             // Keys of one subject: the most any tail subject gets (rank top + 1's share).
@@ -719,13 +754,7 @@ fn plan_pattern(acc: &mut Acc, p: &PatternLoad, w: &Workload, d: Design, sizes: 
             let sample = (draw.touches)(first);
             if sample.iter().all(|t| t.own || t.fresh) {
                 let m = dist.range(first, n);
-                for t in &sample {
-                    if t.own && !t.fresh {
-                        acc.total(t, rate * m, &curve);
-                    } else {
-                        acc.add(t, &p.id, rate * m, &curve);
-                    }
-                }
+                acc.add_call(&sample, &p.id, rate * m, &curve, shared);
                 continue;
             }
             for j in 0..strata {
@@ -734,13 +763,8 @@ fn plan_pattern(acc: &mut Acc, p: &PatternLoad, w: &Workload, d: Design, sizes: 
                 let m = dist.range(from, to);
                 // Keys of one tail subject are each below the most reported above, but every
                 // one of them costs: their units go to the totals.
-                for t in (draw.touches)(from + (to - from) / 2) {
-                    if t.own && !t.fresh {
-                        acc.total(&t, rate * m, &curve);
-                    } else {
-                        acc.add(&t, &p.id, rate * m, &curve);
-                    }
-                }
+                let middle = (draw.touches)(from + (to - from) / 2);
+                acc.add_call(&middle, &p.id, rate * m, &curve, shared);
             }
         }
     }

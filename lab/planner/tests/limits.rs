@@ -134,6 +134,55 @@ patterns:
     assert!(markdown(&w, &heat).contains("## Writes that fail"));
 }
 
+/// A call that writes several items of one partition is one call writing it: 40% of 800
+/// put-employee calls a second go to the viral employee, whose partition put-employee writes
+/// twice a call (two items of the employee, one transaction); 320 calls write it, not 640, and the
+/// failing share is of those 320. Found by a hand calculation (issue 52).
+#[test]
+fn a_call_writing_two_items_of_a_partition_counts_once_among_its_writers() {
+    let w = parse(
+        "
+name: hot employee
+entities:
+  employees: {count: 1000, popularity: {viral: 0.4}}
+patterns:
+  - id: put-employee
+    rps: 800
+",
+    );
+    let heat = plan(&w);
+    let key = heat
+        .keys
+        .iter()
+        .filter(|k| k.index == Ix::TABLE)
+        .find(|k| k.pk.contains("E0000001"))
+        .expect("the viral employee's partition");
+    let profile = planner::profile::of("put-employee").unwrap();
+    let same_partition = profile
+        .requests
+        .iter()
+        .flat_map(|r| &r.writes)
+        .filter(|w| w.index == "table" && w.pk.starts_with("EMPLOYEE#"))
+        .count();
+    assert!(
+        same_partition > 1,
+        "the sample writes one item of the partition: {profile:?}"
+    );
+    let calls = key
+        .writers
+        .0
+        .iter()
+        .find(|(p, _)| p == "put-employee")
+        .unwrap()
+        .1;
+    let expected = 800.0 * (0.4 + 0.6 / 1000.0);
+    assert!(
+        (sim::peak(&calls).0 - expected).abs() < 1e-6,
+        "{} calls, not {expected}",
+        sim::peak(&calls).0
+    );
+}
+
 /// `TableLayout: table-per-context` plans each context's patterns on its own table: a table
 /// holding one context's patterns peaks exactly as that context alone does on one table, each
 /// table's peak is at most the one table's, and the report lists every table.
