@@ -36,7 +36,13 @@ impl Duration {
 /// Requests one after another in a call of `function`'s sample: parallel ones (the same
 /// request to several shards) count once.
 pub fn round_trips(function: &str) -> usize {
-    profile::of(function).map_or(0, |p| {
+    round_trips_in(function, crate::inputs::index_design_default())
+}
+
+/// [`round_trips`] in `design`: get-user's page is one Query on GSI1 when it is overloaded, a
+/// Query and then a BatchGetItem with an index of its own.
+pub fn round_trips_in(function: &str, design: keys::indexes::IndexDesign) -> usize {
+    profile::of_in(function, design).map_or(0, |p| {
         let mut seen: Vec<(&str, &str, &Vec<String>)> = p
             .requests
             .iter()
@@ -47,9 +53,25 @@ pub fn round_trips(function: &str) -> usize {
     })
 }
 
-/// `function`'s warm duration: the workload's, else the measured median on DynamoDB Local plus
-/// [`ASSUMED_REQUEST_MS`] a request, else an assumption.
+/// `function`'s warm duration in the template's default design ([`duration_in`]).
 pub fn duration(w: &Workload, durations: &Durations, function: &str) -> Duration {
+    duration_in(
+        w,
+        durations,
+        function,
+        crate::inputs::index_design_default(),
+    )
+}
+
+/// `function`'s warm duration in `design`: the workload's, else the measured median on
+/// DynamoDB Local (measured in the default design) plus [`ASSUMED_REQUEST_MS`] for each request
+/// the call makes one after another in `design`, else an assumption.
+pub fn duration_in(
+    w: &Workload,
+    durations: &Durations,
+    function: &str,
+    design: keys::indexes::IndexDesign,
+) -> Duration {
     if let Some(ms) = w.lambda.durations_ms.get(function) {
         return Duration {
             ms: *ms,
@@ -58,7 +80,7 @@ pub fn duration(w: &Workload, durations: &Durations, function: &str) -> Duration
     }
     match durations.ms(function, report::ASSUMED_MS) {
         (ms, true) => {
-            let n = round_trips(function);
+            let n = round_trips_in(function, design);
             Duration {
                 ms: ms + n as f64 * ASSUMED_REQUEST_MS,
                 source: format!(
@@ -124,7 +146,7 @@ pub fn plan(
     let mut api = Vec::new();
     for (pattern, rps) in &heat.rps {
         let function = report::function_of(pattern);
-        let d = duration(w, durations, function);
+        let d = duration_in(w, durations, function, heat.design.index_design);
         let gb = f64::from(memory(function)) / 1024.0;
         for h in 0..24 {
             concurrency[h] += rps[h] * d.ms / 1000.0;

@@ -88,6 +88,45 @@ fn a_measured_duration_adds_each_request_s_round_trip() {
     assert_eq!(lambda::round_trips("list-orders"), 1);
 }
 
+/// With an index of its own (`IndexDesign` dedicated), a page of R2 is a Query and then a
+/// BatchGetItem, one after the other: its duration counts two round trips, where GSI1's one
+/// Query counts one. Found by a hand calculation (issue 52): the plan kept one.
+#[test]
+fn a_design_with_two_requests_in_a_row_takes_both_round_trips() {
+    use keys::indexes::IndexDesign;
+    assert_eq!(
+        lambda::round_trips_in("get-user", IndexDesign::Overloaded),
+        1
+    );
+    assert_eq!(
+        lambda::round_trips_in("get-user", IndexDesign::Dedicated),
+        2
+    );
+    let text = |design: &str| {
+        format!(
+            "name: reviews\nentities:\n  users: {{count: 10000}}\n  books: {{count: 1000}}\ndesign: {{index_design: {design}}}\npatterns:\n  - {{id: R2, rps: 100}}\n"
+        )
+    };
+    let r2 = |design: &str| {
+        let l = plan(&parse(&text(design)));
+        l.api
+            .into_iter()
+            .find(|a| a.pattern == "R2")
+            .expect("R2")
+            .duration
+    };
+    let (overloaded, dedicated) = (r2("overloaded"), r2("dedicated"));
+    assert!(
+        (dedicated.ms - overloaded.ms - lambda::ASSUMED_REQUEST_MS).abs() < 1e-9,
+        "{overloaded:?} {dedicated:?}"
+    );
+    assert!(
+        dedicated.source.contains("2 requests"),
+        "{}",
+        dedicated.source
+    );
+}
+
 /// The stream consumer is in the plan: its batches' concurrency (at most one a shard) and cost.
 #[test]
 fn stream_consumers_count_in_concurrency_and_cost() {
