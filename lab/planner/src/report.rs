@@ -300,7 +300,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
             "## {}: the hottest partition keys\n\n| partition key | shape | peak RCU/s (limit {PARTITION_RCU:.0}) | peak WCU/s (limit {PARTITION_WCU:.0}) | throttles | patterns |\n|---|---|---|---|---|---|",
             ix.name()
         );
-        for k in keys {
+        for k in &keys {
             let (r, rh) = k.peak_rcu();
             let (wv, wh) = k.peak_wcu();
             let _ = writeln!(
@@ -322,6 +322,17 @@ pub fn markdown(plan: &Plan<'_>) -> String {
                 t.pattern,
                 significant(t.peak_rcu),
                 significant(t.peak_wcu)
+            );
+        }
+        if keys.iter().any(|k| k.sampled) {
+            let samples = (sim::STRATA * sim::SUBJECTS_PER_STRATUM) as f64;
+            let _ = writeln!(
+                s,
+                "\nA key that depends on its subject (a shard by a hash of the subject's id) gets the top {} subjects' heat exactly and the rest's from {} of them sampled: with `n` such shards, a shard's share of the rest is within about ±{}% (one standard deviation, √((n − 1) / {})) at 20 shards, and the hottest of them about twice that high.",
+                crate::workload::thousands(sim::TOP),
+                crate::workload::thousands(samples as u64),
+                significant(100.0 * (19.0 / samples).sqrt()),
+                crate::workload::thousands(samples as u64),
             );
         }
         s.push('\n');
