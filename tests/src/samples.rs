@@ -181,9 +181,27 @@ async fn send(
     route: &api::Route,
     example: &api::function::Example,
 ) -> (u16, Value, Cost, Cost) {
+    let (status, body, cost, fanout, _) =
+        send_in(t, table, f, route, example, default_design()).await;
+    (status, body, cost, fanout)
+}
+
+/// [`send`], with `design` as the function's setting where it takes one, billed on `design`'s
+/// indexes: also its profile (of no pattern yet).
+async fn send_in(
+    t: &Template,
+    table: &store::Table,
+    f: &api::Function,
+    route: &api::Route,
+    example: &api::function::Example,
+    design: IndexDesign,
+) -> (u16, Value, Cost, Cost, devkit::profile::Profile) {
     table.meter().reset();
     let event = crate::sample_events::example_event(route, example);
-    let response = crate::dispatch::handle(f.name, table, testkit::request(&event))
+    let deps = testkit::deps(table.clone(), f.needs)
+        .with_setting(&INDEX_DESIGN, design.as_str())
+        .unwrap();
+    let response = catalogue::handle(f.name, &deps, testkit::request(&event))
         .await
         .unwrap_or_else(|| panic!("no handler for {}", f.name));
     let (status, body) = testkit::response_json(&response);
@@ -194,7 +212,25 @@ async fn send(
     let fanout = fan_out(t, table, &requests).await;
     crate::cost::assert_reads_agree(&requests);
     crate::cost::assert_reads_agree(&fanout);
-    (status, body, Cost::of(&requests), Cost::of(&fanout))
+    let indexes = devkit::size::deployed_indexes_in(design);
+    let profile = devkit::profile::Profile {
+        function: f.name.to_owned(),
+        pattern: String::new(),
+        route: format!("{} {}", route.method.as_str(), route.path),
+        request: format!("{} {}", route.method.as_str(), example.target),
+        sample: false,
+        shape: None,
+        design: None,
+        requests: sent(&requests, indexes),
+        fanout: sent(&fanout, indexes),
+    };
+    (
+        status,
+        body,
+        Cost::of(&requests),
+        Cost::of(&fanout),
+        profile,
+    )
 }
 
 /// Every API sample through its handler, each on a freshly seeded table: the cost of each. The
@@ -223,7 +259,46 @@ async fn api_samples(t: &Template) -> Vec<Row> {
             profiles.push(profile);
         }
     }
-    check_profiles(&profiles);
+    // Every other pattern's example, so the planner plans each route from its own request
+    // (`GET /warehouses/{warehouseId}` from a warehouse's, not the function's sample of a job).
+    let sampled: Vec<(String, String)> = profiles
+        .iter()
+        .map(|p| (p.route.clone(), p.pattern.clone()))
+        .collect();
+    for design in IndexDesign::ALL {
+        let t = template_in(design);
+        for &(f, route) in catalogue::ROUTES.iter() {
+            if design != default_design() && !depends_on_index_design(f.name) {
+                continue;
+            }
+            for pattern in route.patterns {
+                let label = if pattern.id.is_empty() {
+                    "—"
+                } else {
+                    pattern.id
+                };
+                let key = format!("{} {}", route.method.as_str(), route.path);
+                if sampled.contains(&(key, label.to_owned())) {
+                    continue;
+                }
+                let table = seeded_table_in(design).await;
+                let (status, body, _, _, mut profile) =
+                    send_in(&t, &table, f, route, &pattern.example, design).await;
+                assert!(
+                    (200..300).contains(&status),
+                    "{} {}'s example: {status} {body}",
+                    f.name,
+                    label
+                );
+                profile.pattern = label.to_owned();
+                if design != default_design() {
+                    profile.design = Some(design.as_str().to_owned());
+                }
+                profiles.push(profile);
+            }
+        }
+    }
+    check_profiles(&profiles, "lab/planner/profiles.json");
     rows
 }
 
@@ -281,10 +356,14 @@ async fn api_sample(
         .find(|p| p.operation().function == f.name() && p.example.target == target)
         .map_or("?", |p| p.label());
     let indexes = devkit::size::deployed_indexes_in(design);
+    let route = sample["routeKey"].as_str().unwrap_or("?");
     let profile = devkit::profile::Profile {
         function: f.name().to_owned(),
         pattern: pattern.to_owned(),
+        route: route.to_owned(),
         request: request.trim_matches('`').to_owned(),
+        sample: true,
+        shape: None,
         design: None,
         requests: sent(&requests, indexes),
         fanout: sent(&fanout, indexes),
@@ -313,10 +392,11 @@ fn sent(
     )
 }
 
-/// `lab/planner/profiles.json` must hold what the samples sent (`make cost` writes it): the
-/// capacity planner plans a pattern from its function's profile, or holds its model to it.
-fn check_profiles(profiles: &[devkit::profile::Profile]) {
-    let path = sam_template::workspace_root().join("lab/planner/profiles.json");
+/// `file` (`lab/planner/profiles.json`, `worst-profiles.json`) must hold what the requests sent
+/// (`make cost` writes it): the capacity planner plans a route from its profile, or holds its
+/// model to its function's sample.
+fn check_profiles(profiles: &[devkit::profile::Profile], file: &str) {
+    let path = sam_template::workspace_root().join(file);
     let text = serde_json::to_string_pretty(profiles).unwrap() + "\n";
     if std::env::var_os("UPDATE_COST_TABLE").is_some() {
         std::fs::write(&path, text).unwrap();
@@ -331,7 +411,7 @@ fn check_profiles(profiles: &[devkit::profile::Profile]) {
             .map(|p| p.function.as_str())
             .collect();
         panic!(
-            "lab/planner/profiles.json is not what the samples sent ({}): run `make cost`",
+            "{file} is not what the samples sent ({}): run `make cost`",
             differ.join(", ")
         );
     }
@@ -419,10 +499,11 @@ async fn worst_case(
     f: &'static api::Function,
     route: &'static api::Route,
     worst: &api::function::Worst,
-) -> Row {
+) -> (Row, devkit::profile::Profile) {
     let table = seeded_table().await;
     set_up(t, &table, worst).await;
-    let (status, body, cost, fanout) = send(t, &table, f, route, &worst.request).await;
+    let (status, body, cost, fanout, mut profile) =
+        send_in(t, &table, f, route, &worst.request, default_design()).await;
     match worst.status {
         Some(expected) => assert_eq!(status, expected, "{}'s worst case: {body}", f.name),
         None => assert!(
@@ -432,22 +513,33 @@ async fn worst_case(
         ),
     }
     let ids: Vec<&str> = route.patterns.iter().map(|p| p.id).collect();
-    Row {
-        pattern: match ids.as_slice() {
-            [] | [""] => "—".to_owned(),
-            [id] => (*id).to_owned(),
-            [first, .., last] => format!("{first}–{last}"),
-        },
+    let pattern = match ids.as_slice() {
+        [] | [""] => "—".to_owned(),
+        [id] => (*id).to_owned(),
+        [first, .., last] => format!("{first}–{last}"),
+    };
+    profile.pattern = pattern.clone();
+    profile.shape = Some("worst".to_owned());
+    let row = Row {
+        pattern,
         function: f.name.to_owned(),
         request: format!("`{} {}`: {}", route.method.as_str(), route.path, worst.what),
         cost,
         fanout,
-    }
+    };
+    (row, profile)
 }
 
 /// Every write route's and every public read's declared worst case, each route once, in the
 /// catalogue's order: anyone can send a public read, so what it can cost is stated too.
-async fn worst_cases(t: &Template) -> Vec<(&'static api::Function, &'static api::Route, Row)> {
+async fn worst_cases(
+    t: &Template,
+) -> Vec<(
+    &'static api::Function,
+    &'static api::Route,
+    Row,
+    devkit::profile::Profile,
+)> {
     let mut rows = Vec::new();
     let declares = |(f, r): &&(&api::Function, &api::Route)| {
         r.method != api::Method::Get || f.access == api::Access::Public
@@ -464,7 +556,8 @@ async fn worst_cases(t: &Template) -> Vec<(&'static api::Function, &'static api:
                 )
             })
             .build();
-        rows.push((f, route, worst_case(t, f, route, &worst).await));
+        let (row, profile) = worst_case(t, f, route, &worst).await;
+        rows.push((f, route, row, profile));
     }
     rows
 }
@@ -481,10 +574,13 @@ async fn every_sample_goes_through_its_handler_within_its_policy_at_the_document
 async fn every_worst_case_and_the_cost_guard_on_them_are_documented() {
     let t = Template::workspace().unwrap();
     let cases = worst_cases(&t).await;
+    // The planner's other shape of a call (`shape: worst` in a workload).
+    let profiles: Vec<_> = cases.iter().map(|(_, _, _, p)| p.clone()).collect();
+    check_profiles(&profiles, "lab/planner/worst-profiles.json");
     // What anyone can make one call cost is in the contract too.
     let wrong: Vec<String> = cases
         .iter()
-        .filter_map(|(f, route, row)| {
+        .filter_map(|(f, route, row, _)| {
             let stated = crate::openapi::worst_case_read_units(route.method.as_str(), route.path);
             let measured = (f.access == api::Access::Public).then_some(row.cost.read_units);
             (stated != measured).then(|| {
@@ -504,14 +600,14 @@ async fn every_worst_case_and_the_cost_guard_on_them_are_documented() {
     );
     let public = cases
         .iter()
-        .filter(|(f, _, _)| f.access == api::Access::Public)
+        .filter(|(f, _, _, _)| f.access == api::Access::Public)
         .count();
     assert_eq!(
         crate::openapi::stating_worst_case_read_units(),
         public,
         "openapi.yaml states x-worst-case-read-units on the public operations only"
     );
-    let rows: Vec<_> = cases.into_iter().map(|(_, _, row)| row).collect();
+    let rows: Vec<_> = cases.into_iter().map(|(_, _, row, _)| row).collect();
     crate::cost::check_worst(&rows);
     crate::cost::check_guard(&t, &rows);
 }

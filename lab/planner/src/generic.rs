@@ -1,6 +1,7 @@
-//! Every operation the planner has no hand model of, planned from its function's profile
-//! (`lab/planner/profiles.json`: what the function's sample request sent, measured through the
-//! real function on DynamoDB Local): the same requests, the same units on the same indexes, each
+//! Every operation the planner has no hand model of, planned from its route's profile
+//! (`lab/planner/profiles.json`: what its pattern's example sent, measured through the real
+//! function on DynamoDB Local; `worst-profiles.json`: the route's declared worst case, for a
+//! workload's `shape: worst`): the same requests, the same units on the same indexes, each
 //! partition keyed for the subject the call draws. The subject is the population the route's
 //! first path parameter names (`/employees/{employeeId}`: `employees`); a partition of that
 //! subject (`EMPLOYEE#<employee>`) is keyed by rank, a partition made new by each call (an order
@@ -41,28 +42,59 @@ pub fn resolve(id: &str) -> Option<Resolved> {
     resolve_in(id, crate::inputs::index_design_default())
 }
 
-/// [`resolve`], with the profile of the function's sample in `design` (the default
+/// [`resolve`] in `design`: its pattern's example as profiled in that design (the default
 /// deployment's, for a function whose requests do not depend on it).
 pub fn resolve_in(id: &str, design: keys::indexes::IndexDesign) -> Option<Resolved> {
+    resolve_shaped(id, design, profile::Shape::Example)
+}
+
+/// [`resolve_in`], the call as `shape` makes it: a route is planned from its own request (a
+/// catalogue ID from its pattern's example, a route from its first pattern's, a function's
+/// name from the function's sample), or from the route's declared worst case.
+pub fn resolve_shaped(
+    id: &str,
+    design: keys::indexes::IndexDesign,
+    shape: profile::Shape,
+) -> Option<Resolved> {
     let route = id.split_once(' ').and_then(|(method, path)| {
         catalogue::OPERATIONS
             .iter()
             .find(|o| o.method.as_str() == method && o.path == path)
     });
-    let (function, method, path) = if let Some(o) = route {
-        (o.function, o.method.as_str(), o.path)
+    let (function, method, path, pattern) = if let Some(o) = route {
+        (o.function, o.method.as_str(), o.path, None)
     } else {
         let p = catalogue::PATTERNS
             .iter()
             .find(|p| (!p.id.is_empty() && p.id == id) || p.function == id)?;
-        (p.function, p.method.as_str(), p.path)
+        let pattern = (p.id == id).then_some(p.id);
+        (p.function, p.method.as_str(), p.path, pattern)
     };
+    let key = format!("{method} {path}");
+    let profile = match (route, pattern, shape) {
+        // A function's name: its sample, on the route the sample goes to.
+        (None, None, profile::Shape::Example) => profile::of_in(function, design)?,
+        (None, None, profile::Shape::Worst) => {
+            let sample = profile::of_in(function, design)?;
+            profile::of_route_in(&sample.route, None, shape, design)?
+        }
+        _ => profile::of_route_in(&key, pattern, shape, design)?,
+    };
+    let (method, path) = profile
+        .route
+        .split_once(' ')
+        .map_or((method, path), |(m, p)| {
+            catalogue::OPERATIONS
+                .iter()
+                .find(|o| o.method.as_str() == m && o.path == p)
+                .map_or((method, path), |o| (o.method.as_str(), o.path))
+        });
     Some(Resolved {
         function,
         method,
         path,
         subject: subject_of(path),
-        profile: profile::of_in(function, design)?,
+        profile,
     })
 }
 

@@ -1259,7 +1259,7 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                 }),
             ),
         ],
-        other => crate::generic::resolve_in(other, d.index_design)
+        other => crate::generic::resolve_shaped(other, d.index_design, p.shape.unwrap_or_default())
             .map(crate::generic::draws)
             .unwrap_or_else(|| unreachable!("{other}: checked when the workload was read")),
     }

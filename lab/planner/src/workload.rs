@@ -317,6 +317,10 @@ pub struct PatternLoad {
     /// The popularity of what this pattern touches, when it differs from its population's.
     #[serde(default)]
     pub popularity: BTreeMap<String, Popularity>,
+    /// Which call of its route a profiled pattern is: its example (the default) or the route's
+    /// declared worst case (`worst`: a new cart line's transaction, not the example's update).
+    #[serde(default)]
+    pub shape: Option<crate::profile::Shape>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -646,6 +650,25 @@ impl Workload {
                     ("rep_share", p.rep_share.is_some()),
                     ("replace_share", p.replace_share.is_some()),
                 ];
+                if p.shape == Some(crate::profile::Shape::Worst) {
+                    let design = self
+                        .design
+                        .index_design
+                        .unwrap_or_else(crate::inputs::index_design_default);
+                    if crate::generic::resolve_shaped(&p.id, design, crate::profile::Shape::Worst)
+                        .is_none()
+                    {
+                        let route = crate::generic::resolve(&p.id)
+                            .map_or(String::new(), |r| format!("`{} {}`", r.method, r.path));
+                        return Err((
+                            f.key("shape"),
+                            format!(
+                                "{route} declares no worst case (a write route or a public read does): \
+                                 plan its example, without `shape`"
+                            ),
+                        ));
+                    }
+                }
                 if let Some((field, _)) = given.iter().find(|(_, set)| *set) {
                     let sample = crate::generic::resolve(&p.id)
                         .map_or(String::new(), |r| r.profile.request.clone());
@@ -659,6 +682,15 @@ impl Workload {
                         ),
                     ));
                 }
+            }
+            if modelled(&p.id) && p.shape.is_some() {
+                return Err((
+                    f.key("shape"),
+                    format!(
+                        "{} has a model of its own, whose knobs say what a call is: `shape` is for the patterns planned from a profile",
+                        p.id
+                    ),
+                ));
             }
             if p.items == Some(0) {
                 return Err((f.key("items"), "at least 1 item a call, found 0".to_owned()));

@@ -127,3 +127,76 @@ patterns:
     assert!(hottest.pk.contains("E0000001"), "{}", hottest.pk);
     assert!(hottest.pressure() > 1.0, "{}", hottest.pressure());
 }
+
+/// Each route is planned from a request to it: `GET /warehouses/{warehouseId}` from a
+/// warehouse's read, not from get-reference's sample (a job's), and each catalogue ID from its
+/// own pattern's example (issue 52: every route of a function shared one sample's profile).
+#[test]
+fn each_route_and_each_pattern_is_planned_from_its_own_request() {
+    for o in catalogue::OPERATIONS.iter() {
+        let id = format!("{} {}", o.method.as_str(), o.path);
+        let r = generic::resolve(&id).unwrap_or_else(|| panic!("{id} does not resolve"));
+        assert_eq!(
+            r.profile.route, id,
+            "{id} is planned from {}",
+            r.profile.request
+        );
+    }
+    for p in catalogue::PATTERNS.iter().filter(|p| !p.id.is_empty()) {
+        let r = generic::resolve(p.id).unwrap_or_else(|| panic!("{} does not resolve", p.id));
+        assert_eq!(r.profile.pattern, p.id, "{}", r.profile.request);
+    }
+    let (_, heat) = plan("  - id: \"GET /warehouses/{warehouseId}\"\n    rps: 10\n");
+    assert!(
+        heat.keys.iter().all(|k| k.pk.starts_with("WAREHOUSE#")),
+        "{:?}",
+        heat.keys.iter().map(|k| &k.pk).collect::<Vec<_>>()
+    );
+}
+
+/// A workload names which call of a route it means: adding a cart line is a transaction (the
+/// line and the cart's line count, 2 units each), where the route's example changes a line
+/// there (a refused transaction, then a 1-unit update). `shape: worst` plans the route's
+/// declared worst case; a modelled pattern, or a route that declares none, refuses it.
+#[test]
+fn a_workload_names_the_shape_of_a_call() {
+    let route = "\"PUT /carts/{cartId}/items/{productId}\"";
+    let (_, example) = plan(&format!("  - id: {route}\n    rps: 10\n"));
+    let (_, new_line) = plan(&format!("  - id: {route}\n    rps: 10\n    shape: worst\n"));
+    let r = generic::resolve_shaped(
+        "PUT /carts/{cartId}/items/{productId}",
+        keys::indexes::IndexDesign::default(),
+        planner::profile::Shape::Worst,
+    )
+    .expect("put-cart-line declares its worst case");
+    let ops: Vec<&str> = r
+        .profile
+        .requests
+        .iter()
+        .map(|s| s.operation.as_str())
+        .collect();
+    assert_eq!(ops, ["TransactWriteItems"]);
+    let writes: f64 = r.profile.requests.iter().map(|s| s.write_units()).sum();
+    assert!(writes >= 4.0, "{writes}");
+    assert!(
+        (total(&new_line.wcu) - 10.0 * writes).abs() < 1e-6,
+        "{} against {}",
+        total(&new_line.wcu),
+        total(&example.wcu)
+    );
+    assert!(total(&new_line.wcu) > total(&example.wcu));
+    let refused = |patterns: &str| {
+        Workload::parse(&format!(
+            "name: t\nentities:\n{}patterns:\n{patterns}",
+            every_population()
+        ))
+        .unwrap_err()
+    };
+    let e = refused("  - id: C3\n    rps: 1\n    shape: worst\n");
+    assert!(
+        e.contains("patterns[0].shape") && e.contains("model of its own"),
+        "{e}"
+    );
+    let e = refused("  - id: get-employee\n    rps: 1\n    shape: worst\n");
+    assert!(e.contains("declares no worst case"), "{e}");
+}

@@ -56,6 +56,7 @@ fn shaped(id: &str, p: &Profile, design: IndexDesign) -> PatternLoad {
         rep_share: None,
         replace_share: None,
         popularity: Default::default(),
+        shape: None,
     };
     match id {
         // A Query of the user's reviews' keys, then the reviews and the user fetched.

@@ -1,20 +1,31 @@
-//! A function's sample request as the code sends it, for the capacity planner: the DynamoDB
-//! requests it made on DynamoDB Local, with the partitions each read and wrote and the units each
-//! cost, then its stream handlers' requests. The tests crate's `samples` measures them into
-//! `lab/planner/profiles.json` (`make cost`, checked against the code on every run); the planner
+//! A request to a route as the code sends it, for the capacity planner (a pattern's example, a
+//! function's sample, a route's worst case): the DynamoDB requests it made on DynamoDB Local,
+//! with the partitions each read and wrote and the units each cost, then its stream handlers'
+//! requests. The tests crate's `samples` measures them into `lab/planner/profiles.json` and
+//! `lab/planner/worst-profiles.json` (`make cost`, checked against the code on every run); the planner
 //! reads them (`planner::profile`). Declared here, where both the measuring and the planning
 //! reach them early in the build.
 
 use serde::{Deserialize, Serialize};
 
-/// One function's sample request and what it sent.
+/// One request of a function, as a pattern's example or a route's worst case, and what it sent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
     pub function: String,
-    /// The catalogue's ID of the pattern the sample exercises, or `—`.
+    /// The catalogue's ID of the pattern the request exercises, or `—`.
     pub pattern: String,
+    /// The route it went to: `GET /customers/{customerId}`.
+    #[serde(default)]
+    pub route: String,
     /// `GET /customers/123?orders=2`.
     pub request: String,
+    /// The function's sample (`events/<function>.json`), which the cost table shows and the
+    /// hand-modelled patterns are held to; the other profiles are the other patterns' examples.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sample: bool,
+    /// `worst`: the route's declared worst case (after its setup), not an example.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<String>,
     /// The template's `IndexDesign` the sample ran in (its table, its function's
     /// `INDEX_DESIGN`), where it is not the default deployment's: a function whose requests
     /// differ between the designs is profiled in each.
