@@ -231,6 +231,7 @@ pub(crate) mod tests {
             },
             projection: "ALL".into(),
             non_key_attributes: Vec::new(),
+            warm: None,
         }
     }
 
@@ -259,6 +260,7 @@ pub(crate) mod tests {
             },
             projection: "INCLUDE".into(),
             non_key_attributes: vec!["Quantity".into()],
+            warm: None,
         };
         // A 3 KB note: 3 units on the table, the entry's 1 on the index.
         let (big, bigger) = (line("2", &"x".repeat(3000)), line("2", &"y".repeat(3000)));

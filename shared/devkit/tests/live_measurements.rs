@@ -34,6 +34,7 @@ fn gsi() -> sam_template::Index {
         },
         projection: "INCLUDE".into(),
         non_key_attributes: vec!["proj".into()],
+        warm: None,
     }
 }
 

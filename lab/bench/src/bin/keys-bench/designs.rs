@@ -89,6 +89,7 @@ fn template_index(d: &IndexDeclaration) -> (sam_template::Index, Vec<(String, St
             .iter()
             .map(|a| (*a).to_owned())
             .collect(),
+        warm: None,
     };
     let types = d
         .attributes()
