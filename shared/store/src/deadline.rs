@@ -42,6 +42,39 @@ pub fn attempt_timeouts() -> TimeoutConfig {
         .build()
 }
 
+/// The SDK retries an attempt that timed out, as it retries any transient error; for a write
+/// the timed-out attempt may have been applied (DynamoDB answers slowly, the write is done), and
+/// the retry would apply it again: an inventory's `ADD` counted twice, a created item answered
+/// 409 by its own retry. A single-item write ([`crate::Table`]'s put, update and delete) is sent
+/// with this classifier: an attempt that timed out is not attempted again, and the call ends
+/// `Unavailable` (a 503 the client retries as `docs/errors.md` says, with its `Idempotency-Key`
+/// where the write takes one). A transaction carries its own token: DynamoDB answers its retry
+/// as a replay, so it keeps the SDK's retries; so do reads, throttles and refused connections.
+#[derive(Debug, Default)]
+pub struct NoRetryOfUnansweredWrite;
+
+impl aws_sdk_dynamodb::config::retry::ClassifyRetry for NoRetryOfUnansweredWrite {
+    fn classify_retry(
+        &self,
+        ctx: &aws_sdk_dynamodb::config::interceptors::InterceptorContext,
+    ) -> aws_sdk_dynamodb::config::retry::RetryAction {
+        use aws_sdk_dynamodb::config::retry::RetryAction;
+        match ctx.output_or_error() {
+            Some(Err(e)) if e.is_timeout_error() => RetryAction::RetryForbidden,
+            _ => RetryAction::NoActionIndicated,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "NoRetryOfUnansweredWrite"
+    }
+}
+
+/// The configuration a single-item write is sent with ([`NoRetryOfUnansweredWrite`]).
+pub fn single_write_config() -> aws_sdk_dynamodb::config::Builder {
+    aws_sdk_dynamodb::config::Builder::default().retry_classifier(NoRetryOfUnansweredWrite)
+}
+
 /// The deadline of an invocation Lambda ends at `lambda_deadline_ms` (milliseconds since the
 /// epoch, as the runtime API gives it): [`SHARE_PERCENT`] of the time left from now.
 pub fn ahead_of(lambda_deadline_ms: u64) -> Instant {

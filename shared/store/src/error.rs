@@ -392,6 +392,65 @@ mod tests {
         Client::from_conf(config)
     }
 
+    /// A server that accepts connections and never answers, counting them: each attempt of a
+    /// request that timed out opens another.
+    async fn silent_server() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = silent.local_addr().unwrap().port();
+        let accepted = std::sync::Arc::new(AtomicUsize::new(0));
+        let counted = accepted.clone();
+        tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((socket, _)) = silent.accept().await {
+                counted.fetch_add(1, Ordering::SeqCst);
+                open.push(socket);
+            }
+        });
+        (format!("http://127.0.0.1:{port}"), accepted)
+    }
+
+    /// An attempt that timed out may have been applied: a single-item write is not attempted
+    /// again by the SDK (its retry could apply an `ADD` twice), where a read is, three times.
+    #[tokio::test]
+    async fn a_timed_out_single_write_is_not_sent_again_where_a_read_is() {
+        use std::sync::atomic::Ordering;
+        let client = |endpoint: &str| {
+            let config = client_of(endpoint)
+                .config()
+                .to_builder()
+                .retry_config(
+                    RetryConfig::standard()
+                        .with_max_attempts(3)
+                        .with_initial_backoff(Duration::from_millis(1)),
+                )
+                .build();
+            Client::from_conf(config)
+        };
+        let (endpoint, accepted) = silent_server().await;
+        let table = Table::new(client(&endpoint), "t");
+        let e = table.exists(&key()).await.unwrap_err();
+        assert!(matches!(e, StoreError::Unavailable(_)), "{e:?}");
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            3,
+            "a read is attempted three times"
+        );
+
+        let (endpoint, accepted) = silent_server().await;
+        let table = Table::new(client(&endpoint), "t");
+        let adjust = crate::Update::default().add("Quantity", 5);
+        let e = table.update(&key(), &adjust, None).await.unwrap_err();
+        assert!(matches!(e, StoreError::Unavailable(_)), "{e:?}");
+        let e = table.delete(&key(), None).await.unwrap_err();
+        assert!(matches!(e, StoreError::Unavailable(_)), "{e:?}");
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            2,
+            "each write attempted once"
+        );
+    }
+
     #[tokio::test]
     async fn a_refused_connection_and_a_request_nobody_answers_are_unavailable() {
         // A port nobody listens on (bound, then closed): the connection is refused.

@@ -268,7 +268,16 @@ impl Table {
         )
         .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let before = self.images(&keys).await;
-        let result = single_write(|| deadline::bounded(request.clone().send())).await;
+        let result = single_write(|| {
+            deadline::bounded(
+                request
+                    .clone()
+                    .customize()
+                    .config_override(deadline::single_write_config())
+                    .send(),
+            )
+        })
+        .await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         let refused = condition_refused(&result);
         let touched = match refused {
@@ -353,7 +362,16 @@ impl Table {
         .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let keys = self.keys_to_image(|| vec![key_item(key)]);
         let before = self.images(&keys).await;
-        let result = single_write(|| deadline::bounded(request.clone().send())).await;
+        let result = single_write(|| {
+            deadline::bounded(
+                request
+                    .clone()
+                    .customize()
+                    .config_override(deadline::single_write_config())
+                    .send(),
+            )
+        })
+        .await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         let refused = condition_refused(&result);
         let touched = match refused {
@@ -403,7 +421,16 @@ impl Table {
         .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let keys = self.keys_to_image(|| vec![key_item(key)]);
         let before = self.images(&keys).await;
-        let result = single_write(|| deadline::bounded(request.clone().send())).await;
+        let result = single_write(|| {
+            deadline::bounded(
+                request
+                    .clone()
+                    .customize()
+                    .config_override(deadline::single_write_config())
+                    .send(),
+            )
+        })
+        .await;
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         let refused = condition_refused(&result);
         let touched = match refused {
