@@ -337,6 +337,29 @@ mod tests {
         }
     }
 
+    /// The docs' count of the kinds of entity GSI1 holds is the declarations': the pages that
+    /// argue about overloading say how overloaded it is.
+    #[test]
+    fn the_docs_count_gsi1_s_kinds_as_declared() {
+        let n = KINDS
+            .iter()
+            .filter(|k| k.space.index() == Some("GSI1"))
+            .count();
+        let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/");
+        for (page, said) in [
+            ("one-table-or-many.md", format!("it holds {n} kinds of entity")),
+            ("one-table-or-many.md", format!("shared by {n} kinds of")),
+            ("key-designs.md", format!("GSI1 holds {n} kinds")),
+        ] {
+            let text = std::fs::read_to_string(format!("{docs}{page}"))
+                .unwrap()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert!(text.contains(&said), "docs/{page} does not say {said:?}");
+        }
+    }
+
     #[test]
     fn no_two_entities_can_share_a_key_whatever_the_inputs() {
         for (i, a) in KINDS.iter().enumerate() {
