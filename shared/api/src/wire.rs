@@ -1,5 +1,5 @@
 //! Wire formats: how records read from the table are shown to clients (camelCase JSON). Items
-//! keep the seeds' PascalCase attribute names (declared in `model`); the API speaks camelCase,
+//! keep PascalCase attribute names (declared in `model`); the API speaks camelCase,
 //! and this is its contract, kept apart from how items are stored. Each context shows its own
 //! records (`functions/<context>/src/views.rs`); here are the shapes they share: a derived value
 //! and its drift note, a counter kept on write shards.

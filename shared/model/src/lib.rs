@@ -3,8 +3,9 @@
 //! One [`Entity`] per item type, per context: its `Type` value, a record with typed fields (the
 //! `keys` newtypes, not strings), its attribute names as constants (the [`record!`] macro makes
 //! the struct, its serde names and the constants from one list), its primary key and its typed
-//! index keys. Items and records convert in one place ([`to_item`], [`from_item`]); the seeds'
-//! PascalCase attribute names and the `Type` attribute stay as they were.
+//! index keys. Items and records convert in one place ([`to_item`], [`from_item`]); attribute
+//! names are PascalCase (seed 000's `CustomerId` and `Type`; seed 001's camelCase and seed 003's
+//! `CustomerID` renamed to the one convention: docs/seeds.md).
 //!
 //! Functions, stream handlers, tools and tests name attributes through these constants
 //! (`Customer::ORDER_COUNT`), so renaming an attribute is one edit that the compiler follows.
