@@ -598,6 +598,12 @@ pub fn course_day(course: &Text, date: Date) -> KeyCondition<Base> {
     )
 }
 
+/// L8 all days, the talk's "All Courses and associated Certificates": the course's whole
+/// partition, every occurrence and certificate of every date, one query per page.
+pub fn course_partition(course: &Text) -> KeyCondition<Base> {
+    KeyCondition::new(course_pk(course), SortCondition::All)
+}
+
 /// L9 (every version) and L10 (one version): a course's certificates of a date.
 pub fn certificates_on(
     course: &Text,
@@ -694,6 +700,11 @@ pub(crate) mod proof {
             q(
                 "L8",
                 course_day(&i.course, date),
+                &[lt::COURSE_OCCURRENCE, lt::CERTIFICATE],
+            ),
+            q(
+                "L8 all days",
+                course_partition(&i.course),
                 &[lt::COURSE_OCCURRENCE, lt::CERTIFICATE],
             ),
             q("L9", certificates_on(&i.course, date, None), CERT),

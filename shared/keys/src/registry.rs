@@ -347,7 +347,10 @@ mod tests {
             .count();
         let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/");
         for (page, said) in [
-            ("one-table-or-many.md", format!("it holds {n} kinds of entity")),
+            (
+                "one-table-or-many.md",
+                format!("it holds {n} kinds of entity"),
+            ),
             ("one-table-or-many.md", format!("shared by {n} kinds of")),
             ("key-designs.md", format!("GSI1 holds {n} kinds")),
         ] {
