@@ -615,8 +615,8 @@ async fn both_layouts_answer_alike_and_what_each_costs() {
     }
     // The crossing that reads two tables; and put-inventory, whose two checks (the product in
     // commerce's table, the warehouse in HR's) DynamoDB Local bills as one with one table: it
-    // charges all of a transaction's ConditionChecks on one table as a single 2-unit action,
-    // where AWS bills each (docs/one-table-or-many.md).
+    // charges a transaction's writes on one table as a single 2-unit action, where AWS bills
+    // each (docs/one-table-or-many.md; seed_costs measures it).
     let differ: Vec<&str> = differ
         .iter()
         .map(|d| d.split(':').next().unwrap())
