@@ -41,7 +41,29 @@ pub struct StatusShards {
     pub hottest_rcu_at_n: f64,
     pub hottest_rcu_padded: f64,
     pub hottest_rcu_at_1: f64,
+    /// O5 called less than once a second: each call a pass over every OPEN order, which the
+    /// seed's formula reads within a second ("relatively infrequently so that you can use burst
+    /// capacity").
+    pub pass: Option<Pass>,
 }
+
+/// One O5 call over every OPEN order, as seed 003 describes it: rare, read within a second.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pass {
+    /// Calls an hour at the peak.
+    pub per_hour: f64,
+    /// Items one pass reads.
+    pub items: u64,
+    /// Read units one pass takes from each shard's partition at N, and from one partition
+    /// unsharded (eventually consistent, as O5 reads).
+    pub shard_rcu_at_n: f64,
+    pub rcu_at_1: f64,
+}
+
+/// Unused provisioned capacity a table keeps for bursts, in seconds of its rate (AWS: up to
+/// 300). A partition's own limit still holds: burst capacity lets a rare read exceed the table's
+/// provisioned rate, not a partition's 3,000 RCU a second.
+pub const BURST_SECONDS: f64 = 300.0;
 
 /// The aggregate shard count that keeps every counter shard under the write limit.
 #[derive(Debug, Clone)]
@@ -93,9 +115,15 @@ pub fn status_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<Sta
     }
     let item_bytes = heat.sizes.order_header;
     let items_per_rcu = (4096 / (item_bytes as u64).max(1)).max(1);
-    let max_required_io = o5.map_or(0.0, |o5| {
-        sim::peak(&heat.rps[&o5.id]).0 * crate::model::o5_items(o5, w) as f64
-    });
+    // Items a second: a call's items times calls a second; a call less than once a second is a
+    // pass read within a second, as the seed's formula takes it.
+    let calls = o5.map_or(0.0, |o5| sim::peak(&heat.rps[&o5.id]).0);
+    let o5_items = o5.map_or(0, |o5| crate::model::o5_items(o5, w));
+    let max_required_io = if o5.is_some() {
+        calls.max(1.0) * o5_items as f64
+    } else {
+        0.0
+    };
     let n_reads = if o5.is_some() {
         keys::shard_count(max_required_io.ceil() as u64, item_bytes as u64)
     } else {
@@ -142,6 +170,16 @@ pub fn status_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<Sta
         hottest_rcu_at_n: at(n),
         hottest_rcu_padded: at(pad(n)),
         hottest_rcu_at_1: at(1),
+        pass: (o5.is_some() && calls < 1.0).then(|| {
+            // Eventually consistent: half a unit per 4 KB of the items summed.
+            let rcu = |items: f64| (items * item_bytes / 4096.0).ceil() / 2.0;
+            Pass {
+                per_hour: calls * 3600.0,
+                items: o5_items,
+                shard_rcu_at_n: rcu(o5_items as f64 / f64::from(n.max(1))),
+                rcu_at_1: rcu(o5_items as f64),
+            }
+        }),
     })
 }
 

@@ -363,11 +363,40 @@ pub fn markdown(plan: &Plan<'_>) -> String {
                 keys::Shard::MAX_COUNT
             );
         }
+        if let Some(p) = &o.pass {
+            let _ = writeln!(
+                s,
+                "O5 is a pass, as the seed describes it: {} an hour at the peak, each reading every one of {} OPEN orders, which the formula above reads within a second (MaxRequiredIO is one pass's items). One pass takes {} RCU from each of the {} shards' partitions: {} a partition's {PARTITION_RCU:.0} a second, so the pass can end within the second. Unsharded, its {} RCU come from one partition at {PARTITION_RCU:.0} a second at most: {:.1} seconds, whatever the table's capacity. The seed's \"burst capacity\" is the table's: provisioned, a table keeps up to {:.0} seconds of its unused capacity, so at {} RCU a second or more, idle for five minutes, it has banked one pass's {} units; a frequent pass finds the bank empty and needs the rate itself.\n",
+                significant(p.per_hour),
+                crate::workload::thousands(p.items),
+                crate::workload::thousands(p.shard_rcu_at_n.ceil() as u64),
+                o.n,
+                if p.shard_rcu_at_n <= PARTITION_RCU {
+                    "within"
+                } else {
+                    "**past**"
+                },
+                crate::workload::thousands(p.rcu_at_1.ceil() as u64),
+                p.rcu_at_1 / PARTITION_RCU,
+                analysis::BURST_SECONDS,
+                crate::workload::thousands((p.rcu_at_1 / analysis::BURST_SECONDS).ceil() as u64),
+                crate::workload::thousands(p.rcu_at_1.ceil() as u64),
+            );
+        }
         if o.max_required_io > 0.0 {
             let _ = writeln!(
                 s,
-                "Checked against the plan: the hottest `ORDERS#<shard>` reads {:.0} RCU/s at N = {}, {:.0} at {}, and {:.0} with one partition (limit {PARTITION_RCU:.0}). GSI reads are eventually consistent (half a unit per 4 KB); the seed's arithmetic counts whole units, a margin of two.\n",
-                o.hottest_rcu_at_n, o.n, o.hottest_rcu_padded, o.padded, o.hottest_rcu_at_1
+                "Checked against the plan: the hottest `ORDERS#<shard>` reads {:.0} RCU/s at N = {}, {:.0} at {}, and {:.0} with one partition (limit {PARTITION_RCU:.0}){}. GSI reads are eventually consistent (half a unit per 4 KB); the seed's arithmetic counts whole units, a margin of two.\n",
+                o.hottest_rcu_at_n,
+                o.n,
+                o.hottest_rcu_padded,
+                o.padded,
+                o.hottest_rcu_at_1,
+                if o.pass.is_some() {
+                    ", averaged over the peak hour"
+                } else {
+                    ""
+                }
             );
         }
     }
