@@ -1,5 +1,7 @@
 //! Cross-cutting tests (run by `make test` with the rest):
 //! - `access`: who may call what: no token, another customer, a customer on a staff route;
+//! - `appointments`: seed 000's one-to-many-to-many on the registry's keys, booked and
+//!   rescheduled in transactions on DynamoDB Local;
 //! - `ambiguous`: ids `.` and `..`, a body member or a query parameter given twice, invisible
 //!   characters in names: a 400 naming the field, nothing written;
 //! - `bodies`: a body that is not the documented JSON object is a 400 on every route;
@@ -65,6 +67,8 @@
 mod access;
 #[cfg(test)]
 mod ambiguous;
+#[cfg(test)]
+mod appointments;
 #[cfg(test)]
 mod bodies;
 #[cfg(test)]

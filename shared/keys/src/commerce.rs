@@ -19,7 +19,7 @@ use std::{borrow::Cow, fmt, str::FromStr};
 use crate::multi::EntityType;
 use crate::{
     Base, Composite, Date, Gsi1, Gsi2, Id, Index, IndexCondition, KeyCondition, KeyError,
-    PrimaryKey, Quarter, Segment, Shard, SortCondition, SortableId,
+    PrimaryKey, Quarter, Segment, Shard, SortCondition, SortableId, Timestamp,
 };
 use orders_by_status::{self as ix, CustomerOrdersByStatus, RepOrdersByStatus};
 
@@ -39,6 +39,12 @@ pub mod tag {
     pub const REP: &str = "REP";
     pub const SALES_PERIOD: &str = "SALESPERIOD";
     pub const RANKING: &str = "RANKING";
+    /// Seed 000's appointments: an appointment's collection, and the two schedules that list
+    /// them (their own GSI1 partitions: `CUSTOMER#` and `EMPLOYEE#` there are O9's and H2's).
+    pub const APPOINTMENT: &str = "APPT";
+    pub const CUSTOMER_APPOINTMENTS: &str = "CUSTOMERAPPTS";
+    pub const EMPLOYEE_APPOINTMENTS: &str = "EMPLOYEEAPPTS";
+    pub const EMPLOYEE: &str = crate::hr::tag::EMPLOYEE;
     /// The sort key of an entity's own record in its collection (the "A record" of Good's
     /// data-modeling post).
     pub const A_RECORD: &str = "A";
@@ -61,6 +67,8 @@ pub mod types {
     pub const PRODUCT: &str = "Product";
     pub const INVENTORY: &str = "Inventory";
     pub const REP_SALES: &str = "RepSales";
+    pub const APPOINTMENT: &str = "Appointment";
+    pub const APPOINTMENT_EMPLOYEE: &str = "AppointmentEmployee";
 }
 
 /// A numeric SKU, 1 to [`Sku::MAX`]: 12 digits in a key (Naylor's post: a numeric SKU stored
@@ -237,6 +245,28 @@ crate::shape::key_shapes! {
     pub fn rep_sales(period: Quarter, rep: &Id) -> Base<REP_SALES> {
         SALES_PERIOD # {period} / REP # {rep}
     }
+    /// Seed 000's appointment, remodelled as it suggests (one customer, many employees): its own
+    /// record, which never changes key.
+    pub fn appointment(appointment: SortableId) -> Base<APPOINTMENT> {
+        APPOINTMENT # {appointment} / A_RECORD
+    }
+    /// One employee of an appointment: an edge in the appointment's collection (`A` sorts
+    /// before `EMPLOYEE#`: the record first, then its employees).
+    pub fn appointment_employee(appointment: SortableId, employee: &Id) -> Base<APPOINTMENT_EMPLOYEE> {
+        APPOINTMENT # {appointment} / EMPLOYEE # {employee}
+    }
+    /// GSI1 key of an appointment: its customer's schedule, by start time.
+    pub fn customer_appointment_index(
+        customer: &Id, start: Timestamp, appointment: SortableId,
+    ) -> Gsi1<APPOINTMENT> {
+        CUSTOMER_APPOINTMENTS # {customer} / {start} # {appointment}
+    }
+    /// GSI1 key of an appointment's employee edge: the employee's schedule, by start time.
+    pub fn employee_appointment_index(
+        employee: &Id, start: Timestamp, appointment: SortableId,
+    ) -> Gsi1<APPOINTMENT_EMPLOYEE> {
+        EMPLOYEE_APPOINTMENTS # {employee} / {start} # {appointment}
+    }
 
     // Index keys (the order entry of AWS's relational example: GSI1 overloaded, GSI2
     // write-sharded).
@@ -332,6 +362,42 @@ pub fn orders_in_range(
             order_summary_prefix().seg(&hi).build(),
         ),
     ))
+}
+
+/// An appointment and its employees: its collection, the record first.
+pub fn appointment_and_employees(appointment: SortableId) -> KeyCondition<Base> {
+    let (pk, _) = self::appointment(appointment).into_parts();
+    KeyCondition::new(pk, SortCondition::All)
+}
+
+/// A customer's appointments starting from `from` to `to`, both included, by start time.
+pub fn customer_appointments(customer: &Id, from: Timestamp, to: Timestamp) -> KeyCondition<Gsi1> {
+    let pk = Composite::new()
+        .lit(tag::CUSTOMER_APPOINTMENTS)
+        .seg(customer)
+        .build();
+    schedule_between(pk, from, to)
+}
+
+/// An employee's appointments starting from `from` to `to`, both included, by start time.
+pub fn employee_appointments(employee: &Id, from: Timestamp, to: Timestamp) -> KeyCondition<Gsi1> {
+    let pk = Composite::new()
+        .lit(tag::EMPLOYEE_APPOINTMENTS)
+        .seg(employee)
+        .build();
+    schedule_between(pk, from, to)
+}
+
+/// `<start>#<appointment>` from `from` to `to`: from `<from>#` to `<to>$`, `$` being the
+/// character after the delimiter, so every id at `to` is inside and the next instant is not
+/// (fixed-width timestamps differ before their end).
+fn schedule_between(pk: String, from: Timestamp, to: Timestamp) -> KeyCondition<Gsi1> {
+    let mut hi = Composite::new().seg(&to).build();
+    hi.push(char::from(crate::DELIMITER as u8 + 1));
+    KeyCondition::new(
+        pk,
+        SortCondition::Between(Composite::new().seg(&from).build_delimited(), hi),
+    )
 }
 
 /// C5: the whole order collection: header, lines and tracking events (Naylor's post).
@@ -677,11 +743,22 @@ pub(crate) mod proof {
                 ct::REP_SALES,
                 rep_ranking_index(quarter, i.ms, &i.a).unwrap(),
             ),
+            k(ct::APPOINTMENT, appointment(id)),
+            k(ct::APPOINTMENT_EMPLOYEE, appointment_employee(id, &i.b)),
+            k(
+                ct::APPOINTMENT,
+                customer_appointment_index(&i.a, crate::Timestamp::from_ms(i.ms).unwrap(), id),
+            ),
+            k(
+                ct::APPOINTMENT_EMPLOYEE,
+                employee_appointment_index(&i.b, crate::Timestamp::from_ms(i.ms).unwrap(), id),
+            ),
         ]
     }
 
     pub(crate) fn reads(i: &Inputs) -> Vec<Read> {
         let date = crate::Timestamp::from_ms(i.ms).unwrap().date();
+        let at = crate::Timestamp::from_ms(i.ms).unwrap();
         vec![
             q(
                 "C1",
@@ -734,6 +811,21 @@ pub(crate) mod proof {
                 "O14",
                 rep_ranking(crate::Quarter::of(date)),
                 &[ct::REP_SALES],
+            ),
+            q(
+                "an appointment",
+                appointment_and_employees(SortableId::at_ms(i.ms)),
+                &[ct::APPOINTMENT, ct::APPOINTMENT_EMPLOYEE],
+            ),
+            q(
+                "a customer's appointments",
+                customer_appointments(&i.a, at, at),
+                &[ct::APPOINTMENT],
+            ),
+            q(
+                "an employee's appointments",
+                employee_appointments(&i.b, at, at),
+                &[ct::APPOINTMENT_EMPLOYEE],
             ),
         ]
     }
