@@ -25,19 +25,6 @@ pub const FUNCTION: Function = Function {
     },
     routes: &[
         Route::get(
-            "/courses/{course}/days/{date}",
-            "L8: a course day's occurrences and certificates, one query per page",
-            &[Pattern {
-                id: "L8",
-                route: "`GET /courses/{course}/days/{date}?limit=&cursor=`",
-                index: Index::Table,
-                request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#")`; a page stops at 32 read units (another Query for the rest of the page only while the budget left pays for it at 5 KB an item)"#,
-                returns: "`{courses, certificates, nextCursor}`",
-                example: Example::staff("/courses/introtodynamodb/days/2022-03-15"),
-            }],
-        )
-        .paged(50),
-        Route::get(
             "/courses/{course}/days",
             "L8 all days: a course's occurrences and certificates of every date (its whole partition), one query per page",
             &[Pattern {
@@ -50,14 +37,27 @@ pub const FUNCTION: Function = Function {
             }],
         )
         .paged(50),
+        Route::get(
+            "/courses/{course}/days/{date}",
+            "L8: a course day's occurrences and certificates, one query per page",
+            &[Pattern {
+                id: "L8",
+                route: "`GET /courses/{course}/days/{date}?limit=&cursor=`",
+                index: Index::Table,
+                request: r#"Query `PK = <course> AND begins_with(SK, "2022/03/15#")`; a page stops at 32 read units (another Query for the rest of the page only while the budget left pays for it at 5 KB an item)"#,
+                returns: "`{courses, certificates, nextCursor}`",
+                example: Example::staff("/courses/introtodynamodb/days/2022-03-15"),
+            }],
+        )
+        .paged(50),
     ],
 };
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::ok::<Page>("one page of the day's items"),
     Contract::ok::<CoursePage>("one page of the course's items, every date's")
         .operation_id("getCourseDays"),
+    Contract::ok::<Page>("one page of the day's items"),
 ];
 
 api::page! {
@@ -84,7 +84,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let course = params::path_course(&req)?;
     let date = match req.path_parameters().first("date") {
         Some(_) => Some(params::path_date(&req, "date")?),
-        None => None,
+        None => {
+            api::count_as_pattern("L8 all days");
+            None
+        }
     };
     let key = course.key().as_key();
     let paging = api::paging(deps, &req, &FUNCTION, |limit| match date {
