@@ -198,7 +198,7 @@ async fn an_appointment_is_booked_read_from_both_sides_and_rescheduled() {
         "the record first, then its employees"
     );
     // Booked twice: refused.
-    let e = book(&table, a, &ann, &[e7.clone()], nine)
+    let e = book(&table, a, &ann, std::slice::from_ref(&e7), nine)
         .await
         .unwrap_err();
     assert_eq!(

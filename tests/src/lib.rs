@@ -48,6 +48,8 @@
 //! - `startup`: an unusable configuration fails a real binary's start-up with its reason, reported
 //!   to the Runtime API as the invocation's error;
 //! - `cursors`: no paginated route's cursor shows a stranger any key material;
+//! - `placements`: seed 001's two placements of a static prefix in a course's partition, each
+//!   read measured on DynamoDB Local (docs/seeds.md's table);
 //! - `paging`: every paginated route refuses a page it does not serve, as its declaration and
 //!   `openapi.yaml` state its page size;
 //! - `people`: who may read whom: lists of certificate holders for staff, one certificate for
@@ -135,6 +137,8 @@ mod outage;
 mod paging;
 #[cfg(test)]
 mod people;
+#[cfg(test)]
+mod placements;
 #[cfg(test)]
 mod poison;
 #[cfg(test)]
