@@ -42,15 +42,18 @@ pub fn round_trips(function: &str) -> usize {
 /// [`round_trips`] in `design`: get-user's page is one Query on GSI1 when it is overloaded, a
 /// Query and then a BatchGetItem with an index of its own.
 pub fn round_trips_in(function: &str, design: keys::indexes::IndexDesign) -> usize {
-    profile::of_in(function, design).map_or(0, |p| {
-        let mut seen: Vec<(&str, &str, &Vec<String>)> = p
-            .requests
-            .iter()
-            .map(|s| (s.operation.as_str(), s.index.as_str(), &s.reads))
-            .collect();
-        seen.dedup();
-        seen.len()
-    })
+    profile::of_in(function, design).map_or(0, round_trips_of)
+}
+
+/// Requests one after another in the call `p` profiles.
+pub fn round_trips_of(p: &profile::Profile) -> usize {
+    let mut seen: Vec<(&str, &str, &Vec<String>)> = p
+        .requests
+        .iter()
+        .map(|s| (s.operation.as_str(), s.index.as_str(), &s.reads))
+        .collect();
+    seen.dedup();
+    seen.len()
 }
 
 /// `function`'s warm duration in the template's default design ([`duration_in`]).
@@ -72,6 +75,18 @@ pub fn duration_in(
     function: &str,
     design: keys::indexes::IndexDesign,
 ) -> Duration {
+    duration_of(w, durations, function, profile::of_in(function, design))
+}
+
+/// `function`'s warm duration for the call `call` profiles (its pattern's example, or the shape
+/// a workload names): the measured median plus [`ASSUMED_REQUEST_MS`] for each of its requests
+/// one after another, as [`duration_in`].
+pub fn duration_of(
+    w: &Workload,
+    durations: &Durations,
+    function: &str,
+    call: Option<&profile::Profile>,
+) -> Duration {
     if let Some(ms) = w.lambda.durations_ms.get(function) {
         return Duration {
             ms: *ms,
@@ -80,7 +95,7 @@ pub fn duration_in(
     }
     match durations.ms(function, report::ASSUMED_MS) {
         (ms, true) => {
-            let n = round_trips_in(function, design);
+            let n = call.map_or(0, round_trips_of);
             Duration {
                 ms: ms + n as f64 * ASSUMED_REQUEST_MS,
                 source: format!(
@@ -146,7 +161,18 @@ pub fn plan(
     let mut api = Vec::new();
     for (pattern, rps) in &heat.rps {
         let function = report::function_of(pattern);
-        let d = duration_in(w, durations, function, heat.design.index_design);
+        // The call as the workload plans it: its pattern's example, or the shape it names.
+        let design = heat.design.index_design;
+        let shape = w
+            .patterns
+            .iter()
+            .find(|p| &p.id == pattern)
+            .and_then(|p| p.shape)
+            .unwrap_or_default();
+        let call = crate::generic::resolve_shaped(pattern, design, shape)
+            .map(|r| r.profile)
+            .or_else(|| profile::of_in(function, design));
+        let d = duration_of(w, durations, function, call);
         let gb = f64::from(memory(function)) / 1024.0;
         for h in 0..24 {
             concurrency[h] += rps[h] * d.ms / 1000.0;

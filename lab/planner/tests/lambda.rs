@@ -127,6 +127,26 @@ fn a_design_with_two_requests_in_a_row_takes_both_round_trips() {
     );
 }
 
+/// A call's duration counts the requests of the call the workload names: adding a cart line as
+/// the route's worst case is one transaction, where its example (a line there) is a refused
+/// transaction, then an update, one after the other.
+#[test]
+fn a_shape_s_duration_counts_its_own_requests() {
+    let text = |shape: &str| {
+        format!(
+            "name: carts\nentities:\n  carts: {{count: 1000}}\npatterns:\n  - id: \"PUT /carts/{{cartId}}/items/{{productId}}\"\n    rps: 10\n{shape}"
+        )
+    };
+    let d = |shape: &str| {
+        let l = plan(&parse(&text(shape)));
+        l.api.into_iter().next().expect("the route").duration
+    };
+    let (example, worst) = (d(""), d("    shape: worst\n"));
+    assert!(example.source.contains("2 requests"), "{}", example.source);
+    assert!(worst.source.contains("1 request "), "{}", worst.source);
+    assert!((example.ms - worst.ms - lambda::ASSUMED_REQUEST_MS).abs() < 1e-9);
+}
+
 /// The stream consumer is in the plan: its batches' concurrency (at most one a shard) and cost.
 #[test]
 fn stream_consumers_count_in_concurrency_and_cost() {
