@@ -362,8 +362,11 @@ struct Run {
     /// Per stream mapping: records delivered, filtered out, succeeded, invocations.
     streams: Vec<(String, Value)>,
     /// Per table: items, bytes, and per index its entries and their bytes.
-    tables: Vec<(String, usize, usize, Vec<(String, usize, usize)>)>,
+    tables: Vec<TableFigures>,
 }
+
+/// A table's name, items and bytes, and per index its name, entries and bytes.
+type TableFigures = (String, usize, usize, Vec<(String, usize, usize)>);
 
 /// Replaces what differs from run to run (generated ids, times, cursors) by its kind.
 fn masked(v: &Value) -> Value {

@@ -216,6 +216,8 @@ fn operation(
             404,
         ),
         (contract.body.is_some(), 413),
+        // API Gateway's, when the function gives no answer (docs/errors.md).
+        (true, 500),
         (true, 503),
     ];
     for (applies, status) in derived {
@@ -238,6 +240,7 @@ fn operation(
             (None, 404) => shared("NotFound"),
             (None, 409) => shared("Conflict"),
             (None, 413) => shared("TooLarge"),
+            (None, 500) => shared("ServerError"),
             (None, 503) => shared("Unavailable"),
             (None, status) => panic!(
                 "{} {}: {status} has no shared response; describe it",
