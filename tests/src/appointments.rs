@@ -130,6 +130,11 @@ fn refused(e: &StoreError) -> Vec<usize> {
     }
 }
 
+/// Every item `condition` selects, in DynamoDB's order.
+async fn read<C: store::Selection>(table: &Table, condition: C) -> Vec<Item> {
+    table.query(condition).send_all().await.unwrap().items
+}
+
 fn column(items: &[Item], name: &str) -> Vec<String> {
     items
         .iter()
@@ -176,24 +181,16 @@ async fn an_appointment_is_booked_read_from_both_sides_and_rescheduled() {
         .await
         .unwrap_err();
     assert_eq!(refused(&e), [2], "the third action, E9's check: {e:?}");
-    let nothing = table
-        .query(k::appointment_and_employees(b))
-        .send_all()
-        .await
-        .unwrap();
-    assert!(nothing.items.is_empty());
+    let nothing = read(&table, k::appointment_and_employees(b)).await;
+    assert!(nothing.is_empty());
 
     // Booked: the record and its two edges, one transaction.
     book(&table, a, &ann, &[e7.clone(), e8.clone()], nine)
         .await
         .unwrap();
-    let whole = table
-        .query(k::appointment_and_employees(a))
-        .send_all()
-        .await
-        .unwrap();
+    let whole = read(&table, k::appointment_and_employees(a)).await;
     assert_eq!(
-        column(&whole.items, model::attr::TYPE),
+        column(&whole, model::attr::TYPE),
         ["Appointment", "AppointmentEmployee", "AppointmentEmployee"],
         "the record first, then its employees"
     );
@@ -209,28 +206,20 @@ async fn an_appointment_is_booked_read_from_both_sides_and_rescheduled() {
 
     // From the customer's side and each employee's, by the day.
     let (from, to) = day("2024-05-02");
-    let mine = table
-        .query(k::customer_appointments(&ann, from, to))
-        .send_all()
-        .await
-        .unwrap();
-    assert_eq!(column(&mine.items, START), [nine.to_string()]);
+    let mine = read(&table, k::customer_appointments(&ann, from, to)).await;
+    assert_eq!(column(&mine, START), [nine.to_string()]);
     for e in [&e7, &e8] {
-        let theirs = table
-            .query(k::employee_appointments(e, from, to))
-            .send_all()
-            .await
-            .unwrap();
-        assert_eq!(column(&theirs.items, START), [nine.to_string()], "{e:?}");
+        let theirs = read(&table, k::employee_appointments(e, from, to)).await;
+        assert_eq!(column(&theirs, START), [nine.to_string()], "{e:?}");
     }
     // The range ends where it says: the day before finds nothing.
     let (from_before, to_before) = day("2024-05-01");
-    let before = table
-        .query(k::customer_appointments(&ann, from_before, to_before))
-        .send_all()
-        .await
-        .unwrap();
-    assert!(before.items.is_empty());
+    let before = read(
+        &table,
+        k::customer_appointments(&ann, from_before, to_before),
+    )
+    .await;
+    assert!(before.is_empty());
 
     // Rescheduled to 10:00: every item moves in one transaction; from a stale start, refused.
     let e = reschedule(&table, a, &ann, &[e7.clone(), e8.clone()], ten, nine)
@@ -240,25 +229,17 @@ async fn an_appointment_is_booked_read_from_both_sides_and_rescheduled() {
     reschedule(&table, a, &ann, &[e7.clone(), e8.clone()], nine, ten)
         .await
         .unwrap();
-    let at_nine = table
-        .query(k::customer_appointments(&ann, nine, nine))
-        .send_all()
-        .await
-        .unwrap();
-    assert!(at_nine.items.is_empty(), "nothing left at 09:30");
+    let at_nine = read(&table, k::customer_appointments(&ann, nine, nine)).await;
+    assert!(at_nine.is_empty(), "nothing left at 09:30");
     for (side, query) in [
         ("the customer", k::customer_appointments(&ann, ten, ten)),
         ("E7", k::employee_appointments(&e7, ten, ten)),
         ("E8", k::employee_appointments(&e8, ten, ten)),
     ] {
-        let found = table.query(query).send_all().await.unwrap();
-        assert_eq!(column(&found.items, START), [ten.to_string()], "{side}");
+        let found = read(&table, query).await;
+        assert_eq!(column(&found, START), [ten.to_string()], "{side}");
     }
     // The appointment's own key never changed.
-    let whole = table
-        .query(k::appointment_and_employees(a))
-        .send_all()
-        .await
-        .unwrap();
-    assert_eq!(column(&whole.items, START), vec![ten.to_string(); 3]);
+    let whole = read(&table, k::appointment_and_employees(a)).await;
+    assert_eq!(column(&whole, START), vec![ten.to_string(); 3]);
 }

@@ -65,6 +65,19 @@ struct Cost {
     units: f64,
 }
 
+impl std::ops::Add for Cost {
+    type Output = Cost;
+    /// Two reads one after the other.
+    fn add(self, b: Cost) -> Cost {
+        Cost {
+            requests: self.requests + b.requests,
+            read: self.read + b.read,
+            returned: self.returned + b.returned,
+            units: self.units + b.units,
+        }
+    }
+}
+
 struct Scratch {
     client: aws_sdk_dynamodb::Client,
     table: String,
@@ -166,11 +179,7 @@ async fn measured() -> &'static Vec<Row> {
             // the date-first placement when the days are known, one query per day.
             let mut per_day = Cost::default();
             for n in 0..DAYS {
-                let c = t.query(d, Some(format!("{}#cert#", day(n))), None).await;
-                per_day.requests += c.requests;
-                per_day.read += c.read;
-                per_day.returned += c.returned;
-                per_day.units += c.units;
+                per_day = per_day + t.query(d, Some(format!("{}#cert#", day(n))), None).await;
             }
             vec![
                 Row {
@@ -195,16 +204,8 @@ async fn measured() -> &'static Vec<Row> {
                 },
                 Row {
                     read: "a day's courses and certificates (L8)",
-                    prefix_first: {
-                        let a = t.query(p, Some(format!("course#{today}#")), None).await;
-                        let b = t.query(p, Some(format!("cert#{today}#")), None).await;
-                        Cost {
-                            requests: a.requests + b.requests,
-                            read: a.read + b.read,
-                            returned: a.returned + b.returned,
-                            units: a.units + b.units,
-                        }
-                    },
+                    prefix_first: t.query(p, Some(format!("course#{today}#")), None).await
+                        + t.query(p, Some(format!("cert#{today}#")), None).await,
                     date_first: t.query(d, Some(format!("{today}#")), None).await,
                 },
             ]

@@ -171,8 +171,9 @@ pub fn status_shards(w: &Workload, heat: &Heat, streams: &Streams) -> Option<Sta
         hottest_rcu_padded: at(pad(n)),
         hottest_rcu_at_1: at(1),
         pass: (o5.is_some() && calls < 1.0).then(|| {
-            // Eventually consistent: half a unit per 4 KB of the items summed.
-            let rcu = |items: f64| (items * item_bytes / 4096.0).ceil() / 2.0;
+            // A Query's bill, eventually consistent: the items' sizes summed, by the one meter.
+            let rcu =
+                |items: f64| devkit::bill::read_units((items * item_bytes).ceil() as usize, false);
             Pass {
                 per_hour: calls * 3600.0,
                 items: o5_items,

@@ -23,6 +23,21 @@ fn plan(w: &Workload) -> Heat {
     sim::run(w, sim::design(w), &batch(), &mut |_, _| {})
 }
 
+/// The whole report of `w` with its status shards `o`.
+fn report_with_status(w: &Workload, file: &str, heat: &Heat, o: &analysis::StatusShards) -> String {
+    report::markdown(&report::Plan {
+        workload: w,
+        file,
+        heat,
+        status: Some(o),
+        counters: None,
+        durations: &report::Durations::load(&sam_template::workspace_root()),
+        streams: &batch(),
+        svg: None,
+        other_designs: &[],
+    })
+}
+
 fn parse(text: &str) -> Workload {
     Workload::parse(text).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -51,17 +66,7 @@ fn seed_003_as_the_seed_describes_it_is_a_rare_pass_served_by_burst() {
     assert_eq!(pass.rcu_at_1, (600_000.0_f64 * 250.0 / 4096.0).ceil() / 2.0);
     assert!(pass.rcu_at_1 > PARTITION_RCU);
     assert_eq!((pass.rcu_at_1 / analysis::BURST_SECONDS).ceil(), 62.0);
-    let md = report::markdown(&report::Plan {
-        workload: &w,
-        file: "seed-003.yaml",
-        heat: &heat,
-        status: Some(&o),
-        counters: None,
-        durations: &report::Durations::load(&sam_template::workspace_root()),
-        streams: &batch(),
-        svg: None,
-        other_designs: &[],
-    });
+    let md = report_with_status(&w, "seed-003.yaml", &heat, &o);
     assert!(
         md.contains("O5 is a pass, as the seed describes it"),
         "{md}"
@@ -98,17 +103,7 @@ fn seed_003_needs_13_shards_padded_to_15_and_the_plan_agrees() {
         o.hottest_rcu_at_1
     );
     // And the report says it.
-    let md = report::markdown(&report::Plan {
-        workload: &w,
-        file: "seed-003-every-second.yaml",
-        heat: &heat,
-        status: Some(&o),
-        counters: None,
-        durations: &report::Durations::load(&sam_template::workspace_root()),
-        streams: &batch(),
-        svg: None,
-        other_designs: &[],
-    });
+    let md = report_with_status(&w, "seed-003-every-second.yaml", &heat, &o);
     assert!(md.contains("N = 13 (reads 13, writes 1)"), "{md}");
     assert!(md.contains("set `OrderStatusShards` to 15"), "{md}");
 }

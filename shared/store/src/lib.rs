@@ -268,16 +268,7 @@ impl Table {
         )
         .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let before = self.images(&keys).await;
-        let result = single_write(|| {
-            deadline::bounded(
-                request
-                    .clone()
-                    .customize()
-                    .config_override(deadline::single_write_config())
-                    .send(),
-            )
-        })
-        .await;
+        let result = send_single_write!(request);
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         let refused = condition_refused(&result);
         let touched = match refused {
@@ -362,16 +353,7 @@ impl Table {
         .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let keys = self.keys_to_image(|| vec![key_item(key)]);
         let before = self.images(&keys).await;
-        let result = single_write(|| {
-            deadline::bounded(
-                request
-                    .clone()
-                    .customize()
-                    .config_override(deadline::single_write_config())
-                    .send(),
-            )
-        })
-        .await;
+        let result = send_single_write!(request);
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         let refused = condition_refused(&result);
         let touched = match refused {
@@ -421,16 +403,7 @@ impl Table {
         .return_consumed_capacity(ReturnConsumedCapacity::Total);
         let keys = self.keys_to_image(|| vec![key_item(key)]);
         let before = self.images(&keys).await;
-        let result = single_write(|| {
-            deadline::bounded(
-                request
-                    .clone()
-                    .customize()
-                    .config_override(deadline::single_write_config())
-                    .send(),
-            )
-        })
-        .await;
+        let result = send_single_write!(request);
         let written = result.as_ref().ok().map(|o| o.consumed_capacity.as_ref());
         let refused = condition_refused(&result);
         let touched = match refused {
@@ -691,6 +664,25 @@ impl Table {
 /// concurrent transaction (`TransactionConflictException`, e.g. `PUT /customers` while an order
 /// transaction checks the customer). Then it is a [`StoreError::Throttled`]: a 503.
 pub const WRITE_ATTEMPTS: u32 = 5;
+
+/// Sends a single-item write's `request` (a fluent builder): bounded by the deadline, never
+/// attempted again by the SDK once an attempt timed out ([`deadline::NoRetryOfUnansweredWrite`]),
+/// again with the store's backoff while it meets a transaction ([`single_write`]).
+macro_rules! send_single_write {
+    ($request:expr) => {
+        single_write(|| {
+            deadline::bounded(
+                $request
+                    .clone()
+                    .customize()
+                    .config_override(deadline::single_write_config())
+                    .send(),
+            )
+        })
+        .await
+    };
+}
+use send_single_write;
 
 /// Sends a single-item write, again with the store's backoff while it meets a transaction.
 async fn single_write<T, E, R, Fut>(send: impl Fn() -> Fut) -> Result<T, SdkError<E, R>>
