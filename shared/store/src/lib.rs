@@ -450,9 +450,22 @@ impl Table {
         if !self.touched {
             return None;
         }
+        let keys: Vec<_> = keys.iter().map(|key| (None, key)).collect();
+        self.images_in(&keys).await
+    }
+
+    /// [`Table::images`] of keys each in this table (`None`) or in another of the account's,
+    /// named (a transaction's ConditionCheck on another context's table).
+    pub(crate) async fn images_in(
+        &self,
+        keys: &[(Option<&str>, &Item)],
+    ) -> Option<Vec<Option<Item>>> {
+        if !self.touched {
+            return None;
+        }
         let mut images = Vec::with_capacity(keys.len());
-        for key in keys {
-            images.push(self.unmetered(key).await?);
+        for &(table, key) in keys {
+            images.push(self.unmetered_in(table.unwrap_or(&self.name), key).await?);
         }
         Some(images)
     }
@@ -474,10 +487,15 @@ impl Table {
     /// The item of `key` as it is now (`Some(None)`: no such item; `None`: DynamoDB did not
     /// answer): a strongly consistent GetItem the meter does not count.
     async fn unmetered(&self, key: &Item) -> Option<Option<Item>> {
+        self.unmetered_in(&self.name, key).await
+    }
+
+    /// [`Table::unmetered`] in table `name` (this client's account and Region).
+    async fn unmetered_in(&self, name: &str, key: &Item) -> Option<Option<Item>> {
         let out = deadline::bounded(
             self.client
                 .get_item()
-                .table_name(&self.name)
+                .table_name(name)
                 .set_key(Some(key.clone()))
                 .consistent_read(true)
                 .send(),
@@ -495,21 +513,37 @@ impl Table {
         before: Option<Vec<Option<Item>>>,
         succeeded: bool,
     ) -> Vec<Touched> {
-        let (Some(before), true) = (before, succeeded) else {
-            return Vec::new();
+        let after = match (&before, succeeded) {
+            (Some(_), true) => self.images(keys).await,
+            _ => None,
         };
-        let after = self.images(keys).await.unwrap_or_default();
-        before
-            .into_iter()
-            .zip(after)
-            .map(|(before, after)| Touched {
-                before,
-                after,
-                checked: false,
-            })
-            .collect()
+        touched_from(before, after, succeeded)
     }
+}
 
+/// What a write touched, from its items' images `before` and `after` it (read by a
+/// [`Table::recording_touched`]: none otherwise); nothing if it did not succeed.
+pub(crate) fn touched_from(
+    before: Option<Vec<Option<Item>>>,
+    after: Option<Vec<Option<Item>>>,
+    succeeded: bool,
+) -> Vec<Touched> {
+    let (Some(before), true) = (before, succeeded) else {
+        return Vec::new();
+    };
+    let after = after.unwrap_or_default();
+    before
+        .into_iter()
+        .zip(after)
+        .map(|(before, after)| Touched {
+            before,
+            after,
+            checked: false,
+        })
+        .collect()
+}
+
+impl Table {
     /// A Query over a typed key condition; the index is the key space's, or the multi-attribute
     /// index the condition was built for.
     pub fn query<C: query::Selection>(&self, condition: C) -> Query<'_, C> {

@@ -56,8 +56,8 @@ pub struct Transaction<'t> {
     items: Vec<TransactWriteItem>,
     actions: Vec<&'static str>,
     /// Each part's item key, to read it around the transaction (a [`Table::recording_touched`]'s
-    /// only: none otherwise).
-    keys: Vec<Item>,
+    /// only: none otherwise), and its table when it is not the transaction's own.
+    keys: Vec<(Option<String>, Item)>,
     writes: usize,
     /// The logical operation's token; each attempt sends `<base>.<cancelled attempts>`.
     token_base: String,
@@ -102,8 +102,21 @@ impl<'t> Transaction<'t> {
         action: &'static str,
         writes: bool,
     ) -> Part {
+        self.push_in(item, None, keys, action, writes)
+    }
+
+    /// [`Transaction::push`] of a part on table `table` (`None`: the transaction's own).
+    fn push_in(
+        &mut self,
+        item: TransactWriteItem,
+        table: Option<&str>,
+        keys: Vec<Item>,
+        action: &'static str,
+        writes: bool,
+    ) -> Part {
         self.items.push(item);
-        self.keys.extend(keys);
+        self.keys
+            .extend(keys.into_iter().map(|k| (table.map(str::to_owned), k)));
         self.actions.push(action);
         self.writes += usize::from(writes);
         Part(self.items.len() - 1)
@@ -125,7 +138,7 @@ impl<'t> Transaction<'t> {
 
     /// A ConditionCheck on an item of `table`, which may be another context's: a transaction
     /// spans tables of one account and Region. Its item is read around the transaction
-    /// ([`Table::recording_touched`]) only when it is in the transaction's own table.
+    /// ([`Table::recording_touched`]) in the table it is in: billed as a check of it.
     pub fn check_in(
         &mut self,
         table: &Table,
@@ -134,10 +147,8 @@ impl<'t> Transaction<'t> {
     ) -> Result<Part, StoreError> {
         let mut p = Placeholders::default();
         let expression = condition.render(&mut p);
-        let keys = match table.name() == self.table.name() {
-            true => self.table.keys_to_image(|| vec![key_item(key)]),
-            false => Vec::new(),
-        };
+        let keys = self.table.keys_to_image(|| vec![key_item(key)]);
+        let other = (table.name() != self.table.name()).then(|| table.name().to_owned());
         let check = with_expressions!(
             ConditionCheck::builder()
                 .table_name(table.name())
@@ -147,8 +158,9 @@ impl<'t> Transaction<'t> {
         )
         .build()
         .map_err(build_error)?;
-        Ok(self.push(
+        Ok(self.push_in(
             TransactWriteItem::builder().condition_check(check).build(),
+            other.as_deref(),
             keys,
             "dynamodb:ConditionCheckItem",
             false,
@@ -254,7 +266,10 @@ impl<'t> Transaction<'t> {
         let mut unknown_sends = 0;
         loop {
             attempt += 1;
-            let before = self.table.images(&self.keys).await;
+            let keys: Vec<_> = (self.keys.iter())
+                .map(|(table, key)| (table.as_deref(), key))
+                .collect();
+            let before = self.table.images_in(&keys).await;
             let result = crate::deadline::bounded(
                 self.table
                     .client()
@@ -267,7 +282,11 @@ impl<'t> Transaction<'t> {
             .await;
             let (err, unknown) = match result {
                 Ok(out) => {
-                    let mut touched = self.table.touched(&self.keys, before, true).await;
+                    let after = match before {
+                        Some(_) => self.table.images_in(&keys).await,
+                        None => None,
+                    };
+                    let mut touched = crate::touched_from(before, after, true);
                     for (t, action) in touched.iter_mut().zip(&self.actions) {
                         t.checked = *action == "dynamodb:ConditionCheckItem";
                     }
