@@ -27,6 +27,18 @@ async fn the_review_patterns_on_a_dedicated_index() {
     the_review_patterns(stack).await
 }
 
+/// The same with `IndexDesign` projected (R2 on `ReviewsByUserAll`, whole reviews, and the user
+/// by its key), with a table per context.
+#[tokio::test]
+async fn the_review_patterns_on_a_projected_index() {
+    let stack = start_stack_with(&[
+        (sam_template::layout::PARAMETER, TABLE_PER_CONTEXT),
+        (IndexDesign::PARAMETER, IndexDesign::Projected.as_str()),
+    ])
+    .await;
+    the_review_patterns(stack).await
+}
+
 async fn the_review_patterns(stack: Stack) {
     let p = stack.port;
 

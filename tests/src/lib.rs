@@ -63,7 +63,8 @@
 //! - `e2e`, `e2e_reviews`, `e2e_learning`, `e2e_hr`: the local stack, real binaries behind real HTTP,
 //!   in each `TableLayout` (one table, a table per context);
 //! - `layouts`: with a table per context, what crosses contexts works across tables and each
-//!   table holds its own context's items only.
+//!   table holds its own context's items only; and the same workload through every layout and
+//!   index design in process (`replay`), billed by the one meter.
 
 #[cfg(test)]
 mod access;
@@ -147,6 +148,8 @@ mod raw_requests;
 mod readme;
 #[cfg(test)]
 mod repair_live;
+#[cfg(test)]
+mod replay;
 #[cfg(test)]
 mod retries;
 #[cfg(test)]

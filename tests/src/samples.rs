@@ -2,7 +2,6 @@
 //! policy, then its changes through the stream handlers: what each costs ([`crate::cost`]).
 
 use keys::indexes::IndexDesign;
-use local_stack::streams::filter::Filters;
 use sam_template::{Function, Template};
 use serde_json::Value;
 use store::INDEX_DESIGN;
@@ -90,30 +89,6 @@ async fn empty_table_in(design: IndexDesign) -> store::Table {
     store::Table::new(client, name).recording()
 }
 
-/// The records DynamoDB Streams carries for `requests`' writes (`NEW_AND_OLD_IMAGES`): one for
-/// each item a write changed; none for a ConditionCheck or a write that left its item as it
-/// was, as DynamoDB writes none.
-fn stream_records(requests: &[store::Request]) -> Vec<Value> {
-    let mut records = Vec::new();
-    for t in requests.iter().flat_map(|r| &r.touched) {
-        if t.checked || t.before == t.after {
-            continue;
-        }
-        let change = match (&t.before, &t.after) {
-            (None, Some(new)) => testkit::Change::Insert(new),
-            (Some(old), Some(new)) => testkit::Change::Modify(old, new),
-            (Some(old), None) => testkit::Change::Remove(old),
-            (None, None) => continue,
-        };
-        records.push(testkit::stream_record(
-            &keys::SortableId::new().to_string(),
-            devkit::next_sequence(),
-            change,
-        ));
-    }
-    records
-}
-
 /// Most rounds of stream handlers writing what other stream records then carry.
 const FANOUT_ROUNDS: usize = 4;
 
@@ -125,7 +100,7 @@ async fn fan_out(
     table: &store::Table,
     requests: &[store::Request],
 ) -> Vec<store::Request> {
-    let mut records = stream_records(requests);
+    let mut records = crate::replay::stream_records(requests);
     let mut sent = Vec::new();
     for _ in 0..FANOUT_ROUNDS {
         if records.is_empty() {
@@ -134,20 +109,14 @@ async fn fan_out(
         table.meter().reset();
         for f in t.functions.iter().filter(|f| !f.streams.is_empty()) {
             for mapping in &f.streams {
-                let filters = Filters::parse(&mapping.filter_patterns).unwrap();
-                let passed: Vec<Value> = records
-                    .iter()
-                    .filter(|r| filters.matches(r))
-                    .cloned()
-                    .collect();
-                for batch in passed.chunks(mapping.batch_size as usize) {
-                    handle_batch(f, table, &testkit::stream_event(batch.to_vec())).await;
+                for batch in crate::replay::batches(mapping, &records) {
+                    handle_batch(f, table, &testkit::stream_event(batch)).await;
                     assert_within_policy_if_any(f, &table.meter().requests());
                 }
             }
         }
         let round = table.meter().requests();
-        records = stream_records(&round);
+        records = crate::replay::stream_records(&round);
         sent.extend(round);
     }
     panic!("the stream handlers still write records after {FANOUT_ROUNDS} rounds: a loop?");

@@ -83,7 +83,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             let query = deps.table.query(k::product_order_items(sku)).backwards();
             paging.items_within(query, largest).await?
         }
-        IndexDesign::Dedicated => {
+        IndexDesign::Dedicated | IndexDesign::Projected => {
             let paging = api::paging(deps, &req, &FUNCTION, |limit| {
                 format!("O8|dedicated|{sku}|{limit}")
             })?;

@@ -18,7 +18,11 @@
 //! the user (no user: 404). BatchGetItem rounds each item up to 4 KB, so the page's read budget
 //! holds fewer reviews than GSI1's summed Query ([`DEDICATED_PAGE`]). A review the index still
 //! lists but the table no longer holds (deleted or replaced a moment ago) is left out. A cursor
-//! of either design continues in the other: a position is its review's table key.
+//! of any design continues in another: a position is its review's table key.
+//!
+//! With `IndexDesign` projected, `ReviewsByUserAll` has the same keys and holds each review
+//! whole: a page is ONE Query of the page's reviews, within the page's read budget as on GSI1,
+//! and, on a first page, ONE GetItem of the user sent at the same time (no user: 404).
 
 use crate::views as view;
 use api::declare::*;
@@ -40,7 +44,7 @@ pub const FUNCTION: Function = Function::one(
             id: "R2",
             route: "`GET /users/{username}?limit=&cursor=`",
             index: Index::Gsi1,
-            request: "Query `GSI1PK = USER#<u> AND GSI1SK <= USER#<u>`, backwards, as R1; with `IndexDesign=dedicated`, Query `ReviewsByUser` `Username = <u>` backwards (keys only), then BatchGetItem of the page's reviews and, first page, the user",
+            request: "Query `GSI1PK = USER#<u> AND GSI1SK <= USER#<u>`, backwards, as R1; with `IndexDesign=dedicated`, Query `ReviewsByUser` `Username = <u>` backwards (keys only), then BatchGetItem of the page's reviews and, first page, the user; with `IndexDesign=projected`, Query `ReviewsByUserAll` `Username = <u>` backwards (whole reviews) and, first page, GetItem of the user at the same time",
             returns: "`{user (reviewCount), reviews, nextCursor}` newest first",
             example: Example::sub("frodo", "/users/frodo?limit=2"),
         }],
@@ -83,6 +87,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                 .await?
         }
         IndexDesign::Dedicated => page_by_user(&deps.table, &paging, &user).await?,
+        IndexDesign::Projected => page_by_user_all(&deps.table, &paging, &user, largest).await?,
     };
     let (record, reviews, next) = ApiError::or_not_found(found, "user_not_found", || {
         format!("There is no user {user}; create it with PUT /users/{user}.")
@@ -164,6 +169,42 @@ async fn page_by_user(
     )))
 }
 
+/// A page on `ReviewsByUserAll`: the page's reviews whole, newest first, within the page's read
+/// budget, and on a first page the user beside them (one GetItem, sent at the same time);
+/// `None` when the user does not exist.
+async fn page_by_user_all(
+    table: &Table,
+    paging: &Paging<'_>,
+    user: &keys::Id,
+    largest: u32,
+) -> Result<Option<(Option<User>, Vec<Review>, Option<String>)>, ApiError> {
+    let first = paging.is_first();
+    // The user's GetItem (a record under 4 KB, eventually consistent) takes half a unit of the
+    // page's budget.
+    let budget = store::Budget {
+        units: store::PAGE_READ_BUDGET - if first { 0.5 } else { 0.0 },
+        largest,
+    };
+    let query = table.query(k::reviews_by_user_all(user)).backwards();
+    let reviews = store::read_within(query, paging.limit, paging.start.clone(), budget);
+    let record = async {
+        match first {
+            true => table.get::<User>(&k::user(user), Read::Eventual).await,
+            false => Ok(None),
+        }
+    };
+    let (page, record) = tokio::try_join!(reviews, record)?;
+    if first && record.is_none() {
+        return Ok(None);
+    }
+    let reviews = page
+        .items
+        .into_iter()
+        .map(model::from_item::<Review>)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some((record, reviews, paging.next_cursor(page.last_key)?)))
+}
+
 /// A position in the user's list (a cursor's `ExclusiveStartKey`, from either design) as
 /// `design` reads it: its review's table key, and that review's key in the design's index.
 fn position(design: IndexDesign, user: &keys::Id, at: &Item) -> Result<Item, ApiError> {
@@ -177,6 +218,7 @@ fn position(design: IndexDesign, user: &keys::Id, at: &Item) -> Result<Item, Api
     start.extend(match design {
         IndexDesign::Overloaded => model::key_item(&k::review_index(&isbn, &by, when)),
         IndexDesign::Dedicated => model::index_key_item(&k::review_by_user(&isbn, &by, when)),
+        IndexDesign::Projected => model::index_key_item(&k::review_by_user_all(&isbn, &by, when)),
     });
     Ok(start)
 }
@@ -437,7 +479,8 @@ mod tests {
     }
 
     // ---------------------------------------------------------------------------------------
-    // IndexDesign dedicated: `ReviewsByUser`, keys only, then one BatchGetItem.
+    // IndexDesign dedicated: `ReviewsByUser`, keys only, then one BatchGetItem; projected:
+    // `ReviewsByUserAll`, whole reviews, and the user beside them.
 
     /// R2 answered in `design`, on `table`.
     fn in_design(table: &Table, design: IndexDesign) -> Harness {
@@ -447,10 +490,11 @@ mod tests {
         Harness::with_deps(&FUNCTION, handle, deps)
     }
 
-    /// frodo's 23 reviews on a table with both indexes, written as fixtures write them (GSI1's
-    /// keys, and the attributes `ReviewsByUser` indexes): some on the same millisecond, so the
-    /// book orders them, and sam's beside them.
-    async fn both_designs() -> (Harness, Harness) {
+    /// frodo's 23 reviews on a table with every index, written as fixtures write them (GSI1's
+    /// keys, and the attributes `ReviewsByUser` and `ReviewsByUserAll` index): some on the same
+    /// millisecond, so the book orders them, and sam's beside them. R2 in each design, in
+    /// `IndexDesign::ALL`'s order.
+    async fn every_design() -> [Harness; 3] {
         let table = testkit::table().await;
         add_user(&table, "frodo").await;
         add_user(&table, "sam").await;
@@ -459,15 +503,12 @@ mod tests {
             add_review(&table, (i * 7) % 23, "frodo", at, &format!("Review {i}.")).await;
         }
         add_review(&table, 3, "sam", T0, "Also good.").await;
-        (
-            in_design(&table, IndexDesign::Overloaded),
-            in_design(&table, IndexDesign::Dedicated),
-        )
+        IndexDesign::ALL.map(|design| in_design(&table, design))
     }
 
     #[tokio::test]
-    async fn both_designs_answer_every_page_alike() {
-        let (overloaded, dedicated) = both_designs().await;
+    async fn every_design_answers_every_page_alike() {
+        let designs = every_design().await;
         // Within the dedicated page's budget (10 reviews), the same pages, cursor for cursor.
         assert_eq!(dedicated_page(true), 10);
         assert_eq!(dedicated_page(false), 10);
@@ -480,12 +521,15 @@ mod tests {
                 })
                 .await
             };
-            let (a, b) = (walk(&overloaded).await, walk(&dedicated).await);
-            assert_eq!(a.len(), b.len(), "limit {limit}");
-            for (pa, pb) in a.iter().zip(&b) {
-                assert_eq!(pa["user"], pb["user"], "limit {limit}");
-                assert_eq!(pa["reviews"], pb["reviews"], "limit {limit}");
-                assert_eq!(pa["nextCursor"].is_null(), pb["nextCursor"].is_null());
+            let a = walk(&designs[0]).await;
+            for other in &designs[1..] {
+                let b = walk(other).await;
+                assert_eq!(a.len(), b.len(), "limit {limit}");
+                for (pa, pb) in a.iter().zip(&b) {
+                    assert_eq!(pa["user"], pb["user"], "limit {limit}");
+                    assert_eq!(pa["reviews"], pb["reviews"], "limit {limit}");
+                    assert_eq!(pa["nextCursor"].is_null(), pb["nextCursor"].is_null());
+                }
             }
             assert_eq!(a.iter().flat_map(books_of).count(), 23);
         }
@@ -497,7 +541,7 @@ mod tests {
                 .collect()
         };
         let (mut sizes, mut walks) = (Vec::new(), Vec::new());
-        for h in [&overloaded, &dedicated] {
+        for h in &designs {
             let pages = testkit::walk_pages("50", async |q| get(h, "frodo", q).await.1).await;
             sizes.push(
                 pages
@@ -508,26 +552,23 @@ mod tests {
             walks.push(all(pages));
         }
         assert_eq!(walks[0], walks[1]);
-        assert_eq!(sizes, [vec![23], vec![10, 10, 3]]);
+        assert_eq!(walks[0], walks[2]);
+        assert_eq!(sizes, [vec![23], vec![10, 10, 3], vec![23]]);
     }
 
     #[tokio::test]
     async fn a_walk_that_changes_design_between_pages_continues_where_it_stood() {
-        let (overloaded, dedicated) = both_designs().await;
+        let designs = every_design().await;
         let mut turn = 0;
         let pages = testkit::walk_pages("4", async |q| {
             turn += 1;
-            let h = if turn % 2 == 0 {
-                &dedicated
-            } else {
-                &overloaded
-            };
+            let h = &designs[turn % designs.len()];
             let (s, body) = get(h, "frodo", q).await;
             assert_eq!(s, 200, "{body}");
             body
         })
         .await;
-        let one = testkit::walk_pages("4", async |q| get(&overloaded, "frodo", q).await.1).await;
+        let one = testkit::walk_pages("4", async |q| get(&designs[0], "frodo", q).await.1).await;
         // Each cursor is sealed afresh: the pages' contents are what must match.
         let contents = |pages: &[Value]| -> Vec<(Value, Value)> {
             pages
@@ -541,7 +582,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_dedicated_page_is_a_query_of_keys_then_one_batch_get() {
-        let (_, dedicated) = both_designs().await;
+        let [_, dedicated, _] = every_design().await;
         let table = dedicated.table();
         table.meter().reset();
         let (s, body) = get(&dedicated, "frodo", &[("limit", "3")]).await;
@@ -572,6 +613,47 @@ mod tests {
         assert_eq!((requests.len(), requests[1].items), (2, 3));
         // No such user: 404, after one Query (nothing listed) and one BatchGetItem (no user).
         let (s, b) = get(&dedicated, "gollum", &[]).await;
+        assert_eq!((s, b["code"].as_str().unwrap()), (404, "user_not_found"));
+    }
+
+    #[tokio::test]
+    async fn a_projected_page_is_one_query_of_whole_reviews_and_the_user_beside_it() {
+        let [_, _, projected] = every_design().await;
+        let table = projected.table();
+        table.meter().reset();
+        let (s, body) = get(&projected, "frodo", &[("limit", "3")]).await;
+        assert_eq!(s, 200, "{body}");
+        assert_eq!(body["user"]["username"], "frodo");
+        let mut ops: Vec<_> = (table.meter().requests().iter())
+            .map(|r| {
+                (
+                    r.operation,
+                    r.index,
+                    r.items,
+                    r.read_units + r.index_read_units,
+                )
+            })
+            .collect();
+        ops.sort_by_key(|op| op.0);
+        // Three small reviews summed into one 4 KB block, as on GSI1; the user on its own.
+        assert_eq!(
+            ops,
+            [
+                ("GetItem", None, 1, 0.5),
+                ("Query", Some("ReviewsByUserAll"), 3, 0.5)
+            ]
+        );
+        // A later page reads its reviews only.
+        let cursor = body["nextCursor"].as_str().unwrap().to_owned();
+        table.meter().reset();
+        let (_, next) = get(&projected, "frodo", &[("limit", "3"), ("cursor", &cursor)]).await;
+        assert!(next["user"].is_null());
+        let ops: Vec<_> = (table.meter().requests().iter())
+            .map(|r| (r.operation, r.items))
+            .collect();
+        assert_eq!(ops, [("Query", 3)]);
+        // No such user: 404.
+        let (s, b) = get(&projected, "gollum", &[]).await;
         assert_eq!((s, b["code"].as_str().unwrap()), (404, "user_not_found"));
     }
 

@@ -1035,7 +1035,7 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                 // from the lines' own index (its entries: keys, `Type`, quantity, price), unless
                 // the inventories fill it. A product is stocked in each of the workload's
                 // warehouses (as the seeds stock theirs), in none if it declares none.
-                IndexDesign::Dedicated => {
+                IndexDesign::Dedicated | IndexDesign::Projected => {
                     let stocked = w.entities.warehouses.as_ref().map_or(0, |p| p.count) as f64;
                     let inventories = stocked.min(n);
                     let lines = n - inventories;
@@ -1185,6 +1185,24 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
                     },
                 });
                 out
+            }
+            // A first page: the user's newest reviews, whole, from their own index (one Query,
+            // summed and rounded once as on GSI1), and the user by its key beside them.
+            IndexDesign::Projected => {
+                let n = items(15);
+                vec![from(
+                    Entity::Users,
+                    1.0,
+                    Box::new(move |k| {
+                        let user = user_id(k);
+                        vec![
+                            indexed(&kr::reviews_by_user_all(&user), d, Shape::Collection)
+                                .read(rcu(n * s.review, false), n),
+                            base(&kr::user(&user), "USER#<username>", Shape::Item)
+                                .read(rcu(s.user, false), 1.0),
+                        ]
+                    }),
+                )]
             }
         },
         "R3" => put_review(p, w, d, s),

@@ -23,7 +23,9 @@ pub use crate::{
         CourseKey, Day, LocationKey, Month, OccurrencesByDate, Year, ymd,
     },
     multi::EntityType,
-    reviews::reviews_by_user::{ReviewedAt, ReviewedBook, Reviewer, ReviewsByUser},
+    reviews::reviews_by_user::{
+        ReviewedAt, ReviewedBook, Reviewer, ReviewsByUser, ReviewsByUserAll,
+    },
 };
 use crate::{
     commerce::types as commerce_types,
@@ -33,11 +35,12 @@ use crate::{
 };
 
 /// Every multi-attribute index of the table, as `template.yaml` must declare it.
-pub const ALL: [IndexDeclaration; 5] = [
+pub const ALL: [IndexDeclaration; 6] = [
     OccurrencesByDate::DECLARATION,
     CustomerOrdersByStatus::DECLARATION,
     RepOrdersByStatus::DECLARATION,
     ReviewsByUser::DECLARATION,
+    ReviewsByUserAll::DECLARATION,
     OrderLinesByProduct::DECLARATION,
 ];
 
@@ -57,13 +60,15 @@ pub const MEMBERS: &[(&str, &[&str])] = &[
         &[commerce_types::ORDER_HEADER, commerce_types::ORDER_SUMMARY],
     ),
     (ReviewsByUser::NAME, &[review_types::REVIEW]),
+    (ReviewsByUserAll::NAME, &[review_types::REVIEW]),
     (OrderLinesByProduct::NAME, &[commerce_types::ORDER_LINE]),
 ];
 
 /// Which indexes serve the patterns that have a dedicated alternative (R2, O8): GSI1, overloaded
-/// as the seeds teach, or an index of their own each, sparse and projecting only what it reads. One design
-/// per deployment: the template parameter [`IndexDesign::PARAMETER`] decides the indexes the
-/// tables have, the writers' keys and the readers' queries (docs/one-table-or-many.md).
+/// as the seeds teach, or an index of their own each, sparse, R2's projecting its keys only or
+/// the whole review. One design per deployment: the template parameter
+/// [`IndexDesign::PARAMETER`] decides the indexes the tables have, the writers' keys and the
+/// readers' queries (docs/one-table-or-many.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IndexDesign {
     /// GSI1 holds the user's record and a full copy of each review: R2 is one Query.
@@ -74,18 +79,26 @@ pub enum IndexDesign {
     /// `OrderLinesByProduct` holds each order line's keys, quantity and price; order lines and
     /// inventories carry no GSI1 keys. O8 reads the inventories from the product's partition.
     Dedicated,
+    /// As `Dedicated`, but R2's index, `ReviewsByUserAll`, holds each review whole: R2 is one
+    /// Query of the page's reviews and, on a first page, one GetItem of the user beside it.
+    Projected,
 }
 
 impl IndexDesign {
     /// The template parameter, and the functions' variable holding its value.
     pub const PARAMETER: &'static str = "IndexDesign";
     pub const VARIABLE: &'static str = "INDEX_DESIGN";
-    pub const ALL: [IndexDesign; 2] = [IndexDesign::Overloaded, IndexDesign::Dedicated];
+    pub const ALL: [IndexDesign; 3] = [
+        IndexDesign::Overloaded,
+        IndexDesign::Dedicated,
+        IndexDesign::Projected,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             IndexDesign::Overloaded => "overloaded",
             IndexDesign::Dedicated => "dedicated",
+            IndexDesign::Projected => "projected",
         }
     }
 
@@ -109,6 +122,7 @@ impl IndexDesign {
         match self {
             IndexDesign::Overloaded => &[],
             IndexDesign::Dedicated => &[ReviewsByUser::NAME, OrderLinesByProduct::NAME],
+            IndexDesign::Projected => &[ReviewsByUserAll::NAME, OrderLinesByProduct::NAME],
         }
     }
 

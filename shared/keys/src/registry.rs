@@ -507,9 +507,14 @@ mod tests {
             ));
         }
         keys.push((ct::ORDER_LINE, commerce::order_line_by_product(id, i.sku)));
+        let at = crate::Timestamp::from_ms(i.ms).unwrap();
         keys.push((
             reviews::types::REVIEW,
-            reviews::review_by_user(&i.isbn, &i.a, crate::Timestamp::from_ms(i.ms).unwrap()),
+            reviews::review_by_user(&i.isbn, &i.a, at),
+        ));
+        keys.push((
+            reviews::types::REVIEW,
+            reviews::review_by_user_all(&i.isbn, &i.a, at),
         ));
         keys
     }
@@ -565,6 +570,11 @@ mod tests {
         reads.push((
             "R2",
             reviews::reviews_by_user(&i.a),
+            &[reviews::types::REVIEW],
+        ));
+        reads.push((
+            "R2",
+            reviews::reviews_by_user_all(&i.a),
             &[reviews::types::REVIEW],
         ));
         reads

@@ -240,6 +240,17 @@ pub mod reviews_by_user {
         type Sort = (ReviewedAt, ReviewedBook);
         const PROJECTION: Projection = Projection::KeysOnly;
     }
+
+    /// R2 (`IndexDesign` projected): [`ReviewsByUser`]'s keys, each entry the whole review
+    /// (`ALL`: what R2 shows of it), so a page is one Query and no review is fetched again.
+    pub struct ReviewsByUserAll;
+
+    impl Index for ReviewsByUserAll {
+        const NAME: &'static str = "ReviewsByUserAll";
+        type Partition = (Reviewer,);
+        type Sort = (ReviewedAt, ReviewedBook);
+        const PROJECTION: Projection = Projection::All;
+    }
 }
 
 /// A review's key in `ReviewsByUser`: its own `Username`, `ReviewDate` and `Isbn`, which the
@@ -257,6 +268,22 @@ pub fn review_by_user(isbn: &Isbn, user: &Id, at: Timestamp) -> crate::IndexKey 
 pub fn reviews_by_user(user: &Id) -> crate::IndexCondition {
     use crate::Index;
     reviews_by_user::ReviewsByUser::key((reviews_by_user::Reviewer(user.clone()),)).build()
+}
+
+/// A review's key in `ReviewsByUserAll`: the same attributes as in `ReviewsByUser`.
+pub fn review_by_user_all(isbn: &Isbn, user: &Id, at: Timestamp) -> crate::IndexKey {
+    use crate::Index;
+    use reviews_by_user::*;
+    ReviewsByUserAll::item_key(
+        (Reviewer(user.clone()),),
+        (ReviewedAt(at), ReviewedBook(isbn.clone())),
+    )
+}
+
+/// R2 on `ReviewsByUserAll`: every review of the user, whole (read backwards: newest first).
+pub fn reviews_by_user_all(user: &Id) -> crate::IndexCondition {
+    use crate::Index;
+    reviews_by_user::ReviewsByUserAll::key((reviews_by_user::Reviewer(user.clone()),)).build()
 }
 
 /// The review a position in R2's list names: from its table key (`PK`, `SK`), which a position
@@ -482,6 +509,9 @@ pub(crate) mod tests {
         );
         assert!(reviews_by_user(&id("frodo")).matches(|n| by_user.get(n).cloned()));
         assert!(!reviews_by_user(&id("sam")).matches(|n| by_user.get(n).cloned()));
+        let whole = review_by_user_all(&isbn, &id("frodo"), at);
+        assert_eq!(whole.attributes(), by_user.attributes());
+        assert!(reviews_by_user_all(&id("frodo")).matches(|n| whole.get(n).cloned()));
     }
 
     #[test]

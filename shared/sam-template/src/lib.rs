@@ -1163,11 +1163,16 @@ mod tests {
         assert_eq!(occurrences.partition, ["CourseKey"]);
         assert_eq!(occurrences.sort, ["Year", "Month", "Day", "LocationKey"]);
         let every = t.table.with_every_index();
-        assert_eq!(every.global_indexes.len(), 7);
+        assert_eq!(every.global_indexes.len(), 8);
         let (lines, reviews) = (&every.global_indexes[5], &every.global_indexes[6]);
         assert_eq!(
             (reviews.name.as_str(), reviews.projection.as_str()),
             ("ReviewsByUser", "KEYS_ONLY")
+        );
+        let whole = &every.global_indexes[7];
+        assert_eq!(
+            (whole.name.as_str(), whole.projection.as_str(), &whole.key),
+            ("ReviewsByUserAll", "ALL", &reviews.key)
         );
         assert_eq!(
             (lines.name.as_str(), lines.projection.as_str()),

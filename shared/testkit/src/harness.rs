@@ -188,20 +188,11 @@ impl Harness {
     /// The route key of the declared route `method` and `path` fit: literal segments equal,
     /// a `{parameter}` any segment; of several, the one with the most literal segments.
     pub fn route(&self, method: &str, path: &str) -> String {
-        let segments: Vec<&str> = path.split('/').collect();
         self.function
             .routes
             .iter()
             .filter(|r| r.method.as_str() == method)
-            .filter_map(|r| {
-                let template: Vec<&str> = r.path.split('/').collect();
-                let fits = template.len() == segments.len()
-                    && template
-                        .iter()
-                        .zip(&segments)
-                        .all(|(t, s)| t.starts_with('{') || t == s);
-                fits.then(|| (template.iter().filter(|t| !t.starts_with('{')).count(), r))
-            })
+            .filter_map(|r| crate::route_fit(r.path, path).map(|literal| (literal, r)))
             .max_by_key(|(literal, _)| *literal)
             .map(|(_, r)| format!("{} {}", r.method.as_str(), r.path))
             .unwrap_or_else(|| {

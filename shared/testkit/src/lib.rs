@@ -40,6 +40,17 @@ pub use devkit::{
     table, write_units,
 };
 
+/// Whether `path` fits the route path `route` (`/users/{username}`): literal segments equal, a
+/// `{parameter}` any segment. If it does, how many literal segments the route has: of several
+/// routes a path fits, API Gateway takes the one with the most.
+pub fn route_fit(route: &str, path: &str) -> Option<usize> {
+    let (template, segments): (Vec<&str>, Vec<&str>) =
+        (route.split('/').collect(), path.split('/').collect());
+    let fits = template.len() == segments.len()
+        && (template.iter().zip(&segments)).all(|(t, s)| t.starts_with('{') || t == s);
+    fits.then(|| template.iter().filter(|t| !t.starts_with('{')).count())
+}
+
 /// An API handler's answer to `event`, as status and JSON body (errors rendered as API Gateway
 /// would return them).
 pub async fn call<Fut>(handler: impl FnOnce(Request) -> Fut, event: &Value) -> (u16, Value)
