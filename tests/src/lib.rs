@@ -143,6 +143,8 @@ mod placements;
 #[cfg(test)]
 mod poison;
 #[cfg(test)]
+mod quotations;
+#[cfg(test)]
 mod raw_requests;
 #[cfg(test)]
 mod readme;
