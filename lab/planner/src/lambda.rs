@@ -40,16 +40,19 @@ pub fn round_trips(function: &str) -> usize {
 }
 
 /// [`round_trips`] in `design`: get-user's page is one Query on GSI1 when it is overloaded, a
-/// Query and then a BatchGetItem with an index of its own.
+/// Query and then a BatchGetItem on a keys-only index of its own, a Query and a GetItem sent at
+/// once on one that projects the reviews.
 pub fn round_trips_in(function: &str, design: keys::indexes::IndexDesign) -> usize {
     profile::of_in(function, design).map_or(0, round_trips_of)
 }
 
-/// Requests one after another in the call `p` profiles.
+/// Requests one after another in the call `p` profiles: a request sent while another awaited
+/// its answer, or the same request to several partitions of one form, is not one more.
 pub fn round_trips_of(p: &profile::Profile) -> usize {
     let mut seen: Vec<(&str, &str, &Vec<String>)> = p
         .requests
         .iter()
+        .filter(|s| !s.concurrent)
         .map(|s| (s.operation.as_str(), s.index.as_str(), &s.reads))
         .collect();
     seen.dedup();

@@ -102,6 +102,11 @@ fn a_design_with_two_requests_in_a_row_takes_both_round_trips() {
         lambda::round_trips_in("get-user", IndexDesign::Dedicated),
         2
     );
+    // A Query and a GetItem sent at once: one round trip.
+    assert_eq!(
+        lambda::round_trips_in("get-user", IndexDesign::Projected),
+        1
+    );
     let text = |design: &str| {
         format!(
             "name: reviews\nentities:\n  users: {{count: 10000}}\n  books: {{count: 1000}}\ndesign: {{index_design: {design}}}\npatterns:\n  - {{id: R2, rps: 100}}\n"
@@ -116,6 +121,7 @@ fn a_design_with_two_requests_in_a_row_takes_both_round_trips() {
             .duration
     };
     let (overloaded, dedicated) = (r2("overloaded"), r2("dedicated"));
+    assert_eq!(r2("projected").ms, overloaded.ms);
     assert!(
         (dedicated.ms - overloaded.ms - lambda::ASSUMED_REQUEST_MS).abs() < 1e-9,
         "{overloaded:?} {dedicated:?}"

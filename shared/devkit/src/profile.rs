@@ -52,6 +52,10 @@ pub struct Sent {
     pub reads: Vec<String>,
     /// What it wrote: each item's write on the table and on every index it stands in.
     pub writes: Vec<Written>,
+    /// Sent while another read of the call awaited its answer: not a round trip of its own
+    /// (`store::Request::concurrent`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub concurrent: bool,
 }
 
 /// One item's write on the table or an index, billed as `devkit::bill` bills it.
@@ -126,6 +130,7 @@ impl Sent {
             read_units: crate::bill::request_read_units(r),
             reads,
             writes,
+            concurrent: r.concurrent,
         }
     }
 

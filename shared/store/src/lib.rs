@@ -205,6 +205,7 @@ impl Table {
                 .join(", ")
         });
         let projected = projection.is_some();
+        let flight = self.meter.flight();
         let out = deadline::bounded(
             self.client
                 .get_item()
@@ -218,6 +219,7 @@ impl Table {
         )
         .await
         .map_err(from_sdk)?;
+        let concurrent = flight.land();
         let found = usize::from(out.item.is_some());
         // A projection does not lower the bill: a recording meter bills the item whole.
         let read_whole = match (self.meter.is_recording(), projected && found == 1) {
@@ -232,6 +234,7 @@ impl Table {
                 consistent: read == Read::Strong,
                 partitions: self.recorded(|| vec![key.pk().to_owned()]),
                 read: read_whole,
+                concurrent,
                 ..Request::new("GetItem")
             },
             out.consumed_capacity.as_slice(),
@@ -584,6 +587,7 @@ impl Table {
                 .consistent_read(read == Read::Strong)
                 .build()
                 .map_err(build_error)?;
+            let flight = self.meter.flight();
             let out = deadline::bounded(
                 self.client
                     .batch_get_item()
@@ -593,6 +597,7 @@ impl Table {
             )
             .await
             .map_err(from_sdk)?;
+            let concurrent = flight.land();
             let items = out
                 .responses
                 .and_then(|mut r| r.remove(&self.name))
@@ -615,6 +620,7 @@ impl Table {
                     consistent: read == Read::Strong,
                     partitions: asked,
                     read: read_whole,
+                    concurrent,
                     ..Request::new("BatchGetItem")
                 },
                 out.consumed_capacity.as_deref().unwrap_or_default(),

@@ -7,7 +7,10 @@
 //! for a write, each item it touched as it was before and after ([`Touched`]): what DynamoDB
 //! bills a write by, which DynamoDB Local does not report faithfully for transactions.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{
+    Arc, Mutex,
+    atomic::{AtomicUsize, Ordering},
+};
 
 use aws_sdk_dynamodb::types::ConsumedCapacity;
 use model::Item;
@@ -44,6 +47,10 @@ pub struct Request {
     /// A TransactWriteItems DynamoDB answered as a replay of one it had applied (the same
     /// `ClientRequestToken`, after an answer was lost): billed as reads, writing nothing.
     pub replayed: bool,
+    /// A read sent while another read of the same table handle awaited its answer (two requests
+    /// sent at once, as `tokio::try_join!` sends them): not a round trip of its own. Kept by
+    /// recording meters, for reads only (a write counts as its own round trip).
+    pub concurrent: bool,
     /// A single-item write its condition refused: nothing written; `touched` (a
     /// [`crate::Table::recording_touched`]'s) holds the item as stored and as sent.
     pub refused: bool,
@@ -79,6 +86,7 @@ impl Request {
             partitions: Vec::new(),
             read: Vec::new(),
             replayed: false,
+            concurrent: false,
             refused: false,
         }
     }
@@ -115,12 +123,51 @@ fn record_metrics(request: &Request, is_write: bool) {
 
 /// Records the requests of a table handle. Clones share the record.
 #[derive(Debug, Clone, Default)]
-pub struct Meter(Option<Arc<Mutex<Vec<Request>>>>);
+pub struct Meter(Option<Arc<Log>>);
+
+/// A recording meter's requests, and how many of its reads await their answer.
+#[derive(Debug, Default)]
+struct Log {
+    requests: Mutex<Vec<Request>>,
+    in_flight: AtomicUsize,
+}
+
+/// A read on its way ([`Meter::flight`]), until [`Flight::land`].
+pub(crate) struct Flight<'m> {
+    in_flight: Option<&'m AtomicUsize>,
+    concurrent: bool,
+}
+
+impl Flight<'_> {
+    /// The read answered: whether another was awaiting its answer when it was sent.
+    pub(crate) fn land(self) -> bool {
+        self.concurrent
+    }
+}
+
+impl Drop for Flight<'_> {
+    fn drop(&mut self) {
+        if let Some(n) = self.in_flight {
+            n.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
 
 impl Meter {
     /// A meter that keeps every request (tests and tools; never a Lambda).
     pub fn recording() -> Meter {
         Meter(Some(Arc::default()))
+    }
+
+    /// A read about to be sent: a recording meter notes whether another of its reads is still
+    /// awaiting an answer ([`Request::concurrent`]); any other meter, nothing.
+    pub(crate) fn flight(&self) -> Flight<'_> {
+        let in_flight = self.0.as_ref().map(|log| &log.in_flight);
+        let concurrent = in_flight.is_some_and(|n| n.fetch_add(1, Ordering::SeqCst) > 0);
+        Flight {
+            in_flight,
+            concurrent,
+        }
     }
 
     /// Records `request`, charged what DynamoDB reported (`consumed`).
@@ -159,7 +206,7 @@ impl Meter {
             items = request.items,
             "dynamodb request"
         );
-        if let Some(mut log) = self.0.as_ref().and_then(|l| l.lock().ok()) {
+        if let Some(mut log) = self.0.as_ref().and_then(|l| l.requests.lock().ok()) {
             log.push(request);
         }
     }
@@ -173,7 +220,7 @@ impl Meter {
     pub fn requests(&self) -> Vec<Request> {
         self.0
             .as_ref()
-            .and_then(|l| l.lock().ok().map(|l| l.clone()))
+            .and_then(|l| l.requests.lock().ok().map(|l| l.clone()))
             .unwrap_or_default()
     }
 
@@ -186,13 +233,13 @@ impl Meter {
     pub fn retained(&self) -> usize {
         self.0
             .as_ref()
-            .and_then(|l| l.lock().ok().map(|l| l.len()))
+            .and_then(|l| l.requests.lock().ok().map(|l| l.len()))
             .unwrap_or(0)
     }
 
     /// Forgets what was recorded (between steps of a test).
     pub fn reset(&self) {
-        if let Some(mut log) = self.0.as_ref().and_then(|l| l.lock().ok()) {
+        if let Some(mut log) = self.0.as_ref().and_then(|l| l.requests.lock().ok()) {
             log.clear();
         }
     }

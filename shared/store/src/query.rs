@@ -245,6 +245,7 @@ impl<'t, C: Selection> Query<'t, C> {
             Some(_) => ReturnConsumedCapacity::Indexes,
             None => ReturnConsumedCapacity::Total,
         };
+        let flight = self.table.meter().flight();
         let out = crate::deadline::bounded(
             self.table
                 .client()
@@ -263,6 +264,7 @@ impl<'t, C: Selection> Query<'t, C> {
         )
         .await
         .map_err(from_sdk)?;
+        let concurrent = flight.land();
         let items = out.items.unwrap_or_default();
         let read_units = out
             .consumed_capacity
@@ -280,6 +282,7 @@ impl<'t, C: Selection> Query<'t, C> {
                 read: self
                     .table
                     .recorded(|| items.iter().cloned().map(Some).collect()),
+                concurrent,
                 ..crate::Request::new("Query")
             },
             out.consumed_capacity.as_slice(),
