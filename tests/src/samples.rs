@@ -191,6 +191,7 @@ async fn send_in(
         shape: None,
         design: None,
         requests: sent(&requests, indexes),
+        round_trips: devkit::profile::round_trips(&requests),
         fanout: sent(&fanout, indexes),
     };
     (
@@ -335,6 +336,7 @@ async fn api_sample(
         shape: None,
         design: None,
         requests: sent(&requests, indexes),
+        round_trips: devkit::profile::round_trips(&requests),
         fanout: sent(&fanout, indexes),
     };
     let row = Row {

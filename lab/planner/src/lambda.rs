@@ -46,17 +46,9 @@ pub fn round_trips_in(function: &str, design: keys::indexes::IndexDesign) -> usi
     profile::of_in(function, design).map_or(0, round_trips_of)
 }
 
-/// Requests one after another in the call `p` profiles: a request sent while another awaited
-/// its answer, or the same request to several partitions of one form, is not one more.
+/// Requests one after another in the call `p` profiles (its [`profile::Profile::round_trips`]).
 pub fn round_trips_of(p: &profile::Profile) -> usize {
-    let mut seen: Vec<(&str, &str, &Vec<String>)> = p
-        .requests
-        .iter()
-        .filter(|s| !s.concurrent)
-        .map(|s| (s.operation.as_str(), s.index.as_str(), &s.reads))
-        .collect();
-    seen.dedup();
-    seen.len()
+    p.round_trips
 }
 
 /// `function`'s warm duration in the template's default design ([`duration_in`]).

@@ -32,6 +32,9 @@ pub struct Profile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub design: Option<String>,
     pub requests: Vec<Sent>,
+    /// Its requests one after another ([`round_trips`]): what its duration waits for.
+    #[serde(default)]
+    pub round_trips: usize,
     /// What the stream handlers sent for its changes, until they made no more.
     pub fanout: Vec<Sent>,
 }
@@ -52,10 +55,6 @@ pub struct Sent {
     pub reads: Vec<String>,
     /// What it wrote: each item's write on the table and on every index it stands in.
     pub writes: Vec<Written>,
-    /// Sent while another read of the call awaited its answer: not a round trip of its own
-    /// (`store::Request::concurrent`).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub concurrent: bool,
 }
 
 /// One item's write on the table or an index, billed as `devkit::bill` bills it.
@@ -68,6 +67,13 @@ pub struct Written {
     /// `put` (a new item), `update` (an item replaced or changed), `delete`, `check` (a
     /// transaction's ConditionCheck), or `refused` (a write its condition refused).
     pub action: String,
+}
+
+/// How many of `requests` were sent while no other awaited its answer: the round trips a call
+/// waits for, one after another (requests sent at once, as parallel Queries of a sharded
+/// partition or a Query and a GetItem joined, are one).
+pub fn round_trips(requests: &[store::Request]) -> usize {
+    requests.iter().filter(|r| !r.concurrent).count()
 }
 
 impl Sent {
@@ -130,7 +136,6 @@ impl Sent {
             read_units: crate::bill::request_read_units(r),
             reads,
             writes,
-            concurrent: r.concurrent,
         }
     }
 
