@@ -9,16 +9,28 @@
 //! marks), so a batch retried because one part failed changes nothing the other already did. The
 //! parts run side by side; the batch's failures are the union of both parts'.
 
+use model::{
+    Entity,
+    commerce::{Inventory, OrderLine, OrderSummary, TrackingEvent},
+};
 use store::{Deps, Needs};
-use stream_handler::{BatchResponse, Consumer, Event};
+use stream_handler::{BatchResponse, Consumer, Event, Source};
 
 pub mod status;
 pub mod totals;
 
-/// Its name (binary, template resource, sample event, metrics' `Pattern`) and what it needs.
+/// Its name (binary, template resource, sample event, metrics' `Pattern`), what it needs and its
+/// sources: [`totals`]' orders, lines and inventories, and [`status`]' tracking events (a history
+/// that only grows: removing one, by TTL, changes no status).
 pub const CONSUMER: Consumer = Consumer {
     name: "commerce-stream",
     needs: Needs::SHARDS.with_settings(&[crate::data::ORDER_STATUS_KEYS]),
+    sources: &[
+        Source::changes(OrderSummary::TYPE),
+        Source::changes(OrderLine::TYPE),
+        Source::writes(TrackingEvent::TYPE),
+        Source::changes(Inventory::TYPE),
+    ],
 };
 
 pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {

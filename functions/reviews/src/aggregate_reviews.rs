@@ -22,12 +22,13 @@ use store::{
     Deps, Needs,
     aggregate::{Applied, Contribution},
 };
-use stream_handler::{BatchResponse, Change, Consumer, Event};
+use stream_handler::{BatchResponse, Change, Consumer, Event, Source};
 
 /// Its name (binary, template resource, sample event, metrics' `Pattern`) and what it needs.
 pub const CONSUMER: Consumer = Consumer {
     name: "aggregate-reviews",
     needs: Needs::SHARDS,
+    sources: &[Source::changes(Review::TYPE)],
 };
 
 pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
@@ -36,7 +37,8 @@ pub async fn handle(deps: &Deps, event: Event) -> BatchResponse {
 
 /// The handler, also returning what it wrote (for tests and the benchmark).
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
-    stream_handler::aggregate_batch(deps, event, &CONSUMER, &[Review::TYPE], contributions_of).await
+    let owns = CONSUMER.types();
+    stream_handler::aggregate_batch(deps, event, &CONSUMER, &owns, contributions_of).await
 }
 
 /// A review's contributions; `shard` is the daily stats' shard of the batch's lane.

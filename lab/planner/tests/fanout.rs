@@ -2,7 +2,7 @@
 //! handlers: each runs on DynamoDB Local with one INSERT record of each source, and the items it
 //! writes are counted by `Type`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use devkit::{Change, all_items, deps, stream_event, stream_record, table as scratch_table};
 use model::{Entity, Item, commerce::TrackingEvent, type_of};
@@ -126,8 +126,34 @@ async fn every_declared_fanout_is_what_the_handler_writes() {
                 .await;
                 item_of(&r)
             }
+            ("Inventory", _) => {
+                commerce::fixtures::product(&table, 7).await;
+                item_of(&model::commerce::Inventory {
+                    sku: commerce::fixtures::sku(7),
+                    warehouse_id: commerce::fixtures::id("W1"),
+                    quantity: 25,
+                    updated_at: commerce::fixtures::at(1_700_000_000_000),
+                    version: 1,
+                })
+            }
             other => panic!("no source for {other:?}: add one here"),
         };
         assert_eq!(run(f, &source, &table).await, declared(f), "{f:?}");
     }
+}
+
+#[test]
+fn every_source_a_consumer_declares_has_a_fanout_and_no_other() {
+    let consumers: BTreeSet<&str> = catalogue::CONSUMERS.iter().map(|c| c.name).collect();
+    let modelled: BTreeSet<&str> = planner::fanout::CONSUMERS.iter().copied().collect();
+    assert_eq!(modelled, consumers, "the consumers the plan models");
+    let declared: BTreeSet<(&str, &str)> = catalogue::CONSUMERS
+        .iter()
+        .flat_map(|c| c.sources.iter().map(|s| (c.name, s.type_name)))
+        .collect();
+    let planned: BTreeSet<(&str, &str)> = FANOUT.iter().map(|f| (f.consumer, f.source)).collect();
+    assert_eq!(
+        planned, declared,
+        "planner::fanout::FANOUT against the consumers' sources (CONSUMER.sources)"
+    );
 }

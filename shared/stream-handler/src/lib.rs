@@ -354,8 +354,8 @@ impl Failures {
     }
 }
 
-/// The whole of a counter handler but its mapping: every readable record of a type it `owns`
-/// becomes contributions through `contributions_of` (given the record and the shard its batch's
+/// The whole of a counter handler but its mapping: every readable record of a type it `owns` (of
+/// the `consumer`'s sources, all of them or a part's) becomes contributions through `contributions_of` (given the record and the shard its batch's
 /// lane writes of every sharded counter, [`Lane::counter_shard`]), which are applied coalesced
 /// and exactly once; owned records that cannot be
 /// read or mapped, and those whose writes failed, are reported. Also returns what was written
@@ -446,11 +446,75 @@ where
 
 /// What a stream handler declares about itself, once, beside its handler: its name (its binary,
 /// its template resource, its sample event, and its metrics' `Pattern`: it serves no pattern of
-/// the catalogue) and what it needs.
+/// the catalogue), what it needs, and the items whose changes it acts on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Consumer {
     pub name: &'static str,
     pub needs: Needs,
+    /// Its sources: the template's `FilterCriteria` ([`Consumer::filter_patterns`], held to it
+    /// by the contract tests), the records [`aggregate_batch`] reads, and the fan-out the
+    /// capacity planner prices (`planner::fanout`, held to it by its tests) all come from here.
+    pub sources: &'static [Source],
+}
+
+/// An item type whose changes a consumer acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source {
+    /// Its `Type`.
+    pub type_name: &'static str,
+    /// Whether its removal (a delete, a TTL expiry) changes what the consumer derives: then its
+    /// mapping also hands over records whose old image is of this type (a REMOVE has no new
+    /// image).
+    pub removals: bool,
+}
+
+impl Source {
+    /// A type whose inserts, updates and removals all count.
+    pub const fn changes(type_name: &'static str) -> Source {
+        Source {
+            type_name,
+            removals: true,
+        }
+    }
+
+    /// A type whose removals change nothing (an append-only history).
+    pub const fn writes(type_name: &'static str) -> Source {
+        Source {
+            type_name,
+            removals: false,
+        }
+    }
+}
+
+impl Consumer {
+    /// The `Type`s of its sources, in declaration order.
+    pub fn types(&self) -> Vec<&'static str> {
+        self.sources.iter().map(|s| s.type_name).collect()
+    }
+
+    /// Its event source mapping's `FilterCriteria` patterns, as the template writes them: a
+    /// record whose new image is a source's, and one whose old image is a source's whose
+    /// removals count.
+    pub fn filter_patterns(&self) -> Vec<String> {
+        let pattern = |image: &str, types: Vec<&str>| {
+            let types: Vec<String> = types.iter().map(|t| format!("\"{t}\"")).collect();
+            format!(
+                r#"{{"dynamodb": {{"{image}": {{"Type": {{"S": [{}]}}}}}}}}"#,
+                types.join(", ")
+            )
+        };
+        let removed: Vec<&str> = self
+            .sources
+            .iter()
+            .filter(|s| s.removals)
+            .map(|s| s.type_name)
+            .collect();
+        let mut out = vec![pattern("NewImage", self.types())];
+        if !removed.is_empty() {
+            out.push(pattern("OldImage", removed));
+        }
+        out
+    }
 }
 
 /// A context crate's stream handlers: `consumers![commerce_stream]`, written by

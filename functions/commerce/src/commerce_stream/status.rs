@@ -16,12 +16,15 @@ use model::{Entity, commerce::TrackingEvent};
 use store::{Deps, aggregate::targets_in_flight};
 use stream_handler::{BatchResponse, Event, Failures, Kind};
 
+/// The consumer's source this part reads; the totals read the others.
+pub const SOURCE: &str = TrackingEvent::TYPE;
+
 pub async fn handle(deps: &Deps, event: &Event) -> BatchResponse {
     let table = &deps.table;
     let mut failures = Failures::default();
     // Order → (newest event, its status, the records it stands for).
     let mut newest: BTreeMap<OrderId, (EventId, OrderStatus, Vec<usize>)> = BTreeMap::new();
-    for change in stream_handler::changes(event, &[TrackingEvent::TYPE]) {
+    for change in stream_handler::changes(event, &[SOURCE]) {
         let change = match change {
             Ok(c) => c,
             Err(e) => {

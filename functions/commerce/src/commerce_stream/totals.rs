@@ -36,14 +36,19 @@ use store::{
 };
 use stream_handler::{BatchResponse, Change, Event, Failures};
 
-/// The order totals of a batch, and what was written (for logs, tests and the benchmark).
-/// The items whose changes move the totals; every other record is another part's or nobody's.
-pub const OWNS: &[&str] = &[OrderSummary::TYPE, OrderLine::TYPE, Inventory::TYPE];
+/// The items whose changes move the totals: the consumer's sources but the status part's.
+fn owns() -> Vec<&'static str> {
+    let status = super::status::SOURCE;
+    let all = super::CONSUMER.types();
+    all.into_iter().filter(|t| *t != status).collect()
+}
 
+/// The order totals of a batch, and what was written (for logs, tests and the benchmark).
 pub async fn handle_counted(deps: &Deps, event: &Event) -> (BatchResponse, Applied) {
     let (lines, unread) = lines_of_turned_orders(deps, event).await;
+    let owns = owns();
     let (response, applied) =
-        stream_handler::aggregate_batch(deps, event, &super::CONSUMER, OWNS, |change, shard| {
+        stream_handler::aggregate_batch(deps, event, &super::CONSUMER, &owns, |change, shard| {
             contributions_of(change, shard, &lines)
         })
         .await;
