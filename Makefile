@@ -52,7 +52,7 @@ PY_TOOLS := cargo-lambda==1.9.2 aws-sam-cli==1.170.0 cfn-lint==1.58.0 schemathes
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 
-.PHONY: help run reset seed token reconcile migrate move-index bench bench-streams bench-keys compare catalogue openapi samples workbench cost plan test fuzz browser lint fmt clippy build sam-build deploy dynamodb-install stop clean
+.PHONY: help run reset seed token reconcile migrate move-index bench bench-streams bench-keys compare catalogue template openapi samples workbench cost plan test fuzz browser lint fmt clippy build sam-build deploy dynamodb-install stop clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -178,6 +178,9 @@ workbench: dynamodb-install ## Write the table's NoSQL Workbench model (lab/work
 
 catalogue: ## Write docs/access-patterns.md's access-pattern table from the catalogue (lab/catalogue), which the tests hold openapi.yaml and template.yaml to
 	UPDATE_CATALOGUE=1 cargo test --workspace --lib --quiet catalogue::the_readme_table
+
+template: ## Write template.yaml from template-frame.yaml (each function's memory and IAM, the table, the API) and the functions' declarations (routes, environment, log groups: lab/catalogue/src/template.rs)
+	UPDATE_TEMPLATE=1 cargo test -p tests --lib --quiet contract::template_yaml_is_what_the_frame_and_the_declarations_generate
 
 openapi: ## Write openapi.yaml from the code: each function's declaration and its request and answer types (lab/catalogue/src/openapi.rs)
 	UPDATE_OPENAPI=1 cargo test --workspace --lib --quiet openapi::openapi_yaml_is_what_the_code_generates

@@ -963,3 +963,14 @@ fn each_index_design_creates_its_indexes_and_allows_its_reads() {
         }
     }
 }
+
+#[test]
+fn template_yaml_is_what_the_frame_and_the_declarations_generate() {
+    let root = sam_template::workspace_root();
+    let frame = std::fs::read_to_string(root.join(catalogue::template::FRAME_FILE))
+        .expect("template-frame.yaml");
+    let generated = catalogue::template::generate(&frame).unwrap_or_else(|e| panic!("{e}"));
+    // Edit the frame, not the template.
+    let path = root.join("template.yaml");
+    crate::generated::hold(&path, &generated, "UPDATE_TEMPLATE", "make template");
+}

@@ -101,6 +101,8 @@ mod explorer;
 #[cfg(test)]
 mod frozen;
 #[cfg(test)]
+mod generated;
+#[cfg(test)]
 mod generated_client;
 #[cfg(test)]
 mod hr;

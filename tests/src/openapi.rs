@@ -246,24 +246,7 @@ fn openapi_yaml_is_what_the_code_generates() {
          # declarations and types it reads, or lab/catalogue/src/openapi-frame.yaml, not this file.\n{}",
         serde_yaml::to_string(&catalogue::openapi::document()).expect("YAML")
     );
-    let committed = std::fs::read_to_string(&path).expect("openapi.yaml");
-    if committed == generated {
-        return;
-    }
-    if std::env::var_os("UPDATE_OPENAPI").is_some() {
-        std::fs::write(&path, generated).expect("write openapi.yaml");
-        return;
-    }
-    let first = committed
-        .lines()
-        .zip(generated.lines())
-        .position(|(a, b)| a != b)
-        .unwrap_or(committed.lines().count().min(generated.lines().count()));
-    panic!(
-        "openapi.yaml is not what the code generates (first difference on line {}): run `make \
-         openapi` and review the change",
-        first + 1
-    );
+    crate::generated::hold(&path, &generated, "UPDATE_OPENAPI", "make openapi");
 }
 
 #[test]

@@ -2,11 +2,12 @@
 //! beside its handler (`FUNCTION` of an API function, `CONSUMER` of a stream handler), collected
 //! here for their readers. Nothing is listed twice: the access-pattern table in
 //! `docs/access-patterns.md` is rendered from it ([`markdown_table`]), `openapi.yaml` is generated
-//! from it and the routes' contracts ([`openapi`]), `template.yaml`'s routes are held to it by the
-//! tests crate, the tests dispatch requests by function name through it ([`handle`]), and the
+//! from it and the routes' contracts ([`openapi`]), and so are `template.yaml`'s functions, from it
+//! and `template-frame.yaml` ([`template`]), the tests dispatch requests by function name through it ([`handle`]), and the
 //! local stack's explorer lists and runs its patterns.
 
 pub mod openapi;
+pub mod template;
 
 use std::sync::LazyLock;
 
