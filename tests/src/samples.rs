@@ -516,12 +516,11 @@ async fn worst_cases(
         r.method != api::Method::Get || f.access == api::Access::Public
     };
     for &(f, route) in catalogue::ROUTES.iter().filter(declares) {
-        let example = route.patterns.last().expect("a pattern").example;
-        let worst = example
+        let worst = catalogue::contract(f, route)
             .worst
             .unwrap_or_else(|| {
                 panic!(
-                    "{} {}: a write route and a public read declare their worst case (`Example::with_worst`)",
+                    "{} {}: a write route and a public read declare their worst case (`Contract::worst`)",
                     route.method.as_str(),
                     route.path
                 )
@@ -589,8 +588,7 @@ async fn every_worst_case_and_the_cost_guard_on_them_are_documented() {
 async fn an_order_of_48_lines_is_billed_for_every_line_and_its_fan_out() {
     let t = Template::workspace().unwrap();
     let (f, route) = only_route("place-order");
-    let worst = route.patterns[0]
-        .example
+    let worst = catalogue::contract(f, route)
         .worst
         .expect("place-order's worst case")
         .build();

@@ -22,16 +22,7 @@ pub const FUNCTION: Function = Function::one(
             index: Index::Table,
             request: "TransactWriteItems: Delete `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_exists`, `Version` = the one given, if any), Update `CART#<cartId>` / `A` `ADD LineCount -1`",
             returns: "204 (also when absent); 409 `version_mismatch`",
-            example: Example::sub("petes-cart", "/carts/petes-cart/items/veggies").with_worst(
-                || {
-                    let line = crate::put_cart_line::largest();
-                    api::function::Worst::new(
-                        "the largest line (`put-cart-line`'s worst case)",
-                        Example { body: None, ..line },
-                    )
-                    .after("put-cart-line", line)
-                },
-            ),
+            example: Example::sub("petes-cart", "/carts/petes-cart/items/veggies"),
         }],
     ),
 );
@@ -40,7 +31,15 @@ pub const FUNCTION: Function = Function::one(
 pub const CONTRACTS: &[Contract] = &[
     Contract::no_content("removed, or was not there")
             .optional_body::<DeleteLine>()
-            .refusals(&[Refusal::new(409, "`version_mismatch`: the line was written since the version given was read; nothing was removed")]),
+            .refusals(&[Refusal::new(409, "`version_mismatch`: the line was written since the version given was read; nothing was removed")])
+        .worst(|| {
+                    let line = crate::put_cart_line::largest();
+                    api::function::Worst::new(
+                        "the largest line (`put-cart-line`'s worst case)",
+                        Example { body: None, ..line },
+                    )
+                    .after("put-cart-line", line)
+                },),
 ];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {

@@ -45,8 +45,7 @@ pub const FUNCTION: Function = Function::one(
                 .with_headers(&[("Idempotency-Key", "3f1c2a9e-7b4d-4e8a-9c1f-2b6d8e0a5c71")])
                 .with_body(
                     r#"{"items": [{"sku": 1001, "quantity": 2}, {"sku": 42, "quantity": 1}]}"#,
-                )
-                .with_worst(worst),
+                ),
         }],
     ),
 )
@@ -82,7 +81,8 @@ pub const CONTRACTS: &[Contract] = &[
                     },
                 } },
             })
-        }),
+        })
+        .worst(worst),
 ];
 
 /// An order as placed.

@@ -28,13 +28,7 @@ pub const FUNCTION: Function = Function::one(
             request: "a new line: TransactWriteItems Put `CART#<cartId>` / `PRODUCT#<productId>` (`attribute_not_exists`), Update `CART#<cartId>` / `A` `ADD LineCount 1` if below 100; a line there: UpdateItem (`Version` = the one given, if any); quantity 0: TransactWriteItems Delete the line (`Version` = the one given, if any), `ADD LineCount -1`",
             returns: "the line `{cartId, productId, quantity, updatedAt, version}`; 409 `cart_full`, `version_mismatch`",
             example: Example::sub("petes-cart", "/carts/petes-cart/items/coffee")
-                .with_body(r#"{"quantity": 3}"#)
-                .with_worst(|| {
-                    api::function::Worst::new(
-                        format!("a new line of {MAX_QUANTITY} units, cart and product ids of {} characters", keys::MAX_ID_LEN),
-                        largest(),
-                    )
-                }),
+                .with_body(r#"{"quantity": 3}"#),
         }],
     ),
 );
@@ -43,7 +37,13 @@ pub const FUNCTION: Function = Function::one(
 pub const CONTRACTS: &[Contract] = &[
     Contract::ok::<Stored>("the line as stored (quantity 0 once removed)")
             .body::<PutLine>()
-            .refusals(&[Refusal::new(409, "`cart_full` (a new line in a cart of 100 lines) or `version_mismatch` (the line was written since the version given was read); nothing was written")]),
+            .refusals(&[Refusal::new(409, "`cart_full` (a new line in a cart of 100 lines) or `version_mismatch` (the line was written since the version given was read); nothing was written")])
+        .worst(|| {
+                    api::function::Worst::new(
+                        format!("a new line of {MAX_QUANTITY} units, cart and product ids of {} characters", keys::MAX_ID_LEN),
+                        largest(),
+                    )
+                }),
 ];
 
 /// A cart line as stored; once removed, its quantity 0 and nothing else.

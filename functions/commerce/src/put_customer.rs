@@ -27,8 +27,7 @@ pub const FUNCTION: Function = Function::one(
             request: "UpdateItem `CUSTOMER#<id>` / `A` (keeps derived attributes)",
             returns: "the customer; 201 created, 200 updated",
             example: Example::sub("123", "/customers/123")
-                .with_body(r#"{"name": "David Good", "email": "david@example.com"}"#)
-                .with_worst(worst),
+                .with_body(r#"{"name": "David Good", "email": "david@example.com"}"#),
         }],
     ),
 )
@@ -41,7 +40,8 @@ pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Customer>(
     "the customer as stored, created",
 )
 .body::<PutCustomer>()
-.refusals(&[Refusal::FORBIDDEN])];
+.refusals(&[Refusal::FORBIDDEN])
+.worst(worst)];
 
 /// C2's costliest write: a new customer of the longest id, name and email.
 fn worst() -> api::function::Worst {

@@ -33,13 +33,7 @@ pub const FUNCTION: Function = Function::one(
             request: "TransactWriteItems: ConditionCheck the product, ConditionCheck the warehouse; Put `PRODUCT#<sku>` / `WAREHOUSE#<warehouseId>` (`attribute_not_exists`); when it exists, UpdateItem (`Version` = the one given, if any; `ADD Version 1`)",
             returns: "`{sku, warehouseId, quantity, updatedAt, version}`; 201 / 200; 404 `product_not_found`, `warehouse_not_found`; 409 `version_mismatch`",
             example: Example::staff("/products/42/inventory/W2")
-                .with_body(r#"{"quantity": 25, "version": 1}"#)
-                .with_worst(|| {
-                    api::function::Worst::new(
-                        format!("the highest quantity, {MAX_QUANTITY}"),
-                        largest(),
-                    )
-                }),
+                .with_body(r#"{"quantity": 25, "version": 1}"#),
         }],
     ),
 )
@@ -57,7 +51,13 @@ pub const CONTRACTS: &[Contract] = &[
         .refusals(&[
             Refusal::NOT_FOUND,
             Refusal::new(409, "`version_mismatch`: the inventory was written since the version given was read; nothing was written"),
-        ]),
+        ])
+        .worst(|| {
+                    api::function::Worst::new(
+                        format!("the highest quantity, {MAX_QUANTITY}"),
+                        largest(),
+                    )
+                }),
 ];
 pub use crate::views::MAX_STOCK as MAX_QUANTITY;
 

@@ -29,20 +29,21 @@ pub const FUNCTION: Function = Function::one(
             request: "UpdateItem `PRODUCT#<sku>` / `A` (keeps the derived total inventory)",
             returns: "the product; 201 / 200",
             example: Example::staff("/products/1004")
-                .with_body(r#"{"name": "Coffee tamper", "description": "Stainless steel, 58 mm", "price": 2450, "currency": "USD"}"#)
-                .with_worst(|| {
-                    api::function::Worst::new(
-                        format!("a name of {MAX_NAME_CHARS} and a description of {MAX_DESCRIPTION_CHARS} characters of 4 bytes, the highest price"),
-                        largest(keys::commerce::Sku::MAX),
-                    )
-                }),
+                .with_body(r#"{"name": "Coffee tamper", "description": "Stainless steel, 58 mm", "price": 2450, "currency": "USD"}"#),
         }],
     ),
 );
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] =
-    &[Contract::put::<view::Product>("replaced", "created").body::<PutProduct>()];
+    &[Contract::put::<view::Product>("replaced", "created").body::<PutProduct>()
+        .worst(|| {
+                    api::function::Worst::new(
+                        format!("a name of {MAX_NAME_CHARS} and a description of {MAX_DESCRIPTION_CHARS} characters of 4 bytes, the highest price"),
+                        largest(keys::commerce::Sku::MAX),
+                    )
+                }),
+];
 
 /// The request that writes the largest product at `sku`: the longest name and description, of
 /// the widest characters, at the highest price (C3's worst case orders them).

@@ -26,21 +26,9 @@ pub const FUNCTION: Function = Function::one(
             index: Index::Table,
             request: "GetItem `JOB#<jobId>` (its title); Query H1 (consistent); TransactWriteItems: Update the employee's revision (conditioned), ConditionCheck job and department, Put `JH#<date>#<jobId>` (`attribute_not_exists`), Put `#JOB` when newest",
             returns: "201 the job (its title the job's) and `current`; 404 `employee_not_found`, `job_not_found`, `department_not_found`; 409 `job_exists`",
-            example: Example::staff("/employees/E100/jobs")
-                .with_body(
-                    r#"{"jobId": "SA_MAN", "departmentId": "SALES", "startDate": "2026-01-05"}"#,
-                )
-                .with_worst(|| {
-                    const JOBS: usize = 5;
-                    let job = crate::put_reference::largest(JOBS);
-                    api::function::Worst::new(
-                        format!("the newest job (it becomes the current one) of a title of {} characters of 4 bytes", crate::put_reference::longest_name(JOBS).1),
-                        Example::staff("/employees/E100/jobs").with_body(
-                            r#"{"jobId": "SA_MAN", "departmentId": "SALES", "startDate": "2026-01-05"}"#,
-                        ),
-                    )
-                    .after("put-reference", job)
-                }),
+            example: Example::staff("/employees/E100/jobs").with_body(
+                r#"{"jobId": "SA_MAN", "departmentId": "SALES", "startDate": "2026-01-05"}"#,
+            ),
         }],
     ),
 );
@@ -50,7 +38,21 @@ pub const CONTRACTS: &[Contract] =
     &[
         Contract::created::<Added>("the job, and whether it is now the current one")
             .body::<NewJob>()
-            .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT]),
+            .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT])
+            .worst(|| {
+                const JOBS: usize = 5;
+                let job = crate::put_reference::largest(JOBS);
+                api::function::Worst::new(
+        format!(
+            "the newest job (it becomes the current one) of a title of {} characters of 4 bytes",
+            crate::put_reference::longest_name(JOBS).1
+        ),
+        Example::staff("/employees/E100/jobs").with_body(
+            r#"{"jobId": "SA_MAN", "departmentId": "SALES", "startDate": "2026-01-05"}"#,
+        ),
+    )
+    .after("put-reference", job)
+            }),
     ];
 
 /// the job is one PUT /jobs/{jobId} made; its title is the job's (a body with a title is

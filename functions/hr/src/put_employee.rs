@@ -23,11 +23,18 @@ pub const FUNCTION: Function = Function::one(
             index: Index::Table,
             request: "GetItem the warehouse; Query H1 (consistent); TransactWriteItems: Put employee (on its revision), ConditionCheck warehouse, Put / Delete the warehouse edge, Put the renamed current-job edge",
             returns: "201 / 200 the employee; 404 `warehouse_not_found`",
-            example: Example::staff("/employees/E101")
-                .with_body(
-                    r#"{"name": "Alan Turing", "hireDate": "2025-06-02", "warehouseId": "W1"}"#,
-                )
-                .with_worst(|| {
+            example: Example::staff("/employees/E101").with_body(
+                r#"{"name": "Alan Turing", "hireDate": "2025-06-02", "warehouseId": "W1"}"#,
+            ),
+        }],
+    ),
+);
+
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
+pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Employee>("replaced", "created")
+    .body::<NewEmployee>()
+    .refusals(&[Refusal::NOT_FOUND])
+        .worst(|| {
                     let body = serde_json::json!({
                         "name": api::function::widest_text(keys::MAX_TEXT_LEN),
                         "hireDate": "2025-06-02",
@@ -38,14 +45,7 @@ pub const FUNCTION: Function = Function::one(
                         Example::staff("/employees/E100").with_body(api::function::leak(body.to_string())),
                     )
                 }),
-        }],
-    ),
-);
-
-/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Employee>("replaced", "created")
-    .body::<NewEmployee>()
-    .refusals(&[Refusal::NOT_FOUND])];
+];
 
 /// An employee's name, hire date and warehouse.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -33,9 +33,7 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: "TransactWriteItems: Put `REGION#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the region",
-                example: Example::staff("/regions/EU")
-                    .with_body(r#"{"name": "Europe"}"#)
-                    .with_worst(worst::<0>),
+                example: Example::staff("/regions/EU").with_body(r#"{"name": "Europe"}"#),
             }],
         ),
         Route::put(
@@ -48,8 +46,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the country; 404 `region_not_found`",
                 example: Example::staff("/countries/DE")
-                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#)
-                    .with_worst(worst::<1>),
+                    .with_body(r#"{"name": "Germany", "regionId": "EU"}"#),
             }],
         ),
         Route::put(
@@ -62,8 +59,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the location; 404 `country_not_found`",
                 example: Example::staff("/locations/BER")
-                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#)
-                    .with_worst(worst::<2>),
+                    .with_body(r#"{"name": "Berlin", "countryId": "DE"}"#),
             }],
         ),
         Route::put(
@@ -76,8 +72,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the department; 404 `location_not_found`",
                 example: Example::staff("/departments/SALES")
-                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#)
-                    .with_worst(worst::<3>),
+                    .with_body(r#"{"name": "Sales", "locationId": "BER"}"#),
             }],
         ),
         Route::put(
@@ -90,8 +85,7 @@ pub const FUNCTION: Function = Function {
                 request: "TransactWriteItems: ConditionCheck the parent; Put `<TAG>#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the warehouse; 404 `region_not_found`",
                 example: Example::staff("/warehouses/W3")
-                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#)
-                    .with_worst(worst::<4>),
+                    .with_body(r#"{"name": "Marzahn", "regionId": "EU"}"#),
             }],
         ),
         Route::put(
@@ -103,9 +97,7 @@ pub const FUNCTION: Function = Function {
                 index: Index::Table,
                 request: "TransactWriteItems: Put `JOB#<id>` / `A` (`attribute_not_exists`, then again without when it exists)",
                 returns: "201 / 200 the job",
-                example: Example::staff("/jobs/SA_MAN")
-                    .with_body(r#"{"title": "Sales Manager"}"#)
-                    .with_worst(worst::<5>),
+                example: Example::staff("/jobs/SA_MAN").with_body(r#"{"title": "Sales Manager"}"#),
             }],
         ),
     ],
@@ -113,12 +105,12 @@ pub const FUNCTION: Function = Function {
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    reference::put::<Region>("replaced", "putRegion"),
-    reference::put::<Country>("replaced", "putCountry"),
-    reference::put::<Location>("replaced", "putLocation"),
-    reference::put::<Department>("replaced", "putDepartment"),
-    reference::put::<Warehouse>("replaced", "putWarehouse"),
-    reference::put::<Job>("replaced (renamed)", "putJob"),
+    reference::put::<Region>("replaced", "putRegion").worst(worst::<0>),
+    reference::put::<Country>("replaced", "putCountry").worst(worst::<1>),
+    reference::put::<Location>("replaced", "putLocation").worst(worst::<2>),
+    reference::put::<Department>("replaced", "putDepartment").worst(worst::<3>),
+    reference::put::<Warehouse>("replaced", "putWarehouse").worst(worst::<4>),
+    reference::put::<Job>("replaced (renamed)", "putJob").worst(worst::<5>),
 ];
 pub use crate::reference::MAX_NAME_CHARS;
 
@@ -143,7 +135,6 @@ pub fn largest(route: usize) -> Example {
     body[field] = widest_text(chars).into();
     Example {
         body: Some(leak(body.to_string())),
-        worst: None,
         ..example
     }
 }

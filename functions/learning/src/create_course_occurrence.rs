@@ -30,12 +30,7 @@ pub const FUNCTION: Function = Function::one(
                 index: Index::Table,
                 request: "PutItem, `attribute_not_exists`",
                 returns: "201 the occurrence; 409 `course_exists`",
-                example: Example::staff("/courses").with_body(r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#).with_worst(|| {
-                    api::function::Worst::new(
-                        format!("a course name and a location of {} and a course type of {MAX_COURSE_TYPE_CHARS} characters of 4 bytes", keys::MAX_TEXT_LEN),
-                        largest(),
-                    )
-                }),
+                example: Example::staff("/courses").with_body(r#"{"courseName": "Intro to DynamoDB", "startDate": "2022-03-16", "location": "Building 2", "courseType": "DevChat"}"#),
             },
         ],
     ),
@@ -45,7 +40,13 @@ pub const FUNCTION: Function = Function::one(
 pub const CONTRACTS: &[Contract] = &[
     Contract::created::<view::CourseOccurrence>("the occurrence")
         .body::<NewOccurrence>()
-        .refusals(&[Refusal::CONFLICT]),
+        .refusals(&[Refusal::CONFLICT])
+        .worst(|| {
+                    api::function::Worst::new(
+                        format!("a course name and a location of {} and a course type of {MAX_COURSE_TYPE_CHARS} characters of 4 bytes", keys::MAX_TEXT_LEN),
+                        largest(),
+                    )
+                }),
 ];
 
 pub const MAX_COURSE_TYPE_CHARS: usize = 100;

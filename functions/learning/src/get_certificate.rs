@@ -23,8 +23,15 @@ pub const FUNCTION: Function = Function::one(
             returns: "the certificate; 404 `certificate_not_found`",
             example: Example::anyone(
                 "/courses/introtodynamodb/certificates/2022-03-15/David%20Spurdy",
-            )
-            .with_worst(|| {
+            ),
+        }],
+    ),
+);
+
+/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
+pub const CONTRACTS: &[Contract] =
+    &[Contract::found::<view::Certificate>("the certificate").worst_read_units(3.0)
+        .worst(|| {
                 use api::function::{Worst, leak, path_segment, widest_text};
                 let name = path_segment(&widest_text(keys::MAX_TEXT_LEN));
                 let target = format!("/courses/{name}/certificates/2022-03-16/{name}");
@@ -34,13 +41,7 @@ pub const FUNCTION: Function = Function::one(
                 )
                 .answered(404)
             }),
-        }],
-    ),
-);
-
-/// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] =
-    &[Contract::found::<view::Certificate>("the certificate").worst_read_units(3.0)];
+];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;

@@ -22,27 +22,25 @@ pub const FUNCTION: Function = Function::one(
             returns: "the occurrence; 404 `course_not_found`",
             example: Example::anyone(
                 "/courses/Intro%20to%20DynamoDB/occurrences/2022-03-15/Building%201",
-            )
-            .with_worst(|| {
-                use crate::create_course_occurrence::{
-                    largest, longest_course_name, longest_location,
-                };
-                use api::function::{Worst, leak, path_segment};
-                let target = format!(
-                    "/courses/{}/occurrences/2022-03-16/{}",
-                    path_segment(&longest_course_name()),
-                    path_segment(&longest_location(0))
-                );
-                Worst::new("the largest occurrence", Example::anyone(leak(target)))
-                    .after("create-course-occurrence", largest())
-            }),
+            ),
         }],
     ),
 );
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] =
-    &[Contract::found::<view::CourseOccurrence>("the occurrence").worst_read_units(1.0)];
+pub const CONTRACTS: &[Contract] = &[Contract::found::<view::CourseOccurrence>("the occurrence")
+    .worst_read_units(1.0)
+    .worst(|| {
+        use crate::create_course_occurrence::{largest, longest_course_name, longest_location};
+        use api::function::{Worst, leak, path_segment};
+        let target = format!(
+            "/courses/{}/occurrences/2022-03-16/{}",
+            path_segment(&longest_course_name()),
+            path_segment(&longest_location(0))
+        );
+        Worst::new("the largest occurrence", Example::anyone(leak(target)))
+            .after("create-course-occurrence", largest())
+    })];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let course = params::path_course(&req)?;

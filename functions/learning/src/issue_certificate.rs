@@ -30,15 +30,7 @@ pub const FUNCTION: Function = Function::one(
                 index: Index::Table,
                 request: "TransactWriteItems: ConditionCheck occurrence; Put v02 (`attribute_not_exists`); ConditionCheck v01 key (absent or another student)",
                 returns: "201 the certificate; 404 `course_not_found`; 409 `certificate_exists`",
-                example: Example::staff("/certificates").with_body(r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#).with_worst(|| {
-                    use api::function::{leak, widest_text};
-                    let body = largest_for(&widest_text(keys::MAX_TEXT_LEN));
-                    api::function::Worst::new(
-                        format!("course, location, student and instructor names of {} characters of 4 bytes", keys::MAX_TEXT_LEN),
-                        Example::staff("/certificates").with_body(leak(body)),
-                    )
-                    .after("create-course-occurrence", crate::create_course_occurrence::largest())
-                }),
+                example: Example::staff("/certificates").with_body(r#"{"courseName": "Intro to DynamoDB", "date": "2022-03-15", "location": "Building 1", "student": "Davids Purdy", "certType": "Completion", "instructor": "Tyler Walch"}"#),
             },
         ],
     ),
@@ -68,7 +60,22 @@ pub const LARGEST_CERTIFICATE_BYTES: u32 = 4 * 1024;
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::created::<view::Certificate>("the certificate")
     .body::<NewCertificate>()
-    .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT])];
+    .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT])
+    .worst(|| {
+        use api::function::{leak, widest_text};
+        let body = largest_for(&widest_text(keys::MAX_TEXT_LEN));
+        api::function::Worst::new(
+            format!(
+                "course, location, student and instructor names of {} characters of 4 bytes",
+                keys::MAX_TEXT_LEN
+            ),
+            Example::staff("/certificates").with_body(leak(body)),
+        )
+        .after(
+            "create-course-occurrence",
+            crate::create_course_occurrence::largest(),
+        )
+    })];
 
 /// The course occurrence, the student, the type and the instructor.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -71,8 +71,7 @@ pub const FUNCTION: Function = Function::one(
                 returns: "`{courseKey, occurrences, nextCursor}` in date order",
                 example: Example::anyone(
                     "/courses/introtodynamodb/occurrences?date=2022-03-15&location=build",
-                )
-                .with_worst(worst),
+                ),
             },
         ],
     )
@@ -95,7 +94,8 @@ pub const CONTRACTS: &[Contract] = &[
             .page_note(
                 "a page also stops at 32 read units (it holds at least 50 of the largest occurrences, 5 KB each), the next page one nextCursor away",
             )
-            .worst_read_units(31.0),
+            .worst_read_units(31.0)
+        .worst(worst),
 ];
 
 api::page! {

@@ -22,24 +22,24 @@ pub const FUNCTION: Function = Function::one(
             index: Index::Table,
             request: "GetItem the marker, then TransactWriteItems deleting marker and review",
             returns: "204",
-            example: Example::sub("frodo", "/books/9780261102361/reviews/frodo").with_worst(|| {
-                let review = crate::put_review::largest();
-                api::function::Worst::new(
-                    "the largest review (`put-review`'s worst case)",
-                    Example {
-                        body: None,
-                        ..review
-                    },
-                )
-                .after("put-user", crate::put_user::largest())
-                .after("put-review", review)
-            }),
+            example: Example::sub("frodo", "/books/9780261102361/reviews/frodo"),
         }],
     ),
 );
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::no_content("deleted")];
+pub const CONTRACTS: &[Contract] = &[Contract::no_content("deleted").worst(|| {
+    let review = crate::put_review::largest();
+    api::function::Worst::new(
+        "the largest review (`put-review`'s worst case)",
+        Example {
+            body: None,
+            ..review
+        },
+    )
+    .after("put-user", crate::put_user::largest())
+    .after("put-review", review)
+})];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = crate::params::path_isbn(&req)?;

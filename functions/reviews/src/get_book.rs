@@ -34,7 +34,7 @@ pub const FUNCTION: Function = Function::one(
             index: Index::Table,
             request: "Query `PK = BOOK#<isbn> AND SK <= BOOK#<isbn>`, backwards; first page `Limit = limit + 1` (the book and `limit` reviews); a page stops at 32 read units (another Query for the rest of the page only while the budget left pays for it at 20 KB a review)",
             returns: "`{book (rating: count, average), reviews, nextCursor}` newest first; 404 `book_not_found`",
-            example: Example::anyone("/books/9780261102354?limit=2").with_worst(worst),
+            example: Example::anyone("/books/9780261102354?limit=2"),
         }],
     )
     .paged(10),
@@ -45,7 +45,8 @@ pub const CONTRACTS: &[Contract] =
     &[
         Contract::found::<Page>("the book (first page only) and a page of its reviews")
             .page_note(PAGE_NOTE)
-            .worst_read_units(30.0),
+            .worst_read_units(30.0)
+            .worst(worst),
     ];
 
 /// What a page of reviews (R1, R2) holds beyond its size.

@@ -31,14 +31,7 @@ pub const FUNCTION: Function = Function::one(
             request: "GetItem the marker, then TransactWriteItems: book and user exist, marker unchanged, old review deleted, new review put",
             returns: "the review; 201 created, 200 updated",
             example: Example::sub("sam", "/books/9780261102354/reviews/sam")
-                .with_body(r#"{"grade": 9, "text": "Better on the second reading."}"#)
-                .with_worst(|| {
-                    api::function::Worst::new(
-                        format!("a review of {MAX_TEXT_CHARS} characters of 4 bytes by a user of the longest username"),
-                        largest(),
-                    )
-                    .after("put-user", crate::put_user::largest())
-                }),
+                .with_body(r#"{"grade": 9, "text": "Better on the second reading."}"#),
         }],
     ),
 )
@@ -49,7 +42,16 @@ pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Review>(
     "the review as stored, replacing the user's last",
     "the review as stored, the user's first of the book",
 )
-.body::<PutReview>()];
+.body::<PutReview>()
+.worst(|| {
+    api::function::Worst::new(
+        format!(
+            "a review of {MAX_TEXT_CHARS} characters of 4 bytes by a user of the longest username"
+        ),
+        largest(),
+    )
+    .after("put-user", crate::put_user::largest())
+})];
 
 pub use crate::views::{MAX_GRADE, MIN_GRADE};
 pub const MAX_TEXT_CHARS: usize = 5000;

@@ -26,16 +26,7 @@ pub const FUNCTION: Function = Function::one(
             request: "UpdateItem `USER#<username>` / `USER#<username>` (keeps the derived review count)",
             returns: "the user; 201 created, 200 updated",
             example: Example::sub("pippin", "/users/pippin")
-                .with_body(r#"{"membershipDate": "2002-02-02"}"#)
-                .with_worst(|| {
-                    api::function::Worst::new(
-                        format!(
-                            "a new user of the longest username, {} characters",
-                            keys::MAX_ID_LEN
-                        ),
-                        largest(),
-                    )
-                }),
+                .with_body(r#"{"membershipDate": "2002-02-02"}"#),
         }],
     ),
 )
@@ -45,7 +36,16 @@ pub const FUNCTION: Function = Function::one(
 pub const CONTRACTS: &[Contract] =
     &[
         Contract::put::<view::User>("the user as stored, updated", "the user as stored, created")
-            .optional_body::<PutUser>(),
+            .optional_body::<PutUser>()
+            .worst(|| {
+                api::function::Worst::new(
+                    format!(
+                        "a new user of the longest username, {} characters",
+                        keys::MAX_ID_LEN
+                    ),
+                    largest(),
+                )
+            }),
     ];
 
 /// The longest username: the worst cases of the review routes write its reviews.

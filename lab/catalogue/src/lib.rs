@@ -145,6 +145,27 @@ pub fn function(name: &str) -> Option<&'static Function> {
     FUNCTIONS.iter().copied().find(|f| f.name == name)
 }
 
+/// A route's contract: its module's `CONTRACTS`, which hold one per route in `FUNCTION`'s order.
+pub fn contract(function: &Function, route: &Route) -> &'static api::contract::Contract {
+    let contexts = [
+        (commerce::FUNCTIONS, commerce::CONTRACTS),
+        (reviews::FUNCTIONS, reviews::CONTRACTS),
+        (learning::FUNCTIONS, learning::CONTRACTS),
+        (hr::FUNCTIONS, hr::CONTRACTS),
+    ];
+    let (f, contracts) = contexts
+        .into_iter()
+        .flat_map(|(functions, contracts)| functions.iter().zip(contracts.iter()))
+        .find(|(f, _)| f.name == function.name)
+        .unwrap_or_else(|| panic!("{}: no such function", function.name));
+    let at = f
+        .routes
+        .iter()
+        .position(|r| r.method == route.method && r.path == route.path)
+        .unwrap_or_else(|| panic!("{}: no route {}", f.name, route.path));
+    &contracts[at]
+}
+
 /// The stream handler of this name.
 pub fn consumer(name: &str) -> Option<&'static Consumer> {
     CONSUMERS.iter().copied().find(|c| c.name == name)

@@ -7,6 +7,7 @@
 //! document from these; what every route shares (400, 401 on a signed-in route, 403 on a staff
 //! route, 413 with a body, 503) is derived there, not declared here.
 
+use crate::function::{Worst, WorstCase};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 /// A JSON Schema of a Rust type, as the document references it.
@@ -62,6 +63,9 @@ pub struct Contract {
     /// A public route's costliest call in half read units (DynamoDB bills reads by the half;
     /// `x-worst-case-read-units`), which `make cost` measures.
     pub worst_read_halves: Option<u32>,
+    /// A write route's or a public read's costliest request ([`Contract::worst`]), which
+    /// `make cost` measures.
+    pub worst: Option<WorstCase>,
     /// Its tag, when not its context's (`derived` for a derived counter's read).
     pub tag: Option<&'static str>,
     /// Its `operationId`, when not its function's name (`getCustomer` for `get-customer`): one of
@@ -101,6 +105,7 @@ impl Contract {
             created: None,
             refusals: &[],
             worst_read_halves: None,
+            worst: None,
             tag: None,
             operation_id: None,
             more: None,
@@ -179,6 +184,15 @@ impl Contract {
     pub const fn page_note(self, note: &'static str) -> Contract {
         Contract {
             page_note: Some(note),
+            ..self
+        }
+    }
+
+    /// The contract, with `worst` building the route's costliest request ([`Worst`]): here, and
+    /// not in the route's `FUNCTION`, so that no deployed binary carries it.
+    pub const fn worst(self, worst: fn() -> Worst) -> Contract {
+        Contract {
+            worst: Some(WorstCase(worst)),
             ..self
         }
     }

@@ -212,13 +212,12 @@ pub struct Example {
     pub body: Option<&'static str>,
     /// Headers beyond the caller's token (`Idempotency-Key`).
     pub headers: &'static [(&'static str, &'static str)],
-    /// A write route's or a public read's costliest request ([`Example::with_worst`]).
-    pub worst: Option<WorstCase>,
 }
 
-/// What builds a [`Worst`]: examples are alike when they name the same builder.
+/// What builds a [`Worst`] ([`crate::contract::Contract::worst`]): contracts are alike when
+/// they name the same builder.
 #[derive(Debug, Clone, Copy)]
-pub struct WorstCase(fn() -> Worst);
+pub struct WorstCase(pub(crate) fn() -> Worst);
 
 impl WorstCase {
     pub fn build(self) -> Worst {
@@ -256,7 +255,6 @@ impl Example {
             target,
             body: None,
             headers: &[],
-            worst: None,
         }
     }
 
@@ -267,7 +265,6 @@ impl Example {
             target,
             body: None,
             headers: &[],
-            worst: None,
         }
     }
 
@@ -278,21 +275,12 @@ impl Example {
             target,
             body: None,
             headers: &[],
-            worst: None,
         }
     }
 
     /// The request with these headers.
     pub const fn with_headers(self, headers: &'static [(&'static str, &'static str)]) -> Example {
         Example { headers, ..self }
-    }
-
-    /// The request, with `worst` building the route's costliest request ([`Worst`]).
-    pub const fn with_worst(self, worst: fn() -> Worst) -> Example {
-        Example {
-            worst: Some(WorstCase(worst)),
-            ..self
-        }
     }
 
     /// The request with a JSON body (a write).
