@@ -71,16 +71,3 @@ pub const FANOUT: &[Fanout] = &[
         targets: &[reviews::BOOK, reviews::USER, derived::DAILY_STATS],
     },
 ];
-
-/// Stream records one call of a pattern puts on the stream, per consumer that reads them.
-pub fn records_per_call(p: &crate::workload::PatternLoad) -> Vec<(&'static str, f64)> {
-    match p.id.as_str() {
-        // The summary and each line.
-        "C3" => vec![(COMMERCE_STREAM, 1.0 + f64::from(p.lines.unwrap_or(3)))],
-        // The event; then the status projection's MODIFY of the summary, a record of its own.
-        "C6" => vec![(COMMERCE_STREAM, 2.0)],
-        // The new review, and the one it replaces.
-        "R3" => vec![(AGGREGATE_REVIEWS, 1.0 + p.replace_share.unwrap_or(0.0))],
-        _ => Vec::new(),
-    }
-}

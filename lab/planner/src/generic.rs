@@ -8,9 +8,9 @@
 //! id, an idempotency record) costs without heating, and any other is one key every call shares.
 
 use crate::{
-    model::{Draw, Ix, Shape, Touch, touch},
+    entity::{self as subject, Entity},
     profile::{self, Profile},
-    workload::Entity,
+    touch::{Draw, Ix, Shape, Touch, touch},
 };
 
 /// An operation resolved to its function, its route and the profile it is planned from.
@@ -34,6 +34,16 @@ impl Resolved {
             None => &[],
         }
     }
+}
+
+/// The function serving a pattern (by catalogue ID or function name).
+pub fn function_of(pattern: &str) -> &'static str {
+    catalogue::PATTERNS
+        .iter()
+        .find(|p| p.id == pattern || p.function == pattern)
+        .map(|p| p.function)
+        .or_else(|| resolve(pattern).map(|r| r.function))
+        .unwrap_or("?")
 }
 
 /// A catalogue ID (`H1`), a function's name (`get-employee`) or a route
@@ -141,14 +151,13 @@ const FRESH: &[&str] = &["<order:ulid>", "<event_id>", "<key>", "<ulid>"];
 /// The rank-k subject of `e` as its keys spell it: the hand-modelled patterns' keys for the
 /// populations they share (so that heat adds up on the same partition).
 fn subject_text(e: Entity, k: u64) -> String {
-    use crate::model as m;
     match e {
-        Entity::Customers => m::customer_id(k).as_str().to_owned(),
-        Entity::Products => segment(&keys::commerce::product(m::sku(k))),
-        Entity::Orders => m::order_id(k).to_string(),
-        Entity::Books => segment(&keys::reviews::book(&m::isbn(k))),
-        Entity::Users => m::user_id(k).as_str().to_owned(),
-        Entity::Reps => m::rep_id(k).as_str().to_owned(),
+        Entity::Customers => subject::customer_id(k).as_str().to_owned(),
+        Entity::Products => segment(&keys::commerce::product(subject::sku(k))),
+        Entity::Orders => subject::order_id(k).to_string(),
+        Entity::Books => segment(&keys::reviews::book(&subject::isbn(k))),
+        Entity::Users => subject::user_id(k).as_str().to_owned(),
+        Entity::Reps => subject::rep_id(k).as_str().to_owned(),
         Entity::Employees => format!("E{k:07}"),
         Entity::Warehouses => format!("W{k:05}"),
         Entity::Carts => format!("cart-{k}"),

@@ -183,13 +183,3 @@ impl Durations {
         }
     }
 }
-
-/// The function serving a pattern (by catalogue ID or function name).
-pub fn function_of(pattern: &str) -> &'static str {
-    catalogue::PATTERNS
-        .iter()
-        .find(|p| p.id == pattern || p.function == pattern)
-        .map(|p| p.function)
-        .or_else(|| crate::generic::resolve(pattern).map(|r| r.function))
-        .unwrap_or("?")
-}

@@ -155,7 +155,7 @@ pub fn plan(
     let seconds_per_hour = 3600.0 * DAYS_PER_MONTH;
     let mut api = Vec::new();
     for (pattern, rps) in &heat.rps {
-        let function = report::function_of(pattern);
+        let function = crate::generic::function_of(pattern);
         // The call as the workload plans it: its pattern's example, or the shape it names.
         let design = heat.design.index_design;
         let shape = w

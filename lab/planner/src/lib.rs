@@ -6,6 +6,7 @@
 //! measurement of AWS: see docs/capacity.md.
 
 pub mod analysis;
+pub mod entity;
 pub mod fanout;
 pub mod gateway;
 pub mod generic;
@@ -18,6 +19,7 @@ pub mod popularity;
 pub mod profile;
 pub mod report;
 pub mod sim;
+pub mod touch;
 pub mod workload;
 
 pub use workload::Workload;

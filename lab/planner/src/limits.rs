@@ -91,7 +91,7 @@ pub fn per_context(
             let patterns: Vec<_> = w
                 .patterns
                 .iter()
-                .filter(|p| catalogue::context(crate::inputs::function_of(&p.id)) == Some(context))
+                .filter(|p| catalogue::context(crate::generic::function_of(&p.id)) == Some(context))
                 .cloned()
                 .collect();
             if patterns.is_empty() {

@@ -23,24 +23,12 @@ use model::{
     reviews::{Book, Review, ReviewMarker, User},
 };
 
+pub use crate::entity::{SAMPLE_MS, customer_id, isbn, order_id, rep_id, sku, student, user_id};
+pub use crate::touch::{Also, Arrival, Draw, Ix, Shape, StreamWrite, Touch, rcu, touch, wcu};
 use crate::{
     fanout,
     workload::{Entity, ItemKind, PatternLoad, Workload},
 };
-
-/// The table or one of its global secondary indexes, by name (`template.yaml`'s `IndexName`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Ix(pub &'static str);
-
-impl Ix {
-    pub const TABLE: Ix = Ix("table");
-    pub const GSI1: Ix = Ix("GSI1");
-    pub const GSI2: Ix = Ix("GSI2");
-
-    pub fn name(self) -> &'static str {
-        self.0
-    }
-}
 
 /// A global secondary index of the template: its name and key attributes.
 #[derive(Debug, Clone)]
@@ -144,88 +132,6 @@ fn check(bytes: f64) -> f64 {
     devkit::check_units(bytes as usize)
 }
 
-/// What a partition key holds, for what a split can and cannot do for its heat.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Shape {
-    /// One item: a split cannot divide one item's traffic.
-    Item,
-    /// An item collection whose writes go to the newest sort key (ULIDs, timestamps): a split
-    /// leaves every write on the last partition.
-    Increasing,
-    /// An item collection read or written across its sort keys.
-    Collection,
-}
-
-/// One request's share on one partition key.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Touch {
-    pub index: Ix,
-    pub pk: String,
-    /// The sort key of the item written, for a stream handler's target (coalesced per item).
-    pub sk: String,
-    /// What each coalesced write of a stream target also writes elsewhere (a ranking key moved
-    /// in GSI1: a delete and a put).
-    pub also: Option<Also>,
-    /// The key's shape as the catalogue writes it (`PRODUCT#<sku>`), for the report.
-    pub label: &'static str,
-    pub shape: Shape,
-    pub rcu: f64,
-    pub wcu: f64,
-    /// Items read (for seed 003's items-per-second arithmetic).
-    pub items: f64,
-    /// Written by a stream handler: what it writes per source record, before coalescing.
-    pub stream: Option<StreamWrite>,
-    /// Written by a stream handler (a coalesced target, a status moved): retried
-    /// when throttled, not failed back to a client.
-    pub handler: bool,
-    /// Whether the key belongs to the drawn subject alone (a customer's partition) or is shared by
-    /// many (a shard, a ranking): the tail of a population is sampled for shared keys.
-    pub own: bool,
-    /// A key new with each call (a new order's partition, an idempotency record): it costs, but never
-    /// heats up; the report counts it without listing it.
-    pub fresh: bool,
-    /// The share of a draw this touch stands for (a shard's share of a spread).
-    pub share: f64,
-}
-
-/// An index write that goes with each write of a stream target.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Also {
-    pub index: Ix,
-    pub pk: String,
-    pub label: &'static str,
-    pub wcu: f64,
-}
-
-/// A stream handler's write to a target: coalesced per batch and stream shard.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StreamWrite {
-    pub consumer: &'static str,
-    /// The stream shards whose batches write this target.
-    pub arrives: Arrival,
-    /// A read-modify-write (a ranked target): concurrent writers race.
-    pub ranked: bool,
-}
-
-/// The stream shards whose batches write a target.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Arrival {
-    /// Every one: its source items are spread over the table (a rep's orders, a user's reviews).
-    Every,
-    /// One: every source item is in one partition (a customer's orders, a book's reviews).
-    One,
-    /// This many: a counter shard, which the stream shards whose lane chooses it write
-    /// (`Lane::counter_shard`, [`lane_spread`]).
-    Lanes(f64),
-}
-
-/// One population a call draws from, `per_call` times, and what each draw touches.
-pub struct Draw<'a> {
-    pub from: Option<Entity>,
-    pub per_call: f64,
-    pub touches: Box<dyn Fn(u64) -> Vec<Touch> + 'a>,
-}
-
 /// Average sizes, in bytes as DynamoDB counts them, of real items of the model (or the
 /// workload's stated ones).
 #[derive(Debug, Clone, Copy)]
@@ -284,49 +190,6 @@ fn entry_size(d: Design, item: &model::Item, index: &str) -> f64 {
             || item_size(item),
             |i| devkit::index_entry_size(item, &t.table, i) as f64,
         )
-}
-
-pub const SAMPLE_MS: u64 = 1_795_860_000_000;
-
-pub fn customer_id(k: u64) -> Id {
-    Id::parse("customer", &format!("C{k:010}")).expect("a valid id")
-}
-pub fn rep_id(k: u64) -> Id {
-    Id::parse("rep", &format!("R{k:06}")).expect("a valid id")
-}
-pub fn user_id(k: u64) -> Id {
-    Id::parse("user", &format!("u{k:010}")).expect("a valid id")
-}
-/// The order of rank `k`: a ULID of the sample day whose random part is a hash of `k`.
-pub fn order_id(k: u64) -> OrderId {
-    let random = u128::from(k.wrapping_mul(0x9e37_79b9_7f4a_7c15)) << 16 | u128::from(k);
-    OrderId::parse(&ulid::Ulid::from_parts(SAMPLE_MS + k % 86_400_000, random).to_string())
-        .expect("a ULID")
-}
-pub fn sku(k: u64) -> Sku {
-    Sku::new(k).expect("a SKU from 1")
-}
-/// The ISBN-13 `978<k, 9 digits><check>`.
-pub fn isbn(k: u64) -> Isbn {
-    let body = format!("978{:09}", k % 1_000_000_000);
-    let sum: u32 = body
-        .bytes()
-        .enumerate()
-        .map(|(i, b)| u32::from(b - b'0') * if i % 2 == 0 { 1 } else { 3 })
-        .sum();
-    Isbn::parse(&format!("{body}{}", (10 - sum % 10) % 10)).expect("a valid ISBN")
-}
-/// The rank-k student: a surname of letters drawn from a hash of `k`, as real names vary (the
-/// certificate's GSI1 shard is a sum of its key's code points; sequential numbers in names
-/// would bunch on a few shards, as real names do not).
-pub fn student(k: u64) -> Name {
-    let mut z = k.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    let letters: String = (0..8)
-        .map(|i| char::from(b'a' + ((z >> (i * 5)) % 26) as u8))
-        .collect();
-    Name::parse("student", &format!("Student {letters}")).expect("a valid name")
 }
 
 fn at() -> Timestamp {
@@ -642,18 +505,6 @@ fn gsi_key_bytes<S: KeySpace>(k: &keys::Key<S>) -> f64 {
     (S::PK.len() + k.pk().len() + S::SK.len() + k.sk().len()) as f64
 }
 
-/// Write units of one write of an item of `bytes`: 1 per KB, rounded up.
-pub fn wcu(bytes: f64) -> f64 {
-    (bytes / 1024.0).ceil().max(1.0)
-}
-
-/// Read units of reading `bytes` in one request: 1 per 4 KB rounded up, half when eventually
-/// consistent.
-pub fn rcu(bytes: f64, consistent: bool) -> f64 {
-    let units = (bytes / 4096.0).ceil().max(1.0);
-    if consistent { units } else { units / 2.0 }
-}
-
 /// A Query's partition in a multi-attribute index, as its reader's key condition names it
 /// (`keys`): the index the design's template declares by that name, keyed by the condition's
 /// partition values.
@@ -691,24 +542,6 @@ fn keyed<S: KeySpace>(index: Ix, k: &keys::Key<S>, label: &'static str, shape: S
         ..touch(index, k.pk(), label, shape)
     }
 }
-pub fn touch(index: Ix, pk: &str, label: &'static str, shape: Shape) -> Touch {
-    Touch {
-        index,
-        pk: pk.to_owned(),
-        sk: String::new(),
-        also: None,
-        label,
-        shape,
-        rcu: 0.0,
-        wcu: 0.0,
-        items: 0.0,
-        stream: None,
-        handler: false,
-        own: true,
-        fresh: false,
-        share: 1.0,
-    }
-}
 
 /// A partition key each call makes anew (`ORDER#<new id>`, an idempotency record), as its label.
 fn fresh(label: &'static str) -> Touch {
@@ -716,66 +549,6 @@ fn fresh(label: &'static str) -> Touch {
         fresh: true,
         own: false,
         ..touch(Ix::TABLE, label, label, Shape::Item)
-    }
-}
-
-impl Touch {
-    fn read(mut self, rcu: f64, items: f64) -> Touch {
-        self.rcu += rcu;
-        self.items += items;
-        self
-    }
-    fn write(mut self, wcu: f64) -> Touch {
-        self.wcu += wcu;
-        self
-    }
-    pub fn shared(mut self) -> Touch {
-        self.own = false;
-        self
-    }
-    /// A partition each call makes anew: it costs, never heats up.
-    pub fn fresh(mut self) -> Touch {
-        self.fresh = true;
-        self.own = false;
-        self
-    }
-    pub fn by_stream(mut self, s: StreamWrite) -> Touch {
-        self.stream = Some(s);
-        self.handler = true;
-        self
-    }
-    /// Written by a stream handler, once per record (not coalesced).
-    pub fn by_handler(mut self) -> Touch {
-        self.handler = true;
-        self
-    }
-    /// Each coalesced write of this stream target also writes `wcu` on `k` of GSI1.
-    fn moving(mut self, k: &Gsi1Key, label: &'static str, wcu: f64) -> Touch {
-        self.also = Some(Also {
-            index: Ix::GSI1,
-            pk: k.pk().to_owned(),
-            label,
-            wcu,
-        });
-        self
-    }
-    /// Its writes `f` times over, each a write of the same item (a delete beside a put).
-    fn times_wcu(mut self, f: f64) -> Touch {
-        self.wcu *= f;
-        self
-    }
-    /// A stream target written once per call for `n` records (coalesced in one batch).
-    fn records(mut self, n: f64) -> Touch {
-        self.share = n;
-        self
-    }
-    /// The same touch `f` times over (a share of a spread).
-    pub fn times(mut self, f: f64) -> Touch {
-        self.rcu *= f;
-        self.wcu *= f;
-        self.items *= f;
-        self.share *= f;
-        self
     }
 }
 
@@ -1853,4 +1626,23 @@ pub fn o5_items(p: &PatternLoad, w: &Workload) -> u64 {
 /// Today's date of the plan's sample items.
 pub fn sample_date() -> Date {
     at().date()
+}
+
+/// Stream records one call of a pattern puts on the stream, per consumer that reads them.
+pub fn records_per_call(p: &PatternLoad) -> Vec<(&'static str, f64)> {
+    match p.id.as_str() {
+        // The summary and each line.
+        "C3" => vec![(
+            fanout::COMMERCE_STREAM,
+            1.0 + f64::from(p.lines.unwrap_or(3)),
+        )],
+        // The event; then the status projection's MODIFY of the summary, a record of its own.
+        "C6" => vec![(fanout::COMMERCE_STREAM, 2.0)],
+        // The new review, and the one it replaces.
+        "R3" => vec![(
+            fanout::AGGREGATE_REVIEWS,
+            1.0 + p.replace_share.unwrap_or(0.0),
+        )],
+        _ => Vec::new(),
+    }
 }

@@ -12,7 +12,8 @@ use crate::{
     workload::Workload,
 };
 
-pub use crate::inputs::{ASSUMED_BATCH_MS, ASSUMED_MS, Durations, function_of, rates};
+pub use crate::generic::function_of;
+pub use crate::inputs::{ASSUMED_BATCH_MS, ASSUMED_MS, Durations, rates};
 
 /// The monthly cost of the heat.
 #[derive(Debug, Clone, Copy, Default)]

@@ -627,7 +627,7 @@ pub fn run(
     for p in &w.patterns {
         let curve = w.curve(p);
         rps.insert(p.id.clone(), std::array::from_fn(|h| p.rps * curve[h]));
-        for (consumer, per_call) in crate::fanout::records_per_call(p) {
+        for (consumer, per_call) in crate::model::records_per_call(p) {
             let r = records.entry(consumer).or_insert([0.0; 24]);
             for h in 0..24 {
                 r[h] += p.rps * curve[h] * per_call;

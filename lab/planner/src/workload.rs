@@ -6,6 +6,8 @@ use std::{collections::BTreeMap, path::Path};
 
 use serde::{Deserialize, Deserializer, de::Error as _};
 
+pub use crate::entity::Entity;
+
 /// One workload.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,57 +58,6 @@ pub struct Entities {
     pub carts: Option<Population>,
     /// HR's reference data: jobs, departments, locations, countries, regions.
     pub references: Option<Population>,
-}
-
-/// Which population a draw comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Entity {
-    Customers,
-    Products,
-    Orders,
-    Reps,
-    Books,
-    Users,
-    Students,
-    Courses,
-    Employees,
-    Warehouses,
-    Carts,
-    References,
-}
-
-impl Entity {
-    pub const ALL: [Entity; 12] = [
-        Entity::Customers,
-        Entity::Products,
-        Entity::Orders,
-        Entity::Reps,
-        Entity::Books,
-        Entity::Users,
-        Entity::Students,
-        Entity::Courses,
-        Entity::Employees,
-        Entity::Warehouses,
-        Entity::Carts,
-        Entity::References,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Entity::Customers => "customers",
-            Entity::Products => "products",
-            Entity::Orders => "orders",
-            Entity::Reps => "reps",
-            Entity::Books => "books",
-            Entity::Users => "users",
-            Entity::Students => "students",
-            Entity::Courses => "courses",
-            Entity::Employees => "employees",
-            Entity::Warehouses => "warehouses",
-            Entity::Carts => "carts",
-            Entity::References => "references",
-        }
-    }
 }
 
 impl Entities {

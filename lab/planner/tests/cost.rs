@@ -119,7 +119,7 @@ fn commerce_peak_by_hand(w: &Workload) {
             other => panic!("{other}: not in commerce-peak"),
         };
         // And the consumer's position, once a batch: once a record here (it coalesces too).
-        let records: f64 = planner::fanout::records_per_call(p)
+        let records: f64 = planner::model::records_per_call(p)
             .iter()
             .map(|(_, n)| n)
             .sum();

@@ -7,7 +7,7 @@ use keys::{Space, registry};
 use model::Item;
 use store::Table;
 
-use crate::target::Refused;
+use crate::flags::Refused;
 
 pub use sam_template::layout::{ONE_TABLE, TABLE_PER_CONTEXT};
 
