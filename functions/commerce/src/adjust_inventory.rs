@@ -15,7 +15,7 @@ use api::declare::*;
 use keys::{Timestamp, commerce::Sku};
 use serde::Deserialize;
 
-use crate::put_inventory::MAX_QUANTITY;
+const MAX_QUANTITY: u32 = model::commerce::Inventory::MAX_STOCK;
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(

@@ -1296,8 +1296,8 @@ mod tests {
         let widest = api::function::widest_text;
         let customer = Customer {
             customer_id: long("c"),
-            name: widest(crate::put_customer::MAX_NAME_CHARS),
-            email: widest(crate::put_customer::MAX_EMAIL_CHARS),
+            name: widest(Customer::MAX_NAME_CHARS),
+            email: widest(Customer::MAX_EMAIL_CHARS),
             created_at: keys::Timestamp::from_ms(1_795_860_000_000).unwrap(),
             updated_at: keys::Timestamp::from_ms(1_795_860_000_000).unwrap(),
             order_count: i64::MAX.into(),

@@ -127,7 +127,7 @@ fn worst() -> api::function::Worst {
 /// At most this many lines: the transaction holds 4 + 2 × lines actions (a put and a price
 /// check per line), within DynamoDB's 100.
 pub const MAX_LINES: usize = 48;
-pub use crate::views::MAX_LINE_QUANTITY as MAX_QUANTITY;
+const MAX_QUANTITY: u32 = model::commerce::OrderLine::MAX_QUANTITY;
 /// How long a key is remembered. A retry after that places a new order.
 pub const IDEMPOTENCY_TTL_SECONDS: i64 = 24 * 3600;
 

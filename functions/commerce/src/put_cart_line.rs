@@ -63,7 +63,7 @@ struct Stored {
     version: Option<u64>,
 }
 
-pub const MAX_QUANTITY: u32 = 1000;
+const MAX_QUANTITY: u32 = model::commerce::CartLine::MAX_QUANTITY;
 
 /// The request that writes the largest cart line: the longest cart and product ids, the most
 /// units (`delete-cart-line`'s worst case deletes it).

@@ -59,8 +59,8 @@ fn worst() -> api::function::Worst {
     )
 }
 
-pub const MAX_NAME_CHARS: usize = 200;
-pub const MAX_EMAIL_CHARS: usize = 254;
+const MAX_NAME_CHARS: usize = model::commerce::Customer::MAX_NAME_CHARS;
+const MAX_EMAIL_CHARS: usize = model::commerce::Customer::MAX_EMAIL_CHARS;
 
 /// A customer's name and email, and (staff only) their account rep.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -59,7 +59,7 @@ pub const CONTRACTS: &[Contract] = &[
                     )
                 }),
 ];
-pub use crate::views::MAX_STOCK as MAX_QUANTITY;
+const MAX_QUANTITY: u32 = model::commerce::Inventory::MAX_STOCK;
 
 /// The request that stocks product 42 in W2 at the highest quantity (on the seeds' version).
 pub fn largest() -> Example {

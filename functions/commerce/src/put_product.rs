@@ -57,9 +57,9 @@ pub fn largest(sku: u64) -> Example {
     });
     Example::staff(leak(format!("/products/{sku}"))).with_body(leak(body.to_string()))
 }
-pub const MAX_NAME_CHARS: usize = 200;
-pub const MAX_DESCRIPTION_CHARS: usize = 2000;
-pub use crate::views::MAX_PRICE;
+const MAX_NAME_CHARS: usize = model::commerce::Product::MAX_NAME_CHARS;
+const MAX_DESCRIPTION_CHARS: usize = model::commerce::Product::MAX_DESCRIPTION_CHARS;
+const MAX_PRICE: i64 = model::commerce::Product::MAX_PRICE;
 
 /// A product's name, description and price.
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -16,18 +16,6 @@ use model::commerce::{
 use schemars::JsonSchema;
 use serde::Serialize;
 
-// The bounds of commerce's numbers, declared once: the handlers refuse a body beyond them (a 400
-// that names the field) and the views' schemas state them in `openapi.yaml`.
-
-/// The most units of one product in one order line (C3).
-pub const MAX_LINE_QUANTITY: u32 = 10_000;
-/// A price's most, in cents: $1,000,000. With C3's bounds (48 lines of at most 10,000 units) an
-/// order's total stays below 5 × 10^13 cents.
-pub const MAX_PRICE: i64 = 100_000_000;
-/// The most one warehouse may hold of one product (a bound, so a total over many warehouses
-/// stays far within a number DynamoDB and every client can hold exactly).
-pub const MAX_STOCK: u32 = 1_000_000_000;
-
 /// A customer and what the stream pipeline derives of their orders.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -89,10 +77,10 @@ pub struct RepSales {
 #[serde(rename_all = "camelCase")]
 pub struct OrderLine {
     pub sku: Sku,
-    #[schemars(range(min = 1, max = MAX_LINE_QUANTITY))]
+    #[schemars(range(min = 1, max = model::commerce::OrderLine::MAX_QUANTITY))]
     pub quantity: u32,
     /// cents
-    #[schemars(range(min = 0, max = MAX_PRICE))]
+    #[schemars(range(min = 0, max = model::commerce::Product::MAX_PRICE))]
     pub unit_price: i64,
 }
 
@@ -111,7 +99,7 @@ pub struct TrackingEvent {
 #[serde(rename_all = "camelCase")]
 pub struct CartLine {
     pub product_id: Id,
-    #[schemars(range(min = 1, max = crate::put_cart_line::MAX_QUANTITY))]
+    #[schemars(range(min = 1, max = model::commerce::CartLine::MAX_QUANTITY))]
     pub quantity: u32,
     pub updated_at: Timestamp,
     /// counts the line's writes (0: written before versions); what a PUT may name
@@ -126,7 +114,7 @@ pub struct Product {
     pub name: String,
     pub description: Option<String>,
     /// cents of `currency`; null: not for sale
-    #[schemars(range(min = 0, max = MAX_PRICE))]
+    #[schemars(range(min = 0, max = model::commerce::Product::MAX_PRICE))]
     pub price: Option<i64>,
     /// ISO 4217
     #[schemars(regex(pattern = "^[A-Z]{3}$"))]
@@ -147,7 +135,7 @@ pub struct Product {
 pub struct Inventory {
     pub sku: Sku,
     pub warehouse_id: Id,
-    #[schemars(range(min = 0, max = MAX_STOCK))]
+    #[schemars(range(min = 0, max = model::commerce::Inventory::MAX_STOCK))]
     pub quantity: u32,
     pub updated_at: Timestamp,
     /// counts the inventory's writes (0: written before versions); what a PUT of an absolute

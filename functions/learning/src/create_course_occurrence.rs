@@ -49,12 +49,8 @@ pub const CONTRACTS: &[Contract] = &[
                 }),
 ];
 
-pub const MAX_COURSE_TYPE_CHARS: usize = 100;
-/// The largest occurrence item DynamoDB can hold: its name and location, at 4 bytes a character,
-/// in its attributes and in its keys (the table's and `OccurrencesByDate`'s), and its course
-/// type; public pages of occurrences are read within their budget assuming every occurrence is
-/// this large. A test writes the largest occurrence and measures it.
-pub const LARGEST_OCCURRENCE_BYTES: u32 = 5 * 1024;
+// An occurrence's bounds, its entity's (`model::learning::CourseOccurrence`).
+const MAX_COURSE_TYPE_CHARS: usize = model::learning::CourseOccurrence::MAX_COURSE_TYPE_CHARS;
 
 /// The longest course name, of the widest characters (`issue-certificate`'s worst case too).
 pub fn longest_course_name() -> String {
@@ -156,7 +152,7 @@ mod tests {
         assert_eq!(all_items(table).await, items, "nothing written");
     }
 
-    /// The largest occurrence there can be is an item of at most `LARGEST_OCCURRENCE_BYTES`, the
+    /// The largest occurrence there can be is an item of at most `model::learning::CourseOccurrence::LARGEST_BYTES`, the
     /// size public pages of occurrences assume, and within 1 KB of it, so the bound is not slack.
     #[tokio::test]
     async fn the_largest_occurrence_is_within_the_size_pages_assume() {
@@ -173,11 +169,11 @@ mod tests {
             .max()
             .expect("the item");
         assert!(
-            largest <= LARGEST_OCCURRENCE_BYTES as usize,
+            largest <= model::learning::CourseOccurrence::LARGEST_BYTES as usize,
             "{largest} bytes"
         );
         assert!(
-            largest + 1024 > LARGEST_OCCURRENCE_BYTES as usize,
+            largest + 1024 > model::learning::CourseOccurrence::LARGEST_BYTES as usize,
             "{largest} bytes"
         );
     }

@@ -100,8 +100,8 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     // Within the read budget, as a public page: its occurrences and certificates are up to
     // 5 KB and 4 KB each.
-    let largest = crate::create_course_occurrence::LARGEST_OCCURRENCE_BYTES
-        .max(crate::issue_certificate::LARGEST_CERTIFICATE_BYTES);
+    let largest = model::learning::CourseOccurrence::LARGEST_BYTES
+        .max(model::learning::Certificate::LARGEST_BYTES);
     let (items, next) = paging
         .items_within(deps.table.query(query), largest)
         .await?;

@@ -51,12 +51,6 @@ pub fn largest_for(student: &str) -> String {
     .to_string()
 }
 
-/// The largest certificate item there can be: course, location, student and instructor of
-/// the most four-byte characters, in its attributes and in its keys (the table's and GSI1's).
-/// Staff pages of certificates are read within the read budget assuming every certificate is
-/// this large; a test issues the largest and measures it.
-pub const LARGEST_CERTIFICATE_BYTES: u32 = 4 * 1024;
-
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::created::<view::Certificate>("the certificate")
     .body::<NewCertificate>()
@@ -149,7 +143,7 @@ pub(crate) mod tests {
         Harness::new(&FUNCTION, handle, writer.table().clone())
     }
 
-    /// The largest certificate there can be is an item of at most `LARGEST_CERTIFICATE_BYTES`,
+    /// The largest certificate there can be is an item of at most `model::learning::Certificate::LARGEST_BYTES`,
     /// the size staff pages of certificates assume, and within 1 KB of it.
     #[tokio::test]
     async fn the_largest_certificate_is_within_the_size_pages_assume() {
@@ -168,11 +162,11 @@ pub(crate) mod tests {
             .max()
             .expect("the certificate");
         assert!(
-            largest <= LARGEST_CERTIFICATE_BYTES as usize,
+            largest <= model::learning::Certificate::LARGEST_BYTES as usize,
             "{largest} bytes"
         );
         assert!(
-            largest + 1024 > LARGEST_CERTIFICATE_BYTES as usize,
+            largest + 1024 > model::learning::Certificate::LARGEST_BYTES as usize,
             "{largest} bytes"
         );
     }

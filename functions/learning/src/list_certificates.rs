@@ -107,7 +107,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     let paging = api::paging(deps, &req, &FUNCTION, binding)?;
     // Within the read budget: certificates can be 4 KB each, 20 shards read at least one each.
-    let largest = crate::issue_certificate::LARGEST_CERTIFICATE_BYTES;
+    let largest = model::learning::Certificate::LARGEST_BYTES;
     let (items, next) = paging
         .merged_page(
             &deps.table,

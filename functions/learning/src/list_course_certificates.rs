@@ -66,7 +66,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .table
         .query(k::certificates_on(course.key(), date, version));
     // Within the read budget, as a public page: certificates can be 4 KB each.
-    let largest = crate::issue_certificate::LARGEST_CERTIFICATE_BYTES;
+    let largest = model::learning::Certificate::LARGEST_BYTES;
     let (certificates, next_cursor) = paging
         .page_shown_within(query, largest, view::certificate)
         .await?;

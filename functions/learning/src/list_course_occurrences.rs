@@ -207,7 +207,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     let paging = api::paging(deps, &req, &FUNCTION, binding)?;
     // Anyone may ask: the page stops at the read budget.
-    let largest = crate::create_course_occurrence::LARGEST_OCCURRENCE_BYTES;
+    let largest = model::learning::CourseOccurrence::LARGEST_BYTES;
     let (items, next) = paging
         .page_within::<CourseOccurrence, _>(deps.table.query(condition), largest)
         .await?;

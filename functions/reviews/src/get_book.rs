@@ -69,7 +69,7 @@ fn worst() -> api::function::Worst {
         format!(
             "`limit={}` on a book of {reviews} reviews of {} characters of 4 bytes: the read budget stops the page",
             api::function::Page::MAX,
-            crate::put_review::MAX_TEXT_CHARS
+            model::reviews::Review::MAX_TEXT_CHARS
         ),
         Example::anyone(api::function::leak(format!(
             "/books/9780261102354?limit={}",
@@ -91,7 +91,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let caller = api::auth::caller(&req);
     // A cursor is bound to this pattern, this book and this page size.
     let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("R1|{isbn}|{limit}"))?;
-    let largest = crate::put_review::LARGEST_REVIEW_BYTES;
+    let largest = model::reviews::Review::LARGEST_BYTES;
     let found = paging
         .parent_page::<Book, Review, _>(&deps.table, k::book_and_reviews(&isbn), largest)
         .await?;
@@ -225,7 +225,7 @@ mod tests {
     async fn a_page_of_the_largest_reviews_stops_at_the_read_budget() {
         let table = testkit::table().await;
         crate::fixtures::titled_book(&table, ISBN).await;
-        let text = "😀".repeat(crate::put_review::MAX_TEXT_CHARS);
+        let text = "😀".repeat(model::reviews::Review::MAX_TEXT_CHARS);
         for i in 0..30 {
             add_review(
                 &table,

@@ -79,7 +79,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .take()
         .map(|at| position(design, &user, &at))
         .transpose()?;
-    let largest = crate::put_review::LARGEST_REVIEW_BYTES;
+    let largest = model::reviews::Review::LARGEST_BYTES;
     let found = match design {
         IndexDesign::Overloaded => {
             paging
@@ -113,7 +113,7 @@ pub fn dedicated_page(first: bool) -> u32 {
     store::budget_fetches(
         store::PAGE_READ_BUDGET,
         LARGEST_ENTRY_BYTES,
-        crate::put_review::LARGEST_REVIEW_BYTES,
+        model::reviews::Review::LARGEST_BYTES,
         u32::from(first),
     )
 }

@@ -53,13 +53,10 @@ pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Review>(
     .after("put-user", crate::put_user::largest())
 })];
 
-pub use crate::views::{MAX_GRADE, MIN_GRADE};
-pub const MAX_TEXT_CHARS: usize = 5000;
-/// The largest review item DynamoDB can hold: its text at 4 bytes a character, and 1 KB for its
-/// keys and other attributes (the longest username and ISBN); pages of reviews are read within
-/// their budget assuming every review is this large. A test writes the largest review and
-/// measures it.
-pub const LARGEST_REVIEW_BYTES: u32 = 4 * MAX_TEXT_CHARS as u32 + 1024;
+// A review's bounds, its entity's (`model::reviews::Review`).
+const MIN_GRADE: u8 = model::reviews::Review::MIN_GRADE;
+const MAX_GRADE: u8 = model::reviews::Review::MAX_GRADE;
+const MAX_TEXT_CHARS: usize = model::reviews::Review::MAX_TEXT_CHARS;
 
 /// The request that writes the largest review: the longest text of the widest characters,
 /// by the user of the longest username (`delete-review`'s worst case deletes it).
@@ -464,7 +461,7 @@ mod tests {
     }
 
     /// The largest review there can be (the longest username, 5,000 four-byte characters) is an
-    /// item of at most `LARGEST_REVIEW_BYTES`, the size the pages' read budget assumes; its text
+    /// item of at most `model::reviews::Review::LARGEST_BYTES`, the size the pages' read budget assumes; its text
     /// alone is within 1 KB of it, so the bound is not slack.
     #[tokio::test]
     async fn the_largest_review_is_within_the_size_pages_assume() {
@@ -480,7 +477,10 @@ mod tests {
             .map(testkit::item_size)
             .max()
             .expect("the review");
-        assert!(largest <= LARGEST_REVIEW_BYTES as usize, "{largest} bytes");
+        assert!(
+            largest <= model::reviews::Review::LARGEST_BYTES as usize,
+            "{largest} bytes"
+        );
         assert!(largest > 4 * MAX_TEXT_CHARS, "{largest} bytes");
     }
 

@@ -9,11 +9,6 @@ use model::reviews::{Book as BookRecord, Review as ReviewRecord, User as UserRec
 use schemars::JsonSchema;
 use serde::Serialize;
 
-/// A review's grades, from the least to the most: `put-review` refuses others (a 400), the
-/// review's schema states them.
-pub const MIN_GRADE: u8 = 1;
-pub const MAX_GRADE: u8 = 10;
-
 /// A book and its rating.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -58,7 +53,7 @@ pub struct Review {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Id")]
     pub username: Option<Id>,
-    #[schemars(range(min = MIN_GRADE, max = MAX_GRADE))]
+    #[schemars(range(min = ReviewRecord::MIN_GRADE, max = ReviewRecord::MAX_GRADE))]
     pub grade: u8,
     pub text: String,
     pub review_date: Timestamp,

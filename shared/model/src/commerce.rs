@@ -30,6 +30,12 @@ record! {
     }
 }
 
+impl Customer {
+    /// The most characters of its name and of its email (`put-customer` refuses more).
+    pub const MAX_NAME_CHARS: usize = 200;
+    pub const MAX_EMAIL_CHARS: usize = 254;
+}
+
 impl Entity for Customer {
     const TYPE: &'static str = types::CUSTOMER;
     fn key(&self) -> PrimaryKey {
@@ -169,6 +175,11 @@ impl OrderLine {
     }
 }
 
+impl OrderLine {
+    /// The most units of one product in one order line (C3).
+    pub const MAX_QUANTITY: u32 = 10_000;
+}
+
 impl Entity for OrderLine {
     const TYPE: &'static str = types::ORDER_LINE;
     fn key(&self) -> PrimaryKey {
@@ -227,6 +238,11 @@ impl Entity for Cart {
     fn key(&self) -> PrimaryKey {
         k::cart(&self.cart_id)
     }
+}
+
+impl CartLine {
+    /// The most units of a product in one cart line (`put-cart-line` refuses more).
+    pub const MAX_QUANTITY: u32 = 1000;
 }
 
 impl Entity for CartLine {
@@ -301,6 +317,17 @@ record! {
     }
 }
 
+/// The bounds of a product's fields: `put-product` refuses more (a 400 that names the field) and
+/// the views' schemas state them in `openapi.yaml`.
+impl Product {
+    /// The most characters of its name, and of its description.
+    pub const MAX_NAME_CHARS: usize = 200;
+    pub const MAX_DESCRIPTION_CHARS: usize = 2000;
+    /// A price's most, in cents: $1,000,000. With C3's bounds (48 lines of at most 10,000 units)
+    /// an order's total stays below 5 × 10^13 cents.
+    pub const MAX_PRICE: i64 = 100_000_000;
+}
+
 impl Entity for Product {
     const TYPE: &'static str = types::PRODUCT;
     fn key(&self) -> PrimaryKey {
@@ -322,6 +349,12 @@ record! {
         #[serde(default)]
         version: u64 => VERSION = "Version",
     }
+}
+
+impl Inventory {
+    /// The most one warehouse may hold of one product (a bound, so a total over many warehouses
+    /// stays far within a number DynamoDB and every client can hold exactly).
+    pub const MAX_STOCK: u32 = 1_000_000_000;
 }
 
 impl Entity for Inventory {

@@ -19,6 +19,16 @@ record! {
     }
 }
 
+impl CourseOccurrence {
+    /// The most characters of its course type (`create-course-occurrence` refuses more).
+    pub const MAX_COURSE_TYPE_CHARS: usize = 100;
+    /// The largest occurrence item DynamoDB can hold: its name and location, at 4 bytes a
+    /// character, in its attributes and in its keys (the table's and `OccurrencesByDate`'s), and
+    /// its course type; public pages of occurrences are read within their budget assuming every
+    /// occurrence is this large. A test writes the largest occurrence and measures it.
+    pub const LARGEST_BYTES: u32 = 5 * 1024;
+}
+
 impl Entity for CourseOccurrence {
     const TYPE: &'static str = types::COURSE_OCCURRENCE;
     fn key(&self) -> PrimaryKey {
@@ -61,6 +71,12 @@ record! {
 }
 
 impl Certificate {
+    /// The largest certificate item there can be: course, location, student and instructor of
+    /// the most four-byte characters, in its attributes and in its keys (the table's and GSI1's).
+    /// Staff pages of certificates are read within the read budget assuming every certificate is
+    /// this large; a test issues the largest and measures it.
+    pub const LARGEST_BYTES: u32 = 4 * 1024;
+
     pub fn student_key(&self) -> Person {
         Person::of(self.entity_version, &self.student)
     }

@@ -77,6 +77,20 @@ record! {
     }
 }
 
+/// What a review may hold: `put-review` refuses more (a 400), the review's schema states it, and
+/// pages of reviews are read within their budget from its largest size.
+impl Review {
+    /// Its grades, from the least to the most.
+    pub const MIN_GRADE: u8 = 1;
+    pub const MAX_GRADE: u8 = 10;
+    /// The most characters of its text.
+    pub const MAX_TEXT_CHARS: usize = 5000;
+    /// The largest review item DynamoDB can hold: its text at 4 bytes a character, and 1 KB for
+    /// its keys and other attributes (the longest username and ISBN). A test writes the largest
+    /// review and measures it.
+    pub const LARGEST_BYTES: u32 = 4 * Self::MAX_TEXT_CHARS as u32 + 1024;
+}
+
 impl Entity for Review {
     const TYPE: &'static str = types::REVIEW;
     fn key(&self) -> PrimaryKey {

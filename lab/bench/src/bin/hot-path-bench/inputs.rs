@@ -58,8 +58,8 @@ pub fn o5_cursor() -> (String, Item) {
     )
 }
 
-/// The longest review text (`put-review`'s `MAX_TEXT_CHARS`).
-pub const REVIEW_CHARS: usize = 5000;
+/// The longest review text.
+pub const REVIEW_CHARS: usize = model::reviews::Review::MAX_TEXT_CHARS;
 
 /// Lines of a review in several scripts, NFC as keyboards type them: Latin with accents, Greek,
 /// Cyrillic, Arabic, Persian (a zero-width non-joiner inside a word), Devanagari, CJK, Hangul,
