@@ -277,9 +277,7 @@ mod tests {
             order_id: keys::SortableId::at_ms(keys::now_ms()),
             created_at: fixtures::at(keys::now_ms()),
             lines: vec![(fixtures::sku(keys::commerce::Sku::MAX), 10_000, 100_000_000)],
-            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
-            status_keys: Default::default(),
-            index_design: Default::default(),
+            design: Default::default(),
         };
         fixtures::place_order_in(&table, &placed, "EUR")
             .await

@@ -155,13 +155,43 @@ pub struct NewOrder {
     pub created_at: Timestamp,
     /// (sku, quantity, unit price in cents); SKUs distinct.
     pub lines: Vec<(k::Sku, u32, i64)>,
+    /// The deployment's design, which decides the keys its items carry.
+    pub design: OrderDesign,
+}
+
+/// What a deployment decides about the keys of an order's items, read once from the function's
+/// settings ([`OrderDesign::of`]): a handler passes it on and never looks inside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderDesign {
     /// How many GSI2 shards O5 reads (`ORDER_STATUS_SHARDS`); the header records its own.
     pub status_shards: u32,
-    /// The deployment's key design (`ORDER_STATUS_KEYS`): whether the header and the summary
-    /// carry GSI1's status keys.
+    /// The key design of C4 by status and O10 (`ORDER_STATUS_KEYS`): whether the header and the
+    /// summary carry GSI1's status keys.
     pub status_keys: StatusKeys,
-    /// The deployment's index design (`INDEX_DESIGN`): whether the lines carry GSI1's keys (O8).
+    /// The index design (`INDEX_DESIGN`): whether the lines carry GSI1's keys (O8).
     pub index_design: IndexDesign,
+}
+
+impl Default for OrderDesign {
+    /// The template's defaults: what tests and tools write unless they say otherwise.
+    fn default() -> OrderDesign {
+        OrderDesign {
+            status_shards: k::DEFAULT_ORDER_STATUS_SHARDS,
+            status_keys: StatusKeys::default(),
+            index_design: IndexDesign::default(),
+        }
+    }
+}
+
+impl OrderDesign {
+    /// The design `deps` read at start-up; an error if the function did not declare its settings.
+    pub fn of(deps: &Deps) -> Result<OrderDesign, StoreError> {
+        Ok(OrderDesign {
+            status_shards: order_shards(deps)?,
+            status_keys: StatusKeys::of(deps)?,
+            index_design: store::index_design(deps)?,
+        })
+    }
 }
 
 impl NewOrder {
@@ -225,7 +255,10 @@ impl NewOrder {
 
     pub fn header(&self, rep: Option<Id>) -> OrderHeader {
         OrderHeader(Order {
-            status_shard: Some(k::order_status_shard(self.order_id, self.status_shards)),
+            status_shard: Some(k::order_status_shard(
+                self.order_id,
+                self.design.status_shards,
+            )),
             ..self.order(rep)
         })
     }
@@ -282,10 +315,7 @@ pub struct OrderRequest {
     pub created_at: Timestamp,
     /// (sku, quantity); SKUs distinct.
     pub items: Vec<(k::Sku, u32)>,
-    pub status_shards: u32,
-    /// The deployment's index design (`INDEX_DESIGN`): whether the lines carry GSI1's keys.
-    pub index_design: IndexDesign,
-    pub status_keys: StatusKeys,
+    pub design: OrderDesign,
 }
 
 /// An order placed at the catalogue's prices: what was written, in its currency.
@@ -348,9 +378,7 @@ pub async fn place_catalogue_order(
                     .zip(&prices)
                     .map(|((sku, q), (_, p))| (*sku, *q, p.cents))
                     .collect(),
-                status_shards: request.status_shards,
-                status_keys: request.status_keys,
-                index_design: request.index_design,
+                design: request.design,
             },
             currency: prices[0].1.currency.clone(),
         };
@@ -475,7 +503,7 @@ async fn place_with_rep(
     };
     // Headers and summaries without GSI1's status keys in the multi-attribute design, lines
     // without theirs where O8 reads its own index: no reader reads those copies there.
-    let keys = order.status_keys;
+    let keys = order.design.status_keys;
     tx.put_item(
         model::to_item_with_gsi1(&OrderSummary(summary), keys.writes_gsi1())?,
         Some(Condition::Absent),
@@ -488,7 +516,7 @@ async fn place_with_rep(
     )?;
     for line in order.lines() {
         tx.put_item(
-            model::to_item_with_gsi1(&line, order.index_design.writes_gsi1())?,
+            model::to_item_with_gsi1(&line, order.design.index_design.writes_gsi1())?,
             Some(Condition::Absent),
         )?;
     }
@@ -1357,9 +1385,7 @@ mod tests {
             order_id: keys::SortableId::new(),
             created_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
             lines: vec![(k::Sku::new(1).unwrap(), 1, 1)],
-            status_shards: k::DEFAULT_ORDER_STATUS_SHARDS,
-            status_keys: Default::default(),
-            index_design: Default::default(),
+            design: Default::default(),
         }
     }
 
@@ -1502,9 +1528,7 @@ mod tests {
             order_id: keys::SortableId::new(),
             created_at: Timestamp::parse("2020-01-01T00:00:00.000Z").unwrap(),
             items: vec![(k::Sku::new(1).unwrap(), 2)],
-            status_shards: k::DEFAULT_ORDER_STATUS_SHARDS,
-            status_keys: Default::default(),
-            index_design: Default::default(),
+            design: Default::default(),
         }
     }
 

@@ -84,9 +84,10 @@ pub async fn order_in(
         order_id: SortableId::at_ms(ms),
         created_at: at(ms),
         lines: lines.iter().map(|(s, q, p)| (sku(*s), *q, *p)).collect(),
-        status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
-        status_keys: design,
-        index_design: Default::default(),
+        design: crate::data::OrderDesign {
+            status_keys: design,
+            ..Default::default()
+        },
     };
     let outcome = place_order(table, &new, None).await.expect("place order");
     assert_eq!(outcome, PlaceOutcome::Placed, "the customer exists");

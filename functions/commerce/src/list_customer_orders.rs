@@ -323,7 +323,7 @@ mod tests {
                 .expect("a design");
             Harness::with_deps(&FUNCTION, handle, deps)
         };
-        let (gsi1, multi) = (by(StatusKeys::Concatenated), by(StatusKeys::MultiAttribute));
+        let [gsi1, multi] = crate::data::Design::ALL.map(|d| by(StatusKeys::only(d)));
         let index = ("GSI1", "CustomerOrdersByStatus");
         for status in ["OPEN", "SHIPPED"] {
             let q = [("status", status), ("from", "2020-11-26"), ("limit", "2")];

@@ -170,9 +170,10 @@ mod tests {
                 order_id: keys::SortableId::at_ms(ms),
                 created_at: fixtures::at(ms),
                 lines: vec![(fixtures::sku(1), 1, 100)],
-                status_shards: 4,
-                status_keys: Default::default(),
-                index_design: Default::default(),
+                design: crate::data::OrderDesign {
+                    status_shards: 4,
+                    ..Default::default()
+                },
             };
             let placed_now = crate::fixtures::place_order(&table, &order, None).await;
             assert_eq!(placed_now.unwrap(), crate::data::PlaceOutcome::Placed);

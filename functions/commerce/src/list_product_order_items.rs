@@ -14,13 +14,10 @@
 //! page is two Queries, unless the inventories fill it; a cursor names its position in either and
 //! is bound to the design (one from the other design is an `invalid_cursor`).
 
-use crate::data::{LARGEST_ORDER_LINE_BYTES, products::LARGEST_INVENTORY_BYTES};
+use crate::data::products::ProductOrderItems;
 use crate::views as view;
 use api::declare::*;
-use keys::{
-    commerce::{self as k, Sku},
-    indexes::IndexDesign,
-};
+use keys::commerce::Sku;
 use model::{
     Entity,
     commerce::{Inventory, OrderLine},
@@ -74,22 +71,12 @@ struct OrderItem {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
-    let design = store::index_design(deps)?;
-    let (items, next) = match design {
-        IndexDesign::Overloaded => {
-            let paging = api::paging(deps, &req, &FUNCTION, |limit| format!("O8|{sku}|{limit}"))?;
-            // Inventories and order lines: read at the larger's size.
-            let largest = LARGEST_INVENTORY_BYTES.max(LARGEST_ORDER_LINE_BYTES);
-            let query = deps.table.query(k::product_order_items(sku)).backwards();
-            paging.items_within(query, largest).await?
-        }
-        IndexDesign::Dedicated | IndexDesign::Projected => {
-            let paging = api::paging(deps, &req, &FUNCTION, |limit| {
-                format!("O8|dedicated|{sku}|{limit}")
-            })?;
-            page_dedicated(&deps.table, &paging, sku).await?
-        }
-    };
+    let items_of = ProductOrderItems::of(deps)?;
+    // A cursor is bound to this pattern, this product, this page size and the design's reader.
+    let paging = api::paging(deps, &req, &FUNCTION, |limit| {
+        format!("O8|{}{sku}|{limit}", items_of.cursor_scope())
+    })?;
+    let (items, next) = items_of.page(&deps.table, &paging, sku).await?;
     let (mut inventories, mut order_items) = (Vec::new(), Vec::new());
     for item in items {
         match model::type_of(&item) {
@@ -121,55 +108,11 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     )
 }
 
-/// A page with `IndexDesign` dedicated: the inventories left (from the cursor's position, if it
-/// is among them), then as many order lines as the page has room for, the two queries within one
-/// read budget.
-async fn page_dedicated(
-    table: &store::Table,
-    paging: &store::Paging<'_>,
-    sku: Sku,
-) -> Result<(Vec<model::Item>, Option<String>), ApiError> {
-    // A position among the lines is an index entry's: it names the order.
-    let among_lines = paging
-        .start
-        .as_ref()
-        .is_some_and(|at| at.contains_key(OrderLine::ORDER_ID));
-    let (mut items, mut spent) = (Vec::new(), 0.0);
-    if !among_lines {
-        let query = table.query(k::product_inventories(sku)).backwards();
-        let budget = store::Budget::page(LARGEST_INVENTORY_BYTES);
-        let page = store::read_within(query, paging.limit, paging.start.clone(), budget).await?;
-        (items, spent) = (page.items, page.read_units);
-        if items.len() as u32 == paging.limit || page.last_key.is_some() {
-            // The page is full, or stopped at the budget: the next starts after its last
-            // inventory.
-            let last = page.last_key.or_else(|| {
-                let key = [keys::attr::PK, keys::attr::SK];
-                items.last().map(|i| {
-                    i.iter()
-                        .filter(|(a, _)| key.contains(&a.as_str()))
-                        .map(|(a, v)| (a.clone(), v.clone()))
-                        .collect()
-                })
-            });
-            return Ok((items, paging.next_cursor(last)?));
-        }
-    }
-    let query = table.query(k::order_lines_by_product(sku)).backwards();
-    let start = paging.start.clone().filter(|_| among_lines);
-    let budget = store::Budget {
-        units: store::PAGE_READ_BUDGET - spent,
-        largest: LARGEST_ORDER_LINE_BYTES,
-    };
-    let page = store::read_within(query, paging.limit - items.len() as u32, start, budget).await?;
-    items.extend(page.items);
-    Ok((items, paging.next_cursor(page.last_key)?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fixtures;
+    use keys::{commerce as k, indexes::IndexDesign};
     use serde_json::Value;
     use serde_json::json;
     use store::Table;
@@ -437,9 +380,10 @@ mod tests {
             order_id: keys::SortableId::at_ms(fixtures::ORDER_DATES_MS[0]),
             created_at: keys::Timestamp::from_ms(fixtures::ORDER_DATES_MS[0]).unwrap(),
             lines: vec![(Sku::parse("42").unwrap(), 3, 499)],
-            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
-            status_keys: Default::default(),
-            index_design: design,
+            design: crate::data::OrderDesign {
+                index_design: design,
+                ..Default::default()
+            },
         };
         let placed = fixtures::place_order(&table, &order, None).await.unwrap();
         assert_eq!(placed, crate::data::PlaceOutcome::Placed);

@@ -269,7 +269,7 @@ mod tests {
                 .expect("a design");
             Harness::with_deps(&FUNCTION, handle, deps)
         };
-        let (gsi1, multi) = (by(StatusKeys::Concatenated), by(StatusKeys::MultiAttribute));
+        let [gsi1, multi] = crate::data::Design::ALL.map(|d| by(StatusKeys::only(d)));
         let index = ("GSI1", "RepOrdersByStatus");
         for query in [
             vec![("status", "OPEN")],

@@ -17,8 +17,8 @@ use api::declare::*;
 use std::collections::HashSet;
 
 use crate::data::{
-    self as commerce, IdempotencyRequest, ORDER_STATUS_KEYS, ORDER_STATUS_SHARDS, OrderRequest,
-    PlaceOutcome, PricedOrder, StatusKeys,
+    self as commerce, IdempotencyRequest, ORDER_STATUS_KEYS, ORDER_STATUS_SHARDS, OrderDesign,
+    OrderRequest, PlaceOutcome, PricedOrder,
 };
 use keys::{
     Id, SortableId, Timestamp,
@@ -237,9 +237,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         order_id,
         created_at,
         items,
-        status_shards: commerce::order_shards(deps)?,
-        status_keys: StatusKeys::of(deps)?,
-        index_design: store::index_design(deps)?,
+        design: OrderDesign::of(deps)?,
     };
     // The answer is made before the write (a retry under the same key replays it), so it does
     // not name the account rep the order records: GET /orders/{orderId} does.

@@ -122,7 +122,7 @@ mod tests {
         for u in ["ann", "bob"] {
             put_user(
                 &table,
-                IndexDesign::Overloaded,
+                IndexDesign::default(),
                 &Id::parse("u", u).unwrap(),
                 None,
                 today,
@@ -141,7 +141,7 @@ mod tests {
             text: "Must read.".into(),
             at: crate::fixtures::at(at_ms),
         };
-        put_review(&deps.table, IndexDesign::Overloaded, &r)
+        put_review(&deps.table, IndexDesign::default(), &r)
             .await
             .unwrap();
     }

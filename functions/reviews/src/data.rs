@@ -1,8 +1,8 @@
 //! The reviews context's reads and writes of the table: review writes (R3, R4), shared by its
 //! functions, the seed loader and the tests (Pernin's introduction: books, users, reviews newest
 //! first). The derived attributes (`RatingCount`, `RatingSum` on a book, `ReviewCount` on a user)
-//! are maintained by the stream handlers; these writes never overwrite them. Reads (R1, R2) are
-//! declared in the functions that serve them.
+//! are maintained by the stream handlers; these writes never overwrite them. R1 is declared in the
+//! function that serves it; R2, which each index design reads its own way, in [`user_reviews`].
 //!
 //! One review per user per book: a review's sort key carries its date, so the key alone cannot
 //! say "this user reviewed this book already". A marker item (`USER#<username>`,
@@ -26,6 +26,8 @@ use model::{
 };
 
 use store::{Condition, Read, StoreError, Table, Update, retry};
+
+pub mod user_reviews;
 
 // ---------------------------------------------------------------------------------------------
 // R4: create or update a book, a user

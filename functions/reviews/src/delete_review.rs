@@ -145,7 +145,7 @@ mod tests {
             async move {
                 put_review(
                     table,
-                    IndexDesign::Overloaded,
+                    IndexDesign::default(),
                     &NewReview {
                         isbn,
                         user: id("frodo"),

@@ -16,7 +16,7 @@
 //! review's keys only (`Username` = the user, by `ReviewDate` then `Isbn`), so a page is ONE Query
 //! of the page's keys, backwards, then ONE BatchGetItem of those reviews and, on the first page,
 //! the user (no user: 404). BatchGetItem rounds each item up to 4 KB, so the page's read budget
-//! holds fewer reviews than GSI1's summed Query ([`DEDICATED_PAGE`]). A review the index still
+//! holds fewer reviews than GSI1's summed Query (`user_reviews::dedicated_page`). A review the index still
 //! lists but the table no longer holds (deleted or replaced a moment ago) is left out. A cursor
 //! of any design continues in another: a position is its review's table key.
 //!
@@ -24,14 +24,9 @@
 //! whole: a page is ONE Query of the page's reviews, within the page's read budget as on GSI1,
 //! and, on a first page, ONE GetItem of the user sent at the same time (no user: 404).
 
+use crate::data::user_reviews::UserReviews;
 use crate::views as view;
 use api::declare::*;
-use keys::{indexes::IndexDesign, reviews as k};
-use model::{
-    Item,
-    reviews::{Review, User},
-};
-use store::{Paging, Read, Table};
 
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
@@ -71,24 +66,16 @@ api::page! {
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let user = api::path_id(&req, "username")?;
-    let design = store::index_design(deps)?;
-    // A cursor is bound to this pattern, this user and this page size.
+    let reviews_of = UserReviews::of(deps)?;
+    // A cursor is bound to this pattern, this user and this page size; its position, a review's
+    // table key, is good in every design.
     let mut paging = api::paging(deps, &req, &FUNCTION, |limit| format!("R2|{user}|{limit}"))?;
     paging.start = paging
         .start
         .take()
-        .map(|at| position(design, &user, &at))
+        .map(|at| reviews_of.position(&user, &at))
         .transpose()?;
-    let largest = model::reviews::Review::LARGEST_BYTES;
-    let found = match design {
-        IndexDesign::Overloaded => {
-            paging
-                .parent_page::<User, Review, _>(&deps.table, k::user_and_reviews(&user), largest)
-                .await?
-        }
-        IndexDesign::Dedicated => page_by_user(&deps.table, &paging, &user).await?,
-        IndexDesign::Projected => page_by_user_all(&deps.table, &paging, &user, largest).await?,
-    };
+    let found = reviews_of.page(&deps.table, &paging, &user).await?;
     let (record, reviews, next) = ApiError::or_not_found(found, "user_not_found", || {
         format!("There is no user {user}; create it with PUT /users/{user}.")
     })?;
@@ -102,142 +89,16 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     )
 }
 
-/// The most bytes an entry of `ReviewsByUser` holds: a review's table and index keys, for the
-/// longest username (a test measures the largest).
-pub const LARGEST_ENTRY_BYTES: u32 = 512;
-
-/// How many reviews a dedicated page holds at most: as many as one Query of their entries and
-/// one BatchGetItem of them (and the user, on a first page) can read within the page's budget,
-/// were each review the largest there can be. 10 of 21 KB: 0.5 + 0.5 + 10 × 3 units.
-pub fn dedicated_page(first: bool) -> u32 {
-    store::budget_fetches(
-        store::PAGE_READ_BUDGET,
-        LARGEST_ENTRY_BYTES,
-        model::reviews::Review::LARGEST_BYTES,
-        u32::from(first),
-    )
-}
-
-/// A page on `ReviewsByUser`: the page's keys, newest first, then the reviews and (first page)
-/// the user in one BatchGetItem; `None` when the user does not exist.
-async fn page_by_user(
-    table: &Table,
-    paging: &Paging<'_>,
-    user: &keys::Id,
-) -> Result<Option<(Option<User>, Vec<Review>, Option<String>)>, ApiError> {
-    let first = paging.is_first();
-    let entries = table
-        .query(k::reviews_by_user(user))
-        .backwards()
-        .limit(paging.limit.min(dedicated_page(first)))
-        .start(paging.start.clone())
-        .send()
-        .await?;
-    let mut wanted = entries
-        .items
-        .iter()
-        .map(|e| {
-            let (isbn, by, at) = k::review_at(text(e, keys::attr::PK), text(e, keys::attr::SK))?;
-            Ok(k::review(&isbn, &by, at))
-        })
-        .collect::<Result<Vec<_>, keys::KeyError>>()
-        .map_err(store::StoreError::from)?;
-    if first {
-        wanted.push(k::user(user));
-    }
-    let fetched = match wanted.is_empty() {
-        true => Vec::new(),
-        false => table.batch_get(&wanted, &[], Read::Eventual).await?,
-    };
-    let (mut record, mut reviews) = (None, Vec::with_capacity(fetched.len()));
-    for item in fetched {
-        match model::type_of(&item) {
-            Some(t) if t == <User as model::Entity>::TYPE => record = Some(model::from_item(item)?),
-            _ => reviews.push(model::from_item::<Review>(item)?),
-        }
-    }
-    if first && record.is_none() {
-        return Ok(None);
-    }
-    // BatchGetItem answers in any order: the index's is the page's.
-    let order = |r: &Review| wanted.iter().position(|w| *w == model::Entity::key(r));
-    reviews.sort_by_key(order);
-    Ok(Some((
-        record,
-        reviews,
-        paging.next_cursor(entries.last_key)?,
-    )))
-}
-
-/// A page on `ReviewsByUserAll`: the page's reviews whole, newest first, within the page's read
-/// budget, and on a first page the user beside them (one GetItem, sent at the same time);
-/// `None` when the user does not exist.
-async fn page_by_user_all(
-    table: &Table,
-    paging: &Paging<'_>,
-    user: &keys::Id,
-    largest: u32,
-) -> Result<Option<(Option<User>, Vec<Review>, Option<String>)>, ApiError> {
-    let first = paging.is_first();
-    // The user's GetItem (a record under 4 KB, eventually consistent) takes half a unit of the
-    // page's budget.
-    let budget = store::Budget {
-        units: store::PAGE_READ_BUDGET - if first { 0.5 } else { 0.0 },
-        largest,
-    };
-    let query = table.query(k::reviews_by_user_all(user)).backwards();
-    let reviews = store::read_within(query, paging.limit, paging.start.clone(), budget);
-    let record = async {
-        match first {
-            true => table.get::<User>(&k::user(user), Read::Eventual).await,
-            false => Ok(None),
-        }
-    };
-    let (page, record) = tokio::try_join!(reviews, record)?;
-    if first && record.is_none() {
-        return Ok(None);
-    }
-    let reviews = page
-        .items
-        .into_iter()
-        .map(model::from_item::<Review>)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Some((record, reviews, paging.next_cursor(page.last_key)?)))
-}
-
-/// A position in the user's list (a cursor's `ExclusiveStartKey`, from either design) as
-/// `design` reads it: its review's table key, and that review's key in the design's index.
-fn position(design: IndexDesign, user: &keys::Id, at: &Item) -> Result<Item, ApiError> {
-    let foreign = || ApiError::from(store::cursor::CursorError::Malformed);
-    let (isbn, by, when) =
-        k::review_at(text(at, keys::attr::PK), text(at, keys::attr::SK)).map_err(|_| foreign())?;
-    if &by != user {
-        return Err(foreign());
-    }
-    let mut start = model::key_item(&k::review(&isbn, &by, when));
-    start.extend(match design {
-        IndexDesign::Overloaded => model::key_item(&k::review_index(&isbn, &by, when)),
-        IndexDesign::Dedicated => model::index_key_item(&k::review_by_user(&isbn, &by, when)),
-        IndexDesign::Projected => model::index_key_item(&k::review_by_user_all(&isbn, &by, when)),
-    });
-    Ok(start)
-}
-
-/// A string attribute of an item read back ("" if absent: no key matches it).
-fn text<'i>(item: &'i Item, name: &str) -> &'i str {
-    item.get(name)
-        .and_then(|v| v.as_s().ok())
-        .map_or("", String::as_str)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::data as reviews;
+    use crate::data::user_reviews::{LARGEST_ENTRY_BYTES, dedicated_page};
     use crate::fixtures::{self, id};
     use keys::indexes::IndexDesign;
-    use keys::reviews::Isbn;
+    use keys::reviews::{self as k, Isbn};
     use model::Item;
+    use model::reviews::User;
     use serde_json::{Value, json};
     use store::{Table, Update, cursor::CursorCodec};
     use testkit::{Harness, all_items, query_read_units};

@@ -152,7 +152,7 @@ mod tests {
             let d = Date::parse_iso("2000-09-29").unwrap();
             reviews::put_user(
                 &table,
-                IndexDesign::Overloaded,
+                IndexDesign::default(),
                 &Id::parse("u", u).unwrap(),
                 Some(d),
                 d,
@@ -282,7 +282,7 @@ mod tests {
         ] {
             reviews::put_review(
                 &table,
-                IndexDesign::Overloaded,
+                IndexDesign::default(),
                 &NewReview {
                     isbn: Isbn::parse(book).unwrap(),
                     user: user.clone(),

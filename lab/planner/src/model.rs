@@ -921,7 +921,7 @@ pub fn draws<'a>(p: &'a PatternLoad, w: &'a Workload, d: Design, s: &'a Sizes) -
             // BatchGetItem of those reviews and the user, each item rounded up to 4 KB on its
             // own; as many reviews as get-user's page budget allows.
             IndexDesign::Dedicated => {
-                let n = items(15).min(f64::from(reviews::get_user::dedicated_page(true)));
+                let n = items(15).min(f64::from(reviews::data::user_reviews::dedicated_page(true)));
                 let mut out = vec![from(
                     Entity::Users,
                     1.0,

@@ -166,7 +166,7 @@ pub fn markdown(plan: &Plan<'_>) -> String {
                 "R2 and O8 read GSI1, which holds users, reviews, order lines and inventories beside its other items".to_owned(),
             IndexDesign::Dedicated => format!(
                 "R2 and O8 read indexes of their own, {own} (users, reviews, order lines and inventories carry no GSI1 keys); a page of R2 is a Query of keys, then one BatchGetItem of at most {} reviews and the user",
-                reviews::get_user::dedicated_page(true)
+                reviews::data::user_reviews::dedicated_page(true)
             ),
             IndexDesign::Projected => format!(
                 "R2 and O8 read indexes of their own, {own} (users, reviews, order lines and inventories carry no GSI1 keys); R2's holds each review whole: a page of R2 is one Query of the reviews and, on a first page, one GetItem of the user",

@@ -218,8 +218,8 @@ patterns:
         s.review_entry < s.review && s.order_line_entry <= s.order_line,
         "{s:?}"
     );
-    assert!(s.review_entry <= f64::from(reviews::get_user::LARGEST_ENTRY_BYTES));
-    let page = 12f64.min(f64::from(reviews::get_user::dedicated_page(true)));
+    assert!(s.review_entry <= f64::from(reviews::data::user_reviews::LARGEST_ENTRY_BYTES));
+    let page = 12f64.min(f64::from(reviews::data::user_reviews::dedicated_page(true)));
     assert!(page < 12.0, "the budget cuts the page");
     let r2 = ru(page * s.review_entry, false) + ru(s.user, false) + page * ru(s.review, false);
     let o8 = ru(3.0 * s.inventory, false) + ru(17.0 * s.order_line_entry, false);

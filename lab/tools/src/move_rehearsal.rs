@@ -205,9 +205,10 @@ async fn write(
             order_id: order,
             created_at: keys::Timestamp::from_ms(keys::now_ms()).expect("now"),
             lines: vec![(keys::commerce::Sku::new(1).expect("a sku"), 1, 100)],
-            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
-            status_keys: keys,
-            index_design: Default::default(),
+            design: ::commerce::data::OrderDesign {
+                status_keys: keys,
+                ..Default::default()
+            },
         };
         let placed = commerce::fixtures::place_order(&table, &new, None).await;
         let moved = match placed {

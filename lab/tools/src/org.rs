@@ -392,11 +392,12 @@ async fn load_orders(
             order_id,
             created_at: Timestamp::from_ms(ms).expect("valid"),
             lines,
-            // The local stack's count (the template's default).
-            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
             // The local stack's design (ORDER_STATUS_KEYS, as the Makefile passes it).
-            status_keys: commerce::StatusKeys::from_env()?,
-            index_design: design,
+            design: commerce::OrderDesign {
+                status_keys: commerce::StatusKeys::from_env()?,
+                index_design: design,
+                ..Default::default()
+            },
         };
         let path: &[OrderStatus] = match draw.below(9) {
             0 => &[OrderStatus::Processing],

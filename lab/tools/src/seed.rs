@@ -141,11 +141,12 @@ pub async fn load_into_as(tables: &Tables, design: IndexDesign) -> Result<usize,
                 (sku(1001 + i as u64), 1 + i as u32, 1250),
                 (sku(42), 1, 499),
             ],
-            // The local stack's count (the template's default).
-            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
             // The local stack's design (ORDER_STATUS_KEYS, as the Makefile passes it).
-            status_keys: commerce::StatusKeys::from_env()?,
-            index_design: design,
+            design: commerce::OrderDesign {
+                status_keys: commerce::StatusKeys::from_env()?,
+                index_design: design,
+                ..Default::default()
+            },
         };
         match ::commerce::fixtures::place_order_in(table, &order, "USD").await {
             Ok(PlaceOutcome::Placed) => written += 4,

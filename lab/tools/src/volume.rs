@@ -264,12 +264,7 @@ fn plan(v: &Volume) -> Plan {
             order_id: SortableId::floor(ms),
             created_at: at(ms),
             lines,
-            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
-            // Unused: the items below are written as the concatenated design's writers write them
-            // (GSI1 keys included), whatever the local stack's design; a multi-attribute
-            // stack's readers do not read them (make move-index CLEANUP=1 removes them).
-            status_keys: Default::default(),
-            index_design: Default::default(),
+            design: Default::default(),
         };
         let rep = Some(reps[(c % reps.len() as u64) as usize].clone());
         p.if_absent

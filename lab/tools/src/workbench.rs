@@ -263,9 +263,7 @@ async fn place_idempotent_order(table: &store::Table) -> Result<(), Box<dyn std:
         order_id,
         created_at: Timestamp::from_ms(order_id.timestamp_ms())?,
         lines: vec![(Sku::new(42)?, 1, 499)],
-        status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
-        status_keys: Default::default(),
-        index_design: Default::default(),
+        design: Default::default(),
     };
     let key = commerce::data::IdempotencyKey {
         key: Id::parse("Idempotency-Key", "workbench-sample")?,

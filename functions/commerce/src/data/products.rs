@@ -1,6 +1,6 @@
 //! Products and their inventories (the order entry of AWS's relational example): writes and point
-//! reads (O12, O13), shared by commerce's functions, the seed loader and the tests. O8 is
-//! declared in the function that serves it.
+//! reads (O12, O13), shared by commerce's functions, the seed loader and the tests; and O8's
+//! pages as the deployment's index design reads them ([`ProductOrderItems`]).
 
 use keys::{
     Id, Timestamp,
@@ -12,7 +12,8 @@ use model::{
     s,
 };
 
-use store::{Condition, Read, StoreError, Table, Update, Updated};
+use keys::indexes::IndexDesign;
+use store::{Condition, Deps, Paging, PagingError, Read, StoreError, Table, Update, Updated};
 
 use crate::replay::{self, Named};
 
@@ -333,4 +334,94 @@ pub async fn inventory(
     table
         .get(&k::inventory(sku, warehouse), Read::Eventual)
         .await
+}
+
+/// O8's reader, as the deployment's index design (`INDEX_DESIGN`) makes it: the product's one
+/// overloaded GSI1 partition (inventories and order lines), or its inventories from its own
+/// partition and then its lines from `OrderLinesByProduct`. `list-product-order-items` asks it
+/// for a page and never sees which design answers.
+#[derive(Debug, Clone, Copy)]
+pub struct ProductOrderItems(IndexDesign);
+
+impl ProductOrderItems {
+    /// The reader of the design `deps` read at start-up.
+    pub fn of(deps: &Deps) -> Result<ProductOrderItems, StoreError> {
+        Ok(ProductOrderItems(store::index_design(deps)?))
+    }
+
+    /// What a cursor is bound to beside the pattern: a position in one design is none in the
+    /// other, so a cursor of one is an `invalid_cursor` in the other.
+    pub fn cursor_scope(self) -> &'static str {
+        match self.0 {
+            IndexDesign::Overloaded => "",
+            IndexDesign::Dedicated | IndexDesign::Projected => "dedicated|",
+        }
+    }
+
+    /// One page: the inventories first (read backwards, they sort after the order lines in
+    /// GSI1), then the order lines newest first, within the page's read budget; the items
+    /// undecoded, as the partition holds them.
+    pub async fn page(
+        self,
+        table: &Table,
+        paging: &Paging<'_>,
+        sku: Sku,
+    ) -> Result<(Vec<model::Item>, Option<String>), PagingError> {
+        match self.0 {
+            IndexDesign::Overloaded => {
+                // Inventories and order lines: read at the larger's size.
+                let largest = LARGEST_INVENTORY_BYTES.max(crate::data::LARGEST_ORDER_LINE_BYTES);
+                let query = table.query(k::product_order_items(sku)).backwards();
+                paging.items_within(query, largest).await
+            }
+            IndexDesign::Dedicated | IndexDesign::Projected => {
+                page_dedicated(table, paging, sku).await
+            }
+        }
+    }
+}
+
+/// A page of the dedicated design: the inventories left (from the cursor's position, if it
+/// is among them), then as many order lines as the page has room for, the two queries within one
+/// read budget.
+async fn page_dedicated(
+    table: &Table,
+    paging: &Paging<'_>,
+    sku: Sku,
+) -> Result<(Vec<model::Item>, Option<String>), PagingError> {
+    // A position among the lines is an index entry's: it names the order.
+    let among_lines = paging
+        .start
+        .as_ref()
+        .is_some_and(|at| at.contains_key(model::commerce::OrderLine::ORDER_ID));
+    let (mut items, mut spent) = (Vec::new(), 0.0);
+    if !among_lines {
+        let query = table.query(k::product_inventories(sku)).backwards();
+        let budget = store::Budget::page(LARGEST_INVENTORY_BYTES);
+        let page = store::read_within(query, paging.limit, paging.start.clone(), budget).await?;
+        (items, spent) = (page.items, page.read_units);
+        if items.len() as u32 == paging.limit || page.last_key.is_some() {
+            // The page is full, or stopped at the budget: the next starts after its last
+            // inventory.
+            let last = page.last_key.or_else(|| {
+                let key = [keys::attr::PK, keys::attr::SK];
+                items.last().map(|i| {
+                    i.iter()
+                        .filter(|(a, _)| key.contains(&a.as_str()))
+                        .map(|(a, v)| (a.clone(), v.clone()))
+                        .collect()
+                })
+            });
+            return Ok((items, paging.next_cursor(last)?));
+        }
+    }
+    let query = table.query(k::order_lines_by_product(sku)).backwards();
+    let start = paging.start.clone().filter(|_| among_lines);
+    let budget = store::Budget {
+        units: store::PAGE_READ_BUDGET - spent,
+        largest: crate::data::LARGEST_ORDER_LINE_BYTES,
+    };
+    let page = store::read_within(query, paging.limit - items.len() as u32, start, budget).await?;
+    items.extend(page.items);
+    Ok((items, paging.next_cursor(page.last_key)?))
 }

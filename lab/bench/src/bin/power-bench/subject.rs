@@ -194,9 +194,7 @@ async fn more_orders(table: &store::Table) -> Result<(), String> {
             order_id: keys::SortableId::floor(ms),
             created_at: keys::Timestamp::from_ms(ms).map_err(|e| e.to_string())?,
             lines: vec![(sku, 1, 499)],
-            status_shards: keys::commerce::DEFAULT_ORDER_STATUS_SHARDS,
-            status_keys: Default::default(),
-            index_design: Default::default(),
+            design: Default::default(),
         };
         commerce::fixtures::place_order_in(table, &order, "USD")
             .await
