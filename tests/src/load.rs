@@ -75,7 +75,7 @@ async fn send_with(
             let limit = limit.clone();
             tokio::spawn(async move {
                 let _permit = limit.acquire_owned().await.expect("open semaphore");
-                let (status, _, body) = http(
+                let (status, _, body) = crate::stack::http_as_client(
                     port,
                     &method,
                     &path,

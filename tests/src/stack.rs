@@ -257,6 +257,38 @@ pub async fn http(
     (status, head, json)
 }
 
+/// [`http`] as a client that follows docs/errors.md: a `PUT` or a `DELETE` answered 503 (a
+/// throttle, or a database that did not answer within the function's attempt timeout, as
+/// DynamoDB Local under the whole suite's load at times does not) is sent again as it was, after
+/// the `Retry-After` it gives, up to three times. Any other request's 503 is its answer: a `POST`
+/// is not resent blindly.
+pub async fn http_as_client(
+    port: u16,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    headers: &[(&str, &str)],
+) -> (u16, String, Value) {
+    let mut answer = http(port, method, path, body, headers).await;
+    for _ in 0..3 {
+        if answer.0 != 503 || !matches!(method, "PUT" | "DELETE") {
+            break;
+        }
+        let wait = answer
+            .1
+            .lines()
+            .find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("retry-after")
+                    .then(|| value.trim().parse::<u64>().ok())?
+            })
+            .unwrap_or(1);
+        tokio::time::sleep(Duration::from_secs(wait)).await;
+        answer = http(port, method, path, body, headers).await;
+    }
+    answer
+}
+
 /// Sends one HTTP/1.1 request as written (it asks `Connection: close`) and reads the answer to
 /// its end: the status, the head, and the body (de-chunked).
 pub async fn exchange(port: u16, request: &str) -> (u16, String, String) {
