@@ -17,12 +17,24 @@ use lambda_http::{Body, Request, Response};
 use store::Deps;
 use stream_handler::Consumer;
 
-/// Every context's API functions, in the order the catalogue shows the contexts.
+/// The contexts (`keys`' names), in the order the catalogue shows them.
+const CONTEXT_NAMES: [&str; 4] = ["commerce", "reviews", "learning", "hr"];
+
+/// Every context's API functions, in [`CONTEXT_NAMES`]' order.
 const CONTEXTS: [&[&Function]; 4] = [
     commerce::FUNCTIONS,
     reviews::FUNCTIONS,
     learning::FUNCTIONS,
     hr::FUNCTIONS,
+];
+
+/// Every context's routes' contracts (each function module's `CONTRACTS`, one per route), in
+/// [`CONTEXT_NAMES`]' order, each context's in its functions' order.
+const CONTRACTS: [&[&[api::contract::Contract]]; 4] = [
+    commerce::CONTRACTS,
+    reviews::CONTRACTS,
+    learning::CONTRACTS,
+    hr::CONTRACTS,
 ];
 
 /// Every API function, context by context, each context's in its modules' order (its binaries'
@@ -147,14 +159,9 @@ pub fn function(name: &str) -> Option<&'static Function> {
 
 /// A route's contract: its module's `CONTRACTS`, which hold one per route in `FUNCTION`'s order.
 pub fn contract(function: &Function, route: &Route) -> &'static api::contract::Contract {
-    let contexts = [
-        (commerce::FUNCTIONS, commerce::CONTRACTS),
-        (reviews::FUNCTIONS, reviews::CONTRACTS),
-        (learning::FUNCTIONS, learning::CONTRACTS),
-        (hr::FUNCTIONS, hr::CONTRACTS),
-    ];
-    let (f, contracts) = contexts
+    let (f, contracts) = CONTEXTS
         .into_iter()
+        .zip(CONTRACTS)
         .flat_map(|(functions, contracts)| functions.iter().zip(contracts.iter()))
         .find(|(f, _)| f.name == function.name)
         .unwrap_or_else(|| panic!("{}: no such function", function.name));
@@ -174,9 +181,7 @@ pub fn consumer(name: &str) -> Option<&'static Consumer> {
 /// The context (`keys`' name: `commerce`, `reviews`, `learning`, `hr`) a function or stream
 /// handler belongs to: whose table it uses with `TableLayout` table-per-context.
 pub fn context(name: &str) -> Option<&'static str> {
-    let functions = ["commerce", "reviews", "learning", "hr"]
-        .into_iter()
-        .zip(CONTEXTS);
+    let functions = CONTEXT_NAMES.into_iter().zip(CONTEXTS);
     let consumers = [
         ("commerce", commerce::CONSUMERS),
         ("reviews", reviews::CONSUMERS),

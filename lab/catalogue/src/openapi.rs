@@ -29,12 +29,13 @@ type Context = (
 
 /// Every context, under its tag.
 fn contexts() -> [Context; 4] {
-    [
-        ("commerce", commerce::FUNCTIONS, commerce::CONTRACTS),
-        ("reviews", reviews::FUNCTIONS, reviews::CONTRACTS),
-        ("learning", learning::FUNCTIONS, learning::CONTRACTS),
-        ("hr", hr::FUNCTIONS, hr::CONTRACTS),
-    ]
+    std::array::from_fn(|i| {
+        (
+            crate::CONTEXT_NAMES[i],
+            crate::CONTEXTS[i],
+            crate::CONTRACTS[i],
+        )
+    })
 }
 
 /// The whole document.
