@@ -95,7 +95,7 @@ async fn every_owned_route_called_by_another_customer_is_404_and_touches_nothing
         let (status, body, untouched) = send_to(&seeded, &name, &intruder).await;
         assert_eq!(
             (status, body["code"].as_str()),
-            (404, Some(not_found)),
+            (404, Some(not_found.code)),
             "{name}"
         );
         assert!(untouched, "{name}: nothing read, nothing written");

@@ -121,7 +121,10 @@ async fn a_public_page_shows_no_account_id_and_a_users_page_is_theirs() {
     // R2, frodo's page: frodo's and staff's only.
     assert_eq!(
         dispatch::access("get-user"),
-        Some(Access::owner_or_staff("username", "user_not_found"))
+        Some(Access::owner_or_staff(
+            "username",
+            reviews::refusals::USER_NOT_FOUND
+        ))
     );
     let frodo = |caller| {
         let mut event = sample_as("get-user", caller);

@@ -34,26 +34,31 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        OrderNotFound = crate::refusals::ORDER_NOT_FOUND,
+        InvalidStatus = Refusal::new(400, "invalid_status", "the status is none of the tracking statuses"),
+        OrderEventsFull = Refusal::new(409, "order_events_full", "the order has 50 tracking events, the most an order takes; nothing was written"),
+        InvalidIdempotencyKey = crate::replay::INVALID_KEY,
+        IdempotencyKeyReused = crate::replay::KEY_REUSED,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::created::<Added>("the event")
-            .body::<AddEvent>()
-            .refusals(&[
-                Refusal::NOT_FOUND,
-                Refusal::new(409, "`order_events_full`: the order has 50 tracking events, the most an order takes; nothing was written"),
-                Refusal::new(422, "`idempotency_key_reused`: the Idempotency-Key was used with another status or note for this order; nothing was written"),
-            ])
-            .more(|| replay::documented("201", "the event that request added"))
-        .worst(|| {
-                    use api::function::{leak, widest_text};
-                    let body = serde_json::json!({ "status": "SHIPPED", "note": widest_text(MAX_NOTE_CHARS) });
-                    api::function::Worst::new(
-                        format!("a note of {MAX_NOTE_CHARS} characters of 4 bytes"),
-                        Example::staff("/orders/01ERTNJ6000000000000000000/events")
-                            .with_body(leak(body.to_string())),
-                    )
-                }),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::created::<Added>("the event")
+    .body::<AddEvent>()
+    .refusals(Refused::ALL)
+    .more(|| replay::documented("201", "the event that request added"))
+    .worst(|| {
+        use api::function::{leak, widest_text};
+        let body = serde_json::json!({ "status": "SHIPPED", "note": widest_text(MAX_NOTE_CHARS) });
+        api::function::Worst::new(
+            format!("a note of {MAX_NOTE_CHARS} characters of 4 bytes"),
+            Example::staff("/orders/01ERTNJ6000000000000000000/events")
+                .with_body(leak(body.to_string())),
+        )
+    })];
 
 /// The tracking event added, and its order.
 #[derive(Serialize, JsonSchema)]
@@ -110,10 +115,7 @@ fn parse_status(s: &str) -> Result<OrderStatus, ApiError> {
         .ok()
         .filter(|st| *st != OrderStatus::Open)
         .ok_or_else(|| {
-            ApiError::bad_request(
-                "invalid_status",
-                format!("status: give one of {}", allowed.join(", ")),
-            )
+            Refused::InvalidStatus.because(format!("status: give one of {}", allowed.join(", ")))
         })
 }
 
@@ -129,10 +131,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .as_ref()
         .is_some_and(|n| n.chars().count() > MAX_NOTE_CHARS)
     {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            format!("note: give at most {MAX_NOTE_CHARS} characters"),
-        ));
+        return Err(
+            Common::InvalidBody.because(format!("note: give at most {MAX_NOTE_CHARS} characters"))
+        );
     }
     let event: EventId = SortableId::new();
     let record = TrackingEvent {
@@ -163,19 +164,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         }
         EventAdded::Replayed { .. } => return Err(replay::reused()),
         EventAdded::NoOrder => {
-            return Err(ApiError::not_found(
-                "order_not_found",
-                format!("There is no order {order}."),
-            ));
+            return Err(Refused::OrderNotFound.because(format!("There is no order {order}.")));
         }
         EventAdded::Full => {
-            return Err(ApiError::new(
-                409,
-                "order_events_full",
-                format!(
-                    "Order {order} has {MAX_ORDER_EVENTS} tracking events, the most an order takes"
-                ),
-            ));
+            return Err(Refused::OrderEventsFull.because(format!(
+                "Order {order} has {MAX_ORDER_EVENTS} tracking events, the most an order takes"
+            )));
         }
     }
     let added = Added {

@@ -36,26 +36,36 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        InventoryNotFound = crate::refusals::INVENTORY_NOT_FOUND,
+        InsufficientStock = Refusal::new(409, "insufficient_stock", "the adjustment would take the stock below 0; nothing was written"),
+        StockLimitExceeded = Refusal::new(409, "stock_limit_exceeded", "the adjustment would take the stock above 1,000,000,000; nothing was written"),
+        InvalidIdempotencyKey = crate::replay::INVALID_KEY,
+        IdempotencyKeyReused = crate::replay::KEY_REUSED,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::ok::<view::Inventory>("the inventory after the change")
+pub const CONTRACTS: &[Contract] =
+    &[
+        Contract::ok::<view::Inventory>("the inventory after the change")
             .body::<Adjust>()
-            .refusals(&[
-                Refusal::NOT_FOUND,
-                Refusal::new(409, "`insufficient_stock` (it would go below 0) or `stock_limit_exceeded` (above 1,000,000,000); nothing was written"),
-                Refusal::new(422, "`idempotency_key_reused`: the Idempotency-Key was used with another delta; nothing was written"),
-            ])
+            .refusals(Refused::ALL)
             .more(|| replay::documented("200", "the inventory as that adjustment left it"))
-        .worst(|| {
-                    api::function::Worst::new(
-                        format!("the whole stock out at once, from the highest quantity ({MAX_QUANTITY})"),
-                        Example::staff("/products/42/inventory/W2/adjustments").with_body(
-                            api::function::leak(format!(r#"{{"delta": -{MAX_QUANTITY}}}"#)),
-                        ),
-                    )
-                    .after("put-inventory", crate::put_inventory::largest())
-                }),
-];
+            .worst(|| {
+                api::function::Worst::new(
+                    format!(
+                        "the whole stock out at once, from the highest quantity ({MAX_QUANTITY})"
+                    ),
+                    Example::staff("/products/42/inventory/W2/adjustments").with_body(
+                        api::function::leak(format!(r#"{{"delta": -{MAX_QUANTITY}}}"#)),
+                    ),
+                )
+                .after("put-inventory", crate::put_inventory::largest())
+            }),
+    ];
 
 /// Units received (positive) or shipped (negative): at most a whole stock either way, so neither
 /// the delta nor its negation can overflow (i64::MIN once did: `abs()` panicked or wrapped).
@@ -77,9 +87,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let body: Adjust = api::json_body(&req)?;
     let delta = body.delta.get();
     if delta == 0 {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            format!(
+        return Err(Common::InvalidBody.because(format!(
                 "delta: give the units received (1 to {MAX_QUANTITY}) or shipped (-1 to -{MAX_QUANTITY}), not 0"
             ),
         ));
@@ -105,28 +113,17 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             &view::inventory(&inventory),
         )?)),
         Adjusted::Replayed { .. } => Err(replay::reused()),
-        Adjusted::NotFound => Err(ApiError::not_found(
-            "inventory_not_found",
-            format!(
-                "Warehouse {warehouse} holds no inventory of product {sku}; create it with PUT first"
-            ),
-        )),
-        Adjusted::OutOfRange(now) if delta < 0 => Err(ApiError::new(
-            409,
-            "insufficient_stock",
-            format!(
-                "Warehouse {warehouse} holds {} of product {sku}, fewer than {}; nothing was taken",
-                now.quantity, -delta
-            ),
-        )),
-        Adjusted::OutOfRange(now) => Err(ApiError::new(
-            409,
-            "stock_limit_exceeded",
-            format!(
-                "Warehouse {warehouse} holds {} of product {sku}; {} more would pass {MAX_QUANTITY}",
-                now.quantity, delta
-            ),
-        )),
+        Adjusted::NotFound => Err(Refused::InventoryNotFound.because(format!(
+            "Warehouse {warehouse} holds no inventory of product {sku}; create it with PUT first"
+        ))),
+        Adjusted::OutOfRange(now) if delta < 0 => Err(Refused::InsufficientStock.because(format!(
+            "Warehouse {warehouse} holds {} of product {sku}, fewer than {}; nothing was taken",
+            now.quantity, -delta
+        ))),
+        Adjusted::OutOfRange(now) => Err(Refused::StockLimitExceeded.because(format!(
+            "Warehouse {warehouse} holds {} of product {sku}; {} more would pass {MAX_QUANTITY}",
+            now.quantity, delta
+        ))),
     }
 }
 

@@ -12,7 +12,7 @@ use serde::Deserialize;
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "delete-cart-line",
-    Access::owner("cartId", "cart_not_found"),
+    Access::owner("cartId", Refused::CartNotFound.refusal()),
     &Route::delete(
         "/carts/{cartId}/items/{productId}",
         "C7: remove a cart line (also when absent)",
@@ -27,20 +27,26 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CartNotFound = crate::refusals::CART_NOT_FOUND,
+        VersionMismatch = crate::refusals::VERSION_MISMATCH,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::no_content("removed, or was not there")
-            .optional_body::<DeleteLine>()
-            .refusals(&[Refusal::new(409, "`version_mismatch`: the line was written since the version given was read; nothing was removed")])
-        .worst(|| {
-                    let line = crate::put_cart_line::largest();
-                    api::function::Worst::new(
-                        "the largest line (`put-cart-line`'s worst case)",
-                        Example { body: None, ..line },
-                    )
-                    .after("put-cart-line", line)
-                },),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::no_content("removed, or was not there")
+    .optional_body::<DeleteLine>()
+    .refusals(Refused::ALL)
+    .worst(|| {
+        let line = crate::put_cart_line::largest();
+        api::function::Worst::new(
+            "the largest line (`put-cart-line`'s worst case)",
+            Example { body: None, ..line },
+        )
+        .after("put-cart-line", line)
+    })];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let cart = api::path_id(&req, "cartId")?;
@@ -52,14 +58,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     };
     match commerce::remove_cart_line(&deps.table, &cart, &product, expected).await? {
         CartLineRemoved::Removed | CartLineRemoved::Absent => api::no_content(),
-        CartLineRemoved::VersionMismatch(v) => Err(ApiError::new(
-            409,
-            "version_mismatch",
-            format!(
-                "The line is at version {v}, not {}: read the cart again, then remove it",
-                expected.unwrap_or_default()
-            ),
-        )),
+        CartLineRemoved::VersionMismatch(v) => Err(Refused::VersionMismatch.because(format!(
+            "The line is at version {v}, not {}: read the cart again, then remove it",
+            expected.unwrap_or_default()
+        ))),
     }
 }
 

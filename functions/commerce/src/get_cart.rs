@@ -10,7 +10,7 @@ use serde::Serialize;
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "get-cart",
-    Access::owner("cartId", "cart_not_found"),
+    Access::owner("cartId", Refused::CartNotFound.refusal()),
     &Route::get(
         "/carts/{cartId}",
         "C7: a cart's lines",
@@ -25,10 +25,16 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CartNotFound = crate::refusals::CART_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::ok::<Cart>(
-    "the cart (empty when it has no lines)",
-)];
+pub const CONTRACTS: &[Contract] =
+    &[Contract::ok::<Cart>("the cart (empty when it has no lines)").refusals(Refused::ALL)];
 
 /// A cart's lines.
 #[derive(Serialize, JsonSchema)]

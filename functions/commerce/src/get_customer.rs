@@ -12,7 +12,7 @@ use store::ParentPage;
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "get-customer",
-    Access::owner("customerId", "customer_not_found"),
+    Access::owner("customerId", Refused::CustomerNotFound.refusal()),
     &Route::get(
         "/customers/{customerId}",
         "C1: a customer and their newest orders",
@@ -27,9 +27,17 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::ok::<CustomerPage>("the customer and up to `orders` orders, newest first")
+.refusals(Refused::ALL)
         .query(&[Query::with("orders", "how many of the newest orders to return", |_| {
             json_schema!({ "type": "integer", "minimum": 1, "maximum": MAX_ORDERS, "default": DEFAULT_ORDERS })
         })]),
@@ -59,10 +67,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         ..
     }) = page
     else {
-        return Err(ApiError::not_found(
-            "customer_not_found",
-            format!("There is no customer {customer}; create it with PUT /customers/{customer}."),
-        ));
+        return Err(Refused::CustomerNotFound.because(format!(
+            "There is no customer {customer}; create it with PUT /customers/{customer}."
+        )));
     };
     api::json(
         200,

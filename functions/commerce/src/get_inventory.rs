@@ -26,14 +26,22 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        InventoryNotFound = crate::refusals::INVENTORY_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::found::<view::Inventory>("the inventory")];
+pub const CONTRACTS: &[Contract] =
+    &[Contract::ok::<view::Inventory>("the inventory").refusals(Refused::ALL)];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     let warehouse = api::path_id(&req, "warehouseId")?;
     let found = products::inventory(&deps.table, sku, &warehouse).await?;
-    api::found(found, view::inventory, "inventory_not_found", || {
+    api::found(found, view::inventory, Refused::InventoryNotFound, || {
         format!("Warehouse {warehouse} holds no inventory of product {sku}")
     })
 }

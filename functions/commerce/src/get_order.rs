@@ -34,8 +34,16 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        OrderNotFound = crate::refusals::ORDER_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::found::<OrderPage>("the order page")];
+pub const CONTRACTS: &[Contract] =
+    &[Contract::ok::<OrderPage>("the order page").refusals(Refused::ALL)];
 
 /// An order, its lines and its tracking events.
 #[derive(Serialize, JsonSchema)]
@@ -68,10 +76,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     }
     // Another customer's order is answered as one that does not exist.
     let Some(OrderHeader(order)) = header.filter(|h| caller.may_see(&h.0.customer_id)) else {
-        return Err(ApiError::not_found(
-            "order_not_found",
-            format!("There is no order {order}."),
-        ));
+        return Err(Refused::OrderNotFound.because(format!("There is no order {order}.")));
     };
     api::json(
         200,

@@ -27,8 +27,16 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        ProductNotFound = crate::refusals::PRODUCT_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::found::<view::Product>("the product")
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<view::Product>("the product")
+    .refusals(Refused::ALL)
     .worst_read_units(1.5)
     .worst(|| {
         use api::function::{Worst, leak};
@@ -42,7 +50,7 @@ pub const CONTRACTS: &[Contract] = &[Contract::found::<view::Product>("the produ
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let sku = api::path(&req, "sku", Sku::parse)?;
     let found = products::product(&deps.table, sku).await?;
-    api::found(found, view::product, "product_not_found", || {
+    api::found(found, view::product, Refused::ProductNotFound, || {
         format!("No such product: {sku}")
     })
 }

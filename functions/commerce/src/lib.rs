@@ -15,6 +15,7 @@ modules_of_the_binaries!();
 pub mod data;
 pub mod fixtures;
 pub mod params;
+pub mod refusals;
 pub mod replay;
 pub mod views;
 

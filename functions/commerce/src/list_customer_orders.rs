@@ -19,7 +19,7 @@ use model::commerce::{Order, OrderHeader, OrderSummary};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "list-customer-orders",
-    Access::owner("customerId", "customer_not_found"),
+    Access::owner("customerId", Refused::CustomerNotFound.refusal()),
     &Route::get(
         "/customers/{customerId}/orders",
         "C4: a customer's orders in a date range (and a status), newest first, paginated",
@@ -52,9 +52,18 @@ pub const FUNCTION: Function = Function::one(
 )
 .needs(Needs::TABLE.with_settings(&[ORDER_STATUS_KEYS]));
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
+        InvalidRange = crate::params::INVALID_RANGE,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
-    Contract::ok::<Page>("one page of orders").query(&[
+    Contract::ok::<Page>("one page of orders")
+.refusals(Refused::ALL).query(&[
             Query::of::<keys::commerce::OrderStatus>(
                 "status",
                 "only the orders in this status (one GSI1 query of the order headers); every status when absent",
@@ -112,10 +121,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         && orders.is_empty()
         && !commerce::customer_exists(&deps.table, &customer).await?
     {
-        return Err(ApiError::not_found(
-            "customer_not_found",
-            format!("There is no customer {customer}."),
-        ));
+        return Err(Refused::CustomerNotFound.because(format!("There is no customer {customer}.")));
     }
     api::json(
         200,

@@ -39,8 +39,16 @@ pub const FUNCTION: Function = Function::one(
 )
 .needs(Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS]));
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        InvalidRange = crate::params::INVALID_RANGE,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>("a page of the orders, newest first")
+    .refusals(Refused::ALL)
     .query(&[
         Query::of::<OrderStatus>("status", "").required(),
         crate::params::ORDER_DATES[0],

@@ -29,10 +29,19 @@ pub const FUNCTION: Function = Function::one(
     .paged(20),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        ProductNotFound = crate::refusals::PRODUCT_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::found::<Page>(
-    "a page of the product's inventories, by warehouse id",
-)];
+pub const CONTRACTS: &[Contract] =
+    &[
+        Contract::ok::<Page>("a page of the product's inventories, by warehouse id")
+            .refusals(Refused::ALL),
+    ];
 
 api::page! {
     /// A page of a product's inventories.
@@ -56,10 +65,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .page_shown_within(query, largest, view::inventory)
         .await?;
     if inventories.is_empty() && paging.is_first() && !deps.table.exists(&k::product(sku)).await? {
-        return Err(ApiError::not_found(
-            "product_not_found",
-            format!("No such product: {sku}"),
-        ));
+        return Err(Refused::ProductNotFound.because(format!("No such product: {sku}")));
     }
     api::json(
         200,

@@ -40,10 +40,18 @@ pub const FUNCTION: Function = Function::one(
 )
 .needs(Needs::TABLE.with_settings(&[ORDER_STATUS_KEYS]));
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        InvalidRange = crate::params::INVALID_RANGE,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>(
     "a page of the rep's orders, newest first (empty for an unknown rep)",
 )
+.refusals(Refused::ALL)
 .query(&[
     Query::of::<OrderStatus>(
         "status",

@@ -1,6 +1,6 @@
 //! Commerce's own request parameters, beside the generic ones of `api::parameters`.
 
-use api::{ApiError, query_date};
+use api::{ApiError, Refusal, query_date};
 use keys::Date;
 use lambda_http::Request;
 
@@ -9,6 +9,10 @@ pub const ORDER_DATES: [api::contract::Query; 2] = [
     api::contract::Query::of::<Date>("from", ""),
     api::contract::Query::of::<Date>("to", ""),
 ];
+
+/// A date range whose `from` is after its `to`.
+pub const INVALID_RANGE: Refusal =
+    Refusal::new(400, "invalid_range", "the range's `from` is after its `to`");
 
 /// The order date range of `?from=YYYY-MM-DD&to=YYYY-MM-DD` (both ends included; open-ended
 /// when omitted). Order ids count milliseconds from 1970, so earlier dates hold no orders and are
@@ -24,10 +28,7 @@ pub fn query_order_dates(req: &Request) -> Result<(Date, Date), ApiError> {
         ));
     }
     if from > to {
-        return Err(ApiError::bad_request(
-            "invalid_range",
-            format!("from ({from}) is after to ({to})"),
-        ));
+        return Err(INVALID_RANGE.because(format!("from ({from}) is after to ({to})")));
     }
     Ok((from, to))
 }

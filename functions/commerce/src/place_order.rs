@@ -31,7 +31,7 @@ use serde_json::json;
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "place-order",
-    Access::owner("customerId", "customer_not_found"),
+    Access::owner("customerId", Refused::CustomerNotFound.refusal()),
     &Route::post(
         "/customers/{customerId}/orders",
         "C3: place an order at the catalogue's prices (all or nothing, idempotent with an Idempotency-Key)",
@@ -51,14 +51,26 @@ pub const FUNCTION: Function = Function::one(
 )
 .needs(Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS, ORDER_STATUS_KEYS, INDEX_DESIGN]));
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
+        UnitPriceNotAccepted = Refusal::new(400, "unit_price_not_accepted", "an order line gives a `unitPrice`: prices come from the catalogue"),
+        DuplicateSku = Refusal::new(400, "duplicate_sku", "two order lines name the same SKU"),
+        UnknownSku = Refusal::new(422, "unknown_sku", "an order line names a SKU no product has"),
+        SkuNotForSale = Refusal::new(422, "sku_not_for_sale", "an order line names a product without a price"),
+        MixedCurrencies = Refusal::new(422, "mixed_currencies", "the products are priced in different currencies"),
+        PriceChanged = Refusal::new(409, "price_changed", "a product's price kept changing while the order was placed; nothing was written"),
+        InvalidIdempotencyKey = crate::replay::INVALID_KEY,
+        IdempotencyKeyReused = crate::replay::KEY_REUSED,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::created::<Placed>("the order placed (or, with `Idempotent-Replayed`, the one placed before)")
         .body::<PlaceOrder>()
-        .refusals(&[
-            Refusal::new(409, "`price_changed`: a product's price kept changing while the order was placed; nothing was written"),
-            Refusal::new(422, "`unknown_sku` (no product has it), `sku_not_for_sale` (the product has no price), `mixed_currencies` (the products are priced in different currencies), or `idempotency_key_reused` (the Idempotency-Key was used with another body)"),
-        ])
+        .refusals(Refused::ALL)
         .more(|| {
             serde_json::json!({
                 "parameters": [{
@@ -163,7 +175,7 @@ fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Va
 }
 
 fn invalid(msg: impl Into<String>) -> ApiError {
-    ApiError::bad_request("invalid_body", msg)
+    Common::InvalidBody.because(msg)
 }
 
 fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
@@ -173,21 +185,16 @@ fn validate(body: &PlaceOrder) -> Result<(), ApiError> {
     let mut seen = HashSet::new();
     for (i, l) in body.items.iter().enumerate() {
         if l.unit_price.is_some() {
-            return Err(ApiError::bad_request(
-                "unit_price_not_accepted",
-                format!(
+            return Err(Refused::UnitPriceNotAccepted.because(format!(
                     "items[{i}].unitPrice: prices come from the catalogue (PUT /products/{{sku}}); leave unitPrice out"
                 ),
             ));
         }
         if !seen.insert(l.sku) {
-            return Err(ApiError::bad_request(
-                "duplicate_sku",
-                format!(
-                    "items[{i}].sku: {} appears twice; give one line per SKU with the total quantity",
-                    l.sku
-                ),
-            ));
+            return Err(Refused::DuplicateSku.because(format!(
+                "items[{i}].sku: {} appears twice; give one line per SKU with the total quantity",
+                l.sku
+            )));
         }
     }
     Ok(())
@@ -264,29 +271,18 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             })?;
             created(&response(&priced), &order_id.to_string(), false)
         }
-        PlaceOutcome::CustomerNotFound => Err(ApiError::not_found(
-            "customer_not_found",
-            format!(
+        PlaceOutcome::CustomerNotFound => Err(Refused::CustomerNotFound.because(format!(
                 "There is no customer {customer}; create it with PUT /customers/{customer} first."
             ),
         )),
-        PlaceOutcome::UnknownSku(sku) => Err(ApiError::new(
-            422,
-            "unknown_sku",
-            format!("items[{}].sku: no product has SKU {sku}", line_of(sku)),
+        PlaceOutcome::UnknownSku(sku) => Err(Refused::UnknownSku.because(format!("items[{}].sku: no product has SKU {sku}", line_of(sku)),
         )),
-        PlaceOutcome::UnpricedSku(sku) => Err(ApiError::new(
-            422,
-            "sku_not_for_sale",
-            format!(
+        PlaceOutcome::UnpricedSku(sku) => Err(Refused::SkuNotForSale.because(format!(
                 "items[{}].sku: product {sku} has no price, so it is not for sale",
                 line_of(sku)
             ),
         )),
-        PlaceOutcome::MixedCurrencies(prices) => Err(ApiError::new(
-            422,
-            "mixed_currencies",
-            format!(
+        PlaceOutcome::MixedCurrencies(prices) => Err(Refused::MixedCurrencies.because(format!(
                 "items: the products are priced in different currencies ({}); place one order per currency",
                 prices
                     .iter()
@@ -295,10 +291,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                     .join(", ")
             ),
         )),
-        PlaceOutcome::PriceChanged(sku) => Err(ApiError::new(
-            409,
-            "price_changed",
-            format!(
+        PlaceOutcome::PriceChanged(sku) => Err(Refused::PriceChanged.because(format!(
                 "items[{}].sku: the price of product {sku} kept changing while the order was placed; nothing was written, try again",
                 line_of(sku)
             ),
@@ -316,10 +309,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         PlaceOutcome::Replayed {
             same_request: false,
             ..
-        } => Err(ApiError::new(
-            422,
-            "idempotency_key_reused",
-            "This Idempotency-Key was used for a different order; use a new key for a new order.",
+        } => Err(Refused::IdempotencyKeyReused.because("This Idempotency-Key was used for a different order; use a new key for a new order.",
         )),
     }
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "put-cart-line",
-    Access::owner("cartId", "cart_not_found"),
+    Access::owner("cartId", Refused::CartNotFound.refusal()),
     &Route::put(
         "/carts/{cartId}/items/{productId}",
         "C7: set a cart line's quantity (0 removes it)",
@@ -33,18 +33,31 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CartNotFound = crate::refusals::CART_NOT_FOUND,
+        CartFull = Refusal::new(409, "cart_full", "a new line for a cart of 100 lines; nothing was written"),
+        VersionMismatch = crate::refusals::VERSION_MISMATCH,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::ok::<Stored>("the line as stored (quantity 0 once removed)")
+pub const CONTRACTS: &[Contract] =
+    &[
+        Contract::ok::<Stored>("the line as stored (quantity 0 once removed)")
             .body::<PutLine>()
-            .refusals(&[Refusal::new(409, "`cart_full` (a new line in a cart of 100 lines) or `version_mismatch` (the line was written since the version given was read); nothing was written")])
-        .worst(|| {
-                    api::function::Worst::new(
-                        format!("a new line of {MAX_QUANTITY} units, cart and product ids of {} characters", keys::MAX_ID_LEN),
-                        largest(),
-                    )
-                }),
-];
+            .refusals(Refused::ALL)
+            .worst(|| {
+                api::function::Worst::new(
+                    format!(
+                        "a new line of {MAX_QUANTITY} units, cart and product ids of {} characters",
+                        keys::MAX_ID_LEN
+                    ),
+                    largest(),
+                )
+            }),
+    ];
 
 /// A cart line as stored; once removed, its quantity 0 and nothing else.
 #[derive(Serialize, JsonSchema)]
@@ -99,14 +112,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         let removed =
             commerce::remove_cart_line(&deps.table, &cart, &product, body.version).await?;
         if let CartLineRemoved::VersionMismatch(v) = removed {
-            return Err(ApiError::new(
-                409,
-                "version_mismatch",
-                format!(
-                    "The line is at version {v}, not {}: read the cart again, then change it",
-                    body.version.unwrap_or_default()
-                ),
-            ));
+            return Err(Refused::VersionMismatch.because(format!(
+                "The line is at version {v}, not {}: read the cart again, then change it",
+                body.version.unwrap_or_default()
+            )));
         }
         let removed = Stored {
             cart_id: cart,
@@ -135,24 +144,18 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             };
             api::json(200, &stored)
         }
-        CartLineSet::CartFull => Err(ApiError::new(
-            409,
-            "cart_full",
-            format!(
-                "Cart {cart} holds {MAX_CART_LINES} lines, the most a cart holds; remove one first"
-            ),
-        )),
-        CartLineSet::VersionMismatch(current) => Err(ApiError::new(
-            409,
-            "version_mismatch",
-            match current {
+        CartLineSet::CartFull => Err(Refused::CartFull.because(format!(
+            "Cart {cart} holds {MAX_CART_LINES} lines, the most a cart holds; remove one first"
+        ))),
+        CartLineSet::VersionMismatch(current) => {
+            Err(Refused::VersionMismatch.because(match current {
                 Some(v) => format!(
                     "The line is at version {v}, not {}: read the cart again, then change it",
                     body.version.unwrap_or_default()
                 ),
                 None => "There is no such line in the cart: give version 0 to add it".into(),
-            },
-        )),
+            }))
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer};
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "put-customer",
-    Access::owner_or_staff("customerId", "customer_not_found"),
+    Access::owner_or_staff("customerId", Refused::CustomerNotFound.refusal()),
     &Route::put(
         "/customers/{customerId}",
         "C2: create or update a customer (keeps its derived counters); staff may assign its account rep",
@@ -34,13 +34,22 @@ pub const FUNCTION: Function = Function::one(
 // An account rep is an employee: checked in HR's table.
 .needs(Needs::TABLE.with_peers(&[HR_TABLE]));
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
+        Forbidden = api::Common::Forbidden.refusal(),
+        EmployeeNotFound = Refusal::new(404, "employee_not_found", "the `accountRepId` names no employee"),
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Customer>(
     "the customer as stored, updated",
     "the customer as stored, created",
 )
 .body::<PutCustomer>()
-.refusals(&[Refusal::FORBIDDEN])
+.refusals(Refused::ALL)
 .worst(worst)];
 
 /// C2's costliest write: a new customer of the longest id, name and email.
@@ -96,10 +105,7 @@ fn validate(body: &PutCustomer) -> Result<(), ApiError> {
                 && !domain.ends_with('.')
         });
     if !plausible {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            "email: give an address like name@example.com",
-        ));
+        return Err(Common::InvalidBody.because("email: give an address like name@example.com"));
     }
     Ok(())
 }
@@ -111,16 +117,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let rep = match &body.account_rep_id {
         None => RepChange::Keep,
         Some(_) if !api::auth::caller(&req).is_some_and(|c| c.staff) => {
-            return Err(ApiError::new(
-                403,
-                "forbidden",
-                "accountRepId: only staff assign account reps",
-            ));
+            return Err(Common::Forbidden.because("accountRepId: only staff assign account reps"));
         }
         Some(None) => RepChange::Clear,
         Some(Some(rep)) => RepChange::Assign(
             Id::parse("accountRepId", rep)
-                .map_err(|e| ApiError::bad_request("invalid_body", e.to_string()))?,
+                .map_err(|e| Common::InvalidBody.because(e.to_string()))?,
         ),
     };
     match commerce::put_customer(
@@ -137,10 +139,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         CustomerPut::Stored(c, created) => {
             api::json(if created { 201 } else { 200 }, &view::customer(&c))
         }
-        CustomerPut::NoSuchRep => Err(ApiError::not_found(
-            "employee_not_found",
-            "accountRepId: there is no such employee",
-        )),
+        CustomerPut::NoSuchRep => {
+            Err(Refused::EmployeeNotFound.because("accountRepId: there is no such employee"))
+        }
     }
 }
 

@@ -44,21 +44,22 @@ pub const FUNCTION: Function = Function::one(
         .with_settings(&[INDEX_DESIGN]),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        ProductNotFound = crate::refusals::PRODUCT_NOT_FOUND,
+        WarehouseNotFound = Refusal::new(404, "warehouse_not_found", "no warehouse has that id"),
+        VersionMismatch = crate::refusals::VERSION_MISMATCH,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[
-    Contract::put::<view::Inventory>("replaced", "created")
-        .body::<PutInventory>()
-        .refusals(&[
-            Refusal::NOT_FOUND,
-            Refusal::new(409, "`version_mismatch`: the inventory was written since the version given was read; nothing was written"),
-        ])
-        .worst(|| {
-                    api::function::Worst::new(
-                        format!("the highest quantity, {MAX_QUANTITY}"),
-                        largest(),
-                    )
-                }),
-];
+pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Inventory>("replaced", "created")
+    .body::<PutInventory>()
+    .refusals(Refused::ALL)
+    .worst(|| {
+        api::function::Worst::new(format!("the highest quantity, {MAX_QUANTITY}"), largest())
+    })];
 const MAX_QUANTITY: u32 = model::commerce::Inventory::MAX_STOCK;
 
 /// The request that stocks product 42 in W2 at the highest quantity (on the seeds' version).
@@ -107,10 +108,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         (InventoryPut::Stored(_), None) => Err(ApiError::from(store::StoreError::Corrupt(
             "stored without the inventory".into(),
         ))),
-        (InventoryPut::VersionMismatch(current), _) => Err(ApiError::new(
-            409,
-            "version_mismatch",
-            match current {
+        (InventoryPut::VersionMismatch(current), _) => Err(Refused::VersionMismatch.because(match current {
                 Some(v) => format!(
                     "The inventory is at version {v}, not {}: read it again, then set it",
                     body.version.unwrap_or_default()
@@ -118,13 +116,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
                 None => "There is no inventory of this product in this warehouse: give version 0 to create it".into(),
             },
         )),
-        (InventoryPut::NoProduct, _) => Err(ApiError::not_found(
-            "product_not_found",
-            format!("No such product: {sku}"),
+        (InventoryPut::NoProduct, _) => Err(Refused::ProductNotFound.because(format!("No such product: {sku}"),
         )),
-        (InventoryPut::NoWarehouse, _) => Err(ApiError::not_found(
-            "warehouse_not_found",
-            format!("No such warehouse: {}", inventory.warehouse_id),
+        (InventoryPut::NoWarehouse, _) => Err(Refused::WarehouseNotFound.because(format!("No such warehouse: {}", inventory.warehouse_id),
         )),
     }
 }

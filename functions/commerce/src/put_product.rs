@@ -84,7 +84,7 @@ struct PutProduct {
 
 /// The price and currency given, both or neither.
 fn price(body: &PutProduct) -> Result<Option<products::Price>, ApiError> {
-    let invalid = |msg: String| ApiError::bad_request("invalid_body", msg);
+    let invalid = |msg: String| Common::InvalidBody.because(msg);
     match (body.price, &body.currency) {
         (None, None) => Ok(None),
         (Some(cents), Some(currency)) => {
@@ -112,10 +112,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     if let Some(d) = &body.description
         && d.chars().count() > MAX_DESCRIPTION_CHARS
     {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            format!("description: give at most {MAX_DESCRIPTION_CHARS} characters"),
-        ));
+        return Err(Common::InvalidBody.because(format!(
+            "description: give at most {MAX_DESCRIPTION_CHARS} characters"
+        )));
     }
     let price = price(&body)?;
     let (product, created) = products::put_product(

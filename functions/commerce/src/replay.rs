@@ -10,9 +10,22 @@
 //! says what the first attempt did. Place-order keeps its own record (`IDEMPOTENCY#`): an order
 //! is a new partition, with no item to carry a mark.
 
-use api::ApiError;
+use api::{ApiError, Refusal};
 use keys::Id;
 use sha2::{Digest, Sha256};
+
+/// A key that is no id: refused, never ignored.
+pub const INVALID_KEY: Refusal = Refusal::new(
+    400,
+    "invalid_idempotency_key",
+    "the `Idempotency-Key` is not 1 to 64 letters, digits, `-`, `_` or `.`",
+);
+/// A key used before with another request.
+pub const KEY_REUSED: Refusal = Refusal::new(
+    422,
+    "idempotency_key_reused",
+    "the `Idempotency-Key` was used before with another body; nothing was written",
+);
 
 /// The header a client names its write with.
 pub const HEADER: &str = "idempotency-key";
@@ -26,9 +39,7 @@ pub fn key(req: &lambda_http::Request) -> Result<Option<Id>, ApiError> {
     req.headers()
         .get(HEADER)
         .map(|v| {
-            let refused = |why: String| {
-                ApiError::bad_request("invalid_idempotency_key", format!("Idempotency-Key: {why}"))
-            };
+            let refused = |why: String| INVALID_KEY.because(format!("Idempotency-Key: {why}"));
             let text = v.to_str().map_err(|_| {
                 refused("give 1 to 64 ASCII letters, digits, '-', '_' or '.'".into())
             })?;
@@ -78,9 +89,7 @@ pub fn digest(bytes: &[u8]) -> String {
 
 /// The answer to a key used before with another request: 422, nothing written.
 pub fn reused() -> ApiError {
-    ApiError::new(
-        422,
-        "idempotency_key_reused",
+    KEY_REUSED.because(
         "This Idempotency-Key was used for a different request; use a new key for a new one.",
     )
 }

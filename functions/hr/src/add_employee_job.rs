@@ -33,12 +33,22 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        EmployeeNotFound = crate::refusals::EMPLOYEE_NOT_FOUND,
+        JobNotFound = crate::reference::NotFound::Job.refusal(),
+        DepartmentNotFound = crate::reference::NotFound::Department.refusal(),
+        JobExists = Refusal::new(409, "job_exists", "the employee has that job on that start date already"),
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] =
     &[
         Contract::created::<Added>("the job, and whether it is now the current one")
             .body::<NewJob>()
-            .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT])
+            .refusals(Refused::ALL)
             .worst(|| {
                 const JOBS: usize = 5;
                 let job = crate::put_reference::largest(JOBS);
@@ -89,9 +99,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let employee_id = api::path_id(&req, "employeeId")?;
     let body: NewJob = api::json_body(&req)?;
     if body.title.is_some() {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            "title: a job's title is the job's own, set by PUT /jobs/{jobId}; send only jobId, departmentId and startDate",
+        return Err(Common::InvalidBody.because("title: a job's title is the job's own, set by PUT /jobs/{jobId}; send only jobId, departmentId and startDate",
         ));
     }
     let job = JobHistory {
@@ -117,29 +125,19 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             };
             api::json(201, &added)
         }
-        JobAdded::EmployeeNotFound => Err(ApiError::not_found(
-            "employee_not_found",
-            format!("No such employee: {}", job.employee_id),
-        )),
-        JobAdded::JobNotFound => Err(ApiError::not_found(
-            "job_not_found",
-            format!(
-                "No such job: {} (PUT /jobs/{{jobId}} creates it)",
-                job.job_id
-            ),
-        )),
-        JobAdded::DepartmentNotFound => Err(ApiError::not_found(
-            "department_not_found",
-            format!("No such department: {}", job.department_id),
-        )),
-        JobAdded::Exists => Err(ApiError::new(
-            409,
-            "job_exists",
-            format!(
-                "{} holds {} from {} already.",
-                job.employee_id, job.job_id, job.start_date
-            ),
-        )),
+        JobAdded::EmployeeNotFound => {
+            Err(Refused::EmployeeNotFound.because(format!("No such employee: {}", job.employee_id)))
+        }
+        JobAdded::JobNotFound => Err(Refused::JobNotFound.because(format!(
+            "No such job: {} (PUT /jobs/{{jobId}} creates it)",
+            job.job_id
+        ))),
+        JobAdded::DepartmentNotFound => Err(Refused::DepartmentNotFound
+            .because(format!("No such department: {}", job.department_id))),
+        JobAdded::Exists => Err(Refused::JobExists.because(format!(
+            "{} holds {} from {} already.",
+            job.employee_id, job.job_id, job.start_date
+        ))),
     }
 }
 

@@ -26,14 +26,22 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        EmployeeNotFound = crate::refusals::EMPLOYEE_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::found::<view::EmployeeDetail>("the employee")];
+pub const CONTRACTS: &[Contract] =
+    &[Contract::ok::<view::EmployeeDetail>("the employee").refusals(Refused::ALL)];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
     let found = hr::employee_shown(&deps.table, &id).await?;
     let show = |(employee, sources): &(_, _)| view::employee_view(employee, sources);
-    api::found(found, show, "employee_not_found", || {
+    api::found(found, show, Refused::EmployeeNotFound, || {
         format!("No such employee: {id}")
     })
 }

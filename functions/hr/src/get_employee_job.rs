@@ -27,10 +27,16 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        JobNotFound = Refusal::new(404, "job_not_found", "no employee has that id, or the employee has no job"),
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::found::<CurrentJob>(
-    "the newest job of the history",
-)];
+pub const CONTRACTS: &[Contract] =
+    &[Contract::ok::<CurrentJob>("the newest job of the history").refusals(Refused::ALL)];
 
 /// An employee's current job.
 #[derive(Serialize, JsonSchema)]
@@ -45,8 +51,7 @@ struct CurrentJob {
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let id = api::path_id(&req, "employeeId")?;
     let found = hr::current_job(&deps.table, &id).await?;
-    let (job, record) =
-        ApiError::or_not_found(found, "job_not_found", || format!("{id} has no job"))?;
+    let (job, record) = Refused::JobNotFound.unless_found(found, || format!("{id} has no job"))?;
     let job = view::job(&job, &hr::Sources::of_jobs(record));
     api::json(
         200,

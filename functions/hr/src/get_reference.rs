@@ -109,7 +109,7 @@ async fn get<R: ReferenceRecord>(deps: &Deps, req: &Request) -> Result<Response<
     api::found(
         found,
         reference::view,
-        reference::not_found_code(R::KIND),
+        reference::not_found(R::KIND),
         || format!("No such {}: {id}", reference::id_param(R::KIND)),
     )
 }

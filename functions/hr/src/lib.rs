@@ -15,4 +15,5 @@ pub mod reference;
 
 pub mod data;
 pub mod fixtures;
+pub mod refusals;
 pub mod views;

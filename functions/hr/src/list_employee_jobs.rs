@@ -30,10 +30,18 @@ pub const FUNCTION: Function = Function::one(
     .paged(20),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        EmployeeNotFound = crate::refusals::EMPLOYEE_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::found::<Page>(
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<Page>(
     "a page of the employee's job history, newest first (titles as the jobs have them now)",
-)];
+)
+.refusals(Refused::ALL)];
 
 api::page! {
     /// A page of an employee's job history.
@@ -61,10 +69,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .page::<JobHistory, _>(deps.table.query(k::jobs_of(&id)).backwards())
         .await?;
     if jobs.is_empty() && paging.is_first() && !deps.table.exists(&k::employee(&id)).await? {
-        return Err(ApiError::not_found(
-            "employee_not_found",
-            format!("No such employee: {id}"),
-        ));
+        return Err(Refused::EmployeeNotFound.because(format!("No such employee: {id}")));
     }
     let sources = hr::sources(&deps.table, jobs.iter().map(|j| &j.job_id), []).await?;
     let jobs = jobs.iter().map(|j| view::job(j, &sources)).collect();

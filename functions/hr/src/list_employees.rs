@@ -150,7 +150,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             employees = store::shown(items, view::listed_employee)?;
             next = cursor;
         }
-        _ => return Err(ApiError::bad_request("invalid_parameter", CHOICES)),
+        _ => return Err(Common::InvalidParameter.because(CHOICES)),
     }
     api::json(
         200,

@@ -30,10 +30,17 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        WarehouseNotFound = crate::reference::NotFound::Warehouse.refusal(),
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Employee>("replaced", "created")
     .body::<NewEmployee>()
-    .refusals(&[Refusal::NOT_FOUND])
+    .refusals(Refused::ALL)
         .worst(|| {
                     let body = serde_json::json!({
                         "name": api::function::widest_text(keys::MAX_TEXT_LEN),
@@ -76,13 +83,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     match hr::put_employee(&deps.table, &input).await? {
         Put::Created(e) => api::json(201, &view::employee(&e)),
         Put::Replaced(e) => api::json(200, &view::employee(&e)),
-        Put::Missing(_) => Err(ApiError::not_found(
-            "warehouse_not_found",
-            format!(
-                "No such warehouse: {}",
-                input.warehouse_id.as_ref().map_or("", Id::as_str)
-            ),
-        )),
+        Put::Missing(_) => Err(Refused::WarehouseNotFound.because(format!(
+            "No such warehouse: {}",
+            input.warehouse_id.as_ref().map_or("", Id::as_str)
+        ))),
     }
 }
 

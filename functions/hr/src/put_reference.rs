@@ -162,14 +162,11 @@ async fn put<R: ReferenceRecord>(deps: &Deps, record: R) -> Result<Response<Body
     match hr::put_reference(&deps.table, &record).await? {
         Put::Created(()) => api::json(201, &reference::view(&record)),
         Put::Replaced(()) => api::json(200, &reference::view(&record)),
-        Put::Missing(kind) => Err(ApiError::not_found(
-            reference::not_found_code(kind),
-            format!(
-                "No such {}: {}",
-                reference::id_param(kind),
-                record.parent().map_or("", Id::as_str)
-            ),
-        )),
+        Put::Missing(kind) => Err(reference::not_found(kind).because(format!(
+            "No such {}: {}",
+            reference::id_param(kind),
+            record.parent().map_or("", Id::as_str)
+        ))),
     }
 }
 
@@ -201,13 +198,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     ];
     for (field, value, wanted) in given {
         if value.is_some() != wanted {
-            return Err(ApiError::bad_request(
-                "invalid_body",
-                match value {
-                    Some(_) => format!("{field} is not a field of this record"),
-                    None => format!("{field} is required"),
-                },
-            ));
+            return Err(Common::InvalidBody.because(match value {
+                Some(_) => format!("{field} is not a field of this record"),
+                None => format!("{field} is required"),
+            }));
         }
     }
     let name = body

@@ -1,9 +1,9 @@
 //! What the reference-data routes share: each kind's path parameter, the field its name is given
-//! in (a job's is `title`), its parent's field, its `not_found` code, and how a record is shown.
+//! in (a job's is `title`), its parent's field, its refusal when there is none, and how a record is shown.
 
 use std::{borrow::Cow, marker::PhantomData};
 
-use api::contract::{Contract, Refusal};
+use api::{Refusal, contract::Contract};
 use keys::{Id, hr::Reference, schema::FreeText};
 use model::hr::ReferenceRecord;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -39,15 +39,35 @@ pub fn name_field(kind: Reference) -> &'static str {
     }
 }
 
-pub fn not_found_code(kind: Reference) -> &'static str {
-    match kind {
-        Reference::Region => "region_not_found",
-        Reference::Country => "country_not_found",
-        Reference::Location => "location_not_found",
-        Reference::Department => "department_not_found",
-        Reference::Warehouse => "warehouse_not_found",
-        Reference::Job => "job_not_found",
+api::refusals! {
+    /// A reference record that does not exist: the one a route addresses, or the parent a
+    /// write names.
+    pub enum NotFound {
+        Region = Refusal::new(404, "region_not_found", "no region has that id"),
+        Country = Refusal::new(404, "country_not_found", "no country has that id"),
+        Location = Refusal::new(404, "location_not_found", "no location has that id"),
+        Department = Refusal::new(404, "department_not_found", "no department has that id"),
+        Warehouse = Refusal::new(404, "warehouse_not_found", "no warehouse has that id"),
+        Job = Refusal::new(404, "job_not_found", "no job has that id"),
     }
+}
+
+/// The refusal of a record of `kind` that does not exist.
+pub const fn not_found(kind: Reference) -> NotFound {
+    match kind {
+        Reference::Region => NotFound::Region,
+        Reference::Country => NotFound::Country,
+        Reference::Location => NotFound::Location,
+        Reference::Department => NotFound::Department,
+        Reference::Warehouse => NotFound::Warehouse,
+        Reference::Job => NotFound::Job,
+    }
+}
+
+/// [`not_found`] of `kind`, as what a contract documents.
+const fn documented_not_found(kind: Reference) -> &'static [Refusal] {
+    // `ALL` lists the variants in their order.
+    std::slice::from_ref(&NotFound::ALL[not_found(kind) as usize])
 }
 
 /// The path segment of the kind's collection: `/regions`, `/regions/{regionId}`, ...
@@ -75,9 +95,7 @@ pub fn kind_of(req: &lambda_http::Request) -> Result<Reference, api::ApiError> {
             let last = req.uri().path().trim_end_matches('/').rsplit('/').next()?;
             Reference::ALL.into_iter().find(|k| collection(*k) == last)
         })
-        .ok_or_else(|| {
-            api::ApiError::bad_request("invalid_parameter", "the path names no kind of record")
-        })
+        .ok_or_else(|| api::Common::InvalidParameter.because("the path names no kind of record"))
 }
 
 /// The kind as `openapi.yaml` names its schemas (`RegionRecord`).
@@ -199,7 +217,9 @@ impl<R: ReferenceRecord> JsonSchema for Listed<R> {
 
 /// `get-reference`'s contract for `R`'s kind: `the` record, or 404.
 pub const fn get<R: ReferenceRecord>(the: &'static str, operation_id: &'static str) -> Contract {
-    Contract::found::<Shown<R>>(the).operation_id(operation_id)
+    Contract::ok::<Shown<R>>(the)
+        .refusals(documented_not_found(R::KIND))
+        .operation_id(operation_id)
 }
 
 /// `list-references`' contract for `R`'s kind: a `page` of its records.
@@ -214,7 +234,7 @@ pub const fn put<R: ReferenceRecord>(
     operation_id: &'static str,
 ) -> Contract {
     let refusals: &[Refusal] = match R::KIND.parent() {
-        Some(_) => &[Refusal::NOT_FOUND],
+        Some(parent) => documented_not_found(parent),
         None => &[],
     };
     Contract::put::<Shown<R>>(replaced, "created")

@@ -36,11 +36,18 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CourseExists = Refusal::new(409, "course_exists", "the course occurrence exists already"),
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[
     Contract::created::<view::CourseOccurrence>("the occurrence")
         .body::<NewOccurrence>()
-        .refusals(&[Refusal::CONFLICT])
+        .refusals(Refused::ALL)
         .worst(|| {
                     api::function::Worst::new(
                         format!("a course name and a location of {} and a course type of {MAX_COURSE_TYPE_CHARS} characters of 4 bytes", keys::MAX_TEXT_LEN),
@@ -110,14 +117,10 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         course_type: course_type.to_owned(),
     };
     if !learning::create_occurrence(&deps.table, &occurrence).await? {
-        return Err(ApiError::new(
-            409,
-            "course_exists",
-            format!(
-                "{} on {} at {} exists already.",
-                occurrence.course_name, occurrence.start_date, occurrence.location
-            ),
-        ));
+        return Err(Refused::CourseExists.because(format!(
+            "{} on {} at {} exists already.",
+            occurrence.course_name, occurrence.start_date, occurrence.location
+        )));
     }
     api::json(201, &view::occurrence(&occurrence))
 }

@@ -28,9 +28,17 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CertificateNotFound = Refusal::new(404, "certificate_not_found", "no certificate has that id, or it is another's"),
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] =
-    &[Contract::found::<view::Certificate>("the certificate").worst_read_units(3.0)
+    &[Contract::ok::<view::Certificate>("the certificate")
+.refusals(Refused::ALL).worst_read_units(3.0)
         .worst(|| {
                 use api::function::{Worst, leak, path_segment, widest_text};
                 let name = path_segment(&widest_text(keys::MAX_TEXT_LEN));
@@ -48,9 +56,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let date = params::path_date(&req, "date")?;
     let student = params::path_name(&req, "student")?;
     let found = learning::certificate(&deps.table, &course, date, &student).await?;
-    api::found(found, view::certificate, "certificate_not_found", || {
-        format!("{student} holds no certificate of {course} on {date}.")
-    })
+    api::found(
+        found,
+        view::certificate,
+        Refused::CertificateNotFound,
+        || format!("{student} holds no certificate of {course} on {date}."),
+    )
 }
 
 #[cfg(test)]

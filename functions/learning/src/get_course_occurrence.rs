@@ -27,8 +27,16 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CourseNotFound = crate::refusals::COURSE_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::found::<view::CourseOccurrence>("the occurrence")
+pub const CONTRACTS: &[Contract] = &[Contract::ok::<view::CourseOccurrence>("the occurrence")
+    .refusals(Refused::ALL)
     .worst_read_units(1.0)
     .worst(|| {
         use crate::create_course_occurrence::{largest, longest_course_name, longest_location};
@@ -48,7 +56,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let location = params::path_location(&req)?;
     let key = k::course_occurrence(course.key(), date, CourseOccurrence::VERSION, &location);
     let found = deps.table.get(&key, Read::Eventual).await?;
-    api::found(found, view::occurrence, "course_not_found", || {
+    api::found(found, view::occurrence, Refused::CourseNotFound, || {
         format!("There is no {course} on {date} at {location}.")
     })
 }

@@ -51,10 +51,18 @@ pub fn largest_for(student: &str) -> String {
     .to_string()
 }
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        CourseNotFound = crate::refusals::COURSE_NOT_FOUND,
+        CertificateExists = Refusal::new(409, "certificate_exists", "the student holds that course day's certificate already"),
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::created::<view::Certificate>("the certificate")
     .body::<NewCertificate>()
-    .refusals(&[Refusal::NOT_FOUND, Refusal::CONFLICT])
+    .refusals(Refused::ALL)
     .worst(|| {
         use api::function::{leak, widest_text};
         let body = largest_for(&widest_text(keys::MAX_TEXT_LEN));
@@ -98,27 +106,20 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         location: api::field("location", Location::parse(&body.location))?,
         student: api::field("student", Name::parse("student", &body.student))?,
         cert_type: params::cert_type("certType", &body.cert_type)
-            .map_err(|e| ApiError::bad_request("invalid_body", e.message))?,
+            .map_err(|e| Common::InvalidBody.because(e.message))?,
         instructor: api::field("instructor", Name::parse("instructor", &body.instructor))?,
         entity_version: CertVersion::CURRENT,
     };
     match issue_certificate(&deps.table, &certificate).await? {
         Issued::Issued => api::json(201, &view::certificate(&certificate)),
-        Issued::CourseNotFound => Err(ApiError::not_found(
-            "course_not_found",
-            format!(
-                "There is no {} on {} at {}; create it with POST /courses first.",
-                certificate.cert_name, certificate.issued_date, certificate.location
-            ),
-        )),
-        Issued::AlreadyHeld => Err(ApiError::new(
-            409,
-            "certificate_exists",
-            format!(
-                "{} holds the certificate of {} on {} already.",
-                certificate.student, certificate.cert_name, certificate.issued_date
-            ),
-        )),
+        Issued::CourseNotFound => Err(Refused::CourseNotFound.because(format!(
+            "There is no {} on {} at {}; create it with POST /courses first.",
+            certificate.cert_name, certificate.issued_date, certificate.location
+        ))),
+        Issued::AlreadyHeld => Err(Refused::CertificateExists.because(format!(
+            "{} holds the certificate of {} on {} already.",
+            certificate.student, certificate.cert_name, certificate.issued_date
+        ))),
     }
 }
 

@@ -15,4 +15,5 @@ modules_of_the_binaries!();
 pub mod data;
 pub mod fixtures;
 pub mod params;
+pub mod refusals;
 pub mod views;

@@ -12,7 +12,7 @@ use api::declare::*;
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "delete-review",
-    Access::owner_or_staff("username", "review_not_found"),
+    Access::owner_or_staff("username", Refused::ReviewNotFound.refusal()),
     &Route::delete(
         "/books/{isbn}/reviews/{username}",
         "R3: delete the user's review of the book (the user, or staff moderating)",
@@ -27,19 +27,28 @@ pub const FUNCTION: Function = Function::one(
     ),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        ReviewNotFound = Refusal::new(404, "review_not_found", "the user has no review of that book, or the caller may not see it"),
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
-pub const CONTRACTS: &[Contract] = &[Contract::no_content("deleted").worst(|| {
-    let review = crate::put_review::largest();
-    api::function::Worst::new(
-        "the largest review (`put-review`'s worst case)",
-        Example {
-            body: None,
-            ..review
-        },
-    )
-    .after("put-user", crate::put_user::largest())
-    .after("put-review", review)
-})];
+pub const CONTRACTS: &[Contract] = &[Contract::no_content("deleted")
+    .refusals(Refused::ALL)
+    .worst(|| {
+        let review = crate::put_review::largest();
+        api::function::Worst::new(
+            "the largest review (`put-review`'s worst case)",
+            Example {
+                body: None,
+                ..review
+            },
+        )
+        .after("put-user", crate::put_user::largest())
+        .after("put-review", review)
+    })];
 
 pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiError> {
     let isbn = crate::params::path_isbn(&req)?;

@@ -40,10 +40,18 @@ pub const FUNCTION: Function = Function::one(
     .paged(10),
 );
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        BookNotFound = crate::refusals::BOOK_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] =
     &[
-        Contract::found::<Page>("the book (first page only) and a page of its reviews")
+        Contract::ok::<Page>("the book (first page only) and a page of its reviews")
+            .refusals(Refused::ALL)
             .page_note(PAGE_NOTE)
             .worst_read_units(30.0)
             .worst(worst),
@@ -95,7 +103,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let found = paging
         .parent_page::<Book, Review, _>(&deps.table, k::book_and_reviews(&isbn), largest)
         .await?;
-    let (book, reviews, next) = ApiError::or_not_found(found, "book_not_found", || {
+    let (book, reviews, next) = Refused::BookNotFound.unless_found(found, || {
         format!("There is no book {isbn}; create it with PUT /books/{isbn}.")
     })?;
     api::json(

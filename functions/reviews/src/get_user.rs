@@ -31,7 +31,7 @@ use api::declare::*;
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "get-user",
-    Access::owner_or_staff("username", "user_not_found"),
+    Access::owner_or_staff("username", Refused::UserNotFound.refusal()),
     &Route::get(
         "/users/{username}",
         "R2: a user with their review count and their reviews, newest first, paginated",
@@ -48,10 +48,18 @@ pub const FUNCTION: Function = Function::one(
 )
 .needs(Needs::TABLE.with_settings(&[INDEX_DESIGN]));
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        UserNotFound = crate::refusals::USER_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] =
     &[
         Contract::ok::<Page>("the user (first page only) and a page of their reviews")
+            .refusals(Refused::ALL)
             .page_note(crate::get_book::PAGE_NOTE),
     ];
 
@@ -76,7 +84,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .map(|at| reviews_of.position(&user, &at))
         .transpose()?;
     let found = reviews_of.page(&deps.table, &paging, &user).await?;
-    let (record, reviews, next) = ApiError::or_not_found(found, "user_not_found", || {
+    let (record, reviews, next) = Refused::UserNotFound.unless_found(found, || {
         format!("There is no user {user}; create it with PUT /users/{user}.")
     })?;
     api::json(

@@ -20,7 +20,7 @@ use serde::Deserialize;
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "put-review",
-    Access::owner("username", "user_not_found"),
+    Access::owner("username", Refused::UserNotFound.refusal()),
     &Route::put(
         "/books/{isbn}/reviews/{username}",
         "R3: write or replace the user's one review of the book",
@@ -37,11 +37,20 @@ pub const FUNCTION: Function = Function::one(
 )
 .needs(Needs::TABLE.with_settings(&[INDEX_DESIGN]));
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        UserNotFound = crate::refusals::USER_NOT_FOUND,
+        BookNotFound = crate::refusals::BOOK_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] = &[Contract::put::<view::Review>(
     "the review as stored, replacing the user's last",
     "the review as stored, the user's first of the book",
 )
+.refusals(Refused::ALL)
 .body::<PutReview>()
 .worst(|| {
     api::function::Worst::new(
@@ -105,14 +114,12 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     match reviews::put_review(&deps.table, store::index_design(deps)?, &review).await? {
         PutReviewOutcome::Created(r) => api::json(201, &view::review(&r)),
         PutReviewOutcome::Updated(r) => api::json(200, &view::review(&r)),
-        PutReviewOutcome::BookNotFound => Err(ApiError::not_found(
-            "book_not_found",
-            format!("There is no book {isbn}; create it with PUT /books/{isbn} first."),
-        )),
-        PutReviewOutcome::UserNotFound => Err(ApiError::not_found(
-            "user_not_found",
-            format!("There is no user {user}; create it with PUT /users/{user} first."),
-        )),
+        PutReviewOutcome::BookNotFound => Err(Refused::BookNotFound.because(format!(
+            "There is no book {isbn}; create it with PUT /books/{isbn} first."
+        ))),
+        PutReviewOutcome::UserNotFound => Err(Refused::UserNotFound.because(format!(
+            "There is no user {user}; create it with PUT /users/{user} first."
+        ))),
     }
 }
 

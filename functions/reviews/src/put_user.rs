@@ -15,7 +15,7 @@ use serde::Deserialize;
 /// Who may call it, what it needs, its routes and the patterns they serve.
 pub const FUNCTION: Function = Function::one(
     "put-user",
-    Access::owner("username", "user_not_found"),
+    Access::owner("username", Refused::UserNotFound.refusal()),
     &Route::put(
         "/users/{username}",
         "R4: create or update a user (keeps their review count)",
@@ -32,10 +32,18 @@ pub const FUNCTION: Function = Function::one(
 )
 .needs(Needs::TABLE.with_settings(&[INDEX_DESIGN]));
 
+api::refusals! {
+    /// What it refuses beyond what any route may answer (`api::Common`).
+    pub enum Refused {
+        UserNotFound = crate::refusals::USER_NOT_FOUND,
+    }
+}
+
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.
 pub const CONTRACTS: &[Contract] =
     &[
         Contract::put::<view::User>("the user as stored, updated", "the user as stored, created")
+            .refusals(Refused::ALL)
             .optional_body::<PutUser>()
             .worst(|| {
                 api::function::Worst::new(
@@ -104,9 +112,7 @@ fn today() -> Date {
 /// stored: a membership starts on a day.
 fn membership_date(value: &str) -> Result<Date, ApiError> {
     let invalid = || {
-        ApiError::bad_request(
-            "invalid_body",
-            format!(
+        Common::InvalidBody.because(format!(
                 "membershipDate: {value:?} is not a date (2000-09-29) or a date and time (2000-09-29T04:31:00)"
             ),
         )
@@ -145,10 +151,9 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         .map(membership_date)
         .transpose()?;
     if let Some(d) = membership.filter(|d| *d > today) {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            format!("membershipDate: {d} is after today ({today})"),
-        ));
+        return Err(
+            Common::InvalidBody.because(format!("membershipDate: {d} is after today ({today})"))
+        );
     }
     let (u, created) = reviews::put_user(
         &deps.table,

@@ -3,17 +3,15 @@
 //! the `FUNCTION` its binary reads: query, body, answers and refusals, each schema
 //! derived from the Rust type that parses or builds it, descriptions from its doc comments).
 //! What no type says is kept by hand in `openapi-frame.yaml`: the document's prose (info, tags,
-//! security), the path parameters, the shared responses and the error codes.
+//! security), the path parameters and the shared responses. The error codes are the functions'
+//! declared refusals ([`api::refusal`]) and what any route may answer ([`Common`]): [`codes`].
 //!
 //! The tests crate holds the committed file to [`document`] (`UPDATE_OPENAPI=1` rewrites it:
 //! `make openapi`).
 
 use std::collections::BTreeSet;
 
-use api::{
-    Access, Function, Route,
-    contract::{Contract, Refusal},
-};
+use api::{Access, Common, Function, Refusal, Route, contract::Contract};
 use schemars::{SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
@@ -78,6 +76,8 @@ pub fn document() -> Value {
     }
     let mut doc = frame.clone();
     doc["paths"] = Value::Object(paths);
+    doc["components"]["schemas"]["Error"]["properties"]["code"]["enum"] =
+        catalogue_codes().iter().map(|r| r.code).collect();
     let schemas = doc["components"]["schemas"]
         .as_object_mut()
         .expect("the frame's schemas");
@@ -203,53 +203,8 @@ fn operation(
         }
         responses.push((answer.status, response));
     }
-    let shared = |name: &str| json!({ "$ref": format!("#/components/responses/{name}") });
-    let mut refusals: Vec<Refusal> = contract.refusals.to_vec();
-    let derived = [
-        (true, 400),
-        (function.access.signed_in(), 401),
-        (function.access == Access::Staff, 403),
-        (
-            matches!(
-                function.access,
-                Access::Owner { .. } | Access::OwnerOrStaff { .. }
-            ),
-            404,
-        ),
-        (contract.body.is_some(), 413),
-        // API Gateway's, when the function gives no answer (docs/errors.md).
-        (true, 500),
-        (true, 503),
-    ];
-    for (applies, status) in derived {
-        if applies && !refusals.iter().any(|r| r.status == status) {
-            refusals.push(Refusal {
-                status,
-                description: None,
-            });
-        }
-    }
-    for refusal in refusals {
-        let response = match (refusal.description, refusal.status) {
-            (Some(description), _) => json!({
-                "description": description,
-                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } },
-            }),
-            (None, 400) => shared("BadRequest"),
-            (None, 401) => shared("Unauthorized"),
-            (None, 403) => shared("Forbidden"),
-            (None, 404) => shared("NotFound"),
-            (None, 409) => shared("Conflict"),
-            (None, 413) => shared("TooLarge"),
-            (None, 500) => shared("ServerError"),
-            (None, 503) => shared("Unavailable"),
-            (None, status) => panic!(
-                "{} {}: {status} has no shared response; describe it",
-                route.method.as_str(),
-                route.path
-            ),
-        };
-        responses.push((refusal.status, response));
+    for (status, response) in refusal_responses(function, route, contract) {
+        responses.push((status, response));
     }
     responses.sort_by_key(|(status, _)| *status);
     let responses: Map<String, Value> = responses
@@ -262,6 +217,134 @@ fn operation(
         merge(&mut op, (more.0)());
     }
     op
+}
+
+/// What a route refuses, by status: what its function declares (its `Refused::ALL`, and the
+/// 404 of its access), each status with a description from the refusals' `when` and the codes
+/// it may answer; and the statuses any route of its shape answers ([`Common`]), as the frame's
+/// shared responses.
+fn refusal_responses(function: &Function, route: &Route, contract: &Contract) -> Vec<(u16, Value)> {
+    let mut declared: Vec<Refusal> = contract.refusals.to_vec();
+    if let Access::Owner { not_found, .. } | Access::OwnerOrStaff { not_found, .. } =
+        function.access
+        && !declared.contains(&not_found)
+    {
+        declared.push(not_found);
+    }
+    let common = |code: &str| Common::ALL.iter().any(|c| c.code == code);
+    let shapes = [
+        (true, 400),
+        (function.access.signed_in(), 401),
+        (function.access == Access::Staff, 403),
+        (contract.body.is_some(), 413),
+        // API Gateway's, when the function gives no answer (docs/errors.md).
+        (true, 500),
+        (true, 503),
+    ];
+    let statuses: BTreeSet<u16> = shapes
+        .iter()
+        .filter(|(applies, _)| *applies)
+        .map(|(_, status)| *status)
+        .chain(declared.iter().map(|r| r.status))
+        .collect();
+    let shared = |name: &str| json!({ "$ref": format!("#/components/responses/{name}") });
+    statuses
+        .into_iter()
+        .map(|status| {
+            let own: Vec<&Refusal> = declared
+                .iter()
+                .filter(|r| r.status == status && !common(r.code))
+                .collect();
+            let response = match (own.is_empty(), status) {
+                (false, _) => {
+                    let mut when: Vec<String> = own
+                        .iter()
+                        .map(|r| format!("- `{}`: {}", r.code, r.when))
+                        .collect();
+                    let mut codes: Vec<&str> = Common::ALL
+                        .iter()
+                        .filter(|c| c.status == status)
+                        .map(|c| c.code)
+                        .collect();
+                    if !codes.is_empty() {
+                        when.insert(
+                            0,
+                            format!(
+                                "- malformed input, as on every route (`{}`)",
+                                codes.join("`, `")
+                            ),
+                        );
+                    }
+                    codes.extend(own.iter().map(|r| r.code));
+                    json!({
+                        "description": match when.as_slice() {
+                            [one] => one.trim_start_matches("- ").to_owned(),
+                            _ => when.join("\n"),
+                        },
+                        "content": { "application/json": { "schema": { "allOf": [
+                            { "$ref": "#/components/schemas/Error" },
+                            { "properties": { "code": { "enum": codes } } },
+                        ] } } },
+                    })
+                }
+                (true, 400) => shared("BadRequest"),
+                (true, 401) => shared("Unauthorized"),
+                (true, 403) => shared("Forbidden"),
+                (true, 413) => shared("TooLarge"),
+                (true, 500) => shared("ServerError"),
+                (true, 503) => shared("Unavailable"),
+                (true, status) => panic!(
+                    "{} {}: {status} has no shared response",
+                    route.method.as_str(),
+                    route.path
+                ),
+            };
+            (status, response)
+        })
+        .collect()
+}
+
+/// Every error code a function may answer: what any route may ([`Common`]), then each
+/// function's declared refusals and its access's 404, in the catalogue's order, once each. A code
+/// declared with two statuses is an error: a client reads a code's meaning from it alone.
+pub fn codes<'a>(declared: impl IntoIterator<Item = &'a Refusal>) -> Result<Vec<Refusal>, String> {
+    let mut codes: Vec<Refusal> = Vec::new();
+    for refusal in Common::ALL.iter().chain(declared) {
+        match codes.iter().find(|c| c.code == refusal.code) {
+            Some(first) if first.status != refusal.status => {
+                return Err(format!(
+                    "`{}` is declared as a {} and as a {}",
+                    refusal.code, first.status, refusal.status
+                ));
+            }
+            Some(_) => {}
+            None => codes.push(*refusal),
+        }
+    }
+    Ok(codes)
+}
+
+/// [`codes`] of every function in the catalogue.
+pub fn catalogue_codes() -> Vec<Refusal> {
+    let declared = contexts()
+        .into_iter()
+        .flat_map(|(_, functions, contracts)| {
+            functions
+                .iter()
+                .zip(contracts)
+                .flat_map(|(function, contracts)| {
+                    let access = match function.access {
+                        Access::Owner { not_found, .. }
+                        | Access::OwnerOrStaff { not_found, .. } => Some(not_found),
+                        _ => None,
+                    };
+                    access
+                        .into_iter()
+                        .chain(contracts.iter().flat_map(|c| c.refusals.iter().copied()))
+                })
+        });
+    let declared: Vec<Refusal> = declared.collect();
+    codes(&declared).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// `more` merged into `into`: objects member by member, arrays appended, anything else replaced.
@@ -371,5 +454,27 @@ pub fn refs(v: &Value, out: &mut BTreeSet<String>) {
         }
         Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_is_listed_once_and_refused_with_two_statuses() {
+        let full = Refusal::new(409, "cart_full", "a cart of 100 lines");
+        let again = Refusal::new(409, "cart_full", "said another way");
+        let codes = codes(&[full, again]).unwrap();
+        assert_eq!(codes.iter().filter(|c| c.code == "cart_full").count(), 1);
+        assert_eq!(codes.len(), Common::ALL.len() + 1);
+        let gone = Refusal::new(410, "cart_full", "a cart of 100 lines");
+        assert_eq!(
+            super::codes(&[full, gone]),
+            Err("`cart_full` is declared as a 409 and as a 410".into())
+        );
+        // A code every route may answer keeps its status.
+        let teapot = Refusal::new(418, "invalid_body", "short and stout");
+        assert!(super::codes(&[teapot]).is_err());
     }
 }

@@ -11,7 +11,7 @@
 use keys::Id;
 use lambda_http::{Request, RequestExt, request::RequestContext};
 
-use crate::ApiError;
+use crate::{ApiError, Common, Refusal};
 
 /// The claim that carries a caller's groups (Cognito's; other OIDC issuers can be configured to
 /// send it too).
@@ -29,12 +29,12 @@ pub enum Access {
     /// or written.
     Owner {
         param: &'static str,
-        not_found: &'static str,
+        not_found: Refusal,
     },
     /// As [`Access::Owner`], and staff too (moderation).
     OwnerOrStaff {
         param: &'static str,
-        not_found: &'static str,
+        not_found: Refusal,
     },
     /// Any signed-in caller; the handler checks that what it read is theirs
     /// ([`Caller::may_see`]), because the path does not say whose it is (an order by its id).
@@ -45,12 +45,12 @@ pub enum Access {
 
 impl Access {
     /// [`Access::Owner`]: a signed-in caller whose `sub` is the path parameter `param`.
-    pub const fn owner(param: &'static str, not_found: &'static str) -> Access {
+    pub const fn owner(param: &'static str, not_found: Refusal) -> Access {
         Access::Owner { param, not_found }
     }
 
     /// [`Access::OwnerOrStaff`]: the owner, or staff.
-    pub const fn owner_or_staff(param: &'static str, not_found: &'static str) -> Access {
+    pub const fn owner_or_staff(param: &'static str, not_found: Refusal) -> Access {
         Access::OwnerOrStaff { param, not_found }
     }
 }
@@ -104,13 +104,8 @@ fn flattened_list(value: &str) -> Vec<&str> {
 
 /// The caller of a signed-in route; 401 without one (the authorizer is missing from the route).
 pub fn signed_in_caller(req: &Request) -> Result<Caller, ApiError> {
-    caller(req).ok_or_else(|| {
-        ApiError::new(
-            401,
-            "unauthorized",
-            "Sign in: this route needs a bearer token.",
-        )
-    })
+    caller(req)
+        .ok_or_else(|| Common::Unauthorized.because("Sign in: this route needs a bearer token."))
 }
 
 /// Enforces `access` on `req`, before the handler runs. Returns the caller, if signed in.
@@ -121,7 +116,7 @@ pub fn authorize(access: Access, req: &Request) -> Result<Option<Caller>, ApiErr
         Access::Staff => {
             let caller = signed_in_caller(req)?;
             if !caller.staff {
-                return Err(ApiError::new(403, "forbidden", "Only staff may do this."));
+                return Err(Common::Forbidden.because("Only staff may do this."));
             }
             return Ok(Some(caller));
         }
@@ -139,8 +134,10 @@ pub fn authorize(access: Access, req: &Request) -> Result<Option<Caller>, ApiErr
 }
 
 /// The 404 a caller gets for another's item: the same code as for an item that does not exist.
-pub fn not_yours(code: &'static str, what: &str, id: &Id) -> ApiError {
-    ApiError::not_found(code, format!("There is no {what} {id} that you can see."))
+pub fn not_yours(not_found: impl Into<Refusal>, what: &str, id: &Id) -> ApiError {
+    not_found
+        .into()
+        .because(format!("There is no {what} {id} that you can see."))
 }
 
 #[cfg(test)]

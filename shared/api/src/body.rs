@@ -1,5 +1,6 @@
 //! The JSON body of a request, and errors naming a body field.
 
+use crate::Common;
 use keys::KeyError;
 use lambda_http::{Body, Request};
 use serde::de::DeserializeOwned;
@@ -39,35 +40,23 @@ pub fn json_body_keeping_lines<T: DeserializeOwned>(
         _ => &[],
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request(
-            "missing_body",
-            "A JSON body is required.",
-        ));
+        return Err(Common::MissingBody.because("A JSON body is required."));
     }
     if bytes.len() > MAX_BODY_BYTES {
-        return Err(ApiError::new(
-            413,
-            "body_too_large",
-            format!("The body is larger than {MAX_BODY_BYTES} bytes."),
-        ));
+        return Err(Common::BodyTooLarge
+            .because(format!("The body is larger than {MAX_BODY_BYTES} bytes.")));
     }
     let mut value = unique::parse(bytes)?;
     if !value.is_object() {
-        return Err(ApiError::bad_request(
-            "invalid_body",
-            "The body must be a JSON object.",
-        ));
+        return Err(Common::InvalidBody.because("The body must be a JSON object."));
     }
     text::body(&mut value, keeping_lines)?;
     serde_path_to_error::deserialize(value).map_err(|e| {
         let field = e.path().to_string();
-        ApiError::bad_request(
-            "invalid_body",
-            format!(
-                "The body does not fit this request: {}",
-                words::reason(&field, &e.inner().to_string())
-            ),
-        )
+        Common::InvalidBody.because(format!(
+            "The body does not fit this request: {}",
+            words::reason(&field, &e.inner().to_string())
+        ))
     })
 }
 
@@ -90,14 +79,14 @@ pub fn text_field<'a>(name: &str, value: &'a str, max: usize) -> Result<&'a str,
     let text = value.trim();
     if text.is_empty() || text.chars().count() > max {
         let message = format!("{name}: give 1 to {max} characters");
-        return Err(ApiError::bad_request("invalid_body", message));
+        return Err(Common::InvalidBody.because(message));
     }
     Ok(text)
 }
 
 /// A key error on a body field.
 pub fn invalid_field(name: &str, e: KeyError) -> ApiError {
-    ApiError::bad_request("invalid_body", format!("{name}: {e}"))
+    Common::InvalidBody.because(format!("{name}: {e}"))
 }
 
 /// A body field parsed by a key type's own parser: a value it refuses is a 400 naming the field.

@@ -7,6 +7,7 @@
 //! document from these; what every route shares (400, 401 on a signed-in route, 403 on a staff
 //! route, 413 with a body, 503) is derived there, not declared here.
 
+use crate::Refusal;
 use crate::function::{Worst, WorstCase};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
@@ -58,7 +59,8 @@ pub struct Contract {
     /// [`Contract::answers`].
     pub answer: Answer,
     pub created: Option<Answer>,
-    /// The refusals it documents beyond the shared ones.
+    /// What its function refuses beyond what any route may answer: its `refusals!` enum's `ALL`
+    /// ([`crate::refusal`]).
     pub refusals: &'static [Refusal],
     /// A public route's costliest call in half read units (DynamoDB bills reads by the half;
     /// `x-worst-case-read-units`), which `make cost` measures.
@@ -116,12 +118,6 @@ impl Contract {
     /// come from the route's [`crate::Route::paged`]).
     pub const fn ok<T: JsonSchema>(description: &'static str) -> Contract {
         Contract::answering(Answer::of::<T>(200, description))
-    }
-
-    /// A read of one item: [`Contract::ok`], or 404 when there is none ([`crate::found`] answers
-    /// either).
-    pub const fn found<T: JsonSchema>(description: &'static str) -> Contract {
-        Contract::ok::<T>(description).refusals(&[Refusal::NOT_FOUND])
     }
 
     /// A contract answering 201 with a body of type `T`: what a write created.
@@ -315,41 +311,6 @@ impl Query {
         Query {
             required: true,
             ..self
-        }
-    }
-}
-
-/// A refusal a route documents beyond the shared ones: its status, and what it means (`None`:
-/// the document's shared response for that status: 404's "no such item", 409's "it exists
-/// already").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Refusal {
-    pub status: u16,
-    pub description: Option<&'static str>,
-}
-
-impl Refusal {
-    /// 404: no such item, or one the caller may not see.
-    pub const NOT_FOUND: Refusal = Refusal {
-        status: 404,
-        description: None,
-    };
-    /// 409: it exists already.
-    pub const CONFLICT: Refusal = Refusal {
-        status: 409,
-        description: None,
-    };
-    /// 403: a staff-only part of a route others may call.
-    pub const FORBIDDEN: Refusal = Refusal {
-        status: 403,
-        description: None,
-    };
-
-    /// `status`, meaning `description` (its codes in backquotes).
-    pub const fn new(status: u16, description: &'static str) -> Refusal {
-        Refusal {
-            status,
-            description: Some(description),
         }
     }
 }

@@ -3,12 +3,16 @@
 
 use store::{PagingError, StoreError, cursor::CursorError};
 
+use crate::refusal::{Common, Refusal};
+
 /// The code of a 503 for DynamoDB throttling us, or a write that stayed contended.
-pub const THROTTLED: &str = "throttled";
+pub const THROTTLED: &str = Common::Throttled.refusal().code;
 /// The code of a 503 for DynamoDB unreachable or failing on its side.
-pub const UNAVAILABLE: &str = "unavailable";
+pub const UNAVAILABLE: &str = Common::Unavailable.refusal().code;
 
 /// An error answer: HTTP status, a stable machine-readable code, a message a person can act on.
+/// Made only from a declared [`Refusal`] (`non_exhaustive`: no literal outside this crate).
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{status} {code}: {message}")]
 pub struct ApiError {
@@ -18,34 +22,24 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> ApiError {
+    /// `refusal`'s answer: only a declared [`Refusal`] makes one (`because`), so a code nobody
+    /// declared cannot be answered.
+    pub(crate) fn refusing(refusal: Refusal, message: String) -> ApiError {
         ApiError {
-            status,
-            code,
-            message: message.into(),
+            status: refusal.status,
+            code: refusal.code,
+            message,
         }
-    }
-
-    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(400, code, message)
-    }
-
-    pub fn not_found(code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(404, code, message)
-    }
-
-    /// The item a point read found, or a 404 with `code` (the message made only when needed).
-    pub fn or_not_found<T>(
-        found: Option<T>,
-        code: &'static str,
-        message: impl FnOnce() -> String,
-    ) -> Result<T, ApiError> {
-        found.ok_or_else(|| ApiError::not_found(code, message()))
     }
 
     /// A request parameter (path or query) that is not acceptable.
     pub fn invalid_parameter(name: &str, why: impl std::fmt::Display) -> ApiError {
-        ApiError::bad_request("invalid_parameter", format!("{name}: {why}"))
+        Common::InvalidParameter.because(format!("{name}: {why}"))
+    }
+
+    /// A body that is not what the route takes; `message` names the field.
+    pub fn invalid_body(message: impl Into<String>) -> ApiError {
+        Common::InvalidBody.because(message)
     }
 
     /// Seconds a client should wait before sending the request again, the `Retry-After` of a
@@ -61,11 +55,7 @@ impl ApiError {
     }
 
     pub(crate) fn internal() -> ApiError {
-        ApiError::new(
-            500,
-            "internal_error",
-            "Something went wrong on our side; try again later.",
-        )
+        Common::InternalError.because("Something went wrong on our side; try again later.")
     }
 }
 
@@ -76,17 +66,12 @@ impl From<StoreError> for ApiError {
             // reasons, the failure) is for the log only.
             StoreError::Throttled(detail) => {
                 tracing::warn!(%detail, "throttled");
-                ApiError::new(
-                    503,
-                    THROTTLED,
-                    "The service is busy; retry after the pause Retry-After gives.",
-                )
+                Common::Throttled
+                    .because("The service is busy; retry after the pause Retry-After gives.")
             }
             StoreError::Unavailable(detail) => {
                 tracing::warn!(%detail, "dynamodb unavailable");
-                ApiError::new(
-                    503,
-                    UNAVAILABLE,
+                Common::Unavailable.because(
                     "The database could not be reached for a moment; retry after the pause Retry-After gives.",
                 )
             }
@@ -107,12 +92,9 @@ impl From<model::ModelError> for ApiError {
 
 impl From<CursorError> for ApiError {
     fn from(e: CursorError) -> ApiError {
-        ApiError::bad_request(
-            "invalid_cursor",
-            format!(
-                "{e}: pass back the nextCursor of the previous page unchanged, with the same parameters"
-            ),
-        )
+        Common::InvalidCursor.because(format!(
+            "{e}: pass back the nextCursor of the previous page unchanged, with the same parameters"
+        ))
     }
 }
 

@@ -9,6 +9,7 @@
 //! 500 and counted by the 5xx alarm. [`request`] makes the same URI first and refuses what would
 //! not build with a 400 `invalid_request`; what it accepts, `lambda_http` converts as before.
 
+use crate::Common;
 use lambda_http::{
     Body, Context, Request, RequestExt, Response,
     aws_lambda_events::apigw::{ApiGatewayV2httpRequest, ApiGatewayV2httpResponse},
@@ -22,7 +23,7 @@ use crate::ApiError;
 /// X-Ray trace header), or a 400 `invalid_request` when its URI cannot be built.
 pub fn request(event: ApiGatewayV2httpRequest, context: Context) -> Result<Request, ApiError> {
     if let Some(why) = unbuildable(&event) {
-        return Err(ApiError::bad_request("invalid_request", why));
+        return Err(Common::InvalidRequest.because(why));
     }
     let mut req: Request = LambdaRequest::ApiGatewayV2(event).into();
     if let Some(trace) = context

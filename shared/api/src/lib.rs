@@ -11,7 +11,9 @@
 //! once with [`functions!`].
 //!
 //! By concern:
-//! - [`error`]: [`ApiError`], its constructors, and how the store's errors map to it;
+//! - [`error`]: [`ApiError`], and how the store's errors map to it; [`refusal`]: what a function
+//!   refuses, declared once per function ([`refusals!`]), and what any route may answer
+//!   ([`Common`]);
 //! - [`response`]: JSON responses ([`json`], [`no_content`], an item or its 404: [`found`]) and
 //!   error responses ([`respond`]);
 //! - [`parameters`]: path and query parameters and headers ([`path_id`], [`query`]...), and a
@@ -38,6 +40,7 @@ pub mod event;
 pub mod function;
 pub mod number;
 pub mod parameters;
+pub mod refusal;
 pub mod response;
 pub mod serve;
 pub mod text;
@@ -49,8 +52,9 @@ pub use auth::{Access, Caller};
 /// types, and those of its handler, `handle(deps: &Deps, req: Request) -> Result<Response<Body>,
 /// ApiError>`.
 pub mod declare {
-    pub use crate::contract::{Contract, Query, Refusal};
+    pub use crate::contract::{Contract, Query};
     pub use crate::function::{Example, Function, Index, Pattern, Route};
+    pub use crate::refusal::{Common, Refusal};
     pub use crate::{Access, ApiError};
     pub use lambda_http::{Body, Request, Response};
     pub use schemars::{JsonSchema, json_schema};
@@ -66,6 +70,7 @@ pub use parameters::{
     header, one_value_each, page_request, paging, path, path_id, path_param, query, query_date,
     query_parsed, query_u32,
 };
+pub use refusal::{Common, Refusal};
 pub use response::{DERIVED_INCONSISTENT, error_response, found, json, no_content, respond};
 pub use serve::{dispatch, serve};
 /// For a handler serving several patterns: [`telemetry::count_as_pattern`].

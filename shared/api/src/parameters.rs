@@ -1,6 +1,7 @@
 //! Request parameters: path parameters, query parameters and headers, each refused with a 400
 //! naming it when it is not acceptable.
 
+use crate::Common;
 use keys::{Date, Id, KeyError};
 use lambda_http::{Request, RequestExt};
 use store::PageRequest;
@@ -14,7 +15,7 @@ pub fn path_id(req: &Request, name: &'static str) -> Result<Id, ApiError> {
         .first(name)
         .ok_or_else(|| ApiError::invalid_parameter(name, "missing"))?;
     // The key error names the parameter already.
-    Id::parse(name, value).map_err(|e| ApiError::bad_request("invalid_parameter", e.to_string()))
+    Id::parse(name, value).map_err(|e| Common::InvalidParameter.because(e.to_string()))
 }
 
 /// A raw path parameter.

@@ -37,15 +37,15 @@ pub fn json<T: Serialize>(status: u16, body: &T) -> Result<Response<Body>, ApiEr
         .map_err(|_| ApiError::internal())
 }
 
-/// A read of one item: 200 with what was `found` as `show` shows it, or 404 `code` with
-/// `message` (a person's next step) when nothing was.
+/// A read of one item: 200 with what was `found` as `show` shows it, or `not_found` (its 404)
+/// with `message` (a person's next step) when nothing was.
 pub fn found<T, V: Serialize>(
     found: Option<T>,
     show: impl FnOnce(&T) -> V,
-    code: &'static str,
+    not_found: impl Into<crate::Refusal>,
     message: impl FnOnce() -> String,
 ) -> Result<Response<Body>, ApiError> {
-    json(200, &show(&ApiError::or_not_found(found, code, message)?))
+    json(200, &show(&not_found.into().unless_found(found, message)?))
 }
 
 /// 204 No Content.

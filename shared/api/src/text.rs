@@ -4,6 +4,7 @@
 //! field added to a route cannot skip it. Body text is NFC from here on: what is stored is one
 //! string for what is canonically one text.
 
+use crate::Common;
 use keys::unicode::{self, Lines};
 use lambda_http::{Request, RequestExt};
 use serde_json::Value;
@@ -18,18 +19,17 @@ pub fn parameters(req: &Request) -> Result<(), ApiError> {
     let query = req.query_string_parameters();
     for (name, _) in query.iter() {
         if let Some(found) = unicode::refused(name, Lines::One) {
-            return Err(ApiError::bad_request(
-                "invalid_parameter",
-                format!("a query parameter's name {}", unicode::refusal(found)),
-            ));
+            return Err(Common::InvalidParameter.because(format!(
+                "a query parameter's name {}",
+                unicode::refusal(found)
+            )));
         }
     }
     for (name, value) in path.iter().chain(query.iter()) {
         if let Some(found) = unicode::refused(value, Lines::One) {
-            return Err(ApiError::bad_request(
-                "invalid_parameter",
-                format!("{name} {}", unicode::refusal(found)),
-            ));
+            return Err(
+                Common::InvalidParameter.because(format!("{name} {}", unicode::refusal(found)))
+            );
         }
     }
     Ok(())
@@ -46,10 +46,7 @@ fn walk(value: &mut Value, at: &str, lines: Lines, keeping: &[&str]) -> Result<(
     let refused = |at: &str, text: &str, lines| {
         unicode::refused(text, lines).map_or(Ok(()), |found| {
             let what = if at.is_empty() { "the body" } else { at };
-            Err(ApiError::bad_request(
-                "invalid_body",
-                format!("{what} {}", unicode::refusal(found)),
-            ))
+            Err(Common::InvalidBody.because(format!("{what} {}", unicode::refusal(found))))
         })
     };
     match value {

@@ -4,6 +4,7 @@
 //! 1000}` is a quantity of 1000 here, of 1 to a parser that keeps the first, which a proxy or an
 //! audit log in front of us may be): a body read two ways is refused, 400 `duplicate_field`.
 
+use crate::Common;
 use std::{cell::RefCell, fmt};
 
 use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
@@ -23,11 +24,9 @@ pub(super) fn parse(bytes: &[u8]) -> Result<Value, ApiError> {
     .deserialize(&mut reader)
     .and_then(|value| reader.end().map(|()| value));
     parsed.map_err(|e| match duplicate.into_inner() {
-        Some(field) => ApiError::bad_request(
-            "duplicate_field",
-            format!("{field} is given twice in the body; give it once."),
-        ),
-        None => ApiError::bad_request("invalid_json", format!("The body is not valid JSON: {e}")),
+        Some(field) => Common::DuplicateField
+            .because(format!("{field} is given twice in the body; give it once.")),
+        None => Common::InvalidJson.because(format!("The body is not valid JSON: {e}")),
     })
 }
 
