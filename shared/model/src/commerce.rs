@@ -82,6 +82,15 @@ record! {
     }
 }
 
+/// What an order header or summary may hold.
+impl Order {
+    /// The largest order header or summary there can be: the longest ids, a currency, and on the
+    /// header an `Idempotency-Key` mark for each of its 50 tracking events (commerce's
+    /// `MAX_ORDER_EVENTS`). Pages of orders are read within the read budget at this size; a test
+    /// writes the largest and measures it.
+    pub const LARGEST_BYTES: u32 = 4 * 1024;
+}
+
 impl Order {
     /// The header's GSI2 shard: as recorded, or, for a header placed before shards were
     /// recorded, where it was placed then (the default count).

@@ -427,16 +427,8 @@ async fn place_with_rep(
 /// small (an order collection of at most 1 + 48 lines + 50 events).
 pub const MAX_ORDER_EVENTS: i64 = 50;
 
-/// The largest order header or summary there can be: the longest ids, a currency, and on the
-/// header an `Idempotency-Key` mark for each of its [`MAX_ORDER_EVENTS`] events. Pages of orders
-/// are read within the read budget at this size; a test writes the largest and measures it.
-pub const LARGEST_ORDER_BYTES: u32 = 4 * 1024;
-
-/// What a page of orders may spend: a page's read budget, at [`LARGEST_ORDER_BYTES`] an order.
-pub(super) const ORDER_PAGE: store::Budget = store::Budget {
-    units: store::PAGE_READ_BUDGET,
-    largest: LARGEST_ORDER_BYTES,
-};
+/// The largest order header or summary there can be ([`Order::LARGEST_BYTES`]).
+pub const LARGEST_ORDER_BYTES: u32 = Order::LARGEST_BYTES;
 
 /// The largest order line there can be (the highest SKU, its keys): pages of a product's lines
 /// are read within the read budget at this size (or an inventory's, the larger).

@@ -11,10 +11,15 @@ use model::{
     s,
 };
 
-use super::orders::ORDER_PAGE;
 use store::{
     Condition, Deps, Setting, StoreError, Table, Update,
     merge::{Direction, MergeKey, Position, Positions, merged_page_by},
+};
+
+/// What a page of orders may spend: a page's read budget, at [`Order::LARGEST_BYTES`] an order.
+const ORDER_PAGE: store::Budget = store::Budget {
+    units: store::PAGE_READ_BUDGET,
+    largest: Order::LARGEST_BYTES,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -316,7 +321,7 @@ impl ByStatus {
 
     /// One page, newest first: at most `limit` orders after `start` (a position of either
     /// design), from the design `keys` reads ([`Design::of`]), within the read budget at
-    /// [`LARGEST_ORDER_BYTES`] an order.
+    /// [`Order::LARGEST_BYTES`] an order.
     pub async fn page(
         &self,
         table: &Table,
