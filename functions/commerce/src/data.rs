@@ -255,10 +255,10 @@ mod tests {
 
     /// A price changed between the order's read and its write fails the product's check in the
     /// order's transaction (DynamoDB Local cannot interleave a write there, so a mock answers):
-    /// nothing is written, the order is priced again at the new price; a price that keeps
-    /// changing is `PriceChanged`, never an order at a price the catalogue no longer has.
+    /// nothing is written, and the order priced again is at the new price, never at a price the
+    /// catalogue no longer has. (place-order prices it again at most `PRICE_ATTEMPTS` times.)
     #[tokio::test]
-    async fn a_price_changed_under_the_order_is_read_again_or_refused() {
+    async fn a_price_changed_under_the_order_is_refused_and_priced_again() {
         // customer check, summary, header, the line, then the line's price check.
         let price_check_failed = ["None", "None", "None", "None", "ConditionalCheckFailed"];
         let tx = mock!(Client::transact_write_items)
@@ -273,26 +273,50 @@ mod tests {
             .build();
         let found = customer_found();
         let table = mocked(&[&found, &prices, &tx]);
-        let (outcome, priced) = place_catalogue_order(&table, &request(), None)
-            .await
-            .unwrap();
-        assert_eq!(outcome, PlaceOutcome::Placed);
-        let priced = priced.unwrap();
+        let priced = price_order(&table, &request()).await.unwrap().unwrap();
+        assert_eq!(priced.order.lines[0].2, 100);
+        assert_eq!(
+            place_priced(&table, &priced, None).await.unwrap(),
+            PlaceOutcome::PriceChanged(k::Sku::new(1).unwrap())
+        );
+        let priced = price_order(&table, &request()).await.unwrap().unwrap();
         assert_eq!(priced.order.lines[0].2, 120, "the price read again");
         assert_eq!(priced.order.total(), 240);
+        assert_eq!(
+            place_priced(&table, &priced, None).await.unwrap(),
+            PlaceOutcome::Placed
+        );
         assert_eq!((tx.num_calls(), prices.num_calls()), (2, 2));
+    }
 
+    /// place-order prices an order again while a price keeps changing under it, at most
+    /// `PRICE_ATTEMPTS` times, then refuses it: 409 `price_changed`, nothing written.
+    #[tokio::test]
+    async fn place_order_refuses_a_price_that_keeps_changing() {
+        let price_check_failed = ["None", "None", "None", "None", "ConditionalCheckFailed"];
         let tx =
             mock!(Client::transact_write_items).then_error(move || cancelled(&price_check_failed));
         let prices = mock!(Client::batch_get_item).then_output(|| product_at(100));
         let found = customer_found();
         let table = mocked(&[&found, &prices, &tx]);
-        let (outcome, priced) = place_catalogue_order(&table, &request(), None)
-            .await
-            .unwrap();
-        assert_eq!(outcome, PlaceOutcome::PriceChanged(k::Sku::new(1).unwrap()));
-        assert!(priced.is_none());
-        assert_eq!(tx.num_calls(), PRICE_ATTEMPTS as usize);
+        let h = testkit::Harness::new(
+            &crate::place_order::FUNCTION,
+            crate::place_order::handle,
+            table,
+        );
+        let (status, body) = h
+            .post(
+                "/customers/1/orders",
+                r#"{"items": [{"sku": 1, "quantity": 2}]}"#,
+            )
+            .await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (409, Some("price_changed")),
+            "{body}"
+        );
+        let attempts = PRICE_ATTEMPTS as usize;
+        assert_eq!((tx.num_calls(), prices.num_calls()), (attempts, attempts));
     }
 
     #[tokio::test]

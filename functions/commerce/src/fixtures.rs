@@ -189,7 +189,7 @@ pub async fn inventory(table: &Table, n: u64, warehouse: &str, quantity: u32) {
 
 /// Places an order as [`commerce::place`] does, with the lines' prices taken as given: the seed
 /// loaders and tests write orders so. The API prices orders from the catalogue
-/// ([`commerce::place_catalogue_order`]).
+/// ([`commerce::price_order`], [`commerce::place_priced`]).
 pub async fn place_order(
     table: &Table,
     order: &NewOrder,

@@ -17,14 +17,14 @@ use api::declare::*;
 use std::collections::HashSet;
 
 use crate::data::{
-    self as commerce, IdempotencyRequest, ORDER_STATUS_KEYS, ORDER_STATUS_SHARDS, OrderDesign,
-    OrderRequest, PlaceOutcome, PricedOrder,
+    self as commerce, IdempotencyKey, ORDER_STATUS_KEYS, ORDER_STATUS_SHARDS, OrderDesign,
+    OrderRequest, PlaceOutcome, PricedOrder, Unpriced,
 };
 use keys::{
     Id, SortableId, Timestamp,
     commerce::{OrderId, OrderStatus, Sku},
 };
-use lambda_http::http::header::LOCATION;
+use lambda_http::http::header::{CONTENT_TYPE, LOCATION};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -246,17 +246,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         items,
         design: OrderDesign::of(deps)?,
     };
-    // The answer is made before the write (a retry under the same key replays it), so it does
-    // not name the account rep the order records: GET /orders/{orderId} does.
-    let idempotency = key.map(|key| IdempotencyRequest {
-        key,
-        request_hash: request_hash(&request.items),
-        expires_at: (created_ms / 1000) as i64 + IDEMPOTENCY_TTL_SECONDS,
-        response: &response,
-    });
-
-    let (outcome, priced) =
-        commerce::place_catalogue_order(&deps.table, &request, idempotency.as_ref()).await?;
+    let request_hash = request_hash(&request.items);
     let line_of = |sku: Sku| {
         request
             .items
@@ -264,63 +254,85 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
             .position(|(s, _)| *s == sku)
             .unwrap_or_default()
     };
-    match outcome {
-        PlaceOutcome::Placed => {
-            let priced = priced.ok_or_else(|| {
-                ApiError::from(store::StoreError::Corrupt("placed without a price".into()))
-            })?;
-            created(&response(&priced), &order_id.to_string(), false)
+    // Priced, then placed with a check that each price is still the one read; a price changed
+    // in between writes nothing, and the order is priced again.
+    let mut changed = None;
+    for _ in 0..commerce::PRICE_ATTEMPTS {
+        let priced = match commerce::price_order(&deps.table, &request).await? {
+            Ok(priced) => priced,
+            Err(unpriced) => return Err(refused(unpriced, line_of)),
+        };
+        // The answer is made before the write (a retry under the same key replays it, as the
+        // order's idempotency record keeps it), so it does not name the account rep the order
+        // records: GET /orders/{orderId} does.
+        let answer = response(&priced);
+        let idempotency = key.as_ref().map(|key| IdempotencyKey {
+            key: key.clone(),
+            request_hash: request_hash.clone(),
+            response: answer.clone(),
+            expires_at: (created_ms / 1000) as i64 + IDEMPOTENCY_TTL_SECONDS,
+        });
+        match commerce::place_priced(&deps.table, &priced, idempotency.as_ref()).await? {
+            PlaceOutcome::Placed => return created(answer, order_id, false),
+            PlaceOutcome::PriceChanged(sku) => changed = Some(sku),
+            PlaceOutcome::CustomerNotFound => {
+                return Err(Refused::CustomerNotFound.because(format!(
+                    "There is no customer {customer}; create it with PUT /customers/{customer} first."
+                )));
+            }
+            PlaceOutcome::Replayed {
+                order_id,
+                response,
+                same_request: true,
+            } => return created(response, order_id, true),
+            PlaceOutcome::Replayed {
+                same_request: false,
+                ..
+            } => {
+                return Err(Refused::IdempotencyKeyReused.because(
+                    "This Idempotency-Key was used for a different order; use a new key for a new order.",
+                ));
+            }
         }
-        PlaceOutcome::CustomerNotFound => Err(Refused::CustomerNotFound.because(format!(
-                "There is no customer {customer}; create it with PUT /customers/{customer} first."
-            ),
+    }
+    let sku = changed.expect("set by every attempt");
+    Err(Refused::PriceChanged.because(format!(
+        "items[{}].sku: the price of product {sku} kept changing while the order was placed; nothing was written, try again",
+        line_of(sku)
+    )))
+}
+
+/// The refusal of an order that cannot be priced; `line_of` a SKU is its line's index.
+fn refused(unpriced: Unpriced, line_of: impl Fn(Sku) -> usize) -> ApiError {
+    match unpriced {
+        Unpriced::UnknownSku(sku) => Refused::UnknownSku.because(format!(
+            "items[{}].sku: no product has SKU {sku}",
+            line_of(sku)
         )),
-        PlaceOutcome::UnknownSku(sku) => Err(Refused::UnknownSku.because(format!("items[{}].sku: no product has SKU {sku}", line_of(sku)),
+        Unpriced::UnpricedSku(sku) => Refused::SkuNotForSale.because(format!(
+            "items[{}].sku: product {sku} has no price, so it is not for sale",
+            line_of(sku)
         )),
-        PlaceOutcome::UnpricedSku(sku) => Err(Refused::SkuNotForSale.because(format!(
-                "items[{}].sku: product {sku} has no price, so it is not for sale",
-                line_of(sku)
-            ),
-        )),
-        PlaceOutcome::MixedCurrencies(prices) => Err(Refused::MixedCurrencies.because(format!(
-                "items: the products are priced in different currencies ({}); place one order per currency",
-                prices
-                    .iter()
-                    .map(|(sku, c)| format!("{sku}: {c}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        )),
-        PlaceOutcome::PriceChanged(sku) => Err(Refused::PriceChanged.because(format!(
-                "items[{}].sku: the price of product {sku} kept changing while the order was placed; nothing was written, try again",
-                line_of(sku)
-            ),
-        )),
-        PlaceOutcome::Replayed {
-            response,
-            same_request: true,
-        } => {
-            let id = serde_json::from_str::<serde_json::Value>(&response)
-                .ok()
-                .and_then(|v| v["orderId"].as_str().map(str::to_owned))
-                .unwrap_or_default();
-            created(&response, &id, true)
-        }
-        PlaceOutcome::Replayed {
-            same_request: false,
-            ..
-        } => Err(Refused::IdempotencyKeyReused.because("This Idempotency-Key was used for a different order; use a new key for a new order.",
+        Unpriced::MixedCurrencies(prices) => Refused::MixedCurrencies.because(format!(
+            "items: the products are priced in different currencies ({}); place one order per currency",
+            prices
+                .iter()
+                .map(|(sku, c)| format!("{sku}: {c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }
 
-fn created(body: &str, order_id: &str, replayed: bool) -> Result<Response<Body>, ApiError> {
-    let body: serde_json::Value = serde_json::from_str(body)
+/// 201 with `body`, the answer made of the order when it was placed (the JSON [`response`]
+/// wrote), and its page as `Location`; `replayed`: a retry's answer.
+fn created(body: String, order_id: OrderId, replayed: bool) -> Result<Response<Body>, ApiError> {
+    let res = Response::builder()
+        .status(201)
+        .header(CONTENT_TYPE, "application/json")
+        .header(LOCATION, format!("/orders/{order_id}"))
+        .body(Body::Text(body))
         .map_err(|e| ApiError::from(store::StoreError::Corrupt(e.to_string())))?;
-    let mut res = api::json(201, &body)?;
-    if let Ok(v) = format!("/orders/{order_id}").parse() {
-        res.headers_mut().insert(LOCATION, v);
-    }
     Ok(if replayed {
         crate::replay::replayed(res)
     } else {

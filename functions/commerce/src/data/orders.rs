@@ -77,7 +77,7 @@ impl NewOrder {
     }
 
     /// [`NewOrder::checked_total`] of an order known to fit: [`place_order`] and
-    /// [`place_catalogue_order`] refuse one that does not before anything reads this (an
+    /// [`price_order`] refuse one that does not before anything reads this (an
     /// overflow saturates, never wraps into a plausible total).
     pub fn total(&self) -> i64 {
         self.checked_total().unwrap_or(i64::MAX)
@@ -157,20 +157,27 @@ pub struct IdempotencyKey {
 pub enum PlaceOutcome {
     Placed,
     CustomerNotFound,
-    /// No product has this SKU (catalogue orders only); nothing written.
-    UnknownSku(k::Sku),
-    /// The product has no price: it is not for sale; nothing written.
-    UnpricedSku(k::Sku),
-    /// The lines' products are priced in different currencies; nothing written.
-    MixedCurrencies(Vec<(k::Sku, String)>),
-    /// A product's price kept changing between the order's read and its write; nothing written.
+    /// A product's price changed between the order's read and its write; nothing written:
+    /// price it again ([`PRICE_ATTEMPTS`] times at most).
     PriceChanged(k::Sku),
-    /// The idempotency key was used before: the first attempt's response, and whether its
-    /// request was the same as this one.
+    /// The idempotency key was used before: the first attempt's order and response, and whether
+    /// its request was the same as this one.
     Replayed {
+        order_id: OrderId,
         response: String,
         same_request: bool,
     },
+}
+
+/// What keeps an order from being priced at the catalogue's prices; nothing is written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unpriced {
+    /// No product has this SKU.
+    UnknownSku(k::Sku),
+    /// The product has no price: it is not for sale.
+    UnpricedSku(k::Sku),
+    /// The lines' products are priced in different currencies.
+    MixedCurrencies(Vec<(k::Sku, String)>),
 }
 
 /// How many times an order is tried when its customer's rep changes under it.
@@ -178,7 +185,7 @@ const REP_ATTEMPTS: u32 = 3;
 
 /// How many times an order is priced when a product's price changes between the read and the
 /// write.
-pub(super) const PRICE_ATTEMPTS: u32 = 3;
+pub const PRICE_ATTEMPTS: u32 = 3;
 
 /// An order as a customer asks for it: products and quantities. The prices are the catalogue's.
 #[derive(Debug, Clone)]
@@ -191,90 +198,77 @@ pub struct OrderRequest {
     pub design: OrderDesign,
 }
 
-/// An order placed at the catalogue's prices: what was written, in its currency.
+/// An order priced at the catalogue's prices ([`price_order`]): what [`place_priced`] writes, in
+/// its currency, and the prices its transaction checks are still the catalogue's.
 #[derive(Debug, Clone)]
 pub struct PricedOrder {
     pub order: NewOrder,
     pub currency: String,
+    prices: Vec<(k::Sku, products::Price)>,
 }
 
-/// What the first attempt of a keyed order answers, made from the order as priced.
-pub struct IdempotencyRequest<'a> {
-    pub key: Id,
-    pub request_hash: String,
-    pub expires_at: i64,
-    pub response: &'a (dyn Fn(&PricedOrder) -> String + Sync),
-}
-
-/// Places an order at the catalogue's prices: its products are read (ONE strongly consistent
-/// BatchGetItem), each line priced from its product, and the order written as
-/// [`place_order`] writes it with, in the same transaction, a check per product that its price
-/// is still the one read. A price changed in between cancels the write, and the order is
-/// priced again (at most [`PRICE_ATTEMPTS`] times, then [`PlaceOutcome::PriceChanged`]).
-pub async fn place_catalogue_order(
+/// Prices `request` at the catalogue's prices: its products are read (ONE strongly consistent
+/// BatchGetItem) and each line priced from its product.
+pub async fn price_order(
     table: &Table,
     request: &OrderRequest,
-    idempotency: Option<&IdempotencyRequest<'_>>,
-) -> Result<(PlaceOutcome, Option<PricedOrder>), StoreError> {
+) -> Result<Result<PricedOrder, Unpriced>, StoreError> {
     let skus: Vec<_> = request.items.iter().map(|(sku, _)| *sku).collect();
-    let mut changed = None;
-    for _ in 0..PRICE_ATTEMPTS {
-        let products = products::catalogue(table, &skus).await?;
-        let mut prices = Vec::with_capacity(skus.len());
-        for sku in &skus {
-            let Some(product) = products.iter().find(|p| p.sku == *sku) else {
-                return Ok((PlaceOutcome::UnknownSku(*sku), None));
-            };
-            let Some(price) = products::Price::of(product) else {
-                return Ok((PlaceOutcome::UnpricedSku(*sku), None));
-            };
-            prices.push((*sku, price));
-        }
-        if prices
-            .iter()
-            .any(|(_, p)| p.currency != prices[0].1.currency)
-        {
-            let mixed = prices
-                .iter()
-                .map(|(s, p)| (*s, p.currency.clone()))
-                .collect();
-            return Ok((PlaceOutcome::MixedCurrencies(mixed), None));
-        }
-        let priced = PricedOrder {
-            order: NewOrder {
-                customer: request.customer.clone(),
-                order_id: request.order_id,
-                created_at: request.created_at,
-                lines: request
-                    .items
-                    .iter()
-                    .zip(&prices)
-                    .map(|((sku, q), (_, p))| (*sku, *q, p.cents))
-                    .collect(),
-                design: request.design,
-            },
-            currency: prices[0].1.currency.clone(),
+    let products = products::catalogue(table, &skus).await?;
+    let mut prices = Vec::with_capacity(skus.len());
+    for sku in &skus {
+        let Some(product) = products.iter().find(|p| p.sku == *sku) else {
+            return Ok(Err(Unpriced::UnknownSku(*sku)));
         };
-        priced.order.fits()?;
-        let idem = idempotency.map(|i| IdempotencyKey {
-            key: i.key.clone(),
-            request_hash: i.request_hash.clone(),
-            response: (i.response)(&priced),
-            expires_at: i.expires_at,
-        });
-        let checked = Checked {
-            prices: &prices,
-            currency: Some(&priced.currency),
+        let Some(price) = products::Price::of(product) else {
+            return Ok(Err(Unpriced::UnpricedSku(*sku)));
         };
-        match place(table, &priced.order, idem.as_ref(), &checked).await? {
-            PlaceOutcome::PriceChanged(sku) => changed = Some(sku),
-            outcome => return Ok((outcome, Some(priced))),
-        }
+        prices.push((*sku, price));
     }
-    Ok((
-        PlaceOutcome::PriceChanged(changed.expect("set by every attempt")),
-        None,
-    ))
+    if prices
+        .iter()
+        .any(|(_, p)| p.currency != prices[0].1.currency)
+    {
+        let mixed = prices
+            .iter()
+            .map(|(s, p)| (*s, p.currency.clone()))
+            .collect();
+        return Ok(Err(Unpriced::MixedCurrencies(mixed)));
+    }
+    let priced = PricedOrder {
+        order: NewOrder {
+            customer: request.customer.clone(),
+            order_id: request.order_id,
+            created_at: request.created_at,
+            lines: request
+                .items
+                .iter()
+                .zip(&prices)
+                .map(|((sku, q), (_, p))| (*sku, *q, p.cents))
+                .collect(),
+            design: request.design,
+        },
+        currency: prices[0].1.currency.clone(),
+        prices,
+    };
+    priced.order.fits()?;
+    Ok(Ok(priced))
+}
+
+/// Places an order [`price_order`] priced, as [`place`] writes it, with in the same transaction
+/// a check per product that its price is still the one read: a price changed in between cancels
+/// the write ([`PlaceOutcome::PriceChanged`]: price it again). Under `idempotency`, the record
+/// keeps the answer the caller made of this order, which a retry under the key gets.
+pub async fn place_priced(
+    table: &Table,
+    priced: &PricedOrder,
+    idempotency: Option<&IdempotencyKey>,
+) -> Result<PlaceOutcome, StoreError> {
+    let checked = Checked {
+        prices: &priced.prices,
+        currency: Some(&priced.currency),
+    };
+    place(table, &priced.order, idempotency, &checked).await
 }
 
 /// The products' prices an order was priced at (checked in its transaction), and its currency.
@@ -284,7 +278,7 @@ pub(crate) struct Checked<'a> {
     pub(crate) currency: Option<&'a String>,
 }
 
-/// Places an order (the API's [`place_catalogue_order`], the fixtures' `place_order`): the customer
+/// Places an order (the API's [`place_priced`], the fixtures' `place_order`): the customer
 /// is read (strongly consistent) for its account rep, which the order records, then one transaction
 /// writes:
 /// 1. a check that the customer exists and still has that rep (else it is read again);
@@ -295,7 +289,7 @@ pub(crate) struct Checked<'a> {
 /// a used idempotency key is answered with the first attempt's response.
 ///
 /// The lines' prices are taken as given: the seed loaders and tests write orders so. The API
-/// prices orders from the catalogue ([`place_catalogue_order`]).
+/// prices orders from the catalogue ([`price_order`], [`place_priced`]).
 pub(crate) async fn place(
     table: &Table,
     order: &NewOrder,
@@ -412,6 +406,7 @@ async fn place_with_rep(
                 .await?
                 .ok_or_else(|| StoreError::Corrupt("idempotency record vanished".into()))?;
             Ok(Some(PlaceOutcome::Replayed {
+                order_id: record.order_id,
                 same_request: record.request_hash == idem.request_hash,
                 response: record.response,
             }))
