@@ -35,14 +35,11 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        OrderNotFound = crate::refusals::ORDER_NOT_FOUND,
-        InvalidStatus = Refusal::new(400, "invalid_status", "the status is none of the tracking statuses"),
-        OrderEventsFull = Refusal::new(409, "order_events_full", "the order has 50 tracking events, the most an order takes; nothing was written"),
-        InvalidIdempotencyKey = crate::replay::INVALID_KEY,
-        IdempotencyKeyReused = crate::replay::KEY_REUSED,
-    }
+    OrderNotFound = crate::refusals::ORDER_NOT_FOUND,
+    InvalidStatus = Refusal::new(400, "invalid_status", "the status is none of the tracking statuses"),
+    OrderEventsFull = Refusal::new(409, "order_events_full", "the order has 50 tracking events, the most an order takes; nothing was written"),
+    InvalidIdempotencyKey = crate::replay::INVALID_KEY,
+    IdempotencyKeyReused = crate::replay::KEY_REUSED,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

@@ -37,14 +37,11 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        InventoryNotFound = crate::refusals::INVENTORY_NOT_FOUND,
-        InsufficientStock = Refusal::new(409, "insufficient_stock", "the adjustment would take the stock below 0; nothing was written"),
-        StockLimitExceeded = Refusal::new(409, "stock_limit_exceeded", "the adjustment would take the stock above 1,000,000,000; nothing was written"),
-        InvalidIdempotencyKey = crate::replay::INVALID_KEY,
-        IdempotencyKeyReused = crate::replay::KEY_REUSED,
-    }
+    InventoryNotFound = crate::refusals::INVENTORY_NOT_FOUND,
+    InsufficientStock = Refusal::new(409, "insufficient_stock", "the adjustment would take the stock below 0; nothing was written"),
+    StockLimitExceeded = Refusal::new(409, "stock_limit_exceeded", "the adjustment would take the stock above 1,000,000,000; nothing was written"),
+    InvalidIdempotencyKey = crate::replay::INVALID_KEY,
+    IdempotencyKeyReused = crate::replay::KEY_REUSED,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

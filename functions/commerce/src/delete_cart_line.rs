@@ -28,11 +28,8 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CartNotFound = crate::refusals::CART_NOT_FOUND,
-        VersionMismatch = crate::refusals::VERSION_MISMATCH,
-    }
+    CartNotFound = crate::refusals::CART_NOT_FOUND,
+    VersionMismatch = crate::refusals::VERSION_MISMATCH,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

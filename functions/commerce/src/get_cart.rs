@@ -26,10 +26,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CartNotFound = crate::refusals::CART_NOT_FOUND,
-    }
+    CartNotFound = crate::refusals::CART_NOT_FOUND,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

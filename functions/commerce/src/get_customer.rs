@@ -28,10 +28,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
-    }
+    CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

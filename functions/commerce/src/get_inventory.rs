@@ -27,10 +27,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        InventoryNotFound = crate::refusals::INVENTORY_NOT_FOUND,
-    }
+    InventoryNotFound = crate::refusals::INVENTORY_NOT_FOUND,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

@@ -35,10 +35,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        OrderNotFound = crate::refusals::ORDER_NOT_FOUND,
-    }
+    OrderNotFound = crate::refusals::ORDER_NOT_FOUND,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

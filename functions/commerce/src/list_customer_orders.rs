@@ -53,11 +53,8 @@ pub const FUNCTION: Function = Function::one(
 .needs(Needs::TABLE.with_settings(&[ORDER_STATUS_KEYS]));
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
-        InvalidRange = crate::params::INVALID_RANGE,
-    }
+    CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
+    InvalidRange = crate::params::INVALID_RANGE,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

@@ -30,10 +30,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        ProductNotFound = crate::refusals::PRODUCT_NOT_FOUND,
-    }
+    ProductNotFound = crate::refusals::PRODUCT_NOT_FOUND,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

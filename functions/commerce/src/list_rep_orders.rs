@@ -41,10 +41,7 @@ pub const FUNCTION: Function = Function::one(
 .needs(Needs::TABLE.with_settings(&[ORDER_STATUS_KEYS]));
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        InvalidRange = crate::params::INVALID_RANGE,
-    }
+    InvalidRange = crate::params::INVALID_RANGE,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

@@ -52,18 +52,15 @@ pub const FUNCTION: Function = Function::one(
 .needs(Needs::TABLE.with_settings(&[ORDER_STATUS_SHARDS, ORDER_STATUS_KEYS, INDEX_DESIGN]));
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
-        UnitPriceNotAccepted = Refusal::new(400, "unit_price_not_accepted", "an order line gives a `unitPrice`: prices come from the catalogue"),
-        DuplicateSku = Refusal::new(400, "duplicate_sku", "two order lines name the same SKU"),
-        UnknownSku = Refusal::new(422, "unknown_sku", "an order line names a SKU no product has"),
-        SkuNotForSale = Refusal::new(422, "sku_not_for_sale", "an order line names a product without a price"),
-        MixedCurrencies = Refusal::new(422, "mixed_currencies", "the products are priced in different currencies"),
-        PriceChanged = Refusal::new(409, "price_changed", "a product's price kept changing while the order was placed; nothing was written"),
-        InvalidIdempotencyKey = crate::replay::INVALID_KEY,
-        IdempotencyKeyReused = crate::replay::KEY_REUSED,
-    }
+    CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
+    UnitPriceNotAccepted = Refusal::new(400, "unit_price_not_accepted", "an order line gives a `unitPrice`: prices come from the catalogue"),
+    DuplicateSku = Refusal::new(400, "duplicate_sku", "two order lines name the same SKU"),
+    UnknownSku = Refusal::new(422, "unknown_sku", "an order line names a SKU no product has"),
+    SkuNotForSale = Refusal::new(422, "sku_not_for_sale", "an order line names a product without a price"),
+    MixedCurrencies = Refusal::new(422, "mixed_currencies", "the products are priced in different currencies"),
+    PriceChanged = Refusal::new(409, "price_changed", "a product's price kept changing while the order was placed; nothing was written"),
+    InvalidIdempotencyKey = crate::replay::INVALID_KEY,
+    IdempotencyKeyReused = crate::replay::KEY_REUSED,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

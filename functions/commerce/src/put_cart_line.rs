@@ -34,12 +34,9 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CartNotFound = crate::refusals::CART_NOT_FOUND,
-        CartFull = Refusal::new(409, "cart_full", "a new line for a cart of 100 lines; nothing was written"),
-        VersionMismatch = crate::refusals::VERSION_MISMATCH,
-    }
+    CartNotFound = crate::refusals::CART_NOT_FOUND,
+    CartFull = Refusal::new(409, "cart_full", "a new line for a cart of 100 lines; nothing was written"),
+    VersionMismatch = crate::refusals::VERSION_MISMATCH,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

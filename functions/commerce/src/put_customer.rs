@@ -35,12 +35,9 @@ pub const FUNCTION: Function = Function::one(
 .needs(Needs::TABLE.with_peers(&[HR_TABLE]));
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
-        Forbidden = api::Common::Forbidden.refusal(),
-        EmployeeNotFound = Refusal::new(404, "employee_not_found", "the `accountRepId` names no employee"),
-    }
+    CustomerNotFound = crate::refusals::CUSTOMER_NOT_FOUND,
+    Forbidden = api::Common::Forbidden.refusal(),
+    EmployeeNotFound = Refusal::new(404, "employee_not_found", "the `accountRepId` names no employee"),
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

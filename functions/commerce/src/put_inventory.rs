@@ -45,12 +45,9 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        ProductNotFound = crate::refusals::PRODUCT_NOT_FOUND,
-        WarehouseNotFound = Refusal::new(404, "warehouse_not_found", "no warehouse has that id"),
-        VersionMismatch = crate::refusals::VERSION_MISMATCH,
-    }
+    ProductNotFound = crate::refusals::PRODUCT_NOT_FOUND,
+    WarehouseNotFound = Refusal::new(404, "warehouse_not_found", "no warehouse has that id"),
+    VersionMismatch = crate::refusals::VERSION_MISMATCH,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

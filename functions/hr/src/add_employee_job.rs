@@ -34,13 +34,10 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        EmployeeNotFound = crate::refusals::EMPLOYEE_NOT_FOUND,
-        JobNotFound = crate::reference::NotFound::Job.refusal(),
-        DepartmentNotFound = crate::reference::NotFound::Department.refusal(),
-        JobExists = Refusal::new(409, "job_exists", "the employee has that job on that start date already"),
-    }
+    EmployeeNotFound = crate::refusals::EMPLOYEE_NOT_FOUND,
+    JobNotFound = crate::reference::NotFound::Job.refusal(),
+    DepartmentNotFound = crate::reference::NotFound::Department.refusal(),
+    JobExists = Refusal::new(409, "job_exists", "the employee has that job on that start date already"),
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

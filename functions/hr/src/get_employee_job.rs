@@ -28,10 +28,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        JobNotFound = Refusal::new(404, "job_not_found", "no employee has that id, or the employee has no job"),
-    }
+    JobNotFound = Refusal::new(404, "job_not_found", "no employee has that id, or the employee has no job"),
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

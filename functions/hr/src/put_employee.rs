@@ -31,10 +31,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        WarehouseNotFound = crate::reference::NotFound::Warehouse.refusal(),
-    }
+    WarehouseNotFound = crate::reference::NotFound::Warehouse.refusal(),
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

@@ -37,10 +37,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CourseExists = Refusal::new(409, "course_exists", "the course occurrence exists already"),
-    }
+    CourseExists = Refusal::new(409, "course_exists", "the course occurrence exists already"),
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

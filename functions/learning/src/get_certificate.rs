@@ -29,10 +29,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CertificateNotFound = Refusal::new(404, "certificate_not_found", "no certificate has that id, or it is another's"),
-    }
+    CertificateNotFound = Refusal::new(404, "certificate_not_found", "no certificate has that id, or it is another's"),
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

@@ -28,10 +28,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CourseNotFound = crate::refusals::COURSE_NOT_FOUND,
-    }
+    CourseNotFound = crate::refusals::COURSE_NOT_FOUND,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

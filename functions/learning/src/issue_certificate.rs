@@ -52,11 +52,8 @@ pub fn largest_for(student: &str) -> String {
 }
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        CourseNotFound = crate::refusals::COURSE_NOT_FOUND,
-        CertificateExists = Refusal::new(409, "certificate_exists", "the student holds that course day's certificate already"),
-    }
+    CourseNotFound = crate::refusals::COURSE_NOT_FOUND,
+    CertificateExists = Refusal::new(409, "certificate_exists", "the student holds that course day's certificate already"),
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

@@ -28,10 +28,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        ReviewNotFound = Refusal::new(404, "review_not_found", "the user has no review of that book, or the caller may not see it"),
-    }
+    ReviewNotFound = Refusal::new(404, "review_not_found", "the user has no review of that book, or the caller may not see it"),
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

@@ -41,10 +41,7 @@ pub const FUNCTION: Function = Function::one(
 );
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        BookNotFound = crate::refusals::BOOK_NOT_FOUND,
-    }
+    BookNotFound = crate::refusals::BOOK_NOT_FOUND,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

@@ -38,11 +38,8 @@ pub const FUNCTION: Function = Function::one(
 .needs(Needs::TABLE.with_settings(&[INDEX_DESIGN]));
 
 api::refusals! {
-    /// What it refuses beyond what any route may answer (`api::Common`).
-    pub enum Refused {
-        UserNotFound = crate::refusals::USER_NOT_FOUND,
-        BookNotFound = crate::refusals::BOOK_NOT_FOUND,
-    }
+    UserNotFound = crate::refusals::USER_NOT_FOUND,
+    BookNotFound = crate::refusals::BOOK_NOT_FOUND,
 }
 
 /// Its routes' contracts (`api::contract`), in `FUNCTION`'s order.

@@ -44,7 +44,8 @@ impl Refusal {
 /// Declares a function's refusals: an enum whose variants are each a [`Refusal`] (a
 /// `Refusal::new(status, code, when)`, or a constant a shared helper of the context declares),
 /// with `refusal()` (the one match), `because(message)` (the answer), and `ALL` (what the
-/// route's contract documents).
+/// route's contract documents). A function module lists its variants only, and gets the enum
+/// `Refused`: `api::refusals! { CartFull = Refusal::new(409, "cart_full", WHEN) }`.
 ///
 /// ```
 /// api::refusals! {
@@ -100,6 +101,16 @@ macro_rules! refusals {
         impl From<$name> for $crate::Refusal {
             fn from(refused: $name) -> $crate::Refusal {
                 refused.refusal()
+            }
+        }
+    };
+    // A function module's: its variants only, the enum `Refused`.
+    ( $( $(#[$variant_meta:meta])* $variant:ident = $refusal:expr ),+ $(,)? ) => {
+        $crate::refusals! {
+            /// What this function refuses beyond what any route may answer ([`api::Common`]):
+            /// what its contract documents, and the only refusals its handler can answer.
+            pub enum Refused {
+                $( $(#[$variant_meta])* $variant = $refusal ),+
             }
         }
     };
