@@ -65,6 +65,46 @@ async fn reconcile_at(endpoint: &str, stack: &Stack, args: &[&str]) -> (Option<i
     )
 }
 
+/// The orders whose header counts other lines than the table holds, named: a transaction torn
+/// in two. DynamoDB's transactions are atomic; DynamoDB Local stopped (SIGTERM) in the middle of
+/// one may not be, and the stream consumers then count lines the table lost. Named beside a
+/// drift, they tell DynamoDB Local's tear from a consumer's miscount.
+async fn torn_orders(endpoint: &str, stack: &Stack) -> Vec<String> {
+    use model::{
+        Entity,
+        commerce::{Order, OrderHeader, OrderLine},
+    };
+    let table = store::Table::new(devkit::client_at(endpoint), stack.table.clone());
+    let mut counted: std::collections::BTreeMap<String, (Option<u64>, u64)> = Default::default();
+    for item in devkit::all_items(&table).await {
+        let order = |attr: &str| item.get(attr).and_then(|v| v.as_s().ok()).cloned();
+        match model::type_of(&item) {
+            Some(OrderHeader::TYPE) => {
+                let lines = item
+                    .get(Order::ITEM_COUNT)
+                    .and_then(|v| v.as_n().ok())
+                    .and_then(|n| n.parse().ok());
+                if let Some(id) = order(Order::ORDER_ID) {
+                    counted.entry(id).or_default().0 = lines;
+                }
+            }
+            Some(OrderLine::TYPE) => {
+                if let Some(id) = order(OrderLine::ORDER_ID) {
+                    counted.entry(id).or_default().1 += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    counted
+        .into_iter()
+        .filter(|(_, (header, lines))| *header != Some(*lines))
+        .map(|(id, (header, lines))| {
+            format!("order {id}: its header counts {header:?} lines, the table holds {lines}")
+        })
+        .collect()
+}
+
 /// Sends a request as the path's owner (staff for every other path).
 async fn send(stack: &Stack, method: &str, path: &str, body: &str) -> (u16, Value) {
     send_as(stack, &stack.bearer_for(path), method, path, body).await
@@ -407,14 +447,20 @@ async fn an_outage_and_killed_consumers_under_traffic_leave_zero_drift() {
     tokio::join!(traffic, faults);
     let streams = drained(&stack, Duration::from_secs(300)).await;
     let (code, report) = reconcile_at(&ddb.endpoint(), &stack, &[]).await;
+    let torn = torn_orders(&ddb.endpoint(), &stack).await;
     eprintln!(
         "faults under traffic: {} requests answered, {} answered 503, consumers killed {} \
-         times; after the drain: {report}streams: {streams}",
+         times; after the drain: {report}streams: {streams}; orders torn: {}",
         sent.load(Ordering::Relaxed),
         unavailable.load(Ordering::Relaxed),
         killed.load(Ordering::Relaxed),
+        torn.len(),
     );
     assert!(unavailable.load(Ordering::Relaxed) > 0, "DynamoDB was away");
     assert!(killed.load(Ordering::Relaxed) > 0, "a consumer was killed");
-    assert_eq!(code, Some(0), "drift after the faults: {report}");
+    assert_eq!(
+        code,
+        Some(0),
+        "drift after the faults: {report}orders torn by DynamoDB Local's stop: {torn:#?}"
+    );
 }
