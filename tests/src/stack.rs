@@ -7,7 +7,6 @@ use std::{
     time::Duration,
 };
 
-use devkit::own_local::free_port;
 use serde_json::Value;
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
@@ -150,33 +149,30 @@ async fn start(endpoint: &str, parameters: &[(&str, &str)]) -> Stack {
     let root = sam_template::workspace_root();
     let binary = debug_binary("local-stack");
     let bin_dir = binary.parent().expect("target/debug").to_owned();
-    // A free port can be taken between free_port() and the stack's bind (an outgoing connection's
-    // ephemeral port): the stack then exits at once, and we try again on another.
-    for _ in 0..5 {
-        if let Some(stack) =
-            try_start(&root, &bin_dir, &binary, free_port(), endpoint, parameters).await
-        {
-            return stack;
-        }
+    match try_start(&root, &bin_dir, &binary, endpoint, parameters).await {
+        Some(stack) => stack,
+        None => panic!("the local stack exited before it listened"),
     }
-    panic!("the local stack exited before it listened, five times");
 }
 
-/// A stack on `port`, once it listens; `None` if it exits before (its port was taken).
+/// A stack on a port the system picks, once it listens (it writes the port to a file then: a
+/// port chosen here could be taken before the stack binds it, and a connection to it would
+/// then reach another process); `None` if it exits before.
 async fn try_start(
     root: &Path,
     bin_dir: &Path,
     binary: &Path,
-    port: u16,
     endpoint: &str,
     parameters: &[(&str, &str)],
 ) -> Option<Stack> {
     let table = devkit::test_table_name("e2e", &ulid::Ulid::new().to_string().to_lowercase());
     let issuer_dir = std::env::temp_dir().join(format!("issuer-{table}"));
     let log_dir = std::env::temp_dir().join(format!("logs-{table}"));
-    let child = Command::new(binary)
+    let port_file = std::env::temp_dir().join(format!("port-{table}"));
+    let mut child = Command::new(binary)
         .current_dir(root)
-        .args(["--port", &port.to_string(), "--table", &table])
+        .args(["--port", "0", "--table", &table])
+        .args(["--port-file", &port_file.to_string_lossy()])
         .args(["--bin-dir", &bin_dir.to_string_lossy()])
         .args(["--issuer-dir", &issuer_dir.to_string_lossy()])
         .args(["--log-dir", &log_dir.to_string_lossy()])
@@ -197,30 +193,30 @@ async fn try_start(
         .and_then(|t| t.api_auth)
         .and_then(|a| a.scopes.first().cloned())
         .unwrap_or_default();
-    let mut stack = Stack {
-        child,
-        port,
-        table,
-        issuer_dir,
-        issuer: None,
-        scope,
-        log_dir,
-    };
     // Up to two minutes, for a loaded machine; a stack that exits is given up at once.
     for _ in 0..2400 {
-        if let Ok(Some(_)) = stack.child.try_wait() {
+        if let Ok(Some(_)) = child.try_wait() {
             return None;
         }
-        if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if let Some(port) = std::fs::read_to_string(&port_file)
+            .ok()
+            .and_then(|p| p.parse().ok())
+        {
             // The stack made its issuer's key before it listened.
-            stack.issuer = Some(
-                local_stack::jwt::Issuer::open(&stack.issuer_dir).expect("the stack's issuer"),
-            );
-            return Some(stack);
+            let issuer = local_stack::jwt::Issuer::open(&issuer_dir).expect("the stack's issuer");
+            return Some(Stack {
+                child,
+                port,
+                table,
+                issuer_dir,
+                issuer: Some(issuer),
+                scope,
+                log_dir,
+            });
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("the local stack did not listen on port {port}");
+    panic!("the local stack did not listen within two minutes");
 }
 
 /// One HTTP/1.1 exchange (Connection: close), enough for a test client.

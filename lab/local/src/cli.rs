@@ -26,13 +26,16 @@ pub const USAGE: &str = "\
 usage: local-stack [--template template.yaml] [--port 3000] [--table NAME] [--bin-dir target/debug]
                    [--param Name=Value ...] [--max-instances 8] [--no-streams]
                    [--issuer-dir .local/issuer] [--log-dir DIR] [--failures-dir .local/failures]
+                   [--port-file PATH]
 
 Runs template.yaml's functions locally behind an API Gateway HTTP API emulation, against
 DynamoDB Local (AWS_ENDPOINT_URL_DYNAMODB, default http://127.0.0.1:8000; start it with
 `scripts/dynamodb-local.sh start 8000`). Build the functions first: `cargo build --bins`.
 
   --template PATH       the SAM template (default template.yaml)
-  --port PORT           the HTTP port on 127.0.0.1 (default 3000)
+  --port PORT           the HTTP port on 127.0.0.1 (default 3000; 0: one the system picks)
+  --port-file PATH      once it serves (its tables made), write its port to PATH (with --port 0:
+                        the one the system picked)
   --table NAME          the table `!Ref Table` resolves to; created if absent (default local-table);
                         with TableLayout=table-per-context the others are NAME-reviews, ...
   --bin-dir DIR         where the function binaries are (default target/debug)
@@ -65,6 +68,8 @@ pub struct Args {
     pub log_dir: Option<PathBuf>,
     /// Where the stream mappings' on-failure destinations are (`<Destination>.jsonl`).
     pub failures_dir: PathBuf,
+    /// Where the port it listens on is written once it listens.
+    pub port_file: Option<PathBuf>,
 }
 
 impl Default for Args {
@@ -80,6 +85,7 @@ impl Default for Args {
             issuer_dir: ".local/issuer".into(),
             log_dir: None,
             failures_dir: account::FAILURES_DIR.into(),
+            port_file: None,
         }
     }
 }
@@ -121,6 +127,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             "--issuer-dir" => out.issuer_dir = value()?.into(),
             "--log-dir" => out.log_dir = Some(value()?.into()),
             "--failures-dir" => out.failures_dir = value()?.into(),
+            "--port-file" => out.port_file = Some(value()?.into()),
             "--max-instances" => {
                 out.max_instances = number(&flag, &value()?)?;
                 if out.max_instances == 0 {
@@ -181,7 +188,7 @@ fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
 }
 
 /// Starts everything, serves until Ctrl-C or SIGTERM, then stops every function process.
-pub async fn run(args: Args) -> Result<(), String> {
+pub async fn run(mut args: Args) -> Result<(), String> {
     // The template as deployed with the --param values: its conditions decide the table's
     // indexes (OrderStatusKeys) as CloudFormation's would.
     let template = Template::load_with(&args.template, &args.params)
@@ -239,6 +246,10 @@ pub async fn run(args: Args) -> Result<(), String> {
     let listener = TcpListener::bind(address)
         .await
         .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+    args.port = listener
+        .local_addr()
+        .map_err(|e| format!("{address}: {e}"))?
+        .port();
 
     // Every table of the layout (TableLayout): --table names `Table`, the others follow it.
     let endpoint = devkit::endpoint();
@@ -300,6 +311,14 @@ pub async fn run(args: Args) -> Result<(), String> {
     );
 
     print_banner(&gateway, &args, &endpoint, &tables, streams.as_ref());
+    if let Some(path) = &args.port_file {
+        // Once its tables exist and it serves; written whole, then renamed: a reader sees no
+        // port or the whole port.
+        let partial = path.with_extension("partial");
+        std::fs::write(&partial, args.port.to_string())
+            .and_then(|()| std::fs::rename(&partial, path))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     tokio::select! {
         _ = gateway.serve(listener) => {}
         _ = shutdown_signal() => {}
