@@ -86,7 +86,11 @@ async fn lines_of_turned_orders(
         .keys()
         .copied()
         .map(|order| async move {
-            let page = deps.table.query(k::order_lines(order)).send_all().await;
+            // Strongly consistent: an eventually consistent read may miss lines of the order's
+            // transaction (DynamoDB answers it read-committed, not all at once), and a line
+            // missed here stays counted in its product's sales after a cancellation.
+            let lines = deps.table.query(k::order_lines(order)).consistent();
+            let page = lines.send_all().await;
             (order, page.and_then(|p| p.decode::<OrderLine>()))
         })
         .collect();
