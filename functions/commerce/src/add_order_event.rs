@@ -257,7 +257,7 @@ mod tests {
 
     /// The largest order there can be: a 64-character customer and rep, a currency, and 50
     /// events each sent under a 64-character `Idempotency-Key` (a mark each on the header). The
-    /// header is at most `LARGEST_ORDER_BYTES`, within 1 KB of it; its summary no larger.
+    /// header is at most `Order::LARGEST_BYTES`, within 1 KB of it; its summary no larger.
     #[tokio::test]
     async fn the_largest_order_is_within_its_bound() {
         let (customer, rep) = ("c".repeat(keys::MAX_ID_LEN), "r".repeat(keys::MAX_ID_LEN));
@@ -297,7 +297,7 @@ mod tests {
             placed.order_id,
         ))
         .await;
-        let largest = crate::data::LARGEST_ORDER_BYTES as usize;
+        let largest = model::commerce::Order::LARGEST_BYTES as usize;
         assert!(
             header <= largest && header + 1024 > largest && summary <= header,
             "header {header} bytes, summary {summary}"

@@ -97,7 +97,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
         None => {
             let range = k::orders_in_range(&customer, from, to).map_err(bad_range)?;
             let query = deps.table.query(range).backwards();
-            let largest = commerce::LARGEST_ORDER_BYTES;
+            let largest = model::commerce::Order::LARGEST_BYTES;
             let (summaries, next) = paging
                 .page_within::<OrderSummary, _>(query, largest)
                 .await?;

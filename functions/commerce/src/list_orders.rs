@@ -72,7 +72,7 @@ pub async fn handle(deps: &Deps, req: Request) -> Result<Response<Body>, ApiErro
     let paging = api::paging(deps, &req, &FUNCTION, |limit| {
         format!("O5|{status}|{from}|{to}|{limit}")
     })?;
-    let largest = crate::data::LARGEST_ORDER_BYTES;
+    let largest = model::commerce::Order::LARGEST_BYTES;
     let (items, next) = paging
         .merged_page(&deps.table, streams, Direction::Descending, largest)
         .await?;

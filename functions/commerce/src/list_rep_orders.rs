@@ -348,7 +348,7 @@ mod tests {
         // a status that fills its share is asked once more, and that query finds nothing.
         let share = store::budget_items(
             store::PAGE_READ_BUDGET / OrderStatus::ALL.len() as f64,
-            crate::data::LARGEST_ORDER_BYTES,
+            model::commerce::Order::LARGEST_BYTES,
         ) as usize;
         let mut requests: Vec<(usize, f64)> = table
             .meter()

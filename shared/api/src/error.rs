@@ -37,11 +37,6 @@ impl ApiError {
         Common::InvalidParameter.because(format!("{name}: {why}"))
     }
 
-    /// A body that is not what the route takes; `message` names the field.
-    pub fn invalid_body(message: impl Into<String>) -> ApiError {
-        Common::InvalidBody.because(message)
-    }
-
     /// Seconds a client should wait before sending the request again, the `Retry-After` of a
     /// 503: a throttle or a contended write clears within a second; an unavailable database has
     /// already outlasted the SDK's three attempts (up to about 3 s of backoff), so it is given

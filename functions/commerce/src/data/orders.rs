@@ -422,9 +422,6 @@ async fn place_with_rep(
 /// small (an order collection of at most 1 + 48 lines + 50 events).
 pub const MAX_ORDER_EVENTS: i64 = 50;
 
-/// The largest order header or summary there can be ([`Order::LARGEST_BYTES`]).
-pub const LARGEST_ORDER_BYTES: u32 = Order::LARGEST_BYTES;
-
 /// The largest order line there can be (the highest SKU, its keys): pages of a product's lines
 /// are read within the read budget at this size (or an inventory's, the larger).
 pub const LARGEST_ORDER_LINE_BYTES: u32 = 1024;
